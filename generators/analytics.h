@@ -1,0 +1,157 @@
+/* analytics.h — helpers shared by the analytics templates (grouped_sum,
+ * grouped_mean, grouped_count, filtered_total, top_n, ...), so that a
+ * template file holds only what is particular to its question:
+ *   - writing a task's CSV fixture and recording it (rows, columns);
+ *   - reading a CSV fixture back with its header checked;
+ *   - the prompt's data section (inline CSV up to t->inline_max_bytes, else
+ *     the header and the leading rows that fit, always naming the file);
+ *   - the value checker spec (shape, tolerances, ordered/unique) and the
+ *     gold answer installed into t->gold and the spec's "expected";
+ *   - a small keyed tally (integer sums and counts in first-seen order)
+ *     turned into a JSON object with keys in byte order;
+ *   - for confirm(): a CSV fixture loaded into an in-memory SQLite, a query
+ *     turned into a JSON value of the answer's shape, and a comparison of
+ *     that value with t->gold that names the first difference.
+ * Exports the vat_an_* functions and types below. */
+#ifndef VAT_ANALYTICS_H
+#define VAT_ANALYTICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "csvio.h"
+#include "vat.h"
+
+/* ---- fixtures ------------------------------------------------------------ */
+
+/* Writes c as the task's CSV fixture at vat_task_fixture_relpath(t, suffix)
+ * below t->root and records it with the given role ("main" | "variant"),
+ * rows = c->nrows - 1 (row 0 is the header) and the header's names as
+ * columns.  Returns the fixture's index in t->fixture[], or -1 with e set. */
+int vat_an_write_csv(struct vat_task *t, const struct vat_csv *c, const char *suffix,
+                     const char *role, struct vat_err *e);
+
+/* Reads fixture t->fixture[fi] (a CSV) as it lies on disk into c and checks
+ * that its first record is exactly cols[0..ncols-1], in order, and that
+ * every later record has ncols cells.  0, or -1 with e set (c released). */
+int vat_an_read_csv(const struct vat_task *t, int fi, const char *const *cols, size_t ncols,
+                    struct vat_csv *c, struct vat_err *e);
+
+/* ---- the prompt ---------------------------------------------------------- */
+
+/* Appends the data section for fixture t->fixture[fi], whose contents are c
+ * (the table exactly as written): names the file by its corpus-relative
+ * path and its data-row count, then inlines the CSV text in a ```csv block.
+ * When the whole text is longer than t->inline_max_bytes, the block holds
+ * the header and as many leading records as fit (records are never cut)
+ * and the section says how many of the rows are shown.  Returns the number
+ * of data rows inlined. */
+size_t vat_an_prompt_csv(struct vat_buf *b, const struct vat_task *t, int fi,
+                         const struct vat_csv *c);
+
+/* Appends "Numbers are compared with an absolute tolerance of A and a
+ * relative tolerance of R" (no full stop), the tolerances in short form. */
+void vat_an_prompt_tolerance(struct vat_buf *b, double rel_tol, double abs_tol);
+
+/* ---- checker spec and gold ------------------------------------------------ */
+
+/* The shape of a value answer, as verifiers/verifiers.h reads it. */
+struct vat_an_spec {
+    const char *shape;  /* "number" | "list" | "object" | "object_of_objects" */
+    const char *items;  /* lists only: "string" | "number"                    */
+    bool ordered;       /* lists only                                         */
+    bool unique;        /* lists only                                         */
+    bool integer;       /* numbers must be integral                           */
+    double rel_tol;
+    double abs_tol;
+};
+
+/* Returns a new value-checker spec (no "expected" yet), members in a fixed
+ * order: checker, shape, [items, ordered, unique], integer, rel_tol, abs_tol. */
+json_t *vat_an_value_spec(const struct vat_an_spec *s);
+
+/* Installs gold (reference stolen) as the task's answer: t->gold becomes
+ * its deterministic JSON text and t->spec's "expected" the value itself.
+ * Replaces a previous gold. */
+void vat_an_set_gold(struct vat_task *t, json_t *gold);
+
+/* Sets t->trap to the JSON text of v (reference stolen). */
+void vat_an_set_trap(struct vat_task *t, json_t *v);
+
+/* ---- keyed tallies -------------------------------------------------------- */
+
+struct vat_an_entry {
+    char *key;
+    int64_t sum; /* e.g. cents, or the sum of integer ratings */
+    long n;      /* how many values were added                */
+};
+
+/* Keys in first-seen order until vat_an_tally_sort; lookups are linear,
+ * which suits the tens of groups a fixture holds. */
+struct vat_an_tally {
+    struct vat_an_entry *e;
+    size_t n, cap;
+};
+#define VAT_AN_TALLY_INIT {NULL, 0, 0}
+
+/* Returns the entry for key, adding a zero one when absent. */
+struct vat_an_entry *vat_an_tally_get(struct vat_an_tally *t, const char *key);
+/* Returns the entry for key, or NULL. */
+const struct vat_an_entry *vat_an_tally_find(const struct vat_an_tally *t, const char *key);
+/* Adds v to key's sum and one to its count. */
+void vat_an_tally_add(struct vat_an_tally *t, const char *key, int64_t v);
+/* Sorts the entries by key, bytewise (strcmp). */
+void vat_an_tally_sort(struct vat_an_tally *t);
+/* Object key -> sum/100.0 as a JSON real (money in cents), keys bytewise. */
+json_t *vat_an_tally_cents_json(struct vat_an_tally *t);
+/* Object key -> n as a JSON integer, keys bytewise. */
+json_t *vat_an_tally_counts_json(struct vat_an_tally *t);
+void vat_an_tally_release(struct vat_an_tally *t);
+
+/* ---- second derivation through SQLite ------------------------------------- */
+
+/* How a query's rows become a JSON value:
+ *   NUMBER            one row, one numeric column            -> number
+ *   LIST              one text column, rows in query order   -> [string...]
+ *   OBJECT            (text key, number) rows                -> {key: number}
+ *   OBJECT_OF_OBJECTS (text key, text key2, number) rows     -> {key: {key2: number}}
+ * INTEGER columns give JSON integers, REAL columns JSON reals; a NULL
+ * number or key, a repeated key or a wrong column count is an error. */
+enum vat_an_result { VAT_AN_NUMBER, VAT_AN_LIST, VAT_AN_OBJECT, VAT_AN_OBJECT_OF_OBJECTS };
+
+/* Reads fixture t->fixture[fi] (a CSV, header on row 0) and loads it into
+ * table `table` of a new in-memory database (types and blank_is_null as
+ * for vat_csv_to_sqlite).  0 with *db open, or -1 with e set. */
+int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
+                      const char *const *types, int blank_is_null, sqlite3 **db,
+                      struct vat_err *e);
+
+/* Runs sql on db and shapes its rows as `kind` says.  Returns a new JSON
+ * value, or NULL with e set. */
+json_t *vat_an_sql_json(sqlite3 *db, const char *sql, enum vat_an_result kind,
+                        struct vat_err *e);
+
+/* vat_an_csv_sqlite and vat_an_sql_json in one step (the database closed
+ * afterwards).  Returns a new JSON value, or NULL with e set. */
+json_t *vat_an_csv_query(const struct vat_task *t, int fi, const char *table,
+                         const char *const *types, int blank_is_null, const char *sql,
+                         enum vat_an_result kind, struct vat_err *e);
+
+/* Compares two JSON answers: numbers (integer or real alike) agree under
+ * vat_close(rel_tol, abs_tol) (0, 0 demands equality), strings byte for
+ * byte, lists item by item in order, objects by the same key set.  0, or
+ * -1 with e = "<what>: ... at <path>: want X, got Y". */
+int vat_an_agree(const char *what, const json_t *want, const json_t *got, double rel_tol,
+                 double abs_tol, struct vat_err *e);
+
+/* Parses t->gold and compares it with derived by vat_an_agree; `how`
+ * names the derivation in the message ("sql over the loaded csv").
+ * 0, or -1 with e set. */
+int vat_an_confirm_gold(const struct vat_task *t, const json_t *derived, const char *how,
+                        double rel_tol, double abs_tol, struct vat_err *e);
+
+#endif

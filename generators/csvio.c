@@ -1,0 +1,424 @@
+/* csvio.c — CSV tables in memory, written and read back with libcsv, and
+ * loaded into SQLite (see csvio.h).  Exports the vat_csv_* functions.
+ *
+ * The file bytes and vat_csv_to_string come from one serialiser, so a
+ * prompt that inlines the CSV shows exactly what lies on disk.  Quoting
+ * uses libcsv's csv_write (the buffer twin of csv_fwrite).  The reader is
+ * strict and keeps every byte: libcsv's default trimming of spaces and
+ * tabs around unquoted fields is switched off, since an RFC 4180 reader
+ * (Python's csv, SQLite's .import) keeps them and gold must agree with
+ * what such a reader sees.  Blank lines are no records (libcsv skips
+ * them), so a row of zero cells does not survive a round trip; a row of
+ * one empty cell does, written as "". */
+#include "csvio.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <csv.h>
+
+/* Fixtures are small; anything this large is not one of ours. */
+#define CSV_MAX_BYTES ((size_t)64 << 20)
+
+/* ---- building ----------------------------------------------------------- */
+
+void vat_csv_row_begin(struct vat_csv *c)
+{
+    if (c->nrows == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        c->row = vat_xrealloc(c->row, c->cap * sizeof *c->row);
+    }
+    c->row[c->nrows].cell = NULL;
+    c->row[c->nrows].n = 0;
+    c->nrows++;
+}
+
+/* Appends an allocated cell to the last row, taking ownership.  A row's
+ * capacity is implied by its length (the next power of two), which keeps
+ * the public struct free of a second count. */
+static void add_owned(struct vat_csv *c, char *cell)
+{
+    if (c->nrows == 0)
+        vat_csv_row_begin(c);
+    struct vat_csv_row *r = &c->row[c->nrows - 1];
+    if ((r->n & (r->n - 1)) == 0) /* 0, 1, 2, 4, ...: full */
+        r->cell = vat_xrealloc(r->cell, (r->n ? 2 * r->n : 1) * sizeof *r->cell);
+    r->cell[r->n++] = cell;
+}
+
+void vat_csv_add(struct vat_csv *c, const char *cell)
+{
+    add_owned(c, vat_xstrdup(cell ? cell : ""));
+}
+
+void vat_csv_addf(struct vat_csv *c, const char *fmt, ...)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    vat_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    add_owned(c, vat_buf_detach(&b));
+}
+
+void vat_csv_add_row(struct vat_csv *c, const char *const *cells, size_t n)
+{
+    vat_csv_row_begin(c);
+    for (size_t i = 0; i < n; i++)
+        vat_csv_add(c, cells[i]);
+}
+
+const char *vat_csv_get(const struct vat_csv *c, size_t row, size_t col)
+{
+    if (row >= c->nrows || col >= c->row[row].n)
+        return "";
+    return c->row[row].cell[col];
+}
+
+int vat_csv_col(const struct vat_csv *c, size_t hdr, const char *name)
+{
+    if (hdr >= c->nrows)
+        return -1;
+    for (size_t i = 0; i < c->row[hdr].n; i++)
+        if (strcmp(c->row[hdr].cell[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+void vat_csv_release(struct vat_csv *c)
+{
+    for (size_t r = 0; r < c->nrows; r++) {
+        for (size_t i = 0; i < c->row[r].n; i++)
+            free(c->row[r].cell[i]);
+        free(c->row[r].cell);
+    }
+    free(c->row);
+    c->row = NULL;
+    c->nrows = c->cap = 0;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static int is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* A field is quoted where RFC 4180 needs it (comma, quote, CR, LF), where
+ * a trimming reader would lose edge blanks, and when it is the only, empty
+ * field of its row: a bare empty line reads as no row at all. */
+static int needs_quotes(const char *s, size_t n, size_t ncells)
+{
+    if (n == 0)
+        return ncells == 1;
+    if (is_blank(s[0]) || is_blank(s[n - 1]))
+        return 1;
+    return strpbrk(s, ",\"\r\n") != NULL;
+}
+
+static void serialise(const struct vat_csv *c, struct vat_buf *b)
+{
+    for (size_t r = 0; r < c->nrows; r++) {
+        const struct vat_csv_row *row = &c->row[r];
+        for (size_t i = 0; i < row->n; i++) {
+            const char *s = row->cell[i];
+            size_t n = strlen(s);
+            if (i > 0)
+                vat_buf_putc(b, ',');
+            if (!needs_quotes(s, n, row->n)) {
+                vat_buf_putn(b, s, n);
+                continue;
+            }
+            size_t need = csv_write(NULL, 0, s, n);
+            char *q = vat_xmalloc(need);
+            csv_write(q, need, s, n);
+            vat_buf_putn(b, q, need);
+            free(q);
+        }
+        vat_buf_putc(b, '\n');
+    }
+}
+
+char *vat_csv_to_string(const struct vat_csv *c)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    serialise(c, &b);
+    return vat_buf_detach(&b);
+}
+
+int vat_csv_write(const struct vat_csv *c, const char *root, const char *rel, struct vat_err *e)
+{
+    if (!vat_path_is_safe(rel))
+        return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+    if (vat_mkdirs_for(root, rel, e) != 0)
+        return -1;
+    struct vat_buf b = VAT_BUF_INIT;
+    serialise(c, &b);
+    char *final = vat_path_join(root, rel);
+    char *tmp = vat_xasprintf("%s.tmp", final);
+    int rc = -1;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        vat_err_set(e, "vat: cannot create '%s.tmp': %s", rel, strerror(errno));
+        goto out;
+    }
+    size_t put = b.len ? fwrite(b.data, 1, b.len, f) : 0;
+    int werr = put != b.len || ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !werr)
+        werr = errno ? errno : EIO;
+    if (werr) {
+        vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(werr));
+        remove(tmp);
+        goto out;
+    }
+    if (rename(tmp, final) != 0) {
+        vat_err_set(e, "vat: cannot rename '%s.tmp' to '%s': %s", rel, rel, strerror(errno));
+        remove(tmp);
+        goto out;
+    }
+    rc = 0;
+out:
+    vat_buf_release(&b);
+    free(tmp);
+    free(final);
+    return rc;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct reader {
+    struct vat_csv *c;
+    int in_row;
+};
+
+static void on_field(void *s, size_t n, void *data)
+{
+    struct reader *rd = data;
+    if (!rd->in_row) {
+        vat_csv_row_begin(rd->c);
+        rd->in_row = 1;
+    }
+    add_owned(rd->c, s ? vat_xstrndup(s, n) : vat_xstrdup(""));
+}
+
+static void on_row(int ch, void *data)
+{
+    struct reader *rd = data;
+    (void)ch;
+    rd->in_row = 0;
+}
+
+/* Nothing is a space: fields keep their edge blanks (see the top). */
+static int no_space(unsigned char ch)
+{
+    (void)ch;
+    return 0;
+}
+
+/* Reads the whole file into a new buffer; 0 or -1 with e set. */
+static int slurp(const char *path, const char *rel, char **out, size_t *len, struct vat_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
+    struct vat_buf b = VAT_BUF_INIT;
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + got > CSV_MAX_BYTES) {
+            fclose(f);
+            vat_buf_release(&b);
+            return vat_err_set(e, "vat: cannot read '%s': larger than %zu MiB", rel,
+                               CSV_MAX_BYTES >> 20);
+        }
+        vat_buf_putn(&b, chunk, got);
+    }
+    int rerr = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    if (rerr) {
+        vat_buf_release(&b);
+        return vat_err_set(e, "vat: cannot read '%s': %s", rel, strerror(rerr));
+    }
+    *len = b.len;
+    *out = vat_buf_detach(&b);
+    return 0;
+}
+
+int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct vat_err *e)
+{
+    if (!vat_path_is_safe(rel))
+        return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+    char *path = vat_path_join(root, rel);
+    char *data = NULL;
+    size_t len = 0;
+    int rc = slurp(path, rel, &data, &len, e);
+    free(path);
+    if (rc != 0)
+        return -1;
+
+    /* Cells are C strings: a NUL byte would silently cut one short. */
+    const char *nul = memchr(data, 0, len);
+    if (nul) {
+        vat_err_set(e, "vat: cannot parse '%s': NUL byte at byte %zu", rel, (size_t)(nul - data));
+        free(data);
+        return -1;
+    }
+
+    struct vat_csv out = VAT_CSV_INIT;
+    struct reader rd = {&out, 0};
+    struct csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        free(data);
+        return vat_err_set(e, "vat: cannot parse '%s': parser setup failed", rel);
+    }
+    csv_set_space_func(&p, no_space);
+    rc = 0;
+    size_t used = csv_parse(&p, data, len, on_field, on_row, &rd);
+    if (used != len) {
+        vat_err_set(e, "vat: cannot parse '%s': %s at byte %zu", rel, csv_strerror(csv_error(&p)),
+                    used);
+        rc = -1;
+    } else if (csv_fini(&p, on_field, on_row, &rd) != 0) {
+        /* Only an unterminated quoted field fails here; it runs to the end. */
+        vat_err_set(e, "vat: cannot parse '%s': %s at byte %zu", rel, csv_strerror(csv_error(&p)),
+                    len);
+        rc = -1;
+    }
+    csv_free(&p);
+    free(data);
+    if (rc != 0) {
+        vat_csv_release(&out);
+        return -1;
+    }
+    vat_csv_release(c);
+    *c = out;
+    return 0;
+}
+
+/* ---- loading into SQLite ------------------------------------------------ */
+
+static void put_ident(struct vat_buf *b, const char *name)
+{
+    vat_buf_putc(b, '"');
+    for (const char *p = name; *p; p++) {
+        if (*p == '"')
+            vat_buf_putc(b, '"');
+        vat_buf_putc(b, *p);
+    }
+    vat_buf_putc(b, '"');
+}
+
+/* Column types are spliced into CREATE TABLE, so only type-name
+ * characters are allowed ("REAL", "DECIMAL(10,2)"). */
+static int type_ok(const char *t)
+{
+    if (!t || !*t)
+        return 0;
+    for (const char *p = t; *p; p++) {
+        char ch = *p;
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+              ch == ' ' || ch == '_' || ch == '(' || ch == ')' || ch == ','))
+            return 0;
+    }
+    return 1;
+}
+
+static int db_fail(sqlite3 *db, const char *table, struct vat_err *e)
+{
+    return vat_err_set(e, "vat: cannot load table '%s': %s", table, sqlite3_errmsg(db));
+}
+
+int vat_csv_to_sqlite(const struct vat_csv *c, size_t hdr, sqlite3 *db, const char *table,
+                      const char *const *types, int blank_is_null, struct vat_err *e)
+{
+    if (hdr >= c->nrows)
+        return vat_err_set(e, "vat: cannot load table '%s': no header row %zu", table, hdr);
+    const struct vat_csv_row *h = &c->row[hdr];
+    if (h->n == 0)
+        return vat_err_set(e, "vat: cannot load table '%s': header row %zu is empty", table, hdr);
+    if (h->n > 2000)
+        return vat_err_set(e, "vat: cannot load table '%s': %zu columns", table, h->n);
+
+    struct vat_buf create = VAT_BUF_INIT, insert = VAT_BUF_INIT;
+    vat_buf_puts(&create, "CREATE TABLE ");
+    put_ident(&create, table);
+    vat_buf_puts(&create, " (");
+    vat_buf_puts(&insert, "INSERT INTO ");
+    put_ident(&insert, table);
+    vat_buf_puts(&insert, " VALUES (");
+    for (size_t i = 0; i < h->n; i++) {
+        const char *type = types ? types[i] : "TEXT";
+        if (!type_ok(type)) {
+            vat_buf_release(&create);
+            vat_buf_release(&insert);
+            return vat_err_set(e, "vat: cannot load table '%s': bad column type '%s'", table,
+                               type ? type : "");
+        }
+        if (i > 0) {
+            vat_buf_puts(&create, ", ");
+            vat_buf_putc(&insert, ',');
+        }
+        put_ident(&create, h->cell[i]);
+        vat_buf_printf(&create, " %s", type);
+        vat_buf_putc(&insert, '?');
+    }
+    vat_buf_putc(&create, ')');
+    vat_buf_putc(&insert, ')');
+
+    /* A savepoint, not BEGIN, so loading also works inside a caller's
+     * transaction; on failure the table is gone again. */
+    int rc = -1;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_exec(db, "SAVEPOINT vat_csv_load", NULL, NULL, NULL) != SQLITE_OK) {
+        db_fail(db, table, e);
+        goto out;
+    }
+    if (sqlite3_exec(db, create.data, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, insert.data, -1, &st, NULL) != SQLITE_OK) {
+        db_fail(db, table, e);
+        goto undo;
+    }
+    for (size_t r = hdr + 1; r < c->nrows; r++) {
+        const struct vat_csv_row *row = &c->row[r];
+        /* A ragged data row would lose or invent cells; refuse it. */
+        if (row->n != h->n) {
+            vat_err_set(e, "vat: cannot load table '%s': row %zu has %zu cells, header has %zu",
+                        table, r, row->n, h->n);
+            goto undo;
+        }
+        for (size_t i = 0; i < row->n; i++) {
+            const char *s = row->cell[i];
+            int brc = (blank_is_null && !*s)
+                          ? sqlite3_bind_null(st, (int)i + 1)
+                          : sqlite3_bind_text(st, (int)i + 1, s, -1, SQLITE_STATIC);
+            if (brc != SQLITE_OK) {
+                db_fail(db, table, e);
+                goto undo;
+            }
+        }
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            db_fail(db, table, e);
+            goto undo;
+        }
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_exec(db, "RELEASE vat_csv_load", NULL, NULL, NULL) != SQLITE_OK) {
+        db_fail(db, table, e);
+        goto undo;
+    }
+    rc = 0;
+    goto out;
+undo:
+    sqlite3_finalize(st);
+    st = NULL;
+    sqlite3_exec(db, "ROLLBACK TO vat_csv_load; RELEASE vat_csv_load", NULL, NULL, NULL);
+out:
+    vat_buf_release(&create);
+    vat_buf_release(&insert);
+    return rc;
+}

@@ -1,0 +1,56 @@
+/* csvio.h — CSV in memory, written and read back with libcsv, and loaded
+ * into SQLite for second derivations.  Exports struct vat_csv and the
+ * vat_csv_* functions. */
+#ifndef VAT_CSVIO_H
+#define VAT_CSVIO_H
+
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+#include "vat.h"
+
+struct vat_csv_row {
+    char **cell;
+    size_t n;
+};
+
+/* Rows may be ragged (a probe's title lines); row 0 is whatever the file's
+ * first record is (usually the header). */
+struct vat_csv {
+    struct vat_csv_row *row;
+    size_t nrows;
+    size_t cap;
+};
+#define VAT_CSV_INIT {NULL, 0, 0}
+
+/* Builder: starts a new row, then appends cells to it. */
+void vat_csv_row_begin(struct vat_csv *c);
+void vat_csv_add(struct vat_csv *c, const char *cell);
+void vat_csv_addf(struct vat_csv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a whole row of n cells. */
+void vat_csv_add_row(struct vat_csv *c, const char *const *cells, size_t n);
+
+/* Returns the cell text, or "" past the row's end. */
+const char *vat_csv_get(const struct vat_csv *c, size_t row, size_t col);
+/* Returns the index of the column called name in row hdr, or -1. */
+int vat_csv_col(const struct vat_csv *c, size_t hdr, const char *name);
+
+/* Writes c to root/rel (temporary file, then rename), quoting fields with
+ * csv_fwrite only where RFC 4180 needs it, "\n" line ends.  0 or -1. */
+int vat_csv_write(const struct vat_csv *c, const char *root, const char *rel, struct vat_err *e);
+/* Serialises c to a new string exactly as vat_csv_write would write it. */
+char *vat_csv_to_string(const struct vat_csv *c);
+/* Reads root/rel with libcsv (CSV_STRICT, CSV_STRICT_FINI, empty fields
+ * kept as "").  0 or -1 with e set. */
+int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct vat_err *e);
+void vat_csv_release(struct vat_csv *c);
+
+/* Loads rows [hdr+1, nrows) of c into a new table `table` of db, columns
+ * named by row hdr.  types[i] is the SQL column type ("TEXT", "REAL",
+ * "INTEGER"), or types NULL for all TEXT.  Blank cells become NULL when
+ * blank_is_null, else ''.  0 or -1. */
+int vat_csv_to_sqlite(const struct vat_csv *c, size_t hdr, sqlite3 *db, const char *table,
+                      const char *const *types, int blank_is_null, struct vat_err *e);
+
+#endif

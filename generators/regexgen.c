@@ -1,0 +1,477 @@
+/* regexgen.c — shared machinery for the regex templates: planted lines,
+ * slot plans, frames with filler tokens, the line fixtures, the regex
+ * checker spec and the shared prompt sections (see regexgen.h). */
+#include "regexgen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvio.h"
+#include "jsonout.h"
+#include "values.h"
+#include "verifiers.h"
+
+/* ---- lines ------------------------------------------------------------- */
+
+void vat_rx_set_release(struct vat_rx_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->line[i].text);
+        json_decref(s->line[i].expected);
+    }
+    free(s->line);
+    s->line = NULL;
+    s->n = s->cap = 0;
+}
+
+unsigned vat_rx_set_kinds(const struct vat_rx_set *s)
+{
+    unsigned k = 0;
+    for (size_t i = 0; i < s->n; i++)
+        k |= s->line[i].kinds;
+    return k;
+}
+
+static struct vat_rx_line *set_push(struct vat_rx_set *s)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->line = vat_xrealloc(s->line, s->cap * sizeof *s->line);
+    }
+    struct vat_rx_line *l = &s->line[s->n++];
+    memset(l, 0, sizeof *l);
+    return l;
+}
+
+void vat_rx_begin(struct vat_rx_builder *b)
+{
+    b->text = (struct vat_buf)VAT_BUF_INIT;
+    b->expected = json_array();
+    b->kinds = 0;
+}
+
+void vat_rx_put(struct vat_rx_builder *b, const char *s)
+{
+    vat_buf_puts(&b->text, s);
+}
+
+void vat_rx_putf(struct vat_rx_builder *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vat_buf_vprintf(&b->text, fmt, ap);
+    va_end(ap);
+}
+
+static unsigned kind_bit(int kind)
+{
+    return kind >= 0 && kind < 32 ? 1u << kind : 0;
+}
+
+void vat_rx_target(struct vat_rx_builder *b, const char *s, int kind)
+{
+    vat_buf_puts(&b->text, s);
+    json_array_append_new(b->expected, json_string(s));
+    b->kinds |= kind_bit(kind);
+}
+
+void vat_rx_decoy(struct vat_rx_builder *b, const char *s, int kind)
+{
+    vat_buf_puts(&b->text, s);
+    b->kinds |= kind_bit(kind);
+}
+
+void vat_rx_finish(struct vat_rx_builder *b, struct vat_rx_set *s)
+{
+    struct vat_rx_line *l = set_push(s);
+    l->text = vat_buf_detach(&b->text);
+    l->expected = b->expected;
+    l->kinds = b->kinds;
+    vat_rx_begin(b);
+}
+
+void vat_rx_builder_release(struct vat_rx_builder *b)
+{
+    vat_buf_release(&b->text);
+    json_decref(b->expected);
+    b->expected = NULL;
+    b->kinds = 0;
+}
+
+/* ---- slot plans -------------------------------------------------------- */
+
+int *vat_rx_plan(struct vat_rng *r, size_t n, const int *required, size_t nreq,
+                 const unsigned *weights, size_t nkinds)
+{
+    int *plan = vat_xcalloc(n ? n : 1, sizeof *plan);
+    unsigned total = 0;
+    for (size_t k = 0; k < nkinds; k++)
+        total += weights[k];
+    for (size_t i = 0; i < n; i++) {
+        if (i < nreq) {
+            plan[i] = required[i];
+            continue;
+        }
+        unsigned x = vat_rng_below(r, total ? total : 1);
+        size_t k = 0;
+        while (k + 1 < nkinds && x >= weights[k]) {
+            x -= weights[k];
+            k++;
+        }
+        plan[i] = (int)k;
+    }
+    vat_rng_shuffle(r, plan, n, sizeof *plan);
+    return plan;
+}
+
+/* ---- frames and filler tokens ------------------------------------------ */
+
+static const char *const levels[] = {"INFO", "INFO", "INFO", "WARN", "ERROR", "DEBUG"};
+static const char *const services[] = {
+    "billing-api", "auth",   "scheduler", "exporter", "payments", "search",
+    "mailer",      "ingest", "gateway",   "reports",  "webhooks", "inventory",
+};
+static const char *const hosts[] = {"db", "web", "cache", "worker", "queue", "edge"};
+static const char *const id_prefixes[] = {"REQ", "JOB", "TX", "SES"};
+
+/* A lower-case ASCII first name from the shared word list; the held-out
+ * strings must stay ASCII, so names with other letters are skipped. */
+static void put_user(struct vat_rx_builder *b, struct vat_rng *r)
+{
+    size_t n = 0;
+    const char *const *names = vat_words("first_name", &n);
+    for (int tries = 0; names && n && tries < 16; tries++) {
+        const char *w = names[vat_rng_below(r, (uint32_t)n)];
+        char buf[64];
+        size_t i = 0;
+        bool ok = *w != 0;
+        for (; w[i] && ok; i++) {
+            unsigned char c = (unsigned char)w[i];
+            if (i + 1 >= sizeof buf || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                ok = false;
+            else
+                buf[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        }
+        if (ok) {
+            buf[i] = 0;
+            vat_rx_put(b, buf);
+            return;
+        }
+    }
+    vat_rx_put(b, "admin");
+}
+
+static int put_filler(struct vat_rx_builder *b, struct vat_rng *r, const char *name, size_t len)
+{
+#define IS(s) (len == sizeof(s) - 1 && memcmp(name, s, len) == 0)
+    char buf[64];
+    if (IS("level")) {
+        vat_rx_put(b, VAT_PICK(r, levels));
+    } else if (IS("svc")) {
+        vat_rx_put(b, VAT_PICK(r, services));
+    } else if (IS("user")) {
+        put_user(b, r);
+    } else if (IS("host")) {
+        vat_rx_putf(b, "%s-%d", VAT_PICK(r, hosts), (int)vat_rng_range(r, 1, 24));
+    } else if (IS("time")) {
+        vat_rx_putf(b, "%02d:%02d:%02d", (int)vat_rng_range(r, 0, 23), (int)vat_rng_range(r, 0, 59),
+                    (int)vat_rng_range(r, 0, 59));
+    } else if (IS("ip")) {
+        vat_rx_putf(b, "10.%d.%d.%d", (int)vat_rng_range(r, 0, 255), (int)vat_rng_range(r, 0, 255),
+                    (int)vat_rng_range(r, 1, 254));
+    } else if (IS("ver")) {
+        vat_rx_putf(b, "%d.%d.%d", (int)vat_rng_range(r, 0, 12), (int)vat_rng_range(r, 0, 19),
+                    (int)vat_rng_range(r, 0, 15));
+    } else if (IS("id")) {
+        vat_rx_put(b, vat_gen_id(r, VAT_PICK(r, id_prefixes), 6, buf, sizeof buf));
+    } else if (IS("ms")) {
+        vat_rx_putf(b, "%dms", (int)vat_rng_range(r, 3, 980));
+    } else if (IS("n")) {
+        vat_rx_putf(b, "%d", (int)vat_rng_range(r, 1, 999));
+    } else if (IS("pct")) {
+        vat_rx_putf(b, "%d%%", (int)vat_rng_range(r, 1, 99));
+    } else {
+        return -1;
+    }
+    return 0;
+#undef IS
+}
+
+int vat_rx_expand(struct vat_rx_builder *b, struct vat_rng *r, const char *frame,
+                  vat_rx_slot_fn slot, void *ctx, struct vat_err *e)
+{
+    int slots = 0;
+    const char *p = frame;
+    while (*p) {
+        const char *open = strchr(p, '{');
+        if (!open) {
+            vat_rx_put(b, p);
+            break;
+        }
+        vat_buf_putn(&b->text, p, (size_t)(open - p));
+        const char *close = strchr(open, '}');
+        if (!close)
+            return vat_err_set(e, "regexgen: unclosed placeholder in frame '%s'", frame);
+        const char *name = open + 1;
+        size_t len = (size_t)(close - name);
+        if (len == 4 && memcmp(name, "slot", 4) == 0) {
+            slot(b, r, ctx);
+            slots++;
+        } else if (put_filler(b, r, name, len) != 0) {
+            return vat_err_set(e, "regexgen: unknown placeholder '{%.*s}' in frame '%s'", (int)len,
+                               name, frame);
+        }
+        p = close + 1;
+    }
+    return slots;
+}
+
+int vat_rx_frame_slots(const char *frame)
+{
+    int n = 0;
+    for (const char *p = frame; (p = strstr(p, "{slot}")) != NULL; p += 6)
+        n++;
+    return n;
+}
+
+/* ---- line fixtures ----------------------------------------------------- */
+
+static int digits_of(size_t n)
+{
+    int d = 1;
+    while (n >= 10) {
+        n /= 10;
+        d++;
+    }
+    return d;
+}
+
+static void lines_to_csv(const struct vat_rx_set *s, const char *prefix, size_t upto,
+                         struct vat_csv *c)
+{
+    vat_csv_row_begin(c);
+    vat_csv_add(c, "line_id");
+    vat_csv_add(c, "text");
+    int w = digits_of(s->n);
+    for (size_t i = 0; i < upto && i < s->n; i++) {
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "%s%0*zu", prefix, w, i + 1);
+        vat_csv_add(c, s->line[i].text);
+    }
+}
+
+char *vat_rx_lines_csv(const struct vat_rx_set *s, const char *prefix)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    lines_to_csv(s, prefix, s->n, &c);
+    char *out = vat_csv_to_string(&c);
+    vat_csv_release(&c);
+    return out;
+}
+
+int vat_rx_write_lines(const struct vat_rx_set *s, const char *prefix, const char *root,
+                       const char *rel, struct vat_err *e)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    lines_to_csv(s, prefix, s->n, &c);
+    int rc = vat_csv_write(&c, root, rel, e);
+    vat_csv_release(&c);
+    return rc;
+}
+
+int vat_rx_read_lines(struct vat_rx_set *s, const char *root, const char *rel,
+                      struct vat_err *e)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_csv_read(&c, root, rel, e) != 0)
+        return -1;
+    int rc = 0;
+    if (c.nrows < 1 || c.row[0].n != 2 || strcmp(vat_csv_get(&c, 0, 0), "line_id") != 0 ||
+        strcmp(vat_csv_get(&c, 0, 1), "text") != 0) {
+        rc = vat_err_set(e, "regexgen: '%s' does not start with the header 'line_id,text'", rel);
+        goto out;
+    }
+    for (size_t i = 1; i < c.nrows; i++) {
+        if (c.row[i].n != 2) {
+            rc = vat_err_set(e, "regexgen: '%s' record %zu has %zu fields, not 2", rel, i,
+                             c.row[i].n);
+            goto out;
+        }
+        set_push(s)->text = vat_xstrdup(vat_csv_get(&c, i, 1));
+    }
+out:
+    vat_csv_release(&c);
+    return rc;
+}
+
+struct vat_fixture *vat_rx_add_fixture(struct vat_task *t, const char *rel, const char *role,
+                                       size_t n)
+{
+    struct vat_fixture *f = vat_task_add_fixture(t, rel, "csv", role);
+    f->rows = (long)n;
+    json_array_append_new(f->columns, json_string("line_id"));
+    json_array_append_new(f->columns, json_string("text"));
+    return f;
+}
+
+/* ---- checker spec ------------------------------------------------------ */
+
+json_t *vat_rx_spec_new(void)
+{
+    json_t *s = json_object();
+    json_object_set_new(s, "checker", json_string("regex"));
+    json_object_set_new(s, "dialect", json_string("python-re"));
+    json_object_set_new(s, "match_limit", json_integer(VAT_RX_MATCH_LIMIT));
+    json_object_set_new(s, "depth_limit", json_integer(VAT_RX_DEPTH_LIMIT));
+    json_object_set_new(s, "heap_limit_kib", json_integer(VAT_RX_HEAP_LIMIT_KIB));
+    json_object_set_new(s, "max_pattern_bytes", json_integer(VAT_RX_MAX_PATTERN_BYTES));
+    return s;
+}
+
+static int add_cases(json_t *cases, const json_t *spec, const char *pattern,
+                     const struct vat_rx_set *s, bool heldout, struct vat_err *e)
+{
+    size_t plen = strlen(pattern);
+    for (size_t i = 0; i < s->n; i++) {
+        struct vat_verdict v;
+        json_t *got = vat_regex_extract(spec, pattern, plen, s->line[i].text, &v);
+        if (!got)
+            return vat_err_set(e, "regexgen: pattern '%s' failed on %s line %zu (%s: %s)", pattern,
+                               heldout ? "held-out" : "example", i + 1, v.code, v.reason);
+        json_t *c = json_object();
+        json_object_set_new(c, "text", json_string(s->line[i].text));
+        json_object_set_new(c, "expected", got);
+        json_object_set_new(c, "heldout", json_boolean(heldout));
+        json_array_append_new(cases, c);
+    }
+    return 0;
+}
+
+int vat_rx_spec_cases(json_t *spec, const char *pattern, const struct vat_rx_set *ex,
+                      const struct vat_rx_set *ho, struct vat_err *e)
+{
+    json_t *cases = json_array();
+    if (add_cases(cases, spec, pattern, ex, false, e) != 0 ||
+        add_cases(cases, spec, pattern, ho, true, e) != 0) {
+        json_decref(cases);
+        return -1;
+    }
+    json_object_set_new(spec, "cases", cases);
+    return 0;
+}
+
+static int agree_set(const json_t *cases, size_t base, const struct vat_rx_set *s, bool heldout,
+                     struct vat_err *e)
+{
+    const char *what = heldout ? "held-out" : "example";
+    for (size_t i = 0; i < s->n; i++) {
+        const json_t *c = json_array_get(cases, base + i);
+        const char *text = json_string_value(json_object_get(c, "text"));
+        const json_t *got = json_object_get(c, "expected");
+        if (!text || !json_is_array(got) || json_is_true(json_object_get(c, "heldout")) != heldout)
+            return vat_err_set(e, "regexgen: case %zu is not a well-formed %s case", base + i,
+                               what);
+        if (strcmp(text, s->line[i].text) != 0)
+            return vat_err_set(e, "regexgen: %s line %zu reads back as '%s', planted '%s'", what,
+                               i + 1, text, s->line[i].text);
+        if (!json_equal(got, s->line[i].expected)) {
+            char *g = vat_json_dumps(got), *p = vat_json_dumps(s->line[i].expected);
+            vat_err_set(e, "regexgen: %s line %zu '%s': gold extracts %s, planted %s", what, i + 1,
+                        text, g, p);
+            free(g);
+            free(p);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int vat_rx_cases_agree(const json_t *spec, const struct vat_rx_set *ex,
+                       const struct vat_rx_set *ho, struct vat_err *e)
+{
+    const json_t *cases = json_object_get(spec, "cases");
+    if (!json_is_array(cases))
+        return vat_err_set(e, "regexgen: the spec has no cases");
+    if (json_array_size(cases) != ex->n + ho->n)
+        return vat_err_set(e, "regexgen: the spec has %zu cases, %zu lines were planted",
+                           json_array_size(cases), ex->n + ho->n);
+    if (agree_set(cases, 0, ex, false, e) != 0 || agree_set(cases, ex->n, ho, true, e) != 0)
+        return -1;
+    return 0;
+}
+
+int vat_rx_count_misses(const json_t *spec, const char *pattern, const struct vat_rx_set *set,
+                        struct vat_err *e)
+{
+    int misses = 0;
+    size_t plen = strlen(pattern);
+    for (size_t i = 0; i < set->n; i++) {
+        struct vat_verdict v;
+        json_t *got = vat_regex_extract(spec, pattern, plen, set->line[i].text, &v);
+        if (!got)
+            return vat_err_set(e, "regexgen: pattern '%s' failed (%s: %s)", pattern, v.code,
+                               v.reason);
+        if (!json_equal(got, set->line[i].expected))
+            misses++;
+        json_decref(got);
+    }
+    return misses;
+}
+
+/* ---- prompt sections --------------------------------------------------- */
+
+void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, const char *rel,
+                            size_t inline_max)
+{
+    /* Inline the longest prefix of the file that fits the budget, so the
+     * prompt shows exactly the bytes a solver would read from the file. */
+    size_t shown = ex->n;
+    char *csv = NULL;
+    for (;;) {
+        struct vat_csv c = VAT_CSV_INIT;
+        lines_to_csv(ex, VAT_RX_EXAMPLE_PREFIX, shown, &c);
+        csv = vat_csv_to_string(&c);
+        vat_csv_release(&c);
+        if (strlen(csv) <= inline_max || shown == 0)
+            break;
+        free(csv);
+        shown--;
+    }
+    vat_buf_printf(b, "The example lines are in the file %s (CSV, columns line_id, text)", rel);
+    if (shown == 0) {
+        vat_buf_printf(b, "; its %zu lines are too long to show here.\n\n", ex->n);
+        free(csv);
+        return;
+    }
+    if (shown == ex->n)
+        vat_buf_puts(b, ":\n\n");
+    else
+        vat_buf_printf(b, "; the first %zu of its %zu lines are:\n\n", shown, ex->n);
+    vat_buf_printf(b, "```csv\n%s```\n\n", csv);
+    free(csv);
+    vat_buf_puts(b, "What your pattern must extract from each example line (a JSON list, in "
+                    "order of appearance):\n\n");
+    int w = digits_of(ex->n);
+    for (size_t i = 0; i < shown; i++) {
+        char *list = vat_json_dumps(ex->line[i].expected);
+        vat_buf_printf(b, "- %s%0*zu: %s\n", VAT_RX_EXAMPLE_PREFIX, w, i + 1, list);
+        free(list);
+    }
+    vat_buf_puts(b, "\n");
+}
+
+void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_kind)
+{
+    vat_buf_printf(b,
+                   "Your pattern is also run on %zu held-out %s of the same kind that are not "
+                   "shown here; it must extract exactly the expected list from every line, "
+                   "examples and held-out alike.\n\n",
+                   n_heldout, line_kind);
+    vat_buf_puts(b,
+                 "Answer with one Python `re` pattern as a plain string: no surrounding slashes "
+                 "or quotes, no flags, no explanation. Each line is scored as "
+                 "`[m.group(0) for m in re.finditer(pattern, line)]`, so only the whole match "
+                 "counts; any groups inside the pattern do not matter. The shape of an answer, "
+                 "for a different task: (?<![A-Za-z])[a-z]+_id(?=:)\n");
+}

@@ -1,0 +1,172 @@
+/* regexgen.h — shared machinery for the regex templates (dates, amounts,
+ * order ids).  A regex task is a set of example lines shown in the prompt
+ * and a set of held-out lines it never shows; every line is built piece by
+ * piece, the template planting each target (text the pattern must extract)
+ * and each decoy (text it must not), so the expected extraction list of
+ * every line is known by construction: that planted truth is the second
+ * derivation that confirm() compares with what the gold pattern extracts
+ * from the fixture as written.
+ *
+ * The pieces, in the order a template uses them:
+ *   - struct vat_rx_builder / struct vat_rx_set: lines under construction
+ *     and finished lines with their expected lists;
+ *   - vat_rx_plan: the slot kinds of a line set, with required kinds (the
+ *     decoys that arm the trap) guaranteed and the rest drawn by weight;
+ *   - vat_rx_expand: fills a frame ("{time} {level} {svc}: ... {slot}")
+ *     with realistic filler tokens, calling the template for each {slot};
+ *   - vat_rx_write_lines / vat_rx_read_lines: the line fixtures, CSV with
+ *     columns line_id, text (examples <id>.csv, held-out <id>.heldout.csv);
+ *   - vat_rx_spec_new / vat_rx_spec_cases / vat_rx_cases_agree: the regex
+ *     checker spec, its "cases" computed by running the gold pattern over
+ *     the lines read back, and the comparison with the planted truth;
+ *   - vat_rx_prompt_examples / vat_rx_prompt_answer: the prompt sections
+ *     every regex template shares.
+ *
+ * Exports struct vat_rx_line, struct vat_rx_set, struct vat_rx_builder and
+ * the vat_rx_* functions. */
+#ifndef VAT_REGEXGEN_H
+#define VAT_REGEXGEN_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "rng.h"
+#include "vat.h"
+
+/* Limits written into every regex checker spec (the checker enforces
+ * them on gold and candidate answers alike). */
+#define VAT_RX_MATCH_LIMIT 1000000
+#define VAT_RX_DEPTH_LIMIT 10000
+#define VAT_RX_HEAP_LIMIT_KIB 20000
+#define VAT_RX_MAX_PATTERN_BYTES 1024
+
+/* Line-id prefixes of the two line fixtures ("e1", "h07"). */
+#define VAT_RX_EXAMPLE_PREFIX "e"
+#define VAT_RX_HELDOUT_PREFIX "h"
+
+/* ---- lines ------------------------------------------------------------- */
+
+struct vat_rx_line {
+    char *text;       /* the line: ASCII, no line breaks                        */
+    json_t *expected; /* array of the strings the pattern must extract, in
+                         order; NULL for lines read back from a fixture        */
+    unsigned kinds;   /* bit k set: a plant of template-defined kind k is in it */
+};
+
+struct vat_rx_set {
+    struct vat_rx_line *line;
+    size_t n;
+    size_t cap;
+};
+#define VAT_RX_SET_INIT {NULL, 0, 0}
+
+void vat_rx_set_release(struct vat_rx_set *s);
+/* Returns the union of the kinds of every line of s. */
+unsigned vat_rx_set_kinds(const struct vat_rx_set *s);
+
+/* A line under construction.  Pieces are appended left to right; the
+ * template must keep a non-digit, non-pattern character between a plant
+ * and anything that could extend it (the frames do this). */
+struct vat_rx_builder {
+    struct vat_buf text;
+    json_t *expected;
+    unsigned kinds;
+};
+
+void vat_rx_begin(struct vat_rx_builder *b);
+/* Appends neutral text (neither target nor decoy). */
+void vat_rx_put(struct vat_rx_builder *b, const char *s);
+void vat_rx_putf(struct vat_rx_builder *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Appends a target: s is appended and added to the expected list.  kind
+ * (0..31, template-defined) is recorded in the line's kinds. */
+void vat_rx_target(struct vat_rx_builder *b, const char *s, int kind);
+/* Appends a decoy: s is appended and must not be extracted. */
+void vat_rx_decoy(struct vat_rx_builder *b, const char *s, int kind);
+/* Moves the finished line into s and resets b for the next line. */
+void vat_rx_finish(struct vat_rx_builder *b, struct vat_rx_set *s);
+/* Frees what b holds (for error paths). */
+void vat_rx_builder_release(struct vat_rx_builder *b);
+
+/* ---- slot plans -------------------------------------------------------- */
+
+/* Returns a new array of n slot kinds: the nreq required kinds (those that
+ * fit when n < nreq), the other slots drawn from kinds 0..nkinds-1 with the
+ * given weights, the whole shuffled so required plants land anywhere. */
+int *vat_rx_plan(struct vat_rng *r, size_t n, const int *required, size_t nreq,
+                 const unsigned *weights, size_t nkinds);
+
+/* ---- frames and filler tokens ------------------------------------------ */
+
+/* Called for each {slot} of a frame: plants one target or decoy into b. */
+typedef void (*vat_rx_slot_fn)(struct vat_rx_builder *b, struct vat_rng *r, void *ctx);
+
+/* Expands frame into b.  "{slot}" calls slot(b, r, ctx); any other
+ * "{name}" appends one filler token, all ASCII and realistic:
+ *   {level} INFO|WARN|ERROR|DEBUG      {svc}  service name ("billing-api")
+ *   {user}  lower-case first name      {host} "db-3", "web-12"
+ *   {time}  "08:41:07"                 {ip}   "10.4.17.203"
+ *   {ver}   "2.10.3" (parts <= 2 digits, no leading 'v')
+ *   {id}    "REQ-004512" (JOB, TX, SES, REQ + 6 digits)
+ *   {ms}    "132ms"                    {n}    1..999
+ *   {pct}   "37%"
+ * No filler holds '$' or a run of four or more digits except {id}'s six;
+ * a template whose pattern could match a filler must not use that filler.
+ * Returns the number of slots expanded, or -1 with e set on an unknown
+ * placeholder. */
+int vat_rx_expand(struct vat_rx_builder *b, struct vat_rng *r, const char *frame,
+                  vat_rx_slot_fn slot, void *ctx, struct vat_err *e);
+/* Returns the number of "{slot}" placeholders in frame. */
+int vat_rx_frame_slots(const char *frame);
+
+/* ---- line fixtures ----------------------------------------------------- */
+
+/* The CSV text of s (header "line_id,text", ids prefix + 1-based number,
+ * zero-padded to the width of s->n) exactly as vat_rx_write_lines writes it. */
+char *vat_rx_lines_csv(const struct vat_rx_set *s, const char *prefix);
+/* Writes s to root/rel (see vat_rx_lines_csv).  0 or -1 with e set. */
+int vat_rx_write_lines(const struct vat_rx_set *s, const char *prefix, const char *root,
+                       const char *rel, struct vat_err *e);
+/* Reads root/rel back into s (texts only, expected NULL), checking the
+ * header and that every record has exactly two fields.  0 or -1. */
+int vat_rx_read_lines(struct vat_rx_set *s, const char *root, const char *rel,
+                      struct vat_err *e);
+/* Records a line fixture of n lines on t ("csv", columns line_id, text). */
+struct vat_fixture *vat_rx_add_fixture(struct vat_task *t, const char *rel, const char *role,
+                                       size_t n);
+
+/* ---- checker spec ------------------------------------------------------ */
+
+/* A new regex checker spec with the dialect and limits, without cases. */
+json_t *vat_rx_spec_new(void);
+/* Runs pattern over every line of ex and then ho with vat_regex_extract
+ * (the checker's own engine) and sets spec "cases" to
+ * [{"text", "expected", "heldout"}, ...].  0, or -1 with e naming the line
+ * the pattern failed on. */
+int vat_rx_spec_cases(json_t *spec, const char *pattern, const struct vat_rx_set *ex,
+                      const struct vat_rx_set *ho, struct vat_err *e);
+/* Confirms spec "cases" against the planted sets: same lines in the same
+ * order, same held-out marks, and each case's expected list equal to the
+ * planted one.  0, or -1 with e naming the first line that differs. */
+int vat_rx_cases_agree(const json_t *spec, const struct vat_rx_set *ex,
+                       const struct vat_rx_set *ho, struct vat_err *e);
+/* Runs pattern over the lines of set and returns how many lines it
+ * extracts differently from their expected lists (-1 with e set if the
+ * pattern fails to compile or hits a limit).  Templates use it to check
+ * that a trap is armed on the held-out lines alone. */
+int vat_rx_count_misses(const json_t *spec, const char *pattern, const struct vat_rx_set *set,
+                        struct vat_err *e);
+
+/* ---- prompt sections --------------------------------------------------- */
+
+/* Appends the examples section: names the fixture rel, inlines its CSV
+ * text (as many leading lines as fit in inline_max bytes, saying so when
+ * some are left out), then the expected list of each inlined line. */
+void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, const char *rel,
+                            size_t inline_max);
+/* Appends the held-out notice and the answer format shared by the regex
+ * templates (one Python re pattern, finditer group 0 semantics). */
+void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_kind);
+
+#endif

@@ -1,0 +1,526 @@
+/* sqlgen.c — shared machinery for the SQL templates: fixture sets (main
+ * plus held-out variants), prompt rendering of schema and rows, the sql
+ * checker spec, plain row reads and result comparison (see sqlgen.h). */
+#include "sqlgen.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonout.h"
+#include "template.h"
+#include "verifiers.h"
+
+void vat_sqlgen_put_literal(struct vat_buf *b, const char *s)
+{
+    vat_buf_putc(b, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            vat_buf_putc(b, '\'');
+        vat_buf_putc(b, *s);
+    }
+    vat_buf_putc(b, '\'');
+}
+
+/* Appends name as a double-quoted SQL identifier, so reads work whatever
+ * the table is called. */
+static void put_ident(struct vat_buf *b, const char *name)
+{
+    vat_buf_putc(b, '"');
+    for (; *name; name++) {
+        if (*name == '"')
+            vat_buf_putc(b, '"');
+        vat_buf_putc(b, *name);
+    }
+    vat_buf_putc(b, '"');
+}
+
+/* Prepares sql on db; 0 or -1 with e naming what failed. */
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, const char *rel,
+                   struct vat_err *e)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+        return vat_err_set(e, "vat: cannot read '%s': %s", rel, sqlite3_errmsg(db));
+    return 0;
+}
+
+/* Counts the rows of every table and lists "table.column" names of the
+ * fixture as written into f.  0 or -1. */
+static int describe_fixture(const char *root, struct vat_fixture *f, const char *const *tables,
+                            size_t ntables, struct vat_err *e)
+{
+    sqlite3 *db = NULL;
+    if (vat_sqlite_open_ro(root, f->path, &db, e) != 0)
+        return -1;
+    int rc = 0;
+    f->rows = 0;
+    for (size_t i = 0; i < ntables && rc == 0; i++) {
+        struct vat_buf q = VAT_BUF_INIT;
+        sqlite3_stmt *st = NULL;
+        vat_buf_puts(&q, "SELECT COUNT(*) FROM ");
+        put_ident(&q, tables[i]);
+        rc = prepare(db, q.data, &st, f->path, e);
+        if (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+            f->rows += (long)sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        vat_buf_release(&q);
+        if (rc != 0)
+            break;
+
+        vat_buf_puts(&q, "PRAGMA table_info(");
+        put_ident(&q, tables[i]);
+        vat_buf_putc(&q, ')');
+        rc = prepare(db, q.data, &st, f->path, e);
+        while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+            const char *col = (const char *)sqlite3_column_text(st, 1);
+            char *full = vat_xasprintf("%s.%s", tables[i], col ? col : "");
+            json_array_append_new(f->columns, json_string(full));
+            free(full);
+        }
+        sqlite3_finalize(st);
+        vat_buf_release(&q);
+    }
+    sqlite3_close(db);
+    return rc;
+}
+
+/* Writes one fixture of the set at rel with the given corner and stream. */
+static int write_one(struct vat_task *t, const struct vat_sqlgen_set *s, const char *rel,
+                     int corner, struct vat_rng *rng, const char *role, struct vat_err *e)
+{
+    struct vat_sqlw w;
+    if (vat_sqlw_open(&w, t->root, rel, s->schema_sql, e) != 0)
+        return -1;
+    if (s->fill(s->ctx, rng, corner, &w, e) != 0) {
+        /* A failed insert poisons the writer (w.db is gone) and keeps its
+         * own message, which commit reports better than the fill can. */
+        if (!w.db)
+            vat_sqlw_commit(&w, e);
+        else
+            vat_sqlw_abort(&w);
+        return -1;
+    }
+    if (vat_sqlw_commit(&w, e) != 0)
+        return -1;
+    struct vat_fixture *f = vat_task_add_fixture(t, rel, "sqlite", role);
+    return describe_fixture(t->root, f, s->tables, s->ntables, e);
+}
+
+int vat_sqlgen_write_set(struct vat_task *t, struct vat_rng *rng, const struct vat_sqlgen_set *s,
+                         struct vat_err *e)
+{
+    if (s->nvariants < 0 || s->nvariants + 1 > VAT_MAX_FIXTURES)
+        return vat_err_set(e, "%s: %d variant fixtures do not fit", t->id, s->nvariants);
+    char *rel = vat_task_fixture_relpath(t, ".sqlite");
+    int rc = write_one(t, s, rel, 0, rng, "main", e);
+    free(rel);
+    for (int k = 1; k <= s->nvariants && rc == 0; k++) {
+        char suffix[32], purpose[32];
+        struct vat_rng vr;
+        snprintf(suffix, sizeof suffix, ".v%d.sqlite", k);
+        snprintf(purpose, sizeof purpose, "variant%d", k);
+        vat_rng_stream(&vr, t->master_seed, t->tmpl ? t->tmpl->name : "task", t->index, purpose,
+                       t->attempt, NULL);
+        rel = vat_task_fixture_relpath(t, suffix);
+        rc = write_one(t, s, rel, k, &vr, "variant", e);
+        free(rel);
+    }
+    return rc;
+}
+
+/* ---- rendering ----------------------------------------------------------- */
+
+/* Shortest fixed-point text that reads back as x ("12.5", "10.0",
+ * "0.1"), so rendered money looks like money; %g's exponents only for
+ * magnitudes where fixed point would be absurd. */
+static void put_real(struct vat_buf *b, double x)
+{
+    char out[64];
+    double ax = fabs(x);
+    if (isfinite(x) && (ax == 0 || (ax >= 1e-6 && ax < 1e15))) {
+        for (int prec = 1; prec <= 20; prec++) {
+            snprintf(out, sizeof out, "%.*f", prec, x);
+            if (strtod(out, NULL) == x)
+                break;
+        }
+        vat_buf_puts(b, out);
+        return;
+    }
+    char num[32];
+    vat_buf_puts(b, vat_fmt_real(x, num));
+}
+
+/* Appends column i of the current row of st as an SQL literal. */
+static void put_value(struct vat_buf *b, sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER:
+        vat_buf_printf(b, "%lld", (long long)sqlite3_column_int64(st, i));
+        break;
+    case SQLITE_FLOAT:
+        put_real(b, sqlite3_column_double(st, i));
+        break;
+    case SQLITE_TEXT:
+        vat_sqlgen_put_literal(b, (const char *)sqlite3_column_text(st, i));
+        break;
+    case SQLITE_BLOB: {
+        const unsigned char *p = sqlite3_column_blob(st, i);
+        int n = sqlite3_column_bytes(st, i);
+        vat_buf_puts(b, "X'");
+        for (int k = 0; k < n; k++)
+            vat_buf_printf(b, "%02X", p[k]);
+        vat_buf_putc(b, '\'');
+        break;
+    }
+    default:
+        vat_buf_puts(b, "NULL");
+    }
+}
+
+struct rendered_table {
+    char *schema;
+    char **line;   /* "(v1, v2, ...)" per row */
+    size_t nlines;
+    size_t bytes;  /* all lines with their indent and separator */
+    size_t shown;
+};
+
+static void rendered_release(struct rendered_table *r)
+{
+    free(r->schema);
+    for (size_t i = 0; i < r->nlines; i++)
+        free(r->line[i]);
+    free(r->line);
+}
+
+/* Each row line costs its text plus the indent and ",\n" around it. */
+static size_t line_cost(const char *line)
+{
+    return strlen(line) + 4;
+}
+
+static int render_read(sqlite3 *db, const char *rel, const char *table, struct rendered_table *r,
+                       struct vat_err *e)
+{
+    sqlite3_stmt *st = NULL;
+    if (prepare(db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1", &st, rel,
+                e) != 0)
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_TEXT) {
+        sqlite3_finalize(st);
+        return vat_err_set(e, "vat: '%s' has no table '%s'", rel, table);
+    }
+    r->schema = vat_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+
+    struct vat_buf q = VAT_BUF_INIT;
+    vat_buf_puts(&q, "SELECT * FROM ");
+    put_ident(&q, table);
+    int rc = prepare(db, q.data, &st, rel, e);
+    vat_buf_release(&q);
+    if (rc != 0)
+        return -1;
+    size_t cap = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct vat_buf line = VAT_BUF_INIT;
+        vat_buf_putc(&line, '(');
+        for (int i = 0; i < sqlite3_column_count(st); i++) {
+            if (i)
+                vat_buf_puts(&line, ", ");
+            put_value(&line, st, i);
+        }
+        vat_buf_putc(&line, ')');
+        if (r->nlines == cap) {
+            cap = cap ? 2 * cap : 64;
+            r->line = vat_xrealloc(r->line, cap * sizeof *r->line);
+        }
+        r->line[r->nlines] = vat_buf_detach(&line);
+        r->bytes += line_cost(r->line[r->nlines]);
+        r->nlines++;
+    }
+    if (step != SQLITE_DONE)
+        rc = vat_err_set(e, "vat: cannot read '%s': %s", rel, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Shares max_bytes among the tables: a table that needs less than an even
+ * share keeps all its rows and leaves the rest to the others (water
+ * filling), so one long table cannot hide a short one. */
+static void render_allot(struct rendered_table *r, size_t n, size_t max_bytes)
+{
+    size_t left = max_bytes, open = n;
+    bool *done = vat_xcalloc(n ? n : 1, sizeof *done);
+    for (bool changed = true; changed && open > 0;) {
+        changed = false;
+        size_t share = left / open;
+        for (size_t i = 0; i < n; i++) {
+            if (!done[i] && r[i].bytes <= share) {
+                r[i].shown = r[i].nlines;
+                left -= r[i].bytes;
+                done[i] = true;
+                open--;
+                changed = true;
+            }
+        }
+    }
+    size_t share = open ? left / open : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        size_t used = 0, k = 0;
+        while (k < r[i].nlines && used + line_cost(r[i].line[k]) <= share)
+            used += line_cost(r[i].line[k++]);
+        r[i].shown = k;
+    }
+    free(done);
+}
+
+int vat_sqlgen_render(const char *root, const char *rel, const char *const *tables,
+                      size_t ntables, size_t max_bytes, struct vat_buf *b, bool *truncated,
+                      struct vat_err *e)
+{
+    sqlite3 *db = NULL;
+    if (vat_sqlite_open_ro(root, rel, &db, e) != 0)
+        return -1;
+    struct rendered_table *r = vat_xcalloc(ntables ? ntables : 1, sizeof *r);
+    int rc = 0;
+    for (size_t i = 0; i < ntables && rc == 0; i++)
+        rc = render_read(db, rel, tables[i], &r[i], e);
+    sqlite3_close(db);
+
+    if (rc == 0) {
+        render_allot(r, ntables, max_bytes);
+        bool cut = false;
+        for (size_t i = 0; i < ntables; i++) {
+            if (i)
+                vat_buf_putc(b, '\n');
+            vat_buf_printf(b, "%s;\n", r[i].schema);
+            if (r[i].nlines == 0) {
+                vat_buf_printf(b, "-- %s: no rows\n", tables[i]);
+                continue;
+            }
+            if (r[i].shown == r[i].nlines) {
+                vat_buf_printf(b, "-- %s: all %zu rows\n", tables[i], r[i].nlines);
+            } else {
+                cut = true;
+                if (r[i].shown == 0) {
+                    vat_buf_printf(b, "-- %s: %zu rows, none shown here (they are in the file)\n",
+                                   tables[i], r[i].nlines);
+                    continue;
+                }
+                vat_buf_printf(b,
+                               "-- %s: the first %zu of %zu rows (the other %zu are in the "
+                               "file)\n",
+                               tables[i], r[i].shown, r[i].nlines, r[i].nlines - r[i].shown);
+            }
+            vat_buf_printf(b, "INSERT INTO %s VALUES\n", tables[i]);
+            for (size_t k = 0; k < r[i].shown; k++)
+                vat_buf_printf(b, "  %s%s\n", r[i].line[k], k + 1 < r[i].shown ? "," : ";");
+        }
+        if (truncated)
+            *truncated = cut;
+    }
+    for (size_t i = 0; i < ntables; i++)
+        rendered_release(&r[i]);
+    free(r);
+    return rc;
+}
+
+/* ---- spec, reads, runs, comparison ---------------------------------------- */
+
+json_t *vat_sqlgen_spec(const struct vat_task *t, const char *const *tables, size_t ntables,
+                        bool ordered, double rel_tol, double abs_tol)
+{
+    json_t *spec = json_object();
+    json_t *fx = json_array(), *tb = json_array();
+    for (int i = 0; i < t->n_fixtures; i++)
+        json_array_append_new(fx, json_string(t->fixture[i].path));
+    for (size_t i = 0; i < ntables; i++)
+        json_array_append_new(tb, json_string(tables[i]));
+    json_object_set_new(spec, "checker", json_string("sql"));
+    json_object_set_new(spec, "dialect", json_string("sqlite"));
+    json_object_set_new(spec, "fixtures", fx);
+    json_object_set_new(spec, "tables", tb);
+    json_object_set_new(spec, "ordered", json_boolean(ordered));
+    json_object_set_new(spec, "rel_tol", json_real(rel_tol));
+    json_object_set_new(spec, "abs_tol", json_real(abs_tol));
+    json_object_set_new(spec, "step_budget", json_integer(VAT_SQLGEN_STEP_BUDGET));
+    json_object_set_new(spec, "max_rows", json_integer(VAT_SQLGEN_MAX_ROWS));
+    json_object_set_new(spec, "max_bytes", json_integer(VAT_SQLGEN_MAX_BYTES));
+    return spec;
+}
+
+json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *table,
+                              json_t **columns, struct vat_err *e)
+{
+    sqlite3 *db = NULL;
+    if (vat_sqlite_open_ro(root, rel, &db, e) != 0)
+        return NULL;
+    struct vat_buf q = VAT_BUF_INIT;
+    sqlite3_stmt *st = NULL;
+    vat_buf_puts(&q, "SELECT * FROM ");
+    put_ident(&q, table);
+    int rc = prepare(db, q.data, &st, rel, e);
+    vat_buf_release(&q);
+    if (rc != 0) {
+        sqlite3_close(db);
+        return NULL;
+    }
+    int ncol = sqlite3_column_count(st);
+    if (columns) {
+        *columns = json_array();
+        for (int i = 0; i < ncol; i++)
+            json_array_append_new(*columns, json_string(sqlite3_column_name(st, i)));
+    }
+    json_t *rows = json_array();
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        json_t *row = json_array();
+        for (int i = 0; i < ncol; i++) {
+            json_t *v;
+            switch (sqlite3_column_type(st, i)) {
+            case SQLITE_INTEGER: v = json_integer(sqlite3_column_int64(st, i)); break;
+            case SQLITE_FLOAT: v = json_real(sqlite3_column_double(st, i)); break;
+            case SQLITE_NULL: v = json_null(); break;
+            default: {
+                const char *p = (const char *)sqlite3_column_blob(st, i);
+                v = json_stringn_nocheck(p ? p : "", (size_t)sqlite3_column_bytes(st, i));
+            }
+            }
+            json_array_append_new(row, v);
+        }
+        json_array_append_new(rows, row);
+    }
+    if (step != SQLITE_DONE) {
+        vat_err_set(e, "vat: cannot read '%s': %s", rel, sqlite3_errmsg(db));
+        json_decref(rows);
+        rows = NULL;
+        if (columns) {
+            json_decref(*columns);
+            *columns = NULL;
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rows;
+}
+
+int vat_sqlgen_col(const json_t *columns, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(columns, i, c) {
+        const char *s = json_string_value(c);
+        if (s && strcmp(s, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+json_t *vat_sqlgen_run_all(const struct vat_task *t, const char *query, struct vat_err *e)
+{
+    json_t *all = json_array();
+    for (int i = 0; i < t->n_fixtures; i++) {
+        struct vat_verdict v;
+        json_t *rows = vat_sql_run(t->spec, t->root, t->fixture[i].path, query, strlen(query), &v);
+        if (!rows) {
+            vat_err_set(e, "%s: query failed on '%s' (%s: %s)", t->id, t->fixture[i].path,
+                        v.code ? v.code : "?", v.reason);
+            json_decref(all);
+            return NULL;
+        }
+        json_array_append_new(all, rows);
+    }
+    return all;
+}
+
+static bool value_equal(const json_t *a, const json_t *b, double rel_tol, double abs_tol)
+{
+    if (json_is_number(a) && json_is_number(b))
+        return vat_close(json_number_value(a), json_number_value(b), rel_tol, abs_tol);
+    if (json_is_string(a) && json_is_string(b))
+        return json_string_length(a) == json_string_length(b) &&
+               memcmp(json_string_value(a), json_string_value(b), json_string_length(a)) == 0;
+    if (json_is_null(a) || json_is_null(b))
+        return json_is_null(a) && json_is_null(b);
+    return json_equal((json_t *)a, (json_t *)b);
+}
+
+static bool row_equal(const json_t *a, const json_t *b, double rel_tol, double abs_tol)
+{
+    if (json_array_size(a) != json_array_size(b))
+        return false;
+    for (size_t i = 0; i < json_array_size(a); i++)
+        if (!value_equal(json_array_get(a, i), json_array_get(b, i), rel_tol, abs_tol))
+            return false;
+    return true;
+}
+
+/* Writes "what: want <row> got <row>" into why, each row as JSON. */
+static void describe_rows(char *why, size_t cap, const char *what, const json_t *want,
+                          const json_t *got)
+{
+    if (!why || cap == 0)
+        return;
+    char *w = want ? vat_json_dumps(want) : vat_xstrdup("none");
+    char *g = got ? vat_json_dumps(got) : vat_xstrdup("none");
+    snprintf(why, cap, "%s: want %s, got %s", what, w, g);
+    free(w);
+    free(g);
+}
+
+bool vat_sqlgen_rows_equal(const json_t *want, const json_t *got, bool ordered, double rel_tol,
+                           double abs_tol, char *why, size_t cap)
+{
+    size_t n = json_array_size(want), m = json_array_size(got);
+    if (n != m) {
+        if (why && cap)
+            snprintf(why, cap, "%zu rows expected, %zu returned", n, m);
+        return false;
+    }
+    if (ordered) {
+        for (size_t i = 0; i < n; i++) {
+            const json_t *a = json_array_get(want, i), *b = json_array_get(got, i);
+            if (!row_equal(a, b, rel_tol, abs_tol)) {
+                char what[48];
+                snprintf(what, sizeof what, "row %zu differs", i + 1);
+                describe_rows(why, cap, what, a, b);
+                return false;
+            }
+        }
+        return true;
+    }
+    /* Multiset: each wanted row claims the first unclaimed equal row. */
+    bool *used = vat_xcalloc(n ? n : 1, sizeof *used);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        const json_t *a = json_array_get(want, i);
+        size_t k = 0;
+        while (k < n && (used[k] || !row_equal(a, json_array_get(got, k), rel_tol, abs_tol)))
+            k++;
+        if (k == n) {
+            describe_rows(why, cap, "a row is missing", a, NULL);
+            ok = false;
+        } else {
+            used[k] = true;
+        }
+    }
+    free(used);
+    return ok;
+}
+
+int vat_sqlgen_variants_differ(const struct vat_task *t, const json_t *results, bool ordered,
+                               double rel_tol, double abs_tol, struct vat_err *e)
+{
+    const json_t *main_rows = json_array_get(results, 0);
+    for (size_t i = 1; i < json_array_size(results) && (int)i < t->n_fixtures; i++)
+        if (vat_sqlgen_rows_equal(main_rows, json_array_get(results, i), ordered, rel_tol,
+                                  abs_tol, NULL, 0))
+            return vat_err_set(e, "%s: variant '%s' gives the same rows as the main fixture",
+                               t->id, t->fixture[i].path);
+    return 0;
+}

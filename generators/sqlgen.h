@@ -1,0 +1,119 @@
+/* sqlgen.h — shared machinery for the SQL templates: writing a task's
+ * main SQLite fixture plus its held-out variant fixtures from one fill
+ * function, rendering a fixture's schema and rows into a prompt, building
+ * the sql checker spec, reading tables back as plain rows (for second
+ * derivations), running a query on every fixture of a task, and comparing
+ * result rows with tolerance.
+ * Exports struct vat_sqlgen_set, vat_sqlgen_fill_fn and the vat_sqlgen_*
+ * functions.
+ *
+ * How an SQL template uses it:
+ *   generate:  fill a struct vat_sqlgen_set (schema, tables, a fill
+ *              function that inserts one fixture's rows given a corner-case
+ *              selector) and call vat_sqlgen_write_set; render the main
+ *              fixture into the prompt with vat_sqlgen_render; build the
+ *              spec with vat_sqlgen_spec.
+ *   reference: run the gold query on every fixture with vat_sqlgen_run_all
+ *              and make sure the variants discriminate
+ *              (vat_sqlgen_variants_differ).
+ *   confirm:   read each fixture with vat_sqlgen_read_table, aggregate in
+ *              C, and compare with the gold rows via vat_sqlgen_rows_equal. */
+#ifndef VAT_SQLGEN_H
+#define VAT_SQLGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "rng.h"
+#include "sqlio.h"
+#include "vat.h"
+
+/* Limits written into every sql checker spec built here, so the
+ * verifiers table records them.  The fixtures are small (hundreds of
+ * rows) and a correct query needs a few thousand VM steps; the budget
+ * leaves room for clumsy but honest queries (correlated subqueries) while
+ * stopping runaway recursive CTEs.  Same values as the checker's
+ * defaults. */
+#define VAT_SQLGEN_STEP_BUDGET 5000000
+#define VAT_SQLGEN_MAX_ROWS 10000
+#define VAT_SQLGEN_MAX_BYTES (8 * 1024 * 1024)
+
+/* Inserts the rows of one fixture into the open writer w (its schema has
+ * already been created).  corner is 0 for the main fixture and k (1-based)
+ * for variant k; the template maps it to its corner cases.  rng is the
+ * fixture's own stream.  Returns 0, or -1 with e set. */
+typedef int (*vat_sqlgen_fill_fn)(void *ctx, struct vat_rng *rng, int corner,
+                                  struct vat_sqlw *w, struct vat_err *e);
+
+struct vat_sqlgen_set {
+    const char *schema_sql;     /* CREATE TABLE statements, run on each fixture */
+    const char *const *tables;  /* the tables the question reads, in order      */
+    size_t ntables;
+    int nvariants;              /* held-out variants: <id>.v1.sqlite ...        */
+    vat_sqlgen_fill_fn fill;
+    void *ctx;                  /* passed to fill                               */
+};
+
+/* Writes the main fixture <id>.sqlite (corner 0, drawn from rng) and
+ * variants <id>.v1.sqlite .. <id>.vN.sqlite (corner k, each drawn from its
+ * own stream "variant<k>" of the task, so the main fixture does not depend
+ * on how many variants there are), and registers them on t (role "main" /
+ * "variant", format "sqlite") with rows (all tables) and "table.column"
+ * names read back from the written file.  Returns 0, or -1 with e set. */
+int vat_sqlgen_write_set(struct vat_task *t, struct vat_rng *rng, const struct vat_sqlgen_set *s,
+                         struct vat_err *e);
+
+/* Appends to b the schema of each table (its CREATE statement as stored
+ * in sqlite_master, ended by ';') and its rows as one multi-row INSERT
+ * statement with SQL literals, read from root/rel as written.  The row
+ * text of all tables together is kept within max_bytes (the schema is
+ * always shown): when it does not fit, each table shows as many leading
+ * rows as its share allows and a comment line says how many of how many
+ * rows are shown.  *truncated (if not NULL) says whether any row was left
+ * out.  Returns 0, or -1 with e set. */
+int vat_sqlgen_render(const char *root, const char *rel, const char *const *tables,
+                      size_t ntables, size_t max_bytes, struct vat_buf *b, bool *truncated,
+                      struct vat_err *e);
+
+/* Returns a new sql checker spec for t: checker "sql", dialect "sqlite",
+ * fixtures (every fixture path of t, main first), tables, ordered,
+ * rel_tol, abs_tol and the VAT_SQLGEN_* limits.  reference() adds
+ * "reference_sql". */
+json_t *vat_sqlgen_spec(const struct vat_task *t, const char *const *tables, size_t ntables,
+                        bool ordered, double rel_tol, double abs_tol);
+
+/* Reads every row of table from root/rel (SELECT *, in storage order) as
+ * a JSON array of arrays (integers, reals, strings, null; blobs as
+ * strings); *columns (if not NULL) receives the array of column names.
+ * Returns NULL with e set on failure. */
+json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *table,
+                              json_t **columns, struct vat_err *e);
+/* Returns the index of the column called name in a columns array, or -1. */
+int vat_sqlgen_col(const json_t *columns, const char *name);
+
+/* Runs query on every fixture of t through the sql sandbox (vat_sql_run
+ * with t->spec) and returns an array with one result (array of rows) per
+ * fixture, in fixture order.  Returns NULL with e naming the fixture and
+ * the verdict when a run fails. */
+json_t *vat_sqlgen_run_all(const struct vat_task *t, const char *query, struct vat_err *e);
+
+/* Compares two result sets (arrays of rows): same row count, same column
+ * count, numbers (integer or real) equal within tolerance, strings
+ * byte-exact, null only equal to null.  ordered compares position by
+ * position, otherwise as multisets.  Returns true when they agree; else
+ * false with a short description in why (if not NULL). */
+bool vat_sqlgen_rows_equal(const json_t *want, const json_t *got, bool ordered, double rel_tol,
+                           double abs_tol, char *why, size_t cap);
+
+/* Fails (-1, e set) when some variant's result equals the main fixture's
+ * result: such a variant cannot tell a hard-coded answer from a real one.
+ * results is what vat_sqlgen_run_all returned. */
+int vat_sqlgen_variants_differ(const struct vat_task *t, const json_t *results, bool ordered,
+                               double rel_tol, double abs_tol, struct vat_err *e);
+
+/* Appends s as an SQL string literal ('...' with quotes doubled). */
+void vat_sqlgen_put_literal(struct vat_buf *b, const char *s);
+
+#endif

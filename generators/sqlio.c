@@ -1,0 +1,296 @@
+/* sqlio.c — SQLite fixture writer and small query helpers (see sqlio.h).
+ * Exports vat_sqlw_open, vat_sqlw_insert, vat_sqlw_commit, vat_sqlw_abort,
+ * vat_sqlite_open_ro and vat_sqlite_exec.
+ *
+ * A fixture's bytes must depend only on what was inserted: the page size
+ * is pinned, there is no journal (the temporary file is simply dropped on
+ * failure) and nothing else varies between runs, so the same inserts give
+ * a byte-identical file and a stable sha256.
+ *
+ * Prepared statements are cached in the connection itself: SQLite keeps a
+ * list of a connection's statements (sqlite3_next_stmt) with their text
+ * (sqlite3_sql), which is all a per-sql-text cache needs.
+ *
+ * vat_sqlw_insert has no error out-parameter, so a failed insert poisons
+ * the writer: the temporary file is dropped at once and the message is
+ * kept (per thread) for vat_sqlw_commit to report.  A fixture with a
+ * silently missing row can then never be committed. */
+#include "sqlio.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static _Thread_local char insert_error[512];
+
+static void finalize_all(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    while ((st = sqlite3_next_stmt(db, NULL)) != NULL)
+        sqlite3_finalize(st);
+}
+
+static void remove_tmp_files(const char *tmp)
+{
+    char *journal = vat_xasprintf("%s-journal", tmp);
+    unlink(tmp);
+    unlink(journal);
+    free(journal);
+}
+
+/* Closes the connection and drops the temporary file; keeps the paths. */
+static void drop_db(struct vat_sqlw *w)
+{
+    if (w->db) {
+        finalize_all(w->db);
+        sqlite3_close(w->db);
+        w->db = NULL;
+    }
+    if (w->tmp_path)
+        remove_tmp_files(w->tmp_path);
+}
+
+static void free_paths(struct vat_sqlw *w)
+{
+    free(w->final_path);
+    free(w->tmp_path);
+    w->final_path = w->tmp_path = NULL;
+}
+
+int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const char *schema_sql,
+                  struct vat_err *e)
+{
+    w->db = NULL;
+    w->final_path = w->tmp_path = NULL;
+    if (!vat_path_is_safe(rel))
+        return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+    if (vat_mkdirs_for(root, rel, e) != 0)
+        return -1;
+    w->final_path = vat_path_join(root, rel);
+    w->tmp_path = vat_xasprintf("%s.tmp", w->final_path);
+    /* A stale temporary from an interrupted run would be opened as an
+     * existing database and keep its old tables. */
+    remove_tmp_files(w->tmp_path);
+
+    if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        vat_err_set(e, "vat: cannot create '%s.tmp': %s", rel,
+                    w->db ? sqlite3_errmsg(w->db) : "out of memory");
+        goto fail;
+    }
+    static const char pragmas[] = "PRAGMA page_size=4096;"
+                                  "PRAGMA journal_mode=OFF;"
+                                  "PRAGMA synchronous=OFF;"
+                                  "PRAGMA encoding='UTF-8';";
+    char *msg = NULL;
+    if (sqlite3_exec(w->db, pragmas, NULL, NULL, &msg) != SQLITE_OK ||
+        (schema_sql && sqlite3_exec(w->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK) ||
+        sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot create '%s': %s", rel, msg ? msg : sqlite3_errmsg(w->db));
+        sqlite3_free(msg);
+        goto fail;
+    }
+    return 0;
+fail:
+    drop_db(w);
+    free_paths(w);
+    return -1;
+}
+
+static int all_space(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+            return 0;
+    return 1;
+}
+
+/* sqlite3_sql gives a statement's text up to the end of the statement, so
+ * sql matches it when only whitespace follows. */
+static int same_sql(const char *text, const char *sql)
+{
+    size_t n = strlen(text);
+    return strncmp(text, sql, n) == 0 && all_space(sql + n);
+}
+
+/* Returns the cached statement for sql, preparing it on first use; NULL
+ * if sql does not prepare as exactly one statement. */
+static sqlite3_stmt *statement_for(sqlite3 *db, const char *sql)
+{
+    for (sqlite3_stmt *st = sqlite3_next_stmt(db, NULL); st; st = sqlite3_next_stmt(db, st)) {
+        const char *text = sqlite3_sql(st);
+        if (text && same_sql(text, sql))
+            return st;
+    }
+    sqlite3_stmt *st = NULL;
+    const char *tail = NULL;
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, &tail) != SQLITE_OK)
+        return NULL;
+    /* A second statement would be silently skipped by every insert. */
+    if (!st || (tail && !all_space(tail))) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    return st;
+}
+
+static int poison(struct vat_sqlw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int poison(struct vat_sqlw *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(insert_error, sizeof insert_error, fmt, ap);
+    va_end(ap);
+    drop_db(w);
+    return -1;
+}
+
+int vat_sqlw_insert(struct vat_sqlw *w, const char *sql, const char *types, ...)
+{
+    if (!w->db)
+        return -1; /* poisoned or never opened: the first error stands */
+    sqlite3_stmt *st = statement_for(w->db, sql);
+    if (!st)
+        return poison(w, "cannot prepare '%.80s': %s", sql,
+                      sqlite3_errcode(w->db) == SQLITE_OK ? "not exactly one statement"
+                                                          : sqlite3_errmsg(w->db));
+    if (!types)
+        types = "";
+    size_t ntypes = strlen(types);
+    if ((size_t)sqlite3_bind_parameter_count(st) != ntypes)
+        return poison(w, "'%.80s' has %d parameters, types give %zu", sql,
+                      sqlite3_bind_parameter_count(st), ntypes);
+
+    va_list ap;
+    va_start(ap, types);
+    int rc = SQLITE_OK;
+    for (size_t i = 0; i < ntypes && rc == SQLITE_OK; i++) {
+        int k = (int)i + 1;
+        switch (types[i]) {
+        case 't': {
+            const char *s = va_arg(ap, const char *);
+            /* Bound static: the text outlives the step below, and the
+             * bindings are cleared before this call returns. */
+            rc = s ? sqlite3_bind_text(st, k, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, k);
+            break;
+        }
+        case 'i':
+            rc = sqlite3_bind_int64(st, k, va_arg(ap, int64_t));
+            break;
+        case 'd':
+            rc = sqlite3_bind_double(st, k, va_arg(ap, double));
+            break;
+        case 'n':
+            rc = sqlite3_bind_null(st, k);
+            break;
+        default:
+            va_end(ap);
+            sqlite3_clear_bindings(st);
+            return poison(w, "bad type letter '%c' for '%.80s'", types[i], sql);
+        }
+    }
+    va_end(ap);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+            rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_OK) {
+        /* Take the message before reset, which may replace it. */
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(w->db));
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        return poison(w, "cannot insert with '%.80s': %s", sql, msg);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return 0;
+}
+
+int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
+{
+    int rc = -1;
+    if (!w->final_path) {
+        vat_err_set(e, "vat: commit of a writer that is not open");
+        return -1;
+    }
+    if (!w->db) {
+        vat_err_set(e, "vat: cannot write '%s': %s", w->final_path,
+                    insert_error[0] ? insert_error : "an earlier insert failed");
+        goto out;
+    }
+    char *msg = NULL;
+    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot write '%s': %s", w->final_path,
+                    msg ? msg : sqlite3_errmsg(w->db));
+        sqlite3_free(msg);
+        drop_db(w);
+        goto out;
+    }
+    finalize_all(w->db);
+    if (sqlite3_close(w->db) != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot close '%s': %s", w->final_path, sqlite3_errmsg(w->db));
+        drop_db(w);
+        goto out;
+    }
+    w->db = NULL;
+    if (rename(w->tmp_path, w->final_path) != 0) {
+        vat_err_set(e, "vat: cannot rename '%s' to '%s': %s", w->tmp_path, w->final_path,
+                    strerror(errno));
+        remove_tmp_files(w->tmp_path);
+        goto out;
+    }
+    rc = 0;
+out:
+    insert_error[0] = 0;
+    free_paths(w);
+    return rc;
+}
+
+void vat_sqlw_abort(struct vat_sqlw *w)
+{
+    drop_db(w);
+    free_paths(w);
+    insert_error[0] = 0;
+}
+
+int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct vat_err *e)
+{
+    *db = NULL;
+    if (!vat_path_is_safe(rel))
+        return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+    char *path = vat_path_join(root, rel);
+    int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL);
+    free(path);
+    if (rc != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot open '%s': %s", rel,
+                    *db ? sqlite3_errmsg(*db) : "out of memory");
+        goto fail;
+    }
+    /* Opening is lazy: read the schema now so that a file that is not a
+     * database fails here, where the path is known, not at first query. */
+    if (sqlite3_exec(*db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot open '%s': %s", rel, sqlite3_errmsg(*db));
+        goto fail;
+    }
+    return 0;
+fail:
+    sqlite3_close(*db);
+    *db = NULL;
+    return -1;
+}
+
+int vat_sqlite_exec(sqlite3 *db, const char *sql, struct vat_err *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return 0;
+    vat_err_set(e, "vat: cannot run '%.80s': %s", sql, msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return -1;
+}

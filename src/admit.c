@@ -1,0 +1,129 @@
+/* admit.c — drawing one task and deciding its admission (see admit.h). */
+#include "admit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "rng.h"
+
+const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
+
+json_t *vat_template_default_params(const struct vat_template *tmpl)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "count", json_integer(tmpl->default_count));
+    for (const struct vat_param *p = tmpl->params; p && p->name; p++) {
+        switch (p->type) {
+        case VAT_PARAM_INT: json_object_set_new(o, p->name, json_integer((json_int_t)p->def)); break;
+        case VAT_PARAM_REAL: json_object_set_new(o, p->name, json_real(p->def)); break;
+        case VAT_PARAM_BOOL: json_object_set_new(o, p->name, json_boolean(p->def != 0)); break;
+        case VAT_PARAM_STR:
+            json_object_set_new(o, p->name, json_string(p->def_str ? p->def_str : ""));
+            break;
+        }
+    }
+    return o;
+}
+
+char *vat_malformed_for(const struct vat_task *t)
+{
+    const char *kind = t->tmpl->answer_kind;
+    const char *gold = t->gold ? t->gold : "";
+    /* Realistic malformations: models wrap answers in prose or truncate
+     * them; each must fail its checker's gate, not merely score 0. */
+    if (strcmp(kind, "regex") == 0)
+        return vat_xasprintf("(%s", gold);
+    if (strcmp(kind, "sql") == 0)
+        return vat_xasprintf("Here is the query: %s", gold);
+    return vat_xasprintf("The answer is: %s", gold);
+}
+
+/* Hex SHA-256 of a file below root; 0 or -1. */
+static int file_sha256(const char *root, const char *rel, char out[65], long *bytes,
+                       struct vat_err *e)
+{
+    char *path = vat_path_join(root, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        vat_err_set(e, "vat: cannot open '%s'", path);
+        free(path);
+        return -1;
+    }
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    unsigned char buf[65536];
+    size_t n;
+    long total = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        EVP_DigestUpdate(ctx, buf, n);
+        total += (long)n;
+    }
+    fclose(f);
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int dl = 0;
+    EVP_DigestFinal_ex(ctx, d, &dl);
+    EVP_MD_CTX_free(ctx);
+    for (unsigned i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+    if (bytes)
+        *bytes = total;
+    free(path);
+    return 0;
+}
+
+int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
+                  struct vat_replay *r, struct vat_err *e)
+{
+    const struct vat_template *tm = t->tmpl;
+    struct vat_rng rng;
+
+    vat_task_clear(t);
+    t->attempt = attempt;
+    t->master_seed = o->master_seed;
+    t->cfg = o->cfg;
+    t->inline_max_bytes = o->inline_max_bytes;
+    vat_rng_stream(&rng, o->master_seed, tm->name, t->index, "task", attempt, t->stream_hex);
+    memset(r, 0, sizeof *r);
+
+    if (tm->generate(t, &rng, e) != 0)
+        return -1;
+    if (!t->prompt || t->n_fixtures < 1 || !t->spec)
+        return vat_err_set(e, "%s: generate left the prompt, fixture or spec unset", t->id);
+    for (int i = 0; i < t->n_fixtures; i++) {
+        if (!vat_path_is_safe(t->fixture[i].path))
+            return vat_err_set(e, "%s: unsafe fixture path '%s'", t->id, t->fixture[i].path);
+        if (file_sha256(t->root, t->fixture[i].path, t->fixture[i].sha256, NULL, e) != 0)
+            return -1;
+    }
+    if (tm->reference(t, e) != 0)
+        return -1;
+    if (!t->gold)
+        return vat_err_set(e, "%s: reference left gold unset", t->id);
+    if (tm->confirm(t, e) != 0)
+        return -1;
+    if (tm->trap_answer(t, e) != 0)
+        return -1;
+    if (!t->trap)
+        return vat_err_set(e, "%s: trap_answer left the trap unset", t->id);
+    if (!t->malformed)
+        t->malformed = vat_malformed_for(t);
+
+    const char *ans[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
+    for (int k = 0; k < VAT_N_ROLES; k++)
+        r->v[k] = tm->check(t, ans[k], strlen(ans[k]));
+
+    const struct vat_verdict *g = &r->v[VAT_ROLE_GOLD], *tr = &r->v[VAT_ROLE_TRAP],
+                             *m = &r->v[VAT_ROLE_MALFORMED];
+    if (!(g->gate_passed && g->score == 1.0))
+        return vat_err_set(e, "%s: gold scored %g (%s: %s)", t->id, g->score, g->code, g->reason);
+    if (!tr->gate_passed)
+        return vat_err_set(e, "%s: trap failed the gate (%s: %s)", t->id, tr->code, tr->reason);
+    if (!(tr->score < 1.0))
+        return vat_err_set(e, "%s: trap not armed (it scored %g)", t->id, tr->score);
+    if (m->gate_passed)
+        return vat_err_set(e, "%s: malformed answer passed the gate", t->id);
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* admit.h — drawing one task and deciding its admission: derive the
+ * task's stream, generate, reference, confirm, trap, then replay gold,
+ * trap and a malformed answer through the template's own check.
+ * Exports struct vat_replay, struct vat_draw_opts, vat_task_draw,
+ * vat_task_admit and vat_malformed_for. */
+#ifndef VAT_ADMIT_H
+#define VAT_ADMIT_H
+
+#include "template.h"
+#include "vat.h"
+
+enum { VAT_ROLE_GOLD, VAT_ROLE_TRAP, VAT_ROLE_MALFORMED, VAT_N_ROLES };
+extern const char *const vat_role_names[VAT_N_ROLES];
+
+struct vat_replay {
+    struct vat_verdict v[VAT_N_ROLES];
+};
+
+struct vat_draw_opts {
+    uint64_t master_seed;
+    const json_t *cfg;        /* the template's resolved params */
+    size_t inline_max_bytes;
+};
+
+/* Draws attempt `attempt` of task t (t initialised with vat_task_init):
+ * clears what a previous attempt left, seeds the "task" stream, runs
+ * generate, fills fixture digests, reference, confirm, trap_answer, the
+ * malformed answer, and the three replays into *r.  Returns 0 when the task
+ * is admissible (confirm agrees, gold 1.0, trap gate passed and < 1.0,
+ * malformed fails the gate), else -1 with e saying which rule failed. */
+int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
+                  struct vat_replay *r, struct vat_err *e);
+
+/* The malformed answer the pipeline uses when a template sets none: the
+ * gold wrapped in prose for value answers ("The answer is: <gold>"), an
+ * unbalanced group for regex, a prose-prefixed query for sql. */
+char *vat_malformed_for(const struct vat_task *t);
+
+/* Returns the template's params resolved to their defaults, with "count"
+ * first (what config.c produces when seeds.toml says nothing). */
+json_t *vat_template_default_params(const struct vat_template *tmpl);
+
+#endif

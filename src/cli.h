@@ -1,0 +1,22 @@
+/* cli.h — what the vat commands share: exit codes, argument parsing,
+ * usage errors, and the commands that live in their own files.
+ * Exports enum vat_exit, vat_cli_* and vat_cmd_*. */
+#ifndef VAT_CLI_H
+#define VAT_CLI_H
+
+enum vat_exit { VAT_EXIT_OK = 0, VAT_EXIT_CORPUS = 1, VAT_EXIT_USAGE = 2 };
+
+/* Parses a whole decimal number in [lo, hi]; 0 or -1. */
+int vat_cli_parse_long(const char *s, long lo, long hi, long *out);
+/* Prints "vat: <msg>" and returns VAT_EXIT_USAGE. */
+int vat_cli_usage_error(const char *msg);
+/* Prints "vat <cmd>: unknown or incomplete option '<arg>'" and returns VAT_EXIT_USAGE. */
+int vat_cli_usage_error_arg(const char *cmd, const char *arg);
+/* Reads at most cap bytes of a file into a new buffer (NUL-terminated);
+ * *truncated says whether the file was longer.  0 or -1 with msg. */
+int vat_cli_read_file(const char *path, size_t cap, char **out, size_t *len, int *truncated,
+                      char *msg, size_t msgcap);
+
+int vat_cmd_check(int argc, char **argv);
+
+#endif

@@ -1,0 +1,108 @@
+/* jsonout.c — deterministic JSON text (see jsonout.h). */
+#include "jsonout.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *vat_fmt_real(double x, char out[32])
+{
+    if (!isfinite(x)) {
+        strcpy(out, "null");
+        return out;
+    }
+    if (x == 0) {
+        strcpy(out, signbit(x) ? "-0.0" : "0.0");
+        return out;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(out, 32, "%.*g", prec, x);
+        if (strtod(out, NULL) == x)
+            break;
+    }
+    /* Keep reals recognisably real: "12" -> "12.0" unless an exponent is
+     * present (then the text already is a JSON real). */
+    if (!strpbrk(out, ".eEn"))
+        strcat(out, ".0");
+    return out;
+}
+
+static void dump_string(struct vat_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    vat_buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': vat_buf_puts(b, "\\\""); break;
+        case '\\': vat_buf_puts(b, "\\\\"); break;
+        case '\n': vat_buf_puts(b, "\\n"); break;
+        case '\r': vat_buf_puts(b, "\\r"); break;
+        case '\t': vat_buf_puts(b, "\\t"); break;
+        case '\b': vat_buf_puts(b, "\\b"); break;
+        case '\f': vat_buf_puts(b, "\\f"); break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+                vat_buf_puts(b, u);
+            } else {
+                vat_buf_putc(b, (char)c);
+            }
+        }
+    }
+    vat_buf_putc(b, '"');
+}
+
+void vat_json_dump_buf(struct vat_buf *b, const json_t *v)
+{
+    char num[32];
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        vat_buf_putc(b, '{');
+        const char *k;
+        json_t *x;
+        int first = 1;
+        /* jansson 2.14 keeps insertion order, which is our fixed key order. */
+        json_object_foreach((json_t *)v, k, x) {
+            if (!first)
+                vat_buf_putc(b, ',');
+            first = 0;
+            dump_string(b, k, strlen(k));
+            vat_buf_putc(b, ':');
+            vat_json_dump_buf(b, x);
+        }
+        vat_buf_putc(b, '}');
+        break;
+    }
+    case JSON_ARRAY: {
+        vat_buf_putc(b, '[');
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            if (i)
+                vat_buf_putc(b, ',');
+            vat_json_dump_buf(b, json_array_get(v, i));
+        }
+        vat_buf_putc(b, ']');
+        break;
+    }
+    case JSON_STRING:
+        dump_string(b, json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+        vat_buf_printf(b, "%lld", (long long)json_integer_value(v));
+        break;
+    case JSON_REAL:
+        vat_buf_puts(b, vat_fmt_real(json_real_value(v), num));
+        break;
+    case JSON_TRUE: vat_buf_puts(b, "true"); break;
+    case JSON_FALSE: vat_buf_puts(b, "false"); break;
+    case JSON_NULL: vat_buf_puts(b, "null"); break;
+    }
+}
+
+char *vat_json_dumps(const json_t *v)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_json_dump_buf(&b, v);
+    return vat_buf_detach(&b);
+}

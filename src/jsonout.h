@@ -1,0 +1,21 @@
+/* jsonout.h — deterministic JSON text: compact, keys in insertion order,
+ * reals in the shortest form that reads back to the same double, integral
+ * reals written with ".0" never dropped silently.  jansson prints reals
+ * with %.17g, so every output of vat goes through here instead.
+ * Exports vat_json_dumps, vat_json_dump_buf and vat_fmt_real. */
+#ifndef VAT_JSONOUT_H
+#define VAT_JSONOUT_H
+
+#include <jansson.h>
+
+#include "vat.h"
+
+/* Shortest round-trip decimal for a finite double ("0.1", "1234.5", "12",
+ * "1e-07"); writes "null" for NaN/Inf.  Returns out (32 bytes). */
+char *vat_fmt_real(double x, char out[32]);
+/* Appends the JSON text of v to b. */
+void vat_json_dump_buf(struct vat_buf *b, const json_t *v);
+/* Returns the JSON text of v in a new string. */
+char *vat_json_dumps(const json_t *v);
+
+#endif

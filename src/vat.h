@@ -1,0 +1,177 @@
+/* vat.h — the core types every part of vat shares: errors as values,
+ * growable buffers, allocation that never returns NULL, the task record
+ * and the verdict.  Exports struct vat_err, struct vat_buf, struct
+ * vat_task, struct vat_fixture, struct vat_verdict and their helpers. */
+#ifndef VAT_H
+#define VAT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define VAT_VERSION "0.1.0"
+
+/* ---- errors travel as values ------------------------------------------ */
+
+struct vat_err {
+    char msg[512];
+};
+
+/* Formats the message into e (if e is not NULL); returns -1 so callers can
+ * write `return vat_err_set(e, "...")`. */
+int vat_err_set(struct vat_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- allocation: out of memory is the one thing we do not survive ------ */
+
+void *vat_xmalloc(size_t n);
+void *vat_xcalloc(size_t n, size_t size);
+void *vat_xrealloc(void *p, size_t n);
+char *vat_xstrdup(const char *s);
+char *vat_xstrndup(const char *s, size_t n);
+/* Returns a newly allocated printf-formatted string. */
+char *vat_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- growable byte buffer (always NUL-terminated) ---------------------- */
+
+struct vat_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+};
+#define VAT_BUF_INIT {NULL, 0, 0}
+
+void vat_buf_putn(struct vat_buf *b, const char *s, size_t n);
+void vat_buf_puts(struct vat_buf *b, const char *s);
+void vat_buf_putc(struct vat_buf *b, char c);
+void vat_buf_printf(struct vat_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void vat_buf_vprintf(struct vat_buf *b, const char *fmt, va_list ap);
+/* Returns the contents (never NULL; "" when empty) and resets b. */
+char *vat_buf_detach(struct vat_buf *b);
+void vat_buf_release(struct vat_buf *b);
+
+/* ---- verdicts ----------------------------------------------------------- */
+
+/* Stable verdict codes; reports group failures by these, never by reason. */
+#define VAT_OK "ok"
+#define VAT_SHAPE "shape"               /* wrong JSON type / shape          */
+#define VAT_PARSE "parse"               /* not parseable at all             */
+#define VAT_TOO_LARGE "too_large"       /* over the length / depth caps     */
+#define VAT_NOT_FINITE "not_finite"     /* NaN / Infinity / overflow        */
+#define VAT_WRONG_VALUE "wrong_value"   /* a number outside tolerance       */
+#define VAT_MISSING_KEY "missing_key"
+#define VAT_EXTRA_KEY "extra_key"
+#define VAT_KEY_CASE "key_case"         /* key differs only by case/space   */
+#define VAT_WRONG_ITEMS "wrong_items"   /* list holds other items           */
+#define VAT_WRONG_ORDER "wrong_order"   /* right items, wrong order         */
+#define VAT_DUPLICATE "duplicate"       /* repeated item where unique       */
+#define VAT_WRONG_LENGTH "wrong_length"
+#define VAT_REGEX_COMPILE "regex_compile"
+#define VAT_REGEX_UNSUPPORTED "regex_unsupported"
+#define VAT_REGEX_LIMIT "regex_limit"
+#define VAT_WRONG_EXTRACTION "wrong_extraction"
+#define VAT_SQL_MULTI "sql_multi"       /* more than one statement          */
+#define VAT_SQL_NOT_SELECT "sql_not_select"
+#define VAT_SQL_DENIED "sql_denied"     /* the authorizer refused an action */
+#define VAT_SQL_BUDGET "sql_budget"     /* VM steps / rows / memory cap     */
+#define VAT_SQL_ERROR "sql_error"       /* runtime error of the query       */
+#define VAT_COLUMN_COUNT "column_count"
+#define VAT_MISSING_ROWS "missing_rows"
+#define VAT_EXTRA_ROWS "extra_rows"
+#define VAT_WRONG_ROWS "wrong_rows"     /* same count, different rows       */
+#define VAT_ABSTAINED "abstained"       /* abstained where an answer exists */
+#define VAT_NOT_ABSTAINED "not_abstained"
+#define VAT_INTERNAL "internal"         /* the task itself is unusable      */
+
+struct vat_verdict {
+    bool gate_passed;
+    double score;
+    const char *code;   /* one of the VAT_* codes above (static storage) */
+    char reason[256];
+};
+
+/* Builds a verdict; reason is printf-formatted and truncated to fit. */
+struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *code,
+                                    const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- tasks -------------------------------------------------------------- */
+
+#define VAT_MAX_FIXTURES 8
+
+struct vat_fixture {
+    char *path;         /* relative to the corpus root: fixtures/<tmpl>/<id>.csv */
+    const char *format; /* "csv" | "sqlite" (static)                           */
+    const char *role;   /* "main" | "variant" (static)                         */
+    long rows;          /* data rows (all tables for sqlite)                   */
+    json_t *columns;    /* array of column names; for sqlite "table.column"   */
+    char sha256[65];    /* filled by the pipeline after generate               */
+};
+
+struct vat_template;
+
+struct vat_task {
+    const struct vat_template *tmpl;
+    char id[96];            /* "<template>-<index:05>"                           */
+    uint32_t index;
+    uint32_t attempt;       /* redraw number: 0 for the first draw               */
+    uint64_t master_seed;
+    char stream_hex[33];    /* the derived PCG32 (state, seq) that drew it       */
+    const char *root;       /* corpus root: fixtures live below it               */
+    const json_t *cfg;      /* the template's resolved params from seeds.toml    */
+    size_t inline_max_bytes;/* prompts inline the data up to this size          */
+
+    /* generate() fills these */
+    char *prompt;
+    json_t *params;         /* the question's values, as the prompt states them */
+    int difficulty;         /* 1 (easy) .. 5 (hard)                              */
+    struct vat_fixture fixture[VAT_MAX_FIXTURES]; /* [0] is the main fixture */
+    int n_fixtures;
+    json_t *spec;           /* checker parameters; reference() completes it      */
+    void *priv;             /* template-private state (planted truth etc.)       */
+    void (*priv_free)(void *);
+
+    /* reference() fills gold; trap_answer() fills trap (and may set
+     * malformed, otherwise the pipeline derives one from the answer kind). */
+    char *gold;             /* the answer exactly as a solver should give it    */
+    char *trap;
+    char *malformed;
+};
+
+/* Sets t->id and the identity fields; everything else zeroed. */
+void vat_task_init(struct vat_task *t, const struct vat_template *tmpl, uint32_t index,
+                   const char *root);
+/* Frees everything the task owns (keeps identity fields) so it can be redrawn. */
+void vat_task_clear(struct vat_task *t);
+
+/* Adds a fixture record; path is relative to the root and copied.
+ * Returns the fixture (never NULL; aborts past VAT_MAX_FIXTURES). */
+struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath,
+                                         const char *format, const char *role);
+/* The relative path "fixtures/<template>/<id><suffix>" in a new string. */
+char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix);
+/* Joins root and a relative path into a new string (no checks). */
+char *vat_path_join(const char *root, const char *rel);
+/* Returns true if rel is a safe corpus-relative path: not absolute, no "..",
+ * no empty or "." components, no backslashes or control bytes. */
+bool vat_path_is_safe(const char *rel);
+/* Creates the parent directories of root/rel; returns 0 or -1 with e set. */
+int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e);
+
+/* Writes len bytes to root/rel through rel.tmp and rename(), creating
+ * parent directories.  0, or -1 with e set. */
+int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
+                          struct vat_err *e);
+
+/* Resolved template params from seeds.toml (aborts on a missing name: the
+ * template declared it, so config.c always provides it). */
+long vat_task_int(const struct vat_task *t, const char *name);
+double vat_task_real(const struct vat_task *t, const char *name);
+bool vat_task_bool(const struct vat_task *t, const char *name);
+const char *vat_task_str(const struct vat_task *t, const char *name);
+
+#endif

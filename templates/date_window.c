@@ -1,0 +1,352 @@
+/* date_window.c — the date_window analytics template: a payments CSV
+ * (payment_id, payer, method, amount, paid_at 'YYYY-MM-DD HH:MM:SS') and
+ * the total amount paid from day D1 through day D2 inclusive, whole days.
+ * The trap compares the timestamps with the bare dates as text (paid_at >=
+ * 'D1' AND paid_at <= 'D2'), which drops every payment made on D2 after
+ * the date itself, i.e. all of D2.  Every fixture holds a payment at D1
+ * 00:00:00, one late on D2, sometimes one at D2 00:00:00, and one just
+ * outside each bound (D1-1 23:59:59, D2+1 00:00:00), so the trap and the
+ * other bound mistakes always miss.  Exports vat_tmpl_date_window. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define DW_REL_TOL 1e-9
+#define DW_ABS_TOL 1e-6
+#define DW_DAY 86400
+
+enum { C_ID, C_PAYER, C_METHOD, C_AMOUNT, C_PAID_AT, DW_NCOLS };
+static const char *const dw_cols[DW_NCOLS] = {"payment_id", "payer", "method", "amount",
+                                              "paid_at"};
+static const char *const dw_methods[] = {"card", "bank_transfer", "direct_debit", "wallet"};
+
+static const struct vat_param dw_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 8, .max = 2000,
+     .doc = "fewest data rows in a fixture"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 8, .max = 2000,
+     .doc = "most data rows in a fixture"},
+    {.name = "window_min", .type = VAT_PARAM_INT, .def = 2, .min = 1, .max = 60,
+     .doc = "fewest days from D1 through D2 (1: D1 = D2)"},
+    {.name = "window_max", .type = VAT_PARAM_INT, .def = 14, .min = 1, .max = 60,
+     .doc = "most days from D1 through D2"},
+    {.name = "span_days", .type = VAT_PARAM_INT, .def = 60, .min = 10, .max = 730,
+     .doc = "days the whole export covers, around the window"},
+    {.name = "midnight_d2_chance", .type = VAT_PARAM_REAL, .def = 0.5, .min = 0, .max = 1,
+     .doc = "chance of a payment at exactly D2 00:00:00"},
+    {.name = "amount_max", .type = VAT_PARAM_INT, .def = 3000, .min = 20, .max = 100000,
+     .doc = "largest payment, in whole currency units"},
+    {0},
+};
+
+/* What the generator planted, for confirm's cross-check. */
+struct dw_priv {
+    int64_t window_cents; /* the sum of the payments drawn inside [D1, D2] */
+};
+
+static void dw_priv_free(void *p)
+{
+    free(p);
+}
+
+/* ---- generation ---------------------------------------------------------- */
+
+static void dw_payer(struct vat_rng *r, char *out, size_t cap)
+{
+    if (vat_rng_below(r, 3) == 0)
+        vat_gen_company(r, out, cap);
+    else
+        vat_gen_person(r, out, cap);
+}
+
+/* A time of day in seconds: mostly business hours, some at any hour. */
+static int64_t dw_time_of_day(struct vat_rng *r)
+{
+    if (vat_rng_chance(r, 0.75))
+        return vat_rng_range(r, 8 * 3600, 20 * 3600 - 1);
+    return vat_rng_range(r, 0, DW_DAY - 1);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+struct dw_pay {
+    int64_t at;
+    int64_t cents;
+};
+
+static int dw_pay_cmp(const void *a, const void *b)
+{
+    return cmp_i64(&((const struct dw_pay *)a)->at, &((const struct dw_pay *)b)->at);
+}
+
+static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long wmin = vat_task_int(t, "window_min"), wmax = vat_task_int(t, "window_max");
+    long span = vat_task_int(t, "span_days");
+    double midnight = vat_task_real(t, "midnight_d2_chance");
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    if (rmax < rmin)
+        rmax = rmin;
+    if (wmax < wmin)
+        wmax = wmin;
+
+    int32_t width = (int32_t)vat_rng_range(r, wmin, wmax);
+    /* Room on both sides of the window for the payments just outside it. */
+    if (span < width + 6)
+        span = width + 6;
+    int32_t first = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
+    int32_t d1 = first + (int32_t)vat_rng_range(r, 3, span - width - 3);
+    int32_t d2 = d1 + width - 1;
+
+    size_t n = (size_t)vat_rng_range(r, rmin, rmax);
+    struct dw_pay *pay = vat_xcalloc(n + 5, sizeof *pay);
+    size_t k = 0;
+    bool at_midnight_d2 = d2 != d1 && vat_rng_chance(r, midnight);
+    /* The planted bounds: D1 at midnight, late on D2, and a second either
+     * side of the window. */
+    pay[k++].at = (int64_t)d1 * DW_DAY;
+    pay[k++].at = (int64_t)d2 * DW_DAY +
+                  (vat_rng_chance(r, 0.5) ? DW_DAY - 1 : vat_rng_range(r, 23 * 3600, DW_DAY - 2));
+    pay[k++].at = (int64_t)d1 * DW_DAY - 1;
+    pay[k++].at = (int64_t)(d2 + 1) * DW_DAY;
+    if (at_midnight_d2)
+        pay[k++].at = (int64_t)d2 * DW_DAY;
+    if (n < k)
+        n = k;
+    for (; k < n; k++)
+        pay[k].at = (int64_t)(first + (int32_t)vat_rng_range(r, 0, span - 1)) * DW_DAY +
+                    dw_time_of_day(r);
+    for (k = 0; k < n; k++) {
+        /* Mostly invoices of a few hundred, some large transfers. */
+        int64_t hi = vat_rng_chance(r, 0.7) && max_cents > 50000 ? 50000 : max_cents;
+        pay[k].cents = vat_gen_cents(r, 1000, hi);
+    }
+    qsort(pay, n, sizeof *pay, dw_pay_cmp);
+
+    size_t npayers = n / 3 + 3;
+    char (*payer)[64] = vat_xcalloc(npayers, sizeof *payer);
+    for (size_t i = 0; i < npayers; i++)
+        dw_payer(r, payer[i], sizeof payer[i]);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, dw_cols, DW_NCOLS);
+    long id = (long)vat_rng_range(r, 200000, 700000);
+    struct dw_priv *pv = vat_xcalloc(1, sizeof *pv);
+    char money[32], stamp[20];
+    for (size_t i = 0; i < n; i++) {
+        id += (long)vat_rng_range(r, 1, 5);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "PAY-%07ld", id);
+        vat_csv_add(&c, payer[vat_rng_below(r, (uint32_t)npayers)]);
+        vat_csv_add(&c, VAT_PICK(r, dw_methods));
+        vat_csv_add(&c, vat_fmt_cents(pay[i].cents, money, sizeof money));
+        vat_csv_add(&c, vat_fmt_timestamp(pay[i].at, stamp));
+        int64_t day = pay[i].at / DW_DAY;
+        if (day >= d1 && day <= d2)
+            pv->window_cents += pay[i].cents;
+    }
+    free(payer);
+    free(pay);
+    t->priv = pv;
+    t->priv_free = dw_priv_free;
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    char from[11], to[11];
+    vat_fmt_date(d1, from);
+    vat_fmt_date(d2, to);
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given an export of payments received by a business, one payment "
+                     "per row, with the columns `payment_id`, `payer`, `method` (how it was "
+                     "paid), `amount` (a decimal with two places) and `paid_at` (when the "
+                     "payment was made, YYYY-MM-DD HH:MM:SS on a 24-hour clock; all times are in "
+                     "the same time zone).\n\n");
+    if (d1 == d2)
+        vat_buf_printf(&b,
+                       "Question: what is the total `amount` of the payments made on %s? The "
+                       "whole day counts: include every payment whose `paid_at` falls on %s, "
+                       "whatever its time of day, and no payment from any other day. ",
+                       from, from);
+    else
+        vat_buf_printf(&b,
+                       "Question: what is the total `amount` of the payments made from %s "
+                       "through %s inclusive? Both days count in full: include every payment "
+                       "whose `paid_at` falls on %s, on %s or on any day in between, whatever "
+                       "its time of day, and no payment from any other day. ",
+                       from, to, from, to);
+    vat_buf_puts(&b, "Sum the amounts exactly: the total is a number with at most two "
+                     "decimals.\n\n");
+    vat_buf_puts(&b, "Answer with one JSON value: the total as a JSON number, for example "
+                     "<total> written as digits with at most two decimals (no currency sign, no "
+                     "quotes). ");
+    vat_an_prompt_tolerance(&b, DW_REL_TOL, DW_ABS_TOL);
+    vat_buf_puts(&b, ".\n\n");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    t->params = json_pack("{s:s, s:s, s:b, s:s, s:s}", "from", from, "to", to, "inclusive", 1,
+                          "sum_of", "amount", "timestamp", "paid_at");
+
+    int d = 1 + (n > 50) + (n > 150) + (width >= 7) + at_midnight_d2;
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "number", .rel_tol = DW_REL_TOL, .abs_tol = DW_ABS_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* ---- gold, confirm, trap ------------------------------------------------- */
+
+/* D1 and D2 as the prompt states them, from t->params. */
+static int dw_bounds(const struct vat_task *t, const char **from, const char **to,
+                     int32_t *d1, int32_t *d2, struct vat_err *e)
+{
+    *from = json_string_value(json_object_get(t->params, "from"));
+    *to = json_string_value(json_object_get(t->params, "to"));
+    if (!*from || !*to || vat_parse_date(*from, d1) != 0 || vat_parse_date(*to, d2) != 0 ||
+        *d2 < *d1)
+        return vat_err_set(e, "%s: params lack valid 'from' and 'to' dates", t->id);
+    return 0;
+}
+
+/* Returns the day of "YYYY-MM-DD HH:MM:SS" in *day, or -1 when s is not
+ * exactly that form with a real date and time. */
+static int dw_parse_stamp(const char *s, int32_t *day)
+{
+    char date[11];
+    if (strlen(s) != 19 || s[10] != ' ' || s[13] != ':' || s[16] != ':')
+        return -1;
+    int v[3];
+    for (int i = 0; i < 3; i++) {
+        const char *p = s + 11 + 3 * i;
+        if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9')
+            return -1;
+        v[i] = (p[0] - '0') * 10 + (p[1] - '0');
+    }
+    if (v[0] > 23 || v[1] > 59 || v[2] > 59)
+        return -1;
+    memcpy(date, s, 10);
+    date[10] = 0;
+    return vat_parse_date(date, day);
+}
+
+/* Sums the amounts of the rows read back from the fixture: by calendar day
+ * of paid_at within [D1, D2] (gold), or by comparing paid_at as text with
+ * the bare dates, paid_at >= 'D1' AND paid_at <= 'D2' (the trap). */
+static int dw_sum_file(const struct vat_task *t, bool bare_dates, int64_t *total,
+                       struct vat_err *e)
+{
+    const char *from, *to;
+    int32_t d1, d2;
+    if (dw_bounds(t, &from, &to, &d1, &d2, e) != 0)
+        return -1;
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, dw_cols, DW_NCOLS, &c, e) != 0)
+        return -1;
+    *total = 0;
+    for (size_t i = 1; i < c.nrows; i++) {
+        int64_t cents;
+        int32_t day;
+        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
+        const char *at = vat_csv_get(&c, i, C_PAID_AT);
+        if (vat_parse_cents(amount, &cents) != 0) {
+            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
+                        t->id, t->fixture[0].path, i + 1, amount);
+            vat_csv_release(&c);
+            return -1;
+        }
+        if (dw_parse_stamp(at, &day) != 0) {
+            vat_err_set(e, "%s: '%s' record %zu: paid_at '%s' is not YYYY-MM-DD HH:MM:SS",
+                        t->id, t->fixture[0].path, i + 1, at);
+            vat_csv_release(&c);
+            return -1;
+        }
+        bool in = bare_dates ? strcmp(at, from) >= 0 && strcmp(at, to) <= 0
+                             : day >= d1 && day <= d2;
+        if (in)
+            *total += cents;
+    }
+    vat_csv_release(&c);
+    return 0;
+}
+
+static int dw_reference(struct vat_task *t, struct vat_err *e)
+{
+    int64_t cents;
+    if (dw_sum_file(t, false, &cents, e) != 0)
+        return -1;
+    if (cents == 0)
+        return vat_err_set(e, "%s: no payment falls in the window", t->id);
+    vat_an_set_gold(t, json_real((double)cents / 100.0));
+    return 0;
+}
+
+/* SQL over the CSV loaded into SQLite, with date(paid_at) BETWEEN the two
+ * days and integer-cent sums, so the total must equal gold bit for bit;
+ * then the generator's planted window total. */
+static int dw_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char *const types[DW_NCOLS] = {"TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+    const char *from, *to;
+    int32_t d1, d2;
+    if (dw_bounds(t, &from, &to, &d1, &d2, e) != 0)
+        return -1;
+    char sql[256];
+    /* from and to passed vat_parse_date: ten digits and dashes, no quotes */
+    snprintf(sql, sizeof sql,
+             "SELECT COALESCE(SUM(CAST(round(amount * 100) AS INTEGER)), 0) / 100.0 "
+             "FROM payments WHERE date(paid_at) BETWEEN '%s' AND '%s'",
+             from, to);
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "payments", types, 0, sql, VAT_AN_NUMBER, &qe);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    const struct dw_priv *pv = t->priv;
+    v = json_real((double)pv->window_cents / 100.0);
+    rc = vat_an_confirm_gold(t, v, "the generator's planted total", 0, 0, e);
+    json_decref(v);
+    return rc;
+}
+
+static int dw_trap(struct vat_task *t, struct vat_err *e)
+{
+    int64_t cents;
+    if (dw_sum_file(t, true, &cents, e) != 0)
+        return -1;
+    vat_an_set_trap(t, json_real((double)cents / 100.0));
+    return 0;
+}
+
+const struct vat_template vat_tmpl_date_window = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "date_window",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Comparing the timestamps with the bare end date (paid_at <= 'D2'), which drops the "
+            "payments made during D2.",
+    .summary = "Total amount of the payments made from day D1 through day D2 inclusive.",
+    .params = dw_params,
+    .default_count = 12,
+    .generate = dw_generate,
+    .reference = dw_reference,
+    .confirm = dw_confirm,
+    .trap_answer = dw_trap,
+    .check = vat_check_task,
+};

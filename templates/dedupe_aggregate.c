@@ -1,0 +1,405 @@
+/* dedupe_aggregate.c — the dedupe_aggregate analytics template: a webhook
+ * delivery log (delivery_id, received_at, event_id, user, source, amount)
+ * in which the sender retries events it thinks were lost, so an event can
+ * appear two or three times with the same event_id and payload and a later
+ * received_at; the question is the total amount per user with each
+ * event_id counted once.  The trap sums every delivery: every fixture holds
+ * at least one retried event, so some user's trap total is too high.
+ * Exports vat_tmpl_dedupe_aggregate. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define DA_MAX_USERS 20
+#define DA_MAX_COPIES 3 /* an event and at most two retries */
+#define DA_REL_TOL 1e-9
+#define DA_ABS_TOL 1e-6
+
+enum { C_DELIVERY, C_RECEIVED, C_EVENT, C_USER, C_SOURCE, C_AMOUNT, DA_NCOLS };
+static const char *const da_cols[DA_NCOLS] = {"delivery_id", "received_at", "event_id",
+                                              "user",        "source",      "amount"};
+static const char *const da_sources[] = {"ios", "android", "web"};
+/* App-store price points; the rest of the amounts are free top-ups. */
+static const int64_t da_prices[] = {99, 199, 299, 499, 999, 1499, 1999, 4999, 9999};
+
+static const struct vat_param da_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
+     .doc = "fewest deliveries (data rows) in a fixture"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
+     .doc = "most deliveries (data rows) in a fixture"},
+    {.name = "users_min", .type = VAT_PARAM_INT, .def = 3, .min = 1, .max = DA_MAX_USERS,
+     .doc = "fewest distinct users"},
+    {.name = "users_max", .type = VAT_PARAM_INT, .def = 8, .min = 1, .max = DA_MAX_USERS,
+     .doc = "most distinct users"},
+    {.name = "retry_rate", .type = VAT_PARAM_REAL, .def = 0.15, .min = 0, .max = 0.5,
+     .doc = "retried deliveries as a share of all rows (at least one is always planted)"},
+    {.name = "second_retry_chance", .type = VAT_PARAM_REAL, .def = 0.35, .min = 0, .max = 1,
+     .doc = "chance that one event is delivered three times"},
+    {.name = "amount_max", .type = VAT_PARAM_INT, .def = 250, .min = 10, .max = 100000,
+     .doc = "largest top-up amount, in whole currency units"},
+    {0},
+};
+
+/* What the generator planted, for confirm's cross-check. */
+struct da_priv {
+    struct vat_an_tally unique; /* user -> cents over distinct events */
+};
+
+static void da_priv_free(void *p)
+{
+    struct da_priv *g = p;
+    vat_an_tally_release(&g->unique);
+    free(g);
+}
+
+/* ---- generation ---------------------------------------------------------- */
+
+/* A login handle from a person's name, in the styles sign-up forms end up
+ * with: "maria.lopez", "mlopez", "maria_lopez", "marial84". */
+static void da_handle(struct vat_rng *r, char *out, size_t cap)
+{
+    char person[64];
+    vat_gen_person(r, person, sizeof person);
+    char first[32] = "", last[32] = "";
+    const char *sp = strchr(person, ' ');
+    size_t fl = sp ? (size_t)(sp - person) : strlen(person);
+    snprintf(first, sizeof first, "%.*s", (int)fl, person);
+    snprintf(last, sizeof last, "%s", sp ? sp + 1 : "");
+    for (char *p = first; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    for (char *p = last; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    switch (vat_rng_below(r, 4)) {
+    case 0: snprintf(out, cap, "%s.%s", first, last); break;
+    case 1: snprintf(out, cap, "%c%s", first[0], last); break;
+    case 2: snprintf(out, cap, "%s_%s", first, last); break;
+    default: snprintf(out, cap, "%s%c%02u", first, last[0], vat_rng_below(r, 100)); break;
+    }
+}
+
+/* An event id as payment providers write them: "evt_" and 14 base-36 digits. */
+static void da_event_id(struct vat_rng *r, char out[24])
+{
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    memcpy(out, "evt_", 4);
+    for (int i = 0; i < 14; i++)
+        out[4 + i] = digits[vat_rng_below(r, 36)];
+    out[18] = 0;
+}
+
+struct da_event {
+    char id[24];
+    int user;
+    int source;
+    int64_t cents;
+    int64_t sent;  /* seconds since the epoch */
+    int copies;    /* deliveries of this event */
+};
+
+struct da_delivery {
+    int event;
+    int64_t at;
+    size_t seq; /* draw order, to keep the sort stable */
+};
+
+static int da_delivery_cmp(const void *a, const void *b)
+{
+    const struct da_delivery *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long umin = vat_task_int(t, "users_min"), umax = vat_task_int(t, "users_max");
+    double retry_rate = vat_task_real(t, "retry_rate");
+    double second = vat_task_real(t, "second_retry_chance");
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    if (rmax < rmin)
+        rmax = rmin;
+    if (umax < umin)
+        umax = umin;
+
+    int nusers = (int)vat_rng_range(r, umin, umax);
+    char (*user)[64] = vat_xcalloc((size_t)nusers, sizeof *user);
+    for (int i = 0; i < nusers; i++) {
+        bool dup;
+        do {
+            da_handle(r, user[i], sizeof user[i]);
+            dup = false;
+            for (int j = 0; j < i; j++)
+                dup = dup || strcmp(user[i], user[j]) == 0;
+        } while (dup);
+    }
+
+    /* Rows = events + retries; every user has an event, one retry at least. */
+    long nrows = vat_rng_range(r, rmin, rmax);
+    long nretry = (long)(retry_rate * (double)nrows + 0.5);
+    if (nretry < 1)
+        nretry = 1;
+    long nevents = nrows - nretry;
+    if (nevents < nusers)
+        nevents = nusers;
+    bool triple = vat_rng_chance(r, second);
+    /* Retries go to distinct events (a second retry aside), so there must
+     * be enough events to hold them. */
+    if (nretry > nevents + (triple ? 1 : 0))
+        nretry = nevents + (triple ? 1 : 0);
+    if (triple && nretry < 2)
+        nretry = 2;
+
+    struct da_event *ev = vat_xcalloc((size_t)nevents, sizeof *ev);
+    uint32_t weight[DA_MAX_USERS], wsum = 0;
+    for (int i = 0; i < nusers; i++)
+        wsum += weight[i] = (uint32_t)vat_rng_range(r, 1, 5);
+    int64_t start = (int64_t)(vat_date_from_civil(2023, 1, 1) + vat_rng_range(r, 0, 700)) * 86400;
+    int64_t span = vat_rng_range(r, 1, 5) * 86400;
+    for (long i = 0; i < nevents; i++) {
+        bool dup;
+        do {
+            da_event_id(r, ev[i].id);
+            dup = false;
+            for (long j = 0; j < i; j++)
+                dup = dup || strcmp(ev[i].id, ev[j].id) == 0;
+        } while (dup);
+        if (i < nusers) {
+            ev[i].user = (int)i;
+        } else {
+            uint32_t w = vat_rng_below(r, wsum);
+            int g = 0;
+            while (w >= weight[g])
+                w -= weight[g++];
+            ev[i].user = g;
+        }
+        ev[i].source = (int)vat_rng_below(r, 3);
+        if (vat_rng_chance(r, 0.6) || max_cents < 500)
+            ev[i].cents = da_prices[vat_rng_below(r, sizeof da_prices / sizeof da_prices[0])];
+        else
+            ev[i].cents = vat_gen_cents(r, 500, max_cents);
+        ev[i].sent = start + vat_rng_range(r, 0, span);
+        ev[i].copies = 1;
+    }
+
+    /* Retries: distinct events first; with `triple`, one event twice. */
+    long *order = vat_xcalloc((size_t)nevents, sizeof *order);
+    for (long i = 0; i < nevents; i++)
+        order[i] = i;
+    vat_rng_shuffle(r, order, (size_t)nevents, sizeof *order);
+    long placed = 0;
+    if (triple) {
+        ev[order[0]].copies = 3;
+        placed = 2;
+    }
+    for (long i = triple ? 1 : 0; placed < nretry && i < nevents; i++, placed++)
+        ev[order[i]].copies = 2;
+    free(order);
+
+    size_t ndel = 0;
+    for (long i = 0; i < nevents; i++)
+        ndel += (size_t)ev[i].copies;
+    struct da_delivery *del = vat_xcalloc(ndel, sizeof *del);
+    size_t k = 0;
+    for (long i = 0; i < nevents; i++) {
+        int64_t at = ev[i].sent + vat_rng_range(r, 0, 2);
+        for (int c = 0; c < ev[i].copies; c++, k++) {
+            /* Back-off doubles: a retry comes minutes after the last try. */
+            if (c > 0)
+                at += vat_rng_range(r, 30, 600) << (c - 1);
+            del[k].event = (int)i;
+            del[k].at = at;
+            del[k].seq = k;
+        }
+    }
+    qsort(del, ndel, sizeof *del, da_delivery_cmp);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, da_cols, DA_NCOLS);
+    long id = (long)vat_rng_range(r, 1000000, 8000000);
+    struct da_priv *pv = vat_xcalloc(1, sizeof *pv);
+    char money[32], stamp[20];
+    for (size_t i = 0; i < ndel; i++) {
+        const struct da_event *x = &ev[del[i].event];
+        id += (long)vat_rng_range(r, 1, 40);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "dlv_%08ld", id);
+        vat_csv_add(&c, vat_fmt_timestamp(del[i].at, stamp));
+        vat_csv_add(&c, x->id);
+        vat_csv_add(&c, user[x->user]);
+        vat_csv_add(&c, da_sources[x->source]);
+        vat_csv_add(&c, vat_fmt_cents(x->cents, money, sizeof money));
+    }
+    for (long i = 0; i < nevents; i++)
+        vat_an_tally_add(&pv->unique, user[ev[i].user], ev[i].cents);
+    free(del);
+    free(ev);
+    free(user);
+    t->priv = pv;
+    t->priv_free = da_priv_free;
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b,
+                 "You are given the delivery log of a payments webhook for an app: one row per "
+                 "delivery, with the columns `delivery_id` (unique to each delivery), "
+                 "`received_at` (when the delivery arrived, YYYY-MM-DD HH:MM:SS), `event_id` "
+                 "(the purchase event being reported), `user` (the account that paid), `source` "
+                 "(`ios`, `android` or `web`) and `amount` (the purchase amount, a decimal with "
+                 "two places). When the sender gets no acknowledgement it delivers the same "
+                 "event again: a retried event repeats with the same `event_id`, `user`, "
+                 "`source` and `amount`, but with a new `delivery_id` and a later "
+                 "`received_at`. An event may be delivered more than twice.\n\n");
+    vat_buf_puts(&b, "Question: what is the total `amount` per `user`, counting each event (each "
+                     "distinct `event_id`) exactly once, however many times it was delivered? "
+                     "Every user in the file appears in the answer. Sum the amounts exactly: each "
+                     "total is a number with at most two decimals.\n\n");
+    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the users spelled "
+                     "exactly as in the `user` column and whose values are the totals as JSON "
+                     "numbers, for example {\"<user>\": <total>, \"<other user>\": <total>}. Key "
+                     "order does not matter. ");
+    vat_an_prompt_tolerance(&b, DA_REL_TOL, DA_ABS_TOL);
+    vat_buf_puts(&b, ".\n\n");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    t->params = json_pack("{s:s, s:s, s:s, s:s}", "group_by", "user", "sum_of", "amount",
+                          "count_once_per", "event_id", "retries",
+                          "same event_id and payload, later received_at");
+
+    int d = 1 + (ndel > 50) + (ndel > 150) + (nusers >= 6) + triple;
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "object", .rel_tol = DA_REL_TOL, .abs_tol = DA_ABS_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* ---- gold, confirm, trap ------------------------------------------------- */
+
+/* Sums amount per user over the rows read back from the fixture: with
+ * dedupe each event_id once (gold), else every delivery (the trap).  A
+ * repeated event_id whose user, source or amount differs is not a retry,
+ * so the file is refused rather than guessed at. */
+static json_t *da_sum_file(const struct vat_task *t, bool dedupe, struct vat_err *e)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, da_cols, DA_NCOLS, &c, e) != 0)
+        return NULL;
+    struct vat_an_tally sums = VAT_AN_TALLY_INIT, seen = VAT_AN_TALLY_INIT;
+    json_t *out = NULL;
+    for (size_t i = 1; i < c.nrows; i++) {
+        int64_t cents;
+        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
+        const char *ev = vat_csv_get(&c, i, C_EVENT);
+        if (vat_parse_cents(amount, &cents) != 0) {
+            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
+                        t->id, t->fixture[0].path, i + 1, amount);
+            goto done;
+        }
+        if (!*ev || !*vat_csv_get(&c, i, C_USER)) {
+            vat_err_set(e, "%s: '%s' record %zu: blank event_id or user", t->id,
+                        t->fixture[0].path, i + 1);
+            goto done;
+        }
+        const struct vat_an_entry *first = vat_an_tally_find(&seen, ev);
+        if (first) {
+            /* seen's sum holds the record of the first delivery */
+            size_t f = (size_t)first->sum;
+            for (int col = C_USER; col <= C_AMOUNT; col++) {
+                if (strcmp(vat_csv_get(&c, i, (size_t)col), vat_csv_get(&c, f, (size_t)col))) {
+                    vat_err_set(e,
+                                "%s: '%s' record %zu: event '%s' repeats record %zu with a "
+                                "different %s",
+                                t->id, t->fixture[0].path, i + 1, ev, f + 1, da_cols[col]);
+                    goto done;
+                }
+            }
+            if (dedupe)
+                continue;
+        } else {
+            vat_an_tally_get(&seen, ev)->sum = (int64_t)i;
+        }
+        vat_an_tally_add(&sums, vat_csv_get(&c, i, C_USER), cents);
+    }
+    out = vat_an_tally_cents_json(&sums);
+done:
+    vat_an_tally_release(&seen);
+    vat_an_tally_release(&sums);
+    vat_csv_release(&c);
+    return out;
+}
+
+static int da_reference(struct vat_task *t, struct vat_err *e)
+{
+    json_t *gold = da_sum_file(t, true, e);
+    if (!gold)
+        return -1;
+    if (json_object_size(gold) == 0) {
+        json_decref(gold);
+        return vat_err_set(e, "%s: the fixture has no event", t->id);
+    }
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+/* SQL over the CSV loaded into SQLite: SELECT DISTINCT over the event's
+ * identity and payload, then integer-cent sums per user, which must equal
+ * gold bit for bit; then the generator's planted per-user totals. */
+static int da_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char *const types[DA_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "REAL"};
+    static const char sql[] =
+        "SELECT \"user\", SUM(cents) / 100.0 FROM "
+        "(SELECT DISTINCT event_id, \"user\", CAST(round(amount * 100) AS INTEGER) AS cents "
+        "FROM events) GROUP BY \"user\" ORDER BY \"user\"";
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "events", types, 0, sql, VAT_AN_OBJECT, &qe);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    struct da_priv *pv = t->priv;
+    v = vat_an_tally_cents_json(&pv->unique);
+    rc = vat_an_confirm_gold(t, v, "the generator's planted totals", 0, 0, e);
+    json_decref(v);
+    return rc;
+}
+
+static int da_trap(struct vat_task *t, struct vat_err *e)
+{
+    json_t *v = da_sum_file(t, false, e);
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+const struct vat_template vat_tmpl_dedupe_aggregate = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "dedupe_aggregate",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Summing every delivery row per user, counting retried events more than once.",
+    .summary = "Total amount per user from a webhook log with retried deliveries, each event_id "
+               "counted once.",
+    .params = da_params,
+    .default_count = 12,
+    .generate = da_generate,
+    .reference = da_reference,
+    .confirm = da_confirm,
+    .trap_answer = da_trap,
+    .check = vat_check_task,
+};

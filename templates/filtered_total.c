@@ -1,0 +1,355 @@
+/* filtered_total.c — the filtered_total analytics template: a ledger CSV
+ * (entry_id, posted_on, account, kind, amount, memo) with signed amounts,
+ * and the total magnitude (sum of absolute values) of the `adjustment`
+ * entries of one account.  The trap forgets abs() and sums the signed
+ * amounts; every fixture holds a negative adjustment of that account, so
+ * the trap always falls short.  Exports vat_tmpl_filtered_total. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define FT_MAX_ACCOUNTS 8
+#define FT_REL_TOL 1e-9
+#define FT_ABS_TOL 1e-6
+
+enum { C_ID, C_DATE, C_ACCOUNT, C_KIND, C_AMOUNT, C_MEMO, FT_NCOLS };
+static const char *const ft_cols[FT_NCOLS] = {"entry_id", "posted_on", "account",
+                                              "kind",     "amount",    "memo"};
+static const char ft_adjustment[] = "adjustment";
+
+static const struct vat_param ft_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
+     .doc = "fewest data rows in a fixture"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
+     .doc = "most data rows in a fixture"},
+    {.name = "accounts_min", .type = VAT_PARAM_INT, .def = 2, .min = 2, .max = FT_MAX_ACCOUNTS,
+     .doc = "fewest distinct accounts"},
+    {.name = "accounts_max", .type = VAT_PARAM_INT, .def = 5, .min = 2, .max = FT_MAX_ACCOUNTS,
+     .doc = "most distinct accounts"},
+    {.name = "adjustment_share", .type = VAT_PARAM_REAL, .def = 0.15, .min = 0.02, .max = 0.6,
+     .doc = "chance that an entry outside the planted rows is an adjustment"},
+    {.name = "negative_share", .type = VAT_PARAM_REAL, .def = 0.5, .min = 0.1, .max = 0.9,
+     .doc = "chance that an adjustment outside the planted rows is negative"},
+    {.name = "positive_adjustment_chance", .type = VAT_PARAM_REAL, .def = 0.8, .min = 0,
+     .max = 1, .doc = "chance that a positive adjustment of the asked account is planted too"},
+    {0},
+};
+
+/* What the generator planted, for confirm's cross-check. */
+struct ft_priv {
+    int64_t magnitude; /* sum of |amount| of the asked account's adjustments, cents */
+};
+
+/* An entry kind: its sign (+1, -1, or 0 for either), its cents range,
+ * its weight among the random rows and its usual memos. */
+struct ft_kind {
+    const char *name;
+    int sign;
+    int64_t lo, hi;
+    uint32_t weight;
+    const char *memo[3];
+};
+
+enum { K_DEPOSIT, K_WITHDRAWAL, K_FEE, K_INTEREST, K_TRANSFER, K_ADJUSTMENT, FT_NKINDS };
+static const struct ft_kind ft_kinds[FT_NKINDS] = {
+    {"deposit", 1, 5000, 500000, 6, {"customer payment", "cash deposit", "wire received"}},
+    {"withdrawal", -1, 2000, 300000, 6, {"vendor payment", "cash withdrawal", "wire sent"}},
+    {"fee", -1, 100, 4500, 3, {"monthly service fee", "wire fee", "card processing fee"}},
+    {"interest", 1, 5, 12000, 2, {"interest credit", "interest credit", "interest accrual"}},
+    {"transfer", 0, 10000, 800000, 3, {"internal transfer", "sweep", "internal transfer"}},
+    {"adjustment", 0, 1, 40000, 0, {"correction of entry", "reversal of duplicate posting",
+                                    "bank error correction"}},
+};
+
+struct ft_row {
+    int account;
+    int kind;
+    int64_t cents; /* signed */
+};
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int64_t ft_adjust_cents(struct vat_rng *r, bool negative)
+{
+    /* Most corrections are small; a few undo a whole posting. */
+    int64_t hi = vat_rng_chance(r, 0.7) ? 5000 : ft_kinds[K_ADJUSTMENT].hi;
+    int64_t c = vat_gen_cents(r, ft_kinds[K_ADJUSTMENT].lo, hi);
+    return negative ? -c : c;
+}
+
+/* Draws the rows: a negative adjustment of the asked account (account 0),
+ * maybe a positive one, an adjustment of another account and a fee of the
+ * asked account as decoys; the rest at random. */
+static struct ft_row *ft_draw_rows(struct vat_rng *r, size_t n, int nacc, double adj_share,
+                                   double neg_share, double pos_chance)
+{
+    struct ft_row *rows = vat_xcalloc(n, sizeof *rows);
+    size_t k = 0;
+    rows[k++] = (struct ft_row){0, K_ADJUSTMENT, ft_adjust_cents(r, true)};
+    if (vat_rng_chance(r, pos_chance))
+        rows[k++] = (struct ft_row){0, K_ADJUSTMENT, ft_adjust_cents(r, false)};
+    rows[k++] = (struct ft_row){1 + (int)vat_rng_below(r, (uint32_t)(nacc - 1)), K_ADJUSTMENT,
+                                ft_adjust_cents(r, vat_rng_chance(r, 0.5))};
+    rows[k++] = (struct ft_row){0, K_FEE, -vat_gen_cents(r, ft_kinds[K_FEE].lo,
+                                                         ft_kinds[K_FEE].hi)};
+    uint32_t wsum = 0;
+    for (int i = 0; i < FT_NKINDS; i++)
+        wsum += ft_kinds[i].weight;
+    for (; k < n; k++) {
+        /* The asked account is the busiest one, as a main account is. */
+        rows[k].account = vat_rng_chance(r, 0.35) ? 0 : (int)vat_rng_below(r, (uint32_t)nacc);
+        if (vat_rng_chance(r, adj_share)) {
+            rows[k].kind = K_ADJUSTMENT;
+            rows[k].cents = ft_adjust_cents(r, vat_rng_chance(r, neg_share));
+            continue;
+        }
+        uint32_t w = vat_rng_below(r, wsum);
+        int g = 0;
+        while (w >= ft_kinds[g].weight)
+            w -= ft_kinds[g++].weight;
+        const struct ft_kind *kd = &ft_kinds[g];
+        int64_t c = vat_gen_cents(r, kd->lo, kd->hi);
+        int sign = kd->sign ? kd->sign : vat_rng_chance(r, 0.5) ? 1 : -1;
+        rows[k].kind = g;
+        rows[k].cents = sign * c;
+    }
+    vat_rng_shuffle(r, rows, n, sizeof *rows);
+    return rows;
+}
+
+static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long amin = vat_task_int(t, "accounts_min"), amax = vat_task_int(t, "accounts_max");
+    double adj_share = vat_task_real(t, "adjustment_share");
+    double neg_share = vat_task_real(t, "negative_share");
+    double pos_chance = vat_task_real(t, "positive_adjustment_chance");
+
+    const char *accounts[FT_MAX_ACCOUNTS];
+    long want = vat_rng_range(r, amin, amax);
+    if (want > FT_MAX_ACCOUNTS)
+        want = FT_MAX_ACCOUNTS;
+    int nacc = (int)vat_gen_distinct(r, "account", accounts, (size_t)want);
+    if (nacc < 2)
+        return vat_err_set(e, "%s: the 'account' word list has fewer than 2 entries", t->id);
+    const char *asked = accounts[0];
+
+    long nl = vat_rng_range(r, rmin, rmax);
+    size_t n = nl < 6 ? 6 : (size_t)nl;
+    struct ft_row *rows = ft_draw_rows(r, n, nacc, adj_share, neg_share, pos_chance);
+
+    int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
+    int32_t span = (int32_t)vat_rng_range(r, 20, 90);
+    int32_t *days = vat_xcalloc(n, sizeof *days);
+    for (size_t i = 0; i < n; i++)
+        days[i] = start + (int32_t)vat_rng_range(r, 0, span);
+    qsort(days, n, sizeof *days, cmp_i32);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, ft_cols, FT_NCOLS);
+    long id = (long)vat_rng_range(r, 100000, 700000);
+    long *ids = vat_xcalloc(n, sizeof *ids);
+    struct ft_priv *pv = vat_xcalloc(1, sizeof *pv);
+    bool seen[FT_NKINDS] = {false};
+    int asked_adjustments = 0;
+    char money[32], date[11];
+    for (size_t i = 0; i < n; i++) {
+        const struct ft_kind *kd = &ft_kinds[rows[i].kind];
+        ids[i] = id += (long)vat_rng_range(r, 1, 5);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "LE-%07ld", id);
+        vat_csv_add(&c, vat_fmt_date(days[i], date));
+        vat_csv_add(&c, accounts[rows[i].account]);
+        vat_csv_add(&c, kd->name);
+        vat_csv_add(&c, vat_fmt_cents(rows[i].cents, money, sizeof money));
+        const char *memo = kd->memo[vat_rng_below(r, 3)];
+        /* A correction names an earlier entry of the export. */
+        if (rows[i].kind == K_ADJUSTMENT && memo == kd->memo[0] && i > 0)
+            vat_csv_addf(&c, "%s LE-%07ld", memo, ids[vat_rng_below(r, (uint32_t)i)]);
+        else if (rows[i].kind == K_TRANSFER)
+            vat_csv_addf(&c, "%s %s %s", memo, rows[i].cents < 0 ? "to" : "from",
+                         accounts[(rows[i].account + 1) % nacc]);
+        else
+            vat_csv_add(&c, memo);
+        seen[rows[i].kind] = true;
+        if (rows[i].account == 0 && rows[i].kind == K_ADJUSTMENT) {
+            pv->magnitude += rows[i].cents < 0 ? -rows[i].cents : rows[i].cents;
+            asked_adjustments++;
+        }
+    }
+    free(ids);
+    free(days);
+    free(rows);
+    t->priv = pv;
+    t->priv_free = free;
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    const char *shown[FT_NKINDS];
+    int nshown = 0;
+    for (int i = 0; i < FT_NKINDS; i++)
+        if (seen[i])
+            shown[nshown++] = ft_kinds[i].name;
+    qsort(shown, (size_t)nshown, sizeof *shown, cmp_str);
+
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given a ledger export, one entry per row, with the columns "
+                     "`entry_id`, `posted_on` (YYYY-MM-DD), `account` (the ledger account), "
+                     "`kind` (");
+    for (int i = 0; i < nshown; i++)
+        vat_buf_printf(&b, "%s`%s`", i == 0 ? "" : i == nshown - 1 ? " or " : ", ", shown[i]);
+    vat_buf_puts(&b, "), `amount` (signed, a decimal with two places: positive amounts credit "
+                     "the account, negative amounts debit it) and `memo`.\n\n");
+    vat_buf_printf(&b,
+                   "Question: what is the total magnitude of the `%s` entries of the account "
+                   "`%s`, that is the sum of the absolute values of `amount` over the rows "
+                   "whose `account` is exactly `%s` and whose `kind` is exactly `%s`? A "
+                   "negative adjustment counts by its size: an amount of -5.00 adds 5.00. Sum "
+                   "exactly: the total is a number with at most two decimals.\n\n",
+                   ft_adjustment, asked, asked, ft_adjustment);
+    vat_buf_puts(&b, "Answer with one JSON value: the total as a JSON number, written like "
+                     "<total> with no quotes, currency sign or thousands separator. ");
+    vat_an_prompt_tolerance(&b, FT_REL_TOL, FT_ABS_TOL);
+    vat_buf_puts(&b, ".\n\n");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    t->params = json_pack("{s:s, s:s, s:s}", "account", asked, "kind", ft_adjustment,
+                          "measure", "sum of absolute amount");
+
+    int d = 1 + (n > 50) + (n > 150) + (nacc >= 4) + (asked_adjustments >= 4);
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "number", .rel_tol = FT_REL_TOL, .abs_tol = FT_ABS_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* The asked account, as t->params records it. */
+static const char *ft_asked(const struct vat_task *t)
+{
+    return json_string_value(json_object_get(t->params, "account"));
+}
+
+/* Sums the asked account's adjustments over the rows read back from the
+ * fixture: their absolute values (gold) or their signed values (the trap).
+ * Sets *nrows to how many rows matched.  Returns 0 or -1 with e set. */
+static int ft_sum_file(const struct vat_task *t, bool magnitude, int64_t *cents, long *nrows,
+                       struct vat_err *e)
+{
+    const char *asked = ft_asked(t);
+    if (!asked)
+        return vat_err_set(e, "%s: params lack the asked 'account'", t->id);
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, ft_cols, FT_NCOLS, &c, e) != 0)
+        return -1;
+    *cents = 0;
+    *nrows = 0;
+    for (size_t i = 1; i < c.nrows; i++) {
+        if (strcmp(vat_csv_get(&c, i, C_ACCOUNT), asked) != 0 ||
+            strcmp(vat_csv_get(&c, i, C_KIND), ft_adjustment) != 0)
+            continue;
+        int64_t v;
+        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
+        if (vat_parse_cents(amount, &v) != 0) {
+            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
+                        t->id, t->fixture[0].path, i + 1, amount);
+            vat_csv_release(&c);
+            return -1;
+        }
+        *cents += magnitude && v < 0 ? -v : v;
+        ++*nrows;
+    }
+    vat_csv_release(&c);
+    return 0;
+}
+
+static int ft_reference(struct vat_task *t, struct vat_err *e)
+{
+    int64_t cents;
+    long n;
+    if (ft_sum_file(t, true, &cents, &n, e) != 0)
+        return -1;
+    if (n == 0)
+        return vat_err_set(e, "%s: the fixture has no '%s' entry of account '%s'", t->id,
+                           ft_adjustment, ft_asked(t));
+    vat_an_set_gold(t, json_real((double)cents / 100.0));
+    return 0;
+}
+
+/* SQL SUM(ABS(...)) in integer cents over the CSV loaded into SQLite, so
+ * the total is exact and must equal gold bit for bit; then the generator's
+ * planted magnitude when at hand. */
+static int ft_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char *const types[FT_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+    const char *asked = ft_asked(t);
+    if (!asked)
+        return vat_err_set(e, "%s: params lack the asked 'account'", t->id);
+    char *sql = sqlite3_mprintf("SELECT SUM(ABS(CAST(round(amount * 100) AS INTEGER))) / 100.0 "
+                                "FROM ledger WHERE account = %Q AND kind = %Q",
+                                asked, ft_adjustment);
+    if (!sql)
+        return vat_err_set(e, "%s: confirm: out of memory", t->id);
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "ledger", types, 0, sql, VAT_AN_NUMBER, &qe);
+    sqlite3_free(sql);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    const struct ft_priv *pv = t->priv;
+    v = json_real((double)pv->magnitude / 100.0);
+    rc = vat_an_confirm_gold(t, v, "the generator's planted magnitude", 0, 0, e);
+    json_decref(v);
+    return rc;
+}
+
+static int ft_trap(struct vat_task *t, struct vat_err *e)
+{
+    int64_t cents;
+    long n;
+    if (ft_sum_file(t, false, &cents, &n, e) != 0)
+        return -1;
+    vat_an_set_trap(t, json_real((double)cents / 100.0));
+    return 0;
+}
+
+const struct vat_template vat_tmpl_filtered_total = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "filtered_total",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Summing the signed amounts without abs(), so negative adjustments cancel positive "
+            "ones instead of adding their size.",
+    .summary = "Sum of the absolute amounts of one account's adjustment entries.",
+    .params = ft_params,
+    .default_count = 12,
+    .generate = ft_generate,
+    .reference = ft_reference,
+    .confirm = ft_confirm,
+    .trap_answer = ft_trap,
+    .check = vat_check_task,
+};

@@ -1,0 +1,375 @@
+/* grouped_count.c — the grouped_count analytics template: a support-ticket
+ * CSV (ticket_id, opened_at, requester, team, priority, channel) whose team
+ * labels were typed by hand in several tools, so one team shows up with
+ * different letter case and with spaces before or after its name, and the
+ * number of tickets per team with names trimmed and lower-cased.  The trap
+ * groups the raw labels; every fixture holds dirty variants (often one that
+ * differs from the clean label only by a trailing space), so the trap's keys
+ * always differ.  Exports vat_tmpl_grouped_count. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define GC_MAX_TEAMS 12
+#define GC_LABEL 64
+
+enum { C_ID, C_OPENED, C_REQUESTER, C_TEAM, C_PRIORITY, C_CHANNEL, GC_NCOLS };
+static const char *const gc_cols[GC_NCOLS] = {"ticket_id", "opened_at", "requester",
+                                              "team",      "priority",  "channel"};
+
+static const struct vat_param gc_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
+     .doc = "fewest data rows in a fixture"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 150, .min = 5, .max = 2000,
+     .doc = "most data rows in a fixture"},
+    {.name = "teams_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = GC_MAX_TEAMS,
+     .doc = "fewest distinct teams"},
+    {.name = "teams_max", .type = VAT_PARAM_INT, .def = 6, .min = 2, .max = GC_MAX_TEAMS,
+     .doc = "most distinct teams"},
+    {.name = "variants_max", .type = VAT_PARAM_INT, .def = 3, .min = 1, .max = 6,
+     .doc = "most dirty spellings of one team"},
+    {.name = "dirty_share", .type = VAT_PARAM_REAL, .def = 0.25, .min = 0, .max = 0.9,
+     .doc = "chance that a ticket outside the planted rows uses a dirty spelling of its team"},
+    {.name = "trailing_space_chance", .type = VAT_PARAM_REAL, .def = 0.7, .min = 0, .max = 1,
+     .doc = "chance that a fixture holds a spelling differing only by a trailing space"},
+    {0},
+};
+
+/* What the generator planted, for confirm's cross-check. */
+struct gc_priv {
+    struct vat_an_tally teams; /* normalised team -> tickets, as drawn */
+};
+
+static void gc_priv_free(void *p)
+{
+    struct gc_priv *g = p;
+    vat_an_tally_release(&g->teams);
+    free(g);
+}
+
+/* The dirty spellings hand-typed labels show.  Every one differs from the
+ * clean, capitalised label and normalises back to it. */
+enum {
+    DV_TRAIL,       /* "Billing ": only a trailing space, the subtle one */
+    DV_LOWER,       /* "billing"   */
+    DV_UPPER,       /* "BILLING"   */
+    DV_LEAD,        /* " Billing"  */
+    DV_BOTH,        /* "  Billing " */
+    DV_LOWER_TRAIL, /* "billing  " */
+    DV_UPPER_LEAD,  /* " BILLING"  */
+    DV_N
+};
+
+/* Writes spelling `kind` of label into out (GC_LABEL bytes). */
+static void gc_variant(const char *label, int kind, char out[GC_LABEL])
+{
+    /* Room for at most three edge spaces and the NUL. */
+    char body[GC_LABEL - 4];
+    size_t n = strlen(label);
+    if (n >= sizeof body)
+        n = sizeof body - 1;
+    memcpy(body, label, n);
+    body[n] = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = body[i];
+        if ((kind == DV_LOWER || kind == DV_LOWER_TRAIL) && ch >= 'A' && ch <= 'Z')
+            body[i] = (char)(ch - 'A' + 'a');
+        if ((kind == DV_UPPER || kind == DV_UPPER_LEAD) && ch >= 'a' && ch <= 'z')
+            body[i] = (char)(ch - 'a' + 'A');
+    }
+    const char *pre = "", *post = "";
+    switch (kind) {
+    case DV_TRAIL: post = " "; break;
+    case DV_LEAD: pre = " "; break;
+    case DV_BOTH: pre = "  ", post = " "; break;
+    case DV_LOWER_TRAIL: post = "  "; break;
+    case DV_UPPER_LEAD: pre = " "; break;
+    default: break;
+    }
+    snprintf(out, GC_LABEL, "%s%s%s", pre, body, post);
+}
+
+/* The key the question groups by: spaces trimmed at both ends, ASCII
+ * letters lower-cased.  Writes into out (GC_LABEL bytes, truncating). */
+static void gc_normalise(const char *s, char out[GC_LABEL])
+{
+    size_t n = strlen(s);
+    while (n && *s == ' ')
+        s++, n--;
+    while (n && s[n - 1] == ' ')
+        n--;
+    if (n >= GC_LABEL)
+        n = GC_LABEL - 1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+    out[n] = 0;
+}
+
+/* One team's spellings: [0] clean, then its dirty variants. */
+struct gc_team {
+    const char *clean;
+    char spell[1 + DV_N][GC_LABEL];
+    int nspell;
+    uint32_t weight;
+};
+
+struct gc_row {
+    int team;
+    int spell;
+};
+
+/* Draws each team's dirty spellings: the trailing-space one (when drawn)
+ * for team 0, at least one for team 0 in any case, 0..vmax for the rest. */
+static void gc_draw_spellings(struct vat_rng *r, struct gc_team *tm, int nteam, int vmax,
+                              bool trailing)
+{
+    for (int i = 0; i < nteam; i++) {
+        int kinds[DV_N];
+        int nk = 0;
+        for (int k = DV_TRAIL + 1; k < DV_N; k++)
+            kinds[nk++] = k;
+        vat_rng_shuffle(r, kinds, (size_t)nk, sizeof kinds[0]);
+        snprintf(tm[i].spell[0], GC_LABEL, "%s", tm[i].clean);
+        tm[i].nspell = 1;
+        int want = (int)vat_rng_range(r, i == 0 ? 1 : 0, vmax);
+        if (i == 0 && trailing) {
+            gc_variant(tm[i].clean, DV_TRAIL, tm[i].spell[tm[i].nspell++]);
+            want--;
+        }
+        for (int k = 0; k < want && k < nk; k++)
+            gc_variant(tm[i].clean, kinds[k], tm[i].spell[tm[i].nspell++]);
+    }
+}
+
+/* Draws the rows: every spelling of every team once (so each drawn variant
+ * is in the file), the rest by team weight, dirty at dirty_share. */
+static struct gc_row *gc_draw_rows(struct vat_rng *r, size_t n, struct gc_team *tm, int nteam,
+                                   double dirty_share)
+{
+    struct gc_row *rows = vat_xcalloc(n, sizeof *rows);
+    uint32_t wsum = 0;
+    for (int i = 0; i < nteam; i++)
+        wsum += tm[i].weight;
+    size_t k = 0;
+    for (int i = 0; i < nteam; i++)
+        for (int s = 0; s < tm[i].nspell; s++, k++)
+            rows[k] = (struct gc_row){i, s};
+    for (; k < n; k++) {
+        uint32_t w = vat_rng_below(r, wsum);
+        int g = 0;
+        while (w >= tm[g].weight)
+            w -= tm[g++].weight;
+        rows[k].team = g;
+        rows[k].spell = tm[g].nspell > 1 && vat_rng_chance(r, dirty_share)
+                            ? 1 + (int)vat_rng_below(r, (uint32_t)(tm[g].nspell - 1))
+                            : 0;
+    }
+    vat_rng_shuffle(r, rows, n, sizeof *rows);
+    return rows;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    static const char *const priorities[] = {"low", "normal", "normal", "normal", "high",
+                                             "high", "urgent"};
+    static const char *const channels[] = {"email", "email", "web", "chat", "chat", "phone"};
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long gmin = vat_task_int(t, "teams_min"), gmax = vat_task_int(t, "teams_max");
+    int vmax = (int)vat_task_int(t, "variants_max");
+    double dirty_share = vat_task_real(t, "dirty_share");
+    double trailing_chance = vat_task_real(t, "trailing_space_chance");
+
+    const char *names[GC_MAX_TEAMS];
+    long want = vat_rng_range(r, gmin, gmax);
+    if (want > GC_MAX_TEAMS)
+        want = GC_MAX_TEAMS;
+    int nteam = (int)vat_gen_distinct(r, "team", names, (size_t)want);
+    if (nteam < 2)
+        return vat_err_set(e, "%s: the 'team' word list has fewer than 2 entries", t->id);
+    struct gc_team *tm = vat_xcalloc((size_t)nteam, sizeof *tm);
+    for (int i = 0; i < nteam; i++) {
+        tm[i].clean = names[i];
+        tm[i].weight = (uint32_t)vat_rng_range(r, 1, 5);
+    }
+    bool trailing = vat_rng_chance(r, trailing_chance);
+    gc_draw_spellings(r, tm, nteam, vmax, trailing);
+    size_t nspell = 0;
+    for (int i = 0; i < nteam; i++)
+        nspell += (size_t)tm[i].nspell;
+
+    long nl = vat_rng_range(r, rmin, rmax);
+    size_t n = nl < (long)nspell ? nspell : (size_t)nl;
+    struct gc_row *rows = gc_draw_rows(r, n, tm, nteam, dirty_share);
+
+    /* Open times ascend with the ticket ids, in working hours mostly. */
+    int64_t start = (int64_t)(vat_date_from_civil(2023, 1, 2) + (int32_t)vat_rng_range(r, 0, 700))
+                    * 86400;
+    int64_t span = (int64_t)vat_rng_range(r, 7, 60) * 86400;
+    int64_t *secs = vat_xcalloc(n, sizeof *secs);
+    for (size_t i = 0; i < n; i++) {
+        int64_t day = vat_rng_range(r, 0, span / 86400);
+        int64_t tod = vat_rng_chance(r, 0.85) ? vat_rng_range(r, 8 * 3600, 18 * 3600)
+                                              : vat_rng_range(r, 0, 86399);
+        secs[i] = start + day * 86400 + tod;
+    }
+    qsort(secs, n, sizeof *secs, cmp_i64);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, gc_cols, GC_NCOLS);
+    long id = (long)vat_rng_range(r, 20000, 80000);
+    struct gc_priv *pv = vat_xcalloc(1, sizeof *pv);
+    char who[64], when[20], key[GC_LABEL];
+    for (size_t i = 0; i < n; i++) {
+        const struct gc_team *g = &tm[rows[i].team];
+        id += (long)vat_rng_range(r, 1, 3);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "TCK-%06ld", id);
+        vat_csv_add(&c, vat_fmt_timestamp(secs[i], when));
+        vat_csv_add(&c, vat_gen_person(r, who, sizeof who));
+        vat_csv_add(&c, g->spell[rows[i].spell]);
+        vat_csv_add(&c, VAT_PICK(r, priorities));
+        vat_csv_add(&c, VAT_PICK(r, channels));
+        gc_normalise(g->clean, key);
+        vat_an_tally_add(&pv->teams, key, 1);
+    }
+    free(secs);
+    free(rows);
+    t->priv = pv;
+    t->priv_free = gc_priv_free;
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        free(tm);
+        return -1;
+    }
+
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given an export of support tickets, one ticket per row, with the "
+                     "columns `ticket_id`, `opened_at` (YYYY-MM-DD HH:MM:SS), `requester`, `team` "
+                     "(the team the ticket is assigned to), `priority` and `channel`. The `team` "
+                     "labels were typed by hand in several tools, so the same team can appear "
+                     "with different letter case and with spaces before or after its name.\n\n");
+    vat_buf_puts(&b, "Question: how many tickets does each team have? Two labels name the same "
+                     "team when they are equal after removing the spaces at both ends and "
+                     "lower-casing; spaces inside a name stay. For example `Field Ops`, `field "
+                     "ops ` and ` FIELD OPS` would all be the team `field ops`. Count every "
+                     "ticket row.\n\n");
+    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the normalised team "
+                     "names (trimmed and in lower case, exactly as described above) and whose "
+                     "values are the ticket counts as JSON integers, for example {\"<team>\": "
+                     "<count>, \"<other team>\": <count>}. Key order does not matter. Counts must "
+                     "be exact: they are compared with an absolute tolerance of 0.\n\n");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    t->params = json_pack("{s:s, s:s, s:s}", "group_by", "team", "count_of", "tickets",
+                          "key_normalisation", "trim spaces at both ends, lower-case");
+
+    int d = 1 + (n > 50) + (n > 150) + (nteam >= 5) + (nspell >= (size_t)nteam + 4);
+    t->difficulty = d > 5 ? 5 : d;
+    free(tm);
+
+    struct vat_an_spec s = {.shape = "object", .integer = true, .rel_tol = 0, .abs_tol = 0};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* Tickets per team over the rows read back from the fixture: by the
+ * normalised label (gold) or by the raw label (the trap). */
+static json_t *gc_count_file(const struct vat_task *t, bool normalise, struct vat_err *e)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, gc_cols, GC_NCOLS, &c, e) != 0)
+        return NULL;
+    struct vat_an_tally tl = VAT_AN_TALLY_INIT;
+    char key[GC_LABEL];
+    for (size_t i = 1; i < c.nrows; i++) {
+        const char *raw = vat_csv_get(&c, i, C_TEAM);
+        gc_normalise(raw, key);
+        if (key[0] == 0 || strlen(raw) >= GC_LABEL) {
+            vat_err_set(e, "%s: '%s' record %zu: team '%s' is blank or too long", t->id,
+                        t->fixture[0].path, i + 1, raw);
+            vat_an_tally_release(&tl);
+            vat_csv_release(&c);
+            return NULL;
+        }
+        vat_an_tally_add(&tl, normalise ? key : raw, 1);
+    }
+    json_t *o = vat_an_tally_counts_json(&tl);
+    vat_an_tally_release(&tl);
+    vat_csv_release(&c);
+    return o;
+}
+
+static int gc_reference(struct vat_task *t, struct vat_err *e)
+{
+    json_t *gold = gc_count_file(t, true, e);
+    if (!gold)
+        return -1;
+    if (json_object_size(gold) == 0) {
+        json_decref(gold);
+        return vat_err_set(e, "%s: the fixture has no ticket", t->id);
+    }
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+/* SQL GROUP BY lower(trim(team)) over the CSV loaded into SQLite (trim and
+ * lower are SQLite's own: spaces only, ASCII case), then the generator's
+ * planted counts per team when at hand.  Counts are exact. */
+static int gc_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char sql[] = "SELECT lower(trim(team)) AS k, COUNT(*) FROM tickets "
+                              "GROUP BY k ORDER BY k";
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "tickets", NULL, 0, sql, VAT_AN_OBJECT, &qe);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    struct gc_priv *pv = t->priv;
+    v = vat_an_tally_counts_json(&pv->teams);
+    rc = vat_an_confirm_gold(t, v, "the generator's planted counts", 0, 0, e);
+    json_decref(v);
+    return rc;
+}
+
+static int gc_trap(struct vat_task *t, struct vat_err *e)
+{
+    json_t *v = gc_count_file(t, false, e);
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+const struct vat_template vat_tmpl_grouped_count = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "grouped_count",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Grouping the raw team labels, so case and edge-space variants of one team are "
+            "counted as separate teams.",
+    .summary = "Tickets per team, team names trimmed and lower-cased.",
+    .params = gc_params,
+    .default_count = 12,
+    .generate = gc_generate,
+    .reference = gc_reference,
+    .confirm = gc_confirm,
+    .trap_answer = gc_trap,
+    .check = vat_check_task,
+};

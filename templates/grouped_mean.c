@@ -1,0 +1,354 @@
+/* grouped_mean.c — the grouped_mean analytics template: a product-review
+ * CSV (review_id, product, reviewer, reviewed_on, rating, verified_purchase)
+ * whose rating is blank when the reviewer left no stars, and the exact
+ * (unrounded) mean rating per product with blanks missing, not zero; a
+ * product without any rating is left out.  The trap counts blanks as zero:
+ * every fixture holds a rated product with a blank rating, so the trap's
+ * mean for it is lower, and sometimes a product whose ratings are all
+ * blank, which the trap lists with 0.  Exports vat_tmpl_grouped_mean. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define GM_MAX_PRODUCTS 10
+#define GM_STARS 5
+#define GM_REL_TOL 1e-6
+#define GM_ABS_TOL 1e-9
+
+enum { C_ID, C_PRODUCT, C_REVIEWER, C_DATE, C_RATING, C_VERIFIED, GM_NCOLS };
+static const char *const gm_cols[GM_NCOLS] = {"review_id",   "product", "reviewer",
+                                              "reviewed_on", "rating",  "verified_purchase"};
+
+static const struct vat_param gm_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
+     .doc = "fewest data rows in a fixture"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
+     .doc = "most data rows in a fixture"},
+    {.name = "products_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = GM_MAX_PRODUCTS,
+     .doc = "fewest distinct products"},
+    {.name = "products_max", .type = VAT_PARAM_INT, .def = 6, .min = 2, .max = GM_MAX_PRODUCTS,
+     .doc = "most distinct products"},
+    {.name = "blank_share", .type = VAT_PARAM_REAL, .def = 0.15, .min = 0, .max = 0.6,
+     .doc = "chance that a review outside the planted rows has a blank rating"},
+    {.name = "unrated_product_chance", .type = VAT_PARAM_REAL, .def = 0.3, .min = 0, .max = 1,
+     .doc = "chance that one product has only blank ratings (left out of the answer)"},
+    {0},
+};
+
+/* What the generator planted, for confirm's cross-check. */
+struct gm_priv {
+    struct vat_an_tally rated; /* product -> sum and count of its ratings */
+};
+
+static void gm_priv_free(void *p)
+{
+    struct gm_priv *g = p;
+    vat_an_tally_release(&g->rated);
+    free(g);
+}
+
+/* Star-rating mixes seen on shops: most products skew positive, some are
+ * divisive, a few are poor.  Weights for 1..5 stars. */
+static const uint32_t gm_profiles[][GM_STARS] = {
+    {1, 1, 2, 5, 8}, {1, 1, 3, 6, 4}, {4, 1, 1, 2, 5}, {3, 3, 3, 2, 1}, {1, 2, 4, 4, 2},
+};
+#define GM_NPROFILES (sizeof gm_profiles / sizeof gm_profiles[0])
+
+struct gm_row {
+    int product;
+    int rating; /* 1..5, or 0 for a blank cell */
+};
+
+static int gm_stars(struct vat_rng *r, const uint32_t w[GM_STARS])
+{
+    uint32_t sum = 0;
+    for (int i = 0; i < GM_STARS; i++)
+        sum += w[i];
+    uint32_t x = vat_rng_below(r, sum);
+    int s = 0;
+    while (x >= w[s])
+        x -= w[s++];
+    return s + 1;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Draws the rows: one rated review per product but the unrated one, one
+ * blank review of a rated product (the row that arms the trap), one to
+ * three blank reviews of the unrated product (if any); the rest at random,
+ * never for the unrated product. */
+static struct gm_row *gm_draw_rows(struct vat_rng *r, size_t n, int nprod, int unrated,
+                                   double blank_share)
+{
+    struct gm_row *rows = vat_xcalloc(n, sizeof *rows);
+    uint32_t weight[GM_MAX_PRODUCTS], wsum = 0;
+    const uint32_t *profile[GM_MAX_PRODUCTS];
+    for (int i = 0; i < nprod; i++) {
+        weight[i] = i == unrated ? 0 : (uint32_t)vat_rng_range(r, 1, 4);
+        wsum += weight[i];
+        profile[i] = gm_profiles[vat_rng_below(r, GM_NPROFILES)];
+    }
+    size_t k = 0;
+    for (int i = 0; i < nprod; i++, k++) {
+        rows[k].product = i;
+        rows[k].rating = i == unrated ? 0 : gm_stars(r, profile[i]);
+    }
+    int armed = (int)vat_rng_below(r, (uint32_t)(nprod - (unrated >= 0)));
+    if (unrated >= 0 && armed >= unrated)
+        armed++;
+    rows[k].product = armed;
+    rows[k++].rating = 0;
+    if (unrated >= 0) {
+        for (long extra = vat_rng_range(r, 0, 2); extra > 0 && k < n; extra--, k++) {
+            rows[k].product = unrated;
+            rows[k].rating = 0;
+        }
+    }
+    for (; k < n; k++) {
+        uint32_t w = vat_rng_below(r, wsum);
+        int g = 0;
+        while (w >= weight[g])
+            w -= weight[g++];
+        rows[k].product = g;
+        rows[k].rating = vat_rng_chance(r, blank_share) ? 0 : gm_stars(r, profile[g]);
+    }
+    vat_rng_shuffle(r, rows, n, sizeof *rows);
+    return rows;
+}
+
+/* Review sites show reviewers as "Maria L." mostly, sometimes in full. */
+static void gm_reviewer(struct vat_rng *r, char *out, size_t cap)
+{
+    size_t nf = 0, nl = 0;
+    const char *const *first = vat_words("first_name", &nf);
+    const char *const *last = vat_words("last_name", &nl);
+    if (first && last && nf && nl && vat_rng_chance(r, 0.7))
+        snprintf(out, cap, "%s %c.", first[vat_rng_below(r, (uint32_t)nf)],
+                 last[vat_rng_below(r, (uint32_t)nl)][0]);
+    else
+        vat_gen_person(r, out, cap);
+}
+
+static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long pmin = vat_task_int(t, "products_min"), pmax = vat_task_int(t, "products_max");
+    double blank_share = vat_task_real(t, "blank_share");
+    double unrated_chance = vat_task_real(t, "unrated_product_chance");
+
+    const char *products[GM_MAX_PRODUCTS];
+    long want = vat_rng_range(r, pmin, pmax);
+    if (want > GM_MAX_PRODUCTS)
+        want = GM_MAX_PRODUCTS;
+    int nprod = (int)vat_gen_distinct(r, "product", products, (size_t)want);
+    if (nprod < 2)
+        return vat_err_set(e, "%s: the 'product' word list has fewer than 2 entries", t->id);
+
+    long nl = vat_rng_range(r, rmin, rmax);
+    size_t n = nl < nprod + 4 ? (size_t)nprod + 4 : (size_t)nl;
+    int unrated = vat_rng_chance(r, unrated_chance) ? (int)vat_rng_below(r, (uint32_t)nprod) : -1;
+    struct gm_row *rows = gm_draw_rows(r, n, nprod, unrated, blank_share);
+
+    /* Dates ascend with the review ids, as an export sorted by id would. */
+    int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 900);
+    int32_t span = (int32_t)vat_rng_range(r, 30, 365);
+    int32_t *days = vat_xcalloc(n, sizeof *days);
+    for (size_t i = 0; i < n; i++)
+        days[i] = start + (int32_t)vat_rng_range(r, 0, span);
+    qsort(days, n, sizeof *days, cmp_i32);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, gm_cols, GM_NCOLS);
+    long id = (long)vat_rng_range(r, 10000, 90000);
+    struct gm_priv *pv = vat_xcalloc(1, sizeof *pv);
+    size_t blanks = 0;
+    char who[64], date[11];
+    for (size_t i = 0; i < n; i++) {
+        id += (long)vat_rng_range(r, 1, 9);
+        gm_reviewer(r, who, sizeof who);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "RV-%06ld", id);
+        vat_csv_add(&c, products[rows[i].product]);
+        vat_csv_add(&c, who);
+        vat_csv_add(&c, vat_fmt_date(days[i], date));
+        if (rows[i].rating > 0) {
+            vat_csv_addf(&c, "%d", rows[i].rating);
+            vat_an_tally_add(&pv->rated, products[rows[i].product], rows[i].rating);
+        } else {
+            vat_csv_add(&c, "");
+            blanks++;
+        }
+        vat_csv_add(&c, vat_rng_chance(r, 0.8) ? "yes" : "no");
+    }
+    free(days);
+    free(rows);
+    t->priv = pv;
+    t->priv_free = gm_priv_free;
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given an export of product reviews from an online shop, one review "
+                     "per row, with the columns `review_id`, `product` (the product reviewed), "
+                     "`reviewer` (the name shown on the site), `reviewed_on` (YYYY-MM-DD), "
+                     "`rating` (the star rating, a whole number from 1 to 5; the cell is blank "
+                     "when the reviewer wrote a review without giving stars) and "
+                     "`verified_purchase` (`yes` or `no`).\n\n");
+    vat_buf_puts(&b, "Question: what is the mean `rating` of each `product`? A blank rating is "
+                     "missing, not zero: leave it out of both the sum and the count of that "
+                     "product's ratings. A product whose ratings are all blank has no mean and is "
+                     "left out of the answer (not listed with 0 or null). Give each mean exactly "
+                     "as computed, unrounded (for example 11/3 is 3.6666666666666665, or 3.666667 "
+                     "at the least; 3.67 is too coarse).\n\n");
+    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the product names "
+                     "spelled exactly as in the `product` column and whose values are the means "
+                     "as JSON numbers, for example {\"<product>\": <mean>, \"<other product>\": "
+                     "<mean>}. Key order does not matter. ");
+    vat_an_prompt_tolerance(&b, GM_REL_TOL, GM_ABS_TOL);
+    vat_buf_puts(&b, ".\n\n");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    t->params = json_pack("{s:s, s:s, s:s, s:s, s:s}", "group_by", "product", "mean_of", "rating",
+                          "blank_ratings", "missing", "products_without_rating", "omitted",
+                          "rounding", "none");
+
+    int d = 1 + (n > 50) + (n > 150) + (nprod >= 5) + (unrated >= 0 || blanks * 5 > n);
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "object", .rel_tol = GM_REL_TOL, .abs_tol = GM_ABS_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* Parses a rating cell: 1 with *stars set for "1".."5", 0 for a blank
+ * cell, -1 for anything else. */
+static int gm_parse_rating(const char *s, int *stars)
+{
+    if (s[0] == 0)
+        return 0;
+    if (s[0] >= '1' && s[0] <= '0' + GM_STARS && s[1] == 0) {
+        *stars = s[0] - '0';
+        return 1;
+    }
+    return -1;
+}
+
+/* Object product -> sum/n over the entries with n > 0, keys bytewise. */
+static json_t *gm_means_json(struct vat_an_tally *tl)
+{
+    vat_an_tally_sort(tl);
+    json_t *o = json_object();
+    for (size_t i = 0; i < tl->n; i++) {
+        const struct vat_an_entry *x = &tl->e[i];
+        if (x->n > 0)
+            json_object_set_new(o, x->key, json_real((double)x->sum / (double)x->n));
+    }
+    return o;
+}
+
+/* Means per product over the rows read back from the fixture; with
+ * blank_as_zero a blank rating counts as a 0-star rating (the trap),
+ * without it a blank is skipped (gold). */
+static json_t *gm_mean_file(const struct vat_task *t, bool blank_as_zero, struct vat_err *e)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, gm_cols, GM_NCOLS, &c, e) != 0)
+        return NULL;
+    struct vat_an_tally tl = VAT_AN_TALLY_INIT;
+    for (size_t i = 1; i < c.nrows; i++) {
+        const char *product = vat_csv_get(&c, i, C_PRODUCT), *cell = vat_csv_get(&c, i, C_RATING);
+        int stars = 0, k = gm_parse_rating(cell, &stars);
+        if (k < 0) {
+            vat_err_set(e, "%s: '%s' record %zu: rating '%s' is neither blank nor 1 to %d",
+                        t->id, t->fixture[0].path, i + 1, cell, GM_STARS);
+            vat_an_tally_release(&tl);
+            vat_csv_release(&c);
+            return NULL;
+        }
+        if (k == 1 || blank_as_zero)
+            vat_an_tally_add(&tl, product, stars);
+    }
+    json_t *o = gm_means_json(&tl);
+    vat_an_tally_release(&tl);
+    vat_csv_release(&c);
+    return o;
+}
+
+static int gm_reference(struct vat_task *t, struct vat_err *e)
+{
+    json_t *gold = gm_mean_file(t, false, e);
+    if (!gold)
+        return -1;
+    if (json_object_size(gold) == 0) {
+        json_decref(gold);
+        return vat_err_set(e, "%s: the fixture has no rating at all", t->id);
+    }
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+/* SQL AVG over the CSV loaded into SQLite with blank cells as NULL (AVG
+ * skips NULLs, which is the rule the prompt states); then, when the
+ * generator's planted sums and counts are at hand, those too.  The sums
+ * are small integers, so both divisions are exact to the last bit; the
+ * tiny tolerance only spares a future SQLite that sums differently. */
+static int gm_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char *const types[GM_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+    static const char sql[] = "SELECT product, AVG(rating) FROM ratings WHERE rating IS NOT NULL "
+                              "GROUP BY product ORDER BY product";
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "ratings", types, 1, sql, VAT_AN_OBJECT, &qe);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql avg over the loaded csv", 1e-12, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    struct gm_priv *pv = t->priv;
+    v = gm_means_json(&pv->rated);
+    rc = vat_an_confirm_gold(t, v, "the generator's planted ratings", 1e-12, 0, e);
+    json_decref(v);
+    return rc;
+}
+
+static int gm_trap(struct vat_task *t, struct vat_err *e)
+{
+    json_t *v = gm_mean_file(t, true, e);
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+const struct vat_template vat_tmpl_grouped_mean = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "grouped_mean",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Counting blank ratings as zero stars, which drags every mean with a blank down "
+            "and lists an all-blank product with 0.",
+    .summary = "Exact mean rating per product, blank ratings missing, products without any "
+               "rating left out.",
+    .params = gm_params,
+    .default_count = 12,
+    .generate = gm_generate,
+    .reference = gm_reference,
+    .confirm = gm_confirm,
+    .trap_answer = gm_trap,
+    .check = vat_check_task,
+};

@@ -1,0 +1,361 @@
+/* grouped_sum.c — the grouped_sum analytics template: an orders CSV
+ * (order_id, customer, region, status, amount, ordered_on) and the total
+ * amount per region over the orders whose status is `paid`.  The trap is
+ * dropping the status filter; every fixture holds a non-paid order, and
+ * sometimes a region with no paid order at all, so the trap always differs.
+ * Exports vat_tmpl_grouped_sum. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define GS_MAX_REGIONS 8
+#define GS_REL_TOL 1e-9
+#define GS_ABS_TOL 1e-6
+
+enum { C_ID, C_CUSTOMER, C_REGION, C_STATUS, C_AMOUNT, C_DATE, GS_NCOLS };
+static const char *const gs_cols[GS_NCOLS] = {"order_id", "customer", "region",
+                                              "status",   "amount",   "ordered_on"};
+static const char gs_paid[] = "paid";
+
+static const struct vat_param gs_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
+     .doc = "fewest data rows in a fixture"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
+     .doc = "most data rows in a fixture"},
+    {.name = "regions_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = GS_MAX_REGIONS,
+     .doc = "fewest distinct regions"},
+    {.name = "regions_max", .type = VAT_PARAM_INT, .def = 6, .min = 2, .max = GS_MAX_REGIONS,
+     .doc = "most distinct regions"},
+    {.name = "statuses_max", .type = VAT_PARAM_INT, .def = 3, .min = 1, .max = 6,
+     .doc = "most non-paid statuses drawn beside paid"},
+    {.name = "paid_share", .type = VAT_PARAM_REAL, .def = 0.6, .min = 0.1, .max = 0.9,
+     .doc = "chance that an order outside the unpaid region is paid"},
+    {.name = "empty_region_chance", .type = VAT_PARAM_REAL, .def = 0.3, .min = 0, .max = 1,
+     .doc = "chance that one region has only non-paid orders (left out of the answer)"},
+    {.name = "amount_max", .type = VAT_PARAM_INT, .def = 2500, .min = 10, .max = 100000,
+     .doc = "largest order amount, in whole currency units"},
+    {0},
+};
+
+/* What the generator planted, for confirm's cross-check. */
+struct gs_priv {
+    struct vat_an_tally paid; /* region -> paid cents, as drawn */
+};
+
+static void gs_priv_free(void *p)
+{
+    struct gs_priv *g = p;
+    vat_an_tally_release(&g->paid);
+    free(g);
+}
+
+/* Statuses kept out of the non-paid vocabulary: "paid" itself, and
+ * fulfilment states a reader could take to imply payment. */
+static bool gs_ambiguous(const char *status)
+{
+    static const char *const skip[] = {"paid", "shipped", "delivered"};
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+        if (strcmp(status, skip[i]) == 0)
+            return true;
+    return false;
+}
+
+struct gs_row {
+    int region;
+    int status; /* 0 is paid; 1.. index the non-paid statuses */
+    int64_t cents;
+    int32_t day;
+};
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Draws a customer: mostly "First Last"; sometimes "Last, First" as CRM
+ * exports write it (a quoted field), sometimes a company. */
+static void gs_customer(struct vat_rng *r, char *out, size_t cap)
+{
+    uint32_t k = vat_rng_below(r, 10);
+    size_t nf = 0, nl = 0;
+    const char *const *first = vat_words("first_name", &nf);
+    const char *const *last = vat_words("last_name", &nl);
+    if (k == 0 && first && last && nf && nl) {
+        const char *f = first[vat_rng_below(r, (uint32_t)nf)];
+        snprintf(out, cap, "%s, %s", last[vat_rng_below(r, (uint32_t)nl)], f);
+    } else if (k == 1) {
+        vat_gen_company(r, out, cap);
+    } else {
+        vat_gen_person(r, out, cap);
+    }
+}
+
+/* Draws the rows: one paid order in every region but the unpaid one, one
+ * non-paid order in the unpaid region (if any) and one more non-paid order
+ * somewhere, so the trap is armed; the rest at random. */
+static struct gs_row *gs_draw_rows(struct vat_rng *r, size_t n, int nreg, int nstat, int empty,
+                                   double paid_share, int64_t max_cents)
+{
+    struct gs_row *rows = vat_xcalloc(n, sizeof *rows);
+    uint32_t weight[GS_MAX_REGIONS], wsum = 0;
+    for (int i = 0; i < nreg; i++)
+        wsum += weight[i] = (uint32_t)vat_rng_range(r, 1, 4);
+    size_t k = 0;
+    for (int i = 0; i < nreg; i++, k++) {
+        rows[k].region = i;
+        rows[k].status = i == empty ? 1 + (int)vat_rng_below(r, (uint32_t)nstat) : 0;
+    }
+    rows[k].region = (int)vat_rng_below(r, (uint32_t)nreg);
+    rows[k].status = 1 + (int)vat_rng_below(r, (uint32_t)nstat);
+    k++;
+    for (; k < n; k++) {
+        uint32_t w = vat_rng_below(r, wsum);
+        int g = 0;
+        while (w >= weight[g])
+            w -= weight[g++];
+        rows[k].region = g;
+        if (g != empty && vat_rng_chance(r, paid_share))
+            rows[k].status = 0;
+        else
+            rows[k].status = 1 + (int)vat_rng_below(r, (uint32_t)nstat);
+    }
+    for (k = 0; k < n; k++) {
+        /* Most orders are small, a few large: a realistic mix of totals. */
+        int64_t hi = vat_rng_chance(r, 0.75) && max_cents > 30000 ? 30000 : max_cents;
+        rows[k].cents = vat_gen_cents(r, 500, hi);
+    }
+    vat_rng_shuffle(r, rows, n, sizeof *rows);
+    return rows;
+}
+
+static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long gmin = vat_task_int(t, "regions_min"), gmax = vat_task_int(t, "regions_max");
+    long smax = vat_task_int(t, "statuses_max");
+    double paid_share = vat_task_real(t, "paid_share");
+    double empty_chance = vat_task_real(t, "empty_region_chance");
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+
+    /* Regions and the status vocabulary of this task. */
+    const char *regions[GS_MAX_REGIONS];
+    long want = vat_rng_range(r, gmin, gmax);
+    if (want > GS_MAX_REGIONS)
+        want = GS_MAX_REGIONS;
+    int nreg = (int)vat_gen_distinct(r, "region", regions, (size_t)want);
+    if (nreg < 2)
+        return vat_err_set(e, "%s: the 'region' word list has fewer than 2 entries", t->id);
+
+    size_t nw = 0;
+    const char *const *words = vat_words("status", &nw);
+    const char **pool = vat_xcalloc(nw + 1, sizeof *pool);
+    size_t npool = 0;
+    for (size_t i = 0; words && i < nw; i++)
+        if (!gs_ambiguous(words[i]))
+            pool[npool++] = words[i];
+    if (npool == 0) {
+        free(pool);
+        return vat_err_set(e, "%s: the 'status' word list has no status besides 'paid'", t->id);
+    }
+    vat_rng_shuffle(r, pool, npool, sizeof *pool);
+    long shi = smax < (long)npool ? smax : (long)npool;
+    int nstat = (int)vat_rng_range(r, 1, shi < 7 ? shi : 7);
+    const char *status[8] = {gs_paid};
+    for (int i = 0; i < nstat; i++)
+        status[1 + i] = pool[i];
+    free(pool);
+
+    long nl = vat_rng_range(r, rmin, rmax);
+    size_t n = nl < nreg + 2 ? (size_t)nreg + 2 : (size_t)nl;
+    int empty = vat_rng_chance(r, empty_chance) ? (int)vat_rng_below(r, (uint32_t)nreg) : -1;
+    struct gs_row *rows = gs_draw_rows(r, n, nreg, nstat, empty, paid_share, max_cents);
+
+    /* Dates ascend with the order ids, as an export sorted by id would. */
+    int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
+    int32_t span = (int32_t)vat_rng_range(r, 20, 120);
+    int32_t *days = vat_xcalloc(n, sizeof *days);
+    for (size_t i = 0; i < n; i++)
+        days[i] = start + (int32_t)vat_rng_range(r, 0, span);
+    qsort(days, n, sizeof *days, cmp_i32);
+
+    /* Customers repeat, as real customers do. */
+    size_t ncust = n / 3 + 3;
+    char (*cust)[64] = vat_xcalloc(ncust, sizeof *cust);
+    for (size_t i = 0; i < ncust; i++)
+        gs_customer(r, cust[i], sizeof cust[i]);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, gs_cols, GS_NCOLS);
+    long id = (long)vat_rng_range(r, 100000, 500000);
+    struct gs_priv *pv = vat_xcalloc(1, sizeof *pv);
+    bool seen[8] = {false};
+    char money[32], date[11];
+    for (size_t i = 0; i < n; i++) {
+        id += (long)vat_rng_range(r, 1, 4);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "ORD-%06ld", id);
+        vat_csv_add(&c, cust[vat_rng_below(r, (uint32_t)ncust)]);
+        vat_csv_add(&c, regions[rows[i].region]);
+        vat_csv_add(&c, status[rows[i].status]);
+        vat_csv_add(&c, vat_fmt_cents(rows[i].cents, money, sizeof money));
+        vat_csv_add(&c, vat_fmt_date(days[i], date));
+        seen[rows[i].status] = true;
+        if (rows[i].status == 0)
+            vat_an_tally_add(&pv->paid, regions[rows[i].region], rows[i].cents);
+    }
+    free(cust);
+    free(days);
+    free(rows);
+    t->priv = pv;
+    t->priv_free = gs_priv_free;
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    /* The statuses the file holds, in byte order, for the prompt. */
+    const char *shown[8];
+    int nshown = 0;
+    for (int i = 0; i <= nstat; i++)
+        if (seen[i])
+            shown[nshown++] = status[i];
+    qsort(shown, (size_t)nshown, sizeof *shown, cmp_str);
+
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given an export of customer orders from an online shop, one "
+                     "order per row, with the columns `order_id`, `customer`, `region` (the sales "
+                     "region), `status` (");
+    for (int i = 0; i < nshown; i++)
+        vat_buf_printf(&b, "%s`%s`", i == 0 ? "" : i == nshown - 1 ? " or " : ", ", shown[i]);
+    vat_buf_puts(&b, "), `amount` (the order total, a decimal with two places) and "
+                     "`ordered_on` (the order date, YYYY-MM-DD).\n\n");
+    vat_buf_puts(&b, "Question: what is the total `amount` per `region` over the orders whose "
+                     "`status` is exactly `paid`? Orders with any other status are not counted. "
+                     "Include only regions that have at least one paid order; a region without "
+                     "any paid order is left out of the answer (not listed with 0). Sum the "
+                     "amounts exactly: each total is a number with at most two decimals.\n\n");
+    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the region names "
+                     "spelled exactly as in the `region` column and whose values are the totals "
+                     "as JSON numbers, for example {\"<region>\": <total>, \"<other region>\": "
+                     "<total>}. Key order does not matter. ");
+    vat_an_prompt_tolerance(&b, GS_REL_TOL, GS_ABS_TOL);
+    vat_buf_puts(&b, ".\n\n");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    json_t *sts = json_array();
+    for (int i = 0; i < nshown; i++)
+        json_array_append_new(sts, json_string(shown[i]));
+    t->params = json_pack("{s:s, s:s, s:s, s:s, s:o}", "status", gs_paid, "group_by", "region",
+                          "sum_of", "amount", "regions_without_paid", "omitted", "statuses", sts);
+
+    int d = 1 + (n > 50) + (n > 150) + (nreg >= 5) + (empty >= 0);
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "object", .rel_tol = GS_REL_TOL, .abs_tol = GS_ABS_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* Sums amount per region over the rows read back from the fixture; with
+ * only_paid the status filter applies (gold), without it not (the trap). */
+static json_t *gs_sum_file(const struct vat_task *t, bool only_paid, struct vat_err *e)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, gs_cols, GS_NCOLS, &c, e) != 0)
+        return NULL;
+    struct vat_an_tally sums = VAT_AN_TALLY_INIT;
+    for (size_t i = 1; i < c.nrows; i++) {
+        if (only_paid && strcmp(vat_csv_get(&c, i, C_STATUS), gs_paid) != 0)
+            continue;
+        int64_t cents;
+        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
+        if (vat_parse_cents(amount, &cents) != 0) {
+            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
+                        t->id, t->fixture[0].path, i + 1, amount);
+            vat_an_tally_release(&sums);
+            vat_csv_release(&c);
+            return NULL;
+        }
+        vat_an_tally_add(&sums, vat_csv_get(&c, i, C_REGION), cents);
+    }
+    json_t *o = vat_an_tally_cents_json(&sums);
+    vat_an_tally_release(&sums);
+    vat_csv_release(&c);
+    return o;
+}
+
+static int gs_reference(struct vat_task *t, struct vat_err *e)
+{
+    json_t *gold = gs_sum_file(t, true, e);
+    if (!gold)
+        return -1;
+    if (json_object_size(gold) == 0) {
+        json_decref(gold);
+        return vat_err_set(e, "%s: the fixture has no paid order", t->id);
+    }
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+/* SQL over the CSV loaded into SQLite: sums integer cents, so the totals
+ * are exact and must equal gold bit for bit; then, when the generator's
+ * planted totals are at hand, those too. */
+static int gs_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char *const types[GS_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+    static const char sql[] =
+        "SELECT region, SUM(CAST(round(amount * 100) AS INTEGER)) / 100.0 "
+        "FROM orders WHERE status = 'paid' GROUP BY region ORDER BY region";
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "orders", types, 0, sql, VAT_AN_OBJECT, &qe);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    struct gs_priv *pv = t->priv;
+    v = vat_an_tally_cents_json(&pv->paid);
+    rc = vat_an_confirm_gold(t, v, "the generator's planted totals", 0, 0, e);
+    json_decref(v);
+    return rc;
+}
+
+static int gs_trap(struct vat_task *t, struct vat_err *e)
+{
+    json_t *v = gs_sum_file(t, false, e);
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+const struct vat_template vat_tmpl_grouped_sum = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "grouped_sum",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Summing every order per region, dropping the status = 'paid' filter.",
+    .summary = "Total order amount per region over the orders whose status is paid.",
+    .params = gs_params,
+    .default_count = 12,
+    .generate = gs_generate,
+    .reference = gs_reference,
+    .confirm = gs_confirm,
+    .trap_answer = gs_trap,
+    .check = vat_check_task,
+};

@@ -1,0 +1,681 @@
+/* regex_iso_dates.c — the regex template "regex_iso_dates": from log lines
+ * holding timestamps, versions, ids, times and dates in several notations,
+ * extract the valid dates of one drawn notation (separator, field order,
+ * year range), month 01-12 and day 01-31, never inside a longer digit run.
+ * The trap is the naive `\d{4}-\d{2}-\d{2}` shape of that notation, armed
+ * by planted decoys (month 13, day 00, dates glued to digits) in every
+ * line set.  Exports vat_tmpl_regex_iso_dates. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regexgen.h"
+#include "template.h"
+
+/* ---- the notation space ------------------------------------------------ */
+
+enum order { ORD_YMD, ORD_DMY, ORD_MDY, ORD_YDM, N_ORDERS };
+static const char *const order_names[N_ORDERS] = {"YMD", "DMY", "MDY", "YDM"};
+
+static const char seps[] = "-/.";
+#define N_SEPS 3
+
+/* The years a notation accepts: any four digits, or a range such as
+ * 1950-2049 (range starts and ends on decade edges, drawn from the
+ * pairs below), so the year part of gold varies with the task as much as
+ * the separator and the order do. */
+struct year_rule {
+    int min, max;
+};
+static const int year_lows[] = {1900, 1950, 1970, 1980, 1990, 2000};
+static const int year_highs[] = {1999, 2029, 2039, 2049, 2069, 2099};
+#define N_LOWS 6
+#define N_HIGHS 6
+/* Rule 0 is "any"; rules 1.. are the (low, high) pairs with low < high:
+ * all of them but (2000, 1999). */
+#define N_YEAR_RULES (1 + N_LOWS * N_HIGHS - 1)
+#define N_FORMATS (N_SEPS * N_ORDERS * N_YEAR_RULES)
+
+static struct year_rule year_rule_of(int yr)
+{
+    struct year_rule q = {0, 9999};
+    for (int i = 0, k = 1; i < N_LOWS; i++)
+        for (int j = 0; j < N_HIGHS; j++)
+            if (year_lows[i] < year_highs[j] && k++ == yr) {
+                q.min = year_lows[i];
+                q.max = year_highs[j];
+            }
+    return q;
+}
+
+/* Appends to b, joined by '|', alternatives matching exactly the
+ * width-digit numbers lo..hi (leading zeros included), each a prefix and
+ * digit classes: the usual split into a partial low block, full middle
+ * blocks and a partial high block.  Counts them in *n. */
+static void range_alts(struct vat_buf *b, int *n, const char *prefix, int lo, int hi, int width)
+{
+    int p = 1;
+    for (int i = 1; i < width; i++)
+        p *= 10;
+    char sub[16];
+    if (width > 0 && !(lo == 0 && hi == p * 10 - 1)) {
+        int a = lo / p, c = hi / p;
+        if (a == c) {
+            snprintf(sub, sizeof sub, "%s%d", prefix, a);
+            range_alts(b, n, sub, lo % p, hi % p, width - 1);
+            return;
+        }
+        int full_lo = a, full_hi = c;
+        if (lo % p != 0) {
+            snprintf(sub, sizeof sub, "%s%d", prefix, a);
+            range_alts(b, n, sub, lo % p, p - 1, width - 1);
+            full_lo = a + 1;
+        }
+        if (hi % p != p - 1)
+            full_hi = c - 1;
+        if (full_lo <= full_hi) {
+            vat_buf_puts(b, (*n)++ ? "|" : "");
+            vat_buf_puts(b, prefix);
+            if (full_lo == full_hi)
+                vat_buf_printf(b, "%d", full_lo);
+            else
+                vat_buf_printf(b, "[%d-%d]", full_lo, full_hi);
+            if (width == 2)
+                vat_buf_puts(b, "\\d");
+            else if (width > 2)
+                vat_buf_printf(b, "\\d{%d}", width - 1);
+        }
+        if (hi % p != p - 1) {
+            snprintf(sub, sizeof sub, "%s%d", prefix, c);
+            range_alts(b, n, sub, 0, hi % p, width - 1);
+        }
+        return;
+    }
+    /* every number of this width, or no digits left */
+    vat_buf_puts(b, (*n)++ ? "|" : "");
+    vat_buf_puts(b, prefix);
+    if (width == 1)
+        vat_buf_puts(b, "\\d");
+    else if (width > 1)
+        vat_buf_printf(b, "\\d{%d}", width);
+}
+
+/* Appends the gold's year sub-pattern: \d{4}, 20\d{2},
+ * (?:19[5-9]\d|20[0-4]\d), ... */
+static void put_year_pattern(struct vat_buf *b, int yr)
+{
+    struct year_rule q = year_rule_of(yr);
+    struct vat_buf alts = VAT_BUF_INIT;
+    int n = 0;
+    range_alts(&alts, &n, "", q.min, q.max, 4);
+    vat_buf_printf(b, n > 1 ? "(?:%s)" : "%s", alts.data);
+    vat_buf_release(&alts);
+}
+
+struct fmt {
+    char sep;
+    enum order order;
+    int yr; /* year rule, see year_rule_of */
+};
+
+static struct fmt fmt_from_index(unsigned f)
+{
+    struct fmt x = {seps[f % N_SEPS], (enum order)((f / N_SEPS) % N_ORDERS),
+                    (int)(f / (N_SEPS * N_ORDERS))};
+    return x;
+}
+
+/* The positions of year, month and day in an order ('Y','M','D'). */
+static const char *order_fields(enum order o)
+{
+    static const char *const f[N_ORDERS] = {"YMD", "DMY", "MDY", "YDM"};
+    return f[o];
+}
+
+/* "DD.MM.YYYY" for the prompt. */
+static void fmt_label(const struct fmt *x, char out[16])
+{
+    const char *f = order_fields(x->order);
+    size_t k = 0;
+    for (int i = 0; i < 3; i++) {
+        const char *w = f[i] == 'Y' ? "YYYY" : f[i] == 'M' ? "MM" : "DD";
+        for (; *w; w++)
+            out[k++] = *w;
+        if (i < 2)
+            out[k++] = x->sep;
+    }
+    out[k] = 0;
+}
+
+static int sep_ok(char c)
+{
+    return c == '-' || c == '/' || c == '.';
+}
+
+/* Builds the pattern: gold with full field rules and digit-run guards, or
+ * the trap's naive digit-count shape.  Returns a new string. */
+static char *build_pattern(const struct fmt *x, bool naive)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    const char *f = order_fields(x->order);
+    const char *sep = x->sep == '.' ? "\\." : x->sep == '/' ? "/" : "-";
+    if (!naive)
+        vat_buf_puts(&b, "(?<!\\d)");
+    for (int i = 0; i < 3; i++) {
+        if (naive)
+            vat_buf_puts(&b, f[i] == 'Y' ? "\\d{4}" : "\\d{2}");
+        else if (f[i] == 'Y')
+            put_year_pattern(&b, x->yr);
+        else if (f[i] == 'M')
+            vat_buf_puts(&b, "(?:0[1-9]|1[0-2])");
+        else
+            vat_buf_puts(&b, "(?:0[1-9]|[12]\\d|3[01])");
+        if (i < 2)
+            vat_buf_puts(&b, sep);
+    }
+    if (!naive)
+        vat_buf_puts(&b, "(?!\\d)");
+    return vat_buf_detach(&b);
+}
+
+/* Reads the notation back from the task's params (what the prompt states),
+ * so reference() derives gold from the question, not from generator state. */
+static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *e)
+{
+    const char *sep = json_string_value(json_object_get(params, "separator"));
+    const char *ord = json_string_value(json_object_get(params, "order"));
+    json_int_t ymin = json_integer_value(json_object_get(params, "year_min"));
+    json_int_t ymax = json_integer_value(json_object_get(params, "year_max"));
+    if (!sep || strlen(sep) != 1 || !sep_ok(sep[0]) || !ord)
+        return vat_err_set(e, "regex_iso_dates: params lack a valid separator or order");
+    x->sep = sep[0];
+    x->order = N_ORDERS;
+    for (int i = 0; i < N_ORDERS; i++)
+        if (strcmp(ord, order_names[i]) == 0)
+            x->order = (enum order)i;
+    if (x->order == N_ORDERS)
+        return vat_err_set(e, "regex_iso_dates: unknown order '%s'", ord);
+    x->yr = -1;
+    for (int i = 0; i < N_YEAR_RULES; i++)
+        if (year_rule_of(i).min == ymin && year_rule_of(i).max == ymax)
+            x->yr = i;
+    if (x->yr < 0)
+        return vat_err_set(e, "regex_iso_dates: no year rule for %lld..%lld", (long long)ymin,
+                           (long long)ymax);
+    return 0;
+}
+
+/* ---- planting ---------------------------------------------------------- */
+
+/* What one slot of a line holds.  Every kind but K_TARGET is a decoy the
+ * gold pattern must skip. */
+enum kind {
+    K_TARGET,       /* a valid date in the task's notation               */
+    K_MONTH_BAD,    /* month 00 or 13..19                                 */
+    K_DAY_ZERO,     /* day 00                                             */
+    K_DAY_BIG,      /* day 32..39                                         */
+    K_YEAR5,        /* a five-digit year                                  */
+    K_GLUED_BEFORE, /* a valid date with a digit right before it          */
+    K_GLUED_AFTER,  /* a valid date with a digit right after it           */
+    K_OTHER_SEP,    /* same order, another separator                      */
+    K_OTHER_ORDER,  /* same separator, another order (day 13..31)         */
+    K_UNPADDED,     /* month or day written with one digit                */
+    K_SHORT_YEAR,   /* a two-digit year                                   */
+    K_YEAR_RANGE,   /* a year outside the task's year range               */
+    N_KINDS
+};
+
+/* Slot weights of the free (not required) slots; K_YEAR_RANGE is zeroed
+ * when the notation allows any year. */
+static const unsigned kind_weights[N_KINDS] = {
+    [K_TARGET] = 40,      [K_MONTH_BAD] = 6,    [K_DAY_ZERO] = 4,  [K_DAY_BIG] = 5,
+    [K_YEAR5] = 4,        [K_GLUED_BEFORE] = 5, [K_GLUED_AFTER] = 5, [K_OTHER_SEP] = 7,
+    [K_OTHER_ORDER] = 7,  [K_UNPADDED] = 4,     [K_SHORT_YEAR] = 3, [K_YEAR_RANGE] = 6,
+};
+
+struct plant_ctx {
+    const struct fmt *fmt;
+    const int *plan;
+    size_t next;
+};
+
+static int draw_month(struct vat_rng *r)
+{
+    static const int edge[] = {1, 9, 10, 12};
+    if (vat_rng_chance(r, 0.3))
+        return edge[vat_rng_below(r, 4)];
+    return (int)vat_rng_range(r, 1, 12);
+}
+
+static int draw_day(struct vat_rng *r)
+{
+    static const int edge[] = {1, 9, 10, 19, 20, 29, 30, 31};
+    if (vat_rng_chance(r, 0.35))
+        return edge[vat_rng_below(r, 8)];
+    return (int)vat_rng_range(r, 1, 31);
+}
+
+/* A year inside the rule: mostly recent, sometimes at the rule's edges or
+ * anywhere in it (so a narrower year rule than stated gets caught). */
+static int draw_year(struct vat_rng *r, int yr)
+{
+    struct year_rule q = year_rule_of(yr);
+    int lo = q.min > 1988 ? q.min : 1988, hi = q.max < 2032 ? q.max : 2032;
+    if (lo <= hi && vat_rng_chance(r, 0.7))
+        return (int)vat_rng_range(r, lo, hi);
+    if (yr == 0)
+        return (int)vat_rng_range(r, 1700, 2299);
+    if (vat_rng_chance(r, 0.5)) {
+        int edge[4] = {q.min, q.min + 1, q.max - 1, q.max};
+        return edge[vat_rng_below(r, 4)];
+    }
+    return (int)vat_rng_range(r, q.min, q.max);
+}
+
+/* A year just outside the rule (1899 or 2100 when 1900-2099 counts),
+ * favouring the edges, where a near-miss year rule gets caught. */
+static int draw_bad_year(struct vat_rng *r, int yr)
+{
+    struct year_rule q = year_rule_of(yr);
+    bool below = vat_rng_chance(r, 0.5);
+    if (vat_rng_chance(r, 0.3))
+        return below ? q.min - 1 : q.max + 1;
+    return below ? (int)vat_rng_range(r, q.min - 50, q.min - 1)
+                 : (int)vat_rng_range(r, q.max + 1, q.max + 50);
+}
+
+/* Writes the three field texts in order o with separator sep. */
+static void render(char *out, size_t cap, const char *y, const char *m, const char *d,
+                   enum order o, char sep)
+{
+    const char *f = order_fields(o);
+    const char *part[3];
+    for (int i = 0; i < 3; i++)
+        part[i] = f[i] == 'Y' ? y : f[i] == 'M' ? m : d;
+    snprintf(out, cap, "%s%c%s%c%s", part[0], sep, part[1], sep, part[2]);
+}
+
+static void plant(struct vat_rx_builder *b, struct vat_rng *r, void *vctx)
+{
+    struct plant_ctx *c = vctx;
+    const struct fmt *x = c->fmt;
+    int kind = c->plan[c->next++];
+    int y = draw_year(r, x->yr), mo = draw_month(r), d = draw_day(r);
+    char ys[16], ms[8], ds[8], out[64];
+    enum order o = x->order;
+    char sep = x->sep;
+    snprintf(ys, sizeof ys, "%04d", y);
+    snprintf(ms, sizeof ms, "%02d", mo);
+    snprintf(ds, sizeof ds, "%02d", d);
+
+    switch ((enum kind)kind) {
+    case K_TARGET:
+        break;
+    case K_MONTH_BAD:
+        snprintf(ms, sizeof ms, "%02d", vat_rng_chance(r, 0.2) ? 0 : (int)vat_rng_range(r, 13, 19));
+        break;
+    case K_DAY_ZERO:
+        strcpy(ds, "00");
+        break;
+    case K_DAY_BIG:
+        snprintf(ds, sizeof ds, "%02d", (int)vat_rng_range(r, 32, 39));
+        break;
+    case K_YEAR5:
+        if (vat_rng_chance(r, 0.5))
+            snprintf(ys, sizeof ys, "%04d%d", y, (int)vat_rng_range(r, 0, 9));
+        else
+            snprintf(ys, sizeof ys, "%d%04d", (int)vat_rng_range(r, 1, 9), y);
+        break;
+    case K_GLUED_BEFORE:
+    case K_GLUED_AFTER:
+        break;
+    case K_OTHER_SEP:
+        sep = seps[(size_t)(strchr(seps, x->sep) - seps + 1 + (long)vat_rng_below(r, 2)) % N_SEPS];
+        break;
+    case K_OTHER_ORDER: {
+        /* A day of 13 or more cannot be read as a month, so the text is
+         * not a valid date in the task's order either. */
+        snprintf(ds, sizeof ds, "%02d", (int)vat_rng_range(r, 13, 31));
+        int k = (int)vat_rng_below(r, N_ORDERS - 1);
+        o = (enum order)(k >= (int)x->order ? k + 1 : k);
+        break;
+    }
+    case K_UNPADDED:
+        if (vat_rng_chance(r, 0.5))
+            snprintf(ms, sizeof ms, "%d", (int)vat_rng_range(r, 1, 9));
+        else
+            snprintf(ds, sizeof ds, "%d", (int)vat_rng_range(r, 1, 9));
+        break;
+    case K_SHORT_YEAR:
+        snprintf(ys, sizeof ys, "%02d", y % 100);
+        break;
+    case K_YEAR_RANGE:
+        snprintf(ys, sizeof ys, "%04d", draw_bad_year(r, x->yr));
+        break;
+    case N_KINDS:
+        break;
+    }
+    render(out, sizeof out, ys, ms, ds, o, sep);
+    if (kind == K_TARGET) {
+        vat_rx_target(b, out, kind);
+        return;
+    }
+    char glued[80];
+    if (kind == K_GLUED_BEFORE) {
+        snprintf(glued, sizeof glued, "%d%s", (int)vat_rng_range(r, 0, 9), out);
+        vat_rx_decoy(b, glued, kind);
+    } else if (kind == K_GLUED_AFTER) {
+        snprintf(glued, sizeof glued, "%s%d", out, (int)vat_rng_range(r, 0, 9));
+        vat_rx_decoy(b, glued, kind);
+    } else {
+        vat_rx_decoy(b, out, kind);
+    }
+}
+
+/* Log-line frames by number of slots.  Every slot is bordered by a space,
+ * letter or punctuation that is neither a digit nor followed by one, so a
+ * plant extends into its neighbours only where it is glued on purpose. */
+static const char *const frames0[] = {
+    "{time} {level} {svc}: retrying job {id} ({n} of 5) after {ms}",
+    "{level} {svc}: heartbeat ok from {host}, build {ver}, uptime {n}h",
+    "{user} opened ticket {id} from {ip} at {time}",
+    "{level} [{svc}] cache hit ratio {pct} on {host}, p99 {ms}",
+};
+static const char *const frames1[] = {
+    "{slot} {time} {level} {svc}: request {id} served in {ms}",
+    "{slot}T{time}Z {level} [{svc}] user {user} signed in from {ip}",
+    "{level} cron[{n}]: rotated logs older than {slot} on {host}",
+    "{time} {level} {svc}: maintenance on {host} moved to {slot}",
+    "release {ver} notes: \"fixes everything reported since {slot}\", {pct} faster start",
+    "backup {id} finished at {time} on {host}; next run {slot}",
+    "[{svc}] {user} set the invoice due date to {slot} (build {ver})",
+};
+static const char *const frames2[] = {
+    "[{svc}] deploy of v{ver} scheduled for {slot}, rollback window ends {slot}",
+    "{level} {svc}: certificate for {host} expires {slot} (checked {slot} at {time})",
+    "{user} changed the due date from {slot} to {slot}",
+    "import {id} covered {slot} through {slot}, {n} rows skipped",
+    "audit: {user} exported report dated={slot};{slot} via {ip}",
+};
+static const char *const frames3[] = {
+    "{slot} {time} {level} {svc}: job {id} reprocessed days {slot} and {slot}",
+    "{user}: \"moved the review from {slot} to {slot}, then to {slot}\"",
+    "{level} {svc}: billing periods {slot}, {slot}, {slot} closed in {ms}",
+};
+
+static const char *pick_frame(struct vat_rng *r, int slots)
+{
+    switch (slots) {
+    case 0: return VAT_PICK(r, frames0);
+    case 1: return VAT_PICK(r, frames1);
+    case 2: return VAT_PICK(r, frames2);
+    default: return VAT_PICK(r, frames3);
+    }
+}
+
+/* Builds n lines into s: frames first, then the slot plan over all their
+ * slots (required kinds guaranteed), then the text. */
+static int build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n, const struct fmt *x,
+                       const int *required, size_t nreq, struct vat_err *e)
+{
+    const char **frame = vat_xcalloc(n, sizeof *frame);
+    int *slots = vat_xcalloc(n, sizeof *slots);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned u = vat_rng_below(r, 20);
+        slots[i] = u < 2 ? 0 : u < 11 ? 1 : u < 18 ? 2 : 3;
+        total += (size_t)slots[i];
+    }
+    /* Too few slots for the required plants: widen lines, starting at a
+     * random one, until they fit (n * 3 >= nreq is checked by the caller). */
+    size_t at = vat_rng_below(r, (uint32_t)n);
+    while (total < nreq) {
+        if (slots[at] < 3) {
+            slots[at]++;
+            total++;
+        }
+        at = (at + 1) % n;
+    }
+    for (size_t i = 0; i < n; i++)
+        frame[i] = pick_frame(r, slots[i]);
+
+    unsigned weights[N_KINDS];
+    memcpy(weights, kind_weights, sizeof weights);
+    if (x->yr == 0)
+        weights[K_YEAR_RANGE] = 0;
+    int *plan = vat_rx_plan(r, total, required, nreq, weights, N_KINDS);
+    struct plant_ctx ctx = {x, plan, 0};
+    struct vat_rx_builder b;
+    vat_rx_begin(&b);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (vat_rx_expand(&b, r, frame[i], plant, &ctx, e) < 0)
+            rc = -1;
+        else
+            vat_rx_finish(&b, s);
+    }
+    vat_rx_builder_release(&b);
+    free(plan);
+    free(frame);
+    free(slots);
+    return rc;
+}
+
+/* ---- the task ---------------------------------------------------------- */
+
+struct priv {
+    struct vat_rx_set ex, ho; /* the planted lines and their expected lists */
+};
+
+static void priv_free(void *p)
+{
+    struct priv *q = p;
+    vat_rx_set_release(&q->ex);
+    vat_rx_set_release(&q->ho);
+    free(q);
+}
+
+/* The notation of a task.  The first draw walks a permutation of all
+ * notations derived from (master seed, template, index / N_FORMATS), so
+ * any N_FORMATS consecutive tasks share no gold pattern; a redraw (which
+ * may be asked because of a repeat) draws afresh from the task stream. */
+static struct fmt choose_fmt(const struct vat_task *t, struct vat_rng *r)
+{
+    if (t->attempt > 0)
+        return fmt_from_index(vat_rng_below(r, N_FORMATS));
+    struct vat_rng pr;
+    vat_rng_stream(&pr, t->master_seed, t->tmpl->name, t->index / N_FORMATS, "formats", 0, NULL);
+    unsigned perm[N_FORMATS];
+    for (unsigned i = 0; i < N_FORMATS; i++)
+        perm[i] = i;
+    vat_rng_shuffle(&pr, perm, N_FORMATS, sizeof perm[0]);
+    return fmt_from_index(perm[t->index % N_FORMATS]);
+}
+
+static const struct vat_param params[] = {
+    {"examples_min", VAT_PARAM_INT, 3, NULL, 3, 8, "fewest example lines shown in the prompt"},
+    {"examples_max", VAT_PARAM_INT, 5, NULL, 3, 8, "most example lines shown in the prompt"},
+    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines"},
+    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines"},
+    {NULL, VAT_PARAM_INT, 0, NULL, 0, 0, NULL},
+};
+
+static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
+{
+    long exmin = vat_task_int(t, "examples_min"), exmax = vat_task_int(t, "examples_max");
+    long homin = vat_task_int(t, "rows_min"), homax = vat_task_int(t, "rows_max");
+    if (exmin < 3 || exmax < exmin || homin < 20 || homax < homin)
+        return vat_err_set(e, "regex_iso_dates: need 3 <= examples_min <= examples_max and "
+                              "20 <= rows_min <= rows_max");
+    struct fmt x = choose_fmt(t, rng);
+    size_t nex = (size_t)vat_rng_range(rng, exmin, exmax);
+
+    /* The held-out lines come from their own stream, so the shown examples
+     * and the hidden lines are independent draws. */
+    struct vat_rng hr;
+    vat_rng_stream(&hr, t->master_seed, t->tmpl->name, t->index, "heldout", t->attempt, NULL);
+    size_t nho = (size_t)vat_rng_range(&hr, homin, homax);
+
+    /* Required plants.  The examples teach every rule the trap breaks
+     * (month, day, glued digits, another notation); the held-out lines
+     * hold every decoy kind, so the naive shape and a pattern without the
+     * digit-run guards both fail on held-out lines alone. */
+    int req_ex[8], req_ho[N_KINDS + 4];
+    size_t nreq_ex = 0, nreq_ho = 0;
+    req_ex[nreq_ex++] = K_TARGET;
+    req_ex[nreq_ex++] = K_TARGET;
+    req_ex[nreq_ex++] = K_MONTH_BAD;
+    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_DAY_ZERO : K_DAY_BIG;
+    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_GLUED_BEFORE : K_GLUED_AFTER;
+    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_OTHER_SEP : K_OTHER_ORDER;
+    if (x.yr != 0)
+        req_ex[nreq_ex++] = K_YEAR_RANGE;
+    for (int k = 0; k < 4; k++)
+        req_ho[nreq_ho++] = K_TARGET;
+    for (int k = K_MONTH_BAD; k < N_KINDS; k++)
+        if (k != K_YEAR_RANGE || x.yr != 0)
+            req_ho[nreq_ho++] = k;
+    if (nex * 3 < nreq_ex || nho * 3 < nreq_ho)
+        return vat_err_set(e, "regex_iso_dates: too few lines for the required plants");
+
+    struct priv *p = vat_xcalloc(1, sizeof *p);
+    t->priv = p;
+    t->priv_free = priv_free;
+    if (build_lines(&p->ex, rng, nex, &x, req_ex, nreq_ex, e) != 0 ||
+        build_lines(&p->ho, &hr, nho, &x, req_ho, nreq_ho, e) != 0)
+        return -1;
+    unsigned need = 0;
+    for (size_t i = 0; i < nreq_ho; i++)
+        need |= 1u << req_ho[i];
+    if ((vat_rx_set_kinds(&p->ho) & need) != need)
+        return vat_err_set(e, "%s: the held-out lines lack a required decoy kind", t->id);
+
+    char *rel = vat_task_fixture_relpath(t, ".csv");
+    char *hrel = vat_task_fixture_relpath(t, ".heldout.csv");
+    int rc = -1;
+    if (vat_rx_write_lines(&p->ex, VAT_RX_EXAMPLE_PREFIX, t->root, rel, e) != 0 ||
+        vat_rx_write_lines(&p->ho, VAT_RX_HELDOUT_PREFIX, t->root, hrel, e) != 0)
+        goto out;
+    vat_rx_add_fixture(t, rel, "main", p->ex.n);
+    vat_rx_add_fixture(t, hrel, "variant", p->ho.n);
+
+    char label[16];
+    fmt_label(&x, label);
+    struct year_rule yr = year_rule_of(x.yr);
+    t->params = json_object();
+    json_object_set_new(t->params, "format", json_string(label));
+    json_object_set_new(t->params, "separator", json_stringn(&x.sep, 1));
+    json_object_set_new(t->params, "order", json_string(order_names[x.order]));
+    json_object_set_new(t->params, "year_min", json_integer(yr.min));
+    json_object_set_new(t->params, "year_max", json_integer(yr.max));
+    json_object_set_new(t->params, "examples", json_integer((json_int_t)p->ex.n));
+    json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
+    t->difficulty = 2 + (x.order != ORD_YMD) + (x.yr != 0) + (x.sep == '.');
+
+    struct vat_buf b = VAT_BUF_INIT;
+    const char *f = order_fields(x.order);
+    const char *names[3];
+    for (int i = 0; i < 3; i++)
+        names[i] = f[i] == 'Y' ? "a four-digit year" : f[i] == 'M' ? "a two-digit month"
+                                                                   : "a two-digit day";
+    vat_buf_puts(&b, "The lines below come from application logs: timestamps, request ids, "
+                     "versions, times of day and dates written in several notations.\n\n");
+    vat_buf_printf(&b,
+                   "Write a regular expression that extracts every date written %s: %s, \"%c\", "
+                   "%s, \"%c\", %s. A piece of text is such a date only when all of these "
+                   "hold:\n",
+                   label, names[0], x.sep, names[1], x.sep, names[2]);
+    vat_buf_puts(&b, "- the month is 01 to 12 and the day is 01 to 31 whatever the month (day 31 "
+                     "of month 02 counts), both exactly two digits, zero-padded;\n");
+    if (x.yr == 0)
+        vat_buf_puts(&b, "- the year is exactly four digits, any value;\n");
+    else
+        vat_buf_printf(&b, "- the year is exactly four digits, from %04d to %04d;\n", yr.min,
+                       yr.max);
+    vat_buf_printf(&b,
+                   "- the fields are in exactly that order and separated by \"%c\" (the same "
+                   "date in another order or with another separator does not count);\n"
+                   "- it is not part of a longer run of digits: the character right before it "
+                   "and the character right after it, where there is one, are not digits.\n\n",
+                   x.sep);
+    vat_rx_prompt_examples(&b, &p->ex, rel, t->inline_max_bytes);
+    vat_rx_prompt_answer(&b, p->ho.n, "log lines");
+    t->prompt = vat_buf_detach(&b);
+    t->spec = vat_rx_spec_new();
+    rc = 0;
+out:
+    free(rel);
+    free(hrel);
+    return rc;
+}
+
+static int reference(struct vat_task *t, struct vat_err *e)
+{
+    struct fmt x;
+    if (t->n_fixtures != 2)
+        return vat_err_set(e, "%s: expected the example and held-out fixtures", t->id);
+    if (fmt_from_params(t->params, &x, e) != 0)
+        return -1;
+    struct vat_rx_set ex = VAT_RX_SET_INIT, ho = VAT_RX_SET_INIT;
+    char *gold = build_pattern(&x, false);
+    int rc = -1;
+    if (vat_rx_read_lines(&ex, t->root, t->fixture[0].path, e) == 0 &&
+        vat_rx_read_lines(&ho, t->root, t->fixture[1].path, e) == 0 &&
+        vat_rx_spec_cases(t->spec, gold, &ex, &ho, e) == 0) {
+        t->gold = gold;
+        gold = NULL;
+        rc = 0;
+    }
+    free(gold);
+    vat_rx_set_release(&ex);
+    vat_rx_set_release(&ho);
+    return rc;
+}
+
+static int confirm(const struct vat_task *t, struct vat_err *e)
+{
+    const struct priv *p = t->priv;
+    if (!p)
+        return vat_err_set(e, "%s: no planted truth to confirm against", t->id);
+    struct vat_err sub;
+    if (vat_rx_cases_agree(t->spec, &p->ex, &p->ho, &sub) != 0)
+        return vat_err_set(e, "%s: %s", t->id, sub.msg);
+    return 0;
+}
+
+static int trap_answer(struct vat_task *t, struct vat_err *e)
+{
+    struct fmt x;
+    if (fmt_from_params(t->params, &x, e) != 0)
+        return -1;
+    const struct priv *p = t->priv;
+    char *trap = build_pattern(&x, true);
+    /* Armed on the held-out lines alone: the examples show the decoys, the
+     * hidden lines must catch the mistake on their own too. */
+    int misses = p ? vat_rx_count_misses(t->spec, trap, &p->ho, e) : 0;
+    if (misses <= 0) {
+        free(trap);
+        return misses < 0 ? -1 : vat_err_set(e, "%s: the trap is not armed on held-out lines",
+                                             t->id);
+    }
+    t->trap = trap;
+    return 0;
+}
+
+const struct vat_template vat_tmpl_regex_iso_dates = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "regex_iso_dates",
+    .family = "regex",
+    .answer_kind = "regex",
+    .trap = "the naive digit-count shape such as \\d{4}-\\d{2}-\\d{2}, which also takes month "
+            "13, day 00 and dates glued to longer digit runs",
+    .summary = "extract the valid dates of one drawn notation (separator, field order, year "
+               "range) from log lines, never inside a longer run of digits",
+    .params = params,
+    .default_count = 12,
+    .generate = generate,
+    .reference = reference,
+    .confirm = confirm,
+    .trap_answer = trap_answer,
+    .check = vat_check_task,
+};

@@ -1,0 +1,63 @@
+/* template.h — the versioned template contract and the registry.
+ * Exports struct vat_template, struct vat_param and vat_registry[]. */
+#ifndef VAT_TEMPLATE_H
+#define VAT_TEMPLATE_H
+
+#include "rng.h"
+#include "vat.h"
+
+#define VAT_TEMPLATE_V1 1
+
+enum vat_param_type { VAT_PARAM_INT, VAT_PARAM_REAL, VAT_PARAM_BOOL, VAT_PARAM_STR };
+
+/* One tunable of a template, settable under [templates.<name>] in
+ * seeds.toml.  Every template also has `count` (how many tasks). */
+struct vat_param {
+    const char *name;
+    enum vat_param_type type;
+    double def;          /* default for INT / REAL / BOOL (0 or 1)   */
+    const char *def_str; /* default for STR                          */
+    double min, max;     /* accepted range for INT / REAL            */
+    const char *doc;     /* one line, shown by `vat list --params`   */
+};
+
+/* Version 1 members.  New members are appended below a version comment,
+ * never reordered, so a template written today keeps compiling. */
+struct vat_template {
+    int version;             /* VAT_TEMPLATE_V1                               */
+    const char *name;        /* "grouped_sum": stable, used in task ids       */
+    const char *family;      /* "analytics" | "regex" | "sql" | "probe"       */
+    const char *answer_kind; /* "value" | "regex" | "sql" | "abstain"         */
+    const char *trap;        /* one sentence: the plausible wrong answer      */
+    const char *summary;     /* one sentence: what the question asks          */
+    const struct vat_param *params; /* terminated by an entry with name NULL  */
+    int default_count;       /* tasks when seeds.toml gives no count          */
+
+    /* Writes the fixture file(s) below t->root from rng, and fills
+     * t->prompt, t->params, t->difficulty, t->fixture[] and t->spec (all
+     * but the expected answer).  Returns 0, or -1 with e set. */
+    int (*generate)(struct vat_task *t, struct vat_rng *rng, struct vat_err *e);
+    /* Computes t->gold by READING THE FIXTURE AS WRITTEN, and completes
+     * t->spec with the expected answer.  Returns 0, or -1 with e set. */
+    int (*reference)(struct vat_task *t, struct vat_err *e);
+    /* A second, independent derivation of gold; returns 0 when it agrees
+     * with t->gold, -1 with e saying how it differs. */
+    int (*confirm)(const struct vat_task *t, struct vat_err *e);
+    /* Fills t->trap: what the named mistake would answer.  0 or -1. */
+    int (*trap_answer)(struct vat_task *t, struct vat_err *e);
+    /* Scores a candidate using only t->spec and t->root (so `vat check`
+     * can rebuild a task from the verifiers table); never trusts it. */
+    struct vat_verdict (*check)(const struct vat_task *t, const char *answer, size_t len);
+};
+
+/* The registry: every template, in `vat list` order, ended by NULL. */
+extern const struct vat_template *const vat_registry[];
+
+/* Returns the template called name, or NULL. */
+const struct vat_template *vat_template_find(const char *name);
+
+/* The default check: dispatches on t->spec's "checker" member to the
+ * shared verifiers (value, regex, sql, abstain). */
+struct vat_verdict vat_check_task(const struct vat_task *t, const char *answer, size_t len);
+
+#endif

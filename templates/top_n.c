@@ -1,0 +1,499 @@
+/* top_n.c — the top_n analytics template: a sales CSV (sale_id, sold_on,
+ * customer, product, channel, amount) and the N customers with the largest
+ * total amount, ties broken by name in ascending byte order, answered as an
+ * ordered list of names.  The trap ranks customers by their largest single
+ * sale instead of their total: every fixture holds one customer outside the
+ * top N whose one big purchase is the largest sale in the file, so the
+ * trap's list always names a customer gold leaves out.  Ties in totals are
+ * planted, sometimes inside the top N and sometimes at the N-th place, where
+ * the name decides who is in.  Exports vat_tmpl_top_n. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define TN_MAX_CUST 40
+#define TN_MAX_N 10
+#define TN_MIN_SALE 500 /* 5.00: the smallest sale drawn */
+#define TN_TOL 1e-9     /* lists of names: no numbers to compare */
+
+enum { C_ID, C_DATE, C_CUSTOMER, C_PRODUCT, C_CHANNEL, C_AMOUNT, TN_NCOLS };
+static const char *const tn_cols[TN_NCOLS] = {"sale_id", "sold_on", "customer",
+                                              "product", "channel", "amount"};
+static const char *const tn_channels[] = {"online", "store", "phone", "marketplace"};
+
+static const struct vat_param tn_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
+     .doc = "fewest data rows in a fixture (more when the planted totals need them)"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
+     .doc = "most data rows in a fixture"},
+    {.name = "customers_min", .type = VAT_PARAM_INT, .def = 6, .min = 3, .max = TN_MAX_CUST,
+     .doc = "fewest distinct customers (at least N + 2 are drawn)"},
+    {.name = "customers_max", .type = VAT_PARAM_INT, .def = 12, .min = 3, .max = TN_MAX_CUST,
+     .doc = "most distinct customers"},
+    {.name = "n_min", .type = VAT_PARAM_INT, .def = 3, .min = 1, .max = TN_MAX_N,
+     .doc = "smallest N asked for"},
+    {.name = "n_max", .type = VAT_PARAM_INT, .def = 5, .min = 1, .max = TN_MAX_N,
+     .doc = "largest N asked for"},
+    {.name = "boundary_tie_chance", .type = VAT_PARAM_REAL, .def = 0.4, .min = 0, .max = 1,
+     .doc = "chance that the N-th and (N+1)-th totals are equal, so the name decides"},
+    {.name = "inner_tie_chance", .type = VAT_PARAM_REAL, .def = 0.3, .min = 0, .max = 1,
+     .doc = "chance that two customers inside the top N have equal totals"},
+    {.name = "amount_max", .type = VAT_PARAM_INT, .def = 4000, .min = 100, .max = 100000,
+     .doc = "largest single sale, in whole currency units"},
+    {0},
+};
+
+/* What the generator planted, for confirm's cross-check. */
+struct tn_priv {
+    struct vat_an_tally totals; /* customer -> planted cents */
+};
+
+static void tn_priv_free(void *p)
+{
+    struct tn_priv *g = p;
+    vat_an_tally_release(&g->totals);
+    free(g);
+}
+
+/* ---- ranking ------------------------------------------------------------- */
+
+/* Largest sum first; equal sums by key in ascending byte order. */
+static int tn_rank_cmp(const void *a, const void *b)
+{
+    const struct vat_an_entry *x = a, *y = b;
+    if (x->sum != y->sum)
+        return x->sum > y->sum ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+/* The first n keys of t ranked by each entry's sum (t is reordered), as a
+ * JSON array of strings. */
+static json_t *tn_rank(struct vat_an_tally *t, size_t n)
+{
+    if (t->n > 1)
+        qsort(t->e, t->n, sizeof *t->e, tn_rank_cmp);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n && i < t->n; i++)
+        json_array_append_new(a, json_string(t->e[i].key));
+    return a;
+}
+
+/* ---- generation ---------------------------------------------------------- */
+
+/* Draws a customer: mostly a person, sometimes a business account. */
+static void tn_customer(struct vat_rng *r, char *out, size_t cap)
+{
+    if (vat_rng_below(r, 5) == 0)
+        vat_gen_company(r, out, cap);
+    else
+        vat_gen_person(r, out, cap);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_i64_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* Splits total into m sales, each in [TN_MIN_SALE, cap], by random weights
+ * (a realistic spread rather than one large sale and many tiny ones).
+ * Needs m * TN_MIN_SALE <= total <= m * cap. */
+static void tn_split(struct vat_rng *r, int64_t total, long m, int64_t cap, int64_t *out)
+{
+    int64_t rest = total - m * TN_MIN_SALE, wsum = 0, given = 0;
+    int64_t *w = vat_xcalloc((size_t)m, sizeof *w);
+    for (long j = 0; j < m; j++) {
+        w[j] = vat_rng_range(r, 1, 40);
+        w[j] *= w[j]; /* squared: a few sales clearly larger than the rest */
+        wsum += w[j];
+    }
+    for (long j = 0; j < m; j++) {
+        int64_t add = rest * w[j] / wsum;
+        out[j] = TN_MIN_SALE + add;
+        given += add;
+    }
+    for (long j = 0; given < rest; j = (j + 1) % m, given++)
+        out[j]++;
+    /* Anything over the cap moves to sales with room; it always fits. */
+    int64_t carry = 0;
+    for (long j = 0; j < m; j++) {
+        if (out[j] > cap) {
+            carry += out[j] - cap;
+            out[j] = cap;
+        }
+    }
+    for (long j = 0; j < m && carry > 0; j++) {
+        int64_t take = cap - out[j] < carry ? cap - out[j] : carry;
+        out[j] += take;
+        carry -= take;
+    }
+    free(w);
+}
+
+struct tn_sale {
+    int cust;
+    int64_t cents;
+};
+
+/* The planted design of one fixture. */
+struct tn_plan {
+    int k, n;                     /* customers, N                          */
+    int64_t big, cap;             /* the decoy's big sale; every other cap */
+    int64_t total[TN_MAX_CUST];   /* by role: [0,n) top, [n,k-1) rest,     */
+    long sales[TN_MAX_CUST];      /*   k-1 the decoy                       */
+    int64_t decoy_small[2];
+    int ndecoy_small;
+    bool boundary_tie, inner_tie;
+};
+
+/* Draws the totals by role.  The decoy (role k-1) has the single largest
+ * sale, yet every top-N total is strictly above the decoy's total, so
+ * ranking by the largest sale puts the decoy first and gold leaves it out. */
+static void tn_plan_totals(struct vat_rng *r, struct tn_plan *p, int64_t max_cents,
+                           double btie, double itie)
+{
+    p->big = vat_rng_range(r, max_cents / 2, max_cents);
+    p->cap = p->big * 7 / 10;
+    int64_t decoy = p->big;
+    p->ndecoy_small = (int)vat_rng_below(r, 3);
+    for (int i = 0; i < p->ndecoy_small; i++) {
+        int64_t hi = p->cap < 30000 ? p->cap : 30000;
+        p->decoy_small[i] = vat_rng_range(r, TN_MIN_SALE, hi);
+        decoy += p->decoy_small[i];
+    }
+    p->total[p->k - 1] = decoy;
+
+    for (int i = 0; i < p->n; i++)
+        p->total[i] = decoy + vat_rng_range(r, 100, p->big + p->big / 2);
+    qsort(p->total, (size_t)p->n, sizeof p->total[0], cmp_i64_desc);
+    p->inner_tie = p->n >= 2 && vat_rng_chance(r, itie);
+    if (p->inner_tie) {
+        int j = (int)vat_rng_below(r, (uint32_t)(p->n - 1));
+        p->total[j + 1] = p->total[j];
+    }
+
+    int64_t tn = p->total[p->n - 1];
+    int64_t lo = tn / 6 > 2 * TN_MIN_SALE ? tn / 6 : 2 * TN_MIN_SALE;
+    for (int i = p->n; i < p->k - 1; i++)
+        p->total[i] = vat_rng_range(r, lo, tn - 1);
+    p->boundary_tie = vat_rng_chance(r, btie);
+    if (p->boundary_tie)
+        p->total[p->n] = tn;
+}
+
+/* Sales per customer: enough for every sale to stay under the cap, then
+ * the remaining rows spread by weight up to n rows in all.  Returns the
+ * number of rows. */
+static size_t tn_plan_sales(struct vat_rng *r, struct tn_plan *p, long want)
+{
+    long have = 0, most[TN_MAX_CUST];
+    uint32_t weight[TN_MAX_CUST], wsum = 0;
+    for (int i = 0; i < p->k; i++) {
+        if (i == p->k - 1) {
+            p->sales[i] = 1 + p->ndecoy_small;
+            most[i] = p->sales[i];
+            weight[i] = 0;
+        } else {
+            p->sales[i] = (long)((p->total[i] + p->cap - 1) / p->cap);
+            most[i] = (long)(p->total[i] / TN_MIN_SALE);
+            weight[i] = (uint32_t)vat_rng_range(r, 1, 4);
+        }
+        have += p->sales[i];
+        wsum += weight[i];
+    }
+    while (have < want) {
+        uint32_t w = vat_rng_below(r, wsum);
+        int g = 0;
+        while (w >= weight[g])
+            w -= weight[g++];
+        /* A customer already at its most sales passes the row on. */
+        int tries = 0;
+        while (p->sales[g] >= most[g] && tries++ < p->k)
+            g = (g + 1) % p->k;
+        if (p->sales[g] >= most[g])
+            break;
+        p->sales[g]++;
+        have++;
+    }
+    return (size_t)have;
+}
+
+static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long cmin = vat_task_int(t, "customers_min"), cmax = vat_task_int(t, "customers_max");
+    long nmin = vat_task_int(t, "n_min"), nmax = vat_task_int(t, "n_max");
+    double btie = vat_task_real(t, "boundary_tie_chance");
+    double itie = vat_task_real(t, "inner_tie_chance");
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    if (rmax < rmin)
+        rmax = rmin;
+    if (cmax < cmin)
+        cmax = cmin;
+    if (nmax < nmin)
+        nmax = nmin;
+
+    struct tn_plan p = {0};
+    p.n = (int)vat_rng_range(r, nmin, nmax);
+    p.k = (int)vat_rng_range(r, cmin, cmax);
+    if (p.k < p.n + 2)
+        p.k = p.n + 2; /* the decoy and at least one customer at N+1 */
+    if (p.k > TN_MAX_CUST)
+        return vat_err_set(e, "%s: n_min %ld needs more than %d customers", t->id, nmin,
+                           TN_MAX_CUST);
+    tn_plan_totals(r, &p, max_cents, btie, itie);
+    size_t nrows = tn_plan_sales(r, &p, vat_rng_range(r, rmin, rmax));
+
+    /* Distinct names, in random order, so which of two tied customers wins
+     * on name is a coin toss. */
+    char (*name)[64] = vat_xcalloc((size_t)p.k, sizeof *name);
+    for (int i = 0; i < p.k; i++) {
+        bool dup;
+        do {
+            tn_customer(r, name[i], sizeof name[i]);
+            dup = false;
+            for (int j = 0; j < i; j++)
+                dup = dup || strcmp(name[i], name[j]) == 0;
+        } while (dup);
+    }
+
+    struct tn_sale *sale = vat_xcalloc(nrows, sizeof *sale);
+    size_t k = 0;
+    for (int i = 0; i < p.k; i++) {
+        int64_t *part = vat_xcalloc((size_t)p.sales[i], sizeof *part);
+        if (i == p.k - 1) {
+            part[0] = p.big;
+            for (int s = 0; s < p.ndecoy_small; s++)
+                part[1 + s] = p.decoy_small[s];
+        } else {
+            tn_split(r, p.total[i], p.sales[i], p.cap, part);
+        }
+        for (long s = 0; s < p.sales[i]; s++, k++) {
+            sale[k].cust = i;
+            sale[k].cents = part[s];
+        }
+        free(part);
+    }
+    vat_rng_shuffle(r, sale, nrows, sizeof *sale);
+
+    /* Dates ascend with the sale ids, as an export sorted by id would. */
+    int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
+    int32_t span = (int32_t)vat_rng_range(r, 30, 180);
+    int32_t *days = vat_xcalloc(nrows, sizeof *days);
+    for (size_t i = 0; i < nrows; i++)
+        days[i] = start + (int32_t)vat_rng_range(r, 0, span);
+    qsort(days, nrows, sizeof *days, cmp_i32);
+
+    size_t nprod = 0;
+    const char *const *prod = vat_words("product", &nprod);
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, tn_cols, TN_NCOLS);
+    long id = (long)vat_rng_range(r, 10000, 90000);
+    struct tn_priv *pv = vat_xcalloc(1, sizeof *pv);
+    char money[32], date[11];
+    for (size_t i = 0; i < nrows; i++) {
+        id += (long)vat_rng_range(r, 1, 3);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "S-%06ld", id);
+        vat_csv_add(&c, vat_fmt_date(days[i], date));
+        vat_csv_add(&c, name[sale[i].cust]);
+        vat_csv_add(&c, prod && nprod ? prod[vat_rng_below(r, (uint32_t)nprod)] : "Gift Card");
+        vat_csv_add(&c, VAT_PICK(r, tn_channels));
+        vat_csv_add(&c, vat_fmt_cents(sale[i].cents, money, sizeof money));
+        vat_an_tally_add(&pv->totals, name[sale[i].cust], sale[i].cents);
+    }
+    free(days);
+    free(sale);
+    free(name);
+    t->priv = pv;
+    t->priv_free = tn_priv_free;
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given a sales export from a retail business, one sale per row, "
+                     "with the columns `sale_id`, `sold_on` (the sale date, YYYY-MM-DD), "
+                     "`customer` (the buyer's name), `product`, `channel` (where the sale was "
+                     "made) and `amount` (the sale's total, a decimal with two places).\n\n");
+    if (p.n == 1)
+        vat_buf_puts(&b, "Question: which customer has the largest total `amount`, summed over "
+                         "all of their sales? ");
+    else
+        vat_buf_printf(&b,
+                       "Question: which %d customers have the largest total `amount`, summed "
+                       "over all of their sales? Rank the customers by their total, largest "
+                       "first. ",
+                       p.n);
+    vat_buf_puts(&b, "A customer is identified by the `customer` value exactly as written. When "
+                     "two customers have exactly the same total, the one whose name comes first "
+                     "in ascending byte order (the names compared character by character by "
+                     "their ASCII codes, so \"Jo Ann\" comes before \"Joan Day\", which "
+                     "comes before \"Joe Hill\") ranks higher; this also decides who is in when customers tie "
+                     "for the last place.\n\n");
+    vat_buf_printf(&b,
+                   "Answer with one JSON value: an array of exactly %d string%s, the customer "
+                   "names spelled exactly as in the `customer` column, from rank 1 to rank %d, "
+                   "for example %s. The order matters and no name may appear twice.\n\n",
+                   p.n, p.n == 1 ? "" : "s", p.n,
+                   p.n == 1 ? "[\"<customer ranked 1>\"]"
+                   : p.n == 2
+                       ? "[\"<customer ranked 1>\", \"<customer ranked 2>\"]"
+                       : "[\"<customer ranked 1>\", \"<customer ranked 2>\", ...]");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    t->params = json_pack("{s:i, s:s, s:s, s:s, s:s}", "n", p.n, "group_by", "customer",
+                          "rank_by", "sum of amount, descending", "ties",
+                          "customer name, ascending byte order", "answer", "ordered list");
+
+    int d = 1 + (nrows > 50) + (nrows > 150) + (p.k >= 10) + p.boundary_tie;
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "list", .items = "string", .ordered = true, .unique = true,
+                            .rel_tol = TN_TOL, .abs_tol = TN_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* ---- gold, confirm, trap ------------------------------------------------- */
+
+/* N as the prompt states it, from t->params. */
+static int tn_n(const struct vat_task *t, size_t *n, struct vat_err *e)
+{
+    json_t *j = json_object_get(t->params, "n");
+    if (!json_is_integer(j) || json_integer_value(j) < 1 ||
+        json_integer_value(j) > TN_MAX_N)
+        return vat_err_set(e, "%s: params lack a valid 'n'", t->id);
+    *n = (size_t)json_integer_value(j);
+    return 0;
+}
+
+/* Reads the fixture back and ranks its customers: by the sum of their sales
+ * (gold), or by their largest single sale (the trap).  Refuses a file with
+ * fewer than N + 1 customers, where "the top N" would be everyone. */
+static json_t *tn_rank_file(const struct vat_task *t, bool by_total, struct vat_err *e)
+{
+    size_t n;
+    if (tn_n(t, &n, e) != 0)
+        return NULL;
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, tn_cols, TN_NCOLS, &c, e) != 0)
+        return NULL;
+    struct vat_an_tally rank = VAT_AN_TALLY_INIT;
+    json_t *out = NULL;
+    for (size_t i = 1; i < c.nrows; i++) {
+        int64_t cents;
+        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
+        const char *who = vat_csv_get(&c, i, C_CUSTOMER);
+        if (vat_parse_cents(amount, &cents) != 0) {
+            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
+                        t->id, t->fixture[0].path, i + 1, amount);
+            goto done;
+        }
+        if (!*who) {
+            vat_err_set(e, "%s: '%s' record %zu: blank customer", t->id, t->fixture[0].path,
+                        i + 1);
+            goto done;
+        }
+        struct vat_an_entry *x = vat_an_tally_get(&rank, who);
+        if (by_total)
+            x->sum += cents;
+        else if (x->n == 0 || cents > x->sum)
+            x->sum = cents;
+        x->n++;
+    }
+    if (rank.n <= n) {
+        vat_err_set(e, "%s: '%s' has %zu customers, not more than N = %zu", t->id,
+                    t->fixture[0].path, rank.n, n);
+        goto done;
+    }
+    out = tn_rank(&rank, n);
+done:
+    vat_an_tally_release(&rank);
+    vat_csv_release(&c);
+    return out;
+}
+
+static int tn_reference(struct vat_task *t, struct vat_err *e)
+{
+    json_t *gold = tn_rank_file(t, true, e);
+    if (!gold)
+        return -1;
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+/* SQL over the CSV loaded into SQLite, summing integer cents and ordering
+ * ties by the BINARY collation (byte order); then, when the generator's
+ * planted totals are at hand, the ranking they imply. */
+static int tn_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char *const types[TN_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "REAL"};
+    size_t n;
+    if (tn_n(t, &n, e) != 0)
+        return -1;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT customer FROM sales GROUP BY customer "
+             "ORDER BY SUM(CAST(round(amount * 100) AS INTEGER)) DESC, customer COLLATE BINARY "
+             "LIMIT %zu",
+             n);
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "sales", types, 0, sql, VAT_AN_LIST, &qe);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    struct tn_priv *pv = t->priv;
+    struct vat_an_tally copy = VAT_AN_TALLY_INIT;
+    for (size_t i = 0; i < pv->totals.n; i++)
+        vat_an_tally_get(&copy, pv->totals.e[i].key)->sum = pv->totals.e[i].sum;
+    v = tn_rank(&copy, n);
+    vat_an_tally_release(&copy);
+    rc = vat_an_confirm_gold(t, v, "the generator's planted totals", 0, 0, e);
+    json_decref(v);
+    return rc;
+}
+
+static int tn_trap(struct vat_task *t, struct vat_err *e)
+{
+    json_t *v = tn_rank_file(t, false, e);
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+const struct vat_template vat_tmpl_top_n = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "top_n",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Ranking customers by their largest single sale instead of their total amount.",
+    .summary = "The N customers with the largest total sales amount, ties broken by name "
+               "ascending, as an ordered list.",
+    .params = tn_params,
+    .default_count = 12,
+    .generate = tn_generate,
+    .reference = tn_reference,
+    .confirm = tn_confirm,
+    .trap_answer = tn_trap,
+    .check = vat_check_task,
+};

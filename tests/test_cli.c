@@ -1,0 +1,289 @@
+/* test_cli.c — the vat command end to end, through the built binary
+ * ($VAT_BINARY, set by ctest): a small corpus built twice with different
+ * --jobs is byte-identical; every rollout is as admission requires; `vat
+ * check` scores gold 1 and the trap 0 from the tables alone; a tampered
+ * fixture path is refused without being opened; bad arguments and a bad
+ * seeds.toml exit 2 with a one-line message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "jsonout.h"
+#include "template.h"
+#include "testutil.h"
+#include "vat.h"
+
+static const char *bin(void)
+{
+    const char *b = getenv("VAT_BINARY");
+    return b && *b ? b : "./vat";
+}
+
+/* Runs a shell command; returns its exit status and its stdout (and
+ * stderr when merge) in a new string. */
+static int run(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    struct vat_buf b = VAT_BUF_INIT;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+        vat_buf_putn(&b, chunk, n);
+    int st = pclose(p);
+    if (out)
+        *out = vat_buf_detach(&b);
+    else
+        vat_buf_release(&b);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *write_file(const char *dir, const char *name, const char *body)
+{
+    char *path = vat_xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(body, f);
+    fclose(f);
+    return path;
+}
+
+static const char small_config[] =
+    "[corpus]\nmaster_seed = 7\ntest_fraction = 0.25\n"
+    "[templates.grouped_sum]\ncount = 4\n"
+    "[templates.regex_iso_dates]\ncount = 4\n"
+    "[templates.sql_paid_revenue]\ncount = 4\n";
+
+struct corpus {
+    char *dir, *a, *b, *config;
+};
+
+static int setup(void **state)
+{
+    struct corpus *c = calloc(1, sizeof *c);
+    c->dir = vat_test_tmpdir("cli");
+    c->a = vat_xasprintf("%s/a", c->dir);
+    c->b = vat_xasprintf("%s/b", c->dir);
+    c->config = write_file(c->dir, "seeds.toml", small_config);
+    char *cmd = vat_xasprintf("mkdir -p '%s' '%s' && '%s' build --config '%s' --root '%s' --jobs 1 "
+                              ">/dev/null && '%s' build --config '%s' --root '%s' --jobs 3 >/dev/null",
+                              c->a, c->b, bin(), c->config, c->a, bin(), c->config, c->b);
+    int rc = run(cmd, NULL);
+    free(cmd);
+    *state = c;
+    return rc;
+}
+
+static int teardown(void **state)
+{
+    struct corpus *c = *state;
+    vat_test_rmtree(c->dir);
+    free(c->dir);
+    free(c->a);
+    free(c->b);
+    free(c->config);
+    free(c);
+    return 0;
+}
+
+static void test_two_builds_identical(void **state)
+{
+    struct corpus *c = *state;
+    char *cmd = vat_xasprintf("diff -r '%s' '%s'", c->a, c->b);
+    assert_int_equal(run(cmd, NULL), 0);
+    free(cmd);
+}
+
+static json_t *read_jsonl(const char *root, const char *table)
+{
+    json_t *rows = json_array();
+    for (int s = 0; s < 2; s++) {
+        char *path = vat_xasprintf("%s/out/%s/%s.jsonl", root, table, s ? "test" : "train");
+        size_t n = 0;
+        char *data = vat_test_read_file(path, &n);
+        assert_non_null(data);
+        for (char *line = strtok(data, "\n"); line; line = strtok(NULL, "\n")) {
+            json_t *row = json_loads(line, JSON_DECODE_ANY, NULL);
+            assert_non_null(row);
+            json_array_append_new(rows, row);
+        }
+        free(data);
+        free(path);
+    }
+    return rows;
+}
+
+static void test_tables_and_rollouts(void **state)
+{
+    struct corpus *c = *state;
+    static const char *const tables[] = {"experience", "fixture_generators", "sft_examples",
+                                         "rollouts", "preference_pairs", "verifiers",
+                                         "rubric_items"};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        json_t *rows = read_jsonl(c->a, tables[i]);
+        assert_true(json_array_size(rows) >= 12);
+        json_decref(rows);
+    }
+    json_t *ro = read_jsonl(c->a, "rollouts");
+    assert_int_equal(json_array_size(ro), 36);
+    size_t i;
+    json_t *r;
+    json_array_foreach(ro, i, r) {
+        const char *role = json_string_value(json_object_get(r, "role"));
+        double score = json_number_value(json_object_get(r, "score"));
+        int gate = json_is_true(json_object_get(r, "gate_passed"));
+        if (strcmp(role, "gold") == 0)
+            assert_true(gate && score == 1.0);
+        else if (strcmp(role, "trap") == 0)
+            assert_true(gate && score < 1.0);
+        else
+            assert_true(!gate && score == 0.0);
+    }
+    json_decref(ro);
+
+    /* Every template is on both sides, and rows are sorted by task_id. */
+    json_t *ex = read_jsonl(c->a, "experience");
+    for (size_t t = 0; vat_registry[t]; t++) {
+        int train = 0, test = 0;
+        json_array_foreach(ex, i, r) {
+            if (strcmp(json_string_value(json_object_get(r, "template")), vat_registry[t]->name))
+                continue;
+            if (strcmp(json_string_value(json_object_get(r, "split")), "test") == 0)
+                test++;
+            else
+                train++;
+        }
+        assert_int_equal(test, 1); /* 4 tasks at 0.25 */
+        assert_int_equal(train, 3);
+    }
+    json_decref(ex);
+}
+
+static void test_check_scores_from_tables(void **state)
+{
+    struct corpus *c = *state;
+    json_t *ro = read_jsonl(c->a, "rollouts");
+    size_t i;
+    json_t *r;
+    json_array_foreach(ro, i, r) {
+        const char *id = json_string_value(json_object_get(r, "task_id"));
+        const char *ans = json_string_value(json_object_get(r, "answer"));
+        char *af = write_file(c->dir, "answer.txt", ans);
+        char *cmd = vat_xasprintf("'%s' check --root '%s' --task '%s' --answer-file '%s'", bin(),
+                                  c->a, id, af);
+        char *out = NULL;
+        assert_int_equal(run(cmd, &out), 0);
+        json_t *v = json_loads(out, 0, NULL);
+        assert_non_null(v);
+        assert_string_equal(json_string_value(json_object_get(v, "task_id")), id);
+        assert_true(json_equal(json_object_get(v, "score"), json_object_get(r, "score")));
+        assert_string_equal(json_string_value(json_object_get(v, "code")),
+                            json_string_value(json_object_get(r, "code")));
+        json_decref(v);
+        free(out);
+        free(cmd);
+        free(af);
+    }
+    json_decref(ro);
+}
+
+static void test_tampered_fixture_path_refused(void **state)
+{
+    struct corpus *c = *state;
+    /* Rewrite one sql verifier row so its fixture leaves the root. */
+    char *cmd = vat_xasprintf(
+        "cp -r '%s' '%s/t' && cd '%s/t' && "
+        "sed -i 's#\"fixtures\":\\[\"fixtures/#\"fixtures\":[\"../../../etc/#' out/verifiers/*.jsonl",
+        c->a, c->dir, c->dir);
+    assert_int_equal(run(cmd, NULL), 0);
+    free(cmd);
+    cmd = vat_xasprintf("'%s' check --root '%s/t' --task sql_paid_revenue-00000 --answer 'SELECT 1'",
+                        bin(), c->dir);
+    char *out = NULL;
+    assert_int_equal(run(cmd, &out), 0);
+    json_t *v = json_loads(out, 0, NULL);
+    assert_non_null(v);
+    assert_true(json_number_value(json_object_get(v, "score")) == 0.0);
+    assert_non_null(strstr(json_string_value(json_object_get(v, "reason")), "unsafe"));
+    json_decref(v);
+    free(out);
+    free(cmd);
+}
+
+static void test_usage_errors_exit_2(void **state)
+{
+    struct corpus *c = *state;
+    static const char *const args[] = {
+        "",                       "frobnicate",
+        "build --jobs 0",         "build --jobs x",
+        "build --bogus",          "check",
+        "check --task nope-00000 --answer 1",
+        "check --task grouped_sum-00000",
+        "build --config /nonexistent/seeds.toml",
+        "build --only no_such_template",
+    };
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        char *cmd = vat_xasprintf("cd '%s' && '%s' %s 2>&1 >/dev/null", c->a, bin(), args[i]);
+        char *out = NULL;
+        int rc = run(cmd, &out);
+        if (rc != 2)
+            fprintf(stderr, "'vat %s' exited %d: %s\n", args[i], rc, out);
+        assert_int_equal(rc, 2);
+        /* One line, prefixed with the program name. */
+        assert_true(strncmp(out, "vat", 3) == 0 || strncmp(out, "usage", 5) == 0);
+        free(out);
+        free(cmd);
+    }
+}
+
+static void test_bad_config_names_path_and_line(void **state)
+{
+    struct corpus *c = *state;
+    char *dir = vat_xasprintf("%s/badcfg", c->dir);
+    char *cmd = vat_xasprintf("mkdir -p '%s'", dir);
+    run(cmd, NULL);
+    free(cmd);
+    char *cfg = write_file(dir, "seeds.toml", "[corpus]\nmaster_seed = 1\n\n[templates.grouped_sum]\nrowz = 3\n");
+    cmd = vat_xasprintf("cd '%s' && '%s' build --root . 2>&1 >/dev/null", dir, bin());
+    char *out = NULL;
+    assert_int_equal(run(cmd, &out), 2);
+    assert_non_null(strstr(out, "seeds.toml:5:"));
+    assert_null(strchr(out, '\n') ? strchr(strchr(out, '\n') + 1, '\n') : NULL);
+    free(out);
+    free(cmd);
+    free(cfg);
+    free(dir);
+}
+
+static void test_list_shows_registry(void **state)
+{
+    (void)state;
+    char *cmd = vat_xasprintf("'%s' list", bin());
+    char *out = NULL;
+    assert_int_equal(run(cmd, &out), 0);
+    for (size_t i = 0; vat_registry[i]; i++)
+        assert_non_null(strstr(out, vat_registry[i]->name));
+    free(out);
+    free(cmd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_two_builds_identical),
+        cmocka_unit_test(test_tables_and_rollouts),
+        cmocka_unit_test(test_check_scores_from_tables),
+        cmocka_unit_test(test_tampered_fixture_path_refused),
+        cmocka_unit_test(test_usage_errors_exit_2),
+        cmocka_unit_test(test_bad_config_names_path_and_line),
+        cmocka_unit_test(test_list_shows_registry),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

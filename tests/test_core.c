@@ -1,0 +1,137 @@
+/* test_core.c — the core helpers: safe corpus paths, deterministic JSON
+ * text (shortest round-trip reals), atomic writes, and the split rule. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "jsonout.h"
+#include "split.h"
+#include "testutil.h"
+#include "vat.h"
+
+static void test_path_safety(void **state)
+{
+    (void)state;
+    assert_true(vat_path_is_safe("fixtures/grouped_sum/grouped_sum-00001.csv"));
+    assert_true(vat_path_is_safe("a"));
+    assert_true(vat_path_is_safe("out/x/..y"));
+    assert_false(vat_path_is_safe(NULL));
+    assert_false(vat_path_is_safe(""));
+    assert_false(vat_path_is_safe("/etc/passwd"));
+    assert_false(vat_path_is_safe(".."));
+    assert_false(vat_path_is_safe("../x"));
+    assert_false(vat_path_is_safe("fixtures/../../x"));
+    assert_false(vat_path_is_safe("fixtures/.."));
+    assert_false(vat_path_is_safe("./x"));
+    assert_false(vat_path_is_safe("a//b"));
+    assert_false(vat_path_is_safe("a/"));
+    assert_false(vat_path_is_safe("a\\..\\b"));
+    assert_false(vat_path_is_safe("a\nb"));
+}
+
+static void expect_real(double x, const char *want)
+{
+    char out[32];
+    assert_string_equal(vat_fmt_real(x, out), want);
+    if (isfinite(x))
+        assert_true(strtod(out, NULL) == x);
+}
+
+static void test_shortest_reals(void **state)
+{
+    (void)state;
+    expect_real(0.1, "0.1");
+    expect_real(0.1 + 0.2, "0.30000000000000004");
+    expect_real(1234.5, "1234.5");
+    expect_real(12, "12.0");
+    expect_real(-0.05, "-0.05");
+    expect_real(1e-7, "1e-07");
+    expect_real(1e21, "1e+21");
+    expect_real(123456789.01, "123456789.01");
+    expect_real(0, "0.0");
+    expect_real(NAN, "null");
+    expect_real(INFINITY, "null");
+    /* Money sums from integer cents print exactly as decimals. */
+    for (long c = -100000; c <= 100000; c += 7) {
+        char out[32], want[32];
+        vat_fmt_real((double)c / 100.0, out);
+        snprintf(want, sizeof want, "%.2f", (double)c / 100.0);
+        assert_true(strtod(out, NULL) == strtod(want, NULL));
+    }
+}
+
+static void test_json_text_is_fixed(void **state)
+{
+    (void)state;
+    json_t *o = json_object();
+    json_object_set_new(o, "z", json_integer(1));
+    json_object_set_new(o, "a", json_real(0.5));
+    json_object_set_new(o, "s", json_string("q\"\\\n\x01é"));
+    json_object_set_new(o, "l", json_pack("[bbn]", 1, 0));
+    char *s = vat_json_dumps(o);
+    assert_string_equal(s, "{\"z\":1,\"a\":0.5,\"s\":\"q\\\"\\\\\\n\\u0001é\",\"l\":[true,false,null]}");
+    json_t *back = json_loads(s, 0, NULL);
+    assert_true(json_equal(back, o));
+    json_decref(back);
+    free(s);
+    json_decref(o);
+}
+
+static void test_atomic_write(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("core");
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_write_file_atomic(root, "out/a/b.jsonl", "hello\n", 6, &e), 0);
+    char *p = vat_path_join(root, "out/a/b.jsonl");
+    size_t n;
+    char *data = vat_test_read_file(p, &n);
+    assert_string_equal(data, "hello\n");
+    free(data);
+    char *tmp = vat_xasprintf("%s.tmp", p);
+    assert_null(vat_test_read_file(tmp, NULL));
+    free(tmp);
+    free(p);
+    vat_test_rmtree(root);
+    free(root);
+}
+
+static void test_split_is_stable_and_proportional(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"grouped_sum", "regex_iso_dates", "sql_paid_revenue"};
+    for (size_t k = 0; k < 3; k++) {
+        for (double f = 0.1; f < 0.95; f += 0.15) {
+            long test = 0;
+            for (uint32_t i = 0; i < 1000; i++) {
+                test += vat_split_is_test("salt", f, names[k], i);
+                /* Any prefix holds floor or ceil of n*f test tasks. */
+                double want = (double)(i + 1) * f;
+                assert_true((double)test >= floor(want) - 1e-9 && (double)test <= ceil(want) + 1e-9);
+            }
+        }
+    }
+    /* The side depends on nothing but (salt, fraction, template, index). */
+    for (uint32_t i = 0; i < 100; i++)
+        assert_int_equal(vat_split_is_test("s", 0.2, "grouped_sum", i),
+                         vat_split_is_test("s", 0.2, "grouped_sum", i));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_path_safety),
+        cmocka_unit_test(test_shortest_reals),
+        cmocka_unit_test(test_json_text_is_fixed),
+        cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_split_is_stable_and_proportional),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,944 @@
+/* test_sql.c — the SQL checker and its sandbox, over two small SQLite
+ * fixtures (invoices and customers; a main one and a variant) built here:
+ * gold scores 1 with trailing ';' and comments; multiset and ordered
+ * comparison (wrong order, wrong rows, missing and extra rows); float
+ * tolerance; NULLs; column count; DISTINCT kept; text never equals a
+ * number; a hard-coded answer caught by the variant; hostile answers
+ * (writes, a second statement, ATTACH, PRAGMA, endless recursion, huge
+ * blobs, the schema table, the clock, extensions, parameters, empty, too
+ * large, invalid UTF-8, temp-storage bombs, quadratic built-ins), each
+ * stopped with its code within a bounded time and with the fixture bytes
+ * unchanged; unsafe fixture paths refused; rows as JSON; the trim
+ * replacement against SQLite's own on random inputs; the gold admission
+ * check; and checks running on several threads at once. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "testutil.h"
+#include "verifiers.h"
+
+#define MAIN_FX "fixtures/main.sqlite"
+#define VAR_FX "fixtures/variant.sqlite"
+#define GOLD                                                                                   \
+    "SELECT customer_id, SUM(amount) FROM invoices WHERE status = 'paid' GROUP BY customer_id"
+#define GOLD_ORDERED GOLD " ORDER BY customer_id"
+
+static char *root;  /* the corpus root: fixtures/ below it */
+static char *scratch; /* the parent of root: where '../x' would point */
+static char *main_bytes;
+static size_t main_len;
+
+/* ---- fixtures ------------------------------------------------------------ */
+
+struct invoice {
+    const char *id, *customer, *status;
+    double amount; /* < 0: NULL */
+    const char *issued;
+};
+
+static void write_fixture(const char *rel, const struct invoice *inv, size_t n)
+{
+    char *path = malloc(strlen(root) + strlen(rel) + 2);
+    sprintf(path, "%s/%s", root, rel);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(db,
+                     "CREATE TABLE invoices (invoice_id TEXT PRIMARY KEY, customer_id TEXT, "
+                     "status TEXT, amount REAL, issued_on TEXT);"
+                     "CREATE TABLE customers (customer_id TEXT PRIMARY KEY, name TEXT);"
+                     "INSERT INTO customers VALUES ('C1','Ada'),('C2','Brook'),('C3','Chen'),"
+                     "('C4','Dana');",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO invoices VALUES (?1,?2,?3,?4,?5)", -1,
+                                        &st, NULL),
+                     SQLITE_OK);
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_bind_text(st, 1, inv[i].id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, inv[i].customer, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, inv[i].status, -1, SQLITE_STATIC);
+        if (inv[i].amount < 0)
+            sqlite3_bind_null(st, 4);
+        else
+            sqlite3_bind_double(st, 4, inv[i].amount);
+        sqlite3_bind_text(st, 5, inv[i].issued, -1, SQLITE_STATIC);
+        assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_close(db), SQLITE_OK);
+    free(path);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    scratch = vat_test_tmpdir("sql");
+    root = malloc(strlen(scratch) + 16);
+    sprintf(root, "%s/corpus", scratch);
+    char *fx = malloc(strlen(root) + 16);
+    sprintf(fx, "%s/fixtures", root);
+    if (mkdir(root, 0777) != 0 || mkdir(fx, 0777) != 0)
+        return -1;
+    free(fx);
+    static const struct invoice main_rows[] = {
+        {"INV-001", "C1", "paid", 100.50, "2024-01-05"},
+        {"INV-002", "C1", "open", 20.00, "2024-01-20"},
+        {"INV-003", "C2", "paid", 75.25, "2024-02-01"},
+        {"INV-004", "C3", "paid", -1, "2024-02-11"},
+        {"INV-005", "C2", "void", 10.00, "2024-03-03"},
+        {"INV-006", "C3", "paid", 300.00, "2024-03-15"},
+        {"INV-007", "C1", "paid", 0.10, "2024-03-20"},
+    };
+    static const struct invoice variant_rows[] = {
+        {"INV-101", "C2", "paid", 5.00, "2024-04-01"},
+        {"INV-102", "C2", "paid", 5.00, "2024-04-02"},
+        {"INV-103", "C4", "paid", 42.00, "2024-04-03"},
+        {"INV-104", "C1", "open", 9.99, "2024-04-04"},
+        {"INV-105", "C3", "paid", -1, "2024-04-05"},
+    };
+    write_fixture(MAIN_FX, main_rows, sizeof main_rows / sizeof main_rows[0]);
+    write_fixture(VAR_FX, variant_rows, sizeof variant_rows / sizeof variant_rows[0]);
+    char *p = malloc(strlen(root) + 64);
+    sprintf(p, "%s/fixtures/notes.sqlite", root);
+    FILE *f = fopen(p, "w");
+    for (int i = 0; i < 100; i++)
+        fputs("not a database at all\n", f);
+    fclose(f);
+    sprintf(p, "%s/%s", root, MAIN_FX);
+    main_bytes = vat_test_read_file(p, &main_len);
+    free(p);
+    return main_bytes ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    vat_test_rmtree(scratch);
+    free(scratch);
+    free(root);
+    free(main_bytes);
+    return 0;
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static json_t *make_spec(const char *gold, bool ordered)
+{
+    return json_pack("{s:s, s:s, s:[s,s], s:[s,s], s:b, s:s}", "checker", "sql", "dialect",
+                     "sqlite", "fixtures", MAIN_FX, VAR_FX, "tables", "invoices", "customers",
+                     "ordered", ordered, "reference_sql", gold);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Every reason is one short line of valid UTF-8 without control bytes. */
+static void assert_reason_sane(const struct vat_verdict *v)
+{
+    size_t n = strnlen(v->reason, sizeof v->reason);
+    assert_true(n > 0 && n < sizeof v->reason);
+    for (size_t i = 0; i < n; i++)
+        assert_false((unsigned char)v->reason[i] < 0x20 || v->reason[i] == 0x7f);
+    json_t *s = json_string(v->reason);
+    assert_non_null(s);
+    json_decref(s);
+}
+
+static struct vat_verdict check_spec(const json_t *spec, const char *answer, size_t len)
+{
+    struct vat_verdict v = vat_check_sql(spec, root, answer, len);
+    assert_reason_sane(&v);
+    return v;
+}
+
+static struct vat_verdict check_with(const char *gold, bool ordered, const char *answer)
+{
+    json_t *spec = make_spec(gold, ordered);
+    struct vat_verdict v = check_spec(spec, answer, strlen(answer));
+    json_decref(spec);
+    return v;
+}
+
+static void expect(const char *gold, bool ordered, const char *answer, const char *code,
+                   bool gate)
+{
+    struct vat_verdict v = check_with(gold, ordered, answer);
+    if (strcmp(v.code, code) != 0 || v.gate_passed != gate)
+        fail_msg("answer %.80s: got %s gate=%d (%s), expected %s gate=%d", answer, v.code,
+                 v.gate_passed, v.reason, code, gate);
+    assert_true(v.score == (strcmp(code, VAT_OK) == 0 ? 1.0 : 0.0));
+}
+
+static void assert_reason_has(const struct vat_verdict *v, const char *needle)
+{
+    if (!strstr(v->reason, needle))
+        fail_msg("reason '%s' lacks '%s'", v->reason, needle);
+}
+
+static void assert_fixture_unchanged(void)
+{
+    char *p = malloc(strlen(root) + 64);
+    sprintf(p, "%s/%s", root, MAIN_FX);
+    size_t n;
+    char *now = vat_test_read_file(p, &n);
+    free(p);
+    assert_non_null(now);
+    assert_int_equal(n, main_len);
+    assert_memory_equal(now, main_bytes, n);
+    free(now);
+}
+
+/* ---- scoring ------------------------------------------------------------------ */
+
+static void test_gold_scores_one(void **state)
+{
+    (void)state;
+    expect(GOLD, false, GOLD, VAT_OK, true);
+    expect(GOLD_ORDERED, true, GOLD_ORDERED, VAT_OK, true);
+    /* Another spelling of the same question. */
+    expect(GOLD, false,
+           "select i.customer_id as c, sum(i.amount) from invoices as i\n"
+           "where i.status in ('paid') group by 1",
+           VAT_OK, true);
+    expect(GOLD, false,
+           "WITH p AS (SELECT * FROM invoices WHERE status = 'paid')\n"
+           "SELECT customer_id, SUM(amount) FROM p GROUP BY customer_id",
+           VAT_OK, true);
+    struct vat_verdict v = check_with(GOLD, false, GOLD);
+    assert_reason_has(&v, "2 fixtures");
+}
+
+static void test_trailing_semicolon_and_comments(void **state)
+{
+    (void)state;
+    static const char *const tails[] = {
+        ";", " ;", ";\n", " -- the end", "\n-- a; b\n", " /* c */", "; /* c */ ;",
+        ";\n-- x\n;  /* y */ ;\n", " /* unterminated comment", ";;",
+    };
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        char q[512];
+        snprintf(q, sizeof q, "%s%s", GOLD, tails[i]);
+        expect(GOLD, false, q, VAT_OK, true);
+    }
+    expect(GOLD, false, "-- leading comment\n/* and another */ " GOLD, VAT_OK, true);
+    expect(GOLD, false, GOLD "; SELECT 1", VAT_SQL_MULTI, false);
+    expect(GOLD, false, GOLD "; -- fine\n x", VAT_SQL_MULTI, false);
+}
+
+static void test_multiset_and_ordered(void **state)
+{
+    (void)state;
+    const char *desc = GOLD " ORDER BY customer_id DESC";
+    expect(GOLD_ORDERED, false, desc, VAT_OK, true);
+    expect(GOLD_ORDERED, true, desc, VAT_WRONG_ORDER, true);
+    struct vat_verdict v = check_with(GOLD_ORDERED, true, desc);
+    assert_reason_has(&v, "fixture main");
+    assert_reason_has(&v, "wrong order");
+    /* Ordered, same count, different rows. */
+    expect(GOLD_ORDERED, true,
+           "SELECT customer_id, SUM(amount) FROM invoices WHERE status <> 'void' "
+           "GROUP BY customer_id ORDER BY customer_id",
+           VAT_WRONG_ROWS, true);
+    /* Ordered, fewer and more rows. */
+    expect(GOLD_ORDERED, true, GOLD " HAVING customer_id <> 'C3' ORDER BY customer_id",
+           VAT_MISSING_ROWS, true);
+    expect(GOLD_ORDERED, true,
+           "SELECT customer_id, SUM(amount) FROM invoices GROUP BY customer_id "
+           "UNION ALL SELECT 'C9', 1 ORDER BY customer_id",
+           VAT_EXTRA_ROWS, true);
+    /* Unordered: the trap (no status filter) gives other sums. */
+    v = check_with(GOLD, false,
+                   "SELECT customer_id, SUM(amount) FROM invoices GROUP BY customer_id");
+    assert_string_equal(v.code, VAT_WRONG_ROWS);
+    assert_true(v.gate_passed);
+    assert_true(v.score == 0.0);
+    assert_reason_has(&v, "unexpected ['C1', 120.6");
+    assert_reason_has(&v, "missing ['C1', 100.6");
+}
+
+static void test_float_tolerance(void **state)
+{
+    (void)state;
+    const char *tiny = "SELECT customer_id, SUM(amount) + 1e-12 FROM invoices "
+                       "WHERE status = 'paid' GROUP BY customer_id";
+    const char *cent = "SELECT customer_id, SUM(amount) + 0.01 FROM invoices "
+                       "WHERE status = 'paid' GROUP BY customer_id";
+    expect(GOLD, false, tiny, VAT_OK, true);
+    expect(GOLD, false, cent, VAT_WRONG_ROWS, true);
+    /* The spec's own tolerance is honoured. */
+    json_t *spec = make_spec(GOLD, false);
+    json_object_set_new(spec, "abs_tol", json_real(0.1));
+    struct vat_verdict v = check_spec(spec, cent, strlen(cent));
+    assert_string_equal(v.code, VAT_OK);
+    json_object_set_new(spec, "abs_tol", json_real(0));
+    json_object_set_new(spec, "rel_tol", json_real(0));
+    v = check_spec(spec, tiny, strlen(tiny));
+    assert_string_equal(v.code, VAT_WRONG_ROWS);
+    json_decref(spec);
+    /* INTEGER and REAL compare by value. */
+    expect("SELECT COUNT(*) FROM invoices", false, "SELECT COUNT(*) * 1.0 FROM invoices",
+           VAT_OK, true);
+    expect("SELECT COUNT(*) FROM invoices", false, "SELECT COUNT(*) + 0.5 FROM invoices",
+           VAT_WRONG_ROWS, true);
+}
+
+static void test_nulls_and_types(void **state)
+{
+    (void)state;
+    const char *gold = "SELECT invoice_id, amount FROM invoices WHERE status = 'paid'";
+    expect(gold, false,
+           "SELECT invoice_id, CASE WHEN amount IS NULL THEN NULL ELSE amount END "
+           "FROM invoices WHERE status = 'paid'",
+           VAT_OK, true);
+    expect(gold, false,
+           "SELECT invoice_id, coalesce(amount, 0) FROM invoices WHERE status = 'paid'",
+           VAT_WRONG_ROWS, true);
+    expect(gold, false, "SELECT invoice_id, '' FROM invoices WHERE status = 'paid'",
+           VAT_WRONG_ROWS, true);
+    /* Text never equals a number, even when it reads as one. */
+    expect(GOLD, false,
+           "SELECT customer_id, CAST(SUM(amount) AS TEXT) FROM invoices "
+           "WHERE status = 'paid' GROUP BY customer_id",
+           VAT_WRONG_ROWS, true);
+    /* Text is byte-exact, and a blob is not text. */
+    expect("SELECT name FROM customers", false, "SELECT upper(name) FROM customers",
+           VAT_WRONG_ROWS, true);
+    expect("SELECT name FROM customers", false, "SELECT CAST(name AS BLOB) FROM customers",
+           VAT_WRONG_ROWS, true);
+}
+
+static void test_column_count(void **state)
+{
+    (void)state;
+    expect(GOLD, false,
+           "SELECT customer_id FROM invoices WHERE status = 'paid' GROUP BY customer_id",
+           VAT_COLUMN_COUNT, true);
+    expect(GOLD, false,
+           "SELECT customer_id, SUM(amount), COUNT(*) FROM invoices WHERE status = 'paid' "
+           "GROUP BY customer_id",
+           VAT_COLUMN_COUNT, true);
+}
+
+static void test_distinct_not_stripped(void **state)
+{
+    (void)state;
+    expect("SELECT DISTINCT customer_id FROM invoices", false,
+           "SELECT customer_id FROM invoices", VAT_EXTRA_ROWS, true);
+    expect("SELECT customer_id FROM invoices", false,
+           "SELECT DISTINCT customer_id FROM invoices", VAT_MISSING_ROWS, true);
+    expect("SELECT customer_id FROM invoices", false,
+           "SELECT customer_id FROM invoices ORDER BY 1 DESC", VAT_OK, true);
+}
+
+static void test_hard_coded_answer_fails_on_variant(void **state)
+{
+    (void)state;
+    const char *hard = "VALUES ('C1', 100.6), ('C2', 75.25), ('C3', 300.0)";
+    struct vat_verdict v = check_with(GOLD, false, hard);
+    assert_true(v.gate_passed);
+    assert_true(v.score == 0.0);
+    assert_reason_has(&v, "fixture variant 1");
+    /* On the main fixture alone it would pass. */
+    json_t *spec = make_spec(GOLD, false);
+    json_array_remove(json_object_get(spec, "fixtures"), 1);
+    v = check_spec(spec, hard, strlen(hard));
+    assert_string_equal(v.code, VAT_OK);
+    json_decref(spec);
+}
+
+/* ---- hostile answers ------------------------------------------------------------ */
+
+struct hostile {
+    const char *answer;
+    const char *code;
+    bool gate;
+};
+
+static void run_hostile(const char *answer, size_t len, const char *code, bool gate)
+{
+    json_t *spec = make_spec(GOLD, false);
+    double t0 = now_s();
+    struct vat_verdict v = check_spec(spec, answer, len);
+    double dt = now_s() - t0;
+    json_decref(spec);
+    if (getenv("VAT_TEST_SQL_TIMES"))
+        fprintf(stderr, "%.3f s  %s  %.70s\n", dt, v.code, answer);
+    if (strcmp(v.code, code) != 0 || v.gate_passed != gate || v.score != 0.0)
+        fail_msg("answer %.80s: got %s gate=%d score=%g (%s), expected %s gate=%d", answer,
+                 v.code, v.gate_passed, v.score, v.reason, code, gate);
+    if (dt >= 3.0)
+        fail_msg("answer %.80s took %.2f s", answer, dt);
+    assert_fixture_unchanged();
+}
+
+static void test_hostile_answers(void **state)
+{
+    (void)state;
+    static const struct hostile cases[] = {
+        {"DELETE FROM invoices", VAT_SQL_NOT_SELECT, false},
+        {"UPDATE invoices SET amount = 0", VAT_SQL_NOT_SELECT, false},
+        {"INSERT INTO invoices (invoice_id) VALUES ('x')", VAT_SQL_NOT_SELECT, false},
+        {"SELECT 1; DROP TABLE invoices", VAT_SQL_MULTI, false},
+        {"SELECT 1;DELETE FROM invoices;", VAT_SQL_MULTI, false},
+        {"PRAGMA writable_schema=1", VAT_SQL_NOT_SELECT, false},
+        {"CREATE TEMP TABLE t(x)", VAT_SQL_NOT_SELECT, false},
+        {"BEGIN; SELECT 1", VAT_SQL_NOT_SELECT, false},
+        {"VACUUM", VAT_SQL_NOT_SELECT, false},
+        {"The answer is: SELECT 1", VAT_SQL_NOT_SELECT, false},
+        {"WITH d AS (SELECT 1) DELETE FROM invoices", VAT_SQL_DENIED, false},
+        {"WITH d AS (SELECT 1) INSERT INTO invoices (invoice_id) SELECT * FROM d",
+         VAT_SQL_DENIED, false},
+        {"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) "
+         "SELECT count(*) FROM r",
+         VAT_SQL_BUDGET, true},
+        {"SELECT randomblob(1000000000)", VAT_SQL_DENIED, false},
+        {"SELECT random()", VAT_SQL_DENIED, false},
+        {"SELECT zeroblob(1000000000)", VAT_SQL_BUDGET, true},
+        {"SELECT hex(zeroblob(6000)), 1", VAT_SQL_BUDGET, true},
+        {"SELECT group_concat(printf('%.*c', 5000, 'x')), 1 FROM invoices", VAT_SQL_BUDGET,
+         true},
+        {"SELECT * FROM sqlite_master", VAT_SQL_DENIED, false},
+        {"SELECT count(*) FROM sqlite_schema", VAT_SQL_DENIED, false},
+        {"SELECT * FROM sqlite_temp_master", VAT_SQL_DENIED, false},
+        {"SELECT name FROM pragma_table_info('invoices')", VAT_SQL_DENIED, false},
+        {"SELECT * FROM invoices, json_each('[1]')", VAT_SQL_DENIED, false},
+        {"SELECT * FROM dbstat", VAT_SQL_DENIED, false},
+        {"SELECT date('now')", VAT_SQL_DENIED, false},
+        {"SELECT datetime('NOW', 'localtime') FROM invoices", VAT_SQL_DENIED, false},
+        {"SELECT strftime('%Y', 'now')", VAT_SQL_DENIED, false},
+        {"SELECT julianday('now') - julianday(issued_on) FROM invoices", VAT_SQL_DENIED, false},
+        {"SELECT CURRENT_TIMESTAMP", VAT_SQL_DENIED, false},
+        {"SELECT current_date FROM invoices", VAT_SQL_DENIED, false},
+        {"SELECT load_extension('x')", VAT_SQL_DENIED, false},
+        {"SELECT sqlite_version()", VAT_SQL_DENIED, false},
+        {"SELECT fts3_tokenizer('simple')", VAT_SQL_DENIED, false},
+        {"SELECT changes(), last_insert_rowid()", VAT_SQL_DENIED, false},
+        {"SELECT * FROM invoices WHERE amount > ?", VAT_SQL_DENIED, false},
+        {"SELECT * FROM invoices WHERE amount > ?2", VAT_SQL_DENIED, false},
+        {"SELECT * FROM invoices WHERE amount > :min", VAT_SQL_DENIED, false},
+        {"SELECT * FROM invoices WHERE amount > @min", VAT_SQL_DENIED, false},
+        {"EXPLAIN SELECT * FROM invoices", VAT_SQL_DENIED, false},
+        {"EXPLAIN QUERY PLAN SELECT * FROM invoices", VAT_SQL_DENIED, false},
+        {"", VAT_PARSE, false},
+        {"  \n\t ", VAT_PARSE, false},
+        {"-- nothing here", VAT_PARSE, false},
+        {";", VAT_PARSE, false},
+        {"SELECT FROM WHERE", VAT_PARSE, false},
+        {"SELECT \"paid\" FROM invoices", VAT_PARSE, false}, /* no double-quoted strings */
+        {"SELECT x'zz'", VAT_PARSE, false},
+        {"SELECT abs(-9223372036854775807 - 1)", VAT_SQL_ERROR, true},
+        {"SELECT * FROM no_such_table", VAT_PARSE, false},
+        /* Temporary storage is capped: a sort or a DISTINCT too big for the
+         * page cache is stopped instead of spilling to disk or memory. */
+        {"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 100000) "
+         "SELECT count(DISTINCT printf('%0500d', n)) FROM r",
+         VAT_SQL_BUDGET, true},
+        {"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 100000) "
+         "SELECT count(*) FROM (SELECT printf('%0500d', n) AS x FROM r ORDER BY x)",
+         VAT_SQL_BUDGET, true},
+        /* Quadratic built-ins on the longest values allowed, on a million
+         * rows: stopped by the step budget or the time net, whichever
+         * comes first on this machine. */
+        {"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+         "SELECT sum(length(replace(printf('%.*c', 9999, 'a'), printf('%.*c', 4999 + n % 2, 'a') "
+         "|| 'b', ''))), 1 FROM r",
+         VAT_SQL_BUDGET, true},
+        {"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+         "SELECT sum(instr(printf('%.*c', 9999, 'a'), printf('%.*c', 4999 + n % 2, 'a') || 'b')), "
+         "1 FROM r",
+         VAT_SQL_BUDGET, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_hostile(cases[i].answer, strlen(cases[i].answer), cases[i].code, cases[i].gate);
+
+    /* Too many function calls: 90 columns of three calls each. */
+    struct vat_buf calls = VAT_BUF_INIT;
+    vat_buf_puts(&calls, "SELECT ");
+    for (int i = 0; i < 90; i++)
+        vat_buf_printf(&calls, "%sabs(%d) + abs(1) + abs(2)", i ? ", " : "", i);
+    run_hostile(calls.data, calls.len, VAT_SQL_BUDGET, true);
+    vat_buf_release(&calls);
+
+    /* ATTACH: refused, and the file it names is never created. */
+    char *target = malloc(strlen(scratch) + 64);
+    sprintf(target, "%s/attached.db", scratch);
+    char *attach = malloc(strlen(target) + 64);
+    sprintf(attach, "ATTACH DATABASE '%s' AS x", target);
+    run_hostile(attach, strlen(attach), VAT_SQL_NOT_SELECT, false);
+    sprintf(attach, "SELECT 1; ATTACH DATABASE '%s' AS x", target);
+    run_hostile(attach, strlen(attach), VAT_SQL_MULTI, false);
+    sprintf(attach, "VACUUM INTO '%s'", target);
+    run_hostile(attach, strlen(attach), VAT_SQL_NOT_SELECT, false);
+    assert_int_not_equal(access(target, F_OK), 0);
+    free(attach);
+    free(target);
+
+    /* Over the answer cap (a 100 KB query that would be valid SQL). */
+    size_t big = 100 * 1024;
+    char *q = malloc(big + 64);
+    strcpy(q, "SELECT 1 ");
+    size_t n = strlen(q);
+    while (n < big) {
+        memcpy(q + n, "-- padding padding padding padding padding padding\n", 51);
+        n += 51;
+    }
+    q[n] = 0;
+    run_hostile(q, n, VAT_TOO_LARGE, false);
+    free(q);
+
+    /* Bytes that are not UTF-8, and a NUL inside the answer. */
+#define HOSTILE_BYTES(lit, code) run_hostile(lit, sizeof lit - 1, code, false)
+    HOSTILE_BYTES("SELECT '\xff\xfe'", VAT_PARSE);
+    HOSTILE_BYTES("SELECT 'caf\xc3'", VAT_PARSE);
+    HOSTILE_BYTES("SELECT 'caf\xc3' FROM invoices", VAT_PARSE);
+    HOSTILE_BYTES("SELECT 1\0; DELETE FROM invoices", VAT_PARSE);
+#undef HOSTILE_BYTES
+}
+
+static void test_denied_reasons_say_what(void **state)
+{
+    (void)state;
+    struct vat_verdict v = check_with(GOLD, false, "SELECT random()");
+    assert_reason_has(&v, "random");
+    v = check_with(GOLD, false, "SELECT * FROM sqlite_master");
+    assert_reason_has(&v, "sqlite_master");
+    v = check_with(GOLD, false, "SELECT date('now')");
+    assert_reason_has(&v, "date");
+    v = check_with(GOLD, false, "WITH d AS (SELECT 1) DELETE FROM invoices");
+    assert_reason_has(&v, "delete from 'invoices'");
+    v = check_with(GOLD, false, "SELECT 1; DROP TABLE invoices");
+    assert_reason_has(&v, "DROP TABLE");
+    v = check_with(GOLD, false, "SELECT * FROM invoices WHERE amount > :min");
+    assert_reason_has(&v, ":min");
+    v = check_with(GOLD, false, "SELECT * FROM invoices, json_each('[1]')");
+    assert_reason_has(&v, "table-valued function 'json_each'");
+    v = check_with(GOLD, false, "SELECT name FROM pragma_table_info('invoices')");
+    assert_reason_has(&v, "pragma_table_info");
+    /* A CTE is not a table: reading it is fine, even without columns. */
+    expect("SELECT COUNT(*) FROM invoices", false,
+           "WITH p AS (SELECT * FROM invoices) SELECT COUNT(*) FROM p", VAT_OK, true);
+    /* A table the spec does not list is denied like the schema table. */
+    json_t *spec = make_spec(GOLD, false);
+    json_array_remove(json_object_get(spec, "tables"), 1);
+    const char *q = "SELECT count(*) FROM customers";
+    v = check_spec(spec, q, strlen(q));
+    assert_string_equal(v.code, VAT_SQL_DENIED);
+    assert_reason_has(&v, "customers");
+    json_decref(spec);
+}
+
+static void test_limits_from_spec(void **state)
+{
+    (void)state;
+    json_t *spec = make_spec("SELECT * FROM invoices", false);
+    const char *all = "SELECT * FROM invoices";
+    json_object_set_new(spec, "max_rows", json_integer(7));
+    struct vat_verdict v = check_spec(spec, all, strlen(all));
+    assert_string_equal(v.code, VAT_OK);
+    json_object_set_new(spec, "max_rows", json_integer(6));
+    v = check_spec(spec, all, strlen(all));
+    /* The reference itself breaks the cap: the task is unusable. */
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_decref(spec);
+
+    spec = make_spec("SELECT invoice_id FROM invoices", false);
+    json_object_set_new(spec, "max_rows", json_integer(7));
+    const char *doubled = "SELECT invoice_id FROM invoices UNION ALL SELECT invoice_id FROM invoices";
+    v = check_spec(spec, doubled, strlen(doubled));
+    assert_string_equal(v.code, VAT_SQL_BUDGET);
+    assert_true(v.gate_passed);
+    json_object_set_new(spec, "max_rows", json_integer(100));
+    json_object_set_new(spec, "max_bytes", json_integer(60));
+    v = check_spec(spec, doubled, strlen(doubled));
+    assert_string_equal(v.code, VAT_SQL_BUDGET);
+    json_object_set_new(spec, "max_bytes", json_integer(1000));
+    json_object_set_new(spec, "step_budget", json_integer(1000));
+    const char *slow = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r "
+                       "WHERE n < 1000) SELECT invoice_id FROM invoices WHERE "
+                       "(SELECT count(*) FROM r) > 0";
+    v = check_spec(spec, slow, strlen(slow));
+    assert_string_equal(v.code, VAT_SQL_BUDGET);
+    assert_reason_has(&v, "1000 VM steps");
+    json_decref(spec);
+}
+
+/* ---- paths and specs ---------------------------------------------------------------- */
+
+static void test_unsafe_fixture_paths(void **state)
+{
+    (void)state;
+    /* A FIFO where '../x.sqlite' points: opening it would not be refused
+     * as unsafe but as not a regular file, so the reason shows which. */
+    char *fifo = malloc(strlen(scratch) + 32);
+    sprintf(fifo, "%s/x.sqlite", scratch);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    static const char *const bad[] = {"../x.sqlite", "/etc/passwd", "fixtures/../../x.sqlite",
+                                      "./fixtures/main.sqlite", "fixtures//main.sqlite",
+                                      "fixtures\\main.sqlite", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *spec = make_spec(GOLD, false);
+        json_array_set_new(json_object_get(spec, "fixtures"), 1, json_string(bad[i]));
+        struct vat_verdict v = check_spec(spec, GOLD, strlen(GOLD));
+        assert_string_equal(v.code, VAT_INTERNAL);
+        assert_false(v.gate_passed);
+        assert_reason_has(&v, "unsafe fixture path");
+        struct vat_verdict r;
+        json_t *rows = vat_sql_run(spec, root, bad[i], "SELECT 1", 8, &r);
+        assert_null(rows);
+        assert_string_equal(r.code, VAT_INTERNAL);
+        assert_reason_has(&r, "unsafe fixture path");
+        struct vat_err e = {{0}};
+        json_object_set_new(spec, "reference_sql", json_string(GOLD));
+        assert_int_equal(vat_sql_gold_admissible(spec, root, &e), -1);
+        if (!strstr(e.msg, "unsafe fixture path"))
+            fail_msg("admission error '%s'", e.msg);
+        json_decref(spec);
+    }
+    unlink(fifo);
+    free(fifo);
+}
+
+static void test_bad_specs_and_fixtures(void **state)
+{
+    (void)state;
+    struct vat_verdict v;
+    json_t *spec = make_spec(GOLD, false);
+    json_object_del(spec, "reference_sql");
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_decref(spec);
+
+    spec = make_spec(GOLD, false);
+    json_object_del(spec, "tables");
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_decref(spec);
+
+    spec = make_spec(GOLD, false);
+    json_object_set_new(spec, "fixtures", json_array());
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_object_set_new(spec, "fixtures", json_pack("[s]", "fixtures/missing.sqlite"));
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    assert_reason_has(&v, "cannot be opened");
+    json_object_set_new(spec, "fixtures", json_pack("[s]", "fixtures/notes.sqlite"));
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    assert_reason_has(&v, "not an sqlite database");
+    json_object_set_new(spec, "fixtures", json_pack("[s]", "fixtures"));
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    assert_reason_has(&v, "not a regular file");
+    json_object_set_new(spec, "fixtures", json_pack("[s]", MAIN_FX));
+    json_object_set_new(spec, "ordered", json_string("yes"));
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_object_set_new(spec, "ordered", json_false());
+    json_object_set_new(spec, "step_budget", json_integer(0));
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_object_del(spec, "step_budget");
+    /* A reference that reads a table the spec does not list is the task's
+     * fault, not the answer's. */
+    json_object_set_new(spec, "tables", json_pack("[s]", "customers"));
+    v = check_spec(spec, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_decref(spec);
+
+    v = vat_check_sql(NULL, root, GOLD, strlen(GOLD));
+    assert_string_equal(v.code, VAT_INTERNAL);
+    spec = make_spec(GOLD, false);
+    v = vat_check_sql(spec, root, NULL, 0);
+    assert_string_equal(v.code, VAT_PARSE);
+    assert_false(v.gate_passed);
+    json_decref(spec);
+}
+
+/* ---- vat_sql_run ------------------------------------------------------------------------ */
+
+static void test_run_rows_as_json(void **state)
+{
+    (void)state;
+    json_t *spec = make_spec(GOLD, false);
+    struct vat_verdict v;
+    const char *q = "SELECT 1, 2.5, 'a', NULL, x'00ff', CAST(x'ff41' AS TEXT), 1e999, -1e999";
+    json_t *rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+    assert_non_null(rows);
+    char *s = json_dumps(rows, JSON_COMPACT | JSON_REAL_PRECISION(15));
+    assert_string_equal(s, "[[1,2.5,\"a\",null,\"00ff\",\"\xef\xbf\xbd" "A\",\"Infinity\",\"-Infinity\"]]");
+    free(s);
+    json_decref(rows);
+
+    q = GOLD_ORDERED;
+    rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+    assert_non_null(rows);
+    s = json_dumps(rows, JSON_COMPACT | JSON_REAL_PRECISION(15));
+    assert_string_equal(s, "[[\"C1\",100.6],[\"C2\",75.25],[\"C3\",300.0]]");
+    free(s);
+    json_decref(rows);
+    rows = vat_sql_run(spec, root, VAR_FX, q, strlen(q), &v);
+    s = json_dumps(rows, JSON_COMPACT | JSON_REAL_PRECISION(15));
+    assert_string_equal(s, "[[\"C2\",10.0],[\"C3\",null],[\"C4\",42.0]]");
+    free(s);
+    json_decref(rows);
+
+    /* No clock: date() and a 'now' the text check cannot see read as NULL,
+     * while dates that do not need the clock work. */
+    q = "SELECT date(), date('n' || 'ow'), date('2024-01-31', '+1 day'), "
+        "strftime('%Y', issued_on) FROM invoices WHERE invoice_id = 'INV-001'";
+    rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+    assert_non_null(rows);
+    s = json_dumps(rows, JSON_COMPACT);
+    assert_string_equal(s, "[[null,null,\"2024-02-01\",\"2024\"]]");
+    free(s);
+    json_decref(rows);
+
+    /* The same gate and sandbox as the checker. */
+    q = "DELETE FROM invoices";
+    assert_null(vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v));
+    assert_string_equal(v.code, VAT_SQL_NOT_SELECT);
+    q = "SELECT * FROM sqlite_master";
+    assert_null(vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v));
+    assert_string_equal(v.code, VAT_SQL_DENIED);
+    q = "SELECT 1; SELECT 2";
+    assert_null(vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v));
+    assert_string_equal(v.code, VAT_SQL_MULTI);
+    json_decref(spec);
+    assert_fixture_unchanged();
+}
+
+static void test_checker_version(void **state)
+{
+    (void)state;
+    char want[64];
+    snprintf(want, sizeof want, "vat-sql/1 sqlite/%s", sqlite3_libversion());
+    assert_string_equal(vat_sql_checker_version(), want);
+    assert_ptr_equal(vat_sql_checker_version(), vat_sql_checker_version());
+}
+
+/* ---- trim ------------------------------------------------------------------------------- */
+
+static uint64_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 33;
+}
+
+/* Random bytes drawn from pieces that exercise SQLite's character split:
+ * ASCII, 2- and 3-byte characters, stray lead and continuation bytes and
+ * an overlong run of continuation bytes. */
+static void random_text(uint64_t *s, char *hex, size_t max_pieces)
+{
+    static const char *const pieces[] = {"61", "62", "20", "2c", "c3a9", "c3a8", "e282ac",
+                                         "c3", "80", "c3808080808080", "f09f9880", "e2"};
+    size_t n = lcg(s) % (max_pieces + 1);
+    hex[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        strcat(hex, pieces[lcg(s) % (sizeof pieces / sizeof pieces[0])]);
+}
+
+static void test_trim_matches_sqlite(void **state)
+{
+    (void)state;
+    sqlite3 *plain;
+    assert_int_equal(sqlite3_open(":memory:", &plain), SQLITE_OK);
+    json_t *spec = make_spec(GOLD, false);
+    uint64_t seed = 12345;
+    int multi = 0;
+    for (int iter = 0; iter < 400; iter++) {
+        char x[256], y[128], q[2048];
+        random_text(&seed, x, 12);
+        random_text(&seed, y, iter % 2 ? 6 : 2);
+        if (strstr(y, "c380808080"))
+            multi++;
+        snprintf(q, sizeof q,
+                 "SELECT hex(ltrim(CAST(x'%s' AS TEXT), CAST(x'%s' AS TEXT))), "
+                 "hex(rtrim(CAST(x'%s' AS TEXT), CAST(x'%s' AS TEXT))), "
+                 "hex(trim(CAST(x'%s' AS TEXT), CAST(x'%s' AS TEXT)))",
+                 x, y, x, y, x, y);
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(plain, q, -1, &st, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        struct vat_verdict v;
+        json_t *rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+        if (!rows)
+            fail_msg("%s: %s", v.code, v.reason);
+        for (int c = 0; c < 3; c++) {
+            const char *want = (const char *)sqlite3_column_text(st, c);
+            const char *got = json_string_value(json_array_get(json_array_get(rows, 0), (size_t)c));
+            if (!got || strcmp(want, got) != 0)
+                fail_msg("trim #%d of x'%s' by x'%s': sqlite %s, sandbox %s", c, x, y, want,
+                         got ? got : "(null)");
+        }
+        sqlite3_finalize(st);
+        json_decref(rows);
+    }
+    assert_true(multi > 0);
+    /* NULLs and the one-argument forms. */
+    const char *q = "SELECT trim(NULL, 'a'), trim('aba', NULL), trim('  x  '), "
+                    "ltrim('xxy', ''), rtrim(12300, '0'), trim('ab', 'ba')";
+    struct vat_verdict v;
+    json_t *rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+    assert_non_null(rows);
+    char *s = json_dumps(rows, JSON_COMPACT);
+    assert_string_equal(s, "[[null,null,\"x\",\"xxy\",\"123\",\"\"]]");
+    free(s);
+    json_decref(rows);
+    sqlite3_close(plain);
+
+    /* Fast on the worst case for SQLite's own loop: many calls with a set
+     * of ten thousand characters (about a second each there). */
+    q = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 40) "
+        "SELECT sum(length(trim(printf('%.*c', 9999, 'a'), printf('%.*c', 9998, 'b') || 'a'))) "
+        "FROM r";
+    double t0 = now_s();
+    rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+    double dt = now_s() - t0;
+    if (!rows)
+        fail_msg("%s: %s", v.code, v.reason);
+    assert_int_equal(json_integer_value(json_array_get(json_array_get(rows, 0), 0)), 0);
+    json_decref(rows);
+    if (dt >= 3.0)
+        fail_msg("trim took %.2f s", dt);
+    json_decref(spec);
+}
+
+/* ---- admission -------------------------------------------------------------------------- */
+
+static int admissible(const char *gold, bool ordered, bool allow_empty, char *why, size_t cap)
+{
+    json_t *spec = make_spec(gold, ordered);
+    if (allow_empty)
+        json_object_set_new(spec, "allow_empty_variants", json_true());
+    struct vat_err e = {{0}};
+    int rc = vat_sql_gold_admissible(spec, root, &e);
+    snprintf(why, cap, "%s", e.msg);
+    json_decref(spec);
+    return rc;
+}
+
+static void expect_refused(const char *gold, bool ordered, const char *needle)
+{
+    char why[512];
+    if (admissible(gold, ordered, false, why, sizeof why) != -1)
+        fail_msg("gold %s was admitted", gold);
+    if (!strstr(why, needle))
+        fail_msg("gold %s refused for '%s', expected '%s'", gold, why, needle);
+}
+
+static void test_gold_admissible(void **state)
+{
+    (void)state;
+    char why[512];
+    assert_int_equal(admissible(GOLD, false, false, why, sizeof why), 0);
+    assert_int_equal(admissible(GOLD_ORDERED, true, false, why, sizeof why), 0);
+    /* LIMIT only inside an identifier, a string or a comment is fine. */
+    assert_int_equal(admissible("SELECT invoice_id AS \"limit\", 'limit' FROM invoices -- limit",
+                                false, false, why, sizeof why),
+                     0);
+
+    expect_refused("SELECT invoice_id FROM invoices WHERE 0", false, "no rows on fixture main");
+    expect_refused(GOLD_ORDERED " LIMIT 2", true, "LIMIT");
+    expect_refused(GOLD_ORDERED "\nlimit 2 offset 1", true, "LIMIT");
+    expect_refused("SELECT random() FROM invoices", false, "sql_denied");
+    expect_refused("SELECT date('now')", false, "sql_denied");
+    expect_refused("DELETE FROM invoices", false, "sql_not_select");
+    /* Rows placed only by scan order: group_concat without an order, and
+     * an ORDER BY with ties under an ordered comparison. */
+    expect_refused("SELECT group_concat(invoice_id) FROM invoices", false, "different rows");
+    expect_refused("SELECT customer_id, invoice_id FROM invoices ORDER BY customer_id", true,
+                   "different rows");
+    assert_int_equal(admissible("SELECT customer_id, invoice_id FROM invoices "
+                                "ORDER BY customer_id, invoice_id",
+                                true, false, why, sizeof why),
+                     0);
+    /* Empty on a variant only (the variant has no 'void' invoices). */
+    const char *voids = "SELECT invoice_id FROM invoices WHERE status = 'void'";
+    expect_refused(voids, false, "no rows on fixture variant 1");
+    assert_int_equal(admissible(voids, false, true, why, sizeof why), 0);
+}
+
+/* ---- threads ------------------------------------------------------------------------------ */
+
+struct worker {
+    int ok, runs;
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    json_t *spec = make_spec(GOLD, false);
+    static const char *const answers[] = {
+        GOLD, "SELECT customer_id, SUM(amount) FROM invoices GROUP BY customer_id",
+        "SELECT * FROM sqlite_master"};
+    static const char *const codes[] = {VAT_OK, VAT_WRONG_ROWS, VAT_SQL_DENIED};
+    for (int i = 0; i < 30; i++) {
+        struct vat_verdict v = vat_check_sql(spec, root, answers[i % 3], strlen(answers[i % 3]));
+        w->runs++;
+        if (strcmp(v.code, codes[i % 3]) == 0)
+            w->ok++;
+    }
+    json_decref(spec);
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    pthread_t th[4];
+    struct worker w[4];
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(w[i].runs, 30);
+        assert_int_equal(w[i].ok, 30);
+    }
+    assert_fixture_unchanged();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gold_scores_one),
+        cmocka_unit_test(test_trailing_semicolon_and_comments),
+        cmocka_unit_test(test_multiset_and_ordered),
+        cmocka_unit_test(test_float_tolerance),
+        cmocka_unit_test(test_nulls_and_types),
+        cmocka_unit_test(test_column_count),
+        cmocka_unit_test(test_distinct_not_stripped),
+        cmocka_unit_test(test_hard_coded_answer_fails_on_variant),
+        cmocka_unit_test(test_hostile_answers),
+        cmocka_unit_test(test_denied_reasons_say_what),
+        cmocka_unit_test(test_limits_from_spec),
+        cmocka_unit_test(test_unsafe_fixture_paths),
+        cmocka_unit_test(test_bad_specs_and_fixtures),
+        cmocka_unit_test(test_run_rows_as_json),
+        cmocka_unit_test(test_checker_version),
+        cmocka_unit_test(test_trim_matches_sqlite),
+        cmocka_unit_test(test_gold_admissible),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,311 @@
+/* test_sqlio.c — the SQLite fixture writer (deterministic bytes, typed
+ * inserts, commit by rename, abort, poisoning) and the read-only opener
+ * (generators/sqlio.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sqlio.h"
+#include "testutil.h"
+
+static const char schema[] =
+    "CREATE TABLE invoices (invoice_id TEXT PRIMARY KEY, customer_id INTEGER NOT NULL,"
+    " status TEXT, amount REAL, issued_on TEXT);"
+    "CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, name TEXT);";
+
+static const char ins_invoice[] = "INSERT INTO invoices VALUES (?, ?, ?, ?, ?)";
+static const char ins_customer[] = "INSERT INTO customers VALUES (?, ?)";
+
+static int setup_dir(void **state)
+{
+    *state = vat_test_tmpdir("sqlio");
+    return 0;
+}
+
+static int teardown_dir(void **state)
+{
+    vat_test_rmtree(*state);
+    free(*state);
+    return 0;
+}
+
+static int exists(const char *root, const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    return access(path, F_OK) == 0;
+}
+
+/* Writes a small invoices fixture; `extra` adds one more row so that the
+ * determinism test can also see different content give different bytes. */
+static void write_fixture(const char *root, const char *rel, int extra)
+{
+    struct vat_sqlw w;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sqlw_open(&w, root, rel, schema, &e), 0);
+    for (int i = 0; i < 300; i++) {
+        char id[16], day[16];
+        snprintf(id, sizeof id, "INV-%05d", i);
+        snprintf(day, sizeof day, "2024-%02d-%02d", 1 + i % 12, 1 + i % 28);
+        assert_int_equal(vat_sqlw_insert(&w, ins_invoice, "tidtt", id, (int64_t)(i % 17),
+                                         i % 3 ? "paid" : "pending", 10.25 * i, day),
+                         0);
+    }
+    for (int i = 0; i < 17 + extra; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "Customer %d", i);
+        assert_int_equal(vat_sqlw_insert(&w, ins_customer, "it", (int64_t)i, name), 0);
+    }
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+    assert_null(w.db);
+    assert_null(w.final_path);
+    assert_null(w.tmp_path);
+}
+
+static void test_deterministic_bytes(void **state)
+{
+    const char *root = *state;
+    write_fixture(root, "fixtures/a/one.sqlite", 0);
+    write_fixture(root, "fixtures/b/two.sqlite", 0);
+    write_fixture(root, "fixtures/c/three.sqlite", 1);
+    char p1[512], p2[512], p3[512];
+    snprintf(p1, sizeof p1, "%s/fixtures/a/one.sqlite", root);
+    snprintf(p2, sizeof p2, "%s/fixtures/b/two.sqlite", root);
+    snprintf(p3, sizeof p3, "%s/fixtures/c/three.sqlite", root);
+    size_t n1, n2, n3;
+    char *b1 = vat_test_read_file(p1, &n1), *b2 = vat_test_read_file(p2, &n2),
+         *b3 = vat_test_read_file(p3, &n3);
+    assert_non_null(b1);
+    assert_non_null(b2);
+    assert_non_null(b3);
+    assert_true(n1 >= 4096 && n1 % 4096 == 0); /* the pinned page size */
+    assert_memory_equal(b1, "SQLite format 3", 16);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    assert_true(n1 != n3 || memcmp(b1, b3, n1) != 0);
+    free(b1);
+    free(b2);
+    free(b3);
+    assert_false(exists(root, "fixtures/a/one.sqlite.tmp"));
+    assert_false(exists(root, "fixtures/a/one.sqlite.tmp-journal"));
+}
+
+static void test_insert_types_read_back(void **state)
+{
+    const char *root = *state;
+    struct vat_sqlw w;
+    struct vat_err e = {{0}};
+    assert_int_equal(
+        vat_sqlw_open(&w, root, "typed.sqlite", "CREATE TABLE t (k INTEGER, a, b, c, d);", &e), 0);
+    const char *sql = "INSERT INTO t VALUES (?, ?, ?, ?, ?)";
+    assert_int_equal(vat_sqlw_insert(&w, sql, "itidn", (int64_t)1, "text", INT64_MIN, -0.5), 0);
+    assert_int_equal(
+        vat_sqlw_insert(&w, sql, "itidn", (int64_t)2, (const char *)NULL, INT64_MAX, 1e300), 0);
+    assert_int_equal(vat_sqlw_insert(&w, sql, "ittnn", (int64_t)3, "", "it's \"quoted\""), 0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+
+    sqlite3 *db;
+    assert_int_equal(vat_sqlite_open_ro(root, "typed.sqlite", &db, &e), 0);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT typeof(a), a, typeof(b), b, typeof(c), c, typeof(d)"
+                                        " FROM t ORDER BY k",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal(sqlite3_column_text(st, 0), "text");
+    assert_string_equal(sqlite3_column_text(st, 1), "text");
+    assert_string_equal(sqlite3_column_text(st, 2), "integer");
+    assert_true(sqlite3_column_int64(st, 3) == INT64_MIN);
+    assert_string_equal(sqlite3_column_text(st, 4), "real");
+    assert_true(sqlite3_column_double(st, 5) == -0.5);
+    assert_string_equal(sqlite3_column_text(st, 6), "null");
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal(sqlite3_column_text(st, 0), "null");
+    assert_true(sqlite3_column_int64(st, 3) == INT64_MAX);
+    assert_true(sqlite3_column_double(st, 5) == 1e300);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal(sqlite3_column_text(st, 0), "text");
+    assert_string_equal(sqlite3_column_text(st, 1), "");
+    assert_string_equal(sqlite3_column_text(st, 3), "it's \"quoted\"");
+    assert_string_equal(sqlite3_column_text(st, 4), "null");
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+
+    /* Read-only really is read-only. */
+    assert_int_equal(vat_sqlite_exec(db, "INSERT INTO t VALUES (9, 1, 2, 3, 4)", &e), -1);
+    assert_non_null(strstr(e.msg, "cannot run 'INSERT INTO t"));
+    assert_non_null(strstr(e.msg, "readonly"));
+    assert_int_equal(vat_sqlite_exec(db, "SELECT 1", &e), 0);
+    sqlite3_close(db);
+}
+
+static void test_statement_cache(void **state)
+{
+    const char *root = *state;
+    struct vat_sqlw w;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sqlw_open(&w, root, "cache.sqlite", schema, &e), 0);
+    for (int i = 0; i < 50; i++) {
+        assert_int_equal(vat_sqlw_insert(&w, ins_customer, "it", (int64_t)i, "x"), 0);
+        assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO customers VALUES (?, 'y')  ", "i",
+                                         (int64_t)(1000 + i)),
+                         0);
+    }
+    /* Two distinct texts, two prepared statements, however many rows. */
+    int n = 0;
+    for (sqlite3_stmt *st = sqlite3_next_stmt(w.db, NULL); st; st = sqlite3_next_stmt(w.db, st))
+        n++;
+    assert_int_equal(n, 2);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+
+    sqlite3 *db;
+    assert_int_equal(vat_sqlite_open_ro(root, "cache.sqlite", &db, &e), 0);
+    sqlite3_stmt *st;
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT count(*), sum(name = 'y') FROM customers", -1, &st, NULL),
+        SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 100);
+    assert_int_equal(sqlite3_column_int(st, 1), 50);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static void test_commit_replaces_and_cleans_stale_tmp(void **state)
+{
+    const char *root = *state;
+    struct vat_err e = {{0}};
+    write_fixture(root, "fixtures/x/db.sqlite", 0);
+
+    /* A stale temporary (here: garbage) must not be reused. */
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/fixtures/x/db.sqlite.tmp", root);
+    FILE *f = fopen(tmp, "wb");
+    assert_non_null(f);
+    fputs("not a database at all", f);
+    fclose(f);
+
+    struct vat_sqlw w;
+    assert_int_equal(
+        vat_sqlw_open(&w, root, "fixtures/x/db.sqlite", "CREATE TABLE only_t (v);", &e), 0);
+    assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO only_t VALUES (?)", "i", (int64_t)7), 0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+    assert_false(exists(root, "fixtures/x/db.sqlite.tmp"));
+
+    sqlite3 *db;
+    assert_int_equal(vat_sqlite_open_ro(root, "fixtures/x/db.sqlite", &db, &e), 0);
+    sqlite3_stmt *st;
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT group_concat(name) FROM sqlite_master", -1, &st, NULL),
+        SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal(sqlite3_column_text(st, 0), "only_t");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static void test_abort_leaves_nothing(void **state)
+{
+    const char *root = *state;
+    struct vat_sqlw w;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sqlw_open(&w, root, "gone/db.sqlite", schema, &e), 0);
+    assert_true(exists(root, "gone/db.sqlite.tmp"));
+    assert_int_equal(vat_sqlw_insert(&w, ins_customer, "it", (int64_t)1, "a"), 0);
+    vat_sqlw_abort(&w);
+    assert_false(exists(root, "gone/db.sqlite.tmp"));
+    assert_false(exists(root, "gone/db.sqlite"));
+    assert_null(w.db);
+    assert_null(w.final_path);
+    vat_sqlw_abort(&w); /* twice is harmless */
+}
+
+static void test_failed_insert_poisons_writer(void **state)
+{
+    const char *root = *state;
+    struct vat_err e = {{0}};
+    static const struct {
+        const char *sql, *types;
+        const char *why;
+    } bad[] = {
+        {"INSERT INTO customers VALUES (?, ?)", "i", "parameters"},
+        {"INSERT INTO customers VALUES (?, ?)", "iq", "bad type letter"},
+        {"INSERT INTO nowhere VALUES (?)", "i", "no such table"},
+        {"INSERT INTO customers VALUES (1, 'a'); DELETE FROM customers", "", "one statement"},
+        {"INSERT INTO customers VALUES (?, ?)", "it", "UNIQUE"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct vat_sqlw w;
+        assert_int_equal(vat_sqlw_open(&w, root, "p/db.sqlite", schema, &e), 0);
+        assert_int_equal(vat_sqlw_insert(&w, ins_customer, "it", (int64_t)1, "first"), 0);
+        assert_int_equal(vat_sqlw_insert(&w, bad[i].sql, bad[i].types, (int64_t)1, "dup"), -1);
+        assert_false(exists(root, "p/db.sqlite.tmp"));
+        /* Later inserts fail too, and commit reports the first error. */
+        assert_int_equal(vat_sqlw_insert(&w, ins_customer, "it", (int64_t)2, "second"), -1);
+        assert_int_equal(vat_sqlw_commit(&w, &e), -1);
+        if (!strstr(e.msg, bad[i].why))
+            fail_msg("case %zu: '%s' does not say '%s'", i, e.msg, bad[i].why);
+        assert_false(exists(root, "p/db.sqlite"));
+        assert_null(w.final_path);
+    }
+}
+
+static void test_open_errors(void **state)
+{
+    const char *root = *state;
+    struct vat_err e = {{0}};
+    struct vat_sqlw w;
+    assert_int_equal(vat_sqlw_open(&w, root, "../out.sqlite", schema, &e), -1);
+    assert_non_null(strstr(e.msg, "unsafe path '../out.sqlite'"));
+    assert_int_equal(vat_sqlw_open(&w, root, "bad.sqlite", "CREATE TABLE (", &e), -1);
+    assert_non_null(strstr(e.msg, "cannot create 'bad.sqlite'"));
+    assert_false(exists(root, "bad.sqlite.tmp"));
+    assert_null(w.db);
+    assert_int_equal(vat_sqlw_commit(&w, &e), -1);
+
+    sqlite3 *db = (sqlite3 *)&w; /* must be reset to NULL on failure */
+    static const char *const unsafe[] = {"../x.sqlite", "/etc/passwd", "a/./b.sqlite", "", "a\\b"};
+    for (size_t i = 0; i < sizeof unsafe / sizeof unsafe[0]; i++) {
+        assert_int_equal(vat_sqlite_open_ro(root, unsafe[i], &db, &e), -1);
+        assert_non_null(strstr(e.msg, "unsafe path"));
+        assert_null(db);
+    }
+    assert_int_equal(vat_sqlite_open_ro(root, "missing.sqlite", &db, &e), -1);
+    assert_non_null(strstr(e.msg, "cannot open 'missing.sqlite'"));
+    assert_null(db);
+    assert_false(exists(root, "missing.sqlite")); /* never created */
+
+    char path[512];
+    snprintf(path, sizeof path, "%s/junk.sqlite", root);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < 200; i++)
+        fputs("this is not a database file. ", f);
+    fclose(f);
+    assert_int_equal(vat_sqlite_open_ro(root, "junk.sqlite", &db, &e), -1);
+    assert_non_null(strstr(e.msg, "not a database"));
+    assert_null(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_deterministic_bytes, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_insert_types_read_back, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_statement_cache, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_commit_replaces_and_cleans_stale_tmp, setup_dir,
+                                        teardown_dir),
+        cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_failed_insert_poisons_writer, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_open_errors, setup_dir, teardown_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

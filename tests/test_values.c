@@ -1,0 +1,454 @@
+/* test_values.c — word lists, realistic generators, civil dates and money
+ * in cents (generators/values.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "values.h"
+
+/* ---- word lists ---------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    size_t min;
+} lists[] = {
+    {"first_name", 60}, {"last_name", 60},    {"region", 8},        {"product", 30}, {"team", 12},
+    {"carrier", 8},     {"country", 25},      {"city", 30},         {"status", 7},   {"account", 8},
+    {"category", 10},   {"company_head", 20}, {"company_tail", 16},
+};
+#define NLISTS (sizeof lists / sizeof lists[0])
+
+static int in_list(const char *const *w, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(w[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+static void test_word_lists_sizes_and_hygiene(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < NLISTS; k++) {
+        size_t n = 0;
+        const char *const *w = vat_words(lists[k].name, &n);
+        assert_non_null(w);
+        if (n < lists[k].min)
+            fail_msg("list '%s' has %zu words, wants %zu", lists[k].name, n, lists[k].min);
+        for (size_t i = 0; i < n; i++) {
+            size_t len = strlen(w[i]);
+            assert_true(len > 0);
+            /* Bare CSV cells: no comma, quote, edge blank or non-ASCII. */
+            assert_null(strpbrk(w[i], ",\"\r\n\t"));
+            assert_true(w[i][0] != ' ' && w[i][len - 1] != ' ');
+            for (size_t j = 0; j < len; j++)
+                assert_true((unsigned char)w[i][j] >= 0x20 && (unsigned char)w[i][j] < 0x7f);
+            for (size_t j = i + 1; j < n; j++)
+                if (strcmp(w[i], w[j]) == 0)
+                    fail_msg("list '%s' repeats '%s'", lists[k].name, w[i]);
+        }
+    }
+    size_t n = 99;
+    assert_null(vat_words("no_such_list", &n));
+    assert_int_equal(n, 0);
+    size_t ns = 0;
+    const char *const *st = vat_words("status", &ns);
+    assert_true(in_list(st, ns, "paid"));
+    assert_true(in_list(st, ns, "refunded"));
+    assert_true(in_list(st, ns, "cancelled"));
+}
+
+static void test_distinct_picks(void **state)
+{
+    (void)state;
+    struct vat_rng r;
+    vat_rng_seed(&r, 7, 7);
+    for (size_t k = 0; k < NLISTS; k++) {
+        size_t m = 0;
+        const char *const *w = vat_words(lists[k].name, &m);
+        const char *out[128];
+        for (int round = 0; round < 50; round++) {
+            size_t want = 1 + vat_rng_below(&r, (uint32_t)m);
+            size_t got = vat_gen_distinct(&r, lists[k].name, out, want);
+            assert_int_equal(got, want);
+            for (size_t i = 0; i < got; i++) {
+                assert_true(in_list(w, m, out[i]));
+                for (size_t j = i + 1; j < got; j++)
+                    assert_string_not_equal(out[i], out[j]);
+            }
+        }
+        /* Asking for more than the list holds gives the whole list. */
+        size_t got = vat_gen_distinct(&r, lists[k].name, out, m + 5);
+        assert_int_equal(got, m);
+        for (size_t i = 0; i < m; i++)
+            assert_true(in_list(out, got, w[i]));
+    }
+    const char *out[4];
+    assert_int_equal(vat_gen_distinct(&r, "nope", out, 4), 0);
+}
+
+static void test_distinct_is_uniform(void **state)
+{
+    (void)state;
+    struct vat_rng r;
+    vat_rng_seed(&r, 8, 9);
+    size_t m = 0;
+    const char *const *w = vat_words("region", &m);
+    long count[64] = {0};
+    const int rounds = 20000;
+    for (int k = 0; k < rounds; k++) {
+        const char *out[3];
+        vat_gen_distinct(&r, "region", out, 3);
+        for (int i = 0; i < 3; i++)
+            for (size_t j = 0; j < m; j++)
+                count[j] += out[i] == w[j];
+    }
+    double expect = rounds * 3.0 / (double)m;
+    for (size_t j = 0; j < m; j++)
+        assert_true(count[j] > expect * 0.9 && count[j] < expect * 1.1);
+}
+
+static void test_person_and_company(void **state)
+{
+    (void)state;
+    struct vat_rng r;
+    vat_rng_seed(&r, 1, 2);
+    size_t nf, nl, nh, nt;
+    const char *const *fw = vat_words("first_name", &nf);
+    const char *const *lw = vat_words("last_name", &nl);
+    const char *const *hw = vat_words("company_head", &nh);
+    const char *const *tw = vat_words("company_tail", &nt);
+    for (int i = 0; i < 200; i++) {
+        char buf[128], first[64];
+        vat_gen_person(&r, buf, sizeof buf);
+        const char *sp = strchr(buf, ' ');
+        assert_non_null(sp);
+        snprintf(first, sizeof first, "%.*s", (int)(sp - buf), buf);
+        assert_true(in_list(fw, nf, first));
+        assert_true(in_list(lw, nl, sp + 1));
+
+        vat_gen_company(&r, buf, sizeof buf);
+        /* Heads may hold a space ("Blue Harbor"); tails never do. */
+        const char *last = strrchr(buf, ' ');
+        assert_non_null(last);
+        assert_true(in_list(tw, nt, last + 1));
+        snprintf(first, sizeof first, "%.*s", (int)(last - buf), buf);
+        assert_true(in_list(hw, nh, first));
+    }
+    /* Same stream, same names; a tiny buffer is truncated, not overrun. */
+    struct vat_rng a, b;
+    vat_rng_seed(&a, 3, 3);
+    vat_rng_seed(&b, 3, 3);
+    char x[64], y[64], tiny[4];
+    assert_string_equal(vat_gen_person(&a, x, sizeof x), vat_gen_person(&b, y, sizeof y));
+    vat_gen_company(&a, tiny, sizeof tiny);
+    assert_int_equal(strlen(tiny), 3);
+}
+
+static void test_gen_id(void **state)
+{
+    (void)state;
+    struct vat_rng r;
+    vat_rng_seed(&r, 4, 4);
+    int digit_seen[10] = {0};
+    for (int i = 0; i < 500; i++) {
+        char id[32];
+        assert_ptr_equal(vat_gen_id(&r, "INV-", 6, id, sizeof id), id);
+        assert_int_equal(strlen(id), 10);
+        assert_memory_equal(id, "INV-", 4);
+        assert_int_equal(strspn(id + 4, "0123456789"), 6);
+        for (int j = 4; j < 10; j++)
+            digit_seen[id[j] - '0']++;
+    }
+    for (int d = 0; d < 10; d++)
+        assert_true(digit_seen[d] > 200);
+
+    char id[8];
+    vat_gen_id(&r, "ORDER-", 9, id, sizeof id); /* 6 + 9 + 1 > 8: cut */
+    assert_int_equal(strlen(id), 7);
+    assert_memory_equal(id, "ORDER-", 6);
+    char plain[8];
+    vat_gen_id(&r, "", 4, plain, sizeof plain);
+    assert_int_equal(strlen(plain), 4);
+    assert_int_equal(strspn(plain, "0123456789"), 4);
+}
+
+/* ---- dates ---------------------------------------------------------------- */
+
+static void test_known_dates(void **state)
+{
+    (void)state;
+    /* Day numbers from Python's datetime.date(...) - date(1970, 1, 1). */
+    static const struct {
+        int y, m, d;
+        int32_t days;
+        const char *text;
+    } known[] = {
+        {1970, 1, 1, 0, "1970-01-01"},       {1969, 12, 31, -1, "1969-12-31"},
+        {1900, 1, 1, -25567, "1900-01-01"},  {2000, 2, 29, 11016, "2000-02-29"},
+        {2000, 3, 1, 11017, "2000-03-01"},   {2024, 2, 29, 19782, "2024-02-29"},
+        {2100, 12, 31, 47846, "2100-12-31"}, {1600, 2, 29, -135081, "1600-02-29"},
+        {1, 1, 1, -719162, "0001-01-01"},    {9999, 12, 31, 2932896, "9999-12-31"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        assert_int_equal(vat_date_from_civil(known[i].y, known[i].m, known[i].d), known[i].days);
+        int y, m, d;
+        vat_date_to_civil(known[i].days, &y, &m, &d);
+        assert_int_equal(y, known[i].y);
+        assert_int_equal(m, known[i].m);
+        assert_int_equal(d, known[i].d);
+        char buf[11];
+        assert_string_equal(vat_fmt_date(known[i].days, buf), known[i].text);
+        int32_t back = 12345;
+        assert_int_equal(vat_parse_date(known[i].text, &back), 0);
+        assert_int_equal(back, known[i].days);
+    }
+}
+
+static void test_every_day_1900_to_2100(void **state)
+{
+    (void)state;
+    /* Walk the calendar by hand and demand consecutive day numbers. */
+    static const int mlen[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int32_t expect = vat_date_from_civil(1900, 1, 1);
+    long checked = 0;
+    for (int y = 1900; y <= 2100; y++) {
+        int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        for (int m = 1; m <= 12; m++) {
+            int len = mlen[m - 1] + (m == 2 && leap);
+            for (int d = 1; d <= len; d++) {
+                assert_true(vat_date_valid(y, m, d));
+                int32_t days = vat_date_from_civil(y, m, d);
+                assert_int_equal(days, expect);
+                int yy, mm, dd;
+                vat_date_to_civil(days, &yy, &mm, &dd);
+                assert_true(yy == y && mm == m && dd == d);
+                char buf[11], want[40];
+                snprintf(want, sizeof want, "%04d-%02d-%02d", y, m, d);
+                assert_string_equal(vat_fmt_date(days, buf), want);
+                int32_t parsed;
+                assert_int_equal(vat_parse_date(want, &parsed), 0);
+                assert_int_equal(parsed, days);
+                expect++;
+                checked++;
+            }
+            assert_false(vat_date_valid(y, m, len + 1));
+        }
+    }
+    assert_int_equal(checked, 73414); /* 201 years, 49 of them leap */
+}
+
+static void test_date_validity(void **state)
+{
+    (void)state;
+    assert_true(vat_date_valid(2000, 2, 29));
+    assert_false(vat_date_valid(1900, 2, 29));
+    assert_false(vat_date_valid(2100, 2, 29));
+    assert_true(vat_date_valid(2024, 2, 29));
+    assert_false(vat_date_valid(2023, 2, 29));
+    assert_false(vat_date_valid(2024, 4, 31));
+    assert_true(vat_date_valid(2024, 12, 31));
+    assert_false(vat_date_valid(2024, 0, 1));
+    assert_false(vat_date_valid(2024, 13, 1));
+    assert_false(vat_date_valid(2024, 1, 0));
+    assert_false(vat_date_valid(2024, 1, 32));
+    assert_false(vat_date_valid(2024, -1, 10));
+}
+
+static void test_parse_date_strict(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "",
+        "2024-2-29",
+        "2024-02-30",
+        "1900-02-29",
+        "2024-02-29 ",
+        " 2024-02-29",
+        "20240229",
+        "2024/02/29",
+        "+024-02-29",
+        "2024-02-2x",
+        "2024-00-10",
+        "2024-13-01",
+        "2024-01-00",
+        "24-02-29",
+        "2024-02-029",
+        "2024-02-29T00:00:00",
+        "2O24-02-29",
+        "-024-02-29",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int32_t days = 777;
+        if (vat_parse_date(bad[i], &days) != -1)
+            fail_msg("accepted '%s'", bad[i]);
+        assert_int_equal(days, 777);
+    }
+    assert_int_equal(vat_parse_date(NULL, NULL), -1);
+    assert_int_equal(vat_parse_date("2000-02-29", NULL), 0);
+}
+
+static void test_timestamps(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t secs;
+        const char *text;
+    } known[] = {
+        {0, "1970-01-01 00:00:00"},           {-1, "1969-12-31 23:59:59"},
+        {-86400, "1969-12-31 00:00:00"},      {-86401, "1969-12-30 23:59:59"},
+        {86399, "1970-01-01 23:59:59"},       {951782400, "2000-02-29 00:00:00"},
+        {1700000000, "2023-11-14 22:13:20"},  {-2208988800, "1900-01-01 00:00:00"},
+        {-4970890491, "1812-06-24 13:05:09"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        char buf[20];
+        assert_string_equal(vat_fmt_timestamp(known[i].secs, buf), known[i].text);
+    }
+    /* Far outside four-digit years: saturates, never overruns or traps. */
+    char buf[20];
+    assert_string_equal(vat_fmt_timestamp(INT64_MIN, buf), "0000-01-01 00:00:00");
+    assert_string_equal(vat_fmt_timestamp(INT64_MAX, buf), "9999-12-31 23:59:59");
+    char d[11];
+    assert_string_equal(vat_fmt_date(INT32_MIN, d), "0000-01-01");
+    assert_string_equal(vat_fmt_date(INT32_MAX, d), "9999-12-31");
+}
+
+/* ---- money ------------------------------------------------------------------ */
+
+static void test_fmt_cents(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t cents;
+        const char *text;
+    } known[] = {
+        {0, "0.00"},
+        {5, "0.05"},
+        {-5, "-0.05"},
+        {-100, "-1.00"},
+        {1200, "12.00"},
+        {123405, "1234.05"},
+        {-123405, "-1234.05"},
+        {99, "0.99"},
+        {-99, "-0.99"},
+        {INT64_MAX, "92233720368547758.07"},
+        {INT64_MIN, "-92233720368547758.08"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        char buf[32];
+        assert_string_equal(vat_fmt_cents(known[i].cents, buf, sizeof buf), known[i].text);
+    }
+    char small[5];
+    vat_fmt_cents(-123405, small, sizeof small);
+    assert_string_equal(small, "-123");
+}
+
+static void test_parse_cents(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int64_t cents;
+    } good[] = {
+        {"12", 1200},
+        {"12.5", 1250},
+        {"12.50", 1250},
+        {"-0.05", -5},
+        {"0", 0},
+        {"-0", 0},
+        {"0.01", 1},
+        {"007.10", 710},
+        {"92233720368547758.07", INT64_MAX},
+        {"-92233720368547758.08", INT64_MIN},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int64_t c = 42;
+        if (vat_parse_cents(good[i].text, &c) != 0)
+            fail_msg("rejected '%s'", good[i].text);
+        assert_int_equal(c, good[i].cents);
+    }
+    static const char *const bad[] = {
+        "12.505",
+        "1,200",
+        " 12",
+        "12 ",
+        "",
+        "-",
+        ".5",
+        "12.",
+        "+12",
+        "1e3",
+        "--1",
+        "12.-5",
+        "0x10",
+        "12.5.0",
+        "1 200",
+        "NaN",
+        "inf",
+        "-.5",
+        "12,50",
+        "92233720368547758.08",
+        "-92233720368547758.09",
+        "99999999999999999999",
+        "184467440737095516160",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t c = 42;
+        if (vat_parse_cents(bad[i], &c) != -1)
+            fail_msg("accepted '%s'", bad[i]);
+        assert_int_equal(c, 42);
+    }
+    assert_int_equal(vat_parse_cents(NULL, NULL), -1);
+}
+
+static void test_cents_round_trip_and_range(void **state)
+{
+    (void)state;
+    struct vat_rng r;
+    vat_rng_seed(&r, 10, 20);
+    int lo_hit = 0, hi_hit = 0;
+    for (int i = 0; i < 20000; i++) {
+        int64_t c = vat_gen_cents(&r, -250, 250);
+        assert_true(c >= -250 && c <= 250);
+        lo_hit += c == -250;
+        hi_hit += c == 250;
+        int64_t wide = (int64_t)vat_rng_u32(&r) << 31;
+        wide ^= vat_rng_u32(&r);
+        if (vat_rng_chance(&r, 0.5))
+            wide = -wide;
+        int64_t values[2] = {c, wide};
+        for (int k = 0; k < 2; k++) {
+            char buf[32];
+            int64_t back;
+            assert_int_equal(vat_parse_cents(vat_fmt_cents(values[k], buf, sizeof buf), &back), 0);
+            assert_int_equal(back, values[k]);
+        }
+    }
+    assert_true(lo_hit > 0 && hi_hit > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_word_lists_sizes_and_hygiene),
+        cmocka_unit_test(test_distinct_picks),
+        cmocka_unit_test(test_distinct_is_uniform),
+        cmocka_unit_test(test_person_and_company),
+        cmocka_unit_test(test_gen_id),
+        cmocka_unit_test(test_known_dates),
+        cmocka_unit_test(test_every_day_1900_to_2100),
+        cmocka_unit_test(test_date_validity),
+        cmocka_unit_test(test_parse_date_strict),
+        cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_fmt_cents),
+        cmocka_unit_test(test_parse_cents),
+        cmocka_unit_test(test_cents_round_trip_and_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

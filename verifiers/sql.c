@@ -1,0 +1,1961 @@
+/* sql.c — the SQL checker and its sandbox.  An untrusted answer must be one
+ * SQLite SELECT (WITH … SELECT and VALUES are fine).  For every fixture of
+ * the task it runs, beside the spec's reference query, on a fresh in-memory
+ * copy of the fixture under an authorizer allow-list and step, row, byte
+ * and length budgets, and its rows must equal the reference's: as a
+ * multiset, or as a list for ordered tasks.  Exports vat_check_sql,
+ * vat_sql_run, vat_sql_checker_version and vat_sql_gold_admissible.
+ *
+ * What the sandbox rests on, so a change here keeps it whole:
+ *  - The fixture is read into memory by this file and handed to SQLite
+ *    with sqlite3_deserialize(READONLY): SQLite never opens the file, so
+ *    no answer can change it, and a fresh copy serves every single query.
+ *  - Connections use the "vat-sql-sandbox" VFS, which refuses every file
+ *    open (so temporary storage cannot spill to disk and a query that
+ *    needs more than the page caches is stopped) and has no clock (so
+ *    'now' and date() with no argument read as NULL, whatever the text).
+ *  - Memory: SQLite has no per-connection cap, and sqlite3_hard_heap_limit64
+ *    is process-wide (one answer would fail another thread's check), so
+ *    memory is bounded by construction: values and rows by
+ *    SQLITE_LIMIT_LENGTH, sorters and ephemeral tables by their page caches
+ *    (their spill is refused), results by max_rows and max_bytes.
+ *  - Time: the VM-step budget is the deterministic limit.  SQLite checks it
+ *    only between rows, so the cost of one step is bounded too: LENGTH is
+ *    small enough that the quadratic built-ins (replace, instr, LIKE) stay
+ *    in milliseconds, trim/ltrim/rtrim with a character set are replaced by
+ *    an equivalent that is linear in the input, and the number of function
+ *    calls per statement is capped.  A wall-clock ceiling far above any
+ *    real query's needs is a last net only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "verifiers.h"
+
+#define SQL_DEFAULT_STEP_BUDGET 5000000
+#define SQL_DEFAULT_MAX_ROWS 10000
+#define SQL_DEFAULT_MAX_BYTES (8 * 1024 * 1024)
+#define SQL_DEFAULT_REL_TOL 1e-9
+#define SQL_DEFAULT_ABS_TOL 1e-6
+/* The spec may raise the budget, but not without bound. */
+#define SQL_MAX_STEP_BUDGET 1000000000LL
+/* The progress handler runs every this many VM steps; the step budget is
+ * counted in these units. */
+#define SQL_PROGRESS_OPS 100
+/* The wall-clock net per statement (see the file comment). */
+#define SQL_WALL_MS 1500
+#define SQL_MAX_FIXTURE_BYTES ((size_t)64 << 20)
+/* The longest string, blob or row a query may build.  Far above any value
+ * our fixtures hold, and small enough that one replace() or instr() over
+ * such values costs milliseconds (they are quadratic in the worst case). */
+#define SQL_MAX_VALUE_BYTES 10000
+#define SQL_MAX_FUNCTION_CALLS 256
+#define SQL_MAX_LIKE_PATTERN 100
+#define SANDBOX_VFS_NAME "vat-sql-sandbox"
+
+/* ---- bounded reasons ------------------------------------------------------ */
+
+/* A reason being built: always valid UTF-8, cut at a character boundary,
+ * so jansson can always emit it. */
+struct reason {
+    char s[256];
+    size_t n;
+};
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq(s + i, n - i);
+        if (!k)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+/* Appends untrusted bytes: valid UTF-8 is kept, control bytes and invalid
+ * bytes are escaped, and at most max bytes of s are shown ("..." after). */
+static void reason_text(struct reason *r, const char *s, size_t n, size_t max)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t shown = 0;
+    for (size_t i = 0; i < n;) {
+        char esc[8];
+        const char *piece;
+        size_t plen, k = utf8_seq(u + i, n - i);
+        if (shown >= max) {
+            piece = "...";
+            plen = 3;
+            if (r->n + plen < sizeof r->s) {
+                memcpy(r->s + r->n, piece, plen);
+                r->n += plen;
+            }
+            break;
+        }
+        if (k == 1 && (u[i] < 0x20 || u[i] == 0x7f)) {
+            snprintf(esc, sizeof esc, "\\x%02x", u[i]);
+            piece = esc;
+            plen = 4;
+        } else if (k == 0) {
+            snprintf(esc, sizeof esc, "\\x%02x", u[i]);
+            piece = esc;
+            plen = 4;
+            k = 1;
+        } else {
+            piece = s + i;
+            plen = k;
+        }
+        if (r->n + plen >= sizeof r->s)
+            break;
+        memcpy(r->s + r->n, piece, plen);
+        r->n += plen;
+        r->s[r->n] = 0;
+        shown += k;
+        i += k;
+    }
+    r->s[r->n] = 0;
+}
+
+static void reason_puts(struct reason *r, const char *s)
+{
+    reason_text(r, s, strlen(s), sizeof r->s);
+}
+
+static void reason_printf(struct reason *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void reason_printf(struct reason *r, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    reason_puts(r, tmp);
+}
+
+static struct vat_verdict reason_verdict(bool gate, double score, const char *code,
+                                         const struct reason *r)
+{
+    return vat_verdict_make(gate, score, code, "%s", r->s);
+}
+
+/* A verdict whose whole reason is printf-formatted (trusted text only). */
+static struct vat_verdict verdictf(bool gate, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static struct vat_verdict verdictf(bool gate, const char *code, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    struct reason r = {{0}, 0};
+    reason_puts(&r, tmp);
+    return reason_verdict(gate, 0, code, &r);
+}
+
+/* ---- the spec --------------------------------------------------------------- */
+
+struct sql_spec {
+    const json_t *fixtures; /* NULL when the caller names the fixture */
+    size_t n_fixtures;
+    const json_t *tables;
+    const char *reference;  /* NULL when not needed */
+    size_t reference_len;
+    bool ordered, allow_empty_variants;
+    double rel_tol, abs_tol;
+    long long step_budget;
+    size_t max_rows, max_bytes;
+};
+
+static int spec_bad(struct vat_verdict *v, const char *what)
+{
+    *v = verdictf(false, VAT_INTERNAL, "sql spec: %s", what);
+    return -1;
+}
+
+static int spec_unsafe_path(struct vat_verdict *v, const char *rel)
+{
+    struct reason r = {{0}, 0};
+    reason_puts(&r, "unsafe fixture path '");
+    reason_text(&r, rel, strlen(rel), 80);
+    reason_puts(&r, "'");
+    *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+    return -1;
+}
+
+static int spec_bool(const json_t *spec, const char *key, bool *out, struct vat_verdict *v)
+{
+    const json_t *j = json_object_get(spec, key);
+    if (!j)
+        return 0;
+    if (!json_is_boolean(j))
+        return spec_bad(v, key[0] == 'o' ? "'ordered' must be a boolean"
+                                         : "'allow_empty_variants' must be a boolean");
+    *out = json_is_true(j);
+    return 0;
+}
+
+static int spec_tol(const json_t *spec, const char *key, double *out, struct vat_verdict *v)
+{
+    const json_t *j = json_object_get(spec, key);
+    if (!j)
+        return 0;
+    double d = json_number_value(j);
+    if (!json_is_number(j) || !isfinite(d) || d < 0)
+        return spec_bad(v, key[0] == 'r' ? "'rel_tol' must be a number >= 0"
+                                         : "'abs_tol' must be a number >= 0");
+    *out = d;
+    return 0;
+}
+
+static int spec_count(const json_t *spec, const char *key, long long max, long long *out,
+                      struct vat_verdict *v)
+{
+    const json_t *j = json_object_get(spec, key);
+    if (!j)
+        return 0;
+    if (!json_is_integer(j) || json_integer_value(j) < 1 || json_integer_value(j) > max) {
+        *v = verdictf(false, VAT_INTERNAL, "sql spec: '%s' must be an integer from 1 to %lld",
+                      key, max);
+        return -1;
+    }
+    *out = (long long)json_integer_value(j);
+    return 0;
+}
+
+/* Reads the sql members of spec.  need_fixtures demands "fixtures" (and
+ * refuses any unsafe path in it); need_reference demands "reference_sql".
+ * Returns 0, or -1 with *v an internal verdict. */
+static int spec_read(const json_t *spec, bool need_fixtures, bool need_reference,
+                     struct sql_spec *s, struct vat_verdict *v)
+{
+    memset(s, 0, sizeof *s);
+    s->rel_tol = SQL_DEFAULT_REL_TOL;
+    s->abs_tol = SQL_DEFAULT_ABS_TOL;
+    s->step_budget = SQL_DEFAULT_STEP_BUDGET;
+    s->max_rows = SQL_DEFAULT_MAX_ROWS;
+    s->max_bytes = SQL_DEFAULT_MAX_BYTES;
+    if (!json_is_object(spec))
+        return spec_bad(v, "not an object");
+    const json_t *dialect = json_object_get(spec, "dialect");
+    if (dialect && (!json_is_string(dialect) || strcmp(json_string_value(dialect), "sqlite") != 0))
+        return spec_bad(v, "'dialect' must be \"sqlite\"");
+    if (need_fixtures) {
+        const json_t *fx = json_object_get(spec, "fixtures");
+        if (!json_is_array(fx) || json_array_size(fx) == 0 ||
+            json_array_size(fx) > VAT_MAX_FIXTURES)
+            return spec_bad(v, "'fixtures' must be an array of 1 to 8 paths");
+        for (size_t i = 0; i < json_array_size(fx); i++) {
+            const char *rel = json_string_value(json_array_get(fx, i));
+            if (!rel)
+                return spec_bad(v, "'fixtures' must hold strings");
+            if (!vat_path_is_safe(rel))
+                return spec_unsafe_path(v, rel);
+        }
+        s->fixtures = fx;
+        s->n_fixtures = json_array_size(fx);
+    }
+    const json_t *tables = json_object_get(spec, "tables");
+    if (!json_is_array(tables))
+        return spec_bad(v, "'tables' must be an array of table names");
+    for (size_t i = 0; i < json_array_size(tables); i++)
+        if (!json_is_string(json_array_get(tables, i)))
+            return spec_bad(v, "'tables' must hold strings");
+    s->tables = tables;
+    if (need_reference) {
+        const json_t *ref = json_object_get(spec, "reference_sql");
+        if (!json_is_string(ref))
+            return spec_bad(v, "'reference_sql' must be a string");
+        s->reference = json_string_value(ref);
+        s->reference_len = json_string_length(ref);
+    }
+    long long rows = (long long)s->max_rows, bytes = (long long)s->max_bytes;
+    if (spec_bool(spec, "ordered", &s->ordered, v) != 0 ||
+        spec_bool(spec, "allow_empty_variants", &s->allow_empty_variants, v) != 0 ||
+        spec_tol(spec, "rel_tol", &s->rel_tol, v) != 0 ||
+        spec_tol(spec, "abs_tol", &s->abs_tol, v) != 0 ||
+        spec_count(spec, "step_budget", SQL_MAX_STEP_BUDGET, &s->step_budget, v) != 0 ||
+        spec_count(spec, "max_rows", 10000000, &rows, v) != 0 ||
+        spec_count(spec, "max_bytes", (long long)1 << 31, &bytes, v) != 0)
+        return -1;
+    s->max_rows = (size_t)rows;
+    s->max_bytes = (size_t)bytes;
+    return 0;
+}
+
+/* ---- the static gate: a tokeniser that reads SQL as SQLite does ------------- */
+
+enum tok_kind {
+    TOK_END,
+    TOK_WORD,   /* keyword or bare identifier  */
+    TOK_STRING, /* 'text'                      */
+    TOK_QUOTED, /* "ident", `ident`, [ident]   */
+    TOK_BLOB,   /* x'hex'                      */
+    TOK_NUMBER,
+    TOK_PARAM,  /* ?, ?7, :name, @name, $name  */
+    TOK_SEMI,
+    TOK_OTHER
+};
+
+struct tok {
+    enum tok_kind kind;
+    size_t off, len;
+};
+
+static bool is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static bool is_id_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+
+static bool is_id_char(unsigned char c)
+{
+    return is_id_start(c) || (c >= '0' && c <= '9') || c == '$';
+}
+
+/* Skips whitespace and comments (an unterminated block comment runs to the
+ * end, as in SQLite); returns the offset of the next token. */
+static size_t skip_blank(const char *s, size_t n, size_t i)
+{
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (is_space(c)) {
+            i++;
+        } else if (c == '-' && i + 1 < n && s[i + 1] == '-') {
+            while (i < n && s[i] != '\n')
+                i++;
+        } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            i += 2;
+            while (i < n && !(s[i] == '*' && i + 1 < n && s[i + 1] == '/'))
+                i++;
+            i = i < n ? i + 2 : n;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+/* Scans a quoted run that ends at the closing quote q (doubled quotes
+ * escape it unless q is ']'); returns the offset after it, or n. */
+static size_t scan_quoted(const char *s, size_t n, size_t i, char q)
+{
+    for (i++; i < n; i++) {
+        if (s[i] != q)
+            continue;
+        if (q != ']' && i + 1 < n && s[i + 1] == q) {
+            i++;
+            continue;
+        }
+        return i + 1;
+    }
+    return n;
+}
+
+static struct tok next_tok(const char *s, size_t n, size_t *pos)
+{
+    size_t i = skip_blank(s, n, *pos);
+    struct tok t = {TOK_END, i, 0};
+    if (i >= n) {
+        *pos = n;
+        return t;
+    }
+    unsigned char c = (unsigned char)s[i];
+    size_t j = i + 1;
+    if ((c == 'x' || c == 'X') && j < n && s[j] == '\'') {
+        t.kind = TOK_BLOB;
+        j = scan_quoted(s, n, j, '\'');
+    } else if (is_id_start(c)) {
+        t.kind = TOK_WORD;
+        while (j < n && is_id_char((unsigned char)s[j]))
+            j++;
+    } else if (c == '\'') {
+        t.kind = TOK_STRING;
+        j = scan_quoted(s, n, i, '\'');
+    } else if (c == '"' || c == '`' || c == '[') {
+        t.kind = TOK_QUOTED;
+        j = scan_quoted(s, n, i, c == '[' ? ']' : (char)c);
+    } else if ((c >= '0' && c <= '9') || (c == '.' && j < n && s[j] >= '0' && s[j] <= '9')) {
+        t.kind = TOK_NUMBER;
+        while (j < n) {
+            unsigned char d = (unsigned char)s[j];
+            if ((d == '+' || d == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))
+                j++;
+            else if (is_id_char(d) || d == '.')
+                j++;
+            else
+                break;
+        }
+    } else if (c == '?') {
+        t.kind = TOK_PARAM;
+        while (j < n && s[j] >= '0' && s[j] <= '9')
+            j++;
+    } else if ((c == ':' || c == '@' || c == '$' || c == '#') && j < n &&
+               is_id_char((unsigned char)s[j])) {
+        t.kind = TOK_PARAM;
+        while (j < n && is_id_char((unsigned char)s[j]))
+            j++;
+    } else if (c == ';') {
+        t.kind = TOK_SEMI;
+    } else {
+        t.kind = TOK_OTHER;
+        if (c >= 0x80) /* one whole character; our input is valid UTF-8 */
+            while (j < n && ((unsigned char)s[j] & 0xC0) == 0x80)
+                j++;
+    }
+    t.len = j - i;
+    *pos = j;
+    return t;
+}
+
+static bool word_is(const char *s, const struct tok *t, const char *w)
+{
+    size_t n = strlen(w);
+    if (t->kind != TOK_WORD || t->len != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[t->off + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != w[i])
+            return false;
+    }
+    return true;
+}
+
+/* A string literal whose value is 'now' in any case, as SQLite's date
+ * functions read it. */
+static bool string_is_now(const char *s, const struct tok *t)
+{
+    if (t->kind != TOK_STRING || t->len != 5 || s[t->off + 4] != '\'')
+        return false;
+    const char *p = s + t->off + 1;
+    return (p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'o' && (p[2] | 0x20) == 'w';
+}
+
+/* What the gate learns from reading the text. */
+struct query_facts {
+    bool mentions_now; /* a 'now' literal or CURRENT_DATE/TIME/TIMESTAMP */
+    bool has_limit;    /* the LIMIT keyword, outside strings and comments */
+};
+
+/* The checks that need no database: size, bytes, one statement that starts
+ * as a query, no parameters.  Returns true, or false with *v set (gate not
+ * passed). */
+static bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verdict *v)
+{
+    memset(qf, 0, sizeof *qf);
+    if (n > VAT_MAX_ANSWER_BYTES) {
+        *v = verdictf(false, VAT_TOO_LARGE, "the query is %zu bytes, over the %d-byte cap", n,
+                      VAT_MAX_ANSWER_BYTES);
+        return false;
+    }
+    if (memchr(q, 0, n)) {
+        *v = verdictf(false, VAT_PARSE, "the query contains a NUL byte");
+        return false;
+    }
+    if (!utf8_valid((const unsigned char *)q, n)) {
+        *v = verdictf(false, VAT_PARSE, "the query is not valid UTF-8");
+        return false;
+    }
+    size_t pos = 0;
+    struct tok first;
+    do
+        first = next_tok(q, n, &pos);
+    while (first.kind == TOK_SEMI);
+    if (first.kind == TOK_END) {
+        *v = verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
+        return false;
+    }
+    if (word_is(q, &first, "explain")) {
+        *v = verdictf(false, VAT_SQL_DENIED, "the sandbox denies EXPLAIN");
+        return false;
+    }
+    if (!word_is(q, &first, "select") && !word_is(q, &first, "with") &&
+        !word_is(q, &first, "values")) {
+        struct reason r = {{0}, 0};
+        reason_puts(&r, "the answer must be one SELECT statement; it starts with '");
+        reason_text(&r, q + first.off, first.len, 24);
+        reason_puts(&r, "'");
+        *v = reason_verdict(false, 0, VAT_SQL_NOT_SELECT, &r);
+        return false;
+    }
+    for (pos = 0;;) {
+        struct tok t = next_tok(q, n, &pos);
+        if (t.kind == TOK_END)
+            break;
+        if (t.kind == TOK_PARAM) {
+            struct reason r = {{0}, 0};
+            reason_puts(&r, "the sandbox denies query parameters ('");
+            reason_text(&r, q + t.off, t.len, 24);
+            reason_puts(&r, "')");
+            *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
+            return false;
+        }
+        if (string_is_now(q, &t) || word_is(q, &t, "current_date") ||
+            word_is(q, &t, "current_time") || word_is(q, &t, "current_timestamp"))
+            qf->mentions_now = true;
+        if (word_is(q, &t, "limit"))
+            qf->has_limit = true;
+    }
+    return true;
+}
+
+/* ---- the sandbox VFS: no files, no clock ------------------------------------ */
+
+static sqlite3_vfs sandbox_vfs;
+static int sandbox_vfs_rc = SQLITE_ERROR;
+static pthread_once_t sandbox_vfs_once = PTHREAD_ONCE_INIT;
+
+/* Every file SQLite would open here is temporary storage for a sort, an
+ * ephemeral table or a journal: refusing it caps memory at the page caches
+ * and keeps answers off the disk.  SQLITE_FULL tells the runner why. */
+static int vfs_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+    (void)vfs;
+    (void)name;
+    (void)flags;
+    (void)out;
+    f->pMethods = NULL;
+    return SQLITE_FULL;
+}
+
+static int vfs_delete(sqlite3_vfs *vfs, const char *name, int sync)
+{
+    (void)vfs;
+    (void)name;
+    (void)sync;
+    return SQLITE_IOERR_DELETE;
+}
+
+static int vfs_access(sqlite3_vfs *vfs, const char *name, int flags, int *out)
+{
+    (void)vfs;
+    (void)name;
+    (void)flags;
+    *out = 0;
+    return SQLITE_OK;
+}
+
+static void *vfs_dlopen(sqlite3_vfs *vfs, const char *name)
+{
+    (void)vfs;
+    (void)name;
+    return NULL;
+}
+
+static void vfs_dlerror(sqlite3_vfs *vfs, int n, char *msg)
+{
+    (void)vfs;
+    if (n > 0)
+        snprintf(msg, (size_t)n, "extensions are disabled in the sandbox");
+}
+
+static void (*vfs_dlsym(sqlite3_vfs *vfs, void *lib, const char *sym))(void)
+{
+    (void)vfs;
+    (void)lib;
+    (void)sym;
+    return NULL;
+}
+
+static void vfs_dlclose(sqlite3_vfs *vfs, void *lib)
+{
+    (void)vfs;
+    (void)lib;
+}
+
+/* No clock: date('now') and date() then yield NULL on every run, so even a
+ * 'now' the text check cannot see (built by concatenation, read from a
+ * column) cannot make a result depend on the time. */
+static int vfs_time(sqlite3_vfs *vfs, double *out)
+{
+    (void)vfs;
+    (void)out;
+    return SQLITE_ERROR;
+}
+
+static int vfs_time64(sqlite3_vfs *vfs, sqlite3_int64 *out)
+{
+    (void)vfs;
+    (void)out;
+    return SQLITE_ERROR;
+}
+
+static void sandbox_vfs_init(void)
+{
+    sqlite3_vfs *base = sqlite3_vfs_find(NULL);
+    if (!base)
+        return;
+    sandbox_vfs = *base; /* keeps szOsFile, mxPathname and the path helpers */
+    sandbox_vfs.pNext = NULL;
+    sandbox_vfs.zName = SANDBOX_VFS_NAME;
+    sandbox_vfs.xOpen = vfs_open;
+    sandbox_vfs.xDelete = vfs_delete;
+    sandbox_vfs.xAccess = vfs_access;
+    sandbox_vfs.xDlOpen = vfs_dlopen;
+    sandbox_vfs.xDlError = vfs_dlerror;
+    sandbox_vfs.xDlSym = vfs_dlsym;
+    sandbox_vfs.xDlClose = vfs_dlclose;
+    sandbox_vfs.xCurrentTime = vfs_time;
+    if (sandbox_vfs.iVersion >= 2)
+        sandbox_vfs.xCurrentTimeInt64 = vfs_time64;
+    sandbox_vfs_rc = sqlite3_vfs_register(&sandbox_vfs, 0);
+}
+
+/* ---- trim with a character set, linear in its input ------------------------- */
+
+/* SQLite's trim(X,Y) tries every character of Y at every position of X,
+ * which is quadratic in the length limit.  This is the same function
+ * (same splitting of Y, same first-match order, same result) with Y's
+ * characters deduplicated and sorted for lookup.  A character longer than
+ * four bytes cannot come from valid UTF-8; sets holding one fall back to
+ * SQLite's loop under a cost cap. */
+struct trim_char {
+    unsigned char b[4];
+    unsigned len;
+    size_t idx;
+};
+
+static int trim_char_cmp(const void *pa, const void *pb)
+{
+    const struct trim_char *a = pa, *b = pb;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    int c = memcmp(a->b, b->b, a->len);
+    if (c)
+        return c;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* The lowest set index of a character equal to s[0..len), or SIZE_MAX. */
+static size_t trim_find(const struct trim_char *set, size_t n, const unsigned char *s,
+                        unsigned len)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = set[mid].len != len ? (set[mid].len < len ? -1 : 1)
+                                    : memcmp(set[mid].b, s, len);
+        if (c < 0)
+            lo = mid + 1;
+        else if (c > 0)
+            hi = mid;
+        else
+            return set[mid].idx;
+    }
+    return SIZE_MAX;
+}
+
+/* How many bytes the first matching character of the set covers at the
+ * front (back=false) or back of in[0..n), or 0 when none matches. */
+static unsigned trim_match(const struct trim_char *set, size_t m, const unsigned char *in,
+                           size_t n, bool back)
+{
+    size_t best = SIZE_MAX;
+    unsigned best_len = 0;
+    for (unsigned k = 1; k <= 4 && k <= n; k++) {
+        size_t idx = trim_find(set, m, back ? in + n - k : in, k);
+        if (idx < best) {
+            best = idx;
+            best_len = k;
+        }
+    }
+    return best_len;
+}
+
+static void sandbox_trim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    int flags = (int)(intptr_t)sqlite3_user_data(ctx); /* 1 left, 2 right, 3 both */
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        return;
+    const unsigned char *in = sqlite3_value_text(argv[0]);
+    if (!in)
+        return;
+    size_t n = (size_t)sqlite3_value_bytes(argv[0]);
+    const unsigned char *cs = sqlite3_value_text(argv[1]);
+    if (!cs)
+        return;
+    size_t nchar = 0;
+    bool long_char = false;
+    for (const unsigned char *z = cs; *z; nchar++) { /* SQLITE_SKIP_UTF8 */
+        const unsigned char *start = z;
+        if (*(z++) >= 0xc0)
+            while ((*z & 0xc0) == 0x80)
+                z++;
+        if (z - start > 4)
+            long_char = true;
+    }
+    if (nchar > 0 && long_char) {
+        if ((double)n * (double)nchar > 2e6) {
+            sqlite3_result_error_toobig(ctx);
+            return;
+        }
+        const unsigned char **ch = vat_xcalloc(nchar, sizeof *ch);
+        size_t *len = vat_xcalloc(nchar, sizeof *len);
+        const unsigned char *z = cs;
+        for (size_t i = 0; i < nchar; i++) {
+            ch[i] = z;
+            if (*(z++) >= 0xc0)
+                while ((*z & 0xc0) == 0x80)
+                    z++;
+            len[i] = (size_t)(z - ch[i]);
+        }
+        for (int side = 1; side <= 2; side++) {
+            while ((flags & side) && n > 0) {
+                size_t i;
+                for (i = 0; i < nchar; i++)
+                    if (len[i] <= n &&
+                        memcmp(side == 1 ? in : in + n - len[i], ch[i], len[i]) == 0)
+                        break;
+                if (i >= nchar)
+                    break;
+                if (side == 1)
+                    in += len[i];
+                n -= len[i];
+            }
+        }
+        free(ch);
+        free(len);
+    } else if (nchar > 0) {
+        struct trim_char *set = vat_xcalloc(nchar, sizeof *set);
+        const unsigned char *z = cs;
+        for (size_t i = 0; i < nchar; i++) {
+            const unsigned char *start = z;
+            if (*(z++) >= 0xc0)
+                while ((*z & 0xc0) == 0x80)
+                    z++;
+            set[i].len = (unsigned)(z - start);
+            memcpy(set[i].b, start, set[i].len);
+            set[i].idx = i;
+        }
+        qsort(set, nchar, sizeof *set, trim_char_cmp);
+        size_t m = 0; /* keep the first (lowest index) of equal characters */
+        for (size_t i = 0; i < nchar; i++)
+            if (m == 0 || set[m - 1].len != set[i].len ||
+                memcmp(set[m - 1].b, set[i].b, set[i].len) != 0)
+                set[m++] = set[i];
+        unsigned k;
+        if (flags & 1)
+            while (n > 0 && (k = trim_match(set, m, in, n, false)) > 0) {
+                in += k;
+                n -= k;
+            }
+        if (flags & 2)
+            while (n > 0 && (k = trim_match(set, m, in, n, true)) > 0)
+                n -= k;
+        free(set);
+    }
+    sqlite3_result_text(ctx, (const char *)in, (int)n, SQLITE_TRANSIENT);
+}
+
+/* ---- one sandboxed connection ----------------------------------------------- */
+
+enum stop_why { STOP_NONE, STOP_STEPS, STOP_TIME };
+
+struct sandbox_name {
+    char *name;
+    bool module; /* a virtual table module, usable as a table-valued function */
+};
+
+struct sandbox {
+    sqlite3 *db;
+    const json_t *tables;
+    struct sandbox_name *names; /* tables, views and modules of the connection */
+    size_t n_names;
+    bool mentions_now;
+    int function_calls;
+    bool too_many_functions;
+    char denied[160];   /* the first action of the query the authorizer refused */
+    char denied_2nd[160]; /* one SQLite takes on the query's behalf (a module's
+                           * schema update), reported only when alone */
+    long long steps, step_budget;
+    struct timespec deadline;
+    enum stop_why stop;
+};
+
+static const char *const denied_functions[] = {
+    "random", "randomblob", "changes", "total_changes", "last_insert_rowid",
+    "load_extension", "current_date", "current_time", "current_timestamp",
+    "fts3_tokenizer", "fts5", "fts5_source_id", "rtreenode", "rtreedepth", "rtreecheck",
+    NULL,
+};
+
+/* Date and time functions read the clock when given 'now' (or nothing). */
+static const char *const clock_functions[] = {
+    "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff", NULL,
+};
+
+static bool in_list(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (sqlite3_stricmp(list[i], name) == 0)
+            return true;
+    return false;
+}
+
+static bool table_allowed(const json_t *tables, const char *name)
+{
+    if (!name || sqlite3_strnicmp(name, "sqlite_", 7) == 0)
+        return false;
+    for (size_t i = 0; i < json_array_size(tables); i++)
+        if (sqlite3_stricmp(json_string_value(json_array_get(tables, i)), name) == 0)
+            return true;
+    return false;
+}
+
+/* A FROM item whose columns are not read reaches the authorizer by the
+ * name written in the query, so a CTE looks like a table there.  It is a
+ * CTE when no table, view or module of the connection has that name. */
+static bool is_cte_name(const struct sandbox *sb, const char *name)
+{
+    if (!name || sqlite3_strnicmp(name, "sqlite_", 7) == 0 ||
+        sqlite3_strnicmp(name, "pragma_", 7) == 0)
+        return false;
+    for (size_t i = 0; i < sb->n_names; i++)
+        if (sqlite3_stricmp(sb->names[i].name, name) == 0)
+            return false;
+    return true;
+}
+
+static const char *action_name(int action)
+{
+    switch (action) {
+    case SQLITE_CREATE_INDEX: return "create index";
+    case SQLITE_CREATE_TABLE: return "create table";
+    case SQLITE_CREATE_TEMP_INDEX: return "create temp index";
+    case SQLITE_CREATE_TEMP_TABLE: return "create temp table";
+    case SQLITE_CREATE_TEMP_TRIGGER: return "create temp trigger";
+    case SQLITE_CREATE_TEMP_VIEW: return "create temp view";
+    case SQLITE_CREATE_TRIGGER: return "create trigger";
+    case SQLITE_CREATE_VIEW: return "create view";
+    case SQLITE_DELETE: return "delete from";
+    case SQLITE_DROP_INDEX: return "drop index";
+    case SQLITE_DROP_TABLE: return "drop table";
+    case SQLITE_DROP_TEMP_INDEX: return "drop temp index";
+    case SQLITE_DROP_TEMP_TABLE: return "drop temp table";
+    case SQLITE_DROP_TEMP_TRIGGER: return "drop temp trigger";
+    case SQLITE_DROP_TEMP_VIEW: return "drop temp view";
+    case SQLITE_DROP_TRIGGER: return "drop trigger";
+    case SQLITE_DROP_VIEW: return "drop view";
+    case SQLITE_INSERT: return "insert into";
+    case SQLITE_PRAGMA: return "pragma";
+    case SQLITE_TRANSACTION: return "transaction";
+    case SQLITE_UPDATE: return "update of";
+    case SQLITE_ATTACH: return "attach";
+    case SQLITE_DETACH: return "detach";
+    case SQLITE_ALTER_TABLE: return "alter table";
+    case SQLITE_REINDEX: return "reindex";
+    case SQLITE_ANALYZE: return "analyze";
+    case SQLITE_CREATE_VTABLE: return "create virtual table";
+    case SQLITE_DROP_VTABLE: return "drop virtual table";
+    case SQLITE_SAVEPOINT: return "savepoint";
+    default: return "statement";
+    }
+}
+
+static int deny(struct sandbox *sb, const char *what, const char *name)
+{
+    bool implied = name && sqlite3_strnicmp(name, "sqlite_", 7) == 0 &&
+                   strcmp(what, "reading table") != 0;
+    char *slot = implied ? sb->denied_2nd : sb->denied;
+    if (!slot[0])
+        snprintf(slot, sizeof sb->denied, name ? "%s '%s'" : "%s", what, name);
+    return SQLITE_DENY;
+}
+
+/* Connecting a table-valued function (json_each, pragma_table_info, …)
+ * makes SQLite update its schema table, and that is the action denied
+ * before the function itself is seen: name the function instead. */
+static void implied_module(struct sandbox *sb, const char *q, size_t n)
+{
+    for (size_t pos = 0;;) {
+        struct tok t = next_tok(q, n, &pos);
+        if (t.kind == TOK_END)
+            return;
+        if (t.kind != TOK_WORD)
+            continue;
+        bool module = t.len > 7 && sqlite3_strnicmp(q + t.off, "pragma_", 7) == 0;
+        for (size_t i = 0; i < sb->n_names && !module; i++)
+            module = sb->names[i].module && strlen(sb->names[i].name) == t.len &&
+                     sqlite3_strnicmp(sb->names[i].name, q + t.off, (int)t.len) == 0;
+        if (module) {
+            snprintf(sb->denied, sizeof sb->denied, "the table-valued function '%.*s'",
+                     (int)(t.len < 64 ? t.len : 64), q + t.off);
+            return;
+        }
+    }
+}
+
+static const char *denied_text(const struct sandbox *sb)
+{
+    return sb->denied[0] ? sb->denied : sb->denied_2nd[0] ? sb->denied_2nd : NULL;
+}
+
+/* The allow-list: SELECT, RECURSIVE, READ of the task's tables in the main
+ * schema, and functions other than the nondeterministic ones. */
+static int sandbox_authorize(void *arg, int action, const char *a3, const char *a4,
+                             const char *dbname, const char *inner)
+{
+    struct sandbox *sb = arg;
+    (void)inner;
+    switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_RECURSIVE:
+        return SQLITE_OK;
+    case SQLITE_READ:
+        if (table_allowed(sb->tables, a3) && (!dbname || strcmp(dbname, "main") == 0))
+            return SQLITE_OK;
+        if (a4 && !a4[0] && !dbname && is_cte_name(sb, a3))
+            return SQLITE_OK;
+        return deny(sb, "reading table", a3 ? a3 : "?");
+    case SQLITE_FUNCTION:
+        if (!a4)
+            return deny(sb, "an unnamed function", NULL);
+        if (++sb->function_calls > SQL_MAX_FUNCTION_CALLS) {
+            sb->too_many_functions = true;
+            return SQLITE_DENY;
+        }
+        if (in_list(denied_functions, a4) || sqlite3_strnicmp(a4, "sqlite_", 7) == 0)
+            return deny(sb, "the nondeterministic or unsafe function", a4);
+        if (sb->mentions_now && in_list(clock_functions, a4))
+            return deny(sb, "reading the clock ('now' or CURRENT_*) with", a4);
+        return SQLITE_OK;
+    default:
+        return deny(sb, action_name(action), a3);
+    }
+}
+
+static int sandbox_progress(void *arg)
+{
+    struct sandbox *sb = arg;
+    sb->steps += SQL_PROGRESS_OPS;
+    if (sb->steps > sb->step_budget) {
+        sb->stop = STOP_STEPS;
+        return 1;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > sb->deadline.tv_sec ||
+        (now.tv_sec == sb->deadline.tv_sec && now.tv_nsec >= sb->deadline.tv_nsec)) {
+        sb->stop = STOP_TIME;
+        return 1;
+    }
+    return 0;
+}
+
+static const struct {
+    int id, value;
+} sandbox_limits[] = {
+    {SQLITE_LIMIT_LENGTH, SQL_MAX_VALUE_BYTES},
+    {SQLITE_LIMIT_SQL_LENGTH, VAT_MAX_ANSWER_BYTES},
+    {SQLITE_LIMIT_COLUMN, 100},
+    {SQLITE_LIMIT_EXPR_DEPTH, 200},
+    {SQLITE_LIMIT_COMPOUND_SELECT, 20},
+    {SQLITE_LIMIT_VDBE_OP, 25000},
+    {SQLITE_LIMIT_FUNCTION_ARG, 16},
+    {SQLITE_LIMIT_ATTACHED, 0},
+    {SQLITE_LIMIT_LIKE_PATTERN_LENGTH, SQL_MAX_LIKE_PATTERN},
+    {SQLITE_LIMIT_VARIABLE_NUMBER, 0},
+    {SQLITE_LIMIT_TRIGGER_DEPTH, 0},
+    {SQLITE_LIMIT_WORKER_THREADS, 0},
+};
+
+static const struct {
+    int op, value;
+} sandbox_config[] = {
+    {SQLITE_DBCONFIG_DEFENSIVE, 1},
+    {SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0},
+    {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
+    {SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
+    {SQLITE_DBCONFIG_ENABLE_VIEW, 0},
+    {SQLITE_DBCONFIG_DQS_DML, 0},
+    {SQLITE_DBCONFIG_DQS_DDL, 0},
+    {SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0},
+    {SQLITE_DBCONFIG_WRITABLE_SCHEMA, 0},
+};
+
+/* How a run sees the fixture.  Admission runs the gold query in all three
+ * ways: rows that only an unspecified order puts in place (ties in ORDER
+ * BY, group_concat without an order, a bare column of an aggregate) then
+ * come out differently. */
+enum run_mode {
+    RUN_PLAIN,
+    RUN_REVERSE_SCAN, /* reverse_unordered_selects: scans and indexes backwards */
+    RUN_REVERSE_ROWS  /* the task's tables stored in reverse row order */
+};
+
+static void sandbox_close(struct sandbox *sb)
+{
+    if (sb->db)
+        sqlite3_close_v2(sb->db);
+    sb->db = NULL;
+    for (size_t i = 0; i < sb->n_names; i++)
+        free(sb->names[i].name);
+    free(sb->names);
+    sb->names = NULL;
+    sb->n_names = 0;
+}
+
+/* Collects the names is_cte_name() must not take for CTEs. */
+static int sandbox_names(struct sandbox *sb)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(sb->db,
+                           "SELECT name, 0 FROM sqlite_schema WHERE type IN ('table', 'view') "
+                           "UNION ALL SELECT name, 1 FROM pragma_module_list",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (!name)
+            continue;
+        if (sb->n_names == cap) {
+            cap = cap ? cap * 2 : 16;
+            sb->names = vat_xrealloc(sb->names, cap * sizeof *sb->names);
+        }
+        sb->names[sb->n_names].name = vat_xstrdup(name);
+        sb->names[sb->n_names++].module = sqlite3_column_int(st, 1) != 0;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Rewrites each of the task's rowid tables with its rows in reverse order
+ * (new rowids, same values).  Tables without a rowid, or whose rowid is
+ * their INTEGER PRIMARY KEY, keep their order: it is their key's.
+ * Returns 0, or -1 when the copy is left in an unknown state. */
+static int sandbox_reverse_rows(struct sandbox *sb)
+{
+    for (size_t i = 0; i < json_array_size(sb->tables); i++) {
+        const char *t = json_string_value(json_array_get(sb->tables, i));
+        char *probe = sqlite3_mprintf("SELECT rowid FROM main.\"%w\"", t);
+        sqlite3_stmt *st = NULL;
+        int rc = probe ? sqlite3_prepare_v2(sb->db, probe, -1, &st, NULL) : SQLITE_NOMEM;
+        sqlite3_finalize(st);
+        sqlite3_free(probe);
+        if (rc != SQLITE_OK)
+            continue; /* no such table (the query will say so) or no rowid */
+        char *sql = sqlite3_mprintf(
+            "SAVEPOINT vat_reverse;"
+            "CREATE TABLE main.vat_reversed AS SELECT * FROM main.\"%w\" ORDER BY rowid DESC;"
+            "DELETE FROM main.\"%w\";"
+            "INSERT INTO main.\"%w\" SELECT * FROM main.vat_reversed;"
+            "DROP TABLE main.vat_reversed;"
+            "RELEASE vat_reverse",
+            t, t, t);
+        rc = sql ? sqlite3_exec(sb->db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
+        sqlite3_free(sql);
+        /* A table this cannot copy (generated columns, say) keeps its order. */
+        if (rc != SQLITE_OK &&
+            sqlite3_exec(sb->db, "ROLLBACK TO vat_reverse; RELEASE vat_reverse", NULL, NULL,
+                         NULL) != SQLITE_OK)
+            return -1;
+    }
+    return 0;
+}
+
+static int sandbox_fail(struct sandbox *sb, struct vat_verdict *v, const char *what)
+{
+    struct reason r = {{0}, 0};
+    reason_printf(&r, "cannot set up the sql sandbox: %s", what);
+    if (sb->db) {
+        reason_puts(&r, ": ");
+        reason_puts(&r, sqlite3_errmsg(sb->db));
+    }
+    sandbox_close(sb);
+    *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+    return -1;
+}
+
+/* Opens a fresh connection on its own copy of the fixture image, hardened
+ * and with the authorizer installed, seeing the fixture as mode says.
+ * Returns 0, or -1 with *v internal (and sb closed). */
+static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
+                        enum run_mode mode, struct vat_verdict *v)
+{
+    pthread_once(&sandbox_vfs_once, sandbox_vfs_init);
+    if (sandbox_vfs_rc != SQLITE_OK)
+        return sandbox_fail(sb, v, "cannot register its vfs");
+    if (sqlite3_open_v2(":memory:", &sb->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        SANDBOX_VFS_NAME) != SQLITE_OK)
+        return sandbox_fail(sb, v, "cannot open a connection");
+    unsigned char *copy = sqlite3_malloc64(n);
+    if (!copy)
+        return sandbox_fail(sb, v, "out of memory");
+    memcpy(copy, img, n);
+    /* The in-memory database cannot run a WAL-mode image; bytes 18 and 19
+     * set to 1 read it in rollback mode (the pages are the same). */
+    if (copy[18] == 2)
+        copy[18] = 1;
+    if (copy[19] == 2)
+        copy[19] = 1;
+    unsigned flags = SQLITE_DESERIALIZE_FREEONCLOSE;
+    flags |= mode == RUN_REVERSE_ROWS ? SQLITE_DESERIALIZE_RESIZEABLE : SQLITE_DESERIALIZE_READONLY;
+    if (sqlite3_deserialize(sb->db, "main", copy, (sqlite3_int64)n, (sqlite3_int64)n, flags) !=
+        SQLITE_OK)
+        return sandbox_fail(sb, v, "cannot load the fixture");
+    for (size_t i = 0; i < sizeof sandbox_config / sizeof sandbox_config[0]; i++)
+        if (sqlite3_db_config(sb->db, sandbox_config[i].op, sandbox_config[i].value, NULL) !=
+            SQLITE_OK)
+            return sandbox_fail(sb, v, "a connection option was refused");
+    /* File temp storage sends spills to the VFS, which refuses them;
+     * in-memory temp storage would let a sort grow without bound. */
+    const char *setup = mode == RUN_REVERSE_SCAN
+                            ? "PRAGMA temp_store=FILE; PRAGMA reverse_unordered_selects=ON"
+                            : "PRAGMA temp_store=FILE; PRAGMA reverse_unordered_selects=OFF";
+    if (sqlite3_exec(sb->db, setup, NULL, NULL, NULL) != SQLITE_OK)
+        return sandbox_fail(sb, v, "a pragma failed");
+    /* Loads the schema before the limits and the authorizer apply to it. */
+    if (sqlite3_exec(sb->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
+        SQLITE_OK)
+        return sandbox_fail(sb, v, "the fixture is not a readable sqlite database");
+    if (mode == RUN_REVERSE_ROWS && sandbox_reverse_rows(sb) != 0)
+        return sandbox_fail(sb, v, "cannot reverse the fixture's rows");
+    if (sandbox_names(sb) != 0)
+        return sandbox_fail(sb, v, "cannot list the fixture's tables");
+    for (size_t i = 0; i < sizeof sandbox_limits / sizeof sandbox_limits[0]; i++)
+        sqlite3_limit(sb->db, sandbox_limits[i].id, sandbox_limits[i].value);
+    static const struct {
+        const char *name;
+        intptr_t flags;
+    } trims[] = {{"ltrim", 1}, {"rtrim", 2}, {"trim", 3}};
+    for (size_t i = 0; i < 3; i++)
+        if (sqlite3_create_function_v2(sb->db, trims[i].name, 2,
+                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                       (void *)trims[i].flags, sandbox_trim, NULL, NULL,
+                                       NULL) != SQLITE_OK)
+            return sandbox_fail(sb, v, "cannot install trim");
+    if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK)
+        return sandbox_fail(sb, v, "cannot install the authorizer");
+    sqlite3_progress_handler(sb->db, SQL_PROGRESS_OPS, sandbox_progress, sb);
+    return 0;
+}
+
+/* ---- result rows -------------------------------------------------------------- */
+
+struct sql_val {
+    int type; /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL */
+    sqlite3_int64 i;
+    double d;
+    unsigned char *p;
+    size_t n;
+};
+
+struct sql_rows {
+    size_t nrow, ncol, cap; /* cap counts values */
+    struct sql_val *v;      /* row-major: row r is v[r*ncol .. r*ncol+ncol) */
+};
+
+static void rows_release(struct sql_rows *r)
+{
+    for (size_t i = 0; i < r->nrow * r->ncol; i++)
+        free(r->v[i].p);
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+static const struct sql_val *row_at(const struct sql_rows *r, size_t row)
+{
+    return r->v + row * r->ncol;
+}
+
+/* Appends the current row of stmt; returns the bytes it adds. */
+static size_t rows_take(struct sql_rows *r, sqlite3_stmt *stmt)
+{
+    if ((r->nrow + 1) * r->ncol > r->cap) {
+        r->cap = r->cap ? r->cap * 2 : r->ncol * 16;
+        r->v = vat_xrealloc(r->v, r->cap * sizeof *r->v);
+    }
+    struct sql_val *row = r->v + r->nrow * r->ncol;
+    size_t bytes = 0;
+    for (size_t c = 0; c < r->ncol; c++) {
+        struct sql_val *x = &row[c];
+        memset(x, 0, sizeof *x);
+        x->type = sqlite3_column_type(stmt, (int)c);
+        switch (x->type) {
+        case SQLITE_INTEGER:
+            x->i = sqlite3_column_int64(stmt, (int)c);
+            bytes += 8;
+            break;
+        case SQLITE_FLOAT:
+            x->d = sqlite3_column_double(stmt, (int)c);
+            bytes += 8;
+            break;
+        case SQLITE_TEXT:
+        case SQLITE_BLOB: {
+            const void *src = x->type == SQLITE_TEXT
+                                  ? (const void *)sqlite3_column_text(stmt, (int)c)
+                                  : sqlite3_column_blob(stmt, (int)c);
+            x->n = (size_t)sqlite3_column_bytes(stmt, (int)c);
+            x->p = vat_xmalloc(x->n + 1);
+            if (x->n)
+                memcpy(x->p, src, x->n);
+            x->p[x->n] = 0;
+            bytes += x->n;
+            break;
+        }
+        default:
+            x->type = SQLITE_NULL;
+            bytes += 1;
+        }
+    }
+    r->nrow++;
+    return bytes;
+}
+
+/* Runs one query on an open sandbox into *out.  Gate failures (parse,
+ * denied, more than one statement, not a query) come back with no label;
+ * runtime failures (budget, error) name the fixture by label.  Returns 0,
+ * or -1 with *v set. */
+static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const char *label,
+                         const char *q, size_t qlen, struct sql_rows *out,
+                         struct vat_verdict *v)
+{
+    sqlite3_stmt *stmt = NULL;
+    const char *tail = NULL;
+    struct reason r = {{0}, 0};
+    memset(out, 0, sizeof *out);
+    int rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, &stmt, &tail);
+    if (rc != SQLITE_OK) {
+        if (sb->too_many_functions) {
+            *v = verdictf(true, VAT_SQL_BUDGET, "the query makes more than %d function calls",
+                          SQL_MAX_FUNCTION_CALLS);
+        } else if (denied_text(sb)) {
+            if (!sb->denied[0])
+                implied_module(sb, q, qlen);
+            reason_puts(&r, "the sandbox denies ");
+            reason_text(&r, denied_text(sb), strlen(denied_text(sb)), 120);
+            *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
+        } else {
+            reason_puts(&r, "sqlite cannot prepare the query: ");
+            reason_puts(&r, sqlite3_errmsg(sb->db));
+            *v = reason_verdict(false, 0, VAT_PARSE, &r);
+        }
+        sqlite3_finalize(stmt);
+        return -1;
+    }
+    if (!stmt) {
+        *v = verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
+        return -1;
+    }
+    size_t pos = (size_t)(tail - q);
+    struct tok t;
+    do
+        t = next_tok(q, qlen, &pos);
+    while (t.kind == TOK_SEMI);
+    if (t.kind != TOK_END) {
+        reason_puts(&r, "the answer holds more than one statement: '");
+        reason_text(&r, q + t.off, qlen - t.off, 40);
+        reason_puts(&r, "' follows the first");
+        *v = reason_verdict(false, 0, VAT_SQL_MULTI, &r);
+        sqlite3_finalize(stmt);
+        return -1;
+    }
+    if (sqlite3_stmt_isexplain(stmt)) {
+        *v = verdictf(false, VAT_SQL_DENIED, "the sandbox denies EXPLAIN");
+        sqlite3_finalize(stmt);
+        return -1;
+    }
+    if (!sqlite3_stmt_readonly(stmt) || sqlite3_column_count(stmt) == 0) {
+        *v = verdictf(false, VAT_SQL_NOT_SELECT, "the answer must be one SELECT statement");
+        sqlite3_finalize(stmt);
+        return -1;
+    }
+    if (sqlite3_bind_parameter_count(stmt) > 0) {
+        *v = verdictf(false, VAT_SQL_DENIED, "the sandbox denies query parameters");
+        sqlite3_finalize(stmt);
+        return -1;
+    }
+    out->ncol = (size_t)sqlite3_column_count(stmt);
+    size_t bytes = 0;
+    sb->steps = 0;
+    sb->stop = STOP_NONE;
+    clock_gettime(CLOCK_MONOTONIC, &sb->deadline);
+    sb->deadline.tv_sec += SQL_WALL_MS / 1000;
+    sb->deadline.tv_nsec += (long)(SQL_WALL_MS % 1000) * 1000000L;
+    if (sb->deadline.tv_nsec >= 1000000000L) {
+        sb->deadline.tv_sec++;
+        sb->deadline.tv_nsec -= 1000000000L;
+    }
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (out->nrow >= s->max_rows) {
+            *v = verdictf(true, VAT_SQL_BUDGET, "fixture %s: the query returns more than %zu rows",
+                          label, s->max_rows);
+            goto fail;
+        }
+        bytes += rows_take(out, stmt);
+        if (bytes > s->max_bytes) {
+            *v = verdictf(true, VAT_SQL_BUDGET,
+                          "fixture %s: the query returns more than %zu bytes", label,
+                          s->max_bytes);
+            goto fail;
+        }
+    }
+    if (rc == SQLITE_DONE) {
+        sqlite3_finalize(stmt);
+        return 0;
+    }
+    switch (rc & 0xff) {
+    case SQLITE_INTERRUPT:
+        if (sb->stop == STOP_TIME)
+            *v = verdictf(true, VAT_SQL_BUDGET,
+                          "fixture %s: the query ran past the sandbox's %d ms time limit", label,
+                          SQL_WALL_MS);
+        else
+            *v = verdictf(true, VAT_SQL_BUDGET,
+                          "fixture %s: the query ran past its budget of %lld VM steps", label,
+                          s->step_budget);
+        break;
+    case SQLITE_TOOBIG:
+        *v = verdictf(true, VAT_SQL_BUDGET,
+                      "fixture %s: a value or row exceeds the sandbox's %d-byte length limit",
+                      label, SQL_MAX_VALUE_BYTES);
+        break;
+    case SQLITE_FULL:
+        *v = verdictf(true, VAT_SQL_BUDGET,
+                      "fixture %s: the query needs more temporary storage than the sandbox "
+                      "allows",
+                      label);
+        break;
+    case SQLITE_NOMEM:
+        *v = verdictf(true, VAT_SQL_BUDGET, "fixture %s: the query ran out of memory", label);
+        break;
+    case SQLITE_AUTH:
+        reason_puts(&r, "the sandbox denies ");
+        reason_puts(&r, denied_text(sb) ? denied_text(sb) : "an action of the query");
+        *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
+        break;
+    default:
+        reason_printf(&r, "fixture %s: the query fails: ", label);
+        reason_puts(&r, sqlite3_errmsg(sb->db));
+        *v = reason_verdict(true, 0, VAT_SQL_ERROR, &r);
+    }
+fail:
+    sqlite3_finalize(stmt);
+    rows_release(out);
+    return -1;
+}
+
+/* ---- fixtures ------------------------------------------------------------------ */
+
+struct fixture_img {
+    unsigned char *data;
+    size_t n;
+};
+
+static int fixture_fail(struct vat_verdict *v, const char *rel, const char *what,
+                        const char *detail)
+{
+    struct reason r = {{0}, 0};
+    reason_puts(&r, "fixture '");
+    reason_text(&r, rel, strlen(rel), 100);
+    reason_puts(&r, "' ");
+    reason_puts(&r, what);
+    if (detail) {
+        reason_puts(&r, ": ");
+        reason_puts(&r, detail);
+    }
+    *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+    return -1;
+}
+
+/* Reads root/rel whole into memory (the only time the file is touched).
+ * Refuses an unsafe path without opening anything.  Returns 0, or -1 with
+ * *v internal. */
+static int fixture_load(const char *root, const char *rel, struct fixture_img *img,
+                        struct vat_verdict *v)
+{
+    img->data = NULL;
+    img->n = 0;
+    if (!rel || !vat_path_is_safe(rel))
+        return spec_unsafe_path(v, rel ? rel : "");
+    char *path = vat_path_join(root, rel);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    free(path);
+    if (fd < 0)
+        return fixture_fail(v, rel, "cannot be opened", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fixture_fail(v, rel, "is not a regular file", NULL);
+    }
+    if ((uintmax_t)st.st_size > SQL_MAX_FIXTURE_BYTES) {
+        close(fd);
+        return fixture_fail(v, rel, "is larger than 64 MiB", NULL);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    unsigned char *buf = vat_xmalloc(n ? n : 1);
+    while (got < n) {
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int err = k < 0 ? errno : 0;
+            close(fd);
+            free(buf);
+            return fixture_fail(v, rel, "cannot be read", err ? strerror(err) : "short read");
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    if (n < 512 || memcmp(buf, "SQLite format 3", 16) != 0) {
+        free(buf);
+        return fixture_fail(v, rel, "is not an sqlite database", NULL);
+    }
+    img->data = buf;
+    img->n = n;
+    return 0;
+}
+
+/* Runs q on a fresh sandbox over img.  Returns 0, or -1 with *v set. */
+static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
+                       const char *label, const char *q, size_t qlen,
+                       const struct query_facts *qf, enum run_mode mode, struct sql_rows *out,
+                       struct vat_verdict *v)
+{
+    struct sandbox sb;
+    memset(&sb, 0, sizeof sb);
+    sb.tables = s->tables;
+    sb.mentions_now = qf->mentions_now;
+    sb.step_budget = s->step_budget;
+    memset(out, 0, sizeof *out);
+    if (sandbox_open(&sb, img->data, img->n, mode, v) != 0)
+        return -1;
+    int rc = sandbox_query(&sb, s, label, q, qlen, out, v);
+    sandbox_close(&sb);
+    return rc;
+}
+
+/* ---- comparing rows -------------------------------------------------------------- */
+
+static int type_rank(int type)
+{
+    switch (type) {
+    case SQLITE_NULL: return 0;
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT: return 1;
+    case SQLITE_TEXT: return 2;
+    default: return 3;
+    }
+}
+
+/* A total order over typed values: NULL < numbers (by value) < TEXT <
+ * BLOB (bytes), as SQLite sorts them. */
+static int val_order(const struct sql_val *a, const struct sql_val *b)
+{
+    int ra = type_rank(a->type), rb = type_rank(b->type);
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    if (ra == 0)
+        return 0;
+    if (ra == 1) {
+        if (a->type == SQLITE_INTEGER && b->type == SQLITE_INTEGER)
+            return a->i < b->i ? -1 : a->i > b->i;
+        /* long double holds every int64 exactly, so mixed pairs order
+         * consistently. */
+        long double x = a->type == SQLITE_INTEGER ? (long double)a->i : (long double)a->d;
+        long double y = b->type == SQLITE_INTEGER ? (long double)b->i : (long double)b->d;
+        if (isnan(x) || isnan(y))
+            return isnan(x) ? (isnan(y) ? 0 : -1) : 1;
+        return x < y ? -1 : x > y;
+    }
+    size_t m = a->n < b->n ? a->n : b->n;
+    int c = m ? memcmp(a->p, b->p, m) : 0;
+    if (c)
+        return c < 0 ? -1 : 1;
+    return a->n < b->n ? -1 : a->n > b->n;
+}
+
+static double val_num(const struct sql_val *x)
+{
+    return x->type == SQLITE_INTEGER ? (double)x->i : x->d;
+}
+
+/* INTEGER and REAL agree within tolerance, TEXT and BLOB byte for byte,
+ * NULL with NULL; a number never equals text. */
+static bool val_equal(const struct sql_val *a, const struct sql_val *b, double rel, double abs)
+{
+    int ra = type_rank(a->type);
+    if (ra != type_rank(b->type))
+        return false;
+    if (ra == 0)
+        return true;
+    if (ra == 1) {
+        if (a->type == SQLITE_INTEGER && b->type == SQLITE_INTEGER && a->i == b->i)
+            return true;
+        double x = val_num(a), y = val_num(b);
+        if (!isfinite(x) || !isfinite(y))
+            return x == y; /* the same infinity */
+        return vat_close(x, y, rel, abs);
+    }
+    if (a->type != b->type || a->n != b->n)
+        return false;
+    return a->n == 0 || memcmp(a->p, b->p, a->n) == 0;
+}
+
+static int row_order(const struct sql_rows *x, size_t a, const struct sql_rows *y, size_t b)
+{
+    const struct sql_val *ra = row_at(x, a), *rb = row_at(y, b);
+    for (size_t c = 0; c < x->ncol; c++) {
+        int o = val_order(&ra[c], &rb[c]);
+        if (o)
+            return o;
+    }
+    return 0;
+}
+
+static bool row_equal(const struct sql_rows *x, size_t a, const struct sql_rows *y, size_t b,
+                      double rel, double abs)
+{
+    const struct sql_val *ra = row_at(x, a), *rb = row_at(y, b);
+    for (size_t c = 0; c < x->ncol; c++)
+        if (!val_equal(&ra[c], &rb[c], rel, abs))
+            return false;
+    return true;
+}
+
+/* Merge sort of row indices (qsort has no context argument in C11). */
+static void sort_rows(const struct sql_rows *r, size_t *idx, size_t *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_rows(r, idx, tmp, h);
+    sort_rows(r, idx + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = row_order(r, idx[j], r, idx[i]) < 0 ? idx[j++] : idx[i++];
+    while (i < h)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, n * sizeof *idx);
+}
+
+static size_t *sorted_index(const struct sql_rows *r)
+{
+    size_t *idx = vat_xcalloc(r->nrow, sizeof *idx);
+    size_t *tmp = vat_xcalloc(r->nrow, sizeof *tmp);
+    for (size_t i = 0; i < r->nrow; i++)
+        idx[i] = i;
+    sort_rows(r, idx, tmp, r->nrow);
+    free(tmp);
+    return idx;
+}
+
+/* Shortest text that reads back as the same double, with ".0" on whole
+ * numbers so a reason shows a REAL apart from an INTEGER. */
+static void fmt_real(char *buf, size_t cap, double d)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    if (isfinite(d) && !strpbrk(buf, ".eE"))
+        strncat(buf, ".0", cap - strlen(buf) - 1);
+}
+
+static void reason_row(struct reason *r, const struct sql_rows *rows, size_t row)
+{
+    const struct sql_val *v = row_at(rows, row);
+    size_t start = r->n;
+    reason_puts(r, "[");
+    for (size_t c = 0; c < rows->ncol; c++) {
+        char num[40];
+        if (c)
+            reason_puts(r, ", ");
+        if (r->n - start > 72) {
+            reason_puts(r, "...");
+            break;
+        }
+        switch (v[c].type) {
+        case SQLITE_INTEGER:
+            snprintf(num, sizeof num, "%lld", (long long)v[c].i);
+            reason_puts(r, num);
+            break;
+        case SQLITE_FLOAT:
+            fmt_real(num, sizeof num, v[c].d);
+            reason_puts(r, num);
+            break;
+        case SQLITE_TEXT:
+            reason_puts(r, "'");
+            reason_text(r, (const char *)v[c].p, v[c].n, 24);
+            reason_puts(r, "'");
+            break;
+        case SQLITE_BLOB:
+            reason_puts(r, "x'");
+            for (size_t i = 0; i < v[c].n && i < 8; i++) {
+                snprintf(num, sizeof num, "%02x", v[c].p[i]);
+                reason_puts(r, num);
+            }
+            reason_puts(r, v[c].n > 8 ? "...'" : "'");
+            break;
+        default:
+            reason_puts(r, "NULL");
+        }
+    }
+    reason_puts(r, "]");
+}
+
+/* Compares an answer's rows with the expected rows on one fixture.
+ * Returns true when they agree; else false with *v (gate passed, score 0)
+ * naming the fixture by label and the first difference. */
+static bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, bool ordered,
+                       double rel, double abs, const char *label, struct vat_verdict *v)
+{
+    struct reason r = {{0}, 0};
+    if (got->ncol != exp->ncol) {
+        *v = verdictf(true, VAT_COLUMN_COUNT,
+                      "fixture %s: the query returns %zu column%s, expected %zu", label,
+                      got->ncol, got->ncol == 1 ? "" : "s", exp->ncol);
+        return false;
+    }
+    size_t ng = got->nrow, ne = exp->nrow;
+    const char *code = ng < ne ? VAT_MISSING_ROWS : ng > ne ? VAT_EXTRA_ROWS : VAT_WRONG_ROWS;
+    if (ordered) {
+        size_t i = 0, m = ng < ne ? ng : ne;
+        while (i < m && row_equal(got, i, exp, i, rel, abs))
+            i++;
+        if (i == m && ng == ne)
+            return true;
+        if (ng != ne) {
+            reason_printf(&r, "fixture %s: %zu rows, expected %zu; ", label, ng, ne);
+            if (i < m) {
+                reason_printf(&r, "row %zu is ", i + 1);
+                reason_row(&r, got, i);
+                reason_puts(&r, ", expected ");
+                reason_row(&r, exp, i);
+            } else if (ng < ne) {
+                reason_puts(&r, "missing ");
+                reason_row(&r, exp, i);
+            } else {
+                reason_puts(&r, "unexpected ");
+                reason_row(&r, got, i);
+            }
+            *v = reason_verdict(true, 0, code, &r);
+            return false;
+        }
+        /* Same count: right rows in the wrong order, or wrong rows? */
+        size_t *gi = sorted_index(got), *ei = sorted_index(exp);
+        bool same_set = true;
+        for (size_t k = 0; k < ng && same_set; k++)
+            same_set = row_equal(got, gi[k], exp, ei[k], rel, abs);
+        free(gi);
+        free(ei);
+        reason_printf(&r, "fixture %s: %s; row %zu is ", label,
+                      same_set ? "the right rows in the wrong order" : "wrong rows", i + 1);
+        reason_row(&r, got, i);
+        reason_puts(&r, ", expected ");
+        reason_row(&r, exp, i);
+        *v = reason_verdict(true, 0, same_set ? VAT_WRONG_ORDER : VAT_WRONG_ROWS, &r);
+        return false;
+    }
+    /* Multiset: sort both by the total order, then walk them together,
+     * pairing rows that agree within tolerance.  Caveat: numbers that agree
+     * only within tolerance can sort on either side of a neighbour, so a
+     * pairing can fail that a perfect matching would find; it takes rows
+     * whose values differ by less than the tolerance and are otherwise
+     * interleaved, which real results do not produce. */
+    size_t *gi = sorted_index(got), *ei = sorted_index(exp);
+    size_t i = 0, j = 0, miss = SIZE_MAX, extra = SIZE_MAX;
+    while (i < ne && j < ng) {
+        if (row_equal(exp, ei[i], got, gi[j], rel, abs)) {
+            i++;
+            j++;
+        } else if (row_order(exp, ei[i], got, gi[j]) < 0) {
+            if (miss == SIZE_MAX)
+                miss = ei[i];
+            i++;
+        } else {
+            if (extra == SIZE_MAX)
+                extra = gi[j];
+            j++;
+        }
+    }
+    if (i < ne && miss == SIZE_MAX)
+        miss = ei[i];
+    if (j < ng && extra == SIZE_MAX)
+        extra = gi[j];
+    free(gi);
+    free(ei);
+    if (miss == SIZE_MAX && extra == SIZE_MAX)
+        return true;
+    reason_printf(&r, "fixture %s: %zu rows, expected %zu", label, ng, ne);
+    if (extra != SIZE_MAX) {
+        reason_puts(&r, "; unexpected ");
+        reason_row(&r, got, extra);
+    }
+    if (miss != SIZE_MAX) {
+        reason_puts(&r, "; missing ");
+        reason_row(&r, exp, miss);
+    }
+    *v = reason_verdict(true, 0, code, &r);
+    return false;
+}
+
+/* ---- rows as JSON ------------------------------------------------------------------ */
+
+static json_t *text_json(const unsigned char *p, size_t n)
+{
+    if (utf8_valid(p, n))
+        return json_stringn((const char *)p, n);
+    /* TEXT built from bytes (CAST(x'ff' AS TEXT)) need not be UTF-8; JSON
+     * must be, so invalid bytes become U+FFFD. */
+    struct vat_buf b = VAT_BUF_INIT;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq(p + i, n - i);
+        if (k) {
+            vat_buf_putn(&b, (const char *)p + i, k);
+            i += k;
+        } else {
+            vat_buf_puts(&b, "\xEF\xBF\xBD");
+            i++;
+        }
+    }
+    json_t *j = json_stringn(b.data ? b.data : "", b.len);
+    vat_buf_release(&b);
+    return j;
+}
+
+static json_t *rows_json(const struct sql_rows *r)
+{
+    json_t *out = json_array();
+    for (size_t row = 0; row < r->nrow; row++) {
+        json_t *a = json_array();
+        const struct sql_val *v = row_at(r, row);
+        for (size_t c = 0; c < r->ncol; c++) {
+            json_t *x;
+            switch (v[c].type) {
+            case SQLITE_INTEGER:
+                x = json_integer((json_int_t)v[c].i);
+                break;
+            case SQLITE_FLOAT:
+                /* JSON has no infinities; SQLite can make them (1e999). */
+                x = isfinite(v[c].d) ? json_real(v[c].d)
+                                     : json_string(v[c].d > 0 ? "Infinity" : "-Infinity");
+                break;
+            case SQLITE_TEXT:
+                x = text_json(v[c].p, v[c].n);
+                break;
+            case SQLITE_BLOB: {
+                char *hex = vat_xmalloc(v[c].n * 2 + 1);
+                for (size_t i = 0; i < v[c].n; i++)
+                    snprintf(hex + 2 * i, 3, "%02x", v[c].p[i]);
+                hex[v[c].n * 2] = 0;
+                x = json_string(hex);
+                free(hex);
+                break;
+            }
+            default:
+                x = json_null();
+            }
+            json_array_append_new(a, x);
+        }
+        json_array_append_new(out, a);
+    }
+    return out;
+}
+
+/* ---- the public functions -------------------------------------------------------- */
+
+static void fixture_label(char *buf, size_t cap, size_t i)
+{
+    if (i == 0)
+        snprintf(buf, cap, "main");
+    else
+        snprintf(buf, cap, "variant %zu", i);
+}
+
+struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const char *answer,
+                                 size_t len)
+{
+    struct vat_verdict v;
+    struct sql_spec s;
+    if (spec_read(spec, true, true, &s, &v) != 0)
+        return v;
+    if (!answer)
+        return verdictf(false, VAT_PARSE, "no answer given");
+    struct query_facts qf, rf;
+    if (!query_gate(answer, len, &qf, &v))
+        return v;
+    if (!query_gate(s.reference, s.reference_len, &rf, &v))
+        return verdictf(false, VAT_INTERNAL, "the reference query fails the gate (%s)", v.code);
+    for (size_t i = 0; i < s.n_fixtures; i++) {
+        char label[32];
+        fixture_label(label, sizeof label, i);
+        struct fixture_img img;
+        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), &img, &v) != 0)
+            return v;
+        struct sql_rows exp, got;
+        if (sandbox_run(&s, &img, label, s.reference, s.reference_len, &rf, RUN_PLAIN, &exp, &v) !=
+            0) {
+            struct reason r = {{0}, 0};
+            reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v.code);
+            reason_puts(&r, v.reason);
+            free(img.data);
+            return reason_verdict(false, 0, VAT_INTERNAL, &r);
+        }
+        int rc = sandbox_run(&s, &img, label, answer, len, &qf, RUN_PLAIN, &got, &v);
+        free(img.data);
+        if (rc != 0) {
+            rows_release(&exp);
+            return v;
+        }
+        bool same = rows_agree(&got, &exp, s.ordered, s.rel_tol, s.abs_tol, label, &v);
+        rows_release(&exp);
+        rows_release(&got);
+        if (!same)
+            return v;
+    }
+    return vat_verdict_make(true, 1, VAT_OK, "rows match on all %zu fixtures", s.n_fixtures);
+}
+
+json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_rel,
+                    const char *query, size_t len, struct vat_verdict *v)
+{
+    struct vat_verdict local;
+    if (!v)
+        v = &local;
+    struct sql_spec s;
+    if (spec_read(spec, false, false, &s, v) != 0)
+        return NULL;
+    if (!query) {
+        *v = verdictf(false, VAT_PARSE, "no query given");
+        return NULL;
+    }
+    struct query_facts qf;
+    if (!query_gate(query, len, &qf, v))
+        return NULL;
+    struct fixture_img img;
+    if (fixture_load(root, fixture_rel, &img, v) != 0)
+        return NULL;
+    struct sql_rows rows;
+    int rc = sandbox_run(&s, &img, fixture_rel, query, len, &qf, RUN_PLAIN, &rows, v);
+    free(img.data);
+    if (rc != 0)
+        return NULL;
+    json_t *out = rows_json(&rows);
+    rows_release(&rows);
+    *v = vat_verdict_make(true, 1, VAT_OK, "%zu rows", json_array_size(out));
+    return out;
+}
+
+static char checker_version[64];
+static pthread_once_t checker_version_once = PTHREAD_ONCE_INIT;
+
+static void checker_version_init(void)
+{
+    snprintf(checker_version, sizeof checker_version, "vat-sql/1 sqlite/%s",
+             sqlite3_libversion());
+}
+
+const char *vat_sql_checker_version(void)
+{
+    pthread_once(&checker_version_once, checker_version_init);
+    return checker_version;
+}
+
+int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err *e)
+{
+    struct vat_verdict v;
+    struct sql_spec s;
+    if (spec_read(spec, true, true, &s, &v) != 0)
+        return vat_err_set(e, "gold query not admissible: %s", v.reason);
+    struct query_facts qf;
+    if (!query_gate(s.reference, s.reference_len, &qf, &v))
+        return vat_err_set(e, "gold query not admissible (%s): %s", v.code, v.reason);
+    if (qf.has_limit)
+        return vat_err_set(e, "gold query not admissible: it uses LIMIT, which can cut a tie");
+    for (size_t i = 0; i < s.n_fixtures; i++) {
+        char label[32];
+        fixture_label(label, sizeof label, i);
+        struct fixture_img img;
+        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), &img, &v) != 0)
+            return vat_err_set(e, "gold query not admissible: %s", v.reason);
+        struct sql_rows runs[3];
+        static const enum run_mode modes[3] = {RUN_PLAIN, RUN_REVERSE_SCAN, RUN_REVERSE_ROWS};
+        static const char *const mode_text[3] = {"", "with tables scanned backwards",
+                                                 "with rows stored in reverse order"};
+        int done = 0, rc = 0;
+        while (done < 3 && (rc = sandbox_run(&s, &img, label, s.reference, s.reference_len, &qf,
+                                             modes[done], &runs[done], &v)) == 0)
+            done++;
+        free(img.data);
+        bool same = true;
+        int differs = 0;
+        for (int k = 1; k < done && same; k++)
+            if (!rows_agree(&runs[k], &runs[0], s.ordered, s.rel_tol, s.abs_tol, label, &v))
+                same = false, differs = k;
+        size_t nrow = done ? runs[0].nrow : 0;
+        for (int k = 0; k < done; k++)
+            rows_release(&runs[k]);
+        if (rc != 0)
+            return vat_err_set(e, "gold query not admissible (%s): %s", v.code, v.reason);
+        if (!same)
+            return vat_err_set(e,
+                               "gold query not admissible: it gives different rows on fixture "
+                               "%s %s (%s)",
+                               label, mode_text[differs], v.reason);
+        if (nrow == 0 && (i == 0 || !s.allow_empty_variants))
+            return vat_err_set(e, "gold query not admissible: it returns no rows on fixture %s",
+                               label);
+    }
+    return 0;
+}

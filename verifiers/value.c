@@ -1,0 +1,946 @@
+/* value.c — the value checker: an untrusted answer that is one JSON value
+ * (a number, a list, an object of numbers, an object of objects) is
+ * capped, parsed, gated on its type and scored against the spec's
+ * expected value, numbers within tolerance, all or nothing.  Exports
+ * vat_close and vat_check_value, plus the steps declared in
+ * value_internal.h that the abstain checker reuses. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "value_internal.h"
+#include "verifiers.h"
+
+/* Lists up to this size are compared on the stack; longer ones are the
+ * one place a call allocates beyond the parse. */
+#define SMALL_LIST 64
+/* A number written as a string longer than this is not taken as one:
+ * real answers are far shorter, and the bound keeps the copy on the stack. */
+#define DECIMAL_MAX 128
+/* At most this many bytes of any answer-supplied text reach a reason. */
+#define QUOTE_MAX 40
+#define DEFAULT_TOL 1e-9
+
+bool vat_close(double a, double b, double rel_tol, double abs_tol)
+{
+    if (!isfinite(a) || !isfinite(b))
+        return false;
+    double scale = fmax(fabs(a), fabs(b));
+    return fabs(a - b) <= fmax(rel_tol * scale, abs_tol);
+}
+
+/* ---- bounded reasons ---------------------------------------------------- */
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
+ * no surrogates, nothing past U+10FFFF), or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* Appends n bytes, stopping before a character that would not fit. */
+static void reason_putn(struct vat_reason *r, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t k = utf8_len((const unsigned char *)s + i, n - i);
+        if (k == 0 || r->n + k > sizeof r->s - 1)
+            break;
+        memcpy(r->s + r->n, s + i, k);
+        r->n += k;
+        i += k;
+    }
+    r->s[r->n] = '\0';
+}
+
+void vat_reason_puts(struct vat_reason *r, const char *s)
+{
+    reason_putn(r, s, strlen(s));
+}
+
+void vat_reason_printf(struct vat_reason *r, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (k < 0)
+        return;
+    /* a truncated tail may end mid-character: reason_putn drops it */
+    reason_putn(r, tmp, strlen(tmp));
+}
+
+void vat_reason_cut(struct vat_reason *r, size_t n)
+{
+    if (n >= r->n)
+        return;
+    while (n > 0 && ((unsigned char)r->s[n] & 0xC0) == 0x80)
+        n--;
+    r->n = n;
+    r->s[n] = '\0';
+}
+
+static void put_text(struct vat_reason *r, const char *s, size_t n, size_t max, bool esc_quote)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t used = 0, i = 0;
+    while (i < n) {
+        const unsigned char c = (unsigned char)s[i];
+        size_t k = utf8_len((const unsigned char *)s + i, n - i);
+        char piece[8];
+        size_t plen;
+        if (k == 1 && (c == '\n' || c == '\t')) {
+            piece[0] = '\\';
+            piece[1] = c == '\n' ? 'n' : 't';
+            plen = 2;
+        } else if (k == 0 || (k == 1 && (c < 0x20 || c == 0x7f))) {
+            piece[0] = '\\';
+            piece[1] = 'x';
+            piece[2] = hex[c >> 4];
+            piece[3] = hex[c & 15];
+            plen = 4;
+            k = 1;
+        } else if (esc_quote && (c == '\'' || c == '\\')) {
+            piece[0] = '\\';
+            piece[1] = (char)c;
+            plen = 2;
+        } else {
+            memcpy(piece, s + i, k);
+            plen = k;
+        }
+        if (used + plen > max) {
+            vat_reason_puts(r, "...");
+            return;
+        }
+        reason_putn(r, piece, plen);
+        used += plen;
+        i += k;
+    }
+}
+
+void vat_reason_text(struct vat_reason *r, const char *s, size_t n, size_t max, bool quoted)
+{
+    if (quoted)
+        vat_reason_puts(r, "'");
+    put_text(r, s, n, max, quoted);
+    if (quoted)
+        vat_reason_puts(r, "'");
+}
+
+static void reason_init(struct vat_reason *r)
+{
+    r->n = 0;
+    r->s[0] = '\0';
+}
+
+static struct vat_verdict verdict(bool gate, double score, const char *code,
+                                  const struct vat_reason *r)
+{
+    return vat_verdict_make(gate, score, code, "%s", r->s);
+}
+
+/* "12" for integral values, else the shortest of %.15g / %.17g that reads
+ * back, so reasons show what the solver most likely wrote. */
+static const char *fmt_num(double x, char out[40])
+{
+    if (fabs(x) < 1e15 && nearbyint(x) == x) {
+        snprintf(out, 40, "%.0f", x);
+    } else {
+        snprintf(out, 40, "%.15g", x);
+        if (strtod(out, NULL) != x)
+            snprintf(out, 40, "%.17g", x);
+    }
+    return out;
+}
+
+static void put_quoted(struct vat_reason *r, const char *s)
+{
+    vat_reason_text(r, s, strlen(s), QUOTE_MAX, true);
+}
+
+/* 'outer/key' or 'key' */
+static void put_path(struct vat_reason *r, const char *outer, const char *key)
+{
+    vat_reason_puts(r, "'");
+    if (outer) {
+        put_text(r, outer, strlen(outer), QUOTE_MAX, true);
+        vat_reason_puts(r, "/");
+    }
+    put_text(r, key, strlen(key), QUOTE_MAX, true);
+    vat_reason_puts(r, "'");
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+enum num_status { NUM_OK, NUM_NOT_NUMBER, NUM_NOT_FINITE };
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Copies the digit run at s[i] into buf; returns the index after it. */
+static size_t skip_digits(const char *s, size_t i, size_t n, char *buf, size_t *k)
+{
+    while (i < n && is_digit(s[i]))
+        buf[(*k)++] = s[i++];
+    return i;
+}
+
+/* A decimal written as a string: [+-] digits (or 1-3 digits then groups
+ * of ",ddd") [. digits] [e [+-] digits], nothing else.  The grammar is
+ * checked by hand so strtod never sees hex, "inf", "nan" or spaces. */
+static enum num_status parse_decimal(const char *s, size_t n, double *out)
+{
+    char buf[DECIMAL_MAX + 1];
+    size_t i = 0, k = 0, at;
+    if (n == 0 || n > DECIMAL_MAX)
+        return NUM_NOT_NUMBER;
+    if (s[i] == '+' || s[i] == '-')
+        buf[k++] = s[i++];
+    at = i;
+    i = skip_digits(s, i, n, buf, &k);
+    if (i == at)
+        return NUM_NOT_NUMBER;
+    if (i < n && s[i] == ',') {
+        if (i - at > 3)
+            return NUM_NOT_NUMBER;
+        while (i < n && s[i] == ',') {
+            i++;
+            for (int d = 0; d < 3; d++) {
+                if (i >= n || !is_digit(s[i]))
+                    return NUM_NOT_NUMBER;
+                buf[k++] = s[i++];
+            }
+        }
+        if (i < n && is_digit(s[i]))
+            return NUM_NOT_NUMBER;
+    }
+    if (i < n && s[i] == '.') {
+        buf[k++] = s[i++];
+        at = i;
+        i = skip_digits(s, i, n, buf, &k);
+        if (i == at)
+            return NUM_NOT_NUMBER;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        buf[k++] = s[i++];
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            buf[k++] = s[i++];
+        at = i;
+        i = skip_digits(s, i, n, buf, &k);
+        if (i == at)
+            return NUM_NOT_NUMBER;
+    }
+    if (i != n)
+        return NUM_NOT_NUMBER;
+    buf[k] = '\0';
+    char *end;
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (end != buf + k)
+        return NUM_NOT_NUMBER;
+    if (!isfinite(d))
+        return NUM_NOT_FINITE;
+    *out = d;
+    return NUM_OK;
+}
+
+/* The value of a JSON number, or of a string holding a decimal. */
+static enum num_status number_of(const json_t *j, double *out)
+{
+    if (json_is_number(j)) {
+        double d = json_number_value(j);
+        if (!isfinite(d))
+            return NUM_NOT_FINITE;
+        *out = d;
+        return NUM_OK;
+    }
+    if (json_is_string(j))
+        return parse_decimal(json_string_value(j), json_string_length(j), out);
+    return NUM_NOT_NUMBER;
+}
+
+/* ---- spec --------------------------------------------------------------- */
+
+/* Sets an internal verdict about a spec member; returns -1. */
+static int spec_fail(struct vat_verdict *v, const char *what, const char *member)
+{
+    *v = vat_verdict_make(false, 0, VAT_INTERNAL, "the checker spec %s '%s'", what, member);
+    return -1;
+}
+
+/* Optional members: absent keeps the default; returns 0 or -1. */
+static int spec_bool(const json_t *spec, const char *name, bool *out, struct vat_verdict *v)
+{
+    const json_t *j = json_object_get(spec, name);
+    if (!j)
+        return 0;
+    if (!json_is_boolean(j))
+        return spec_fail(v, "has a non-boolean", name);
+    *out = json_is_true(j);
+    return 0;
+}
+
+static int spec_tol(const json_t *spec, const char *name, double *out, struct vat_verdict *v)
+{
+    const json_t *j = json_object_get(spec, name);
+    if (!j)
+        return 0;
+    double d = json_number_value(j);
+    if (!json_is_number(j) || !isfinite(d) || d < 0)
+        return spec_fail(v, "has an invalid tolerance", name);
+    *out = d;
+    return 0;
+}
+
+const char *vat_value_shape_text(const struct vat_value_spec *vs)
+{
+    switch (vs->shape) {
+    case VAT_SHAPE_NUMBER: return "a number";
+    case VAT_SHAPE_LIST: return vs->items_number ? "an array of numbers" : "an array of strings";
+    case VAT_SHAPE_OBJECT: return "an object of key -> number";
+    case VAT_SHAPE_OBJECT_OF_OBJECTS: return "an object of key -> object of key -> number";
+    case VAT_SHAPE_ANY: break;
+    }
+    return "a JSON value";
+}
+
+int vat_value_spec_read(const json_t *spec, bool need_expected, bool shape_optional,
+                        struct vat_value_spec *vs, struct vat_verdict *v)
+{
+    memset(vs, 0, sizeof *vs);
+    vs->rel_tol = DEFAULT_TOL;
+    vs->abs_tol = DEFAULT_TOL;
+    if (!json_is_object(spec)) {
+        *v = vat_verdict_make(false, 0, VAT_INTERNAL, "the checker spec is not an object");
+        return -1;
+    }
+    const json_t *shape = json_object_get(spec, "shape");
+    const char *s = json_string_value(shape);
+    if (!shape && shape_optional)
+        vs->shape = VAT_SHAPE_ANY;
+    else if (!s)
+        return spec_fail(v, "lacks a string", "shape");
+    else if (strcmp(s, "number") == 0)
+        vs->shape = VAT_SHAPE_NUMBER;
+    else if (strcmp(s, "list") == 0)
+        vs->shape = VAT_SHAPE_LIST;
+    else if (strcmp(s, "object") == 0)
+        vs->shape = VAT_SHAPE_OBJECT;
+    else if (strcmp(s, "object_of_objects") == 0)
+        vs->shape = VAT_SHAPE_OBJECT_OF_OBJECTS;
+    else
+        return spec_fail(v, "has an unknown", "shape");
+    if (vs->shape == VAT_SHAPE_LIST) {
+        const char *items = json_string_value(json_object_get(spec, "items"));
+        if (items && strcmp(items, "number") == 0)
+            vs->items_number = true;
+        else if (!items || strcmp(items, "string") != 0)
+            return spec_fail(v, "lacks a valid", "items");
+    }
+    if (spec_bool(spec, "ordered", &vs->ordered, v) < 0 ||
+        spec_bool(spec, "unique", &vs->unique, v) < 0 ||
+        spec_bool(spec, "integer", &vs->integer, v) < 0 ||
+        spec_tol(spec, "rel_tol", &vs->rel_tol, v) < 0 ||
+        spec_tol(spec, "abs_tol", &vs->abs_tol, v) < 0)
+        return -1;
+    if (need_expected) {
+        vs->expected = json_object_get(spec, "expected");
+        struct vat_verdict gv;
+        if (!vs->expected)
+            return spec_fail(v, "lacks", "expected");
+        if (vs->shape == VAT_SHAPE_ANY || !vat_value_gate(vs, vs->expected, &gv)) {
+            *v = vat_verdict_make(false, 0, VAT_INTERNAL,
+                                  "the checker spec's 'expected' is not %s",
+                                  vat_value_shape_text(vs));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- parse -------------------------------------------------------------- */
+
+json_t *vat_value_parse(const struct vat_value_spec *vs, const char *answer, size_t len,
+                        struct vat_verdict *v)
+{
+    const char *want = vat_value_shape_text(vs);
+    if (!answer) {
+        *v = vat_verdict_make(false, 0, VAT_PARSE, "no answer given; expected %s", want);
+        return NULL;
+    }
+    if (len > VAT_MAX_ANSWER_BYTES) {
+        *v = vat_verdict_make(false, 0, VAT_TOO_LARGE, "the answer is %zu bytes, over the %d-byte cap",
+                              len, VAT_MAX_ANSWER_BYTES);
+        return NULL;
+    }
+    /* jansson would recurse to its own limit of 2048 levels and stops
+     * reading at a NUL byte, so both are settled here, outside strings. */
+    size_t depth = 0;
+    bool in_str = false, esc = false, blank = true;
+    for (size_t i = 0; i < len; i++) {
+        char c = answer[i];
+        if (c == '\0') {
+            *v = vat_verdict_make(false, 0, VAT_PARSE,
+                                  "the answer holds a NUL byte at offset %zu; expected %s", i, want);
+            return NULL;
+        }
+        if (in_str) {
+            if (esc)
+                esc = false;
+            else if (c == '\\')
+                esc = true;
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        if (c == '"') {
+            in_str = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > VAT_MAX_JSON_DEPTH) {
+                *v = vat_verdict_make(false, 0, VAT_TOO_LARGE,
+                                      "the answer nests deeper than %d levels", VAT_MAX_JSON_DEPTH);
+                return NULL;
+            }
+        } else if (c == ']' || c == '}') {
+            if (depth > 0)
+                depth--;
+        }
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            blank = false;
+    }
+    if (blank) {
+        *v = vat_verdict_make(false, 0, VAT_PARSE, "the answer is empty; expected %s", want);
+        return NULL;
+    }
+    json_error_t err;
+    /* INT_AS_REAL: a long integer is a finite number, not a parse error */
+    json_t *j = json_loadb(answer, len,
+                           JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
+    if (j)
+        return j;
+    struct vat_reason r;
+    reason_init(&r);
+    bool overflow = json_error_code(&err) == json_error_numeric_overflow;
+    vat_reason_puts(&r, overflow ? "a number is out of range (" : "not valid JSON (");
+    vat_reason_text(&r, err.text, strnlen(err.text, sizeof err.text), 80, false);
+    vat_reason_printf(&r, " at line %d column %d); expected %s", err.line, err.column, want);
+    *v = verdict(false, 0, overflow ? VAT_NOT_FINITE : VAT_PARSE, &r);
+    return NULL;
+}
+
+/* ---- gate --------------------------------------------------------------- */
+
+/* Where in the answer a value sits, for reasons. */
+struct where {
+    const char *outer; /* object_of_objects: the outer key */
+    const char *key;   /* object key */
+    size_t index;      /* list item, 1-based; 0 when not a list item */
+};
+
+/* 'path' for object members, "item N" for list items. */
+static void put_where(struct vat_reason *r, const struct where *w)
+{
+    if (w->key)
+        put_path(r, w->outer, w->key);
+    else
+        vat_reason_printf(r, "item %zu", w->index);
+}
+
+static const char *type_text(const json_t *j)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+/* "expected <shape>, got X" or "expected <shape>, but <where> is X". */
+static bool gate_fail(const struct vat_value_spec *vs, const struct where *w, const json_t *j,
+                      bool as_number, struct vat_verdict *v)
+{
+    struct vat_reason r;
+    reason_init(&r);
+    vat_reason_printf(&r, "expected %s, ", vat_value_shape_text(vs));
+    if (w) {
+        vat_reason_puts(&r, "but ");
+        put_where(&r, w);
+        vat_reason_puts(&r, " is ");
+    } else {
+        vat_reason_puts(&r, "got ");
+    }
+    if (as_number && json_is_string(j)) {
+        vat_reason_puts(&r, "the string ");
+        put_quoted(&r, json_string_value(j));
+        vat_reason_puts(&r, ", not a decimal number");
+    } else {
+        vat_reason_puts(&r, type_text(j));
+    }
+    *v = verdict(false, 0, VAT_SHAPE, &r);
+    return false;
+}
+
+/* Returns true for a finite number (or decimal string), else false with
+ * *v a shape or not_finite verdict. */
+static bool gate_number(const struct vat_value_spec *vs, const json_t *j, const struct where *w,
+                        struct vat_verdict *v)
+{
+    double d;
+    enum num_status st = number_of(j, &d);
+    if (st == NUM_OK)
+        return true;
+    if (st == NUM_NOT_FINITE) {
+        struct vat_reason r;
+        reason_init(&r);
+        if (w) {
+            put_where(&r, w);
+            vat_reason_puts(&r, " is ");
+        }
+        vat_reason_puts(&r, "the string ");
+        vat_reason_text(&r, json_string_value(j), json_string_length(j), QUOTE_MAX, true);
+        vat_reason_puts(&r, ", which is not a finite number");
+        *v = verdict(false, 0, VAT_NOT_FINITE, &r);
+        return false;
+    }
+    return gate_fail(vs, w, j, true, v);
+}
+
+/* Gates an object of numbers; outer names it inside an object of objects. */
+static bool gate_object(const struct vat_value_spec *vs, const json_t *obj, const char *outer,
+                        struct vat_verdict *v)
+{
+    const char *k;
+    json_t *val;
+    json_object_foreach((json_t *)obj, k, val) {
+        struct where w = {outer, k, 0};
+        if (!gate_number(vs, val, &w, v))
+            return false;
+    }
+    return true;
+}
+
+bool vat_value_gate(const struct vat_value_spec *vs, const json_t *a, struct vat_verdict *v)
+{
+    const char *k;
+    json_t *val;
+    size_t i;
+    switch (vs->shape) {
+    case VAT_SHAPE_ANY:
+        return true;
+    case VAT_SHAPE_NUMBER:
+        return gate_number(vs, a, NULL, v);
+    case VAT_SHAPE_LIST:
+        if (!json_is_array(a))
+            return gate_fail(vs, NULL, a, false, v);
+        json_array_foreach(a, i, val) {
+            struct where w = {NULL, NULL, i + 1};
+            if (vs->items_number && !gate_number(vs, val, &w, v))
+                return false;
+            if (!vs->items_number && !json_is_string(val))
+                return gate_fail(vs, &w, val, false, v);
+        }
+        return true;
+    case VAT_SHAPE_OBJECT:
+        if (!json_is_object(a))
+            return gate_fail(vs, NULL, a, false, v);
+        return gate_object(vs, a, NULL, v);
+    case VAT_SHAPE_OBJECT_OF_OBJECTS:
+        if (!json_is_object(a))
+            return gate_fail(vs, NULL, a, false, v);
+        json_object_foreach((json_t *)a, k, val) {
+            struct where w = {NULL, k, 0};
+            if (!json_is_object(val))
+                return gate_fail(vs, &w, val, false, v);
+            if (!gate_object(vs, val, k, v))
+                return false;
+        }
+        return true;
+    }
+    return gate_fail(vs, NULL, a, false, v);
+}
+
+/* ---- scoring ------------------------------------------------------------ */
+
+static struct vat_verdict ok_verdict(void)
+{
+    return vat_verdict_make(true, 1, VAT_OK, "matches");
+}
+
+/* Compares two gated numbers; on a mismatch fills a wrong_value verdict
+ * naming the place (NULL for a bare number). */
+static bool number_agrees(const struct vat_value_spec *vs, const json_t *a, const json_t *e,
+                          const char *outer, const char *key, struct vat_verdict *v)
+{
+    double da = NAN, de = NAN;
+    if (number_of(a, &da) == NUM_OK && number_of(e, &de) == NUM_OK &&
+        vat_close(da, de, vs->rel_tol, vs->abs_tol))
+        return true;
+    char b1[40], b2[40];
+    struct vat_reason r;
+    reason_init(&r);
+    if (key) {
+        put_path(&r, outer, key);
+        vat_reason_puts(&r, ": ");
+    }
+    vat_reason_printf(&r, "got %s, expected %s", fmt_num(da, b1), fmt_num(de, b2));
+    if (vs->integer && !vat_close(da, nearbyint(da), vs->rel_tol, vs->abs_tol))
+        vat_reason_puts(&r, " (not an integer)");
+    *v = verdict(true, 0, VAT_WRONG_VALUE, &r);
+    return false;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static char fold(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Keys equal after trimming ASCII whitespace and folding ASCII case. */
+static bool fold_equal(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    while (na && is_space(*a))
+        a++, na--;
+    while (na && is_space(a[na - 1]))
+        na--;
+    while (nb && is_space(*b))
+        b++, nb--;
+    while (nb && is_space(b[nb - 1]))
+        nb--;
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (fold(a[i]) != fold(b[i]))
+            return false;
+    return true;
+}
+
+/* Same key sets?  A missing gold key is key_case when a surplus answer key
+ * folds to it, else missing_key; a surplus key is extra_key. */
+static bool keys_agree(const json_t *a, const json_t *e, const char *outer, struct vat_verdict *v)
+{
+    const char *k, *ak;
+    json_t *ev, *av;
+    struct vat_reason r;
+    json_object_foreach((json_t *)e, k, ev) {
+        if (json_object_get(a, k))
+            continue;
+        const char *near = NULL;
+        json_object_foreach((json_t *)a, ak, av) {
+            if (!json_object_get(e, ak) && fold_equal(ak, k)) {
+                near = ak;
+                break;
+            }
+        }
+        reason_init(&r);
+        vat_reason_puts(&r, "key ");
+        if (near) {
+            put_path(&r, outer, near);
+            vat_reason_puts(&r, " should be ");
+            put_path(&r, outer, k);
+        } else {
+            put_path(&r, outer, k);
+            vat_reason_puts(&r, " is missing");
+        }
+        *v = verdict(true, 0, near ? VAT_KEY_CASE : VAT_MISSING_KEY, &r);
+        return false;
+    }
+    json_object_foreach((json_t *)a, ak, av) {
+        if (json_object_get(e, ak))
+            continue;
+        reason_init(&r);
+        vat_reason_puts(&r, "unexpected key ");
+        put_path(&r, outer, ak);
+        *v = verdict(true, 0, VAT_EXTRA_KEY, &r);
+        return false;
+    }
+    return true;
+}
+
+/* Returns true when every gold key's value agrees (the key sets already
+ * do), else false with *v naming the first that does not. */
+static bool values_agree(const struct vat_value_spec *vs, const json_t *a, const json_t *e,
+                         const char *outer, struct vat_verdict *v)
+{
+    const char *k;
+    json_t *ev;
+    json_object_foreach((json_t *)e, k, ev) {
+        if (!number_agrees(vs, json_object_get(a, k), ev, outer, k, v))
+            return false;
+    }
+    return true;
+}
+
+static struct vat_verdict score_object_of_objects(const struct vat_value_spec *vs, const json_t *a,
+                                                  const json_t *e)
+{
+    struct vat_verdict v;
+    const char *k;
+    json_t *ev;
+    /* key problems anywhere outrank value problems anywhere, so a trap
+     * that drops cells reads as missing_key whatever the key order */
+    if (!keys_agree(a, e, NULL, &v))
+        return v;
+    json_object_foreach((json_t *)e, k, ev) {
+        if (!keys_agree(json_object_get(a, k), ev, k, &v))
+            return v;
+    }
+    json_object_foreach((json_t *)e, k, ev) {
+        if (!values_agree(vs, json_object_get(a, k), ev, k, &v))
+            return v;
+    }
+    return ok_verdict();
+}
+
+/* ---- lists -------------------------------------------------------------- */
+
+struct item {
+    const char *s; /* string items */
+    size_t n;
+    double d;      /* number items */
+};
+
+/* Reads a gated array into items, in order. */
+static void load_items(const struct vat_value_spec *vs, const json_t *arr, struct item *out)
+{
+    size_t i;
+    json_t *j;
+    json_array_foreach(arr, i, j) {
+        out[i].s = NULL;
+        out[i].n = 0;
+        out[i].d = NAN;
+        if (vs->items_number)
+            (void)number_of(j, &out[i].d); /* gated already */
+        else {
+            out[i].s = json_string_value(j);
+            out[i].n = json_string_length(j);
+        }
+    }
+}
+
+static bool item_eq(const struct vat_value_spec *vs, const struct item *a, const struct item *b)
+{
+    if (vs->items_number)
+        return vat_close(a->d, b->d, vs->rel_tol, vs->abs_tol);
+    return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+}
+
+static int cmp_num(const void *pa, const void *pb)
+{
+    const struct item *a = pa, *b = pb;
+    return (a->d > b->d) - (a->d < b->d);
+}
+
+static int cmp_str(const void *pa, const void *pb)
+{
+    const struct item *a = pa, *b = pb;
+    int c = memcmp(a->s, b->s, a->n < b->n ? a->n : b->n);
+    if (c)
+        return c;
+    return (a->n > b->n) - (a->n < b->n);
+}
+
+static void put_item(struct vat_reason *r, const struct vat_value_spec *vs, const struct item *it)
+{
+    char buf[40];
+    if (vs->items_number)
+        vat_reason_puts(r, fmt_num(it->d, buf));
+    else
+        vat_reason_text(r, it->s, it->n, QUOTE_MAX, true);
+}
+
+/* Index of the first unequal pair, or n. */
+static size_t first_diff(const struct vat_value_spec *vs, const struct item *a,
+                         const struct item *e, size_t n)
+{
+    size_t i = 0;
+    while (i < n && item_eq(vs, &a[i], &e[i]))
+        i++;
+    return i;
+}
+
+/* The list rules in order: equal (ordered or as multisets) -> ok, then
+ * duplicate, wrong_length, wrong_order, wrong_items.  As/Es are scratch
+ * for the sorted copies. */
+static struct vat_verdict judge_list(const struct vat_value_spec *vs, const struct item *A,
+                                     size_t na, const struct item *E, size_t ne, struct item *As,
+                                     struct item *Es)
+{
+    struct vat_reason r;
+    reason_init(&r);
+    if (vs->ordered && na == ne && first_diff(vs, A, E, na) == na)
+        return ok_verdict();
+    int (*cmp)(const void *, const void *) = vs->items_number ? cmp_num : cmp_str;
+    memcpy(As, A, na * sizeof *A);
+    memcpy(Es, E, ne * sizeof *E);
+    qsort(As, na, sizeof *As, cmp);
+    qsort(Es, ne, sizeof *Es, cmp);
+    bool same_set = na == ne && first_diff(vs, As, Es, na) == na;
+    if (!vs->ordered && same_set)
+        return ok_verdict();
+    if (vs->unique) {
+        for (size_t i = 1; i < na; i++) {
+            if (item_eq(vs, &As[i - 1], &As[i])) {
+                if (vs->items_number)
+                    vat_reason_puts(&r, "the value ");
+                put_item(&r, vs, &As[i]);
+                vat_reason_puts(&r, " appears more than once");
+                return verdict(true, 0, VAT_DUPLICATE, &r);
+            }
+        }
+    }
+    if (na != ne) {
+        vat_reason_printf(&r, "got %zu items, expected %zu", na, ne);
+        return verdict(true, 0, VAT_WRONG_LENGTH, &r);
+    }
+    if (vs->ordered) {
+        size_t i = first_diff(vs, A, E, na);
+        if (same_set)
+            vat_reason_puts(&r, "right items in the wrong order: ");
+        vat_reason_printf(&r, "item %zu is ", i + 1);
+        put_item(&r, vs, &A[i]);
+        vat_reason_puts(&r, ", expected ");
+        put_item(&r, vs, &E[i]);
+        return verdict(true, 0, same_set ? VAT_WRONG_ORDER : VAT_WRONG_ITEMS, &r);
+    }
+    /* merge walk over both sorted lists: the first gold item the answer
+     * lacks and the first answer item gold lacks */
+    const struct item *miss = NULL, *extra = NULL;
+    size_t i = 0, j = 0;
+    while (i < ne && j < na && (!miss || !extra)) {
+        if (item_eq(vs, &Es[i], &As[j])) {
+            i++;
+            j++;
+        } else if (cmp(&Es[i], &As[j]) < 0) {
+            if (!miss)
+                miss = &Es[i];
+            i++;
+        } else {
+            if (!extra)
+                extra = &As[j];
+            j++;
+        }
+    }
+    if (!miss && i < ne)
+        miss = &Es[i];
+    if (!extra && j < na)
+        extra = &As[j];
+    if (miss) {
+        put_item(&r, vs, miss);
+        vat_reason_puts(&r, " is missing");
+    }
+    if (extra) {
+        vat_reason_puts(&r, miss ? " and " : "");
+        put_item(&r, vs, extra);
+        vat_reason_puts(&r, " is not expected");
+    }
+    if (!miss && !extra)
+        vat_reason_puts(&r, "the items differ");
+    return verdict(true, 0, VAT_WRONG_ITEMS, &r);
+}
+
+/* Loads both lists (on the stack when short) and judges them. */
+static struct vat_verdict score_list(const struct vat_value_spec *vs, const json_t *a,
+                                     const json_t *e)
+{
+    size_t na = json_array_size(a), ne = json_array_size(e);
+    struct item small[4][SMALL_LIST];
+    struct item *heap = NULL, *A, *E, *As, *Es;
+    if (na <= SMALL_LIST && ne <= SMALL_LIST) {
+        A = small[0];
+        E = small[1];
+        As = small[2];
+        Es = small[3];
+    } else {
+        heap = vat_xmalloc(2 * (na + ne) * sizeof *heap);
+        A = heap;
+        E = A + na;
+        As = E + ne;
+        Es = As + na;
+    }
+    load_items(vs, a, A);
+    load_items(vs, e, E);
+    struct vat_verdict v = judge_list(vs, A, na, E, ne, As, Es);
+    free(heap);
+    return v;
+}
+
+struct vat_verdict vat_value_score(const struct vat_value_spec *vs, const json_t *a)
+{
+    const json_t *e = vs->expected;
+    struct vat_verdict v;
+    if (!e)
+        return vat_verdict_make(false, 0, VAT_INTERNAL, "the checker spec lacks 'expected'");
+    switch (vs->shape) {
+    case VAT_SHAPE_NUMBER:
+        return number_agrees(vs, a, e, NULL, NULL, &v) ? ok_verdict() : v;
+    case VAT_SHAPE_LIST:
+        return score_list(vs, a, e);
+    case VAT_SHAPE_OBJECT:
+        if (!keys_agree(a, e, NULL, &v) || !values_agree(vs, a, e, NULL, &v))
+            return v;
+        return ok_verdict();
+    case VAT_SHAPE_OBJECT_OF_OBJECTS:
+        return score_object_of_objects(vs, a, e);
+    case VAT_SHAPE_ANY:
+        break;
+    }
+    return vat_verdict_make(false, 0, VAT_INTERNAL, "the checker spec has no shape to score");
+}
+
+struct vat_verdict vat_check_value(const json_t *spec, const char *answer, size_t len)
+{
+    struct vat_value_spec vs;
+    struct vat_verdict v;
+    if (vat_value_spec_read(spec, true, false, &vs, &v) < 0)
+        return v;
+    json_t *a = vat_value_parse(&vs, answer, len, &v);
+    if (!a)
+        return v;
+    if (vat_value_gate(&vs, a, &v))
+        v = vat_value_score(&vs, a);
+    json_decref(a);
+    return v;
+}

@@ -1,0 +1,76 @@
+/* value_internal.h — the steps of the value checker (spec reading,
+ * capped parsing, the type gate, scoring) and its bounded reason builder,
+ * shared by value.c and abstain.c only; nothing outside verifiers/ should
+ * include it.  Exports struct vat_value_spec, struct vat_reason and the
+ * vat_value_* and vat_reason_* functions. */
+#ifndef VAT_VALUE_INTERNAL_H
+#define VAT_VALUE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "vat.h"
+
+enum vat_value_shape {
+    VAT_SHAPE_NUMBER,
+    VAT_SHAPE_LIST,
+    VAT_SHAPE_OBJECT,
+    VAT_SHAPE_OBJECT_OF_OBJECTS,
+    VAT_SHAPE_ANY /* abstain specs of unanswerable tasks may omit "shape" */
+};
+
+/* The value members of a checker spec, read once per call. */
+struct vat_value_spec {
+    enum vat_value_shape shape;
+    bool items_number; /* lists: items are numbers (else strings) */
+    bool ordered, unique, integer;
+    double rel_tol, abs_tol;
+    const json_t *expected; /* borrowed from the spec; NULL when not needed */
+};
+
+/* Reads the value members of spec.  need_expected demands "expected" (and
+ * checks it has the declared shape); shape_optional lets a spec without
+ * "shape" gate any JSON value.  Returns 0, or -1 with *v an internal
+ * verdict naming the bad member. */
+int vat_value_spec_read(const json_t *spec, bool need_expected, bool shape_optional,
+                        struct vat_value_spec *vs, struct vat_verdict *v);
+
+/* The expected shape in words: "an object of key -> number" (static). */
+const char *vat_value_shape_text(const struct vat_value_spec *vs);
+
+/* Applies the length and depth caps, then parses the answer as one JSON
+ * value.  Returns a new reference, or NULL with *v the failing verdict
+ * (too_large, parse or not_finite; gate not passed). */
+json_t *vat_value_parse(const struct vat_value_spec *vs, const char *answer, size_t len,
+                        struct vat_verdict *v);
+
+/* The type gate.  Returns true when the answer has the declared shape,
+ * else false with *v the failing verdict (shape or not_finite). */
+bool vat_value_gate(const struct vat_value_spec *vs, const json_t *answer, struct vat_verdict *v);
+
+/* Scores an answer that passed the gate against vs->expected: score 1 and
+ * "ok", or score 0 with the first difference. */
+struct vat_verdict vat_value_score(const struct vat_value_spec *vs, const json_t *answer);
+
+/* ---- bounded reasons ---------------------------------------------------- */
+
+/* A reason being built: always NUL-terminated valid UTF-8, truncated at a
+ * character boundary so jansson can always emit it. */
+struct vat_reason {
+    char s[256];
+    size_t n;
+};
+
+void vat_reason_puts(struct vat_reason *r, const char *s);
+void vat_reason_printf(struct vat_reason *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Appends at most max bytes of untrusted text: valid UTF-8 is kept,
+ * control bytes, quotes, backslashes and invalid bytes are escaped, and a
+ * longer text ends in "...".  quoted wraps it in single quotes. */
+void vat_reason_text(struct vat_reason *r, const char *s, size_t n, size_t max, bool quoted);
+/* Cuts r back to at most n bytes, at a character boundary. */
+void vat_reason_cut(struct vat_reason *r, size_t n);
+
+#endif

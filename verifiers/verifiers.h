@@ -1,0 +1,75 @@
+/* verifiers.h — the shared checkers, one per answer kind.  Each scores an
+ * untrusted answer against a checker spec (the JSON object stored in the
+ * verifiers table), never crashes or hangs on it, and returns a verdict
+ * with a stable code.  Exports vat_check_value, vat_check_regex,
+ * vat_check_sql, vat_check_abstain and their helpers.
+ *
+ * Spec members (all kinds): "checker": "value" | "regex" | "sql" | "abstain".
+ *
+ * value:  "shape": "number" | "list" | "object" | "object_of_objects"
+ *         "items": "string" | "number"        (list items)
+ *         "ordered": bool, "unique": bool     (lists)
+ *         "integer": bool                     (integral answers expected; compared by tolerance like any number)
+ *         "rel_tol", "abs_tol": number        (|a-b| <= max(rel*max(|a|,|b|), abs))
+ *         "expected": the gold JSON value
+ * regex:  "dialect": "python-re"
+ *         "cases": [{"text": s, "expected": [s...], "heldout": bool}, ...]
+ *         "match_limit", "depth_limit", "heap_limit_kib", "max_pattern_bytes"
+ * sql:    "dialect": "sqlite"
+ *         "fixtures": [relative path, ...]  (main first, then variants)
+ *         "tables": [name, ...]             (the only tables READ may touch)
+ *         "ordered": bool, "reference_sql": s
+ *         "rel_tol", "abs_tol", "step_budget", "max_rows", "max_bytes"
+ */
+#ifndef VAT_VERIFIERS_H
+#define VAT_VERIFIERS_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "vat.h"
+
+#define VAT_MAX_ANSWER_BYTES (64 * 1024)
+#define VAT_MAX_JSON_DEPTH 32
+
+/* Numbers agree: |a-b| <= max(rel_tol*max(|a|,|b|), abs_tol); never ==. */
+bool vat_close(double a, double b, double rel_tol, double abs_tol);
+
+/* ---- value -------------------------------------------------------------- */
+struct vat_verdict vat_check_value(const json_t *spec, const char *answer, size_t len);
+
+/* ---- regex -------------------------------------------------------------- */
+struct vat_verdict vat_check_regex(const json_t *spec, const char *answer, size_t len);
+/* Extracts [m.group(0) for m in re.finditer(pattern, text)] into a new JSON
+ * array, with the same translation, rejection and limits as the checker.
+ * Returns NULL with *v set to the failing verdict (compile/limit/...). */
+json_t *vat_regex_extract(const json_t *spec, const char *pattern, size_t plen, const char *text,
+                          struct vat_verdict *v);
+
+/* ---- sql ---------------------------------------------------------------- */
+/* root is the corpus root the spec's fixture paths are relative to. */
+struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const char *answer,
+                                 size_t len);
+/* Runs one query in the sandbox on one fixture and returns its rows as a
+ * JSON array of arrays (integers, reals, strings, null; blobs as strings),
+ * or NULL with *v set.  Used by admission and by the reference step. */
+json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_rel,
+                    const char *query, size_t len, struct vat_verdict *v);
+/* The checker_version string: "vat-sql/1 sqlite/3.40.1". */
+const char *vat_sql_checker_version(void);
+/* Admission check of spec "reference_sql" on every fixture of the spec:
+ * it passes the same gate as an answer, uses no LIMIT (outside strings and
+ * comments: a LIMIT can cut a tie), gives the same rows on two runs (the
+ * second with tables scanned in reverse, so rows placed only by an
+ * unspecified scan order differ), and returns at least one row on the
+ * main fixture (on variants too unless spec "allow_empty_variants" is
+ * true).  Returns 0, or -1 with e saying why. */
+int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err *e);
+
+/* ---- abstain ------------------------------------------------------------ */
+/* spec: "answerable": bool, "abstention": the JSON value meaning abstain,
+ * and for answerable tasks the value spec members to score the answer. */
+struct vat_verdict vat_check_abstain(const json_t *spec, const char *answer, size_t len);
+
+#endif
