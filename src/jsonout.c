@@ -16,10 +16,22 @@ char *vat_fmt_real(double x, char out[32])
         strcpy(out, signbit(x) ? "-0.0" : "0.0");
         return out;
     }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(out, 32, "%.*g", prec, x);
-        if (strtod(out, NULL) == x)
-            break;
+    double ax = fabs(x);
+    int done = 0;
+    if (ax >= 1e-6 && ax < 1e16) {
+        /* Plain decimals for the magnitudes money and means live in:
+         * the fewest fraction digits that read back to the same double. */
+        for (int d = 0; d <= 24 && !done; d++) {
+            snprintf(out, 32, "%.*f", d, x);
+            done = strtod(out, NULL) == x;
+        }
+    }
+    if (!done) {
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(out, 32, "%.*g", prec, x);
+            if (strtod(out, NULL) == x)
+                break;
+        }
     }
     /* Keep reals recognisably real: "12" -> "12.0" unless an exponent is
      * present (then the text already is a JSON real). */

@@ -66,7 +66,7 @@ static const char *const unpaid_words[] = {"open",      "void",     "overdue",  
                                            "refunded",  "pending",  "cancelled", "disputed",
                                            "sent",      "written_off"};
 /* Statuses that contain a paid word: they punish LIKE '%paid%'. */
-static const char *const decoy_words[] = {"partially_paid", "unpaid", "paid_late_fee"};
+static const char *const decoy_words[] = {"partially_paid", "unpaid"};
 static const char *const out_period_names[][4] = {
     {"month", "period", "invoice_month", "billing_month"},
     {"quarter", "period", "invoice_quarter", "billing_quarter"},

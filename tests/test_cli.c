@@ -132,7 +132,9 @@ static void test_tables_and_rollouts(void **state)
         json_decref(rows);
     }
     json_t *ro = read_jsonl(c->a, "rollouts");
-    assert_int_equal(json_array_size(ro), 36);
+    json_t *exp = read_jsonl(c->a, "experience");
+    assert_int_equal(json_array_size(ro), 3 * json_array_size(exp));
+    json_decref(exp);
     size_t i;
     json_t *r;
     json_array_foreach(ro, i, r) {
@@ -160,8 +162,10 @@ static void test_tables_and_rollouts(void **state)
             else
                 train++;
         }
-        assert_int_equal(test, 1); /* 4 tasks at 0.25 */
-        assert_int_equal(train, 3);
+        /* Within one task of the requested 0.25, and never empty. */
+        double want = (test + train) * 0.25;
+        assert_true(test >= 1 && train >= 1);
+        assert_true(test >= want - 1 && test <= want + 1);
     }
     json_decref(ex);
 }

@@ -1,0 +1,420 @@
+/* pivot.c — the pivot analytics template: a shipments CSV (shipment_id,
+ * month, carrier, origin, destination, parcels, weight_kg) and the number
+ * of shipments per month and carrier, laid out as a full grid: every month
+ * that appears in the file crossed with every carrier that appears in it,
+ * 0 where a combination has no shipment.  The trap omits the zero cells;
+ * every fixture holds at least one empty combination (and sometimes a
+ * calendar month with no shipment at all, which is not part of the grid),
+ * so the trap always misses a key.  Exports vat_tmpl_pivot. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define PV_MAX_MONTHS 12
+#define PV_MAX_CARRIERS 8
+#define PV_REL_TOL 1e-9
+#define PV_ABS_TOL 1e-9
+
+enum { C_ID, C_MONTH, C_CARRIER, C_ORIGIN, C_DEST, C_PARCELS, C_WEIGHT, PV_NCOLS };
+static const char *const pv_cols[PV_NCOLS] = {"shipment_id", "month",   "carrier",  "origin",
+                                              "destination", "parcels", "weight_kg"};
+
+static const struct vat_param pv_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
+     .doc = "fewest data rows in a fixture"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 150, .min = 5, .max = 2000,
+     .doc = "most data rows in a fixture"},
+    {.name = "months_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = PV_MAX_MONTHS,
+     .doc = "fewest distinct months"},
+    {.name = "months_max", .type = VAT_PARAM_INT, .def = 6, .min = 2, .max = PV_MAX_MONTHS,
+     .doc = "most distinct months"},
+    {.name = "carriers_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = PV_MAX_CARRIERS,
+     .doc = "fewest distinct carriers"},
+    {.name = "carriers_max", .type = VAT_PARAM_INT, .def = 5, .min = 2, .max = PV_MAX_CARRIERS,
+     .doc = "most distinct carriers"},
+    {.name = "empty_share", .type = VAT_PARAM_REAL, .def = 0.15, .min = 0, .max = 0.6,
+     .doc = "chance that a month x carrier cell beyond the one planted is empty"},
+    {.name = "gap_month_chance", .type = VAT_PARAM_REAL, .def = 0.25, .min = 0, .max = 1,
+     .doc = "chance that one calendar month inside the span has no shipment at all"},
+    {0},
+};
+
+/* What the generator planted, for confirm's cross-check: the grid of
+ * counts over the months and carriers in the file (both sorted). */
+struct pv_priv {
+    int nm, nc;
+    char month[PV_MAX_MONTHS][8];
+    char carrier[PV_MAX_CARRIERS][32];
+    long count[PV_MAX_MONTHS][PV_MAX_CARRIERS];
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A month exactly as the prompt states it: "YYYY-MM", month 01..12. */
+static bool pv_month_ok(const char *s)
+{
+    if (strlen(s) != 7 || s[4] != '-')
+        return false;
+    for (int i = 0; i < 7; i++)
+        if (i != 4 && (s[i] < '0' || s[i] > '9'))
+            return false;
+    int m = (s[5] - '0') * 10 + (s[6] - '0');
+    return m >= 1 && m <= 12;
+}
+
+/* Marks the empty cells: (i0, j0) always, others at `share`; then gives
+ * back a cell to any month or carrier left with none, never (i0, j0), so
+ * every month and carrier still appears in the file. */
+static void pv_draw_empty(struct vat_rng *r, bool empty[PV_MAX_MONTHS][PV_MAX_CARRIERS], int nm,
+                          int nc, double share)
+{
+    int i0 = (int)vat_rng_below(r, (uint32_t)nm), j0 = (int)vat_rng_below(r, (uint32_t)nc);
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nc; j++)
+            empty[i][j] = (i == i0 && j == j0) || vat_rng_chance(r, share);
+    for (int i = 0; i < nm; i++) {
+        int full = 0;
+        for (int j = 0; j < nc; j++)
+            full += !empty[i][j];
+        if (full == 0) {
+            int j = (int)vat_rng_below(r, (uint32_t)nc);
+            if (i == i0 && j == j0)
+                j = (j + 1) % nc;
+            empty[i][j] = false;
+        }
+    }
+    for (int j = 0; j < nc; j++) {
+        int full = 0;
+        for (int i = 0; i < nm; i++)
+            full += !empty[i][j];
+        if (full == 0) {
+            int i = (int)vat_rng_below(r, (uint32_t)nm);
+            if (i == i0 && j == j0)
+                i = (i + 1) % nm;
+            empty[i][j] = false;
+        }
+    }
+}
+
+struct pv_row {
+    int month, carrier;
+    uint32_t key; /* random order within a month */
+};
+
+static int pv_row_cmp(const void *a, const void *b)
+{
+    const struct pv_row *x = a, *y = b;
+    if (x->month != y->month)
+        return (x->month > y->month) - (x->month < y->month);
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static void pv_priv_free(void *p)
+{
+    free(p);
+}
+
+static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long mmin = vat_task_int(t, "months_min"), mmax = vat_task_int(t, "months_max");
+    long cmin = vat_task_int(t, "carriers_min"), cmax = vat_task_int(t, "carriers_max");
+    double empty_share = vat_task_real(t, "empty_share");
+    double gap_chance = vat_task_real(t, "gap_month_chance");
+
+    long want = vat_rng_range(r, mmin, mmax);
+    int nm = (int)(want > PV_MAX_MONTHS ? PV_MAX_MONTHS : want < 2 ? 2 : want);
+    want = vat_rng_range(r, cmin, cmax);
+    if (want > PV_MAX_CARRIERS)
+        want = PV_MAX_CARRIERS;
+    const char *carriers[PV_MAX_CARRIERS];
+    int nc = (int)vat_gen_distinct(r, "carrier", carriers, (size_t)(want < 2 ? 2 : want));
+    if (nc < 2)
+        return vat_err_set(e, "%s: the 'carrier' word list has fewer than 2 entries", t->id);
+    qsort(carriers, (size_t)nc, sizeof *carriers, cmp_str);
+
+    /* Consecutive calendar months, one of them (never the first or last)
+     * skipped when a gap is drawn: a month with no shipment is not in the
+     * file, so it is not a row of the grid either. */
+    int gap = nm >= 3 && vat_rng_chance(r, gap_chance) ? (int)vat_rng_range(r, 1, nm - 1) : -1;
+    int y = (int)vat_rng_range(r, 2021, 2024), m0 = (int)vat_rng_range(r, 1, 12);
+    char months[PV_MAX_MONTHS][8];
+    char gap_month[8] = "";
+    for (int i = 0, k = 0; i < nm; k++) {
+        int mm = (m0 - 1 + k) % 12 + 1, yy = y + (m0 - 1 + k) / 12;
+        if (k == gap && gap_month[0] == 0) {
+            snprintf(gap_month, sizeof gap_month, "%04d-%02d", yy, mm);
+            continue;
+        }
+        snprintf(months[i++], sizeof months[0], "%04d-%02d", yy, mm);
+    }
+
+    bool empty[PV_MAX_MONTHS][PV_MAX_CARRIERS];
+    pv_draw_empty(r, empty, nm, nc, empty_share);
+    int nfull = 0, nempty = 0;
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nc; j++)
+            nfull += !empty[i][j], nempty += empty[i][j];
+
+    /* Carriers differ in volume, months a little. */
+    uint32_t wm[PV_MAX_MONTHS], wc[PV_MAX_CARRIERS], wsum = 0;
+    for (int i = 0; i < nm; i++)
+        wm[i] = (uint32_t)vat_rng_range(r, 2, 4);
+    for (int j = 0; j < nc; j++)
+        wc[j] = (uint32_t)vat_rng_range(r, 1, 6);
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nc; j++)
+            wsum += empty[i][j] ? 0 : wm[i] * wc[j];
+
+    long nl = vat_rng_range(r, rmin, rmax);
+    size_t n = nl < nfull ? (size_t)nfull : (size_t)nl;
+    struct pv_row *rows = vat_xcalloc(n, sizeof *rows);
+    size_t k = 0;
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nc; j++)
+            if (!empty[i][j])
+                rows[k].month = i, rows[k].carrier = j, k++;
+    for (; k < n; k++) {
+        uint32_t w = vat_rng_below(r, wsum);
+        int i = 0, j = 0;
+        for (i = 0; i < nm; i++) {
+            for (j = 0; j < nc; j++) {
+                uint32_t cw = empty[i][j] ? 0 : wm[i] * wc[j];
+                if (w < cw)
+                    goto found;
+                w -= cw;
+            }
+        }
+    found:
+        rows[k].month = i;
+        rows[k].carrier = j;
+    }
+    for (k = 0; k < n; k++)
+        rows[k].key = vat_rng_u32(r);
+    /* Shipment ids ascend with the month, as an export sorted by id would. */
+    qsort(rows, n, sizeof *rows, pv_row_cmp);
+
+    struct pv_priv *pv = vat_xcalloc(1, sizeof *pv);
+    pv->nm = nm;
+    pv->nc = nc;
+    for (int i = 0; i < nm; i++)
+        memcpy(pv->month[i], months[i], sizeof months[i]);
+    for (int j = 0; j < nc; j++)
+        snprintf(pv->carrier[j], sizeof pv->carrier[j], "%s", carriers[j]);
+    t->priv = pv;
+    t->priv_free = pv_priv_free;
+
+    size_t ncity = 0;
+    const char *const *cities = vat_words("city", &ncity);
+    if (!cities || ncity < 2) {
+        free(rows);
+        return vat_err_set(e, "%s: the 'city' word list has fewer than 2 entries", t->id);
+    }
+    /* A depot ships from a handful of hubs to many destinations. */
+    const char *hubs[3];
+    size_t nhub = vat_gen_distinct(r, "city", hubs, 3);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, pv_cols, PV_NCOLS);
+    long id = (long)vat_rng_range(r, 2000000, 7000000);
+    for (k = 0; k < n; k++) {
+        const struct pv_row *x = &rows[k];
+        pv->count[x->month][x->carrier]++;
+        id += (long)vat_rng_range(r, 1, 9);
+        const char *from = hubs[vat_rng_below(r, (uint32_t)nhub)];
+        const char *to = cities[vat_rng_below(r, (uint32_t)ncity)];
+        while (strcmp(to, from) == 0)
+            to = cities[vat_rng_below(r, (uint32_t)ncity)];
+        long parcels = vat_rng_chance(r, 0.6) ? 1 : (long)vat_rng_range(r, 2, 14);
+        long grams = parcels * (long)vat_rng_range(r, 300, 18000);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "SHP-%07ld", id);
+        vat_csv_add(&c, months[x->month]);
+        vat_csv_add(&c, carriers[x->carrier]);
+        vat_csv_add(&c, from);
+        vat_csv_add(&c, to);
+        vat_csv_addf(&c, "%ld", parcels);
+        vat_csv_addf(&c, "%ld.%ld", grams / 1000, grams % 1000 / 100);
+    }
+    free(rows);
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given a shipping log of a warehouse, one shipment per row, with the "
+                     "columns `shipment_id`, `month` (the month the shipment left, written "
+                     "YYYY-MM), `carrier` (the company that carried it), `origin`, `destination`, "
+                     "`parcels` and `weight_kg`.\n\n");
+    vat_buf_puts(&b, "Question: how many shipments are there per month and carrier? Count rows: "
+                     "each row is one shipment, whatever its parcels or weight. Lay the counts out "
+                     "as a full table: one entry for every month that appears in the `month` "
+                     "column, and within each month one entry for every carrier that appears "
+                     "anywhere in the `carrier` column. A month and carrier combination with no "
+                     "shipment must still be listed, with the count 0. A calendar month that does "
+                     "not appear in the file at all is not listed.\n\n");
+    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the months spelled "
+                     "exactly as in the `month` column (YYYY-MM) and whose values are objects "
+                     "mapping each carrier name, spelled exactly as in the `carrier` column, to "
+                     "its number of shipments in that month as a JSON integer, for example "
+                     "{\"<month>\": {\"<carrier>\": <count>, \"<other carrier>\": 0}, "
+                     "\"<other month>\": {\"<carrier>\": <count>, \"<other carrier>\": <count>}}. "
+                     "Key order does not matter. ");
+    vat_an_prompt_tolerance(&b, PV_REL_TOL, PV_ABS_TOL);
+    vat_buf_puts(&b, ".\n\n");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    t->params = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "count_of", "shipments", "row_key",
+                          "month", "column_key", "carrier", "month_format", "YYYY-MM",
+                          "empty_combinations", "listed with 0", "months_not_in_file",
+                          "omitted");
+
+    int d = 1 + (n > 60) + (n > 150) + (nm * nc >= 20) + (gap >= 0 || nempty >= 3);
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "object_of_objects", .integer = true,
+                            .rel_tol = PV_REL_TOL, .abs_tol = PV_ABS_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* Counts shipments per month and carrier over the rows read back from
+ * the fixture.  With zeros, every month x carrier of the file is listed
+ * (gold); without, only the combinations that occur (the trap). */
+static json_t *pv_count_file(const struct vat_task *t, bool zeros, struct vat_err *e)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, pv_cols, PV_NCOLS, &c, e) != 0)
+        return NULL;
+    struct vat_an_tally months = VAT_AN_TALLY_INIT, carriers = VAT_AN_TALLY_INIT;
+    struct vat_an_tally cells = VAT_AN_TALLY_INIT;
+    json_t *out = NULL;
+    for (size_t i = 1; i < c.nrows; i++) {
+        const char *m = vat_csv_get(&c, i, C_MONTH), *k = vat_csv_get(&c, i, C_CARRIER);
+        if (!pv_month_ok(m)) {
+            vat_err_set(e, "%s: '%s' record %zu: month '%s' is not YYYY-MM", t->id,
+                        t->fixture[0].path, i + 1, m);
+            goto done;
+        }
+        if (!k[0]) {
+            vat_err_set(e, "%s: '%s' record %zu: the carrier is blank", t->id,
+                        t->fixture[0].path, i + 1);
+            goto done;
+        }
+        vat_an_tally_add(&months, m, 1);
+        vat_an_tally_add(&carriers, k, 1);
+        /* months hold no newline, so "month\ncarrier" names one cell */
+        char *cell = vat_xasprintf("%s\n%s", m, k);
+        vat_an_tally_add(&cells, cell, 1);
+        free(cell);
+    }
+    if (months.n == 0) {
+        vat_err_set(e, "%s: '%s' has no shipment", t->id, t->fixture[0].path);
+        goto done;
+    }
+    vat_an_tally_sort(&months);
+    vat_an_tally_sort(&carriers);
+    out = json_object();
+    for (size_t i = 0; i < months.n; i++) {
+        json_t *row = json_object();
+        for (size_t j = 0; j < carriers.n; j++) {
+            char *cell = vat_xasprintf("%s\n%s", months.e[i].key, carriers.e[j].key);
+            const struct vat_an_entry *x = vat_an_tally_find(&cells, cell);
+            free(cell);
+            if (x || zeros)
+                json_object_set_new(row, carriers.e[j].key, json_integer(x ? x->n : 0));
+        }
+        json_object_set_new(out, months.e[i].key, row);
+    }
+done:
+    vat_an_tally_release(&months);
+    vat_an_tally_release(&carriers);
+    vat_an_tally_release(&cells);
+    vat_csv_release(&c);
+    return out;
+}
+
+static int pv_reference(struct vat_task *t, struct vat_err *e)
+{
+    json_t *gold = pv_count_file(t, true, e);
+    if (!gold)
+        return -1;
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+/* The grid the generator planted, as a JSON answer. */
+static json_t *pv_planted(const struct pv_priv *pv)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < pv->nm; i++) {
+        json_t *row = json_object();
+        for (int j = 0; j < pv->nc; j++)
+            json_object_set_new(row, pv->carrier[j], json_integer(pv->count[i][j]));
+        json_object_set_new(o, pv->month[i], row);
+    }
+    return o;
+}
+
+/* SQL over the CSV loaded into SQLite: the distinct months cross-joined
+ * with the distinct carriers, left-joined to the shipments, so an empty
+ * combination counts 0; then the generator's planted grid. */
+static int pv_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char sql[] =
+        "SELECT m.month, k.carrier, COUNT(s.shipment_id) "
+        "FROM (SELECT DISTINCT month FROM shipments) AS m "
+        "CROSS JOIN (SELECT DISTINCT carrier FROM shipments) AS k "
+        "LEFT JOIN shipments AS s ON s.month = m.month AND s.carrier = k.carrier "
+        "GROUP BY m.month, k.carrier ORDER BY m.month, k.carrier";
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "shipments", NULL, 0, sql, VAT_AN_OBJECT_OF_OBJECTS, &qe);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    v = pv_planted(t->priv);
+    rc = vat_an_confirm_gold(t, v, "the generator's planted counts", 0, 0, e);
+    json_decref(v);
+    return rc;
+}
+
+static int pv_trap(struct vat_task *t, struct vat_err *e)
+{
+    json_t *v = pv_count_file(t, false, e);
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+const struct vat_template vat_tmpl_pivot = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "pivot",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Listing only the month and carrier combinations that occur, omitting the zero cells.",
+    .summary = "Shipments per month and carrier over every month x carrier in the file, zero "
+               "where none.",
+    .params = pv_params,
+    .default_count = 12,
+    .generate = pv_generate,
+    .reference = pv_reference,
+    .confirm = pv_confirm,
+    .trap_answer = pv_trap,
+    .check = vat_check_task,
+};

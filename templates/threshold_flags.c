@@ -1,0 +1,356 @@
+/* threshold_flags.c — the threshold_flags analytics template: a bank's
+ * accounts CSV (account_id, holder, account_type, branch, opened_on,
+ * balance) and the ids of the accounts whose balance is at or above a
+ * threshold T, ascending by byte order.  The trap compares with `>`;
+ * every fixture holds balances exactly at T (and one cent either side),
+ * so the trap always misses an id.  Account ids are not zero-padded and
+ * cross a power of ten, so byte order is not the numeric order of the
+ * file.  Exports vat_tmpl_threshold_flags. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define TF_REL_TOL 1e-9
+#define TF_ABS_TOL 1e-9
+
+enum { C_ID, C_HOLDER, C_TYPE, C_BRANCH, C_OPENED, C_BALANCE, TF_NCOLS };
+static const char *const tf_cols[TF_NCOLS] = {"account_id", "holder",    "account_type",
+                                              "branch",     "opened_on", "balance"};
+
+static const struct vat_param tf_params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 8, .max = 2000,
+     .doc = "fewest data rows in a fixture"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 150, .min = 8, .max = 2000,
+     .doc = "most data rows in a fixture"},
+    {.name = "at_threshold_max", .type = VAT_PARAM_INT, .def = 3, .min = 1, .max = 6,
+     .doc = "most balances exactly at T (at least one is always planted)"},
+    {.name = "near_miss_max", .type = VAT_PARAM_INT, .def = 2, .min = 0, .max = 4,
+     .doc = "most balances one cent below T, and as many one cent above"},
+    {.name = "overdrawn_share", .type = VAT_PARAM_REAL, .def = 0.08, .min = 0, .max = 0.5,
+     .doc = "share of accounts with a negative balance"},
+    {0},
+};
+
+/* Thresholds a compliance or marketing rule would name, in whole units. */
+static const long tf_thresholds[] = {500,  1000,  2000,  2500,  5000,
+                                     7500, 10000, 15000, 20000, 25000};
+
+static const char *const tf_prefixes[] = {"AC-", "ACCT-", "A", "CHK-", "BA"};
+static const char *const tf_types[] = {"checking", "savings", "business", "money market"};
+
+/* What the generator planted, for confirm's cross-check. */
+struct tf_priv {
+    json_t *ids; /* the ids at or above T, in byte order */
+};
+
+static void tf_priv_free(void *p)
+{
+    struct tf_priv *pv = p;
+    json_decref(pv->ids);
+    free(pv);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Draws an ordinary balance in cents: mostly a few thousand, some large,
+ * some overdrawn. */
+static int64_t tf_balance(struct vat_rng *r, double overdrawn, int64_t t_cents)
+{
+    if (vat_rng_chance(r, overdrawn))
+        return -vat_gen_cents(r, 1, 250000);
+    uint32_t k = vat_rng_below(r, 10);
+    if (k < 5)
+        return vat_gen_cents(r, 0, t_cents);
+    if (k < 9)
+        return vat_gen_cents(r, 0, 3 * t_cents);
+    return vat_gen_cents(r, t_cents, 20 * t_cents);
+}
+
+/* Draws n distinct account numbers in ascending order, not zero-padded,
+ * a quarter of them below a power of ten p and the rest from p up, so
+ * that the ids differ in length and byte order differs from numeric
+ * order. */
+static long *tf_numbers(struct vat_rng *r, size_t n)
+{
+    long *num = vat_xcalloc(n, sizeof *num);
+    long p = n <= 200 ? 1000 : 10000;
+    size_t below = n / 4 ? n / 4 : 1;
+    long x = p - (long)vat_rng_range(r, 1, 3);
+    for (size_t i = 0; i < below; i++, x -= (long)vat_rng_range(r, 1, 3))
+        num[i] = x;
+    x = p + (long)vat_rng_range(r, 0, 5);
+    for (size_t i = below; i < n; i++, x += (long)vat_rng_range(r, 1, 9))
+        num[i] = x;
+    qsort(num, n, sizeof *num, cmp_long);
+    return num;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long at_max = vat_task_int(t, "at_threshold_max");
+    long near_max = vat_task_int(t, "near_miss_max");
+    double overdrawn = vat_task_real(t, "overdrawn_share");
+
+    size_t nthr = sizeof tf_thresholds / sizeof tf_thresholds[0];
+    int64_t t_cents = (int64_t)tf_thresholds[vat_rng_below(r, (uint32_t)nthr)] * 100;
+    long nl = vat_rng_range(r, rmin, rmax);
+    long n_at = vat_rng_range(r, 1, at_max);
+    long n_below = vat_rng_range(r, 0, near_max), n_above = vat_rng_range(r, 0, near_max);
+    /* One clearly above T and one clearly below, beside the planted ones. */
+    long planted = n_at + n_below + n_above + 2;
+    size_t n = nl < planted + 4 ? (size_t)planted + 4 : (size_t)nl;
+
+    int64_t *bal = vat_xcalloc(n, sizeof *bal);
+    size_t k = 0;
+    for (long i = 0; i < n_at; i++)
+        bal[k++] = t_cents;
+    for (long i = 0; i < n_below; i++)
+        bal[k++] = t_cents - 1;
+    for (long i = 0; i < n_above; i++)
+        bal[k++] = t_cents + 1;
+    bal[k++] = vat_gen_cents(r, t_cents + 100, 4 * t_cents);
+    bal[k++] = vat_gen_cents(r, 0, t_cents - 100);
+    for (; k < n; k++)
+        bal[k] = tf_balance(r, overdrawn, t_cents);
+    vat_rng_shuffle(r, bal, n, sizeof *bal);
+
+    long *num = tf_numbers(r, n);
+    const char *prefix = VAT_PICK(r, tf_prefixes);
+    const char *branches[4];
+    size_t nbranch = vat_gen_distinct(r, "city", branches, 4);
+    if (nbranch == 0) {
+        free(bal);
+        free(num);
+        return vat_err_set(e, "%s: the 'city' word list is empty", t->id);
+    }
+    /* Accounts are numbered as they are opened: dates ascend with ids. */
+    int32_t first_day = vat_date_from_civil(2009, 1, 1);
+    int32_t last_day = vat_date_from_civil(2024, 6, 30);
+    int32_t *days = vat_xcalloc(n, sizeof *days);
+    for (size_t i = 0; i < n; i++)
+        days[i] = (int32_t)vat_rng_range(r, first_day, last_day);
+    qsort(days, n, sizeof *days, cmp_i32);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, tf_cols, TF_NCOLS);
+    char **hits = vat_xcalloc(n, sizeof *hits);
+    size_t nhits = 0;
+    char money[32], date[11], holder[96];
+    for (size_t i = 0; i < n; i++) {
+        char *id = vat_xasprintf("%s%ld", prefix, num[i]);
+        if (vat_rng_chance(r, 0.25))
+            vat_gen_company(r, holder, sizeof holder);
+        else
+            vat_gen_person(r, holder, sizeof holder);
+        vat_csv_row_begin(&c);
+        vat_csv_add(&c, id);
+        vat_csv_add(&c, holder);
+        vat_csv_add(&c, VAT_PICK(r, tf_types));
+        vat_csv_add(&c, branches[vat_rng_below(r, (uint32_t)nbranch)]);
+        vat_csv_add(&c, vat_fmt_date(days[i], date));
+        vat_csv_add(&c, vat_fmt_cents(bal[i], money, sizeof money));
+        if (bal[i] >= t_cents)
+            hits[nhits++] = id;
+        else
+            free(id);
+    }
+    free(days);
+    free(num);
+    free(bal);
+
+    qsort(hits, nhits, sizeof *hits, cmp_str);
+    struct tf_priv *pv = vat_xcalloc(1, sizeof *pv);
+    pv->ids = json_array();
+    for (size_t i = 0; i < nhits; i++) {
+        json_array_append_new(pv->ids, json_string(hits[i]));
+        free(hits[i]);
+    }
+    free(hits);
+    t->priv = pv;
+    t->priv_free = tf_priv_free;
+
+    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    char thr[32];
+    vat_fmt_cents(t_cents, thr, sizeof thr);
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given an export of a bank's accounts, one account per row, with the "
+                     "columns `account_id`, `holder`, `account_type`, `branch`, `opened_on` "
+                     "(YYYY-MM-DD) and `balance` (the current balance, a decimal with two places; "
+                     "negative when the account is overdrawn).\n\n");
+    vat_buf_printf(&b,
+                   "Question: which accounts have a `balance` at or above %s? An account whose "
+                   "balance is exactly %s counts. List their `account_id` values, each once, "
+                   "sorted ascending by byte order: plain string comparison of the ids exactly as "
+                   "written, not numeric order (so `X-10` comes before `X-9`).\n\n",
+                   thr, thr);
+    vat_buf_puts(&b, "Answer with one JSON value: an array of the ids as JSON strings in that "
+                     "order, for example [\"<id>\", \"<next id>\"].\n\n");
+    vat_an_prompt_csv(&b, t, 0, &c);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+
+    t->params = json_pack("{s:s, s:o, s:s, s:s, s:s}", "column", "balance", "threshold",
+                          json_real((double)t_cents / 100.0), "comparison", ">=", "returns",
+                          "account_id", "order", "ascending byte order");
+
+    int d = 1 + (n > 60) + (n > 150) + (n_at >= 2) + (n_below + n_above >= 2);
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "list", .items = "string", .ordered = true, .unique = true,
+                            .rel_tol = TF_REL_TOL, .abs_tol = TF_ABS_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* T in cents, as the task's params state it (the prompt's threshold);
+ * 0, or -1 with e set. */
+static int tf_threshold(const struct vat_task *t, int64_t *t_cents, struct vat_err *e)
+{
+    json_t *jt = json_object_get(t->params, "threshold");
+    double x = json_number_value(jt);
+    if (!json_is_number(jt) || !(x > 0 && x < 1e12))
+        return vat_err_set(e, "%s: params hold no positive threshold", t->id);
+    *t_cents = (int64_t)(x * 100.0 + 0.5);
+    return 0;
+}
+
+/* The ids whose balance is at or above T (strict: above only) over the
+ * rows read back from the fixture, in byte order. */
+static json_t *tf_select_file(const struct vat_task *t, bool strict, struct vat_err *e)
+{
+    int64_t t_cents;
+    if (tf_threshold(t, &t_cents, e) != 0)
+        return NULL;
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, tf_cols, TF_NCOLS, &c, e) != 0)
+        return NULL;
+    const char **all = vat_xcalloc(c.nrows, sizeof *all);
+    const char **hit = vat_xcalloc(c.nrows, sizeof *hit);
+    size_t nall = 0, nhit = 0;
+    json_t *out = NULL;
+    for (size_t i = 1; i < c.nrows; i++) {
+        const char *id = vat_csv_get(&c, i, C_ID), *balance = vat_csv_get(&c, i, C_BALANCE);
+        int64_t cents;
+        if (!id[0]) {
+            vat_err_set(e, "%s: '%s' record %zu: the account_id is blank", t->id,
+                        t->fixture[0].path, i + 1);
+            goto done;
+        }
+        if (vat_parse_cents(balance, &cents) != 0) {
+            vat_err_set(e, "%s: '%s' record %zu: balance '%s' is not a decimal with two places",
+                        t->id, t->fixture[0].path, i + 1, balance);
+            goto done;
+        }
+        all[nall++] = id;
+        if (strict ? cents > t_cents : cents >= t_cents)
+            hit[nhit++] = id;
+    }
+    /* A repeated id would make "each once" ambiguous: refuse the file. */
+    qsort(all, nall, sizeof *all, cmp_str);
+    for (size_t i = 1; i < nall; i++) {
+        if (strcmp(all[i - 1], all[i]) == 0) {
+            vat_err_set(e, "%s: '%s': account_id '%s' repeats", t->id, t->fixture[0].path,
+                        all[i]);
+            goto done;
+        }
+    }
+    qsort(hit, nhit, sizeof *hit, cmp_str);
+    out = json_array();
+    for (size_t i = 0; i < nhit; i++)
+        json_array_append_new(out, json_string(hit[i]));
+done:
+    free(all);
+    free(hit);
+    vat_csv_release(&c);
+    return out;
+}
+
+static int tf_reference(struct vat_task *t, struct vat_err *e)
+{
+    json_t *gold = tf_select_file(t, false, e);
+    if (!gold)
+        return -1;
+    if (json_array_size(gold) == 0) {
+        json_decref(gold);
+        return vat_err_set(e, "%s: no balance is at or above the threshold", t->id);
+    }
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+/* SQL over the CSV loaded into SQLite: balance as REAL compared with T
+ * written as the same two-place decimal (exact: two decimals at these
+ * magnitudes never collide as doubles), ids ordered by SQLite's BINARY
+ * collation, which is byte order; then the generator's planted list. */
+static int tf_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    static const char *const types[TF_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "REAL"};
+    int64_t t_cents;
+    if (tf_threshold(t, &t_cents, e) != 0)
+        return -1;
+    char thr[32];
+    char *sql = vat_xasprintf("SELECT account_id FROM accounts WHERE balance >= %s "
+                              "ORDER BY account_id",
+                              vat_fmt_cents(t_cents, thr, sizeof thr));
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, 0, "accounts", types, 0, sql, VAT_AN_LIST, &qe);
+    free(sql);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
+    json_decref(v);
+    if (rc != 0 || !t->priv)
+        return rc;
+    const struct tf_priv *pv = t->priv;
+    return vat_an_confirm_gold(t, pv->ids, "the generator's planted ids", 0, 0, e);
+}
+
+static int tf_trap(struct vat_task *t, struct vat_err *e)
+{
+    json_t *v = tf_select_file(t, true, e);
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+const struct vat_template vat_tmpl_threshold_flags = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "threshold_flags",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Comparing with > where >= is right, leaving out the balances exactly at T.",
+    .summary = "Ids of the accounts whose balance is at or above a threshold, in byte order.",
+    .params = tf_params,
+    .default_count = 12,
+    .generate = tf_generate,
+    .reference = tf_reference,
+    .confirm = tf_confirm,
+    .trap_answer = tf_trap,
+    .check = vat_check_task,
+};
