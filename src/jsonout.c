@@ -18,7 +18,7 @@ char *vat_fmt_real(double x, char out[32])
     }
     double ax = fabs(x);
     int done = 0;
-    if (ax >= 1e-6 && ax < 1e16) {
+    if (ax >= 1e-4 && ax < 1e16) { /* as Python's repr */
         /* Plain decimals for the magnitudes money and means live in:
          * the fewest fraction digits that read back to the same double. */
         for (int d = 0; d <= 24 && !done; d++) {

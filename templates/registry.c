@@ -22,6 +22,9 @@ VAT_TEMPLATE(grouped_sum);
 VAT_TEMPLATE(grouped_mean);
 VAT_TEMPLATE(grouped_count);
 VAT_TEMPLATE(filtered_total);
+VAT_TEMPLATE(top_n);
+VAT_TEMPLATE(dedupe_aggregate);
+VAT_TEMPLATE(date_window);
 VAT_TEMPLATE(regex_iso_dates);
 VAT_TEMPLATE(sql_paid_revenue);
 
@@ -30,6 +33,9 @@ const struct vat_template *const vat_registry[] = {
     &vat_tmpl_grouped_mean,
     &vat_tmpl_grouped_count,
     &vat_tmpl_filtered_total,
+    &vat_tmpl_top_n,
+    &vat_tmpl_dedupe_aggregate,
+    &vat_tmpl_date_window,
     &vat_tmpl_regex_iso_dates,
     &vat_tmpl_sql_paid_revenue,
     NULL,

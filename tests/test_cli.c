@@ -61,6 +61,10 @@ static const char small_config[] =
     "[templates.regex_iso_dates]\ncount = 4\n"
     "[templates.sql_paid_revenue]\ncount = 4\n";
 
+/* One template per family keeps the end-to-end run short under ASan. */
+#define ONLY "grouped_sum,regex_iso_dates,sql_paid_revenue"
+static const char *const only_names[] = {"grouped_sum", "regex_iso_dates", "sql_paid_revenue"};
+
 struct corpus {
     char *dir, *a, *b, *config;
 };
@@ -73,7 +77,8 @@ static int setup(void **state)
     c->b = vat_xasprintf("%s/b", c->dir);
     c->config = write_file(c->dir, "seeds.toml", small_config);
     char *cmd = vat_xasprintf("mkdir -p '%s' '%s' && '%s' build --config '%s' --root '%s' --jobs 1 "
-                              ">/dev/null && '%s' build --config '%s' --root '%s' --jobs 3 >/dev/null",
+                              "--only " ONLY " >/dev/null && '%s' build --config '%s' --root '%s' "
+                              "--jobs 3 --only " ONLY " >/dev/null",
                               c->a, c->b, bin(), c->config, c->a, bin(), c->config, c->b);
     int rc = run(cmd, NULL);
     free(cmd);
@@ -152,20 +157,18 @@ static void test_tables_and_rollouts(void **state)
 
     /* Every template is on both sides, and rows are sorted by task_id. */
     json_t *ex = read_jsonl(c->a, "experience");
-    for (size_t t = 0; vat_registry[t]; t++) {
+    for (size_t t = 0; t < sizeof only_names / sizeof only_names[0]; t++) {
         int train = 0, test = 0;
         json_array_foreach(ex, i, r) {
-            if (strcmp(json_string_value(json_object_get(r, "template")), vat_registry[t]->name))
+            if (strcmp(json_string_value(json_object_get(r, "template")), only_names[t]))
                 continue;
             if (strcmp(json_string_value(json_object_get(r, "split")), "test") == 0)
                 test++;
             else
                 train++;
         }
-        /* Within one task of the requested 0.25, and never empty. */
-        double want = (test + train) * 0.25;
-        assert_true(test >= 1 && train >= 1);
-        assert_true(test >= want - 1 && test <= want + 1);
+        assert_int_equal(test, 1); /* 4 tasks at 0.25 */
+        assert_int_equal(train, 3);
     }
     json_decref(ex);
 }
