@@ -82,26 +82,447 @@ struct ja_customer {
     uint32_t weight; /* how often the customer orders */
 };
 
-/* One history row, for the table's storage order. */
+/* One history row with its place in the table's storage order. */
 struct ja_hist {
     int cust, k;
+    int64_t key1, key2, key3;
 };
-
-/* Sorts a change log: by valid_from, then customer id. */
-static const struct ja_customer *ja_sort_ctx;
 
 static int ja_hist_cmp(const void *a, const void *b)
 {
     const struct ja_hist *x = a, *y = b;
-    const struct ja_customer *cx = &ja_sort_ctx[x->cust], *cy = &ja_sort_ctx[y->cust];
-    if (cx->from[x->k] != cy->from[y->k])
-        return (cx->from[x->k] > cy->from[y->k]) - (cx->from[x->k] < cy->from[y->k]);
-    int c = strcmp(cx->id, cy->id);
-    return c ? c : (x->k > y->k) - (x->k < y->k);
+    if (x->key1 != y->key1)
+        return (x->key1 > y->key1) - (x->key1 < y->key1);
+    if (x->key2 != y->key2)
+        return (x->key2 > y->key2) - (x->key2 < y->key2);
+    return (x->key3 > y->key3) - (x->key3 < y->key3);
 }
 
-static int cmp_i32(const void *a, const void *b)
+struct ja_order {
+    int cust;
+    int64_t cents;
+    int32_t day;
+};
+
+static int ja_order_cmp(const void *a, const void *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+    const struct ja_order *x = a, *y = b;
+    /* a total order (equal keys mean equal orders), so the layout does
+     * not depend on the libc's qsort */
+    if (x->day != y->day)
+        return (x->day > y->day) - (x->day < y->day);
+    if (x->cust != y->cust)
+        return (x->cust > y->cust) - (x->cust < y->cust);
+    return (x->cents > y->cents) - (x->cents < y->cents);
 }
+
+/* Draws the customers' histories: one row, or two or three rows when the
+ * customer moved (customer `three` always has three), each row's country
+ * different from the one before (a move back to an earlier country is
+ * possible), valid_from strictly increasing. */
+static void ja_draw_customers(struct vat_rng *r, struct ja_customer *cu, int nc, int ncountry,
+                              int three, double moved_share)
+{
+    long id = (long)vat_rng_range(r, 10000, 60000);
+    for (int i = 0; i < nc; i++) {
+        struct ja_customer *c = &cu[i];
+        id += (long)vat_rng_range(r, 1, 40);
+        snprintf(c->id, sizeof c->id, "CUST-%05ld", id);
+        c->nhist = 1;
+        if (i == three)
+            c->nhist = 3;
+        else if (vat_rng_chance(r, moved_share))
+            c->nhist = vat_rng_chance(r, 0.3) ? 3 : 2;
+        c->country[0] = (int)vat_rng_below(r, (uint32_t)ncountry);
+        c->from[0] = vat_date_from_civil(2016, 1, 1) + (int32_t)vat_rng_range(r, 0, 1400);
+        for (int k = 1; k < c->nhist; k++) {
+            c->country[k] =
+                (c->country[k - 1] + 1 + (int)vat_rng_below(r, (uint32_t)ncountry - 1)) %
+                ncountry;
+            c->from[k] = c->from[k - 1] + (int32_t)vat_rng_range(r, 60, 700);
+        }
+        c->weight = (uint32_t)vat_rng_range(r, 1, 5);
+    }
+}
+
+/* Writes the fixture through the SQLite writer: orders by date (ids
+ * ascending), history in one of three storage orders a real table shows
+ * (a change log by date; by customer, oldest or newest row first). */
+static int ja_write(struct vat_task *t, struct vat_rng *r, const char *rel,
+                    const struct ja_customer *cu, int nc, const char *const *countries,
+                    struct ja_order *ord, size_t nord, struct vat_err *e)
+{
+    struct vat_sqlw w;
+    if (vat_sqlw_open(&w, t->root, rel, ja_schema, e) != 0)
+        return -1;
+    qsort(ord, nord, sizeof *ord, ja_order_cmp);
+    long oid = (long)vat_rng_range(r, 100000, 400000);
+    char money[32], date[11];
+    for (size_t i = 0; i < nord; i++) {
+        char id[24];
+        oid += (long)vat_rng_range(r, 1, 6);
+        snprintf(id, sizeof id, "SO-%06ld", oid);
+        vat_fmt_cents(ord[i].cents, money, sizeof money);
+        if (vat_sqlw_insert(&w, "INSERT INTO orders VALUES (?1, ?2, ?3, ?4)", "ttdt", id,
+                            cu[ord[i].cust].id, (double)ord[i].cents / 100.0,
+                            vat_fmt_date(ord[i].day, date)) != 0)
+            break;
+    }
+    size_t nh = 0;
+    for (int i = 0; i < nc; i++)
+        nh += (size_t)cu[i].nhist;
+    struct ja_hist *h = vat_xcalloc(nh, sizeof *h);
+    uint32_t mode = vat_rng_below(r, 3);
+    size_t k = 0;
+    for (int i = 0; i < nc; i++) {
+        for (int j = 0; j < cu[i].nhist; j++, k++) {
+            h[k].cust = i;
+            h[k].k = j;
+            /* customer indexes ascend with the ids */
+            h[k].key1 = mode == 0 ? cu[i].from[j] : i;
+            h[k].key2 = mode == 0 ? i : mode == 1 ? cu[i].from[j] : -(int64_t)cu[i].from[j];
+            h[k].key3 = j;
+        }
+    }
+    qsort(h, nh, sizeof *h, ja_hist_cmp);
+    for (k = 0; k < nh; k++) {
+        const struct ja_customer *c = &cu[h[k].cust];
+        if (vat_sqlw_insert(&w, "INSERT INTO customer_history VALUES (?1, ?2, ?3)", "ttt", c->id,
+                            countries[c->country[h[k].k]], vat_fmt_date(c->from[h[k].k], date)) !=
+            0)
+            break;
+    }
+    free(h);
+    if (vat_sqlw_commit(&w, e) != 0)
+        return -1;
+    struct vat_fixture *f = vat_task_add_fixture(t, rel, "sqlite", "main");
+    f->rows = (long)(nord + nh);
+    for (size_t i = 0; i < sizeof ja_columns / sizeof ja_columns[0]; i++)
+        json_array_append_new(f->columns, json_string(ja_columns[i]));
+    return 0;
+}
+
+static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long cmin = vat_task_int(t, "customers_min"), cmax = vat_task_int(t, "customers_max");
+    long kmin = vat_task_int(t, "countries_min"), kmax = vat_task_int(t, "countries_max");
+    double moved_share = vat_task_real(t, "moved_share");
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+
+    long want = vat_rng_range(r, kmin, kmax);
+    if (want > JA_MAX_COUNTRIES)
+        want = JA_MAX_COUNTRIES;
+    const char *countries[JA_MAX_COUNTRIES];
+    int ncountry = (int)vat_gen_distinct(r, "country", countries, (size_t)want);
+    if (ncountry < 2)
+        return vat_err_set(e, "%s: the 'country' word list has fewer than 2 entries", t->id);
+
+    long ncl = vat_rng_range(r, cmin, cmax);
+    int nc = ncl < 2 ? 2 : (int)ncl;
+    int three = (int)vat_rng_below(r, (uint32_t)nc);
+    struct ja_customer *cu = vat_xcalloc((size_t)nc, sizeof *cu);
+    ja_draw_customers(r, cu, nc, ncountry, three, moved_share);
+    uint32_t wsum = 0;
+    int nmoved = 0;
+    for (int i = 0; i < nc; i++)
+        wsum += cu[i].weight, nmoved += cu[i].nhist > 1;
+
+    /* The customer with three rows orders at least once, so the fan-out
+     * always inflates some total. */
+    long nol = vat_rng_range(r, rmin, rmax);
+    size_t nord = nol < 1 ? 1 : (size_t)nol;
+    struct ja_order *ord = vat_xcalloc(nord, sizeof *ord);
+    int32_t first = vat_date_from_civil(2023, 1, 1) + (int32_t)vat_rng_range(r, 0, 200);
+    struct ja_priv *pv = vat_xcalloc(1, sizeof *pv);
+    t->priv = pv;
+    t->priv_free = ja_priv_free;
+    for (size_t i = 0; i < nord; i++) {
+        if (i == 0) {
+            ord[i].cust = three;
+        } else {
+            uint32_t x = vat_rng_below(r, wsum);
+            int c = 0;
+            while (x >= cu[c].weight)
+                x -= cu[c++].weight;
+            ord[i].cust = c;
+        }
+        int64_t hi = vat_rng_chance(r, 0.8) && max_cents > 20000 ? 20000 : max_cents;
+        ord[i].cents = vat_gen_cents(r, 500, hi);
+        ord[i].day = first + (int32_t)vat_rng_range(r, 0, 300);
+        const struct ja_customer *c = &cu[ord[i].cust];
+        vat_an_tally_add(&pv->current, countries[c->country[c->nhist - 1]], ord[i].cents);
+    }
+
+    char *rel = vat_task_fixture_relpath(t, ".sqlite");
+    int rc = ja_write(t, r, rel, cu, nc, countries, ord, nord, e);
+    free(ord);
+    free(cu);
+    if (rc != 0) {
+        free(rel);
+        return -1;
+    }
+
+    struct vat_buf data = VAT_BUF_INIT;
+    bool cut = false;
+    if (vat_sqlgen_render(t->root, rel, ja_tables, 2, t->inline_max_bytes, &data, &cut, e) != 0) {
+        vat_buf_release(&data);
+        free(rel);
+        return -1;
+    }
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_printf(&b,
+                   "The SQLite database file `%s` holds two tables of an online shop. `orders` "
+                   "has one row per order: `order_id`, `customer_id` (who placed it), `amount` "
+                   "(the order total in currency units, at most two decimals) and `ordered_on` (YYYY-MM-DD). "
+                   "`customer_history` records where each customer has lived: one row each time "
+                   "a customer's country was set or changed, with `customer_id`, `country` and "
+                   "`valid_from` (YYYY-MM-DD, the date from which that country applies). A "
+                   "customer has one or more history rows; their current country is the "
+                   "`country` of their history row with the latest `valid_from`.\n\n",
+                   rel);
+    vat_buf_puts(&b, "Question: what is the total `amount` of all orders per customer's current "
+                     "country? Attribute every order to the current country of the customer who "
+                     "placed it, even when the customer lived elsewhere on the order date, and "
+                     "count each order exactly once. List only countries that receive at least "
+                     "one order this way; a country with no order attributed to it is left out "
+                     "(not listed with 0). Sum the amounts exactly: each total is a number with at "
+                     "most two decimals.\n\n");
+    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the country names "
+                     "spelled exactly as in the `country` column and whose values are the totals "
+                     "as JSON numbers, for example {\"<country>\": <total>, \"<other country>\": "
+                     "<total>}. Key order does not matter. ");
+    vat_an_prompt_tolerance(&b, JA_REL_TOL, JA_ABS_TOL);
+    vat_buf_printf(&b, ".\n\nThe schema and %s (as SQL):\n\n```sql\n",
+                   cut ? "the leading rows of each table" : "all rows");
+    vat_buf_putn(&b, data.data, data.len);
+    vat_buf_puts(&b, "```\n");
+    if (cut)
+        vat_buf_printf(&b, "\nOnly the leading rows fit here; the answer must cover every row "
+                           "of the file `%s`.\n",
+                       rel);
+    vat_buf_release(&data);
+    t->prompt = vat_buf_detach(&b);
+    free(rel);
+
+    t->params = json_pack("{s:s, s:s, s:s, s:s, s:s}", "sum_of", "orders.amount", "group_by",
+                          "current country", "current_country_rule",
+                          "customer_history row with the latest valid_from", "join_key",
+                          "customer_id", "countries_without_orders", "omitted");
+
+    int d = 1 + (nord > 50) + (nord > 150) + (nc >= 12) + (nmoved >= 4);
+    t->difficulty = d > 5 ? 5 : d;
+
+    struct vat_an_spec s = {.shape = "object", .rel_tol = JA_REL_TOL, .abs_tol = JA_ABS_TOL};
+    t->spec = vat_an_value_spec(&s);
+    return 0;
+}
+
+/* The current-country aggregate: one history row per customer, the one
+ * whose valid_from is the customer's latest. */
+static const char ja_gold_sql[] =
+    "SELECT h.country, SUM(CAST(round(o.amount * 100) AS INTEGER)) / 100.0 "
+    "FROM orders AS o JOIN customer_history AS h ON h.customer_id = o.customer_id "
+    "WHERE h.valid_from = (SELECT MAX(x.valid_from) FROM customer_history AS x "
+    "WHERE x.customer_id = h.customer_id) "
+    "GROUP BY h.country ORDER BY h.country";
+/* The fan-out: every history row joins every order of its customer. */
+static const char ja_trap_sql[] =
+    "SELECT h.country, SUM(CAST(round(o.amount * 100) AS INTEGER)) / 100.0 "
+    "FROM orders AS o JOIN customer_history AS h ON h.customer_id = o.customer_id "
+    "GROUP BY h.country ORDER BY h.country";
+
+/* Checks a file the question cannot be answered on: each query counts
+ * offending rows and must count 0. */
+static const struct {
+    const char *sql;
+    const char *what;
+} ja_sanity[] = {
+    {"SELECT COUNT(*) FROM (SELECT 1 FROM customer_history GROUP BY customer_id, valid_from "
+     "HAVING COUNT(*) > 1)",
+     "a customer has two history rows with the same valid_from"},
+    {"SELECT COUNT(*) FROM customer_history WHERE typeof(valid_from) <> 'text' OR valid_from NOT "
+     "GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]' OR typeof(country) <> 'text' OR "
+     "country = ''",
+     "a history row has no country or a valid_from that is not YYYY-MM-DD"},
+    {"SELECT COUNT(*) FROM orders WHERE customer_id NOT IN (SELECT customer_id FROM "
+     "customer_history)",
+     "an order's customer has no history row"},
+    {"SELECT COUNT(*) FROM orders WHERE typeof(amount) NOT IN ('real', 'integer') OR "
+     "abs(amount * 100 - round(amount * 100)) > 1e-6",
+     "an amount is not a number with at most two decimals"},
+};
+
+/* Runs sql (gold or trap) over the fixture opened read-only, after the
+ * sanity checks.  Returns a new object, or NULL with e set. */
+static json_t *ja_query_file(const struct vat_task *t, const char *sql, struct vat_err *e)
+{
+    sqlite3 *db = NULL;
+    if (vat_sqlite_open_ro(t->root, t->fixture[0].path, &db, e) != 0)
+        return NULL;
+    json_t *out = NULL;
+    struct vat_err qe = {{0}};
+    for (size_t i = 0; i < sizeof ja_sanity / sizeof ja_sanity[0]; i++) {
+        json_t *n = vat_an_sql_json(db, ja_sanity[i].sql, VAT_AN_NUMBER, &qe);
+        if (!n) {
+            vat_err_set(e, "%s: '%s': %s", t->id, t->fixture[0].path, qe.msg);
+            goto done;
+        }
+        json_int_t bad = json_integer_value(n);
+        json_decref(n);
+        if (bad != 0) {
+            vat_err_set(e, "%s: '%s': %s", t->id, t->fixture[0].path, ja_sanity[i].what);
+            goto done;
+        }
+    }
+    out = vat_an_sql_json(db, sql, VAT_AN_OBJECT, &qe);
+    if (!out)
+        vat_err_set(e, "%s: '%s': %s", t->id, t->fixture[0].path, qe.msg);
+done:
+    sqlite3_close(db);
+    return out;
+}
+
+static int ja_reference(struct vat_task *t, struct vat_err *e)
+{
+    json_t *gold = ja_query_file(t, ja_gold_sql, e);
+    if (!gold)
+        return -1;
+    if (json_object_size(gold) == 0) {
+        json_decref(gold);
+        return vat_err_set(e, "%s: the fixture has no order", t->id);
+    }
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+/* A customer's latest history row, found by plain row reads. */
+struct ja_latest {
+    const char *customer, *country, *from;
+};
+
+/* Returns the text of cell i of row, or NULL when it is not text. */
+static const char *ja_text(const json_t *row, int i)
+{
+    return i < 0 ? NULL : json_string_value(json_array_get(row, (size_t)i));
+}
+
+/* C over plain row reads (SELECT * of each table): the latest history row
+ * per customer by comparing valid_from texts (ISO dates order as text),
+ * then each order's amount in integer cents added to its customer's
+ * country; then the generator's planted totals. */
+static int ja_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    const char *rel = t->fixture[0].path;
+    json_t *hcols = NULL, *ocols = NULL;
+    json_t *hist = vat_sqlgen_read_table(t->root, rel, "customer_history", &hcols, e);
+    if (!hist)
+        return -1;
+    json_t *orders = vat_sqlgen_read_table(t->root, rel, "orders", &ocols, e);
+    if (!orders) {
+        json_decref(hist);
+        json_decref(hcols);
+        return -1;
+    }
+    int hc = vat_sqlgen_col(hcols, "customer_id"), hk = vat_sqlgen_col(hcols, "country");
+    int hf = vat_sqlgen_col(hcols, "valid_from");
+    int oc = vat_sqlgen_col(ocols, "customer_id"), oa = vat_sqlgen_col(ocols, "amount");
+    int rc = -1;
+    size_t nl = 0, i;
+    struct ja_latest *latest = vat_xcalloc(json_array_size(hist) + 1, sizeof *latest);
+    struct vat_an_tally sums = VAT_AN_TALLY_INIT;
+    json_t *row;
+
+    json_array_foreach(hist, i, row) {
+        const char *c = ja_text(row, hc), *k = ja_text(row, hk), *f = ja_text(row, hf);
+        if (!c || !k || !f) {
+            vat_err_set(e, "%s: confirm: '%s' customer_history row %zu is not all text", t->id,
+                        rel, i + 1);
+            goto done;
+        }
+        size_t j = 0;
+        while (j < nl && strcmp(latest[j].customer, c) != 0)
+            j++;
+        if (j == nl) {
+            latest[nl++] = (struct ja_latest){c, k, f};
+            continue;
+        }
+        int cmp = strcmp(f, latest[j].from);
+        if (cmp == 0) {
+            vat_err_set(e, "%s: confirm: '%s' customer '%s' has two rows from %s", t->id, rel, c,
+                        f);
+            goto done;
+        }
+        if (cmp > 0)
+            latest[j] = (struct ja_latest){c, k, f};
+    }
+    json_array_foreach(orders, i, row) {
+        const char *c = ja_text(row, oc);
+        json_t *a = oa < 0 ? NULL : json_array_get(row, (size_t)oa);
+        if (!c || !json_is_number(a)) {
+            vat_err_set(e, "%s: confirm: '%s' orders row %zu lacks a customer or an amount",
+                        t->id, rel, i + 1);
+            goto done;
+        }
+        double y = json_number_value(a) * 100.0;
+        int64_t cents = (int64_t)(y < 0 ? y - 0.5 : y + 0.5);
+        double off = y - (double)cents;
+        if (off > 1e-6 || off < -1e-6) {
+            vat_err_set(e, "%s: confirm: '%s' orders row %zu: amount is not in whole cents",
+                        t->id, rel, i + 1);
+            goto done;
+        }
+        size_t j = 0;
+        while (j < nl && strcmp(latest[j].customer, c) != 0)
+            j++;
+        if (j == nl) {
+            vat_err_set(e, "%s: confirm: '%s' orders row %zu: customer '%s' has no history",
+                        t->id, rel, i + 1, c);
+            goto done;
+        }
+        vat_an_tally_add(&sums, latest[j].country, cents);
+    }
+    json_t *v = vat_an_tally_cents_json(&sums);
+    rc = vat_an_confirm_gold(t, v, "c over plain row reads", 0, 0, e);
+    json_decref(v);
+    if (rc == 0 && t->priv) {
+        struct ja_priv *pv = t->priv;
+        v = vat_an_tally_cents_json(&pv->current);
+        rc = vat_an_confirm_gold(t, v, "the generator's planted totals", 0, 0, e);
+        json_decref(v);
+    }
+done:
+    vat_an_tally_release(&sums);
+    free(latest);
+    json_decref(hist);
+    json_decref(hcols);
+    json_decref(orders);
+    json_decref(ocols);
+    return rc;
+}
+
+static int ja_trap(struct vat_task *t, struct vat_err *e)
+{
+    json_t *v = ja_query_file(t, ja_trap_sql, e);
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+const struct vat_template vat_tmpl_join_aggregate = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "join_aggregate",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Joining orders to every customer_history row, so orders of customers who moved are "
+            "counted once per row (fan-out).",
+    .summary = "Total order amount per customer's current country (latest valid_from).",
+    .params = ja_params,
+    .default_count = 12,
+    .generate = ja_generate,
+    .reference = ja_reference,
+    .confirm = ja_confirm,
+    .trap_answer = ja_trap,
+    .check = vat_check_task,
+};

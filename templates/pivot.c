@@ -48,7 +48,7 @@ static const struct vat_param pv_params[] = {
  * counts over the months and carriers in the file (both sorted). */
 struct pv_priv {
     int nm, nc;
-    char month[PV_MAX_MONTHS][8];
+    char month[PV_MAX_MONTHS][16];
     char carrier[PV_MAX_CARRIERS][32];
     long count[PV_MAX_MONTHS][PV_MAX_CARRIERS];
 };
@@ -112,9 +112,12 @@ struct pv_row {
 static int pv_row_cmp(const void *a, const void *b)
 {
     const struct pv_row *x = a, *y = b;
+    /* a total order, so the layout does not depend on the libc's qsort */
     if (x->month != y->month)
         return (x->month > y->month) - (x->month < y->month);
-    return (x->key > y->key) - (x->key < y->key);
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->carrier > y->carrier) - (x->carrier < y->carrier);
 }
 
 static void pv_priv_free(void *p)
@@ -146,15 +149,11 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
      * file, so it is not a row of the grid either. */
     int gap = nm >= 3 && vat_rng_chance(r, gap_chance) ? (int)vat_rng_range(r, 1, nm - 1) : -1;
     int y = (int)vat_rng_range(r, 2021, 2024), m0 = (int)vat_rng_range(r, 1, 12);
-    char months[PV_MAX_MONTHS][8];
-    char gap_month[8] = "";
+    char months[PV_MAX_MONTHS][16];
     for (int i = 0, k = 0; i < nm; k++) {
         int mm = (m0 - 1 + k) % 12 + 1, yy = y + (m0 - 1 + k) / 12;
-        if (k == gap && gap_month[0] == 0) {
-            snprintf(gap_month, sizeof gap_month, "%04d-%02d", yy, mm);
-            continue;
-        }
-        snprintf(months[i++], sizeof months[0], "%04d-%02d", yy, mm);
+        if (k != gap)
+            snprintf(months[i++], sizeof months[0], "%04d-%02d", yy, mm);
     }
 
     bool empty[PV_MAX_MONTHS][PV_MAX_CARRIERS];

@@ -25,6 +25,9 @@ VAT_TEMPLATE(filtered_total);
 VAT_TEMPLATE(top_n);
 VAT_TEMPLATE(dedupe_aggregate);
 VAT_TEMPLATE(date_window);
+VAT_TEMPLATE(pivot);
+VAT_TEMPLATE(join_aggregate);
+VAT_TEMPLATE(threshold_flags);
 VAT_TEMPLATE(regex_iso_dates);
 VAT_TEMPLATE(sql_paid_revenue);
 
@@ -36,6 +39,9 @@ const struct vat_template *const vat_registry[] = {
     &vat_tmpl_top_n,
     &vat_tmpl_dedupe_aggregate,
     &vat_tmpl_date_window,
+    &vat_tmpl_pivot,
+    &vat_tmpl_join_aggregate,
+    &vat_tmpl_threshold_flags,
     &vat_tmpl_regex_iso_dates,
     &vat_tmpl_sql_paid_revenue,
     NULL,

@@ -2,9 +2,9 @@
  * accounts CSV (account_id, holder, account_type, branch, opened_on,
  * balance) and the ids of the accounts whose balance is at or above a
  * threshold T, ascending by byte order.  The trap compares with `>`;
- * every fixture holds balances exactly at T (and one cent either side),
- * so the trap always misses an id.  Account ids are not zero-padded and
- * cross a power of ten, so byte order is not the numeric order of the
+ * every fixture holds balances exactly at T (often one cent either side
+ * too), so the trap always misses an id.  Account ids are not zero-padded
+ * and cross a power of ten, so byte order is not the numeric order of the
  * file.  Exports vat_tmpl_threshold_flags. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,18 +66,43 @@ static int cmp_long(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Draws an ordinary balance in cents: mostly a few thousand, some large,
- * some overdrawn. */
-static int64_t tf_balance(struct vat_rng *r, double overdrawn, int64_t t_cents)
+/* Draws a balance in cents, independent of T: overdrawn now and then,
+ * mostly a few hundred to a few thousand, a tail of large ones. */
+static int64_t tf_balance(struct vat_rng *r, double overdrawn)
 {
     if (vat_rng_chance(r, overdrawn))
         return -vat_gen_cents(r, 1, 250000);
-    uint32_t k = vat_rng_below(r, 10);
-    if (k < 5)
-        return vat_gen_cents(r, 0, t_cents);
-    if (k < 9)
-        return vat_gen_cents(r, 0, 3 * t_cents);
-    return vat_gen_cents(r, t_cents, 20 * t_cents);
+    uint32_t k = vat_rng_below(r, 100);
+    if (k < 38)
+        return vat_gen_cents(r, 0, 200000);
+    if (k < 70)
+        return vat_gen_cents(r, 200000, 1500000);
+    if (k < 92)
+        return vat_gen_cents(r, 1500000, 6000000);
+    return vat_gen_cents(r, 6000000, 50000000);
+}
+
+/* Picks T (in cents) among the round thresholds so that between 12% and
+ * 50% of the drawn balances reach it, uniformly among those that do;
+ * failing that, the one nearest 30%. */
+static int64_t tf_pick_threshold(struct vat_rng *r, const int64_t *bal, size_t n)
+{
+    size_t nthr = sizeof tf_thresholds / sizeof tf_thresholds[0];
+    size_t ok[sizeof tf_thresholds / sizeof tf_thresholds[0]], nok = 0, best = 0;
+    double best_gap = 2;
+    for (size_t i = 0; i < nthr; i++) {
+        size_t hits = 0;
+        for (size_t k = 0; k < n; k++)
+            hits += bal[k] >= tf_thresholds[i] * 100;
+        double share = (double)hits / (double)n;
+        if (share >= 0.12 && share <= 0.5)
+            ok[nok++] = i;
+        double gap = share > 0.3 ? share - 0.3 : 0.3 - share;
+        if (gap < best_gap)
+            best_gap = gap, best = i;
+    }
+    size_t pick = nok ? ok[vat_rng_below(r, (uint32_t)nok)] : best;
+    return (int64_t)tf_thresholds[pick] * 100;
 }
 
 /* Draws n distinct account numbers in ascending order, not zero-padded,
@@ -112,8 +137,6 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     long near_max = vat_task_int(t, "near_miss_max");
     double overdrawn = vat_task_real(t, "overdrawn_share");
 
-    size_t nthr = sizeof tf_thresholds / sizeof tf_thresholds[0];
-    int64_t t_cents = (int64_t)tf_thresholds[vat_rng_below(r, (uint32_t)nthr)] * 100;
     long nl = vat_rng_range(r, rmin, rmax);
     long n_at = vat_rng_range(r, 1, at_max);
     long n_below = vat_rng_range(r, 0, near_max), n_above = vat_rng_range(r, 0, near_max);
@@ -122,18 +145,24 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     size_t n = nl < planted + 4 ? (size_t)planted + 4 : (size_t)nl;
 
     int64_t *bal = vat_xcalloc(n, sizeof *bal);
+    for (size_t k = 0; k < n; k++)
+        bal[k] = tf_balance(r, overdrawn);
+    int64_t t_cents = tf_pick_threshold(r, bal, n);
+    /* The planted balances overwrite randomly placed rows. */
+    size_t *slot = vat_xcalloc(n, sizeof *slot);
+    for (size_t k = 0; k < n; k++)
+        slot[k] = k;
+    vat_rng_shuffle(r, slot, n, sizeof *slot);
     size_t k = 0;
     for (long i = 0; i < n_at; i++)
-        bal[k++] = t_cents;
+        bal[slot[k++]] = t_cents;
     for (long i = 0; i < n_below; i++)
-        bal[k++] = t_cents - 1;
+        bal[slot[k++]] = t_cents - 1;
     for (long i = 0; i < n_above; i++)
-        bal[k++] = t_cents + 1;
-    bal[k++] = vat_gen_cents(r, t_cents + 100, 4 * t_cents);
-    bal[k++] = vat_gen_cents(r, 0, t_cents - 100);
-    for (; k < n; k++)
-        bal[k] = tf_balance(r, overdrawn, t_cents);
-    vat_rng_shuffle(r, bal, n, sizeof *bal);
+        bal[slot[k++]] = t_cents + 1;
+    bal[slot[k++]] = vat_gen_cents(r, t_cents + 100, 3 * t_cents);
+    bal[slot[k++]] = vat_gen_cents(r, t_cents / 10, t_cents - 100);
+    free(slot);
 
     long *num = tf_numbers(r, n);
     const char *prefix = VAT_PICK(r, tf_prefixes);

@@ -59,3 +59,83 @@ char *vat_test_read_file(const char *path, size_t *len)
         *len = n;
     return buf;
 }
+
+/* ---- the template-test harness (see testutil.h) -------------------------- */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "template.h"
+
+struct vat_tt_env *vat_tt_env_new(const struct vat_template *tmpl, uint64_t seed)
+{
+    struct vat_tt_env *v = calloc(1, sizeof *v);
+    v->tmpl = tmpl;
+    v->dir = vat_test_tmpdir(tmpl->name);
+    v->cfg = vat_template_default_params(tmpl);
+    v->seed = seed;
+    return v;
+}
+
+void vat_tt_env_free(struct vat_tt_env *v)
+{
+    if (!v)
+        return;
+    vat_test_rmtree(v->dir);
+    free(v->dir);
+    json_decref(v->cfg);
+    free(v);
+}
+
+uint32_t vat_tt_draw(const struct vat_tt_env *v, struct vat_task *t, const char *root,
+                     uint32_t index, size_t inline_max, uint32_t max_attempts,
+                     struct vat_replay *r)
+{
+    struct vat_draw_opts o = {.master_seed = v->seed, .cfg = v->cfg, .inline_max_bytes = inline_max};
+    struct vat_err e = {{0}};
+    vat_task_init(t, v->tmpl, index, root ? root : v->dir);
+    for (uint32_t a = 0; a < max_attempts; a++)
+        if (vat_task_draw(t, a, &o, r, &e) == 0)
+            return a;
+    fail_msg("%s not admitted in %u attempts: %s", t->id, (unsigned)max_attempts, e.msg);
+    return max_attempts;
+}
+
+char *vat_tt_fixture_text(const struct vat_task *t, int fi, size_t *len)
+{
+    char *path = vat_path_join(t->root, t->fixture[fi].path);
+    char *s = vat_test_read_file(path, len);
+    free(path);
+    assert_non_null(s);
+    return s;
+}
+
+char *vat_tt_inline_block(const char *prompt, const char *lang)
+{
+    char open[32];
+    snprintf(open, sizeof open, "```%s\n", lang);
+    const char *a = strstr(prompt, open);
+    assert_non_null(a);
+    a += strlen(open);
+    const char *z = strstr(a, "```");
+    assert_non_null(z);
+    return vat_xstrndup(a, (size_t)(z - a));
+}
+
+struct vat_verdict vat_tt_check(const struct vat_task *t, const char *answer)
+{
+    return t->tmpl->check(t, answer, strlen(answer));
+}
+
+void vat_tt_assert_replays(const struct vat_replay *r)
+{
+    assert_true(r->v[VAT_ROLE_GOLD].gate_passed);
+    assert_true(r->v[VAT_ROLE_GOLD].score == 1.0);
+    assert_string_equal(r->v[VAT_ROLE_GOLD].code, "ok");
+    assert_true(r->v[VAT_ROLE_TRAP].gate_passed);
+    assert_true(r->v[VAT_ROLE_TRAP].score == 0.0);
+    assert_false(r->v[VAT_ROLE_MALFORMED].gate_passed);
+    assert_true(r->v[VAT_ROLE_MALFORMED].score == 0.0);
+}

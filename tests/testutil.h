@@ -14,3 +14,35 @@ void vat_test_rmtree(const char *dir);
 char *vat_test_read_file(const char *path, size_t *len);
 
 #endif
+
+/* ---- the template-test harness --------------------------------------------
+ * What every tests/test_<template>.c needs: a scratch root and the
+ * template's default params per group, drawing a task as the pipeline
+ * does, reading its fixture back, the prompt's inline data block and
+ * scoring an answer through the template's own check. */
+#include "admit.h"
+
+struct vat_tt_env {
+    const struct vat_template *tmpl;
+    char *dir;    /* scratch corpus root */
+    json_t *cfg;  /* the template's default params */
+    uint64_t seed;
+};
+
+/* Allocates an env for tmpl with seed; pair with vat_tt_env_free. */
+struct vat_tt_env *vat_tt_env_new(const struct vat_template *tmpl, uint64_t seed);
+void vat_tt_env_free(struct vat_tt_env *v);
+/* Draws task `index` below root (v->dir when NULL) as the pipeline does,
+ * redrawing up to max_attempts times; fails the test if none admits.
+ * Returns the number of redraws it took. */
+uint32_t vat_tt_draw(const struct vat_tt_env *v, struct vat_task *t, const char *root,
+                     uint32_t index, size_t inline_max, uint32_t max_attempts,
+                     struct vat_replay *r);
+/* The bytes of fixture fi of t in a new buffer (fails the test if unreadable). */
+char *vat_tt_fixture_text(const struct vat_task *t, int fi, size_t *len);
+/* The text of the first ```<lang> block of a prompt, in a new string. */
+char *vat_tt_inline_block(const char *prompt, const char *lang);
+/* Scores answer through t's template check. */
+struct vat_verdict vat_tt_check(const struct vat_task *t, const char *answer);
+/* Asserts the three admission replays: gold ok/1, trap gated/0, malformed not gated. */
+void vat_tt_assert_replays(const struct vat_replay *r);
