@@ -1,8 +1,14 @@
 /* cli.h — what the vat commands share: exit codes, argument parsing,
  * usage errors, and the commands that live in their own files.
- * Exports enum vat_exit, vat_cli_* and vat_cmd_*. */
+ * Exports #include <stddef.h>
+#include <stdio.h>
+
+enum vat_exit, vat_cli_* and vat_cmd_*. */
 #ifndef VAT_CLI_H
 #define VAT_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
 
 enum vat_exit { VAT_EXIT_OK = 0, VAT_EXIT_CORPUS = 1, VAT_EXIT_USAGE = 2 };
 
@@ -18,5 +24,11 @@ int vat_cli_read_file(const char *path, size_t cap, char **out, size_t *len, int
                       char *msg, size_t msgcap);
 
 int vat_cmd_check(int argc, char **argv);
+int vat_cmd_score(int argc, char **argv);
+/* Scores every prediction line of in against the corpus at root (split
+ * "all", "train" or "test"), writing verdict and summary lines to out.
+ * Returns an exit code; msg holds the one-line error for exit 2. */
+int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
+                  char *msg, size_t msgcap);
 
 #endif

@@ -21,6 +21,8 @@ static const char usage_text[] =
     "  list   [--params]          templates: name, family, answer kind, trap\n"
     "  check  [--root DIR] --task ID (--answer TEXT | --answer-file F) [--extract]\n"
     "                             score one answer with the task's checker\n"
+    "  score  [--root DIR] [--split all|train|test] PREDICTIONS.jsonl\n"
+    "                             one verdict line per prediction, then summary lines\n"
     "\n"
     "exit codes: 0 done, 1 a corpus problem (a template fell short),\n"
     "            2 usage or input error\n";
@@ -114,6 +116,7 @@ static const struct vat_command {
     {"build", cmd_build},
     {"check", vat_cmd_check},
     {"list", cmd_list},
+    {"score", vat_cmd_score},
     {NULL, NULL},
 };
 

@@ -30,6 +30,8 @@ VAT_TEMPLATE(join_aggregate);
 VAT_TEMPLATE(threshold_flags);
 VAT_TEMPLATE(regex_iso_dates);
 VAT_TEMPLATE(sql_paid_revenue);
+VAT_TEMPLATE(dup_header);
+VAT_TEMPLATE(unanswerable);
 
 const struct vat_template *const vat_registry[] = {
     &vat_tmpl_grouped_sum,
@@ -44,6 +46,8 @@ const struct vat_template *const vat_registry[] = {
     &vat_tmpl_threshold_flags,
     &vat_tmpl_regex_iso_dates,
     &vat_tmpl_sql_paid_revenue,
+    &vat_tmpl_dup_header,
+    &vat_tmpl_unanswerable,
     NULL,
 };
 
