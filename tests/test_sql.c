@@ -6,7 +6,8 @@
  * number; a hard-coded answer caught by the variant; hostile answers
  * (writes, a second statement, ATTACH, PRAGMA, endless recursion, huge
  * blobs, the schema table, the clock, extensions, parameters, empty, too
- * large, invalid UTF-8, temp-storage bombs, quadratic built-ins), each
+ * large, invalid UTF-8, temp-storage bombs, quadratic built-ins, CTE
+ * bombs, too many function calls), each
  * stopped with its code in under 3 s of CPU time and with the fixture
  * bytes unchanged; unsafe fixture paths refused; rows as JSON; the trim
  * replacement against SQLite's own on random inputs; the gold admission
@@ -244,6 +245,14 @@ static void test_gold_scores_one(void **state)
     expect(GOLD, false,
            "WITH p AS (SELECT * FROM invoices WHERE status = 'paid')\n"
            "SELECT customer_id, SUM(amount) FROM p GROUP BY customer_id",
+           VAT_OK, true);
+    /* CTEs naming each other, within the copy limit. */
+    expect(GOLD, false,
+           "WITH p AS (SELECT * FROM invoices WHERE status = 'paid'),\n"
+           " c AS (SELECT DISTINCT customer_id FROM p),\n"
+           " t AS (SELECT c.customer_id, (SELECT SUM(amount) FROM p\n"
+           "       WHERE p.customer_id = c.customer_id) AS total FROM c)\n"
+           "SELECT t.customer_id, t.total FROM t JOIN c USING (customer_id)",
            VAT_OK, true);
     struct vat_verdict v = check_with(GOLD, false, GOLD);
     assert_reason_has(&v, "2 fixtures");
@@ -496,6 +505,32 @@ static void test_hostile_answers(void **state)
     run_hostile(calls.data, calls.len, VAT_SQL_BUDGET, true);
     vat_buf_release(&calls);
 
+    /* CTE bombs: each level names the one below twice, so preparing would
+     * copy the first body 2^25 times; names spelled in every quoting. */
+    static const struct {
+        const char *def_open, *def_close, *ref_open, *ref_close;
+        char ref_letter;
+    } spell[] = {{"", "", "", "", 'a'}, {"\"", "\"", "[", "]", 'A'}, {"`", "`", "\"", "\"", 'A'}};
+    for (size_t k = 0; k < 3; k++) {
+        struct vat_buf bomb = VAT_BUF_INIT;
+        vat_buf_puts(&bomb, "WITH ");
+        for (int i = 0; i <= 25; i++) {
+            vat_buf_printf(&bomb, "%s%sa%d%s AS %s(SELECT ", i ? ", " : "", spell[k].def_open,
+                           i, spell[k].def_close, k == 1 ? "NOT MATERIALIZED " : "");
+            if (i == 0)
+                vat_buf_puts(&bomb, "1 AS x)");
+            else
+                vat_buf_printf(&bomb, "p.x FROM %s%c%d%s p, %s%c%d%s q)", spell[k].ref_open,
+                               spell[k].ref_letter, i - 1, spell[k].ref_close,
+                               spell[k].ref_open, spell[k].ref_letter, i - 1,
+                               spell[k].ref_close);
+        }
+        vat_buf_printf(&bomb, " SELECT count(*), 1 FROM %s%c25%s", spell[k].ref_open,
+                       spell[k].ref_letter, spell[k].ref_close);
+        run_hostile(bomb.data, bomb.len, VAT_SQL_BUDGET, true);
+        vat_buf_release(&bomb);
+    }
+
     /* ATTACH: refused, and the file it names is never created. */
     char *target = malloc(strlen(scratch) + 64);
     sprintf(target, "%s/attached.db", scratch);
@@ -580,7 +615,8 @@ static void test_limits_from_spec(void **state)
 
     spec = make_spec("SELECT invoice_id FROM invoices", false);
     json_object_set_new(spec, "max_rows", json_integer(7));
-    const char *doubled = "SELECT invoice_id FROM invoices UNION ALL SELECT invoice_id FROM invoices";
+    const char *doubled =
+        "SELECT invoice_id FROM invoices UNION ALL SELECT invoice_id FROM invoices";
     v = check_spec(spec, doubled, strlen(doubled));
     assert_string_equal(v.code, VAT_SQL_BUDGET);
     assert_true(v.gate_passed);
@@ -703,7 +739,9 @@ static void test_run_rows_as_json(void **state)
     json_t *rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
     assert_non_null(rows);
     char *s = json_dumps(rows, JSON_COMPACT | JSON_REAL_PRECISION(15));
-    assert_string_equal(s, "[[1,2.5,\"a\",null,\"00ff\",\"\xef\xbf\xbd" "A\",\"Infinity\",\"-Infinity\"]]");
+    /* x'ff41' as TEXT is not UTF-8: the bad byte becomes U+FFFD. */
+    assert_string_equal(s, "[[1,2.5,\"a\",null,\"00ff\",\"\xef\xbf\xbd"
+                           "A\",\"Infinity\",\"-Infinity\"]]");
     free(s);
     json_decref(rows);
 

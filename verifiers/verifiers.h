@@ -20,6 +20,7 @@
  *         "tables": [name, ...]             (the only tables READ may touch)
  *         "ordered": bool, "reference_sql": s
  *         "rel_tol", "abs_tol", "step_budget", "max_rows", "max_bytes"
+ *         "allow_empty_variants": bool (gold may return no rows on a variant)
  */
 #ifndef VAT_VERIFIERS_H
 #define VAT_VERIFIERS_H
