@@ -29,6 +29,8 @@ VAT_TEMPLATE(pivot);
 VAT_TEMPLATE(join_aggregate);
 VAT_TEMPLATE(threshold_flags);
 VAT_TEMPLATE(regex_iso_dates);
+VAT_TEMPLATE(regex_amounts);
+VAT_TEMPLATE(regex_order_ids);
 VAT_TEMPLATE(sql_paid_revenue);
 VAT_TEMPLATE(dup_header);
 VAT_TEMPLATE(unanswerable);
@@ -45,6 +47,8 @@ const struct vat_template *const vat_registry[] = {
     &vat_tmpl_join_aggregate,
     &vat_tmpl_threshold_flags,
     &vat_tmpl_regex_iso_dates,
+    &vat_tmpl_regex_amounts,
+    &vat_tmpl_regex_order_ids,
     &vat_tmpl_sql_paid_revenue,
     &vat_tmpl_dup_header,
     &vat_tmpl_unanswerable,

@@ -1,0 +1,795 @@
+/* regex_amounts.c — the regex template "regex_amounts": from invoice notes
+ * and chat messages, extract the money amounts of one drawn notation
+ * (currency marker, thousands separator, decimal separator, whether cents
+ * and grouping are required) that are complete and stand on their own.
+ * The trap is the naive shape `\$\d+(\.\d{2})?` of that notation, which
+ * stops at the first thousands separator: amounts of 1,000 and more are
+ * planted in every line set.  The other decoys (bad groupings, one or
+ * three cent digits, leading zeros, letters glued on or misread for
+ * digits, other currencies) make each part of the gold pattern matter on
+ * the held-out lines.  Exports vat_tmpl_regex_amounts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regexgen.h"
+#include "template.h"
+
+/* ---- the notation space -------------------------------------------------- */
+
+/* Currency markers written before the number.  The three-letter codes
+ * are followed by one space; the signs are glued to the number. */
+static const char *const markers[] = {"$", "US$", "USD ", "EUR ", "GBP ", "CHF ", "CAD ", "AUD "};
+#define N_MARKERS 8
+
+/* (thousands separator, decimal separator) pairs. */
+static const char sep_pairs[][2] = {{',', '.'},  {'.', ','},  {' ', '.'},
+                                    {' ', ','},  {'\'', '.'}, {'\'', ','}};
+#define N_PAIRS 6
+#define N_FORMATS (N_MARKERS * N_PAIRS * 2 * 2)
+
+struct fmt {
+    const char *marker;
+    char sep;           /* thousands separator                         */
+    char dec;           /* decimal separator                           */
+    bool cents_req;     /* an amount without cents does not count      */
+    bool group_req;     /* 1000 and more must be written with groups   */
+};
+
+static struct fmt fmt_from_index(unsigned f)
+{
+    unsigned pair = (f / N_MARKERS) % N_PAIRS;
+    struct fmt x = {markers[f % N_MARKERS], sep_pairs[pair][0], sep_pairs[pair][1],
+                    (f / (N_MARKERS * N_PAIRS)) % 2 != 0, f / (N_MARKERS * N_PAIRS * 2) != 0};
+    return x;
+}
+
+static bool marker_is_code(const char *m)
+{
+    return strlen(m) == 4 && m[3] == ' ';
+}
+
+/* A separator as a pattern literal. */
+static const char *sep_rx(char c)
+{
+    switch (c) {
+    case '.': return "\\.";
+    case ',': return ",";
+    case ' ': return " ";
+    default: return "'";
+    }
+}
+
+static const char *sep_name(char c)
+{
+    switch (c) {
+    case '.': return "\".\" (full stop)";
+    case ',': return "\",\" (comma)";
+    case ' ': return "\" \" (one space)";
+    default: return "\"'\" (apostrophe)";
+    }
+}
+
+/* Builds the pattern: gold, or the trap's naive digits-and-cents shape.
+ * Gold is: not glued on the left; the marker; 0, or 1-3 digits not
+ * starting with 0 and groups of three (or, where grouping is optional,
+ * any run of digits not starting with 0); cents; and not followed by a
+ * word character or by a separator and a digit.  Returns a new string. */
+static char *build_pattern(const struct fmt *x, bool naive)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    const char *s = sep_rx(x->sep), *d = sep_rx(x->dec);
+    if (!naive)
+        vat_buf_puts(&b, "(?<!\\w)");
+    for (const char *p = x->marker; *p; p++) {
+        if (*p == '$')
+            vat_buf_puts(&b, "\\$");
+        else
+            vat_buf_putc(&b, *p);
+    }
+    if (naive) {
+        vat_buf_printf(&b, x->cents_req ? "\\d+%s\\d{2}" : "\\d+(%s\\d{2})?", d);
+        return vat_buf_detach(&b);
+    }
+    vat_buf_printf(&b, "(?:[1-9]\\d{0,2}(?:%s\\d{3})*|", s);
+    if (!x->group_req)
+        vat_buf_puts(&b, "[1-9]\\d*|");
+    vat_buf_puts(&b, "0)");
+    vat_buf_printf(&b, x->cents_req ? "%s\\d{2}" : "(?:%s\\d{2})?", d);
+    vat_buf_printf(&b, "(?!\\w|[.,%s]\\d)", x->sep == '.' || x->sep == ',' ? "" : s);
+    return vat_buf_detach(&b);
+}
+
+/* Reads the notation back from the task's params (what the prompt states),
+ * so reference() derives gold from the question, not from generator state. */
+static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *e)
+{
+    const char *m = json_string_value(json_object_get(params, "marker"));
+    const char *s = json_string_value(json_object_get(params, "thousands_separator"));
+    const char *d = json_string_value(json_object_get(params, "decimal_separator"));
+    const char *cents = json_string_value(json_object_get(params, "cents"));
+    const char *grouping = json_string_value(json_object_get(params, "grouping"));
+    if (!m || !s || !d || !cents || !grouping || strlen(s) != 1 || strlen(d) != 1)
+        return vat_err_set(e, "regex_amounts: params lack the marker, separators or rules");
+    x->marker = NULL;
+    for (int i = 0; i < N_MARKERS; i++)
+        if (strcmp(m, markers[i]) == 0)
+            x->marker = markers[i];
+    if (!x->marker)
+        return vat_err_set(e, "regex_amounts: unknown marker '%s'", m);
+    int pair = -1;
+    for (int i = 0; i < N_PAIRS; i++)
+        if (sep_pairs[i][0] == s[0] && sep_pairs[i][1] == d[0])
+            pair = i;
+    if (pair < 0)
+        return vat_err_set(e, "regex_amounts: unknown separators '%s' and '%s'", s, d);
+    x->sep = s[0];
+    x->dec = d[0];
+    if ((strcmp(cents, "optional") && strcmp(cents, "required")) ||
+        (strcmp(grouping, "optional") && strcmp(grouping, "required")))
+        return vat_err_set(e, "regex_amounts: cents and grouping must be optional or required");
+    x->cents_req = strcmp(cents, "required") == 0;
+    x->group_req = strcmp(grouping, "required") == 0;
+    return 0;
+}
+
+/* ---- planting ------------------------------------------------------------ */
+
+/* What one slot of a line holds.  K_TARGET .. K_FIELD are targets
+ * (K_UNGROUPED and K_NO_CENTS only where the notation allows them); every
+ * other kind is a decoy the gold pattern must skip. */
+enum kind {
+    K_TARGET,       /* a valid amount                                            */
+    K_GROUPED,      /* a valid amount of 1000 or more, grouped: $1,234.50        */
+    K_UNGROUPED,    /* 1000 or more without separators: $1234.50                 */
+    K_NO_CENTS,     /* no cents: $12                                             */
+    K_WRAPPED,      /* a valid amount with a sign or brackets: -$12.00, ($5)     */
+    K_FOLLOWED,     /* a valid amount followed by a range or a split: $40-60     */
+    K_FIELD,        /* a valid amount inside key=value text: total=$5,status=ok  */
+    K_ONE_CENT,     /* one cent digit: $12.5, $1.5k                              */
+    K_THREE_CENTS,  /* three cent digits: $12.345                                */
+    K_SHORT_GROUP,  /* a group of two digits: $1,00                              */
+    K_LONG_GROUP,   /* a group of four digits: $12,3456                          */
+    K_LONG_LEAD,    /* four digits before the first separator: $1234,567         */
+    K_LZ_PLAIN,     /* a leading zero: $05, $012.50                              */
+    K_LZ_GROUPED,   /* a leading zero before a group: $0,500                     */
+    K_GLUED_BEFORE, /* a letter right before the marker: A$12, sUSD 12.00        */
+    K_GLUED_AFTER,  /* a letter right after the amount: $12k, $3.50M             */
+    K_OCR_PLAIN,    /* a letter read for a digit: $1O5                           */
+    K_OCR_GROUP,    /* a letter read for a digit inside a group: $1,5O0          */
+    K_OCR_CENTS,    /* a letter read for the last cent digit: $12.5O             */
+    K_TAIL,         /* a second cents part: $12.50.25                            */
+    K_OTHER_MARKER, /* another currency, or the marker spelled otherwise         */
+    N_KINDS
+};
+#define FIRST_DECOY K_ONE_CENT
+
+static const unsigned kind_weights[N_KINDS] = {
+    [K_TARGET] = 30,     [K_GROUPED] = 12,     [K_UNGROUPED] = 4,    [K_NO_CENTS] = 4,
+    [K_WRAPPED] = 4,     [K_FOLLOWED] = 3,     [K_FIELD] = 3,        [K_ONE_CENT] = 4,
+    [K_THREE_CENTS] = 3, [K_SHORT_GROUP] = 3,  [K_LONG_GROUP] = 3,   [K_LONG_LEAD] = 3,
+    [K_LZ_PLAIN] = 2,    [K_LZ_GROUPED] = 2,   [K_GLUED_BEFORE] = 3, [K_GLUED_AFTER] = 4,
+    [K_OCR_PLAIN] = 2,   [K_OCR_GROUP] = 2,    [K_OCR_CENTS] = 2,    [K_TAIL] = 2,
+    [K_OTHER_MARKER] = 5,
+};
+
+struct plant_ctx {
+    const struct fmt *fmt;
+    const int *plan;
+    size_t next;
+    bool one_cent; /* a one-cent-digit decoy is planted: later ones may end in "k" */
+};
+
+/* The whole-number part of a value: grouped by threes with sep, or plain. */
+static void fmt_int(char *out, size_t cap, long v, bool grouped, char sep)
+{
+    char raw[32];
+    int n = snprintf(raw, sizeof raw, "%ld", v);
+    size_t k = 0;
+    for (int i = 0; i < n && k + 2 < cap; i++) {
+        if (grouped && i > 0 && (n - i) % 3 == 0)
+            out[k++] = sep;
+        out[k++] = raw[i];
+    }
+    out[k] = 0;
+}
+
+/* A value below 1000 (sometimes 0), or one of 1000 and more. */
+static long draw_small(struct vat_rng *r)
+{
+    if (vat_rng_chance(r, 0.05))
+        return 0;
+    if (vat_rng_chance(r, 0.5))
+        return (long)vat_rng_range(r, 1, 99);
+    return (long)vat_rng_range(r, 100, 999);
+}
+
+static long draw_big(struct vat_rng *r)
+{
+    unsigned u = vat_rng_below(r, 10);
+    if (u < 6)
+        return (long)vat_rng_range(r, 1000, 99999);
+    if (u < 9)
+        return (long)vat_rng_range(r, 100000, 999999);
+    return (long)vat_rng_range(r, 1000000, 99999999);
+}
+
+/* Appends the decimal separator and two cent digits when with is true. */
+static void add_cents(char *num, size_t cap, const struct fmt *x, struct vat_rng *r, bool with)
+{
+    if (with) {
+        size_t k = strlen(num);
+        snprintf(num + k, cap - k, "%c%02d", x->dec, (int)vat_rng_range(r, 0, 99));
+    }
+}
+
+/* Whether an amount drawn for a target carries cents. */
+static bool want_cents(const struct fmt *x, struct vat_rng *r)
+{
+    return x->cents_req || vat_rng_chance(r, 0.55);
+}
+
+/* A valid number (no marker) into num: small or big, grouped as the
+ * notation allows, cents as it allows. */
+static void valid_number(char *num, size_t cap, const struct fmt *x, struct vat_rng *r)
+{
+    long v = vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r);
+    bool grouped = x->group_req || vat_rng_chance(r, 0.75);
+    fmt_int(num, cap, v, grouped, x->sep);
+    add_cents(num, cap, x, r, want_cents(x, r));
+}
+
+/* Replaces the digit at num[i] by a letter a scan could misread for it. */
+static void misread(char *num, size_t i, struct vat_rng *r)
+{
+    static const char letters[] = "OOlIS";
+    num[i] = letters[vat_rng_below(r, 5)];
+}
+
+static void plant(struct vat_rx_builder *b, struct vat_rng *r, void *vctx)
+{
+    struct plant_ctx *c = vctx;
+    const struct fmt *x = c->fmt;
+    int kind = c->plan[c->next++];
+    const char *marker = x->marker;
+    char num[64], amt[96], alt[16];
+    bool cents = want_cents(x, r);
+
+    switch ((enum kind)kind) {
+    case K_TARGET:
+    case K_WRAPPED:
+    case K_FOLLOWED:
+    case K_FIELD:
+        valid_number(num, sizeof num, x, r);
+        break;
+    case K_GROUPED:
+        fmt_int(num, sizeof num, draw_big(r), true, x->sep);
+        add_cents(num, sizeof num, x, r, cents);
+        break;
+    case K_UNGROUPED:
+        fmt_int(num, sizeof num, draw_big(r), false, x->sep);
+        add_cents(num, sizeof num, x, r, cents);
+        break;
+    case K_NO_CENTS: {
+        long v = vat_rng_chance(r, 0.6) ? draw_small(r) : draw_big(r);
+        fmt_int(num, sizeof num, v, x->group_req || vat_rng_chance(r, 0.75), x->sep);
+        break;
+    }
+    case K_ONE_CENT:
+        fmt_int(num, sizeof num, draw_small(r), true, x->sep);
+        /* the first of a set is plain ("$12.5"), where a cents rule of
+         * one or two digits is caught; later ones may read "$1.5k" */
+        snprintf(num + strlen(num), sizeof num - strlen(num), "%c%d%s", x->dec,
+                 (int)vat_rng_range(r, 0, 9), c->one_cent && vat_rng_chance(r, 0.3) ? "k" : "");
+        c->one_cent = true;
+        break;
+    case K_THREE_CENTS:
+        fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
+                x->sep);
+        snprintf(num + strlen(num), sizeof num - strlen(num), "%c%03d", x->dec,
+                 (int)vat_rng_range(r, 0, 999));
+        break;
+    case K_SHORT_GROUP:
+    case K_LONG_GROUP:
+    case K_LONG_LEAD: {
+        /* a valid lead, then one group of the wrong width (or a lead of
+         * four digits and a valid group) */
+        long lead = kind == K_LONG_LEAD ? (long)vat_rng_range(r, 1000, 9999)
+                                        : (long)vat_rng_range(r, 1, 999);
+        int width = kind == K_SHORT_GROUP ? 2 : kind == K_LONG_GROUP ? 4 : 3;
+        long group = (long)vat_rng_range(r, 0, width == 2 ? 99 : width == 3 ? 999 : 9999);
+        snprintf(num, sizeof num, "%ld%c%0*ld", lead, x->sep, width, group);
+        add_cents(num, sizeof num, x, r, cents);
+        break;
+    }
+    case K_LZ_PLAIN:
+        snprintf(num, sizeof num, "0%ld", (long)vat_rng_range(r, 1, 99));
+        add_cents(num, sizeof num, x, r, cents);
+        break;
+    case K_LZ_GROUPED:
+        if (vat_rng_chance(r, 0.5))
+            snprintf(num, sizeof num, "0%c%03ld", x->sep, (long)vat_rng_range(r, 0, 999));
+        else
+            snprintf(num, sizeof num, "0%ld%c%03ld", (long)vat_rng_range(r, 1, 99), x->sep,
+                     (long)vat_rng_range(r, 0, 999));
+        add_cents(num, sizeof num, x, r, cents);
+        break;
+    case K_GLUED_BEFORE:
+    case K_GLUED_AFTER:
+    case K_OTHER_MARKER:
+        valid_number(num, sizeof num, x, r);
+        break;
+    case K_OCR_PLAIN: {
+        /* two or three digits, a letter for one after the first */
+        long v = (long)vat_rng_range(r, 10, 999);
+        snprintf(num, sizeof num, "%ld", v);
+        misread(num, 1 + vat_rng_below(r, (uint32_t)strlen(num) - 1), r);
+        add_cents(num, sizeof num, x, r, cents);
+        break;
+    }
+    case K_OCR_GROUP: {
+        /* not the group's first digit: "$1,O50" would leave "$1" valid */
+        fmt_int(num, sizeof num, draw_big(r), true, x->sep);
+        size_t n = strlen(num);
+        size_t last_sep = n - 4;
+        misread(num, last_sep + 2 + vat_rng_below(r, 2), r);
+        add_cents(num, sizeof num, x, r, cents);
+        break;
+    }
+    case K_OCR_CENTS:
+        /* the last cent digit: "$12.O5" would leave "$12" valid */
+        fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
+                x->sep);
+        snprintf(num + strlen(num), sizeof num - strlen(num), "%c%d0", x->dec,
+                 (int)vat_rng_range(r, 0, 9));
+        misread(num, strlen(num) - 1, r);
+        break;
+    case K_TAIL:
+        fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
+                x->sep);
+        add_cents(num, sizeof num, x, r, true);
+        add_cents(num, sizeof num, x, r, true);
+        break;
+    case N_KINDS:
+        num[0] = 0;
+        break;
+    }
+
+    if (kind == K_OTHER_MARKER) {
+        /* another currency, or ours spelled another way */
+        if (vat_rng_chance(r, 0.6)) {
+            do
+                marker = markers[vat_rng_below(r, N_MARKERS)];
+            while (marker == x->marker);
+        } else if (marker_is_code(x->marker)) {
+            if (vat_rng_chance(r, 0.5)) {
+                snprintf(alt, sizeof alt, "%.3s", x->marker);
+            } else {
+                for (int i = 0; i < 4; i++)
+                    alt[i] = x->marker[i] >= 'A' && x->marker[i] <= 'Z'
+                                 ? (char)(x->marker[i] - 'A' + 'a')
+                                 : x->marker[i];
+                alt[4] = 0;
+            }
+            marker = alt;
+        } else {
+            snprintf(alt, sizeof alt, "%s ", x->marker);
+            marker = alt;
+        }
+    }
+    snprintf(amt, sizeof amt, "%s%s", marker, num);
+
+    bool target = kind < FIRST_DECOY;
+    if (kind == K_UNGROUPED)
+        target = !x->group_req;
+    if (kind == K_NO_CENTS)
+        target = !x->cents_req;
+
+    switch ((enum kind)kind) {
+    case K_WRAPPED: {
+        static const char *const wraps[][2] = {
+            {"-", ""}, {"(", ")"}, {"+", ""}, {"~", ""}, {"\"", "\""}, {"-(", ")"}};
+        size_t w = vat_rng_below(r, 6);
+        vat_rx_put(b, wraps[w][0]);
+        vat_rx_target(b, amt, kind);
+        vat_rx_put(b, wraps[w][1]);
+        return;
+    }
+    case K_FOLLOWED:
+        vat_rx_target(b, amt, kind);
+        if (vat_rng_chance(r, 0.5))
+            vat_rx_putf(b, "-%d", (int)vat_rng_range(r, 2, 999));
+        else
+            vat_rx_putf(b, "/%d", (int)vat_rng_range(r, 2, 12));
+        return;
+    case K_FIELD: {
+        static const char *const keys[] = {"amount=", "total=", "paid=", "due="};
+        static const char *const rest[] = {",status=paid", ",ref=inv", ",note=ok",
+                                           ",method=card"};
+        vat_rx_put(b, VAT_PICK(r, keys));
+        vat_rx_target(b, amt, kind);
+        vat_rx_put(b, VAT_PICK(r, rest));
+        return;
+    }
+    case K_GLUED_BEFORE: {
+        static const char *const sign_glue[] = {"A", "C", "NZ", "HK", "S", "x"};
+        static const char *const code_glue[] = {"s", "c", "t", "X", "w"};
+        vat_rx_putf(b, "%s", marker_is_code(x->marker) ? VAT_PICK(r, code_glue)
+                                                       : VAT_PICK(r, sign_glue));
+        vat_rx_decoy(b, amt, kind);
+        return;
+    }
+    case K_GLUED_AFTER: {
+        static const char *const glue[] = {"k", "K", "M", "m", "bn", "x"};
+        char out[112];
+        snprintf(out, sizeof out, "%s%s", amt, VAT_PICK(r, glue));
+        vat_rx_decoy(b, out, kind);
+        return;
+    }
+    default:
+        if (target)
+            vat_rx_target(b, amt, kind);
+        else
+            vat_rx_decoy(b, amt, kind);
+        return;
+    }
+}
+
+/* Invoice-note and chat frames by number of slots.  Every slot is
+ * bordered by a space, punctuation or a line edge, never by a letter,
+ * digit or underscore, and never followed by a separator and a digit
+ * (not even a space and a digit), so a plant touches its neighbours only
+ * where it is glued on purpose. */
+static const char *const frames0[] = {
+    "{user}: will send the invoice tomorrow, ref {id}",
+    "{level} [{svc}] payment batch {id} queued in {ms}",
+    "{user}: thanks, received! ({time})",
+    "{user}: can you resend the receipt to {user}? sent {time}",
+};
+static const char *const frames1[] = {
+    "invoice {id}: total due {slot} by Friday",
+    "{user}: can you refund {slot}? it was charged twice",
+    "{user} paid {slot} by card at {time}",
+    "line 3: support plan, annual, qty 1 @ {slot}",
+    "{user}: the quote came in at {slot}, which is over budget",
+    "subtotal: {slot}",
+    "[{svc}] charge of {slot} declined for {user}",
+    "{user}: ok so {slot} for the whole team?",
+};
+static const char *const frames2[] = {
+    "{user}: it was {slot} last month and {slot} now",
+    "invoice total {slot} (tax {slot} included)",
+    "{user} moved {slot} from savings; balance now {slot}.",
+    "refund issued: {slot}; fee withheld: {slot}",
+    "{user}: {slot} upfront, then {slot} monthly",
+};
+static const char *const frames3[] = {
+    "items: {slot}, {slot} and {slot}; shipping free",
+    "{user}: budget {slot}, spent {slot}, left {slot}",
+    "{time} {level} [{svc}] settled {slot} + {slot} - {slot} for {user}",
+};
+
+static const char *pick_frame(struct vat_rng *r, int slots)
+{
+    switch (slots) {
+    case 0: return VAT_PICK(r, frames0);
+    case 1: return VAT_PICK(r, frames1);
+    case 2: return VAT_PICK(r, frames2);
+    default: return VAT_PICK(r, frames3);
+    }
+}
+
+/* Builds n lines into s: frames first, then the slot plan over all their
+ * slots (required kinds guaranteed), then the text. */
+static int build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n, const struct fmt *x,
+                       const int *required, size_t nreq, struct vat_err *e)
+{
+    int *slots = vat_xcalloc(n, sizeof *slots);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned u = vat_rng_below(r, 20);
+        slots[i] = u < 2 ? 0 : u < 10 ? 1 : u < 16 ? 2 : 3;
+        total += (size_t)slots[i];
+    }
+    /* Too few slots for the required plants: widen lines, starting at a
+     * random one, until they fit (n * 3 >= nreq is checked by the caller). */
+    size_t at = vat_rng_below(r, (uint32_t)n);
+    while (total < nreq) {
+        if (slots[at] < 3) {
+            slots[at]++;
+            total++;
+        }
+        at = (at + 1) % n;
+    }
+    const char **frame = vat_xcalloc(n, sizeof *frame);
+    for (size_t i = 0; i < n; i++)
+        frame[i] = pick_frame(r, slots[i]);
+
+    int *plan = vat_rx_plan(r, total, required, nreq, kind_weights, N_KINDS);
+    struct plant_ctx ctx = {x, plan, 0, false};
+    struct vat_rx_builder b;
+    vat_rx_begin(&b);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (vat_rx_expand(&b, r, frame[i], plant, &ctx, e) < 0)
+            rc = -1;
+        else
+            vat_rx_finish(&b, s);
+    }
+    vat_rx_builder_release(&b);
+    free(plan);
+    free(frame);
+    free(slots);
+    return rc;
+}
+
+/* Returns true if no line of ex or ho repeats another: a held-out line
+ * equal to an example line would be shown in the prompt. */
+static bool lines_distinct(const struct vat_rx_set *ex, const struct vat_rx_set *ho)
+{
+    size_t n = ex->n + ho->n;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const char *a = i < ex->n ? ex->line[i].text : ho->line[i - ex->n].text;
+            const char *b = j < ex->n ? ex->line[j].text : ho->line[j - ex->n].text;
+            if (strcmp(a, b) == 0)
+                return false;
+        }
+    return true;
+}
+
+/* ---- the task ------------------------------------------------------------ */
+
+struct priv {
+    struct vat_rx_set ex, ho; /* the planted lines and their expected lists */
+};
+
+static void priv_free(void *p)
+{
+    struct priv *q = p;
+    vat_rx_set_release(&q->ex);
+    vat_rx_set_release(&q->ho);
+    free(q);
+}
+
+/* The notation of a task.  The first draw walks a permutation of all
+ * notations derived from (master seed, template, index / N_FORMATS), so
+ * any N_FORMATS consecutive tasks share no gold pattern; a redraw draws
+ * afresh from the task stream. */
+static struct fmt choose_fmt(const struct vat_task *t, struct vat_rng *r)
+{
+    if (t->attempt > 0)
+        return fmt_from_index(vat_rng_below(r, N_FORMATS));
+    struct vat_rng pr;
+    vat_rng_stream(&pr, t->master_seed, t->tmpl->name, t->index / N_FORMATS, "formats", 0, NULL);
+    unsigned perm[N_FORMATS];
+    for (unsigned i = 0; i < N_FORMATS; i++)
+        perm[i] = i;
+    vat_rng_shuffle(&pr, perm, N_FORMATS, sizeof perm[0]);
+    return fmt_from_index(perm[t->index % N_FORMATS]);
+}
+
+static const struct vat_param params[] = {
+    {"examples_min", VAT_PARAM_INT, 3, NULL, 3, 8, "fewest example lines shown in the prompt"},
+    {"examples_max", VAT_PARAM_INT, 5, NULL, 3, 8, "most example lines shown in the prompt"},
+    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines"},
+    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines"},
+    {NULL, VAT_PARAM_INT, 0, NULL, 0, 0, NULL},
+};
+
+/* "USD 1,234,567.89" for the prompt and params. */
+static void fmt_sample(const struct fmt *x, char out[32])
+{
+    snprintf(out, 32, "%s1%c234%c567%c89", x->marker, x->sep, x->sep, x->dec);
+}
+
+static void prompt_rules(struct vat_buf *b, const struct fmt *x)
+{
+    char sample[32];
+    fmt_sample(x, sample);
+    vat_buf_puts(b, "The lines below are invoice notes and chat messages: they mention money "
+                    "in several currencies and notations, quantities, ids and times.\n\n");
+    vat_buf_printf(b,
+                   "Write a regular expression that extracts every amount written like "
+                   "\"%s\". A piece of text is such an amount only when all of these hold:\n",
+                   sample);
+    if (marker_is_code(x->marker))
+        vat_buf_printf(b, "- it starts with the currency code \"%.3s\" in capital letters and "
+                          "exactly one space before the number;\n",
+                       x->marker);
+    else
+        vat_buf_printf(b, "- it starts with \"%s\" directly before the number (no space);\n",
+                       x->marker);
+    vat_buf_printf(b,
+                   "- the whole-number part is 0, or 1 to 3 digits not starting with 0 "
+                   "followed by any number of groups of exactly three digits, each group "
+                   "preceded by the thousands separator %s",
+                   sep_name(x->sep));
+    if (x->group_req)
+        vat_buf_puts(b, "; numbers of 1000 and more are always grouped (written without "
+                        "separators they do not count);\n");
+    else
+        vat_buf_puts(b, "; numbers of 1000 and more may also be written as one run of digits "
+                        "with no separators at all (not starting with 0);\n");
+    if (x->cents_req)
+        vat_buf_printf(b, "- then the decimal separator %s and exactly two digits of cents; "
+                          "cents are required (an amount without them does not count);\n",
+                       sep_name(x->dec));
+    else
+        vat_buf_printf(b, "- then, optionally, the decimal separator %s and exactly two digits "
+                          "of cents;\n",
+                       sep_name(x->dec));
+    char after[32] = "\".\" or \",\"";
+    if (x->sep == ' ' || x->sep == '\'')
+        snprintf(after, sizeof after, "\".\", \",\" or \"%c\"", x->sep);
+    vat_buf_printf(b,
+                   "- it stands on its own: the character right before the %s, where there is "
+                   "one, is not a letter, a digit or an underscore; the character right after "
+                   "the amount, where there is one, is not a letter, a digit or an underscore, "
+                   "and is not %s followed directly by a digit.\n"
+                   "A number that breaks any of these rules (a group of two or four digits, one "
+                   "or three cent digits, a leading zero, a letter in it or stuck to it, another "
+                   "currency) is not extracted at all, not even in part. A sign, bracket or "
+                   "punctuation around an amount is not part of it, and a full stop or comma "
+                   "that ends a sentence after it is fine.\n\n",
+                   marker_is_code(x->marker) ? "code" : "currency sign", after);
+}
+
+static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
+{
+    long exmin = vat_task_int(t, "examples_min"), exmax = vat_task_int(t, "examples_max");
+    long homin = vat_task_int(t, "rows_min"), homax = vat_task_int(t, "rows_max");
+    if (exmin < 3 || exmax < exmin || homin < 20 || homax < homin)
+        return vat_err_set(e, "regex_amounts: need 3 <= examples_min <= examples_max and "
+                              "20 <= rows_min <= rows_max");
+    struct fmt x = choose_fmt(t, rng);
+    size_t nex = (size_t)vat_rng_range(rng, exmin, exmax);
+
+    /* The held-out lines come from their own stream, so the shown examples
+     * and the hidden lines are independent draws. */
+    struct vat_rng hr;
+    vat_rng_stream(&hr, t->master_seed, t->tmpl->name, t->index, "heldout", t->attempt, NULL);
+    size_t nho = (size_t)vat_rng_range(&hr, homin, homax);
+
+    /* Required plants.  The examples show a grouped amount (what the trap
+     * misses), the grouping and cents rules and the main decoys; the
+     * held-out lines hold every kind, so that each part of the gold
+     * pattern is needed on the hidden lines alone. */
+    int req_ex[8], req_ho[N_KINDS + 4];
+    size_t nreq_ex = 0, nreq_ho = 0;
+    req_ex[nreq_ex++] = K_TARGET;
+    req_ex[nreq_ex++] = K_GROUPED;
+    req_ex[nreq_ex++] = K_UNGROUPED;
+    req_ex[nreq_ex++] = K_NO_CENTS;
+    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_ONE_CENT : K_THREE_CENTS;
+    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_SHORT_GROUP : K_LONG_GROUP;
+    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_GLUED_BEFORE : K_GLUED_AFTER;
+    for (int k = 0; k < 2; k++)
+        req_ho[nreq_ho++] = K_TARGET;
+    req_ho[nreq_ho++] = K_GROUPED;
+    for (int k = 0; k < N_KINDS; k++)
+        req_ho[nreq_ho++] = k;
+    if (nex * 3 < nreq_ex || nho * 3 < nreq_ho)
+        return vat_err_set(e, "regex_amounts: too few lines for the required plants");
+
+    struct priv *p = vat_xcalloc(1, sizeof *p);
+    t->priv = p;
+    t->priv_free = priv_free;
+    if (build_lines(&p->ex, rng, nex, &x, req_ex, nreq_ex, e) != 0 ||
+        build_lines(&p->ho, &hr, nho, &x, req_ho, nreq_ho, e) != 0)
+        return -1;
+    unsigned need = 0;
+    for (size_t i = 0; i < nreq_ho; i++)
+        need |= 1u << req_ho[i];
+    if ((vat_rx_set_kinds(&p->ho) & need) != need)
+        return vat_err_set(e, "%s: the held-out lines lack a required decoy kind", t->id);
+    if (!lines_distinct(&p->ex, &p->ho))
+        return vat_err_set(e, "%s: a line repeats another line", t->id);
+
+    char *rel = vat_task_fixture_relpath(t, ".csv");
+    char *hrel = vat_task_fixture_relpath(t, ".heldout.csv");
+    int rc = -1;
+    if (vat_rx_write_lines(&p->ex, VAT_RX_EXAMPLE_PREFIX, t->root, rel, e) != 0 ||
+        vat_rx_write_lines(&p->ho, VAT_RX_HELDOUT_PREFIX, t->root, hrel, e) != 0)
+        goto out;
+    vat_rx_add_fixture(t, rel, "main", p->ex.n);
+    vat_rx_add_fixture(t, hrel, "variant", p->ho.n);
+
+    char sample[32];
+    fmt_sample(&x, sample);
+    t->params = json_object();
+    json_object_set_new(t->params, "format", json_string(sample));
+    json_object_set_new(t->params, "marker", json_string(x.marker));
+    json_object_set_new(t->params, "thousands_separator", json_stringn(&x.sep, 1));
+    json_object_set_new(t->params, "decimal_separator", json_stringn(&x.dec, 1));
+    json_object_set_new(t->params, "cents", json_string(x.cents_req ? "required" : "optional"));
+    json_object_set_new(t->params, "grouping",
+                        json_string(x.group_req ? "required" : "optional"));
+    json_object_set_new(t->params, "examples", json_integer((json_int_t)p->ex.n));
+    json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
+    t->difficulty = 2 + !x.group_req + (x.dec == ',') + (x.sep == ' ' || x.sep == '\'');
+
+    struct vat_buf b = VAT_BUF_INIT;
+    prompt_rules(&b, &x);
+    vat_rx_prompt_examples(&b, &p->ex, rel, t->inline_max_bytes);
+    vat_rx_prompt_answer(&b, p->ho.n, "lines");
+    t->prompt = vat_buf_detach(&b);
+    t->spec = vat_rx_spec_new();
+    rc = 0;
+out:
+    free(rel);
+    free(hrel);
+    return rc;
+}
+
+static int reference(struct vat_task *t, struct vat_err *e)
+{
+    struct fmt x;
+    if (t->n_fixtures != 2)
+        return vat_err_set(e, "%s: expected the example and held-out fixtures", t->id);
+    if (fmt_from_params(t->params, &x, e) != 0)
+        return -1;
+    struct vat_rx_set ex = VAT_RX_SET_INIT, ho = VAT_RX_SET_INIT;
+    char *gold = build_pattern(&x, false);
+    int rc = -1;
+    if (vat_rx_read_lines(&ex, t->root, t->fixture[0].path, e) == 0 &&
+        vat_rx_read_lines(&ho, t->root, t->fixture[1].path, e) == 0 &&
+        vat_rx_spec_cases(t->spec, gold, &ex, &ho, e) == 0) {
+        t->gold = gold;
+        gold = NULL;
+        rc = 0;
+    }
+    free(gold);
+    vat_rx_set_release(&ex);
+    vat_rx_set_release(&ho);
+    return rc;
+}
+
+static int confirm(const struct vat_task *t, struct vat_err *e)
+{
+    const struct priv *p = t->priv;
+    if (!p)
+        return vat_err_set(e, "%s: no planted truth to confirm against", t->id);
+    struct vat_err sub;
+    if (vat_rx_cases_agree(t->spec, &p->ex, &p->ho, &sub) != 0)
+        return vat_err_set(e, "%s: %s", t->id, sub.msg);
+    return 0;
+}
+
+static int trap_answer(struct vat_task *t, struct vat_err *e)
+{
+    struct fmt x;
+    if (fmt_from_params(t->params, &x, e) != 0)
+        return -1;
+    const struct priv *p = t->priv;
+    char *trap = build_pattern(&x, true);
+    /* Armed on the held-out lines alone: grouped amounts are planted
+     * there too, so the hidden lines catch the mistake on their own. */
+    int misses = p ? vat_rx_count_misses(t->spec, trap, &p->ho, e) : 0;
+    if (misses <= 0) {
+        free(trap);
+        return misses < 0 ? -1 : vat_err_set(e, "%s: the trap is not armed on held-out lines",
+                                             t->id);
+    }
+    t->trap = trap;
+    return 0;
+}
+
+const struct vat_template vat_tmpl_regex_amounts = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "regex_amounts",
+    .family = "regex",
+    .answer_kind = "regex",
+    .trap = "the naive shape such as \\$\\d+(\\.\\d{2})?, which stops at the first thousands "
+            "separator of amounts of 1,000 and more and takes parts of malformed numbers",
+    .summary = "extract the complete, standalone money amounts of one drawn notation "
+               "(currency marker, thousands and decimal separators, cents and grouping "
+               "rules) from invoice notes and chat lines",
+    .params = params,
+    .default_count = 12,
+    .generate = generate,
+    .reference = reference,
+    .confirm = confirm,
+    .trap_answer = trap_answer,
+    .check = vat_check_task,
+};
