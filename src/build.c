@@ -201,6 +201,12 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         }
     }
 
+    /* A root that cannot be written fails now, not after every draw. */
+    if (mkdir(o->root, 0777) != 0 && errno != EEXIST)
+        return vat_err_set(e, "vat: cannot create '%s': %s", o->root, strerror(errno));
+    if (access(o->root, W_OK | X_OK) != 0)
+        return vat_err_set(e, "vat: cannot write to '%s': %s", o->root, strerror(errno));
+
     /* The slots, template by template in registry order. */
     size_t n = 0, ntmpl = 0;
     for (size_t i = 0; vat_registry[i]; i++) {

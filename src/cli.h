@@ -23,6 +23,7 @@ int vat_cli_usage_error_arg(const char *cmd, const char *arg);
 int vat_cli_read_file(const char *path, size_t cap, char **out, size_t *len, int *truncated,
                       char *msg, size_t msgcap);
 
+int vat_cmd_audit(int argc, char **argv);
 int vat_cmd_check(int argc, char **argv);
 int vat_cmd_score(int argc, char **argv);
 /* Scores every prediction line of in against the corpus at root (split

@@ -193,8 +193,8 @@ static int check_corpus(const struct ctx *x, struct vat_config *c, json_t *corpu
     long table_line = line_of(x, "corpus", 1);
     json_object_foreach(corpus, key, v) {
         char *kp = vat_toml_path_append("corpus", key);
-        long long n;
-        double d;
+        long long n = 0;
+        double d = 0;
         int rc = 0;
         if (strcmp(key, "master_seed") == 0) {
             if (json_is_integer(v) && json_integer_value(v) < 0)

@@ -7,7 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "build.h"
+#include "card.h"
 #include "cli.h"
 #include "config.h"
 #include "template.h"
@@ -18,6 +20,8 @@ static const char usage_text[] =
     "commands:\n"
     "  build  [--config FILE] [--root DIR] [--jobs N] [--only a,b]\n"
     "                             regenerate the corpus from seeds.toml\n"
+    "  audit  [--root DIR] [--max-per-kind N]\n"
+    "                             leak audit across the split (exit 1 on findings)\n"
     "  list   [--params]          templates: name, family, answer kind, trap\n"
     "  check  [--root DIR] --task ID (--answer TEXT | --answer-file F) [--extract]\n"
     "                             score one answer with the task's checker\n"
@@ -66,6 +70,8 @@ static int cmd_build(int argc, char **argv)
     };
     struct vat_build_stats st;
     int rc = vat_build(&c, &o, &st, &e);
+    if (rc >= 0 && vat_card_write(&c, &o, &st, &e) != 0)
+        rc = -1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     vat_config_release(&c);
     free(st.per);
@@ -113,6 +119,7 @@ static const struct vat_command {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {
+    {"audit", vat_cmd_audit},
     {"build", cmd_build},
     {"check", vat_cmd_check},
     {"list", cmd_list},

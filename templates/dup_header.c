@@ -730,7 +730,7 @@ static json_t *dh_total(const struct vat_task *t, const struct vat_csv *c, size_
 static json_t *dh_answer(const struct vat_task *t, bool first_of_name, struct vat_err *e)
 {
     struct vat_csv c = VAT_CSV_INIT;
-    struct dh_found f;
+    struct dh_found f = {0};
     if (vat_csv_read(&c, t->root, t->fixture[0].path, e) != 0)
         return NULL;
     json_t *v = NULL;

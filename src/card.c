@@ -1,0 +1,419 @@
+/* card.c — the dataset card out/README.md (see card.h).
+ *
+ * Counts are read back from the tables as written rather than recomputed
+ * from the split rule, so the card describes exactly the files it lists
+ * (a task that failed admission is absent from both).  Exports
+ * vat_card_render and vat_card_write. */
+#include "card.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "jsonout.h"
+#include "tables.h"
+#include "template.h"
+#include "verifiers.h"
+
+/* What one row of each table is, for the card's table of configs. */
+static const char *const table_rows[VAT_N_TABLES] = {
+    "task: prompt, gold answer, main fixture and variants, params, trap, seed",
+    "fixture file: path, generator, seed, params, sha256, rows, columns",
+    "task: prompt, completion (the gold answer) and the chat form",
+    "admission replay: the gold, trap and malformed answers with their verdicts",
+    "task: prompt, chosen (gold), rejected (trap), rejected_reason, signal",
+    "task: the complete checker spec, enough to rebuild the check alone",
+    "criterion: gate, score and trap items with weights",
+};
+
+struct tmpl_count {
+    const struct vat_template *t;
+    long requested, admitted, rejected;
+    long split[VAT_N_SPLITS];
+};
+
+struct facts {
+    long rows[VAT_N_TABLES][VAT_N_SPLITS];
+    long tasks[VAT_N_SPLITS];
+    long signal_trap, signal_sharp, signal_weak;
+    struct tmpl_count *tc;
+    size_t ntc;
+    char seeds_sha[65];
+};
+
+static bool only_has(const char *only, const char *name)
+{
+    if (!only)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = only; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return false;
+}
+
+static int seeds_sha256(const char *path, char out[65], struct vat_err *e)
+{
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f)
+        return vat_err_set(e, "vat: cannot open '%s': %s", path ? path : "", strerror(errno));
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        EVP_DigestUpdate(ctx, buf, n);
+    int err = ferror(f);
+    fclose(f);
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int dl = 0;
+    EVP_DigestFinal_ex(ctx, d, &dl);
+    EVP_MD_CTX_free(ctx);
+    if (err)
+        return vat_err_set(e, "vat: cannot read '%s'", path);
+    for (unsigned int i = 0; i < dl && i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+    out[64] = 0;
+    return 0;
+}
+
+static struct tmpl_count *find_count(struct facts *f, const char *name)
+{
+    for (size_t i = 0; i < f->ntc; i++)
+        if (strcmp(f->tc[i].t->name, name) == 0)
+            return &f->tc[i];
+    return NULL;
+}
+
+/* Counts the rows of every table file, and per template and per signal
+ * where the card reports them. */
+static int read_tables(struct facts *f, const char *root, struct vat_err *e)
+{
+    for (int t = 0; t < VAT_N_TABLES; t++) {
+        for (int s = 0; s < VAT_N_SPLITS; s++) {
+            char rel[128];
+            snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
+            char *path = vat_path_join(root, rel);
+            FILE *fp = fopen(path, "rb");
+            free(path);
+            if (!fp)
+                return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
+            char *line = NULL;
+            size_t cap = 0;
+            ssize_t got;
+            while ((got = getline(&line, &cap, fp)) > 0) {
+                f->rows[t][s]++;
+                if (t != VAT_T_EXPERIENCE && t != VAT_T_PREFERENCE_PAIRS)
+                    continue;
+                json_t *row = json_loadb(line, (size_t)got, 0, NULL);
+                if (t == VAT_T_EXPERIENCE) {
+                    const char *name = json_string_value(json_object_get(row, "template"));
+                    struct tmpl_count *tc = name ? find_count(f, name) : NULL;
+                    if (tc)
+                        tc->split[s]++;
+                    f->tasks[s]++;
+                } else {
+                    const char *sig = json_string_value(json_object_get(row, "signal"));
+                    if (sig && strcmp(sig, "trap") == 0)
+                        f->signal_trap++;
+                    else if (sig && strcmp(sig, "sharp") == 0)
+                        f->signal_sharp++;
+                    else if (sig && strcmp(sig, "weak") == 0)
+                        f->signal_weak++;
+                }
+                json_decref(row);
+            }
+            int err = ferror(fp);
+            free(line);
+            fclose(fp);
+            if (err)
+                return vat_err_set(e, "vat: cannot read '%s'", rel);
+        }
+    }
+    return 0;
+}
+
+static const char *size_category(long n)
+{
+    if (n < 1000)
+        return "n<1K";
+    if (n < 10000)
+        return "1K<n<10K";
+    if (n < 100000)
+        return "10K<n<100K";
+    if (n < 1000000)
+        return "100K<n<1M";
+    return "1M<n<10M";
+}
+
+static void put_front_matter(struct vat_buf *b, const struct facts *f)
+{
+    vat_buf_puts(b, "---\n"
+                    "license: apache-2.0\n"
+                    "pretty_name: \"vat: verified analytics tasks\"\n"
+                    "language:\n- en\n"
+                    "task_categories:\n- table-question-answering\n- text-generation\n"
+                    "tags:\n- rlvr\n- verifiable-rewards\n- synthetic\n- data-analysis\n"
+                    "- regex\n- sql\n- preference\n");
+    vat_buf_printf(b, "size_categories:\n- %s\n",
+                   size_category(f->tasks[VAT_SPLIT_TRAIN] + f->tasks[VAT_SPLIT_TEST]));
+    vat_buf_puts(b, "configs:\n");
+    for (int t = 0; t < VAT_N_TABLES; t++) {
+        vat_buf_printf(b, "- config_name: %s\n  data_files:\n", vat_table_names[t]);
+        for (int s = 0; s < VAT_N_SPLITS; s++)
+            vat_buf_printf(b, "  - split: %s\n    path: %s/%s.jsonl\n", vat_split_names[s],
+                           vat_table_names[t], vat_split_names[s]);
+        if (t == VAT_T_EXPERIENCE)
+            vat_buf_puts(b, "  default: true\n");
+    }
+    vat_buf_puts(b, "---\n\n");
+}
+
+/* Template text on one line, as declared. */
+static void put_oneline(struct vat_buf *b, const char *s)
+{
+    for (; s && *s; s++)
+        vat_buf_putc(b, *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+static bool kind_built(const struct facts *f, const char *kind)
+{
+    for (size_t i = 0; i < f->ntc; i++)
+        if (strcmp(f->tc[i].t->answer_kind, kind) == 0)
+            return true;
+    return false;
+}
+
+static void put_checkers(struct vat_buf *b, const struct facts *f)
+{
+    vat_buf_puts(b, "## Checkers\n\n"
+                    "Every row of `verifiers` holds the complete checker of its task "
+                    "(`checker`, `checker_version` and every parameter and limit), so a "
+                    "prediction is scored from that row alone (`vat check`). "
+                    "A checker never trusts the answer: a wrong-shaped answer fails the "
+                    "gate (`gate_passed` false, score 0, a reason naming the expected "
+                    "shape); only gated answers are scored, 1 or 0. Every verdict carries a "
+                    "stable `code` (`ok`, `shape`, `wrong_value`, `missing_key`, "
+                    "`wrong_extraction`, `sql_denied`, `extra_rows`, ...) beside its reason.\n\n");
+    if (kind_built(f, "value"))
+        vat_buf_printf(b,
+                       "- **value** (`%s`): the answer is one JSON value of at most %d bytes "
+                       "and depth %d, duplicate keys rejected. The gate checks its type (a "
+                       "number, a list, an object of numbers, an object of objects); which "
+                       "keys or items it holds is scored. Numbers agree when "
+                       "`|a-b| <= max(rel_tol*max(|a|,|b|), abs_tol)` with the task's "
+                       "tolerances, never by `==`; NaN and Infinity fail the gate.\n",
+                       vat_checker_version("value"), VAT_MAX_ANSWER_BYTES, VAT_MAX_JSON_DEPTH);
+    if (kind_built(f, "regex"))
+        vat_buf_printf(b,
+                       "- **regex** (`%s`): the answer is a Python `re` pattern, run with "
+                       "PCRE2 under a match limit, a depth limit, a heap limit and a pattern "
+                       "length cap (recorded per row); Python spellings PCRE2 reads "
+                       "differently are translated and PCRE-only syntax is refused at the "
+                       "gate. The extraction is `[m.group(0) for m in re.finditer(p, s)]` "
+                       "and must equal the expected list on every example and every "
+                       "held-out string (the held-out strings are never shown in the prompt).\n",
+                       vat_checker_version("regex"));
+    if (kind_built(f, "sql"))
+        vat_buf_printf(b,
+                       "- **sql** (`%s`): the answer is one SQLite SELECT (WITH allowed), run "
+                       "on a read-only in-memory copy of each fixture under an authorizer "
+                       "allow-list, a VM step budget and row and memory caps. Checking is "
+                       "OJ-style: the rows must match the reference query's (as a list or a "
+                       "multiset, as the row says) on the task's fixture and on every held-out "
+                       "variant fixture, so a query fitted to one fixture fails.\n",
+                       vat_checker_version("sql"));
+    if (kind_built(f, "abstain"))
+        vat_buf_printf(b,
+                       "- **abstain** (`%s`): for probes a fixture may not be able to answer; "
+                       "the answer must be the abstention value the prompt defines where the "
+                       "question is unanswerable, and the value itself where it is.\n",
+                       vat_checker_version("abstain"));
+    vat_buf_puts(b, "\n");
+}
+
+static void put_body(struct vat_buf *b, const struct vat_config *c, const struct vat_build_opts *o,
+                     const struct facts *f)
+{
+    char frac[32];
+    long ntrain = f->tasks[VAT_SPLIT_TRAIN], ntest = f->tasks[VAT_SPLIT_TEST];
+    bool held_out = c->split && strcmp(c->split, "held_out_templates") == 0;
+
+    vat_buf_printf(b,
+                   "# vat: verified analytics tasks\n\n"
+                   "Small analytics, regex and SQL tasks with checkers, for reinforcement "
+                   "learning with verifiable rewards, supervised fine-tuning, preference "
+                   "tuning and evaluation. Before a task was admitted, its gold answer "
+                   "scored 1.0 through the task's own checker, its trap answer (the "
+                   "plausible mistake the task is built to catch) passed the gate and "
+                   "scored below 1.0, and a malformed answer failed the gate.\n\n"
+                   "This build holds %ld tasks (train %ld, test %ld) from %zu templates, "
+                   "generated by vat %s.\n\n",
+                   ntrain + ntest, ntrain, ntest, f->ntc, VAT_VERSION);
+
+    vat_buf_puts(b, "## Tables\n\n"
+                    "One config per table, each with a `train` and a `test` split: "
+                    "`<table>/train.jsonl` and `<table>/test.jsonl`, one JSON object per "
+                    "line, keys in a fixed order, rows sorted by `task_id`. Paths inside "
+                    "the rows are relative to the corpus root (the directory above this "
+                    "card), where the fixture files live under `fixtures/`.\n\n"
+                    "| config | one row per | train rows | test rows |\n"
+                    "|---|---|---|---|\n");
+    for (int t = 0; t < VAT_N_TABLES; t++)
+        vat_buf_printf(b, "| `%s`%s | %s | %ld | %ld |\n", vat_table_names[t],
+                       t == VAT_T_EXPERIENCE ? " (default)" : "", table_rows[t],
+                       f->rows[t][VAT_SPLIT_TRAIN], f->rows[t][VAT_SPLIT_TEST]);
+
+    vat_buf_puts(b, "\n## Templates\n\n"
+                    "Each template is one mechanism with one deliberate trap; every admitted "
+                    "fixture arms the trap (the trap answer differs from gold), and gold is "
+                    "confirmed by a second, independent derivation.\n\n"
+                    "| template | family | answer | train | test |\n"
+                    "|---|---|---|---|---|\n");
+    for (size_t i = 0; i < f->ntc; i++) {
+        const struct tmpl_count *tc = &f->tc[i];
+        vat_buf_printf(b, "| `%s` | %s | %s | %ld | %ld |\n", tc->t->name, tc->t->family,
+                       tc->t->answer_kind, tc->split[VAT_SPLIT_TRAIN], tc->split[VAT_SPLIT_TEST]);
+    }
+    vat_buf_puts(b, "\n");
+    for (size_t i = 0; i < f->ntc; i++) {
+        const struct tmpl_count *tc = &f->tc[i];
+        vat_buf_printf(b, "### `%s`\n\n- family: %s; answer kind: %s\n- question: ", tc->t->name,
+                       tc->t->family, tc->t->answer_kind);
+        put_oneline(b, tc->t->summary);
+        vat_buf_puts(b, "\n- trap: ");
+        put_oneline(b, tc->t->trap);
+        vat_buf_printf(b, "\n- tasks: train %ld, test %ld", tc->split[VAT_SPLIT_TRAIN],
+                       tc->split[VAT_SPLIT_TEST]);
+        if (tc->requested >= 0)
+            vat_buf_printf(b, " (requested %ld, admitted %ld)", tc->requested, tc->admitted);
+        vat_buf_puts(b, "\n\n");
+    }
+
+    vat_buf_printf(b,
+                   "## Preference signals\n\n"
+                   "Each `preference_pairs` row says how its rejected side was made:\n\n"
+                   "- `trap` (%ld pairs): the rejected answer is the task's armed trap, the "
+                   "named plausible mistake; the checker scores it below 1.0.\n"
+                   "- `sharp` (%ld pairs): reserved for minimal pairs that differ in one "
+                   "decisive detail; not emitted by this version.\n"
+                   "- `weak` (%ld pairs): reserved for perturbation-based rejections; not "
+                   "emitted by this version.\n\n",
+                   f->signal_trap, f->signal_sharp, f->signal_weak);
+
+    put_checkers(b, f);
+
+    vat_buf_puts(b, "## Splits\n\n");
+    if (held_out) {
+        vat_buf_puts(b, "Split mode `held_out_templates`: the templates");
+        size_t i;
+        json_t *v;
+        json_array_foreach(c->held_out, i, v)
+            vat_buf_printf(b, "%s `%s`", i ? "," : "",
+                           json_string_value(v) ? json_string_value(v) : "");
+        vat_buf_puts(b, " are wholly in `test` and every other template is wholly in `train`, "
+                        "so the test split measures templates never trained on.");
+    } else {
+        vat_buf_printf(b,
+                       "Split mode `random`: each template's tasks are spread evenly over its "
+                       "indices, a share of %s of them in `test` (within one task of it for "
+                       "every count), offset per template by the salt `%s`.",
+                       vat_fmt_real(c->test_fraction, frac), c->split_salt ? c->split_salt : "");
+    }
+    vat_buf_puts(b, " A task's side depends only on its template, its index and the split "
+                    "settings, so growing a count never moves an existing task; its fixture, "
+                    "variant fixtures, held-out strings and the rows of every table follow "
+                    "it. `vat audit` checks that no task id, fixture digest, normalised "
+                    "prompt, gold program or held-out string is on both sides, that no "
+                    "fixture shares more than half of its data rows with a fixture on the "
+                    "other side, and that nothing repeats within a side.\n\n");
+
+    vat_buf_puts(b, "## License\n\n"
+                    "Apache-2.0. The corpus is synthetic: every name, id, amount, date and "
+                    "log line was drawn by the generators from the seeds below; nothing "
+                    "comes from real people or systems.\n\n");
+
+    vat_buf_printf(b,
+                   "## Provenance\n\n"
+                   "- vat version: %s\n"
+                   "- seeds file SHA-256: `%s`\n"
+                   "- master seed: %llu\n",
+                   VAT_VERSION, f->seeds_sha, (unsigned long long)c->master_seed);
+    if (held_out) {
+        vat_buf_puts(b, "- split: `held_out_templates` (");
+        size_t i;
+        json_t *v;
+        json_array_foreach(c->held_out, i, v)
+            vat_buf_printf(b, "%s`%s`", i ? ", " : "",
+                           json_string_value(v) ? json_string_value(v) : "");
+        vat_buf_puts(b, ")\n");
+    } else {
+        vat_buf_printf(b, "- split: `random`, test fraction %s, salt `%s`\n",
+                       vat_fmt_real(c->test_fraction, frac), c->split_salt ? c->split_salt : "");
+    }
+    vat_buf_printf(b, "- templates built: %s\n", o->only ? o->only : "all registered templates");
+    vat_buf_printf(b,
+                   "\nTo regenerate, take vat %s, save the seeds file whose SHA-256 is given "
+                   "above as `seeds.toml`, and run:\n\n"
+                   "```\nvat build --config seeds.toml --root DIR%s%s\n"
+                   "vat audit --root DIR\n```\n\n"
+                   "The tables, the fixtures and this card come out byte-identical whatever "
+                   "`--jobs` is; in a vat checkout, `make corpus` does the same for the "
+                   "repository's `seeds.toml`.\n",
+                   VAT_VERSION, o->only ? " --only " : "", o->only ? o->only : "");
+}
+
+char *vat_card_render(const struct vat_config *c, const struct vat_build_opts *o,
+                      const struct vat_build_stats *st, struct vat_err *e)
+{
+    struct facts f;
+    memset(&f, 0, sizeof f);
+    size_t n = 0;
+    for (size_t i = 0; vat_registry[i]; i++)
+        n++;
+    f.tc = vat_xcalloc(n ? n : 1, sizeof *f.tc);
+    if (st) {
+        for (size_t i = 0; i < st->n; i++) {
+            const struct vat_template *t = vat_template_find(st->per[i].name);
+            if (!t)
+                continue;
+            f.tc[f.ntc++] = (struct tmpl_count){.t = t,
+                                                .requested = st->per[i].requested,
+                                                .admitted = st->per[i].admitted,
+                                                .rejected = st->per[i].rejected};
+        }
+    } else {
+        for (size_t i = 0; vat_registry[i]; i++)
+            if (only_has(o->only, vat_registry[i]->name))
+                f.tc[f.ntc++] = (struct tmpl_count){.t = vat_registry[i], .requested = -1};
+    }
+    if (seeds_sha256(c->path, f.seeds_sha, e) != 0 || read_tables(&f, o->root, e) != 0) {
+        free(f.tc);
+        return NULL;
+    }
+    struct vat_buf b = VAT_BUF_INIT;
+    put_front_matter(&b, &f);
+    put_body(&b, c, o, &f);
+    free(f.tc);
+    return vat_buf_detach(&b);
+}
+
+int vat_card_write(const struct vat_config *c, const struct vat_build_opts *o,
+                   const struct vat_build_stats *st, struct vat_err *e)
+{
+    char *text = vat_card_render(c, o, st, e);
+    if (!text)
+        return -1;
+    int rc = vat_write_file_atomic(o->root, "out/README.md", text, strlen(text), e);
+    free(text);
+    return rc;
+}
