@@ -27,6 +27,8 @@ static const char usage_text[] =
     "                             score one answer with the task's checker\n"
     "  score  [--root DIR] [--split all|train|test] PREDICTIONS.jsonl\n"
     "                             one verdict line per prediction, then summary lines\n"
+    "  strength [--root DIR] [--target X] [--only a,b] [--tasks]\n"
+    "                             checker strength: share of gold mutants the cases kill\n"
     "\n"
     "exit codes: 0 done, 1 a corpus problem (a template fell short),\n"
     "            2 usage or input error\n";
@@ -124,6 +126,7 @@ static const struct vat_command {
     {"check", vat_cmd_check},
     {"list", cmd_list},
     {"score", vat_cmd_score},
+    {"strength", vat_cmd_strength},
     {NULL, NULL},
 };
 
