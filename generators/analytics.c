@@ -1,6 +1,7 @@
 /* analytics.c — helpers shared by the analytics templates: CSV fixtures
  * written and read back, the prompt's data section, value specs and gold,
- * keyed tallies, and SQLite second derivations (see analytics.h). */
+ * keyed tallies, SQLite second derivations, and the steps of reference,
+ * confirm and trap every template repeats (see analytics.h). */
 #include "analytics.h"
 
 #include <stdio.h>
@@ -8,6 +9,8 @@
 #include <string.h>
 
 #include "jsonout.h"
+#include "sqlio.h"
+#include "values.h"
 #include "verifiers.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -514,4 +517,142 @@ int vat_an_confirm_gold(const struct vat_task *t, const json_t *derived, const c
     free(what);
     json_decref(gold);
     return rc;
+}
+
+/* ---- the steps every analytics template repeats ----------------------------- */
+
+static int param_missing(const struct vat_task *t, const char *key, struct vat_err *e)
+{
+    return vat_err_set(e, "%s: params lack a valid '%s'", t->id, key);
+}
+
+int vat_an_param_int(const struct vat_task *t, const char *key, long lo, long hi, long *v,
+                     struct vat_err *e)
+{
+    json_t *j = json_object_get(t->params, key);
+    if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi)
+        return param_missing(t, key, e);
+    *v = (long)json_integer_value(j);
+    return 0;
+}
+
+int vat_an_param_real(const struct vat_task *t, const char *key, double lo, double hi, double *v,
+                      struct vat_err *e)
+{
+    json_t *j = json_object_get(t->params, key);
+    double x = json_number_value(j);
+    /* written so that NaN fails too */
+    if (!json_is_number(j) || !(x >= lo && x <= hi))
+        return param_missing(t, key, e);
+    *v = x;
+    return 0;
+}
+
+const char *vat_an_param_str(const struct vat_task *t, const char *key, struct vat_err *e)
+{
+    const char *s = json_string_value(json_object_get(t->params, key));
+    if (!s || !*s) {
+        param_missing(t, key, e);
+        return NULL;
+    }
+    return s;
+}
+
+int vat_an_csv_cents(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                     size_t col, int64_t *cents, struct vat_err *e)
+{
+    const char *cell = vat_csv_get(c, row, col);
+    if (vat_parse_cents(cell, cents) == 0)
+        return 0;
+    return vat_err_set(e, "%s: '%s' record %zu: %s '%s' is not a decimal with two places", t->id,
+                       t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
+}
+
+static int cmp_word(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void vat_an_prompt_words(struct vat_buf *b, const char **words, size_t n)
+{
+    /* equal words print alike, so qsort's tie order cannot show */
+    if (n > 1)
+        qsort(words, n, sizeof *words, cmp_word);
+    for (size_t i = 0; i < n; i++)
+        vat_buf_printf(b, "%s`%s`", i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
+}
+
+int vat_an_gold_from(struct vat_task *t, json_t *gold, const char *empty, struct vat_err *e)
+{
+    if (!gold)
+        return -1;
+    size_t n = json_is_array(gold) ? json_array_size(gold) : json_object_size(gold);
+    if (empty && (json_is_array(gold) || json_is_object(gold)) && n == 0) {
+        json_decref(gold);
+        return vat_err_set(e, "%s: %s", t->id, empty);
+    }
+    vat_an_set_gold(t, gold);
+    return 0;
+}
+
+int vat_an_trap_from(struct vat_task *t, json_t *v)
+{
+    if (!v)
+        return -1;
+    vat_an_set_trap(t, v);
+    return 0;
+}
+
+int vat_an_confirm_query(const struct vat_task *t, const struct vat_an_query *q, double rel_tol,
+                         double abs_tol, struct vat_err *e)
+{
+    struct vat_err qe = {{0}};
+    json_t *v = vat_an_csv_query(t, q->fi, q->table, q->types, q->blank_is_null, q->sql, q->kind,
+                                 &qe);
+    if (!v)
+        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
+    return vat_an_confirm_value(t, v, q->how ? q->how : "sql over the loaded csv", rel_tol,
+                                  abs_tol, e);
+}
+
+int vat_an_confirm_value(const struct vat_task *t, json_t *derived, const char *how,
+                         double rel_tol, double abs_tol, struct vat_err *e)
+{
+    int rc = vat_an_confirm_gold(t, derived, how, rel_tol, abs_tol, e);
+    json_decref(derived);
+    return rc;
+}
+
+json_t *vat_an_db_query(const struct vat_task *t, int fi, const struct vat_an_sanity *checks,
+                        size_t n, const char *sql, enum vat_an_result kind, struct vat_err *e)
+{
+    if (fi < 0 || fi >= t->n_fixtures) {
+        vat_err_set(e, "%s: no fixture %d", t->id, fi);
+        return NULL;
+    }
+    const char *rel = t->fixture[fi].path;
+    sqlite3 *db = NULL;
+    if (vat_sqlite_open_ro(t->root, rel, &db, e) != 0)
+        return NULL;
+    json_t *out = NULL;
+    struct vat_err qe = {{0}};
+    for (size_t i = 0; i < n; i++) {
+        json_t *bad = vat_an_sql_json(db, checks[i].sql, VAT_AN_NUMBER, &qe);
+        if (!bad) {
+            vat_err_set(e, "%s: '%s': %s", t->id, rel, qe.msg);
+            goto done;
+        }
+        bool clean = json_is_integer(bad) && json_integer_value(bad) == 0;
+        json_decref(bad);
+        if (!clean) {
+            vat_err_set(e, "%s: '%s': %s", t->id, rel, checks[i].what);
+            goto done;
+        }
+    }
+    out = vat_an_sql_json(db, sql, kind, &qe);
+    if (!out)
+        vat_err_set(e, "%s: '%s': %s", t->id, rel, qe.msg);
+done:
+    sqlite3_close(db);
+    return out;
 }

@@ -11,7 +11,12 @@
  *     turned into a JSON object with keys in byte order;
  *   - for confirm(): a CSV fixture loaded into an in-memory SQLite, a query
  *     turned into a JSON value of the answer's shape, and a comparison of
- *     that value with t->gold that names the first difference.
+ *     that value with t->gold that names the first difference;
+ *   - the steps every analytics template repeats: reading the question's
+ *     numbers and names back from t->params, a money cell parsed with a
+ *     message naming the record, gold and trap installed from a maker
+ *     that may have failed, confirm by SQL then by the planted truth, and
+ *     a SQLite fixture opened read-only, checked and queried.
  * Exports the vat_an_* functions and types below. */
 #ifndef VAT_ANALYTICS_H
 #define VAT_ANALYTICS_H
@@ -153,5 +158,75 @@ int vat_an_agree(const char *what, const json_t *want, const json_t *got, double
  * 0, or -1 with e set. */
 int vat_an_confirm_gold(const struct vat_task *t, const json_t *derived, const char *how,
                         double rel_tol, double abs_tol, struct vat_err *e);
+
+/* ---- appended: the steps every analytics template repeats ------------------- */
+
+/* t->params[key] as an integer in [lo, hi] into *v.  0, or -1 with
+ * e = "<id>: params lack a valid '<key>'". */
+int vat_an_param_int(const struct vat_task *t, const char *key, long lo, long hi, long *v,
+                     struct vat_err *e);
+/* t->params[key] as a number (integer or real) in [lo, hi] into *v.  0, or
+ * -1 with e as for vat_an_param_int. */
+int vat_an_param_real(const struct vat_task *t, const char *key, double lo, double hi, double *v,
+                      struct vat_err *e);
+/* t->params[key] as a non-empty string, or NULL with e as for
+ * vat_an_param_int. */
+const char *vat_an_param_str(const struct vat_task *t, const char *key, struct vat_err *e);
+
+/* Cell (row, col) of c, as vat_an_read_csv read fixture t->fixture[fi],
+ * parsed by vat_parse_cents.  0, or -1 with e = "<id>: '<path>' record
+ * <row + 1>: <column> '<cell>' is not a decimal with two places", the
+ * column named by c's header. */
+int vat_an_csv_cents(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                     size_t col, int64_t *cents, struct vat_err *e);
+
+/* Sorts words[0..n-1] in place into byte order and appends them as
+ * "`a`, `b` or `c`" (the prompt's list of the values a column holds). */
+void vat_an_prompt_words(struct vat_buf *b, const char **words, size_t n);
+
+/* For reference(): installs gold (stolen) by vat_an_set_gold and returns
+ * 0.  Returns -1 when gold is NULL (its maker set e), and when `empty` is
+ * not NULL and gold is an empty object or list: gold is released and e =
+ * "<id>: <empty>" ("the fixture has no paid order"). */
+int vat_an_gold_from(struct vat_task *t, json_t *gold, const char *empty, struct vat_err *e);
+/* For trap_answer(): vat_an_set_trap(t, v) and 0, or -1 when v is NULL
+ * (its maker set e). */
+int vat_an_trap_from(struct vat_task *t, json_t *v);
+
+/* A second derivation as SQL over a CSV fixture loaded into SQLite: the
+ * arguments of vat_an_csv_query, and `how` to name it in a disagreement
+ * (NULL: "sql over the loaded csv"). */
+struct vat_an_query {
+    int fi;
+    const char *table;
+    const char *const *types;
+    int blank_is_null;
+    const char *sql;
+    enum vat_an_result kind;
+    const char *how;
+};
+
+/* Runs q and compares its value with gold (vat_an_confirm_gold).  0, or -1
+ * with e set; a query that fails gives e = "<id>: confirm: <why>". */
+int vat_an_confirm_query(const struct vat_task *t, const struct vat_an_query *q, double rel_tol,
+                         double abs_tol, struct vat_err *e);
+/* Compares derived (stolen: e.g. the answer the generator planted, built
+ * from t->priv) with gold (vat_an_confirm_gold, named `how`).  0, or -1
+ * with e set. */
+int vat_an_confirm_value(const struct vat_task *t, json_t *derived, const char *how,
+                         double rel_tol, double abs_tol, struct vat_err *e);
+
+/* One query a SQLite fixture must answer with the single number 0, else
+ * the question cannot be answered on the file; `what` says why. */
+struct vat_an_sanity {
+    const char *sql;
+    const char *what;
+};
+
+/* Opens fixture t->fixture[fi] (a SQLite file) read-only, runs the n
+ * sanity queries, then sql shaped as `kind` (vat_an_sql_json).  Returns a
+ * new JSON value, or NULL with e = "<id>: '<path>': <why>". */
+json_t *vat_an_db_query(const struct vat_task *t, int fi, const struct vat_an_sanity *checks,
+                        size_t n, const char *sql, enum vat_an_result kind, struct vat_err *e);
 
 #endif

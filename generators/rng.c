@@ -88,6 +88,23 @@ const char *vat_rng_pick(struct vat_rng *r, const char *const *list, size_t n)
     return list[vat_rng_below(r, (uint32_t)n)];
 }
 
+uint32_t vat_rng_weighted(struct vat_rng *r, const uint32_t *weights, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += weights[i];
+    if (sum == 0)
+        return (uint32_t)n;
+    /* The templates' draw sequences were fixed with one below(sum) call;
+     * keep that draw whenever the sum fits its 32-bit bound. */
+    uint64_t w = sum <= UINT32_MAX ? vat_rng_below(r, (uint32_t)sum)
+                                   : (uint64_t)vat_rng_range(r, 0, (int64_t)(sum - 1));
+    size_t g = 0;
+    while (w >= weights[g])
+        w -= weights[g++];
+    return (uint32_t)g;
+}
+
 static void put_le(unsigned char *p, uint64_t v, int nbytes)
 {
     for (int i = 0; i < nbytes; i++)

@@ -41,4 +41,11 @@ const char *vat_rng_pick(struct vat_rng *r, const char *const *list, size_t n);
 void vat_rng_stream(struct vat_rng *r, uint64_t master_seed, const char *name,
                     uint32_t index, const char *purpose, uint32_t attempt, char hex[33]);
 
+/* Returns an index in [0, n) drawn with probability weights[i] / sum:
+ * one vat_rng_below(r, sum) draw, then the first index whose running
+ * weight exceeds it, so a zero weight is never picked.  Draws nothing and
+ * returns n when n is 0 or every weight is 0.  (A sum above UINT32_MAX
+ * takes one vat_rng_range draw instead.) */
+uint32_t vat_rng_weighted(struct vat_rng *r, const uint32_t *weights, size_t n);
+
 #endif

@@ -1,9 +1,10 @@
 /* values.c — realistic value generators and exact date and money
  * formatting (see values.h).  Exports vat_gen_person, vat_gen_company,
- * vat_gen_id, vat_gen_distinct, vat_words, the vat_date_* functions,
- * vat_fmt_date, vat_fmt_timestamp, vat_parse_date, vat_gen_cents,
- * vat_fmt_cents and vat_parse_cents.
- *
+ * vat_gen_customer, vat_gen_id, vat_gen_distinct, vat_gen_unique,
+ * vat_gen_days_sorted, vat_gen_dirty_label, vat_norm_label, vat_words, the
+ * vat_date_* functions, vat_fmt_date, vat_fmt_timestamp, vat_parse_date,
+ * vat_parse_timestamp, vat_parse_month, vat_gen_cents, vat_fmt_cents and
+ * vat_parse_cents. *
  * Every word is plain ASCII with no comma, quote or edge space, and no list
  * repeats a word: fixtures stay readable as bare CSV, and vat_gen_distinct's
  * distinct indices always mean distinct strings (tests/test_values.c holds
@@ -11,6 +12,7 @@
 #include "values.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +188,40 @@ char *vat_gen_company(struct vat_rng *r, char *out, size_t cap)
     return join_pair(out, cap, head, tail);
 }
 
+char *vat_gen_customer(struct vat_rng *r, const void *mix, char *out, size_t cap)
+{
+    const struct vat_customer_mix *m = mix;
+    uint32_t k = vat_rng_below(r, m->last_first + m->company + m->person);
+    if (k < m->last_first) {
+        const char *first = VAT_PICK(r, first_names);
+        const char *last = VAT_PICK(r, last_names);
+        if (cap)
+            snprintf(out, cap, "%s, %s", last, first);
+        return out;
+    }
+    if (k < m->last_first + m->company)
+        return vat_gen_company(r, out, cap);
+    return vat_gen_person(r, out, cap);
+}
+
+size_t vat_gen_unique(struct vat_rng *r, vat_gen_fn *gen, const void *arg, char *out, size_t k,
+                      size_t cap)
+{
+    for (size_t i = 0; i < k; i++) {
+        char *slot = out + i * cap;
+        bool dup = true;
+        for (int tries = 0; dup && tries < 1000; tries++) {
+            gen(r, arg, slot, cap);
+            dup = false;
+            for (size_t j = 0; j < i && !dup; j++)
+                dup = strcmp(slot, out + j * cap) == 0;
+        }
+        if (dup)
+            return i;
+    }
+    return k;
+}
+
 char *vat_gen_id(struct vat_rng *r, const char *prefix, int digits, char *out, size_t cap)
 {
     if (cap == 0)
@@ -228,6 +264,62 @@ size_t vat_gen_distinct(struct vat_rng *r, const char *list, const char **out, s
     }
     free(idx);
     return n;
+}
+
+/* ---- hand-typed labels -------------------------------------------------- */
+
+static char ascii_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static char ascii_upper(char c)
+{
+    return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+char *vat_gen_dirty_label(const char *label, enum vat_dirty kind, char *out, size_t cap)
+{
+    if (cap == 0)
+        return out;
+    const char *pre = "", *post = "";
+    char (*fold)(char) = NULL;
+    switch (kind) {
+    case VAT_DIRTY_TRAIL: post = " "; break;
+    case VAT_DIRTY_LOWER: fold = ascii_lower; break;
+    case VAT_DIRTY_UPPER: fold = ascii_upper; break;
+    case VAT_DIRTY_LEAD: pre = " "; break;
+    case VAT_DIRTY_BOTH: pre = "  ", post = " "; break;
+    case VAT_DIRTY_LOWER_TRAIL: fold = ascii_lower, post = "  "; break;
+    case VAT_DIRTY_UPPER_LEAD: fold = ascii_upper, pre = " "; break;
+    default: break;
+    }
+    size_t n = 0;
+    for (const char *p = pre; *p && n + 1 < cap; p++)
+        out[n++] = *p;
+    for (const char *p = label; *p && n + 1 < cap; p++)
+        out[n++] = fold ? fold(*p) : *p;
+    for (const char *p = post; *p && n + 1 < cap; p++)
+        out[n++] = *p;
+    out[n] = 0;
+    return out;
+}
+
+char *vat_norm_label(const char *s, char *out, size_t cap)
+{
+    if (cap == 0)
+        return out;
+    size_t n = strlen(s);
+    while (n && *s == ' ')
+        s++, n--;
+    while (n && s[n - 1] == ' ')
+        n--;
+    if (n >= cap)
+        n = cap - 1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = ascii_lower(s[i]);
+    out[n] = 0;
+    return out;
 }
 
 /* ---- dates -------------------------------------------------------------
@@ -376,6 +468,54 @@ int vat_parse_date(const char *s, int32_t *days)
         return -1;
     if (days)
         *days = vat_date_from_civil(y, m, d);
+    return 0;
+}
+
+static int cmp_day(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int32_t *vat_gen_days_sorted(struct vat_rng *r, size_t n, int32_t first, int32_t last)
+{
+    int32_t *days = vat_xcalloc(n ? n : 1, sizeof *days);
+    for (size_t i = 0; i < n; i++)
+        days[i] = (int32_t)vat_rng_range(r, first, last);
+    /* Equal days are equal values, so qsort's tie order cannot show. */
+    qsort(days, n, sizeof *days, cmp_day);
+    return days;
+}
+
+int vat_parse_timestamp(const char *s, int64_t *secs)
+{
+    if (!s || strlen(s) != 19 || s[10] != ' ' || s[13] != ':' || s[16] != ':')
+        return -1;
+    int hh = read_digits(s + 11, 2), mm = read_digits(s + 14, 2), ss = read_digits(s + 17, 2);
+    if (hh < 0 || mm < 0 || ss < 0 || hh > 23 || mm > 59 || ss > 59)
+        return -1;
+    char date[11];
+    memcpy(date, s, 10);
+    date[10] = 0;
+    int32_t days;
+    if (vat_parse_date(date, &days) != 0)
+        return -1;
+    if (secs)
+        *secs = (int64_t)days * 86400 + hh * 3600 + mm * 60 + ss;
+    return 0;
+}
+
+int vat_parse_month(const char *s, int *year, int *month)
+{
+    if (!s || strlen(s) != 7 || s[4] != '-')
+        return -1;
+    int y = read_digits(s, 4), m = read_digits(s + 5, 2);
+    if (y < 0 || m < 1 || m > 12)
+        return -1;
+    if (year)
+        *year = y;
+    if (month)
+        *month = m;
     return 0;
 }
 

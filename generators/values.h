@@ -1,6 +1,10 @@
-/* values.h — realistic value generators (ids, names, regions, dates,
- * money in integer cents) and the exact formatting of money and dates.
- * Exports the vat_gen_*, vat_fmt_* and vat_date_* functions. */
+/* values.h — realistic value generators (ids, names, customers, regions,
+ * dates, money in integer cents, dirty spellings of labels), the exact
+ * formatting and strict parsing of money, dates, timestamps and months,
+ * and the trim-and-lower-case normalisation of hand-typed labels.
+ * Exports the vat_gen_*, vat_fmt_*, vat_parse_* and vat_date_* functions,
+ * vat_words, vat_norm_label, struct vat_customer_mix, enum vat_dirty and
+ * the vat_gen_fn type. */
 #ifndef VAT_VALUES_H
 #define VAT_VALUES_H
 
@@ -41,5 +45,69 @@ int64_t vat_gen_cents(struct vat_rng *r, int64_t lo, int64_t hi);
 char *vat_fmt_cents(int64_t cents, char *out, size_t cap);
 /* Parses "[-]digits[.d[d]]" exactly into cents; 0 or -1. */
 int vat_parse_cents(const char *s, int64_t *cents);
+
+/* ---- appended: generators and parsers shared by the analytics templates */
+
+/* A generator of one string value: writes it into out (cap bytes) and
+ * returns out; arg is the generator's own setting (may be NULL). */
+typedef char *vat_gen_fn(struct vat_rng *r, const void *arg, char *out, size_t cap);
+
+/* How vat_gen_customer mixes its three kinds of customer, as relative
+ * weights: "Lopez, Maria" (a CRM export's style, which CSV quotes), a
+ * company, a person "Maria Lopez". */
+struct vat_customer_mix {
+    uint32_t last_first, company, person;
+};
+
+/* A customer name: one vat_rng_below(r, sum of the weights) draw k; k <
+ * last_first gives "Last, First" (the two names drawn as vat_gen_person
+ * draws them), the next `company` values of k a vat_gen_company name, the
+ * rest a vat_gen_person name.  mix is a const struct vat_customer_mix *
+ * (void, so that this is a vat_gen_fn).  Returns out. */
+char *vat_gen_customer(struct vat_rng *r, const void *mix, char *out, size_t cap);
+
+/* Fills out, a char[k][cap] array, with k values of gen that are all
+ * different, calling gen again whenever a value repeats an earlier one
+ * (at most 1000 times per slot).  Returns how many slots it filled: k,
+ * unless gen cannot make k different values. */
+size_t vat_gen_unique(struct vat_rng *r, vat_gen_fn *gen, const void *arg, char *out, size_t k,
+                      size_t cap);
+
+/* n days drawn uniformly in [first, last] (one vat_rng_range each), then
+ * sorted ascending, as the dates of an export sorted by id.  Returns a
+ * new array. */
+int32_t *vat_gen_days_sorted(struct vat_rng *r, size_t n, int32_t first, int32_t last);
+
+/* The dirty spellings of a hand-typed label.  Each differs from a clean,
+ * capitalised label ("Billing") and normalises back to it under
+ * vat_norm_label.  The values are stable: templates draw them by number. */
+enum vat_dirty {
+    VAT_DIRTY_TRAIL,       /* "Billing ": only a trailing space, the subtle one */
+    VAT_DIRTY_LOWER,       /* "billing"    */
+    VAT_DIRTY_UPPER,       /* "BILLING"    */
+    VAT_DIRTY_LEAD,        /* " Billing"   */
+    VAT_DIRTY_BOTH,        /* "  Billing " */
+    VAT_DIRTY_LOWER_TRAIL, /* "billing  "  */
+    VAT_DIRTY_UPPER_LEAD,  /* " BILLING"   */
+    VAT_DIRTY_N
+};
+
+/* Writes spelling `kind` of label into out (cap bytes, truncating; an
+ * unknown kind gives the label unchanged).  Returns out. */
+char *vat_gen_dirty_label(const char *label, enum vat_dirty kind, char *out, size_t cap);
+
+/* The key a hand-typed label groups by: spaces (only ' ', as SQLite's
+ * trim) removed at both ends and ASCII letters lower-cased, as SQL's
+ * lower(trim(x)).  Writes into out (cap bytes, truncating; out must not
+ * overlap s).  Returns out. */
+char *vat_norm_label(const char *s, char *out, size_t cap);
+
+/* Parses "YYYY-MM-DD HH:MM:SS" exactly (a real date, 00-23:00-59:00-59)
+ * into seconds since the epoch; 0 on success, -1 otherwise. */
+int vat_parse_timestamp(const char *s, int64_t *secs);
+
+/* Parses "YYYY-MM" exactly (month 01-12) into year and month (either may
+ * be NULL); 0 on success, -1 otherwise. */
+int vat_parse_month(const char *s, int *year, int *month);
 
 #endif

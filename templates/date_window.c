@@ -48,20 +48,10 @@ struct dw_priv {
     int64_t window_cents; /* the sum of the payments drawn inside [D1, D2] */
 };
 
-static void dw_priv_free(void *p)
-{
-    free(p);
-}
-
 /* ---- generation ---------------------------------------------------------- */
 
-static void dw_payer(struct vat_rng *r, char *out, size_t cap)
-{
-    if (vat_rng_below(r, 3) == 0)
-        vat_gen_company(r, out, cap);
-    else
-        vat_gen_person(r, out, cap);
-}
+/* Payers: people, and businesses paying invoices. */
+static const struct vat_customer_mix dw_payers = {.company = 1, .person = 2};
 
 /* A time of day in seconds: mostly business hours, some at any hour. */
 static int64_t dw_time_of_day(struct vat_rng *r)
@@ -71,20 +61,20 @@ static int64_t dw_time_of_day(struct vat_rng *r)
     return vat_rng_range(r, 0, DW_DAY - 1);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 struct dw_pay {
     int64_t at;
     int64_t cents;
+    size_t seq; /* draw order, to keep the sort stable */
 };
 
+/* A total order: payments at the same second keep their draw order, so
+ * the file does not depend on how the libc's qsort orders ties. */
 static int dw_pay_cmp(const void *a, const void *b)
 {
-    return cmp_i64(&((const struct dw_pay *)a)->at, &((const struct dw_pay *)b)->at);
+    const struct dw_pay *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
@@ -129,13 +119,14 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         /* Mostly invoices of a few hundred, some large transfers. */
         int64_t hi = vat_rng_chance(r, 0.7) && max_cents > 50000 ? 50000 : max_cents;
         pay[k].cents = vat_gen_cents(r, 1000, hi);
+        pay[k].seq = k;
     }
     qsort(pay, n, sizeof *pay, dw_pay_cmp);
 
     size_t npayers = n / 3 + 3;
     char (*payer)[64] = vat_xcalloc(npayers, sizeof *payer);
     for (size_t i = 0; i < npayers; i++)
-        dw_payer(r, payer[i], sizeof payer[i]);
+        vat_gen_customer(r, &dw_payers, payer[i], sizeof payer[i]);
 
     struct vat_csv c = VAT_CSV_INIT;
     vat_csv_add_row(&c, dw_cols, DW_NCOLS);
@@ -157,7 +148,7 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     free(payer);
     free(pay);
     t->priv = pv;
-    t->priv_free = dw_priv_free;
+    t->priv_free = free;
 
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
         vat_csv_release(&c);
@@ -222,27 +213,6 @@ static int dw_bounds(const struct vat_task *t, const char **from, const char **t
     return 0;
 }
 
-/* Returns the day of "YYYY-MM-DD HH:MM:SS" in *day, or -1 when s is not
- * exactly that form with a real date and time. */
-static int dw_parse_stamp(const char *s, int32_t *day)
-{
-    char date[11];
-    if (strlen(s) != 19 || s[10] != ' ' || s[13] != ':' || s[16] != ':')
-        return -1;
-    int v[3];
-    for (int i = 0; i < 3; i++) {
-        const char *p = s + 11 + 3 * i;
-        if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9')
-            return -1;
-        v[i] = (p[0] - '0') * 10 + (p[1] - '0');
-    }
-    if (v[0] > 23 || v[1] > 59 || v[2] > 59)
-        return -1;
-    memcpy(date, s, 10);
-    date[10] = 0;
-    return vat_parse_date(date, day);
-}
-
 /* Sums the amounts of the rows read back from the fixture: by calendar day
  * of paid_at within [D1, D2] (gold), or by comparing paid_at as text with
  * the bare dates, paid_at >= 'D1' AND paid_at <= 'D2' (the trap). */
@@ -258,22 +228,20 @@ static int dw_sum_file(const struct vat_task *t, bool bare_dates, int64_t *total
         return -1;
     *total = 0;
     for (size_t i = 1; i < c.nrows; i++) {
-        int64_t cents;
-        int32_t day;
-        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
+        int64_t cents, secs;
         const char *at = vat_csv_get(&c, i, C_PAID_AT);
-        if (vat_parse_cents(amount, &cents) != 0) {
-            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
-                        t->id, t->fixture[0].path, i + 1, amount);
+        if (vat_an_csv_cents(t, 0, &c, i, C_AMOUNT, &cents, e) != 0) {
             vat_csv_release(&c);
             return -1;
         }
-        if (dw_parse_stamp(at, &day) != 0) {
+        if (vat_parse_timestamp(at, &secs) != 0) {
             vat_err_set(e, "%s: '%s' record %zu: paid_at '%s' is not YYYY-MM-DD HH:MM:SS",
                         t->id, t->fixture[0].path, i + 1, at);
             vat_csv_release(&c);
             return -1;
         }
+        /* floor division: a day before 1970 has negative seconds */
+        int64_t day = secs / DW_DAY - (secs % DW_DAY < 0);
         bool in = bare_dates ? strcmp(at, from) >= 0 && strcmp(at, to) <= 0
                              : day >= d1 && day <= d2;
         if (in)
@@ -310,19 +278,14 @@ static int dw_confirm(const struct vat_task *t, struct vat_err *e)
              "SELECT COALESCE(SUM(CAST(round(amount * 100) AS INTEGER)), 0) / 100.0 "
              "FROM payments WHERE date(paid_at) BETWEEN '%s' AND '%s'",
              from, to);
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "payments", types, 0, sql, VAT_AN_NUMBER, &qe);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
-    json_decref(v);
+    struct vat_an_query q = {.table = "payments", .types = types, .sql = sql,
+                             .kind = VAT_AN_NUMBER};
+    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
     const struct dw_priv *pv = t->priv;
-    v = json_real((double)pv->window_cents / 100.0);
-    rc = vat_an_confirm_gold(t, v, "the generator's planted total", 0, 0, e);
-    json_decref(v);
-    return rc;
+    return vat_an_confirm_value(t, json_real((double)pv->window_cents / 100.0),
+                                "the generator's planted total", 0, 0, e);
 }
 
 static int dw_trap(struct vat_task *t, struct vat_err *e)
@@ -330,8 +293,7 @@ static int dw_trap(struct vat_task *t, struct vat_err *e)
     int64_t cents;
     if (dw_sum_file(t, true, &cents, e) != 0)
         return -1;
-    vat_an_set_trap(t, json_real((double)cents / 100.0));
-    return 0;
+    return vat_an_trap_from(t, json_real((double)cents / 100.0));
 }
 
 const struct vat_template vat_tmpl_date_window = {

@@ -60,26 +60,23 @@ static void da_priv_free(void *p)
 /* ---- generation ---------------------------------------------------------- */
 
 /* A login handle from a person's name, in the styles sign-up forms end up
- * with: "maria.lopez", "mlopez", "maria_lopez", "marial84". */
-static void da_handle(struct vat_rng *r, char *out, size_t cap)
+ * with: "maria.lopez", "mlopez", "maria_lopez", "marial84".  A vat_gen_fn
+ * (arg unused). */
+static char *da_handle(struct vat_rng *r, const void *arg, char *out, size_t cap)
 {
-    char person[64];
-    vat_gen_person(r, person, sizeof person);
-    char first[32] = "", last[32] = "";
-    const char *sp = strchr(person, ' ');
-    size_t fl = sp ? (size_t)(sp - person) : strlen(person);
-    snprintf(first, sizeof first, "%.*s", (int)fl, person);
-    snprintf(last, sizeof last, "%s", sp ? sp + 1 : "");
-    for (char *p = first; *p; p++)
-        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-    for (char *p = last; *p; p++)
-        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    (void)arg;
+    char person[64], low[64];
+    vat_norm_label(vat_gen_person(r, person, sizeof person), low, sizeof low);
+    const char *sp = strchr(low, ' ');
+    int fl = sp ? (int)(sp - low) : (int)strlen(low);
+    const char *last = sp ? sp + 1 : "";
     switch (vat_rng_below(r, 4)) {
-    case 0: snprintf(out, cap, "%s.%s", first, last); break;
-    case 1: snprintf(out, cap, "%c%s", first[0], last); break;
-    case 2: snprintf(out, cap, "%s_%s", first, last); break;
-    default: snprintf(out, cap, "%s%c%02u", first, last[0], vat_rng_below(r, 100)); break;
+    case 0: snprintf(out, cap, "%.*s.%s", fl, low, last); break;
+    case 1: snprintf(out, cap, "%c%s", low[0], last); break;
+    case 2: snprintf(out, cap, "%.*s_%s", fl, low, last); break;
+    default: snprintf(out, cap, "%.*s%c%02u", fl, low, last[0], vat_rng_below(r, 100)); break;
     }
+    return out;
 }
 
 /* An event id as payment providers write them: "evt_" and 14 base-36 digits. */
@@ -129,14 +126,10 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 
     int nusers = (int)vat_rng_range(r, umin, umax);
     char (*user)[64] = vat_xcalloc((size_t)nusers, sizeof *user);
-    for (int i = 0; i < nusers; i++) {
-        bool dup;
-        do {
-            da_handle(r, user[i], sizeof user[i]);
-            dup = false;
-            for (int j = 0; j < i; j++)
-                dup = dup || strcmp(user[i], user[j]) == 0;
-        } while (dup);
+    if (vat_gen_unique(r, da_handle, NULL, user[0], (size_t)nusers, sizeof user[0]) <
+        (size_t)nusers) {
+        free(user);
+        return vat_err_set(e, "%s: cannot draw %d distinct user handles", t->id, nusers);
     }
 
     /* Rows = events + retries; every user has an event, one retry at least. */
@@ -156,9 +149,9 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         nretry = 2;
 
     struct da_event *ev = vat_xcalloc((size_t)nevents, sizeof *ev);
-    uint32_t weight[DA_MAX_USERS], wsum = 0;
+    uint32_t weight[DA_MAX_USERS];
     for (int i = 0; i < nusers; i++)
-        wsum += weight[i] = (uint32_t)vat_rng_range(r, 1, 5);
+        weight[i] = (uint32_t)vat_rng_range(r, 1, 5);
     int64_t start = (int64_t)(vat_date_from_civil(2023, 1, 1) + vat_rng_range(r, 0, 700)) * 86400;
     int64_t span = vat_rng_range(r, 1, 5) * 86400;
     for (long i = 0; i < nevents; i++) {
@@ -169,15 +162,7 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
             for (long j = 0; j < i; j++)
                 dup = dup || strcmp(ev[i].id, ev[j].id) == 0;
         } while (dup);
-        if (i < nusers) {
-            ev[i].user = (int)i;
-        } else {
-            uint32_t w = vat_rng_below(r, wsum);
-            int g = 0;
-            while (w >= weight[g])
-                w -= weight[g++];
-            ev[i].user = g;
-        }
+        ev[i].user = i < nusers ? (int)i : (int)vat_rng_weighted(r, weight, (size_t)nusers);
         ev[i].source = (int)vat_rng_below(r, 3);
         if (vat_rng_chance(r, 0.6) || max_cents < 500)
             ev[i].cents = da_prices[vat_rng_below(r, sizeof da_prices / sizeof da_prices[0])];
@@ -300,13 +285,9 @@ static json_t *da_sum_file(const struct vat_task *t, bool dedupe, struct vat_err
     json_t *out = NULL;
     for (size_t i = 1; i < c.nrows; i++) {
         int64_t cents;
-        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
         const char *ev = vat_csv_get(&c, i, C_EVENT);
-        if (vat_parse_cents(amount, &cents) != 0) {
-            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
-                        t->id, t->fixture[0].path, i + 1, amount);
+        if (vat_an_csv_cents(t, 0, &c, i, C_AMOUNT, &cents, e) != 0)
             goto done;
-        }
         if (!*ev || !*vat_csv_get(&c, i, C_USER)) {
             vat_err_set(e, "%s: '%s' record %zu: blank event_id or user", t->id,
                         t->fixture[0].path, i + 1);
@@ -342,15 +323,7 @@ done:
 
 static int da_reference(struct vat_task *t, struct vat_err *e)
 {
-    json_t *gold = da_sum_file(t, true, e);
-    if (!gold)
-        return -1;
-    if (json_object_size(gold) == 0) {
-        json_decref(gold);
-        return vat_err_set(e, "%s: the fixture has no event", t->id);
-    }
-    vat_an_set_gold(t, gold);
-    return 0;
+    return vat_an_gold_from(t, da_sum_file(t, true, e), "the fixture has no event", e);
 }
 
 /* SQL over the CSV loaded into SQLite: SELECT DISTINCT over the event's
@@ -359,32 +332,22 @@ static int da_reference(struct vat_task *t, struct vat_err *e)
 static int da_confirm(const struct vat_task *t, struct vat_err *e)
 {
     static const char *const types[DA_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "REAL"};
-    static const char sql[] =
-        "SELECT \"user\", SUM(cents) / 100.0 FROM "
-        "(SELECT DISTINCT event_id, \"user\", CAST(round(amount * 100) AS INTEGER) AS cents "
-        "FROM events) GROUP BY \"user\" ORDER BY \"user\"";
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "events", types, 0, sql, VAT_AN_OBJECT, &qe);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
-    json_decref(v);
+    static const struct vat_an_query q = {
+        .table = "events", .types = types, .kind = VAT_AN_OBJECT,
+        .sql = "SELECT \"user\", SUM(cents) / 100.0 FROM "
+               "(SELECT DISTINCT event_id, \"user\", CAST(round(amount * 100) AS INTEGER) AS "
+               "cents FROM events) GROUP BY \"user\" ORDER BY \"user\""};
+    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
     struct da_priv *pv = t->priv;
-    v = vat_an_tally_cents_json(&pv->unique);
-    rc = vat_an_confirm_gold(t, v, "the generator's planted totals", 0, 0, e);
-    json_decref(v);
-    return rc;
+    return vat_an_confirm_value(t, vat_an_tally_cents_json(&pv->unique),
+                                "the generator's planted totals", 0, 0, e);
 }
 
 static int da_trap(struct vat_task *t, struct vat_err *e)
 {
-    json_t *v = da_sum_file(t, false, e);
-    if (!v)
-        return -1;
-    vat_an_set_trap(t, v);
-    return 0;
+    return vat_an_trap_from(t, da_sum_file(t, false, e));
 }
 
 const struct vat_template vat_tmpl_dedupe_aggregate = {

@@ -74,17 +74,6 @@ struct ft_row {
     int64_t cents; /* signed */
 };
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int64_t ft_adjust_cents(struct vat_rng *r, bool negative)
 {
     /* Most corrections are small; a few undo a whole posting. */
@@ -108,9 +97,9 @@ static struct ft_row *ft_draw_rows(struct vat_rng *r, size_t n, int nacc, double
                                 ft_adjust_cents(r, vat_rng_chance(r, 0.5))};
     rows[k++] = (struct ft_row){0, K_FEE, -vat_gen_cents(r, ft_kinds[K_FEE].lo,
                                                          ft_kinds[K_FEE].hi)};
-    uint32_t wsum = 0;
+    uint32_t weight[FT_NKINDS];
     for (int i = 0; i < FT_NKINDS; i++)
-        wsum += ft_kinds[i].weight;
+        weight[i] = ft_kinds[i].weight;
     for (; k < n; k++) {
         /* The asked account is the busiest one, as a main account is. */
         rows[k].account = vat_rng_chance(r, 0.35) ? 0 : (int)vat_rng_below(r, (uint32_t)nacc);
@@ -119,10 +108,7 @@ static struct ft_row *ft_draw_rows(struct vat_rng *r, size_t n, int nacc, double
             rows[k].cents = ft_adjust_cents(r, vat_rng_chance(r, neg_share));
             continue;
         }
-        uint32_t w = vat_rng_below(r, wsum);
-        int g = 0;
-        while (w >= ft_kinds[g].weight)
-            w -= ft_kinds[g++].weight;
+        int g = (int)vat_rng_weighted(r, weight, FT_NKINDS);
         const struct ft_kind *kd = &ft_kinds[g];
         int64_t c = vat_gen_cents(r, kd->lo, kd->hi);
         int sign = kd->sign ? kd->sign : vat_rng_chance(r, 0.5) ? 1 : -1;
@@ -156,10 +142,7 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 
     int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
     int32_t span = (int32_t)vat_rng_range(r, 20, 90);
-    int32_t *days = vat_xcalloc(n, sizeof *days);
-    for (size_t i = 0; i < n; i++)
-        days[i] = start + (int32_t)vat_rng_range(r, 0, span);
-    qsort(days, n, sizeof *days, cmp_i32);
+    int32_t *days = vat_gen_days_sorted(r, n, start, start + span);
 
     struct vat_csv c = VAT_CSV_INIT;
     vat_csv_add_row(&c, ft_cols, FT_NCOLS);
@@ -209,14 +192,12 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     for (int i = 0; i < FT_NKINDS; i++)
         if (seen[i])
             shown[nshown++] = ft_kinds[i].name;
-    qsort(shown, (size_t)nshown, sizeof *shown, cmp_str);
 
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_puts(&b, "You are given a ledger export, one entry per row, with the columns "
                      "`entry_id`, `posted_on` (YYYY-MM-DD), `account` (the ledger account), "
                      "`kind` (");
-    for (int i = 0; i < nshown; i++)
-        vat_buf_printf(&b, "%s`%s`", i == 0 ? "" : i == nshown - 1 ? " or " : ", ", shown[i]);
+    vat_an_prompt_words(&b, shown, (size_t)nshown);
     vat_buf_puts(&b, "), `amount` (signed, a decimal with two places: positive amounts credit "
                      "the account, negative amounts debit it) and `memo`.\n\n");
     vat_buf_printf(&b,
@@ -245,56 +226,42 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     return 0;
 }
 
-/* The asked account, as t->params records it. */
-static const char *ft_asked(const struct vat_task *t)
-{
-    return json_string_value(json_object_get(t->params, "account"));
-}
-
 /* Sums the asked account's adjustments over the rows read back from the
  * fixture: their absolute values (gold) or their signed values (the trap).
- * Sets *nrows to how many rows matched.  Returns 0 or -1 with e set. */
-static int ft_sum_file(const struct vat_task *t, bool magnitude, int64_t *cents, long *nrows,
-                       struct vat_err *e)
+ * Returns the total as a JSON number, or NULL with e set; a file without
+ * any such entry cannot answer the question and is refused. */
+static json_t *ft_sum_file(const struct vat_task *t, bool magnitude, struct vat_err *e)
 {
-    const char *asked = ft_asked(t);
-    if (!asked)
-        return vat_err_set(e, "%s: params lack the asked 'account'", t->id);
+    const char *asked = vat_an_param_str(t, "account", e);
     struct vat_csv c = VAT_CSV_INIT;
-    if (vat_an_read_csv(t, 0, ft_cols, FT_NCOLS, &c, e) != 0)
-        return -1;
-    *cents = 0;
-    *nrows = 0;
+    if (!asked || vat_an_read_csv(t, 0, ft_cols, FT_NCOLS, &c, e) != 0)
+        return NULL;
+    int64_t cents = 0;
+    long n = 0;
     for (size_t i = 1; i < c.nrows; i++) {
         if (strcmp(vat_csv_get(&c, i, C_ACCOUNT), asked) != 0 ||
             strcmp(vat_csv_get(&c, i, C_KIND), ft_adjustment) != 0)
             continue;
         int64_t v;
-        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
-        if (vat_parse_cents(amount, &v) != 0) {
-            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
-                        t->id, t->fixture[0].path, i + 1, amount);
+        if (vat_an_csv_cents(t, 0, &c, i, C_AMOUNT, &v, e) != 0) {
             vat_csv_release(&c);
-            return -1;
+            return NULL;
         }
-        *cents += magnitude && v < 0 ? -v : v;
-        ++*nrows;
+        cents += magnitude && v < 0 ? -v : v;
+        n++;
     }
     vat_csv_release(&c);
-    return 0;
+    if (n == 0) {
+        vat_err_set(e, "%s: the fixture has no '%s' entry of account '%s'", t->id,
+                    ft_adjustment, asked);
+        return NULL;
+    }
+    return json_real((double)cents / 100.0);
 }
 
 static int ft_reference(struct vat_task *t, struct vat_err *e)
 {
-    int64_t cents;
-    long n;
-    if (ft_sum_file(t, true, &cents, &n, e) != 0)
-        return -1;
-    if (n == 0)
-        return vat_err_set(e, "%s: the fixture has no '%s' entry of account '%s'", t->id,
-                           ft_adjustment, ft_asked(t));
-    vat_an_set_gold(t, json_real((double)cents / 100.0));
-    return 0;
+    return vat_an_gold_from(t, ft_sum_file(t, true, e), NULL, e);
 }
 
 /* SQL SUM(ABS(...)) in integer cents over the CSV loaded into SQLite, so
@@ -303,38 +270,27 @@ static int ft_reference(struct vat_task *t, struct vat_err *e)
 static int ft_confirm(const struct vat_task *t, struct vat_err *e)
 {
     static const char *const types[FT_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
-    const char *asked = ft_asked(t);
+    const char *asked = vat_an_param_str(t, "account", e);
     if (!asked)
-        return vat_err_set(e, "%s: params lack the asked 'account'", t->id);
+        return -1;
     char *sql = sqlite3_mprintf("SELECT SUM(ABS(CAST(round(amount * 100) AS INTEGER))) / 100.0 "
                                 "FROM ledger WHERE account = %Q AND kind = %Q",
                                 asked, ft_adjustment);
     if (!sql)
         return vat_err_set(e, "%s: confirm: out of memory", t->id);
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "ledger", types, 0, sql, VAT_AN_NUMBER, &qe);
+    struct vat_an_query q = {.table = "ledger", .types = types, .sql = sql, .kind = VAT_AN_NUMBER};
+    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
     sqlite3_free(sql);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
-    json_decref(v);
     if (rc != 0 || !t->priv)
         return rc;
     const struct ft_priv *pv = t->priv;
-    v = json_real((double)pv->magnitude / 100.0);
-    rc = vat_an_confirm_gold(t, v, "the generator's planted magnitude", 0, 0, e);
-    json_decref(v);
-    return rc;
+    return vat_an_confirm_value(t, json_real((double)pv->magnitude / 100.0),
+                                "the generator's planted magnitude", 0, 0, e);
 }
 
 static int ft_trap(struct vat_task *t, struct vat_err *e)
 {
-    int64_t cents;
-    long n;
-    if (ft_sum_file(t, false, &cents, &n, e) != 0)
-        return -1;
-    vat_an_set_trap(t, json_real((double)cents / 100.0));
-    return 0;
+    return vat_an_trap_from(t, ft_sum_file(t, false, e));
 }
 
 const struct vat_template vat_tmpl_filtered_total = {

@@ -52,68 +52,10 @@ static void gc_priv_free(void *p)
     free(g);
 }
 
-/* The dirty spellings hand-typed labels show.  Every one differs from the
- * clean, capitalised label and normalises back to it. */
-enum {
-    DV_TRAIL,       /* "Billing ": only a trailing space, the subtle one */
-    DV_LOWER,       /* "billing"   */
-    DV_UPPER,       /* "BILLING"   */
-    DV_LEAD,        /* " Billing"  */
-    DV_BOTH,        /* "  Billing " */
-    DV_LOWER_TRAIL, /* "billing  " */
-    DV_UPPER_LEAD,  /* " BILLING"  */
-    DV_N
-};
-
-/* Writes spelling `kind` of label into out (GC_LABEL bytes). */
-static void gc_variant(const char *label, int kind, char out[GC_LABEL])
-{
-    /* Room for at most three edge spaces and the NUL. */
-    char body[GC_LABEL - 4];
-    size_t n = strlen(label);
-    if (n >= sizeof body)
-        n = sizeof body - 1;
-    memcpy(body, label, n);
-    body[n] = 0;
-    for (size_t i = 0; i < n; i++) {
-        char ch = body[i];
-        if ((kind == DV_LOWER || kind == DV_LOWER_TRAIL) && ch >= 'A' && ch <= 'Z')
-            body[i] = (char)(ch - 'A' + 'a');
-        if ((kind == DV_UPPER || kind == DV_UPPER_LEAD) && ch >= 'a' && ch <= 'z')
-            body[i] = (char)(ch - 'a' + 'A');
-    }
-    const char *pre = "", *post = "";
-    switch (kind) {
-    case DV_TRAIL: post = " "; break;
-    case DV_LEAD: pre = " "; break;
-    case DV_BOTH: pre = "  ", post = " "; break;
-    case DV_LOWER_TRAIL: post = "  "; break;
-    case DV_UPPER_LEAD: pre = " "; break;
-    default: break;
-    }
-    snprintf(out, GC_LABEL, "%s%s%s", pre, body, post);
-}
-
-/* The key the question groups by: spaces trimmed at both ends, ASCII
- * letters lower-cased.  Writes into out (GC_LABEL bytes, truncating). */
-static void gc_normalise(const char *s, char out[GC_LABEL])
-{
-    size_t n = strlen(s);
-    while (n && *s == ' ')
-        s++, n--;
-    while (n && s[n - 1] == ' ')
-        n--;
-    if (n >= GC_LABEL)
-        n = GC_LABEL - 1;
-    for (size_t i = 0; i < n; i++)
-        out[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
-    out[n] = 0;
-}
-
 /* One team's spellings: [0] clean, then its dirty variants. */
 struct gc_team {
     const char *clean;
-    char spell[1 + DV_N][GC_LABEL];
+    char spell[1 + VAT_DIRTY_N][GC_LABEL];
     int nspell;
     uint32_t weight;
 };
@@ -129,20 +71,21 @@ static void gc_draw_spellings(struct vat_rng *r, struct gc_team *tm, int nteam, 
                               bool trailing)
 {
     for (int i = 0; i < nteam; i++) {
-        int kinds[DV_N];
+        enum vat_dirty kinds[VAT_DIRTY_N];
         int nk = 0;
-        for (int k = DV_TRAIL + 1; k < DV_N; k++)
-            kinds[nk++] = k;
+        for (int k = VAT_DIRTY_TRAIL + 1; k < VAT_DIRTY_N; k++)
+            kinds[nk++] = (enum vat_dirty)k;
         vat_rng_shuffle(r, kinds, (size_t)nk, sizeof kinds[0]);
         snprintf(tm[i].spell[0], GC_LABEL, "%s", tm[i].clean);
         tm[i].nspell = 1;
         int want = (int)vat_rng_range(r, i == 0 ? 1 : 0, vmax);
         if (i == 0 && trailing) {
-            gc_variant(tm[i].clean, DV_TRAIL, tm[i].spell[tm[i].nspell++]);
+            vat_gen_dirty_label(tm[i].clean, VAT_DIRTY_TRAIL, tm[i].spell[tm[i].nspell++],
+                                GC_LABEL);
             want--;
         }
         for (int k = 0; k < want && k < nk; k++)
-            gc_variant(tm[i].clean, kinds[k], tm[i].spell[tm[i].nspell++]);
+            vat_gen_dirty_label(tm[i].clean, kinds[k], tm[i].spell[tm[i].nspell++], GC_LABEL);
     }
 }
 
@@ -152,18 +95,15 @@ static struct gc_row *gc_draw_rows(struct vat_rng *r, size_t n, struct gc_team *
                                    double dirty_share)
 {
     struct gc_row *rows = vat_xcalloc(n, sizeof *rows);
-    uint32_t wsum = 0;
+    uint32_t weight[GC_MAX_TEAMS];
     for (int i = 0; i < nteam; i++)
-        wsum += tm[i].weight;
+        weight[i] = tm[i].weight;
     size_t k = 0;
     for (int i = 0; i < nteam; i++)
         for (int s = 0; s < tm[i].nspell; s++, k++)
             rows[k] = (struct gc_row){i, s};
     for (; k < n; k++) {
-        uint32_t w = vat_rng_below(r, wsum);
-        int g = 0;
-        while (w >= tm[g].weight)
-            w -= tm[g++].weight;
+        int g = (int)vat_rng_weighted(r, weight, (size_t)nteam);
         rows[k].team = g;
         rows[k].spell = tm[g].nspell > 1 && vat_rng_chance(r, dirty_share)
                             ? 1 + (int)vat_rng_below(r, (uint32_t)(tm[g].nspell - 1))
@@ -240,8 +180,7 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         vat_csv_add(&c, g->spell[rows[i].spell]);
         vat_csv_add(&c, VAT_PICK(r, priorities));
         vat_csv_add(&c, VAT_PICK(r, channels));
-        gc_normalise(g->clean, key);
-        vat_an_tally_add(&pv->teams, key, 1);
+        vat_an_tally_add(&pv->teams, vat_norm_label(g->clean, key, sizeof key), 1);
     }
     free(secs);
     free(rows);
@@ -297,7 +236,7 @@ static json_t *gc_count_file(const struct vat_task *t, bool normalise, struct va
     char key[GC_LABEL];
     for (size_t i = 1; i < c.nrows; i++) {
         const char *raw = vat_csv_get(&c, i, C_TEAM);
-        gc_normalise(raw, key);
+        vat_norm_label(raw, key, sizeof key);
         if (key[0] == 0 || strlen(raw) >= GC_LABEL) {
             vat_err_set(e, "%s: '%s' record %zu: team '%s' is blank or too long", t->id,
                         t->fixture[0].path, i + 1, raw);
@@ -315,15 +254,7 @@ static json_t *gc_count_file(const struct vat_task *t, bool normalise, struct va
 
 static int gc_reference(struct vat_task *t, struct vat_err *e)
 {
-    json_t *gold = gc_count_file(t, true, e);
-    if (!gold)
-        return -1;
-    if (json_object_size(gold) == 0) {
-        json_decref(gold);
-        return vat_err_set(e, "%s: the fixture has no ticket", t->id);
-    }
-    vat_an_set_gold(t, gold);
-    return 0;
+    return vat_an_gold_from(t, gc_count_file(t, true, e), "the fixture has no ticket", e);
 }
 
 /* SQL GROUP BY lower(trim(team)) over the CSV loaded into SQLite (trim and
@@ -331,30 +262,20 @@ static int gc_reference(struct vat_task *t, struct vat_err *e)
  * planted counts per team when at hand.  Counts are exact. */
 static int gc_confirm(const struct vat_task *t, struct vat_err *e)
 {
-    static const char sql[] = "SELECT lower(trim(team)) AS k, COUNT(*) FROM tickets "
-                              "GROUP BY k ORDER BY k";
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "tickets", NULL, 0, sql, VAT_AN_OBJECT, &qe);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
-    json_decref(v);
+    static const struct vat_an_query q = {
+        .table = "tickets", .kind = VAT_AN_OBJECT,
+        .sql = "SELECT lower(trim(team)) AS k, COUNT(*) FROM tickets GROUP BY k ORDER BY k"};
+    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
     struct gc_priv *pv = t->priv;
-    v = vat_an_tally_counts_json(&pv->teams);
-    rc = vat_an_confirm_gold(t, v, "the generator's planted counts", 0, 0, e);
-    json_decref(v);
-    return rc;
+    return vat_an_confirm_value(t, vat_an_tally_counts_json(&pv->teams),
+                                "the generator's planted counts", 0, 0, e);
 }
 
 static int gc_trap(struct vat_task *t, struct vat_err *e)
 {
-    json_t *v = gc_count_file(t, false, e);
-    if (!v)
-        return -1;
-    vat_an_set_trap(t, v);
-    return 0;
+    return vat_an_trap_from(t, gc_count_file(t, false, e));
 }
 
 const struct vat_template vat_tmpl_grouped_count = {

@@ -66,20 +66,7 @@ struct gm_row {
 
 static int gm_stars(struct vat_rng *r, const uint32_t w[GM_STARS])
 {
-    uint32_t sum = 0;
-    for (int i = 0; i < GM_STARS; i++)
-        sum += w[i];
-    uint32_t x = vat_rng_below(r, sum);
-    int s = 0;
-    while (x >= w[s])
-        x -= w[s++];
-    return s + 1;
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+    return 1 + (int)vat_rng_weighted(r, w, GM_STARS);
 }
 
 /* Draws the rows: one rated review per product but the unrated one, one
@@ -90,11 +77,10 @@ static struct gm_row *gm_draw_rows(struct vat_rng *r, size_t n, int nprod, int u
                                    double blank_share)
 {
     struct gm_row *rows = vat_xcalloc(n, sizeof *rows);
-    uint32_t weight[GM_MAX_PRODUCTS], wsum = 0;
+    uint32_t weight[GM_MAX_PRODUCTS];
     const uint32_t *profile[GM_MAX_PRODUCTS];
     for (int i = 0; i < nprod; i++) {
         weight[i] = i == unrated ? 0 : (uint32_t)vat_rng_range(r, 1, 4);
-        wsum += weight[i];
         profile[i] = gm_profiles[vat_rng_below(r, GM_NPROFILES)];
     }
     size_t k = 0;
@@ -114,10 +100,7 @@ static struct gm_row *gm_draw_rows(struct vat_rng *r, size_t n, int nprod, int u
         }
     }
     for (; k < n; k++) {
-        uint32_t w = vat_rng_below(r, wsum);
-        int g = 0;
-        while (w >= weight[g])
-            w -= weight[g++];
+        int g = (int)vat_rng_weighted(r, weight, (size_t)nprod);
         rows[k].product = g;
         rows[k].rating = vat_rng_chance(r, blank_share) ? 0 : gm_stars(r, profile[g]);
     }
@@ -161,10 +144,7 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     /* Dates ascend with the review ids, as an export sorted by id would. */
     int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 900);
     int32_t span = (int32_t)vat_rng_range(r, 30, 365);
-    int32_t *days = vat_xcalloc(n, sizeof *days);
-    for (size_t i = 0; i < n; i++)
-        days[i] = start + (int32_t)vat_rng_range(r, 0, span);
-    qsort(days, n, sizeof *days, cmp_i32);
+    int32_t *days = vat_gen_days_sorted(r, n, start, start + span);
 
     struct vat_csv c = VAT_CSV_INIT;
     vat_csv_add_row(&c, gm_cols, GM_NCOLS);
@@ -290,15 +270,7 @@ static json_t *gm_mean_file(const struct vat_task *t, bool blank_as_zero, struct
 
 static int gm_reference(struct vat_task *t, struct vat_err *e)
 {
-    json_t *gold = gm_mean_file(t, false, e);
-    if (!gold)
-        return -1;
-    if (json_object_size(gold) == 0) {
-        json_decref(gold);
-        return vat_err_set(e, "%s: the fixture has no rating at all", t->id);
-    }
-    vat_an_set_gold(t, gold);
-    return 0;
+    return vat_an_gold_from(t, gm_mean_file(t, false, e), "the fixture has no rating at all", e);
 }
 
 /* SQL AVG over the CSV loaded into SQLite with blank cells as NULL (AVG
@@ -309,30 +281,22 @@ static int gm_reference(struct vat_task *t, struct vat_err *e)
 static int gm_confirm(const struct vat_task *t, struct vat_err *e)
 {
     static const char *const types[GM_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
-    static const char sql[] = "SELECT product, AVG(rating) FROM ratings WHERE rating IS NOT NULL "
-                              "GROUP BY product ORDER BY product";
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "ratings", types, 1, sql, VAT_AN_OBJECT, &qe);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql avg over the loaded csv", 1e-12, 0, e);
-    json_decref(v);
+    static const struct vat_an_query q = {
+        .table = "ratings", .types = types, .blank_is_null = 1, .kind = VAT_AN_OBJECT,
+        .how = "sql avg over the loaded csv",
+        .sql = "SELECT product, AVG(rating) FROM ratings WHERE rating IS NOT NULL "
+               "GROUP BY product ORDER BY product"};
+    int rc = vat_an_confirm_query(t, &q, 1e-12, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
     struct gm_priv *pv = t->priv;
-    v = gm_means_json(&pv->rated);
-    rc = vat_an_confirm_gold(t, v, "the generator's planted ratings", 1e-12, 0, e);
-    json_decref(v);
-    return rc;
+    return vat_an_confirm_value(t, gm_means_json(&pv->rated), "the generator's planted ratings",
+                                1e-12, 0, e);
 }
 
 static int gm_trap(struct vat_task *t, struct vat_err *e)
 {
-    json_t *v = gm_mean_file(t, true, e);
-    if (!v)
-        return -1;
-    vat_an_set_trap(t, v);
-    return 0;
+    return vat_an_trap_from(t, gm_mean_file(t, true, e));
 }
 
 const struct vat_template vat_tmpl_grouped_mean = {

@@ -4,7 +4,6 @@
  * dropping the status filter; every fixture holds a non-paid order, and
  * sometimes a region with no paid order at all, so the trap always differs.
  * Exports vat_tmpl_grouped_sum. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,34 +71,9 @@ struct gs_row {
     int32_t day;
 };
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Draws a customer: mostly "First Last"; sometimes "Last, First" as CRM
- * exports write it (a quoted field), sometimes a company. */
-static void gs_customer(struct vat_rng *r, char *out, size_t cap)
-{
-    uint32_t k = vat_rng_below(r, 10);
-    size_t nf = 0, nl = 0;
-    const char *const *first = vat_words("first_name", &nf);
-    const char *const *last = vat_words("last_name", &nl);
-    if (k == 0 && first && last && nf && nl) {
-        const char *f = first[vat_rng_below(r, (uint32_t)nf)];
-        snprintf(out, cap, "%s, %s", last[vat_rng_below(r, (uint32_t)nl)], f);
-    } else if (k == 1) {
-        vat_gen_company(r, out, cap);
-    } else {
-        vat_gen_person(r, out, cap);
-    }
-}
+/* Customers: mostly "First Last"; sometimes "Last, First" as CRM exports
+ * write it (a quoted field), sometimes a company. */
+static const struct vat_customer_mix gs_customers = {.last_first = 1, .company = 1, .person = 8};
 
 /* Draws the rows: one paid order in every region but the unpaid one, one
  * non-paid order in the unpaid region (if any) and one more non-paid order
@@ -108,9 +82,9 @@ static struct gs_row *gs_draw_rows(struct vat_rng *r, size_t n, int nreg, int ns
                                    double paid_share, int64_t max_cents)
 {
     struct gs_row *rows = vat_xcalloc(n, sizeof *rows);
-    uint32_t weight[GS_MAX_REGIONS], wsum = 0;
+    uint32_t weight[GS_MAX_REGIONS];
     for (int i = 0; i < nreg; i++)
-        wsum += weight[i] = (uint32_t)vat_rng_range(r, 1, 4);
+        weight[i] = (uint32_t)vat_rng_range(r, 1, 4);
     size_t k = 0;
     for (int i = 0; i < nreg; i++, k++) {
         rows[k].region = i;
@@ -120,10 +94,7 @@ static struct gs_row *gs_draw_rows(struct vat_rng *r, size_t n, int nreg, int ns
     rows[k].status = 1 + (int)vat_rng_below(r, (uint32_t)nstat);
     k++;
     for (; k < n; k++) {
-        uint32_t w = vat_rng_below(r, wsum);
-        int g = 0;
-        while (w >= weight[g])
-            w -= weight[g++];
+        int g = (int)vat_rng_weighted(r, weight, (size_t)nreg);
         rows[k].region = g;
         if (g != empty && vat_rng_chance(r, paid_share))
             rows[k].status = 0;
@@ -184,16 +155,13 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     /* Dates ascend with the order ids, as an export sorted by id would. */
     int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
     int32_t span = (int32_t)vat_rng_range(r, 20, 120);
-    int32_t *days = vat_xcalloc(n, sizeof *days);
-    for (size_t i = 0; i < n; i++)
-        days[i] = start + (int32_t)vat_rng_range(r, 0, span);
-    qsort(days, n, sizeof *days, cmp_i32);
+    int32_t *days = vat_gen_days_sorted(r, n, start, start + span);
 
     /* Customers repeat, as real customers do. */
     size_t ncust = n / 3 + 3;
     char (*cust)[64] = vat_xcalloc(ncust, sizeof *cust);
     for (size_t i = 0; i < ncust; i++)
-        gs_customer(r, cust[i], sizeof cust[i]);
+        vat_gen_customer(r, &gs_customers, cust[i], sizeof cust[i]);
 
     struct vat_csv c = VAT_CSV_INIT;
     vat_csv_add_row(&c, gs_cols, GS_NCOLS);
@@ -231,14 +199,12 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     for (int i = 0; i <= nstat; i++)
         if (seen[i])
             shown[nshown++] = status[i];
-    qsort(shown, (size_t)nshown, sizeof *shown, cmp_str);
 
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_puts(&b, "You are given an export of customer orders from an online shop, one "
                      "order per row, with the columns `order_id`, `customer`, `region` (the sales "
                      "region), `status` (");
-    for (int i = 0; i < nshown; i++)
-        vat_buf_printf(&b, "%s`%s`", i == 0 ? "" : i == nshown - 1 ? " or " : ", ", shown[i]);
+    vat_an_prompt_words(&b, shown, (size_t)nshown);
     vat_buf_puts(&b, "), `amount` (the order total, a decimal with two places) and "
                      "`ordered_on` (the order date, YYYY-MM-DD).\n\n");
     vat_buf_puts(&b, "Question: what is the total `amount` per `region` over the orders whose "
@@ -282,10 +248,7 @@ static json_t *gs_sum_file(const struct vat_task *t, bool only_paid, struct vat_
         if (only_paid && strcmp(vat_csv_get(&c, i, C_STATUS), gs_paid) != 0)
             continue;
         int64_t cents;
-        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
-        if (vat_parse_cents(amount, &cents) != 0) {
-            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
-                        t->id, t->fixture[0].path, i + 1, amount);
+        if (vat_an_csv_cents(t, 0, &c, i, C_AMOUNT, &cents, e) != 0) {
             vat_an_tally_release(&sums);
             vat_csv_release(&c);
             return NULL;
@@ -300,15 +263,7 @@ static json_t *gs_sum_file(const struct vat_task *t, bool only_paid, struct vat_
 
 static int gs_reference(struct vat_task *t, struct vat_err *e)
 {
-    json_t *gold = gs_sum_file(t, true, e);
-    if (!gold)
-        return -1;
-    if (json_object_size(gold) == 0) {
-        json_decref(gold);
-        return vat_err_set(e, "%s: the fixture has no paid order", t->id);
-    }
-    vat_an_set_gold(t, gold);
-    return 0;
+    return vat_an_gold_from(t, gs_sum_file(t, true, e), "the fixture has no paid order", e);
 }
 
 /* SQL over the CSV loaded into SQLite: sums integer cents, so the totals
@@ -317,31 +272,21 @@ static int gs_reference(struct vat_task *t, struct vat_err *e)
 static int gs_confirm(const struct vat_task *t, struct vat_err *e)
 {
     static const char *const types[GS_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
-    static const char sql[] =
-        "SELECT region, SUM(CAST(round(amount * 100) AS INTEGER)) / 100.0 "
-        "FROM orders WHERE status = 'paid' GROUP BY region ORDER BY region";
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "orders", types, 0, sql, VAT_AN_OBJECT, &qe);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
-    json_decref(v);
+    static const struct vat_an_query q = {
+        .table = "orders", .types = types, .kind = VAT_AN_OBJECT,
+        .sql = "SELECT region, SUM(CAST(round(amount * 100) AS INTEGER)) / 100.0 "
+               "FROM orders WHERE status = 'paid' GROUP BY region ORDER BY region"};
+    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
     struct gs_priv *pv = t->priv;
-    v = vat_an_tally_cents_json(&pv->paid);
-    rc = vat_an_confirm_gold(t, v, "the generator's planted totals", 0, 0, e);
-    json_decref(v);
-    return rc;
+    return vat_an_confirm_value(t, vat_an_tally_cents_json(&pv->paid),
+                                "the generator's planted totals", 0, 0, e);
 }
 
 static int gs_trap(struct vat_task *t, struct vat_err *e)
 {
-    json_t *v = gs_sum_file(t, false, e);
-    if (!v)
-        return -1;
-    vat_an_set_trap(t, v);
-    return 0;
+    return vat_an_trap_from(t, gs_sum_file(t, false, e));
 }
 
 const struct vat_template vat_tmpl_grouped_sum = {

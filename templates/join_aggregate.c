@@ -223,10 +223,10 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     int three = (int)vat_rng_below(r, (uint32_t)nc);
     struct ja_customer *cu = vat_xcalloc((size_t)nc, sizeof *cu);
     ja_draw_customers(r, cu, nc, ncountry, three, moved_share);
-    uint32_t wsum = 0;
+    uint32_t *weight = vat_xcalloc((size_t)nc, sizeof *weight);
     int nmoved = 0;
     for (int i = 0; i < nc; i++)
-        wsum += cu[i].weight, nmoved += cu[i].nhist > 1;
+        weight[i] = cu[i].weight, nmoved += cu[i].nhist > 1;
 
     /* The customer with three rows orders at least once, so the fan-out
      * always inflates some total. */
@@ -238,15 +238,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->priv = pv;
     t->priv_free = ja_priv_free;
     for (size_t i = 0; i < nord; i++) {
-        if (i == 0) {
-            ord[i].cust = three;
-        } else {
-            uint32_t x = vat_rng_below(r, wsum);
-            int c = 0;
-            while (x >= cu[c].weight)
-                x -= cu[c++].weight;
-            ord[i].cust = c;
-        }
+        ord[i].cust = i == 0 ? three : (int)vat_rng_weighted(r, weight, (size_t)nc);
         int64_t hi = vat_rng_chance(r, 0.8) && max_cents > 20000 ? 20000 : max_cents;
         ord[i].cents = vat_gen_cents(r, 500, hi);
         ord[i].day = first + (int32_t)vat_rng_range(r, 0, 300);
@@ -256,6 +248,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 
     char *rel = vat_task_fixture_relpath(t, ".sqlite");
     int rc = ja_write(t, r, rel, cu, nc, countries, ord, nord, e);
+    free(weight);
     free(ord);
     free(cu);
     if (rc != 0) {
@@ -274,7 +267,8 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_buf_printf(&b,
                    "The SQLite database file `%s` holds two tables of an online shop. `orders` "
                    "has one row per order: `order_id`, `customer_id` (who placed it), `amount` "
-                   "(the order total in currency units, at most two decimals) and `ordered_on` (YYYY-MM-DD). "
+                   "(the order total in currency units, at most two decimals) and `ordered_on` "
+                   "(YYYY-MM-DD). "
                    "`customer_history` records where each customer has lived: one row each time "
                    "a customer's country was set or changed, with `customer_id`, `country` and "
                    "`valid_from` (YYYY-MM-DD, the date from which that country applies). A "
@@ -334,10 +328,7 @@ static const char ja_trap_sql[] =
 
 /* Checks a file the question cannot be answered on: each query counts
  * offending rows and must count 0. */
-static const struct {
-    const char *sql;
-    const char *what;
-} ja_sanity[] = {
+static const struct vat_an_sanity ja_sanity[] = {
     {"SELECT COUNT(*) FROM (SELECT 1 FROM customer_history GROUP BY customer_id, valid_from "
      "HAVING COUNT(*) > 1)",
      "a customer has two history rows with the same valid_from"},
@@ -357,43 +348,13 @@ static const struct {
  * sanity checks.  Returns a new object, or NULL with e set. */
 static json_t *ja_query_file(const struct vat_task *t, const char *sql, struct vat_err *e)
 {
-    sqlite3 *db = NULL;
-    if (vat_sqlite_open_ro(t->root, t->fixture[0].path, &db, e) != 0)
-        return NULL;
-    json_t *out = NULL;
-    struct vat_err qe = {{0}};
-    for (size_t i = 0; i < sizeof ja_sanity / sizeof ja_sanity[0]; i++) {
-        json_t *n = vat_an_sql_json(db, ja_sanity[i].sql, VAT_AN_NUMBER, &qe);
-        if (!n) {
-            vat_err_set(e, "%s: '%s': %s", t->id, t->fixture[0].path, qe.msg);
-            goto done;
-        }
-        json_int_t bad = json_integer_value(n);
-        json_decref(n);
-        if (bad != 0) {
-            vat_err_set(e, "%s: '%s': %s", t->id, t->fixture[0].path, ja_sanity[i].what);
-            goto done;
-        }
-    }
-    out = vat_an_sql_json(db, sql, VAT_AN_OBJECT, &qe);
-    if (!out)
-        vat_err_set(e, "%s: '%s': %s", t->id, t->fixture[0].path, qe.msg);
-done:
-    sqlite3_close(db);
-    return out;
+    return vat_an_db_query(t, 0, ja_sanity, sizeof ja_sanity / sizeof ja_sanity[0], sql,
+                           VAT_AN_OBJECT, e);
 }
 
 static int ja_reference(struct vat_task *t, struct vat_err *e)
 {
-    json_t *gold = ja_query_file(t, ja_gold_sql, e);
-    if (!gold)
-        return -1;
-    if (json_object_size(gold) == 0) {
-        json_decref(gold);
-        return vat_err_set(e, "%s: the fixture has no order", t->id);
-    }
-    vat_an_set_gold(t, gold);
-    return 0;
+    return vat_an_gold_from(t, ja_query_file(t, ja_gold_sql, e), "the fixture has no order", e);
 }
 
 /* A customer's latest history row, found by plain row reads. */
@@ -482,14 +443,12 @@ static int ja_confirm(const struct vat_task *t, struct vat_err *e)
         }
         vat_an_tally_add(&sums, latest[j].country, cents);
     }
-    json_t *v = vat_an_tally_cents_json(&sums);
-    rc = vat_an_confirm_gold(t, v, "c over plain row reads", 0, 0, e);
-    json_decref(v);
+    rc = vat_an_confirm_value(t, vat_an_tally_cents_json(&sums), "c over plain row reads", 0,
+                              0, e);
     if (rc == 0 && t->priv) {
         struct ja_priv *pv = t->priv;
-        v = vat_an_tally_cents_json(&pv->current);
-        rc = vat_an_confirm_gold(t, v, "the generator's planted totals", 0, 0, e);
-        json_decref(v);
+        rc = vat_an_confirm_value(t, vat_an_tally_cents_json(&pv->current),
+                                  "the generator's planted totals", 0, 0, e);
     }
 done:
     vat_an_tally_release(&sums);
@@ -503,11 +462,7 @@ done:
 
 static int ja_trap(struct vat_task *t, struct vat_err *e)
 {
-    json_t *v = ja_query_file(t, ja_trap_sql, e);
-    if (!v)
-        return -1;
-    vat_an_set_trap(t, v);
-    return 0;
+    return vat_an_trap_from(t, ja_query_file(t, ja_trap_sql, e));
 }
 
 const struct vat_template vat_tmpl_join_aggregate = {

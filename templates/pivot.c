@@ -58,18 +58,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* A month exactly as the prompt states it: "YYYY-MM", month 01..12. */
-static bool pv_month_ok(const char *s)
-{
-    if (strlen(s) != 7 || s[4] != '-')
-        return false;
-    for (int i = 0; i < 7; i++)
-        if (i != 4 && (s[i] < '0' || s[i] > '9'))
-            return false;
-    int m = (s[5] - '0') * 10 + (s[6] - '0');
-    return m >= 1 && m <= 12;
-}
-
 /* Marks the empty cells: (i0, j0) always, others at `share`; then gives
  * back a cell to any month or carrier left with none, never (i0, j0), so
  * every month and carrier still appears in the file. */
@@ -120,11 +108,6 @@ static int pv_row_cmp(const void *a, const void *b)
     return (x->carrier > y->carrier) - (x->carrier < y->carrier);
 }
 
-static void pv_priv_free(void *p)
-{
-    free(p);
-}
-
 static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -163,15 +146,16 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         for (int j = 0; j < nc; j++)
             nfull += !empty[i][j], nempty += empty[i][j];
 
-    /* Carriers differ in volume, months a little. */
-    uint32_t wm[PV_MAX_MONTHS], wc[PV_MAX_CARRIERS], wsum = 0;
+    /* Carriers differ in volume, months a little; cell i * nc + j weighs
+     * month i's weight times carrier j's, or 0 when it is empty. */
+    uint32_t wm[PV_MAX_MONTHS], wc[PV_MAX_CARRIERS], wcell[PV_MAX_MONTHS * PV_MAX_CARRIERS];
     for (int i = 0; i < nm; i++)
         wm[i] = (uint32_t)vat_rng_range(r, 2, 4);
     for (int j = 0; j < nc; j++)
         wc[j] = (uint32_t)vat_rng_range(r, 1, 6);
     for (int i = 0; i < nm; i++)
         for (int j = 0; j < nc; j++)
-            wsum += empty[i][j] ? 0 : wm[i] * wc[j];
+            wcell[i * nc + j] = empty[i][j] ? 0 : wm[i] * wc[j];
 
     long nl = vat_rng_range(r, rmin, rmax);
     size_t n = nl < nfull ? (size_t)nfull : (size_t)nl;
@@ -182,19 +166,9 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
             if (!empty[i][j])
                 rows[k].month = i, rows[k].carrier = j, k++;
     for (; k < n; k++) {
-        uint32_t w = vat_rng_below(r, wsum);
-        int i = 0, j = 0;
-        for (i = 0; i < nm; i++) {
-            for (j = 0; j < nc; j++) {
-                uint32_t cw = empty[i][j] ? 0 : wm[i] * wc[j];
-                if (w < cw)
-                    goto found;
-                w -= cw;
-            }
-        }
-    found:
-        rows[k].month = i;
-        rows[k].carrier = j;
+        int g = (int)vat_rng_weighted(r, wcell, (size_t)(nm * nc));
+        rows[k].month = g / nc;
+        rows[k].carrier = g % nc;
     }
     for (k = 0; k < n; k++)
         rows[k].key = vat_rng_u32(r);
@@ -209,7 +183,7 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     for (int j = 0; j < nc; j++)
         snprintf(pv->carrier[j], sizeof pv->carrier[j], "%s", carriers[j]);
     t->priv = pv;
-    t->priv_free = pv_priv_free;
+    t->priv_free = free;
 
     size_t ncity = 0;
     const char *const *cities = vat_words("city", &ncity);
@@ -302,7 +276,7 @@ static json_t *pv_count_file(const struct vat_task *t, bool zeros, struct vat_er
     json_t *out = NULL;
     for (size_t i = 1; i < c.nrows; i++) {
         const char *m = vat_csv_get(&c, i, C_MONTH), *k = vat_csv_get(&c, i, C_CARRIER);
-        if (!pv_month_ok(m)) {
+        if (vat_parse_month(m, NULL, NULL) != 0) {
             vat_err_set(e, "%s: '%s' record %zu: month '%s' is not YYYY-MM", t->id,
                         t->fixture[0].path, i + 1, m);
             goto done;
@@ -347,11 +321,7 @@ done:
 
 static int pv_reference(struct vat_task *t, struct vat_err *e)
 {
-    json_t *gold = pv_count_file(t, true, e);
-    if (!gold)
-        return -1;
-    vat_an_set_gold(t, gold);
-    return 0;
+    return vat_an_gold_from(t, pv_count_file(t, true, e), NULL, e);
 }
 
 /* The grid the generator planted, as a JSON answer. */
@@ -372,33 +342,23 @@ static json_t *pv_planted(const struct pv_priv *pv)
  * combination counts 0; then the generator's planted grid. */
 static int pv_confirm(const struct vat_task *t, struct vat_err *e)
 {
-    static const char sql[] =
-        "SELECT m.month, k.carrier, COUNT(s.shipment_id) "
-        "FROM (SELECT DISTINCT month FROM shipments) AS m "
-        "CROSS JOIN (SELECT DISTINCT carrier FROM shipments) AS k "
-        "LEFT JOIN shipments AS s ON s.month = m.month AND s.carrier = k.carrier "
-        "GROUP BY m.month, k.carrier ORDER BY m.month, k.carrier";
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "shipments", NULL, 0, sql, VAT_AN_OBJECT_OF_OBJECTS, &qe);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
-    json_decref(v);
+    static const struct vat_an_query q = {
+        .table = "shipments", .kind = VAT_AN_OBJECT_OF_OBJECTS,
+        .sql = "SELECT m.month, k.carrier, COUNT(s.shipment_id) "
+               "FROM (SELECT DISTINCT month FROM shipments) AS m "
+               "CROSS JOIN (SELECT DISTINCT carrier FROM shipments) AS k "
+               "LEFT JOIN shipments AS s ON s.month = m.month AND s.carrier = k.carrier "
+               "GROUP BY m.month, k.carrier ORDER BY m.month, k.carrier"};
+    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
-    v = pv_planted(t->priv);
-    rc = vat_an_confirm_gold(t, v, "the generator's planted counts", 0, 0, e);
-    json_decref(v);
-    return rc;
+    return vat_an_confirm_value(t, pv_planted(t->priv), "the generator's planted counts", 0, 0,
+                                e);
 }
 
 static int pv_trap(struct vat_task *t, struct vat_err *e)
 {
-    json_t *v = pv_count_file(t, false, e);
-    if (!v)
-        return -1;
-    vat_an_set_trap(t, v);
-    return 0;
+    return vat_an_trap_from(t, pv_count_file(t, false, e));
 }
 
 const struct vat_template vat_tmpl_pivot = {

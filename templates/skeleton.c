@@ -17,7 +17,6 @@
 #include <stdlib.h>
 
 #include "analytics.h"
-#include "jsonout.h"
 #include "template.h"
 #include "values.h"
 
@@ -32,9 +31,9 @@ static const struct vat_param params[] = {
 };
 
 /* The threshold T lives in the params; everything else is read back. */
-static long threshold(const struct vat_task *t)
+static int threshold(const struct vat_task *t, long *T, struct vat_err *e)
 {
-    return (long)json_integer_value(json_object_get(t->params, "threshold"));
+    return vat_an_param_int(t, "threshold", 0, 100, T, e);
 }
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
@@ -79,51 +78,43 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     return 0;
 }
 
-/* Counts from the file as written; ge selects >= (gold) or > (the trap). */
-static int count_from_file(const struct vat_task *t, int ge, long *out, struct vat_err *e)
+/* Counts from the file as written; ge selects >= (gold) or > (the trap).
+ * Returns the count as a JSON integer, or NULL with e set. */
+static json_t *count_from_file(const struct vat_task *t, int ge, struct vat_err *e)
 {
+    long T, n = 0;
     struct vat_csv c = VAT_CSV_INIT;
-    if (vat_an_read_csv(t, 0, cols, 2, &c, e) != 0)
-        return -1;
-    long T = threshold(t), n = 0;
+    if (threshold(t, &T, e) != 0 || vat_an_read_csv(t, 0, cols, 2, &c, e) != 0)
+        return NULL;
     for (size_t r = 1; r < c.nrows; r++) {
         long q = strtol(vat_csv_get(&c, r, 1), NULL, 10);
         n += ge ? q >= T : q > T;
     }
     vat_csv_release(&c);
-    *out = n;
-    return 0;
+    return json_integer(n);
 }
 
 static int reference(struct vat_task *t, struct vat_err *e)
 {
-    long n;
-    if (count_from_file(t, 1, &n, e) != 0)
-        return -1;
-    vat_an_set_gold(t, json_integer(n));
-    return 0;
+    return vat_an_gold_from(t, count_from_file(t, 1, e), NULL, e);
 }
 
 static int confirm(const struct vat_task *t, struct vat_err *e)
 {
     static const char *const types[] = {"TEXT", "INTEGER"};
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM items WHERE quantity >= %ld", threshold(t));
-    json_t *v = vat_an_csv_query(t, 0, "items", types, 1, sql, VAT_AN_NUMBER, e);
-    if (!v)
+    long T;
+    if (threshold(t, &T, e) != 0)
         return -1;
-    int rc = vat_an_confirm_gold(t, v, "sql count over the loaded csv", 0, 0, e);
-    json_decref(v);
-    return rc;
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM items WHERE quantity >= %ld", T);
+    struct vat_an_query q = {.table = "items", .types = types, .blank_is_null = 1, .sql = sql,
+                             .kind = VAT_AN_NUMBER, .how = "sql count over the loaded csv"};
+    return vat_an_confirm_query(t, &q, 0, 0, e);
 }
 
 static int trap_answer(struct vat_task *t, struct vat_err *e)
 {
-    long n;
-    if (count_from_file(t, 0, &n, e) != 0)
-        return -1;
-    vat_an_set_trap(t, json_integer(n));
-    return 0;
+    return vat_an_trap_from(t, count_from_file(t, 0, e));
 }
 
 const struct vat_template vat_tmpl_skeleton = {
@@ -131,8 +122,8 @@ const struct vat_template vat_tmpl_skeleton = {
     .name = "skeleton",
     .family = "analytics",
     .answer_kind = "value",
-    .trap = "using > where >= is right, so items exactly at the threshold are missed",
-    .summary = "how many items have a quantity at or above a threshold",
+    .trap = "Using > where >= is right, so items exactly at the threshold are missed.",
+    .summary = "How many items have a quantity at or above a threshold.",
     .params = params,
     .default_count = 0,
     .generate = generate,

@@ -124,12 +124,6 @@ static long *tf_numbers(struct vat_rng *r, size_t n)
     return num;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -176,10 +170,7 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     /* Accounts are numbered as they are opened: dates ascend with ids. */
     int32_t first_day = vat_date_from_civil(2009, 1, 1);
     int32_t last_day = vat_date_from_civil(2024, 6, 30);
-    int32_t *days = vat_xcalloc(n, sizeof *days);
-    for (size_t i = 0; i < n; i++)
-        days[i] = (int32_t)vat_rng_range(r, first_day, last_day);
-    qsort(days, n, sizeof *days, cmp_i32);
+    int32_t *days = vat_gen_days_sorted(r, n, first_day, last_day);
 
     struct vat_csv c = VAT_CSV_INIT;
     vat_csv_add_row(&c, tf_cols, TF_NCOLS);
@@ -256,14 +247,13 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     return 0;
 }
 
-/* T in cents, as the task's params state it (the prompt's threshold);
- * 0, or -1 with e set. */
+/* T in cents, as the task's params state it (the prompt's threshold, a
+ * positive amount); 0, or -1 with e set. */
 static int tf_threshold(const struct vat_task *t, int64_t *t_cents, struct vat_err *e)
 {
-    json_t *jt = json_object_get(t->params, "threshold");
-    double x = json_number_value(jt);
-    if (!json_is_number(jt) || !(x > 0 && x < 1e12))
-        return vat_err_set(e, "%s: params hold no positive threshold", t->id);
+    double x;
+    if (vat_an_param_real(t, "threshold", 0.01, 1e12, &x, e) != 0)
+        return -1;
     *t_cents = (int64_t)(x * 100.0 + 0.5);
     return 0;
 }
@@ -283,18 +273,15 @@ static json_t *tf_select_file(const struct vat_task *t, bool strict, struct vat_
     size_t nall = 0, nhit = 0;
     json_t *out = NULL;
     for (size_t i = 1; i < c.nrows; i++) {
-        const char *id = vat_csv_get(&c, i, C_ID), *balance = vat_csv_get(&c, i, C_BALANCE);
+        const char *id = vat_csv_get(&c, i, C_ID);
         int64_t cents;
         if (!id[0]) {
             vat_err_set(e, "%s: '%s' record %zu: the account_id is blank", t->id,
                         t->fixture[0].path, i + 1);
             goto done;
         }
-        if (vat_parse_cents(balance, &cents) != 0) {
-            vat_err_set(e, "%s: '%s' record %zu: balance '%s' is not a decimal with two places",
-                        t->id, t->fixture[0].path, i + 1, balance);
+        if (vat_an_csv_cents(t, 0, &c, i, C_BALANCE, &cents, e) != 0)
             goto done;
-        }
         all[nall++] = id;
         if (strict ? cents > t_cents : cents >= t_cents)
             hit[nhit++] = id;
@@ -321,15 +308,8 @@ done:
 
 static int tf_reference(struct vat_task *t, struct vat_err *e)
 {
-    json_t *gold = tf_select_file(t, false, e);
-    if (!gold)
-        return -1;
-    if (json_array_size(gold) == 0) {
-        json_decref(gold);
-        return vat_err_set(e, "%s: no balance is at or above the threshold", t->id);
-    }
-    vat_an_set_gold(t, gold);
-    return 0;
+    return vat_an_gold_from(t, tf_select_file(t, false, e),
+                            "no balance is at or above the threshold", e);
 }
 
 /* SQL over the CSV loaded into SQLite: balance as REAL compared with T
@@ -346,13 +326,9 @@ static int tf_confirm(const struct vat_task *t, struct vat_err *e)
     char *sql = vat_xasprintf("SELECT account_id FROM accounts WHERE balance >= %s "
                               "ORDER BY account_id",
                               vat_fmt_cents(t_cents, thr, sizeof thr));
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "accounts", types, 0, sql, VAT_AN_LIST, &qe);
+    struct vat_an_query q = {.table = "accounts", .types = types, .sql = sql, .kind = VAT_AN_LIST};
+    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
     free(sql);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
-    json_decref(v);
     if (rc != 0 || !t->priv)
         return rc;
     const struct tf_priv *pv = t->priv;
@@ -361,11 +337,7 @@ static int tf_confirm(const struct vat_task *t, struct vat_err *e)
 
 static int tf_trap(struct vat_task *t, struct vat_err *e)
 {
-    json_t *v = tf_select_file(t, true, e);
-    if (!v)
-        return -1;
-    vat_an_set_trap(t, v);
-    return 0;
+    return vat_an_trap_from(t, tf_select_file(t, true, e));
 }
 
 const struct vat_template vat_tmpl_threshold_flags = {

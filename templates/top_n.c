@@ -85,20 +85,8 @@ static json_t *tn_rank(struct vat_an_tally *t, size_t n)
 
 /* ---- generation ---------------------------------------------------------- */
 
-/* Draws a customer: mostly a person, sometimes a business account. */
-static void tn_customer(struct vat_rng *r, char *out, size_t cap)
-{
-    if (vat_rng_below(r, 5) == 0)
-        vat_gen_company(r, out, cap);
-    else
-        vat_gen_person(r, out, cap);
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
+/* Customers: mostly people, sometimes a business account. */
+static const struct vat_customer_mix tn_customers = {.company = 1, .person = 4};
 
 static int cmp_i64_desc(const void *a, const void *b)
 {
@@ -198,7 +186,7 @@ static void tn_plan_totals(struct vat_rng *r, struct tn_plan *p, int64_t max_cen
 static size_t tn_plan_sales(struct vat_rng *r, struct tn_plan *p, long want)
 {
     long have = 0, most[TN_MAX_CUST];
-    uint32_t weight[TN_MAX_CUST], wsum = 0;
+    uint32_t weight[TN_MAX_CUST];
     for (int i = 0; i < p->k; i++) {
         if (i == p->k - 1) {
             p->sales[i] = 1 + p->ndecoy_small;
@@ -210,13 +198,9 @@ static size_t tn_plan_sales(struct vat_rng *r, struct tn_plan *p, long want)
             weight[i] = (uint32_t)vat_rng_range(r, 1, 4);
         }
         have += p->sales[i];
-        wsum += weight[i];
     }
     while (have < want) {
-        uint32_t w = vat_rng_below(r, wsum);
-        int g = 0;
-        while (w >= weight[g])
-            w -= weight[g++];
+        int g = (int)vat_rng_weighted(r, weight, (size_t)p->k);
         /* A customer already at its most sales passes the row on. */
         int tries = 0;
         while (p->sales[g] >= most[g] && tries++ < p->k)
@@ -258,14 +242,10 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     /* Distinct names, in random order, so which of two tied customers wins
      * on name is a coin toss. */
     char (*name)[64] = vat_xcalloc((size_t)p.k, sizeof *name);
-    for (int i = 0; i < p.k; i++) {
-        bool dup;
-        do {
-            tn_customer(r, name[i], sizeof name[i]);
-            dup = false;
-            for (int j = 0; j < i; j++)
-                dup = dup || strcmp(name[i], name[j]) == 0;
-        } while (dup);
+    if (vat_gen_unique(r, vat_gen_customer, &tn_customers, name[0], (size_t)p.k,
+                       sizeof name[0]) < (size_t)p.k) {
+        free(name);
+        return vat_err_set(e, "%s: cannot draw %d distinct customer names", t->id, p.k);
     }
 
     struct tn_sale *sale = vat_xcalloc(nrows, sizeof *sale);
@@ -290,10 +270,7 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     /* Dates ascend with the sale ids, as an export sorted by id would. */
     int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
     int32_t span = (int32_t)vat_rng_range(r, 30, 180);
-    int32_t *days = vat_xcalloc(nrows, sizeof *days);
-    for (size_t i = 0; i < nrows; i++)
-        days[i] = start + (int32_t)vat_rng_range(r, 0, span);
-    qsort(days, nrows, sizeof *days, cmp_i32);
+    int32_t *days = vat_gen_days_sorted(r, nrows, start, start + span);
 
     size_t nprod = 0;
     const char *const *prod = vat_words("product", &nprod);
@@ -342,8 +319,8 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                      "two customers have exactly the same total, the one whose name comes first "
                      "in ascending byte order (the names compared character by character by "
                      "their ASCII codes, so \"Jo Ann\" comes before \"Joan Day\", which "
-                     "comes before \"Joe Hill\") ranks higher; this also decides who is in when customers tie "
-                     "for the last place.\n\n");
+                     "comes before \"Joe Hill\") ranks higher; this also decides who is in "
+                     "when customers tie for the last place.\n\n");
     vat_buf_printf(&b,
                    "Answer with one JSON value: an array of exactly %d string%s, the customer "
                    "names spelled exactly as in the `customer` column, from rank 1 to rank %d, "
@@ -372,24 +349,13 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 
 /* ---- gold, confirm, trap ------------------------------------------------- */
 
-/* N as the prompt states it, from t->params. */
-static int tn_n(const struct vat_task *t, size_t *n, struct vat_err *e)
-{
-    json_t *j = json_object_get(t->params, "n");
-    if (!json_is_integer(j) || json_integer_value(j) < 1 ||
-        json_integer_value(j) > TN_MAX_N)
-        return vat_err_set(e, "%s: params lack a valid 'n'", t->id);
-    *n = (size_t)json_integer_value(j);
-    return 0;
-}
-
 /* Reads the fixture back and ranks its customers: by the sum of their sales
  * (gold), or by their largest single sale (the trap).  Refuses a file with
  * fewer than N + 1 customers, where "the top N" would be everyone. */
 static json_t *tn_rank_file(const struct vat_task *t, bool by_total, struct vat_err *e)
 {
-    size_t n;
-    if (tn_n(t, &n, e) != 0)
+    long n;
+    if (vat_an_param_int(t, "n", 1, TN_MAX_N, &n, e) != 0)
         return NULL;
     struct vat_csv c = VAT_CSV_INIT;
     if (vat_an_read_csv(t, 0, tn_cols, TN_NCOLS, &c, e) != 0)
@@ -398,13 +364,9 @@ static json_t *tn_rank_file(const struct vat_task *t, bool by_total, struct vat_
     json_t *out = NULL;
     for (size_t i = 1; i < c.nrows; i++) {
         int64_t cents;
-        const char *amount = vat_csv_get(&c, i, C_AMOUNT);
         const char *who = vat_csv_get(&c, i, C_CUSTOMER);
-        if (vat_parse_cents(amount, &cents) != 0) {
-            vat_err_set(e, "%s: '%s' record %zu: amount '%s' is not a decimal with two places",
-                        t->id, t->fixture[0].path, i + 1, amount);
+        if (vat_an_csv_cents(t, 0, &c, i, C_AMOUNT, &cents, e) != 0)
             goto done;
-        }
         if (!*who) {
             vat_err_set(e, "%s: '%s' record %zu: blank customer", t->id, t->fixture[0].path,
                         i + 1);
@@ -417,12 +379,12 @@ static json_t *tn_rank_file(const struct vat_task *t, bool by_total, struct vat_
             x->sum = cents;
         x->n++;
     }
-    if (rank.n <= n) {
-        vat_err_set(e, "%s: '%s' has %zu customers, not more than N = %zu", t->id,
+    if (rank.n <= (size_t)n) {
+        vat_err_set(e, "%s: '%s' has %zu customers, not more than N = %ld", t->id,
                     t->fixture[0].path, rank.n, n);
         goto done;
     }
-    out = tn_rank(&rank, n);
+    out = tn_rank(&rank, (size_t)n);
 done:
     vat_an_tally_release(&rank);
     vat_csv_release(&c);
@@ -431,11 +393,7 @@ done:
 
 static int tn_reference(struct vat_task *t, struct vat_err *e)
 {
-    json_t *gold = tn_rank_file(t, true, e);
-    if (!gold)
-        return -1;
-    vat_an_set_gold(t, gold);
-    return 0;
+    return vat_an_gold_from(t, tn_rank_file(t, true, e), NULL, e);
 }
 
 /* SQL over the CSV loaded into SQLite, summing integer cents and ordering
@@ -444,41 +402,32 @@ static int tn_reference(struct vat_task *t, struct vat_err *e)
 static int tn_confirm(const struct vat_task *t, struct vat_err *e)
 {
     static const char *const types[TN_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "REAL"};
-    size_t n;
-    if (tn_n(t, &n, e) != 0)
+    long n;
+    if (vat_an_param_int(t, "n", 1, TN_MAX_N, &n, e) != 0)
         return -1;
     char sql[256];
     snprintf(sql, sizeof sql,
              "SELECT customer FROM sales GROUP BY customer "
              "ORDER BY SUM(CAST(round(amount * 100) AS INTEGER)) DESC, customer COLLATE BINARY "
-             "LIMIT %zu",
+             "LIMIT %ld",
              n);
-    struct vat_err qe = {{0}};
-    json_t *v = vat_an_csv_query(t, 0, "sales", types, 0, sql, VAT_AN_LIST, &qe);
-    if (!v)
-        return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
-    int rc = vat_an_confirm_gold(t, v, "sql over the loaded csv", 0, 0, e);
-    json_decref(v);
+    struct vat_an_query q = {.table = "sales", .types = types, .sql = sql, .kind = VAT_AN_LIST};
+    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
+    /* tn_rank reorders its tally, so the planted one is ranked as a copy */
     struct tn_priv *pv = t->priv;
     struct vat_an_tally copy = VAT_AN_TALLY_INIT;
     for (size_t i = 0; i < pv->totals.n; i++)
         vat_an_tally_get(&copy, pv->totals.e[i].key)->sum = pv->totals.e[i].sum;
-    v = tn_rank(&copy, n);
+    json_t *v = tn_rank(&copy, (size_t)n);
     vat_an_tally_release(&copy);
-    rc = vat_an_confirm_gold(t, v, "the generator's planted totals", 0, 0, e);
-    json_decref(v);
-    return rc;
+    return vat_an_confirm_value(t, v, "the generator's planted totals", 0, 0, e);
 }
 
 static int tn_trap(struct vat_task *t, struct vat_err *e)
 {
-    json_t *v = tn_rank_file(t, false, e);
-    if (!v)
-        return -1;
-    vat_an_set_trap(t, v);
-    return 0;
+    return vat_an_trap_from(t, tn_rank_file(t, false, e));
 }
 
 const struct vat_template vat_tmpl_top_n = {

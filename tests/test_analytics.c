@@ -1,9 +1,22 @@
 /* test_analytics.c — the shared analytics helpers (generators/analytics.c):
  * CSV fixtures written, recorded and read back with their header checked;
  * the prompt's data section whole and truncated; the value spec and gold;
- * tallies; SQL results shaped as JSON, with their error cases; and the
- * agreement test confirm() relies on. */
+ * tallies; SQL results shaped as JSON, with their error cases; the
+ * agreement test confirm() relies on; and the steps the templates share:
+ * params read back, money cells, the prompt's word lists, gold and trap
+ * from a maker that may fail, confirm by query and by value, and a SQLite
+ * fixture opened read-only behind sanity checks.
+ *
+ * And, for every registered analytics template, what its own test file
+ * would otherwise repeat: the golden cases of tests/data/cases/<name>.txt
+ * (hand-made fixtures, the gold and trap they give, the files refused and
+ * the verdict of each answer); 60 tasks admitted within the redraws the
+ * file allows; "same seed, same bytes"; the prompt's data
+ * section, whole or cut to its leading rows, and its format example free
+ * of any real key or item; and confirm refusing the trap as gold and a
+ * gold nudged by the least amount. */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +29,7 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "jsonout.h"
+#include "sqlio.h"
 #include "template.h"
 #include "testutil.h"
 
@@ -106,16 +120,6 @@ static void test_write_and_read_back(void **state)
     vat_csv_release(&c);
 }
 
-static char *block_of(const char *prompt)
-{
-    const char *a = strstr(prompt, "```csv\n");
-    assert_non_null(a);
-    a += 7;
-    const char *z = strstr(a, "```");
-    assert_non_null(z);
-    return vat_xstrndup(a, (size_t)(z - a));
-}
-
 static void test_prompt_section(void **state)
 {
     struct env *v = *state;
@@ -133,7 +137,7 @@ static void test_prompt_section(void **state)
     struct vat_buf b = VAT_BUF_INIT;
     v->t.inline_max_bytes = flen;
     assert_int_equal(vat_an_prompt_csv(&b, &v->t, 0, &c), 40);
-    char *blk = block_of(b.data);
+    char *blk = vat_tt_inline_block(b.data, "csv");
     assert_string_equal(blk, file);
     assert_non_null(strstr(b.data, "`fixtures/grouped_sum/grouped_sum-00007.csv`"));
     assert_non_null(strstr(b.data, "40 data rows"));
@@ -143,7 +147,7 @@ static void test_prompt_section(void **state)
     /* One byte short: the last record goes. */
     v->t.inline_max_bytes = flen - 1;
     assert_int_equal(vat_an_prompt_csv(&b, &v->t, 0, &c), 39);
-    blk = block_of(b.data);
+    blk = vat_tt_inline_block(b.data, "csv");
     size_t keep = flen - 1;
     while (keep > 0 && file[keep - 1] != '\n')
         keep--;
@@ -156,7 +160,7 @@ static void test_prompt_section(void **state)
     /* Tiny: the header alone still shows, with zero rows. */
     v->t.inline_max_bytes = 5;
     assert_int_equal(vat_an_prompt_csv(&b, &v->t, 0, &c), 0);
-    blk = block_of(b.data);
+    blk = vat_tt_inline_block(b.data, "csv");
     assert_string_equal(blk, "id,name,group,amount\n");
     assert_non_null(strstr(b.data, "first 0 data rows only; the other 40 rows are in"));
     free(blk);
@@ -247,8 +251,8 @@ static void test_sql_shapes(void **state)
     assert_int_equal(vat_an_csv_sqlite(&v->t, 0, "t", types, 1, &db, &e), 0);
 
     /* amounts 0.25 1.25 2.25 3.25 4.25 NULL; groups a b a b a b */
-    json_t *x = vat_an_sql_json(db, "SELECT \"group\", SUM(amount) FROM t GROUP BY 1", VAT_AN_OBJECT,
-                                &e);
+    json_t *x = vat_an_sql_json(db, "SELECT \"group\", SUM(amount) FROM t GROUP BY 1",
+                                VAT_AN_OBJECT, &e);
     assert_non_null(x);
     char *j = vat_json_dumps(x);
     assert_string_equal(j, "{\"a\":6.75,\"b\":4.5}");
@@ -354,6 +358,852 @@ static void test_agree(void **state)
     json_decref(a);
 }
 
+/* ---- the steps the templates share ------------------------------------------ */
+
+static void test_params_read_back(void **state)
+{
+    struct env *v = *state;
+    struct vat_err e = {{0}};
+    vat_task_clear(&v->t);
+    v->t.params = json_loads("{\"n\":3,\"big\":12,\"t\":2500.5,\"ti\":7,\"s\":\"Operating\","
+                             "\"blank\":\"\",\"txt\":\"3\"}",
+                             0, NULL);
+    long n = 0;
+    assert_int_equal(vat_an_param_int(&v->t, "n", 1, 10, &n, &e), 0);
+    assert_int_equal(n, 3);
+    /* Out of range, missing, or the wrong JSON type: refused, n untouched. */
+    static const char *const bad_int[] = {"big", "nope", "txt", "t"};
+    for (size_t i = 0; i < sizeof bad_int / sizeof bad_int[0]; i++) {
+        n = 99;
+        assert_int_equal(vat_an_param_int(&v->t, bad_int[i], 1, 10, &n, &e), -1);
+        assert_int_equal(n, 99);
+        char want[64];
+        snprintf(want, sizeof want, "grouped_sum-00007: params lack a valid '%s'", bad_int[i]);
+        assert_string_equal(e.msg, want);
+    }
+    double x = 0;
+    assert_int_equal(vat_an_param_real(&v->t, "t", 0.01, 1e12, &x, &e), 0);
+    assert_true(x == 2500.5);
+    assert_int_equal(vat_an_param_real(&v->t, "ti", 0.01, 1e12, &x, &e), 0);
+    assert_true(x == 7.0);
+    assert_int_equal(vat_an_param_real(&v->t, "t", 0.01, 100, &x, &e), -1);
+    assert_int_equal(vat_an_param_real(&v->t, "s", 0.01, 100, &x, &e), -1);
+    assert_true(x == 7.0);
+    assert_string_equal(vat_an_param_str(&v->t, "s", &e), "Operating");
+    assert_null(vat_an_param_str(&v->t, "blank", &e));
+    assert_non_null(strstr(e.msg, "'blank'"));
+    assert_null(vat_an_param_str(&v->t, "n", &e));
+    vat_task_clear(&v->t);
+    assert_null(vat_an_param_str(&v->t, "s", &e)); /* no params at all */
+}
+
+static void test_money_cells(void **state)
+{
+    struct env *v = *state;
+    struct vat_csv c = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    sample(&c, 4); /* amounts 0.25 1.25 2.25 and a blank */
+    vat_task_clear(&v->t);
+    assert_int_equal(vat_an_write_csv(&v->t, &c, ".csv", "main", &e), 0);
+    vat_csv_release(&c);
+    assert_int_equal(vat_an_read_csv(&v->t, 0, cols, 4, &c, &e), 0);
+    int64_t cents = 0;
+    assert_int_equal(vat_an_csv_cents(&v->t, 0, &c, 2, 3, &cents, &e), 0);
+    assert_true(cents == 125);
+    cents = 5;
+    assert_int_equal(vat_an_csv_cents(&v->t, 0, &c, 4, 3, &cents, &e), -1);
+    assert_string_equal(e.msg, "grouped_sum-00007: 'fixtures/grouped_sum/grouped_sum-00007.csv' "
+                               "record 5: amount '' is not a decimal with two places");
+    /* The column is named from the header. */
+    assert_int_equal(vat_an_csv_cents(&v->t, 0, &c, 1, 1, &cents, &e), -1);
+    assert_non_null(strstr(e.msg, "record 2: name 'Doe, Jane' is not"));
+    vat_csv_release(&c);
+}
+
+static void test_prompt_words(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t n;
+        const char *want;
+    } cases[] = {
+        {0, ""},
+        {1, "`void`"},
+        {2, "`pending` or `void`"},
+        {4, "`paid`, `pending`, `refunded` or `void`"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *words[] = {"void", "pending", "refunded", "paid"};
+        struct vat_buf b = VAT_BUF_INIT;
+        vat_buf_puts(&b, "");
+        vat_an_prompt_words(&b, words, cases[i].n);
+        assert_string_equal(b.data, cases[i].want);
+        vat_buf_release(&b);
+    }
+    /* The caller's array ends up in byte order: capitals before lower case. */
+    const char *words[] = {"b", "B", "a"};
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_an_prompt_words(&b, words, 3);
+    assert_string_equal(words[0], "B");
+    assert_string_equal(words[2], "b");
+    vat_buf_release(&b);
+}
+
+static void test_gold_and_trap_from(void **state)
+{
+    struct env *v = *state;
+    struct vat_err e = {{0}};
+    vat_task_clear(&v->t);
+    /* A failed maker: -1, e left as the maker set it, no gold. */
+    vat_err_set(&e, "maker failed");
+    assert_int_equal(vat_an_gold_from(&v->t, NULL, "empty", &e), -1);
+    assert_string_equal(e.msg, "maker failed");
+    assert_null(v->t.gold);
+    assert_int_equal(vat_an_trap_from(&v->t, NULL), -1);
+    assert_null(v->t.trap);
+    /* Empty object or list with a message: refused (and freed: ASan). */
+    assert_int_equal(vat_an_gold_from(&v->t, json_object(), "the fixture has no paid order", &e),
+                     -1);
+    assert_string_equal(e.msg, "grouped_sum-00007: the fixture has no paid order");
+    assert_int_equal(vat_an_gold_from(&v->t, json_array(), "no id", &e), -1);
+    assert_null(v->t.gold);
+    /* Without a message an empty answer is a fine gold; numbers never count
+     * as empty. */
+    assert_int_equal(vat_an_gold_from(&v->t, json_array(), NULL, &e), 0);
+    assert_string_equal(v->t.gold, "[]");
+    assert_int_equal(vat_an_gold_from(&v->t, json_integer(0), "empty", &e), 0);
+    assert_string_equal(v->t.gold, "0");
+    assert_int_equal(vat_an_gold_from(&v->t, json_pack("{s:f}", "North", 10.5), "empty", &e), 0);
+    assert_string_equal(v->t.gold, "{\"North\":10.5}");
+    char *x = vat_json_dumps(json_object_get(v->t.spec, "expected"));
+    assert_string_equal(x, "{\"North\":10.5}");
+    free(x);
+    assert_int_equal(vat_an_trap_from(&v->t, json_pack("{s:f}", "North", 11.0)), 0);
+    assert_string_equal(v->t.trap, "{\"North\":11.0}");
+}
+
+static void test_confirm_by_query_and_value(void **state)
+{
+    struct env *v = *state;
+    struct vat_csv c = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    sample(&c, 6); /* groups a b a b a b; amounts 0.25 .. 4.25, NULL */
+    vat_task_clear(&v->t);
+    assert_int_equal(vat_an_write_csv(&v->t, &c, ".csv", "main", &e), 0);
+    vat_csv_release(&c);
+    vat_an_set_gold(&v->t, json_pack("{s:f, s:f}", "a", 6.75, "b", 4.5));
+    static const char *const types[] = {"TEXT", "TEXT", "TEXT", "REAL"};
+    struct vat_an_query q = {.table = "t", .types = types, .blank_is_null = 1,
+                             .kind = VAT_AN_OBJECT,
+                             .sql = "SELECT \"group\", SUM(amount) FROM t GROUP BY 1"};
+    assert_int_equal(vat_an_confirm_query(&v->t, &q, 0, 0, &e), 0);
+    /* A different answer names the derivation and the first difference. */
+    q.sql = "SELECT \"group\", SUM(amount) + 0.01 FROM t GROUP BY 1";
+    assert_int_equal(vat_an_confirm_query(&v->t, &q, 0, 0, &e), -1);
+    assert_non_null(strstr(e.msg, "sql over the loaded csv disagrees with gold: at ['a']"));
+    assert_int_equal(vat_an_confirm_query(&v->t, &q, 0, 0.02, &e), 0);
+    q.how = "sql sum";
+    assert_int_equal(vat_an_confirm_query(&v->t, &q, 0, 0, &e), -1);
+    assert_non_null(strstr(e.msg, ": sql sum disagrees"));
+    /* A query that cannot run is a confirm error, not a disagreement. */
+    q.sql = "SELECT nope, 1 FROM t";
+    assert_int_equal(vat_an_confirm_query(&v->t, &q, 0, 0, &e), -1);
+    assert_non_null(strstr(e.msg, "grouped_sum-00007: confirm: sql: no such column"));
+    q.fi = 2;
+    assert_int_equal(vat_an_confirm_query(&v->t, &q, 0, 0, &e), -1);
+    assert_non_null(strstr(e.msg, "confirm:"));
+
+    /* By value: the derived answer is taken over (ASan sees no leak). */
+    assert_int_equal(vat_an_confirm_value(&v->t, json_pack("{s:i, s:f}", "a", 0, "b", 4.5),
+                                          "the planted totals", 0, 10, &e),
+                     0);
+    assert_int_equal(vat_an_confirm_value(&v->t, json_pack("{s:f}", "a", 6.75),
+                                          "the planted totals", 0, 0, &e),
+                     -1);
+    assert_string_equal(e.msg, "grouped_sum-00007: the planted totals disagrees with gold: at "
+                               "['b']: missing (want 4.5)");
+}
+
+/* Writes a SQLite fixture from sql and records it on t as fixture 0. */
+static void sqlite_fixture(struct vat_task *t, const char *sql)
+{
+    struct vat_sqlw w;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sqlw_open(&w, t->root, "fixtures/grouped_sum/t.sqlite", sql, &e), 0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+    vat_task_add_fixture(t, "fixtures/grouped_sum/t.sqlite", "sqlite", "main");
+}
+
+static void test_db_query(void **state)
+{
+    struct env *v = *state;
+    struct vat_err e = {{0}};
+    vat_task_clear(&v->t);
+    sqlite_fixture(&v->t, "CREATE TABLE o (k TEXT, amount REAL);"
+                          "INSERT INTO o VALUES ('x', 1.5), ('y', 2.0), ('x', 0.25);");
+    static const struct vat_an_sanity ok[] = {
+        {"SELECT COUNT(*) FROM o WHERE k IS NULL", "a key is missing"},
+        {"SELECT COUNT(*) FROM o WHERE amount < 0", "an amount is negative"},
+    };
+    json_t *x = vat_an_db_query(&v->t, 0, ok, 2, "SELECT k, SUM(amount) FROM o GROUP BY k",
+                                VAT_AN_OBJECT, &e);
+    assert_non_null(x);
+    char *j = vat_json_dumps(x);
+    assert_string_equal(j, "{\"x\":1.75,\"y\":2.0}");
+    free(j);
+    json_decref(x);
+
+    /* A sanity query that counts offending rows names what is wrong. */
+    static const struct vat_an_sanity dup[] = {
+        {"SELECT COUNT(*) FROM o WHERE amount < 0", "an amount is negative"},
+        {"SELECT COUNT(*) - COUNT(DISTINCT k) FROM o", "a key repeats"},
+    };
+    assert_null(vat_an_db_query(&v->t, 0, dup, 2, "SELECT 1", VAT_AN_NUMBER, &e));
+    assert_string_equal(e.msg, "grouped_sum-00007: 'fixtures/grouped_sum/t.sqlite': a key repeats");
+    /* A sanity query that fails, a main query that fails, a missing fixture. */
+    static const struct vat_an_sanity broken[] = {{"SELECT COUNT(*) FROM nope", "x"}};
+    assert_null(vat_an_db_query(&v->t, 0, broken, 1, "SELECT 1", VAT_AN_NUMBER, &e));
+    assert_non_null(strstr(e.msg, "'fixtures/grouped_sum/t.sqlite': sql: no such table"));
+    assert_null(vat_an_db_query(&v->t, 0, NULL, 0, "SELECT amount FROM o", VAT_AN_NUMBER, &e));
+    assert_non_null(strstr(e.msg, "more than one row"));
+    assert_null(vat_an_db_query(&v->t, 1, NULL, 0, "SELECT 1", VAT_AN_NUMBER, &e));
+    assert_non_null(strstr(e.msg, "no fixture 1"));
+    /* Read-only: a query that writes is refused by SQLite. */
+    assert_null(vat_an_db_query(&v->t, 0, NULL, 0,
+                                "INSERT INTO o VALUES ('z', 1) RETURNING amount",
+                                VAT_AN_NUMBER, &e));
+    assert_non_null(strstr(e.msg, "readonly"));
+    x = vat_an_db_query(&v->t, 0, NULL, 0, "SELECT COUNT(*) FROM o", VAT_AN_NUMBER, &e);
+    assert_true(json_integer_value(x) == 3);
+    json_decref(x);
+}
+
+/* ---- the golden cases of every analytics template --------------------------- */
+
+static char *cases_path(const char *name)
+{
+    const char *src = getenv("VAT_SOURCE_DIR");
+    struct vat_buf b = VAT_BUF_INIT;
+    if (src && *src) {
+        vat_buf_printf(&b, "%s/tests", src);
+    } else {
+        const char *slash = strrchr(__FILE__, '/');
+        if (slash)
+            vat_buf_putn(&b, __FILE__, (size_t)(slash - __FILE__));
+        else
+            vat_buf_puts(&b, ".");
+    }
+    vat_buf_printf(&b, "/data/cases/%s.txt", name);
+    return vat_buf_detach(&b);
+}
+
+/* The text of a template's cases file (fails the test when unreadable). */
+static char *cases_text(const char *name, char **path)
+{
+    *path = cases_path(name);
+    char *text = vat_test_read_file(*path, NULL);
+    if (!text) {
+        char shown[512];
+        snprintf(shown, sizeof shown, "%s", *path);
+        free(*path);
+        fail_msg("cannot read '%s': every analytics template has golden cases", shown);
+    }
+    return text;
+}
+
+/* The master seed a cases file draws its tasks with ("seed N"). */
+static uint64_t cases_seed(const char *text)
+{
+    const char *p = strstr(text, "\nseed ");
+    assert_non_null(p);
+    return strtoull(p + 6, NULL, 10);
+}
+
+/* The value of a cases file's "KEY VALUE" line, in a new string (NULL when
+ * the file has none). */
+static char *cases_value(const char *text, const char *key)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "\n%s ", key);
+    const char *p = strstr(text, pat);
+    if (!p)
+        return NULL;
+    p += strlen(pat);
+    return vat_xstrndup(p, strcspn(p, "\r\n"));
+}
+
+/* One registered analytics template, set up as its cases file says. */
+struct tmpl_run {
+    const struct vat_template *tm;
+    struct vat_tt_env *env; /* seeded with the file's "seed" */
+    char *path;             /* the cases file ...             */
+    char *text;             /* ... and its text               */
+};
+
+/* Calls fn for every registered analytics template, in registry order (at
+ * least the ten of the catalogue); returns the sum of what fn returns (its
+ * failures, for a check that reports them all before failing). */
+static int each_template(int (*fn)(struct tmpl_run *run))
+{
+    int n = 0, failures = 0;
+    for (size_t i = 0; vat_registry[i]; i++) {
+        if (strcmp(vat_registry[i]->family, "analytics") != 0)
+            continue;
+        struct tmpl_run run = {.tm = vat_registry[i]};
+        run.text = cases_text(run.tm->name, &run.path);
+        run.env = vat_tt_env_new(run.tm, cases_seed(run.text));
+        failures += fn(&run);
+        vat_tt_env_free(run.env);
+        free(run.text);
+        free(run.path);
+        n++;
+    }
+    assert_true(n >= 10);
+    return failures;
+}
+
+/* Cuts the next line out of *next (NUL-terminating it, without its \r). */
+static char *next_line(char **next)
+{
+    char *line = *next, *nl = strchr(line, '\n');
+    if (nl) {
+        *nl = 0;
+        *next = nl + 1;
+    } else {
+        *next = line + strlen(line);
+    }
+    size_t n = strlen(line);
+    if (n && line[n - 1] == '\r')
+        line[n - 1] = 0;
+    return line;
+}
+
+/* Expands \n, \t and \\ in place (the "esc" answer lines). */
+static void unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        if (*s == '\\' && (s[1] == 'n' || s[1] == 't' || s[1] == '\\')) {
+            s++;
+            *o++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : '\\';
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = 0;
+}
+
+/* Replaces the fixture of the drawn task t with text (a CSV) or with the
+ * database the SQL script text builds, sets the params members given,
+ * drops what the generator planted (it no longer describes the file) and
+ * recomputes gold, confirm and trap from the file as the pipeline does. */
+static int craft(struct vat_task *t, bool sqlite, const char *text, json_t *params,
+                 struct vat_err *e)
+{
+    if (sqlite) {
+        struct vat_sqlw w;
+        if (vat_sqlw_open(&w, t->root, t->fixture[0].path, text, e) != 0 ||
+            vat_sqlw_commit(&w, e) != 0)
+            fail_msg("cannot build the database: %s", e->msg);
+    } else {
+        char *path = vat_path_join(t->root, t->fixture[0].path);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        free(path);
+    }
+    if (t->priv_free)
+        t->priv_free(t->priv);
+    t->priv = NULL;
+    t->priv_free = NULL;
+    if (params)
+        json_object_update(t->params, params);
+    free(t->gold);
+    free(t->trap);
+    t->gold = t->trap = NULL;
+    json_object_del(t->spec, "expected");
+    const struct vat_template *tm = t->tmpl;
+    if (tm->reference(t, e) != 0 || tm->confirm(t, e) != 0 || tm->trap_answer(t, e) != 0)
+        return -1;
+    return 0;
+}
+
+/* The state of one cases file as it is read. */
+struct golden {
+    const char *path;
+    int line;
+    int failures;
+    struct vat_tt_env *env;
+    struct vat_task t;
+    bool drawn;    /* t holds a task                          */
+    int crafted;   /* -2 not yet, else craft()'s return value */
+    bool refused;  /* a "refused" line was met                */
+    struct vat_err e;
+    json_t *params;
+};
+
+static void golden_fail(struct golden *g, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    print_error("%s:%d: %s\n", g->path, g->line, msg);
+    g->failures++;
+}
+
+/* Ends the current case: a file refused without a "refused" line fails. */
+static void golden_end_case(struct golden *g)
+{
+    if (g->drawn && g->crafted == -1 && !g->refused)
+        golden_fail(g, "%s: refused: %s", g->t.id, g->e.msg);
+    if (g->drawn)
+        vat_task_clear(&g->t);
+    json_decref(g->params);
+    g->params = NULL;
+    g->drawn = false;
+    g->crafted = -2;
+    g->refused = false;
+}
+
+/* True when the case's fixture made a task; reports a failure otherwise. */
+static bool golden_ready(struct golden *g)
+{
+    if (!g->drawn || g->crafted == -2) {
+        golden_fail(g, "an expectation before the case's fixture");
+        return false;
+    }
+    if (g->crafted != 0) {
+        golden_fail(g, "%s: refused: %s", g->t.id, g->e.msg);
+        g->refused = true; /* reported once */
+        return false;
+    }
+    return true;
+}
+
+/* "<answer>\t<code>": checks answer; the code "gated" stands for any gate
+ * failure and "wrong" for any score 0 behind a passed gate. */
+static void golden_answer(struct golden *g, char *line)
+{
+    char *tab = strrchr(line, '\t');
+    if (!tab) {
+        golden_fail(g, "not a directive nor answer<TAB>code: '%s'", line);
+        return;
+    }
+    *tab = 0;
+    const char *code = tab + 1;
+    if (strncmp(line, "esc ", 4) == 0)
+        unescape(line += 4);
+    if (!golden_ready(g))
+        return;
+    struct vat_verdict v = vat_tt_check(&g->t, line);
+    bool gate_code = strcmp(code, VAT_SHAPE) == 0 || strcmp(code, VAT_PARSE) == 0 ||
+                     strcmp(code, VAT_TOO_LARGE) == 0 || strcmp(code, VAT_NOT_FINITE) == 0;
+    bool ok;
+    if (strcmp(code, "gated") == 0)
+        ok = !v.gate_passed && v.score == 0.0;
+    else if (strcmp(code, "wrong") == 0)
+        ok = v.gate_passed && v.score == 0.0;
+    else
+        ok = strcmp(v.code, code) == 0 && v.gate_passed == !gate_code &&
+             v.score == (strcmp(code, VAT_OK) == 0 ? 1.0 : 0.0);
+    if (!ok)
+        golden_fail(g, "%s: answer '%s': got %s gate=%d score=%g (%s), expected %s", g->t.id,
+                    line, v.code, v.gate_passed, v.score, v.reason, code);
+}
+
+/* Reads the block of lines up to "." (a line starting ".." stands for
+ * the same line with one dot less) into a new string. */
+static char *golden_block(struct golden *g, char **next)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "");
+    for (;;) {
+        if (!**next) {
+            golden_fail(g, "a fixture block without its closing '.'");
+            break;
+        }
+        char *line = next_line(next);
+        g->line++;
+        if (strcmp(line, ".") == 0)
+            break;
+        vat_buf_printf(&b, "%s\n", line[0] == '.' ? line + 1 : line);
+    }
+    return vat_buf_detach(&b);
+}
+
+/* Runs every case of one template's file; returns how many failed (a
+ * file needs at least two cases: hand-made fixtures, one good and one
+ * refused at the least). */
+static int golden_run(struct tmpl_run *run)
+{
+    struct golden g = {.path = run->path, .crafted = -2, .env = run->env};
+    char *text = vat_xstrdup(run->text), *next = text;
+    int ncases = 0;
+    while (*next) {
+        char *line = next_line(&next);
+        g.line++;
+        if (!line[0] || line[0] == '#' || strncmp(line, "seed ", 5) == 0 ||
+            strncmp(line, "confirm ", 8) == 0 || strncmp(line, "redraws ", 8) == 0 ||
+            strncmp(line, "trapcode ", 9) == 0)
+            continue;
+        if (strncmp(line, "case ", 5) == 0) {
+            golden_end_case(&g);
+            struct vat_replay r;
+            vat_tt_draw(g.env, &g.t, NULL, (uint32_t)strtoul(line + 5, NULL, 10), 6000, 40, &r);
+            g.drawn = true;
+            ncases++;
+        } else if (strncmp(line, "params ", 7) == 0) {
+            json_error_t je;
+            json_decref(g.params);
+            g.params = json_loads(line + 7, 0, &je);
+            if (!json_is_object(g.params))
+                golden_fail(&g, "params is not a JSON object: %s", je.text);
+        } else if (strcmp(line, "csv") == 0 || strcmp(line, "sqlite") == 0) {
+            bool sqlite = line[0] == 's';
+            char *fixture = golden_block(&g, &next);
+            if (!g.drawn)
+                golden_fail(&g, "a fixture outside a case");
+            else
+                g.crafted = craft(&g.t, sqlite, fixture, g.params, &g.e);
+            free(fixture);
+            if (g.crafted == 0) {
+                struct vat_verdict v = vat_tt_check(&g.t, g.t.gold);
+                if (strcmp(v.code, VAT_OK) != 0)
+                    golden_fail(&g, "%s: gold %s scores %s", g.t.id, g.t.gold, v.code);
+            }
+        } else if (strncmp(line, "gold ", 5) == 0 || strncmp(line, "trap ", 5) == 0) {
+            if (!golden_ready(&g))
+                continue;
+            const char *got = line[0] == 'g' ? g.t.gold : g.t.trap;
+            if (strcmp(got, line + 5) != 0)
+                golden_fail(&g, "%s: %.4s is %s, expected %s", g.t.id, line, got, line + 5);
+        } else if (strncmp(line, "refused", 7) == 0 && (!line[7] || line[7] == ' ')) {
+            const char *frag = line[7] ? line + 8 : "";
+            if (!g.drawn || g.crafted == -2)
+                golden_fail(&g, "refused before the case's fixture");
+            else if (g.crafted == 0)
+                golden_fail(&g, "%s: the fixture was not refused (gold %s)", g.t.id, g.t.gold);
+            else if (!strstr(g.e.msg, g.t.id) || !strstr(g.e.msg, frag))
+                golden_fail(&g, "%s: refused with '%s', expected the task id and '%s'", g.t.id,
+                            g.e.msg, frag);
+            g.refused = true;
+        } else {
+            golden_answer(&g, line);
+        }
+    }
+    golden_end_case(&g);
+    free(text);
+    if (ncases < 2)
+        golden_fail(&g, "only %d cases", ncases);
+    return g.failures;
+}
+
+static void test_golden_cases(void **state)
+{
+    (void)state;
+    assert_int_equal(each_template(golden_run), 0);
+}
+
+/* Tasks 0..59 of every analytics template, drawn as the pipeline draws
+ * them: all admitted within the redraws the cases file allows over the 60
+ * ("redraws N"), gold 1, the trap 0 behind a passed gate (with the code
+ * "trapcode" names, when it does), the malformed answer gated out; gold
+ * and trap differ; the prompt names the main fixture, whose format is its
+ * suffix and, for a CSV, whose recorded rows are the file's records; the
+ * difficulty is 1 to 5. */
+static int sixty_admit(struct tmpl_run *run)
+{
+    char *budget = cases_value(run->text, "redraws");
+    char *trapcode = cases_value(run->text, "trapcode");
+    assert_non_null(budget);
+    unsigned redraws = 0;
+    for (uint32_t i = 0; i < 60; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        redraws += vat_tt_draw(run->env, &t, NULL, i, 6000, 40, &r);
+        vat_tt_assert_replays(&r);
+        if (trapcode)
+            assert_string_equal(r.v[VAT_ROLE_TRAP].code, trapcode);
+        assert_string_not_equal(t.gold, t.trap);
+        assert_true(t.difficulty >= 1 && t.difficulty <= 5);
+        const struct vat_fixture *f = &t.fixture[0];
+        assert_non_null(strstr(t.prompt, f->path));
+        assert_string_equal(f->role, "main");
+        const char *dot = strrchr(f->path, '.');
+        assert_non_null(dot);
+        assert_string_equal(f->format, dot + 1);
+        if (strcmp(f->format, "csv") == 0) {
+            struct vat_csv c = VAT_CSV_INIT;
+            struct vat_err e = {{0}};
+            assert_int_equal(vat_csv_read(&c, t.root, f->path, &e), 0);
+            assert_int_equal((long)c.nrows - 1, f->rows);
+            vat_csv_release(&c);
+        }
+        vat_task_clear(&t);
+    }
+    if (redraws > strtoul(budget, NULL, 10))
+        fail_msg("%s: %u redraws over 60 tasks, more than %s", run->tm->name, redraws, budget);
+    print_message("  %s: %u redraws over 60 tasks\n", run->tm->name, redraws);
+    free(budget);
+    free(trapcode);
+    return 0;
+}
+
+static void test_sixty_tasks_admit(void **state)
+{
+    (void)state;
+    each_template(sixty_admit);
+}
+
+/* Draws tasks 0..4 of every analytics template twice, into two roots:
+ * every byte the task is made of agrees; task i + 100 is another task. */
+static int same_bytes(struct tmpl_run *run)
+{
+    char *other = vat_test_tmpdir("same-b");
+    for (uint32_t i = 0; i < 5; i++) {
+        struct vat_task a, b, c;
+        struct vat_replay r;
+        vat_tt_draw(run->env, &a, NULL, i, 6000, 40, &r);
+        vat_tt_draw(run->env, &b, other, i, 6000, 40, &r);
+        size_t la, lb;
+        char *fa = vat_tt_fixture_text(&a, 0, &la), *fb = vat_tt_fixture_text(&b, 0, &lb);
+        assert_int_equal(la, lb);
+        assert_memory_equal(fa, fb, la);
+        assert_string_equal(a.fixture[0].sha256, b.fixture[0].sha256);
+        assert_string_equal(a.prompt, b.prompt);
+        assert_string_equal(a.gold, b.gold);
+        assert_string_equal(a.trap, b.trap);
+        char *pa = vat_json_dumps(a.params), *pb = vat_json_dumps(b.params);
+        char *sa = vat_json_dumps(a.spec), *sb = vat_json_dumps(b.spec);
+        assert_string_equal(pa, pb);
+        assert_string_equal(sa, sb);
+        free(pa), free(pb), free(sa), free(sb);
+        vat_tt_draw(run->env, &c, other, i + 100, 6000, 40, &r);
+        assert_string_not_equal(a.fixture[0].sha256, c.fixture[0].sha256);
+        vat_task_clear(&c);
+        free(fa), free(fb);
+        vat_task_clear(&a);
+        vat_task_clear(&b);
+    }
+    vat_test_rmtree(other);
+    free(other);
+    return 0;
+}
+
+static void test_same_seed_same_bytes(void **state)
+{
+    (void)state;
+    each_template(same_bytes);
+}
+
+/* Fails when a key or item of the answer v (one level of nesting deep)
+ * stands in the prompt as the start of an object or list: the format
+ * example must use placeholders, never a real region, name or id. */
+static void assert_placeholders(const char *prompt, const json_t *v, const char *id)
+{
+    char quoted[160];
+    const char *k;
+    json_t *x;
+    size_t i;
+    if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, k, x) {
+            snprintf(quoted, sizeof quoted, "{\"%s\"", k);
+            if (strstr(prompt, quoted))
+                fail_msg("%s: the prompt's example holds %s", id, quoted);
+            assert_placeholders(prompt, x, id);
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x) {
+            snprintf(quoted, sizeof quoted, "[\"%s\"", json_string_value(x));
+            if (json_is_string(x) && strstr(prompt, quoted))
+                fail_msg("%s: the prompt's example holds %s", id, quoted);
+        }
+    }
+}
+
+/* Task 3 drawn with room for everything: a CSV fixture is inlined whole
+ * in a ```csv block, the file named; the format example shows no real key
+ * or item of gold. */
+static int prompt_whole(struct tmpl_run *run)
+{
+    struct vat_task t;
+    struct vat_replay r;
+    vat_tt_draw(run->env, &t, NULL, 3, 1 << 20, 40, &r);
+    char named[160];
+    snprintf(named, sizeof named, "`%s`", t.fixture[0].path);
+    assert_non_null(strstr(t.prompt, named));
+    assert_non_null(strstr(t.prompt, "Answer with one JSON value"));
+    if (strcmp(t.fixture[0].format, "csv") == 0) {
+        size_t len;
+        char *file = vat_tt_fixture_text(&t, 0, &len);
+        char *block = vat_tt_inline_block(t.prompt, "csv");
+        assert_string_equal(block, file);
+        assert_non_null(strstr(t.prompt, "Its full contents"));
+        assert_null(strstr(t.prompt, "too long"));
+        free(block);
+        free(file);
+    }
+    json_t *gold = json_loads(t.gold, JSON_DECODE_ANY, NULL);
+    assert_non_null(gold);
+    assert_placeholders(t.prompt, gold, t.id);
+    json_decref(gold);
+    vat_task_clear(&t);
+    return 0;
+}
+
+static void test_prompt_inlines_the_whole_file(void **state)
+{
+    (void)state;
+    each_template(prompt_whole);
+}
+
+/* Task 4 drawn with a small inline budget: the block is the header and
+ * the leading records of the file, cut on a record boundary, and the
+ * section tells the truth about how much is shown. */
+static int prompt_cut(struct tmpl_run *run)
+{
+    const size_t max = 300;
+    struct vat_task t;
+    struct vat_replay r;
+    vat_tt_draw(run->env, &t, NULL, 4, max, 40, &r);
+    if (strcmp(t.fixture[0].format, "csv") != 0) {
+        vat_task_clear(&t);
+        return 0;
+    }
+    size_t len;
+    char *file = vat_tt_fixture_text(&t, 0, &len);
+    char *block = vat_tt_inline_block(t.prompt, "csv");
+    size_t bl = strlen(block);
+    assert_true(bl <= max);
+    assert_true(bl < len);
+    assert_non_null(strstr(t.prompt, "too long to show whole"));
+    /* A prefix of the file that ends on a record boundary, header first. */
+    assert_memory_equal(block, file, bl);
+    assert_int_equal(block[bl - 1], '\n');
+    const char *eol = strchr(file, '\n');
+    assert_true((size_t)(eol + 1 - file) <= bl);
+    /* The prompt says how many rows are shown, and it is the truth (no
+     * quoted newlines in these files: one line, one record). */
+    size_t shown = 0;
+    for (const char *p = block; *p; p++)
+        shown += *p == '\n';
+    char expect[128];
+    snprintf(expect, sizeof expect, "first %zu data row", shown - 1);
+    assert_non_null(strstr(t.prompt, expect));
+    snprintf(expect, sizeof expect, "then %ld data rows", t.fixture[0].rows);
+    assert_non_null(strstr(t.prompt, expect));
+    snprintf(expect, sizeof expect, "answer must cover all %ld", t.fixture[0].rows);
+    assert_non_null(strstr(t.prompt, expect));
+    /* The next record would not have fitted. */
+    const char *next = strchr(file + bl, '\n');
+    assert_non_null(next);
+    assert_true((size_t)(next + 1 - file) > max);
+    free(block);
+    free(file);
+    vat_task_clear(&t);
+    return 0;
+}
+
+static void test_prompt_cuts_to_leading_rows(void **state)
+{
+    (void)state;
+    each_template(prompt_cut);
+}
+
+/* Confirm agrees with gold, and refuses the trap's answer put in its
+ * place, naming the derivation the cases file gives: the second
+ * derivation tells the named mistake from the truth. */
+static int confirm_trap(struct tmpl_run *run)
+{
+    char *how = cases_value(run->text, "confirm");
+    assert_non_null(how);
+    struct vat_task t;
+    struct vat_replay r;
+    struct vat_err e = {{0}};
+    vat_tt_draw(run->env, &t, NULL, 20, 6000, 40, &r);
+    if (run->tm->confirm(&t, &e) != 0)
+        fail_msg("%s: %s", t.id, e.msg);
+    free(t.gold);
+    t.gold = vat_xstrdup(t.trap);
+    assert_int_equal(run->tm->confirm(&t, &e), -1);
+    char want[160];
+    snprintf(want, sizeof want, "%s: %s disagrees with gold", t.id, how);
+    if (!strstr(e.msg, want))
+        fail_msg("'%s' lacks '%s'", e.msg, want);
+    free(how);
+    vat_task_clear(&t);
+    return 0;
+}
+
+static void test_confirm_refuses_the_trap_as_gold(void **state)
+{
+    (void)state;
+    each_template(confirm_trap);
+}
+
+/* Nudges the first number of v (depth first) by one part in 10^9, or the
+ * first integer by one; a list of strings gets its first two swapped.
+ * Returns the key of the first object level passed (or NULL). */
+static const char *nudge(json_t *v)
+{
+    const char *key;
+    json_t *x;
+    if (json_is_object(v)) {
+        json_object_foreach(v, key, x) {
+            if (json_is_number(x) || json_is_object(x)) {
+                nudge(x);
+                return key;
+            }
+        }
+        return NULL;
+    }
+    if (json_is_integer(v))
+        json_integer_set(v, json_integer_value(v) + 1);
+    else if (json_is_real(v))
+        json_real_set(v, json_real_value(v) + fmax(json_real_value(v), 1.0) * 1e-9);
+    else if (json_is_array(v) && json_array_size(v) >= 2) {
+        json_t *first = json_incref(json_array_get(v, 0));
+        json_array_set(v, 0, json_array_get(v, 1));
+        json_array_set_new(v, 1, first);
+    }
+    return NULL;
+}
+
+/* Confirm refuses a gold nudged by the least amount that matters (a
+ * number by one part in 10^9, a count by one, an ordered list by a swap),
+ * naming its derivation and the key. */
+static int confirm_nudged(struct tmpl_run *run)
+{
+    char *how = cases_value(run->text, "confirm");
+    struct vat_task t;
+    struct vat_replay r;
+    struct vat_err e = {{0}};
+    vat_tt_draw(run->env, &t, NULL, 20, 6000, 40, &r);
+    json_t *gold = json_loads(t.gold, JSON_DECODE_ANY, NULL);
+    assert_non_null(gold);
+    const char *key = nudge(gold);
+    free(t.gold);
+    t.gold = vat_json_dumps(gold);
+    assert_int_equal(run->tm->confirm(&t, &e), -1);
+    char want[160];
+    snprintf(want, sizeof want, "%s: %s disagrees with gold", t.id, how);
+    if (!strstr(e.msg, want) || (key && !strstr(e.msg, key)))
+        fail_msg("'%s' lacks '%s' or the key '%s'", e.msg, want, key ? key : "");
+    json_decref(gold);
+    free(how);
+    vat_task_clear(&t);
+    return 0;
+}
+
+static void test_confirm_refuses_a_nudged_gold(void **state)
+{
+    (void)state;
+    each_template(confirm_nudged);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +1213,19 @@ int main(void)
         cmocka_unit_test(test_tally),
         cmocka_unit_test(test_sql_shapes),
         cmocka_unit_test(test_agree),
+        cmocka_unit_test(test_params_read_back),
+        cmocka_unit_test(test_money_cells),
+        cmocka_unit_test(test_prompt_words),
+        cmocka_unit_test(test_gold_and_trap_from),
+        cmocka_unit_test(test_confirm_by_query_and_value),
+        cmocka_unit_test(test_db_query),
+        cmocka_unit_test(test_golden_cases),
+        cmocka_unit_test(test_sixty_tasks_admit),
+        cmocka_unit_test(test_same_seed_same_bytes),
+        cmocka_unit_test(test_prompt_inlines_the_whole_file),
+        cmocka_unit_test(test_prompt_cuts_to_leading_rows),
+        cmocka_unit_test(test_confirm_refuses_the_trap_as_gold),
+        cmocka_unit_test(test_confirm_refuses_a_nudged_gold),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,6 @@
 /* test_rng.c — PCG32 against the published reference output, unbiased
- * bounded draws, inclusive ranges, shuffles, and the per-task stream
- * derivation (generators/rng.c). */
+ * bounded draws, inclusive ranges, shuffles, weighted picks, and the
+ * per-task stream derivation (generators/rng.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -331,6 +331,85 @@ static void test_pick(void **state)
     assert_true(seen[0] > 50 && seen[1] > 50 && seen[2] > 50);
 }
 
+/* The walk the templates wrote before vat_rng_weighted existed: one
+ * below(sum) draw, then subtract weights until the draw fits. */
+static uint32_t weighted_by_hand(struct vat_rng *r, const uint32_t *w, size_t n)
+{
+    uint32_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += w[i];
+    uint32_t x = vat_rng_below(r, sum);
+    uint32_t g = 0;
+    while (x >= w[g])
+        x -= w[g++];
+    return g;
+}
+
+static void test_weighted_keeps_the_draw_sequence(void **state)
+{
+    (void)state;
+    /* Zero weights anywhere, including first and last. */
+    static const uint32_t w[] = {0, 3, 1, 0, 5, 2, 0};
+    const size_t n = sizeof w / sizeof w[0];
+    struct vat_rng a, b;
+    vat_rng_seed(&a, 21, 22);
+    vat_rng_seed(&b, 21, 22);
+    for (int i = 0; i < 5000; i++) {
+        uint32_t x = vat_rng_weighted(&a, w, n), y = weighted_by_hand(&b, w, n);
+        assert_int_equal(x, y);
+        assert_true(w[x] > 0);
+    }
+    /* Same number of draws: the streams are still in step. */
+    assert_int_equal(vat_rng_u32(&a), vat_rng_u32(&b));
+}
+
+static void test_weighted_proportions(void **state)
+{
+    (void)state;
+    static const uint32_t w[] = {1, 0, 2, 7};
+    struct vat_rng r;
+    vat_rng_seed(&r, 31, 32);
+    long seen[4] = {0};
+    const long n = 100000;
+    for (long k = 0; k < n; k++)
+        seen[vat_rng_weighted(&r, w, 4)]++;
+    assert_int_equal(seen[1], 0);
+    double chi = 0;
+    const double share[4] = {0.1, 0, 0.2, 0.7};
+    for (int i = 0; i < 4; i++) {
+        if (share[i] == 0)
+            continue;
+        double d = (double)seen[i] - n * share[i];
+        chi += d * d / (n * share[i]);
+    }
+    assert_true(chi < 13.8); /* 2 degrees of freedom, 0.1% */
+}
+
+static void test_weighted_degenerate(void **state)
+{
+    (void)state;
+    struct vat_rng r, copy;
+    vat_rng_seed(&r, 41, 42);
+    copy = r;
+    static const uint32_t zeros[] = {0, 0, 0};
+    /* Nothing to pick: returns n and leaves the stream untouched. */
+    assert_int_equal(vat_rng_weighted(&r, zeros, 3), 3);
+    assert_int_equal(vat_rng_weighted(&r, zeros, 0), 0);
+    assert_true(r.state == copy.state && r.inc == copy.inc);
+    /* One positive weight is always picked, still with one draw. */
+    static const uint32_t one[] = {0, 0, 9};
+    assert_int_equal(vat_rng_weighted(&r, one, 3), 2);
+    vat_rng_below(&copy, 9);
+    assert_true(r.state == copy.state);
+    /* A sum past 32 bits: still a valid index, both halves reachable. */
+    static const uint32_t big[] = {UINT32_MAX, UINT32_MAX, 1};
+    int hit[3] = {0};
+    for (int i = 0; i < 2000; i++)
+        hit[vat_rng_weighted(&r, big, 3)]++;
+    assert_true(hit[0] > 800 && hit[1] > 800);
+    assert_true(hit[2] < 5);
+}
+
 /* The derivation exactly as rng.h documents it, computed here with its own
  * message layout so that the two can only agree if both follow the text. */
 static void documented_stream(uint64_t master, const char *name, uint32_t index,
@@ -454,6 +533,9 @@ int main(void)
         cmocka_unit_test(test_unit_and_chance),
         cmocka_unit_test(test_shuffle_is_permutation),
         cmocka_unit_test(test_pick),
+        cmocka_unit_test(test_weighted_keeps_the_draw_sequence),
+        cmocka_unit_test(test_weighted_proportions),
+        cmocka_unit_test(test_weighted_degenerate),
         cmocka_unit_test(test_stream_matches_documented_derivation),
         cmocka_unit_test(test_stream_golden),
         cmocka_unit_test(test_stream_identity),

@@ -1,10 +1,13 @@
-/* test_values.c — word lists, realistic generators, civil dates and money
- * in cents (generators/values.c). */
+/* test_values.c — word lists, realistic generators (people, companies,
+ * customers, k distinct values, sorted days, dirty labels), label
+ * normalisation, civil dates, timestamps and months, and money in cents
+ * (generators/values.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -148,6 +151,191 @@ static void test_person_and_company(void **state)
     assert_string_equal(vat_gen_person(&a, x, sizeof x), vat_gen_person(&b, y, sizeof y));
     vat_gen_company(&a, tiny, sizeof tiny);
     assert_int_equal(strlen(tiny), 3);
+}
+
+static void test_customer_mix(void **state)
+{
+    (void)state;
+    static const struct vat_customer_mix mix = {.last_first = 1, .company = 1, .person = 2};
+    size_t nf, nl, nt;
+    const char *const *fw = vat_words("first_name", &nf);
+    const char *const *lw = vat_words("last_name", &nl);
+    const char *const *tw = vat_words("company_tail", &nt);
+    struct vat_rng r;
+    vat_rng_seed(&r, 12, 34);
+    int kind[3] = {0};
+    for (int i = 0; i < 4000; i++) {
+        char buf[96], a[64];
+        vat_gen_customer(&r, &mix, buf, sizeof buf);
+        const char *comma = strstr(buf, ", ");
+        const char *sp = strrchr(buf, ' ');
+        assert_non_null(sp);
+        if (comma) {
+            /* "Last, First" */
+            snprintf(a, sizeof a, "%.*s", (int)(comma - buf), buf);
+            assert_true(in_list(lw, nl, a));
+            assert_true(in_list(fw, nf, comma + 2));
+            kind[0]++;
+        } else if (in_list(tw, nt, sp + 1)) {
+            kind[1]++;
+        } else {
+            snprintf(a, sizeof a, "%.*s", (int)(sp - buf), buf);
+            assert_true(in_list(fw, nf, a));
+            assert_true(in_list(lw, nl, sp + 1));
+            kind[2]++;
+        }
+    }
+    /* Weights 1 : 1 : 2 of 4000. */
+    assert_true(kind[0] > 850 && kind[0] < 1150);
+    assert_true(kind[1] > 850 && kind[1] < 1150);
+    assert_true(kind[2] > 1800 && kind[2] < 2200);
+
+    /* The draws are one below(sum), then the chosen generator's own: the
+     * sequence the templates drew before the helper existed. */
+    struct vat_rng a, b;
+    vat_rng_seed(&a, 5, 6);
+    vat_rng_seed(&b, 5, 6);
+    for (int i = 0; i < 500; i++) {
+        char x[96], y[96];
+        vat_gen_customer(&a, &mix, x, sizeof x);
+        uint32_t k = vat_rng_below(&b, 4);
+        if (k == 0) {
+            const char *f = fw[vat_rng_below(&b, (uint32_t)nf)];
+            snprintf(y, sizeof y, "%s, %s", lw[vat_rng_below(&b, (uint32_t)nl)], f);
+        } else if (k == 1) {
+            vat_gen_company(&b, y, sizeof y);
+        } else {
+            vat_gen_person(&b, y, sizeof y);
+        }
+        assert_string_equal(x, y);
+    }
+    /* A tiny buffer is cut, not overrun; no weight at all gives a person. */
+    static const struct vat_customer_mix none = {0};
+    char tiny[5];
+    vat_gen_customer(&a, &mix, tiny, sizeof tiny);
+    assert_true(strlen(tiny) <= 4);
+    char who[96];
+    vat_gen_customer(&a, &none, who, sizeof who);
+    assert_non_null(strchr(who, ' '));
+    assert_null(strchr(who, ','));
+}
+
+/* A vat_gen_fn with few values: "v0".."v<arg - 1>". */
+static char *few(struct vat_rng *r, const void *arg, char *out, size_t cap)
+{
+    snprintf(out, cap, "v%u", vat_rng_below(r, *(const uint32_t *)arg));
+    return out;
+}
+
+static void test_unique_values(void **state)
+{
+    (void)state;
+    struct vat_rng r;
+    vat_rng_seed(&r, 77, 78);
+    uint32_t nvals = 6;
+    char got[6][8];
+    /* Every value of a six-value generator, once each. */
+    assert_int_equal(vat_gen_unique(&r, few, &nvals, got[0], 6, sizeof got[0]), 6);
+    for (int i = 0; i < 6; i++)
+        for (int j = i + 1; j < 6; j++)
+            assert_string_not_equal(got[i], got[j]);
+    /* A seventh distinct value does not exist: it gives up, having filled
+     * what it could. */
+    char more[7][8];
+    assert_int_equal(vat_gen_unique(&r, few, &nvals, more[0], 7, sizeof more[0]), 6);
+
+    /* Same draws as the loop the templates wrote: draw, redraw repeats. */
+    static const struct vat_customer_mix mix = {.company = 1, .person = 4};
+    struct vat_rng a, b;
+    vat_rng_seed(&a, 3, 9);
+    vat_rng_seed(&b, 3, 9);
+    char x[40][64], y[40][64];
+    assert_int_equal(vat_gen_unique(&a, vat_gen_customer, &mix, x[0], 40, sizeof x[0]), 40);
+    for (int i = 0; i < 40; i++) {
+        bool dup;
+        do {
+            vat_gen_customer(&b, &mix, y[i], sizeof y[i]);
+            dup = false;
+            for (int j = 0; j < i; j++)
+                dup = dup || strcmp(y[i], y[j]) == 0;
+        } while (dup);
+        assert_string_equal(x[i], y[i]);
+    }
+    assert_int_equal(vat_rng_u32(&a), vat_rng_u32(&b));
+}
+
+static void test_days_sorted(void **state)
+{
+    (void)state;
+    struct vat_rng a, b;
+    vat_rng_seed(&a, 8, 8);
+    vat_rng_seed(&b, 8, 8);
+    int32_t first = vat_date_from_civil(2023, 1, 1), last = first + 9;
+    int32_t *days = vat_gen_days_sorted(&a, 200, first, last);
+    int hit[10] = {0};
+    long sum = 0, want = 0;
+    for (int i = 0; i < 200; i++) {
+        assert_true(days[i] >= first && days[i] <= last);
+        if (i > 0)
+            assert_true(days[i - 1] <= days[i]);
+        hit[days[i] - first]++;
+        sum += days[i];
+        /* one vat_rng_range draw per day, the same values before sorting */
+        want += (long)vat_rng_range(&b, first, last);
+    }
+    assert_int_equal(sum, want);
+    for (int d = 0; d < 10; d++)
+        assert_true(hit[d] > 0);
+    assert_int_equal(vat_rng_u32(&a), vat_rng_u32(&b));
+    free(days);
+    days = vat_gen_days_sorted(&a, 0, first, last);
+    assert_non_null(days);
+    free(days);
+}
+
+/* ---- hand-typed labels ------------------------------------------------------ */
+
+static void test_dirty_labels(void **state)
+{
+    (void)state;
+    static const char *const want[VAT_DIRTY_N] = {
+        "Field Ops ", "field ops", "FIELD OPS", " Field Ops", "  Field Ops ", "field ops  ",
+        " FIELD OPS",
+    };
+    for (int k = 0; k < VAT_DIRTY_N; k++) {
+        char out[32], key[32];
+        assert_ptr_equal(vat_gen_dirty_label("Field Ops", (enum vat_dirty)k, out, sizeof out),
+                         out);
+        assert_string_equal(out, want[k]);
+        /* Every spelling differs from the clean label and normalises back. */
+        assert_string_not_equal(out, "Field Ops");
+        assert_string_equal(vat_norm_label(out, key, sizeof key), "field ops");
+    }
+    char out[8];
+    vat_gen_dirty_label("Billing", VAT_DIRTY_N, out, sizeof out);
+    assert_string_equal(out, "Billing");
+    vat_gen_dirty_label("Infrastructure", VAT_DIRTY_BOTH, out, sizeof out);
+    assert_string_equal(out, "  Infra");
+    vat_gen_dirty_label("Billing", VAT_DIRTY_UPPER, out, 1);
+    assert_string_equal(out, "");
+}
+
+static void test_norm_label(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"Billing", "billing"},        {"  Field Ops ", "field ops"}, {"FIELD  OPS", "field  ops"},
+        {"", ""},                      {"   ", ""},                   {"\tData\t", "\tdata\t"},
+        {"Caf\xc3\xa9 ", "caf\xc3\xa9"}, {"A-B_C 9", "a-b_c 9"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[32];
+        assert_string_equal(vat_norm_label(cases[i].in, out, sizeof out), cases[i].out);
+    }
+    char small[4];
+    assert_string_equal(vat_norm_label("  ABCDEF  ", small, sizeof small), "abc");
 }
 
 static void test_gen_id(void **state)
@@ -319,6 +507,65 @@ static void test_timestamps(void **state)
     assert_string_equal(vat_fmt_date(INT32_MAX, d), "9999-12-31");
 }
 
+static void test_parse_timestamp(void **state)
+{
+    (void)state;
+    /* Exactly what vat_fmt_timestamp writes, before and after 1970. */
+    static const int64_t secs[] = {0,          -1,         86399,       951782400,
+                                   1700000000, -2208988800, 253402300799};
+    for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
+        char buf[20];
+        int64_t back = 7;
+        assert_int_equal(vat_parse_timestamp(vat_fmt_timestamp(secs[i], buf), &back), 0);
+        assert_true(back == secs[i]);
+    }
+    assert_int_equal(vat_parse_timestamp("2024-02-29 23:59:59", NULL), 0);
+    static const char *const bad[] = {
+        "",
+        "2024-02-29",
+        "2024-02-29 24:00:00",
+        "2024-02-29 23:60:00",
+        "2024-02-29 23:59:60",
+        "2023-02-29 12:00:00",
+        "2024-02-29T12:00:00",
+        "2024-02-29 12:00",
+        "2024-02-29 12:00:00 ",
+        " 2024-02-29 12:00:00",
+        "2024-02-29 1:00:00 ",
+        "2024-02-29 12-00-00",
+        "2024-02-29 12:0a:00",
+        "2024-2-29 12:00:00 ",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t back = 7;
+        if (vat_parse_timestamp(bad[i], &back) != -1)
+            fail_msg("accepted '%s'", bad[i]);
+        assert_true(back == 7);
+    }
+    assert_int_equal(vat_parse_timestamp(NULL, NULL), -1);
+}
+
+static void test_parse_month(void **state)
+{
+    (void)state;
+    int y = 0, m = 0;
+    assert_int_equal(vat_parse_month("2024-01", &y, &m), 0);
+    assert_true(y == 2024 && m == 1);
+    assert_int_equal(vat_parse_month("0999-12", &y, &m), 0);
+    assert_true(y == 999 && m == 12);
+    assert_int_equal(vat_parse_month("2024-07", NULL, NULL), 0);
+    static const char *const bad[] = {"",         "2024-00", "2024-13", "2024-1",  "24-01",
+                                      "2024/01",  "2024-01-01", "2024-1a", "2024-01 ", " 2024-01",
+                                      "+024-01",  "202401"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        y = m = 77;
+        if (vat_parse_month(bad[i], &y, &m) != -1)
+            fail_msg("accepted '%s'", bad[i]);
+        assert_true(y == 77 && m == 77);
+    }
+    assert_int_equal(vat_parse_month(NULL, NULL, NULL), -1);
+}
+
 /* ---- money ------------------------------------------------------------------ */
 
 static void test_fmt_cents(void **state)
@@ -440,12 +687,19 @@ int main(void)
         cmocka_unit_test(test_distinct_picks),
         cmocka_unit_test(test_distinct_is_uniform),
         cmocka_unit_test(test_person_and_company),
+        cmocka_unit_test(test_customer_mix),
+        cmocka_unit_test(test_unique_values),
+        cmocka_unit_test(test_days_sorted),
+        cmocka_unit_test(test_dirty_labels),
+        cmocka_unit_test(test_norm_label),
         cmocka_unit_test(test_gen_id),
         cmocka_unit_test(test_known_dates),
         cmocka_unit_test(test_every_day_1900_to_2100),
         cmocka_unit_test(test_date_validity),
         cmocka_unit_test(test_parse_date_strict),
         cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_parse_timestamp),
+        cmocka_unit_test(test_parse_month),
         cmocka_unit_test(test_fmt_cents),
         cmocka_unit_test(test_parse_cents),
         cmocka_unit_test(test_cents_round_trip_and_range),
