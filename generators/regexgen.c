@@ -1,6 +1,7 @@
 /* regexgen.c — shared machinery for the regex templates: planted lines,
  * slot plans, frames with filler tokens, the line fixtures, the regex
- * checker spec and the shared prompt sections (see regexgen.h). */
+ * checker spec, the shared prompt sections and the task driver that
+ * generate, reference, confirm and trap_answer share (see regexgen.h). */
 #include "regexgen.h"
 
 #include <stdio.h>
@@ -401,6 +402,19 @@ int vat_rx_cases_agree(const json_t *spec, const struct vat_rx_set *ex,
     return 0;
 }
 
+json_t *vat_rx_spec_heldout(const json_t *spec)
+{
+    json_t *s = json_deep_copy(spec);
+    json_t *cases = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(spec, "cases"), i, c)
+        if (json_is_true(json_object_get(c, "heldout")))
+            json_array_append(cases, c);
+    json_object_set_new(s, "cases", cases);
+    return s;
+}
+
 int vat_rx_count_misses(const json_t *spec, const char *pattern, const struct vat_rx_set *set,
                         struct vat_err *e)
 {
@@ -474,4 +488,265 @@ void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_
                  "`[m.group(0) for m in re.finditer(pattern, line)]`, so only the whole match "
                  "counts; any groups inside the pattern do not matter. The shape of an answer, "
                  "for a different task: (?<![A-Za-z])[a-z]+_id(?=:)\n");
+}
+
+/* ---- the regex task driver ------------------------------------------------- */
+
+const struct vat_param vat_rx_task_params[] = {
+    {"examples_min", VAT_PARAM_INT, 3, NULL, 3, 8, "fewest example lines shown in the prompt"},
+    {"examples_max", VAT_PARAM_INT, 5, NULL, 3, 8, "most example lines shown in the prompt"},
+    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines"},
+    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines"},
+    {NULL, VAT_PARAM_INT, 0, NULL, 0, 0, NULL},
+};
+
+unsigned vat_rx_choose_format(const struct vat_task *t, struct vat_rng *r, unsigned n_formats)
+{
+    if (t->attempt > 0)
+        return vat_rng_below(r, n_formats);
+    struct vat_rng pr;
+    vat_rng_stream(&pr, t->master_seed, t->tmpl->name, t->index / n_formats, "formats", 0, NULL);
+    unsigned *perm = vat_xcalloc(n_formats, sizeof *perm);
+    for (unsigned i = 0; i < n_formats; i++)
+        perm[i] = i;
+    vat_rng_shuffle(&pr, perm, n_formats, sizeof perm[0]);
+    unsigned f = perm[t->index % n_formats];
+    free(perm);
+    return f;
+}
+
+/* Walks the slot plan while frames are expanded: vat_rx_expand calls
+ * walk_slot for each "{slot}", which hands the next planned kind, and how
+ * often the set already holds it, to the template's plant function. */
+struct plan_walk {
+    const struct vat_rx_layout *l;
+    const int *plan;
+    size_t next;
+    unsigned seen[VAT_RX_MAX_KINDS];
+    const void *ctx;
+};
+
+static void walk_slot(struct vat_rx_builder *b, struct vat_rng *r, void *vw)
+{
+    struct plan_walk *w = vw;
+    struct vat_rx_slot s = {w->plan[w->next++], 0};
+    s.seen = w->seen[s.kind]++;
+    w->l->plant(b, r, &s, w->ctx);
+}
+
+int vat_rx_build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n,
+                       const struct vat_rx_layout *l, const int *required, size_t nreq,
+                       const void *ctx, struct vat_err *e)
+{
+    if (n == 0 || n * VAT_RX_MAX_SLOTS < nreq)
+        return vat_err_set(e, "regexgen: %zu lines cannot hold %zu required plants", n, nreq);
+    if (l->n_kinds == 0 || l->n_kinds > VAT_RX_MAX_KINDS)
+        return vat_err_set(e, "regexgen: %zu plant kinds, not 1 to %d", l->n_kinds,
+                           VAT_RX_MAX_KINDS);
+    for (size_t i = 0; i < nreq; i++)
+        if (required[i] < 0 || (size_t)required[i] >= l->n_kinds)
+            return vat_err_set(e, "regexgen: required kind %d out of range", required[i]);
+    /* Widening can ask for a frame of any slot count, so every list must
+     * hold one. */
+    uint32_t wsum = 0;
+    for (int k = 0; k <= VAT_RX_MAX_SLOTS; k++) {
+        if (!l->n_frames[k])
+            return vat_err_set(e, "regexgen: the layout has no frame with %d slots", k);
+        wsum += l->slot_weights[k];
+    }
+    if (wsum == 0)
+        return vat_err_set(e, "regexgen: the layout's slot weights are all zero");
+
+    int *slots = vat_xcalloc(n, sizeof *slots);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        slots[i] = (int)vat_rng_weighted(r, l->slot_weights, VAT_RX_MAX_SLOTS + 1);
+        total += (size_t)slots[i];
+    }
+    /* Too few slots for the required plants: widen lines, starting at a
+     * random one, until they fit (n * 3 >= nreq was checked above). */
+    size_t at = vat_rng_below(r, (uint32_t)n);
+    while (total < nreq) {
+        if (slots[at] < VAT_RX_MAX_SLOTS) {
+            slots[at]++;
+            total++;
+        }
+        at = (at + 1) % n;
+    }
+    const char **frame = vat_xcalloc(n, sizeof *frame);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        frame[i] = vat_rng_pick(r, l->frames[slots[i]], l->n_frames[slots[i]]);
+        if (!frame[i] || vat_rx_frame_slots(frame[i]) != slots[i])
+            rc = vat_err_set(e, "regexgen: a frame listed with %d slots holds another number",
+                             slots[i]);
+    }
+
+    int *plan = rc == 0 ? vat_rx_plan(r, total, required, nreq, l->weights, l->n_kinds) : NULL;
+    struct plan_walk w = {l, plan, 0, {0}, ctx};
+    struct vat_rx_builder b;
+    vat_rx_begin(&b);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (vat_rx_expand(&b, r, frame[i], walk_slot, &w, e) < 0)
+            rc = -1;
+        else
+            vat_rx_finish(&b, s);
+    }
+    vat_rx_builder_release(&b);
+    free(plan);
+    free(frame);
+    free(slots);
+    return rc;
+}
+
+bool vat_rx_lines_distinct(const struct vat_rx_set *ex, const struct vat_rx_set *ho)
+{
+    size_t n = ex->n + ho->n;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const char *a = i < ex->n ? ex->line[i].text : ho->line[i - ex->n].text;
+            const char *b = j < ex->n ? ex->line[j].text : ho->line[j - ex->n].text;
+            if (strcmp(a, b) == 0)
+                return false;
+        }
+    return true;
+}
+
+void vat_rx_require(struct vat_rx_part *p, int kind)
+{
+    if (p->n_required < VAT_RX_MAX_REQUIRED)
+        p->required[p->n_required] = kind;
+    p->n_required++;
+}
+
+int vat_rx_task_begin(const struct vat_task *t, struct vat_rng *rng, struct vat_rx_draw *d,
+                      struct vat_err *e)
+{
+    long exmin = vat_task_int(t, "examples_min"), exmax = vat_task_int(t, "examples_max");
+    long homin = vat_task_int(t, "rows_min"), homax = vat_task_int(t, "rows_max");
+    if (exmin < 3 || exmax < exmin || homin < 20 || homax < homin)
+        return vat_err_set(e, "%s: need 3 <= examples_min <= examples_max and "
+                              "20 <= rows_min <= rows_max",
+                           t->tmpl->name);
+    memset(d, 0, sizeof *d);
+    d->ex.n = (size_t)vat_rng_range(rng, exmin, exmax);
+    vat_rng_stream(&d->ho_rng, t->master_seed, t->tmpl->name, t->index, "heldout", t->attempt,
+                   NULL);
+    d->ho.n = (size_t)vat_rng_range(&d->ho_rng, homin, homax);
+    return 0;
+}
+
+/* The planted truth of a regex task (t->priv): the lines and their
+ * expected lists, as the generator built them. */
+struct truth {
+    struct vat_rx_set ex, ho;
+};
+
+static void truth_free(void *p)
+{
+    struct truth *q = p;
+    vat_rx_set_release(&q->ex);
+    vat_rx_set_release(&q->ho);
+    free(q);
+}
+
+int vat_rx_task_plant(struct vat_task *t, struct vat_rng *rng, struct vat_rx_draw *d,
+                      const struct vat_rx_layout *l, const void *ctx, struct vat_err *e)
+{
+    if (d->ex.n_required > VAT_RX_MAX_REQUIRED || d->ho.n_required > VAT_RX_MAX_REQUIRED)
+        return vat_err_set(e, "%s: more than %d required plants", t->tmpl->name,
+                           VAT_RX_MAX_REQUIRED);
+    if (d->ex.n * VAT_RX_MAX_SLOTS < d->ex.n_required ||
+        d->ho.n * VAT_RX_MAX_SLOTS < d->ho.n_required)
+        return vat_err_set(e, "%s: too few lines for the required plants", t->tmpl->name);
+    struct truth *p = vat_xcalloc(1, sizeof *p);
+    t->priv = p;
+    t->priv_free = truth_free;
+    if (vat_rx_build_lines(&p->ex, rng, d->ex.n, l, d->ex.required, d->ex.n_required, ctx, e) !=
+            0 ||
+        vat_rx_build_lines(&p->ho, &d->ho_rng, d->ho.n, l, d->ho.required, d->ho.n_required, ctx,
+                           e) != 0)
+        return -1;
+    unsigned need = 0;
+    for (size_t i = 0; i < d->ho.n_required; i++)
+        need |= 1u << d->ho.required[i];
+    if ((vat_rx_set_kinds(&p->ho) & need) != need)
+        return vat_err_set(e, "%s: the held-out lines lack a required decoy kind", t->id);
+    if (!vat_rx_lines_distinct(&p->ex, &p->ho))
+        return vat_err_set(e, "%s: a line repeats another line", t->id);
+
+    char *rel = vat_task_fixture_relpath(t, ".csv");
+    char *hrel = vat_task_fixture_relpath(t, ".heldout.csv");
+    int rc = -1;
+    if (vat_rx_write_lines(&p->ex, VAT_RX_EXAMPLE_PREFIX, t->root, rel, e) == 0 &&
+        vat_rx_write_lines(&p->ho, VAT_RX_HELDOUT_PREFIX, t->root, hrel, e) == 0) {
+        vat_rx_add_fixture(t, rel, "main", p->ex.n);
+        vat_rx_add_fixture(t, hrel, "variant", p->ho.n);
+        rc = 0;
+    }
+    free(rel);
+    free(hrel);
+    return rc;
+}
+
+void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_kind)
+{
+    const struct truth *p = t->priv;
+    if (!t->params)
+        t->params = json_object();
+    json_object_set_new(t->params, "examples", json_integer((json_int_t)p->ex.n));
+    json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
+    vat_rx_prompt_examples(b, &p->ex, t->fixture[0].path, t->inline_max_bytes);
+    vat_rx_prompt_answer(b, p->ho.n, line_kind);
+    t->prompt = vat_buf_detach(b);
+    t->spec = vat_rx_spec_new();
+}
+
+int vat_rx_task_reference(struct vat_task *t, vat_rx_pattern_fn pattern, struct vat_err *e)
+{
+    if (t->n_fixtures != 2)
+        return vat_err_set(e, "%s: expected the example and held-out fixtures", t->id);
+    char *gold = pattern(t->params, false, e);
+    if (!gold)
+        return -1;
+    struct vat_rx_set ex = VAT_RX_SET_INIT, ho = VAT_RX_SET_INIT;
+    int rc = -1;
+    if (vat_rx_read_lines(&ex, t->root, t->fixture[0].path, e) == 0 &&
+        vat_rx_read_lines(&ho, t->root, t->fixture[1].path, e) == 0 &&
+        vat_rx_spec_cases(t->spec, gold, &ex, &ho, e) == 0) {
+        t->gold = gold;
+        gold = NULL;
+        rc = 0;
+    }
+    free(gold);
+    vat_rx_set_release(&ex);
+    vat_rx_set_release(&ho);
+    return rc;
+}
+
+int vat_rx_task_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    const struct truth *p = t->priv;
+    if (!p)
+        return vat_err_set(e, "%s: no planted truth to confirm against", t->id);
+    struct vat_err sub;
+    if (vat_rx_cases_agree(t->spec, &p->ex, &p->ho, &sub) != 0)
+        return vat_err_set(e, "%s: %s", t->id, sub.msg);
+    return 0;
+}
+
+int vat_rx_task_trap(struct vat_task *t, vat_rx_pattern_fn pattern, struct vat_err *e)
+{
+    char *trap = pattern(t->params, true, e);
+    if (!trap)
+        return -1;
+    const struct truth *p = t->priv;
+    int misses = p ? vat_rx_count_misses(t->spec, trap, &p->ho, e) : 0;
+    if (misses <= 0) {
+        free(trap);
+        return misses < 0 ? -1 : vat_err_set(e, "%s: the trap is not armed on held-out lines",
+                                             t->id);
+    }
+    t->trap = trap;
+    return 0;
 }

@@ -20,18 +20,26 @@
  *     checker spec, its "cases" computed by running the gold pattern over
  *     the lines read back, and the comparison with the planted truth;
  *   - vat_rx_prompt_examples / vat_rx_prompt_answer: the prompt sections
- *     every regex template shares.
+ *     every regex template shares;
+ *   - vat_rx_choose_format, vat_rx_build_lines, vat_rx_lines_distinct and
+ *     the vat_rx_task_* driver: the parts of generate, reference, confirm
+ *     and trap_answer that every regex template shares, so a template file
+ *     holds only its question (see "the regex task driver" below).
  *
- * Exports struct vat_rx_line, struct vat_rx_set, struct vat_rx_builder and
- * the vat_rx_* functions. */
+ * Exports struct vat_rx_line, struct vat_rx_set, struct vat_rx_builder,
+ * struct vat_rx_slot, struct vat_rx_layout, struct vat_rx_part, struct
+ * vat_rx_draw, vat_rx_task_params[] and the vat_rx_* functions. */
 #ifndef VAT_REGEXGEN_H
 #define VAT_REGEXGEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
 #include "rng.h"
+#include "template.h"
 #include "vat.h"
 
 /* Limits written into every regex checker spec (the checker enforces
@@ -151,6 +159,11 @@ int vat_rx_spec_cases(json_t *spec, const char *pattern, const struct vat_rx_set
  * planted one.  0, or -1 with e naming the first line that differs. */
 int vat_rx_cases_agree(const json_t *spec, const struct vat_rx_set *ex,
                        const struct vat_rx_set *ho, struct vat_err *e);
+/* Returns a copy of a regex spec that keeps only its held-out cases: the
+ * checker as a solver's answer meets it on the hidden lines alone, for
+ * asking whether those lines catch a mistake (a trap, a gold mutant) by
+ * themselves. */
+json_t *vat_rx_spec_heldout(const json_t *spec);
 /* Runs pattern over the lines of set and returns how many lines it
  * extracts differently from their expected lists (-1 with e set if the
  * pattern fails to compile or hits a limit).  Templates use it to check
@@ -168,5 +181,141 @@ void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, cons
 /* Appends the held-out notice and the answer format shared by the regex
  * templates (one Python re pattern, finditer group 0 semantics). */
 void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_kind);
+
+/* ---- the regex task driver -----------------------------------------------
+ * A regex template is a notation space (an index 0..n_formats-1 decodes to
+ * one question), a gold and a trap pattern built from the task's params,
+ * plant kinds (kind 0..n_kinds-1: targets and decoys), frames, and the
+ * prompt's statement of its rules.  Everything else lives here:
+ *
+ *   generate:     f = vat_rx_choose_format(t, rng, N_FORMATS);
+ *                 vat_rx_task_begin(t, rng, &d, e);        line counts
+ *                 vat_rx_require(&d.ex, K_...); ...        kinds each set holds
+ *                 vat_rx_task_plant(t, rng, &d, &layout, &fmt, e);
+ *                 t->params, t->difficulty, the rules into a buffer b;
+ *                 vat_rx_task_prompt(t, &b, "log lines");
+ *   reference:    return vat_rx_task_reference(t, build_pattern, e);
+ *   confirm:      .confirm = vat_rx_task_confirm
+ *   trap_answer:  return vat_rx_task_trap(t, build_pattern, e);
+ *   params:       .params = vat_rx_task_params
+ * where build_pattern (a vat_rx_pattern_fn) reads the question back from
+ * the params, so gold derives from what the prompt states.                 */
+
+#define VAT_RX_MAX_SLOTS 3     /* slots one frame holds at most             */
+#define VAT_RX_MAX_KINDS 32    /* plant kinds of a template (bits of kinds) */
+#define VAT_RX_MAX_REQUIRED 64 /* required plants of one line set           */
+
+/* The params of every regex template: examples_min/max (3..8, shown in the
+ * prompt) and rows_min/max (20..500 held-out lines). */
+extern const struct vat_param vat_rx_task_params[];
+
+/* Returns the notation index (0..n_formats-1) of task t.  The first draw
+ * walks a permutation of all notations derived from (master seed,
+ * template, index / n_formats) alone, so any n_formats consecutive tasks
+ * of a block share no notation and hence no gold; a redraw (attempt > 0,
+ * which may be asked because of a repeat) draws one afresh from r. */
+unsigned vat_rx_choose_format(const struct vat_task *t, struct vat_rng *r, unsigned n_formats);
+
+/* One slot to plant: the kind the slot plan drew and how many plants of
+ * that kind the line set already holds (so the first of a kind can be the
+ * sharpest, e.g. off by exactly one digit). */
+struct vat_rx_slot {
+    int kind;
+    unsigned seen;
+};
+
+/* Plants one target or decoy of slot->kind into b; ctx is the template's
+ * question (its notation). */
+typedef void (*vat_rx_plant_fn)(struct vat_rx_builder *b, struct vat_rng *r,
+                                const struct vat_rx_slot *slot, const void *ctx);
+
+/* How a template lays out its lines. */
+struct vat_rx_layout {
+    /* frames[k]: the n_frames[k] frames holding exactly k "{slot}"s */
+    const char *const *frames[VAT_RX_MAX_SLOTS + 1];
+    size_t n_frames[VAT_RX_MAX_SLOTS + 1];
+    /* a line holds k slots with weight slot_weights[k] (one weighted draw) */
+    uint32_t slot_weights[VAT_RX_MAX_SLOTS + 1];
+    /* the kinds of the slots the required plants leave free, by weight */
+    const unsigned *weights;
+    size_t n_kinds;
+    vat_rx_plant_fn plant;
+};
+/* Fills .frames and .n_frames of a layout from four arrays of frames. */
+#define VAT_RX_FRAMES(f0, f1, f2, f3)                                                    \
+    .frames = {(f0), (f1), (f2), (f3)},                                                  \
+    .n_frames = {sizeof(f0) / sizeof((f0)[0]), sizeof(f1) / sizeof((f1)[0]),            \
+                 sizeof(f2) / sizeof((f2)[0]), sizeof(f3) / sizeof((f3)[0])}
+
+/* Builds n lines into s: each line's slot count and frame first (lines are
+ * widened, from a random one on, until the nreq required plants fit), then
+ * the slot plan over all their slots (vat_rx_plan), then the text, calling
+ * l->plant for each slot with ctx.  Returns 0, or -1 with e set (n * 3 <
+ * nreq, a kind out of range, a frame whose slots do not match its list, an
+ * unknown placeholder). */
+int vat_rx_build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n,
+                       const struct vat_rx_layout *l, const int *required, size_t nreq,
+                       const void *ctx, struct vat_err *e);
+
+/* Returns true if no line of ex or ho repeats another: a held-out line
+ * equal to an example line would be shown in the prompt. */
+bool vat_rx_lines_distinct(const struct vat_rx_set *ex, const struct vat_rx_set *ho);
+
+/* One line set to draw: how many lines, and the plant kinds it must hold
+ * (a kind listed twice is planted twice). */
+struct vat_rx_part {
+    size_t n;
+    int required[VAT_RX_MAX_REQUIRED];
+    size_t n_required; /* past VAT_RX_MAX_REQUIRED: refused by the plant step */
+};
+
+/* A task's two line sets: examples drawn from the task stream, held-out
+ * lines from their own stream, so the shown and the hidden lines are
+ * independent draws (more examples leave the held-out lines as they are). */
+struct vat_rx_draw {
+    struct vat_rx_part ex, ho;
+    struct vat_rng ho_rng; /* the task's "heldout" stream */
+};
+
+/* Appends a required plant of kind to p. */
+void vat_rx_require(struct vat_rx_part *p, int kind);
+
+/* Checks the template's line-count params and draws the example count
+ * from rng and the held-out count from the task's "heldout" stream into a
+ * fresh *d.  Returns 0, or -1 with e set on params out of order. */
+int vat_rx_task_begin(const struct vat_task *t, struct vat_rng *rng, struct vat_rx_draw *d,
+                      struct vat_err *e);
+
+/* Plants both line sets (examples from rng, held-out lines from
+ * d->ho_rng) with vat_rx_build_lines and keeps them as the task's planted
+ * truth (t->priv); refuses a draw whose held-out lines lack a required
+ * kind or where one line repeats another; writes the line fixtures
+ * <id>.csv (main) and <id>.heldout.csv (variant) and records them on t.
+ * Returns 0, or -1 with e set. */
+int vat_rx_task_plant(struct vat_task *t, struct vat_rng *rng, struct vat_rx_draw *d,
+                      const struct vat_rx_layout *l, const void *ctx, struct vat_err *e);
+
+/* Ends generate: appends "examples" and "heldout_lines" to t->params
+ * (created if NULL), appends the shared prompt sections (the examples and
+ * the answer format, held-out lines called line_kind) to b, which holds
+ * the template's statement of the question, moves b into t->prompt and
+ * sets t->spec (without cases).  Call after vat_rx_task_plant. */
+void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_kind);
+
+/* Returns a new pattern for the question stated in params: gold, or the
+ * trap when naive is true; NULL with e set when params name no question
+ * of the template. */
+typedef char *(*vat_rx_pattern_fn)(const json_t *params, bool naive, struct vat_err *e);
+
+/* reference(): gold from the params, its extraction from every line of
+ * both fixtures as read back from disk into t->spec "cases".  0 or -1. */
+int vat_rx_task_reference(struct vat_task *t, vat_rx_pattern_fn pattern, struct vat_err *e);
+/* confirm(): the cases agree with the planted truth (vat_rx_cases_agree).
+ * 0, or -1 with e naming the first line that differs. */
+int vat_rx_task_confirm(const struct vat_task *t, struct vat_err *e);
+/* trap_answer(): the trap from the params, refused unless it misses on
+ * the held-out lines alone (the examples show the decoys; the hidden lines
+ * must catch the mistake on their own too).  0 or -1. */
+int vat_rx_task_trap(struct vat_task *t, vat_rx_pattern_fn pattern, struct vat_err *e);
 
 #endif

@@ -9,7 +9,6 @@
  * digits, other currencies) make each part of the gold pattern matter on
  * the held-out lines.  Exports vat_tmpl_regex_amounts. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "regexgen.h"
@@ -70,36 +69,6 @@ static const char *sep_name(char c)
     }
 }
 
-/* Builds the pattern: gold, or the trap's naive digits-and-cents shape.
- * Gold is: not glued on the left; the marker; 0, or 1-3 digits not
- * starting with 0 and groups of three (or, where grouping is optional,
- * any run of digits not starting with 0); cents; and not followed by a
- * word character or by a separator and a digit.  Returns a new string. */
-static char *build_pattern(const struct fmt *x, bool naive)
-{
-    struct vat_buf b = VAT_BUF_INIT;
-    const char *s = sep_rx(x->sep), *d = sep_rx(x->dec);
-    if (!naive)
-        vat_buf_puts(&b, "(?<!\\w)");
-    for (const char *p = x->marker; *p; p++) {
-        if (*p == '$')
-            vat_buf_puts(&b, "\\$");
-        else
-            vat_buf_putc(&b, *p);
-    }
-    if (naive) {
-        vat_buf_printf(&b, x->cents_req ? "\\d+%s\\d{2}" : "\\d+(%s\\d{2})?", d);
-        return vat_buf_detach(&b);
-    }
-    vat_buf_printf(&b, "(?:[1-9]\\d{0,2}(?:%s\\d{3})*|", s);
-    if (!x->group_req)
-        vat_buf_puts(&b, "[1-9]\\d*|");
-    vat_buf_puts(&b, "0)");
-    vat_buf_printf(&b, x->cents_req ? "%s\\d{2}" : "(?:%s\\d{2})?", d);
-    vat_buf_printf(&b, "(?!\\w|[.,%s]\\d)", x->sep == '.' || x->sep == ',' ? "" : s);
-    return vat_buf_detach(&b);
-}
-
 /* Reads the notation back from the task's params (what the prompt states),
  * so reference() derives gold from the question, not from generator state. */
 static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *e)
@@ -131,6 +100,42 @@ static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *
     x->cents_req = strcmp(cents, "required") == 0;
     x->group_req = strcmp(grouping, "required") == 0;
     return 0;
+}
+
+/* Builds the pattern of the question params state: gold, or the trap's
+ * naive digits-and-cents shape.  Gold is: not glued on the left; the
+ * marker; 0, or 1-3 digits not starting with 0 and groups of three (or,
+ * where grouping is optional, any run of digits not starting with 0);
+ * cents; and not followed by a word character or by a separator and a
+ * digit.  Returns a new string, or NULL with e set when params name no
+ * question. */
+static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
+{
+    struct fmt q;
+    if (fmt_from_params(params, &q, e) != 0)
+        return NULL;
+    const struct fmt *x = &q;
+    struct vat_buf b = VAT_BUF_INIT;
+    const char *s = sep_rx(x->sep), *d = sep_rx(x->dec);
+    if (!naive)
+        vat_buf_puts(&b, "(?<!\\w)");
+    for (const char *p = x->marker; *p; p++) {
+        if (*p == '$')
+            vat_buf_puts(&b, "\\$");
+        else
+            vat_buf_putc(&b, *p);
+    }
+    if (naive) {
+        vat_buf_printf(&b, x->cents_req ? "\\d+%s\\d{2}" : "\\d+(%s\\d{2})?", d);
+        return vat_buf_detach(&b);
+    }
+    vat_buf_printf(&b, "(?:[1-9]\\d{0,2}(?:%s\\d{3})*|", s);
+    if (!x->group_req)
+        vat_buf_puts(&b, "[1-9]\\d*|");
+    vat_buf_puts(&b, "0)");
+    vat_buf_printf(&b, x->cents_req ? "%s\\d{2}" : "(?:%s\\d{2})?", d);
+    vat_buf_printf(&b, "(?!\\w|[.,%s]\\d)", x->sep == '.' || x->sep == ',' ? "" : s);
+    return vat_buf_detach(&b);
 }
 
 /* ---- planting ------------------------------------------------------------ */
@@ -171,13 +176,6 @@ static const unsigned kind_weights[N_KINDS] = {
     [K_LZ_PLAIN] = 2,    [K_LZ_GROUPED] = 2,   [K_GLUED_BEFORE] = 3, [K_GLUED_AFTER] = 4,
     [K_OCR_PLAIN] = 2,   [K_OCR_GROUP] = 2,    [K_OCR_CENTS] = 2,    [K_TAIL] = 2,
     [K_OTHER_MARKER] = 5,
-};
-
-struct plant_ctx {
-    const struct fmt *fmt;
-    const int *plan;
-    size_t next;
-    bool one_cent; /* a one-cent-digit decoy is planted: later ones may end in "k" */
 };
 
 /* The whole-number part of a value: grouped by threes with sep, or plain. */
@@ -246,11 +244,11 @@ static void misread(char *num, size_t i, struct vat_rng *r)
     num[i] = letters[vat_rng_below(r, 5)];
 }
 
-static void plant(struct vat_rx_builder *b, struct vat_rng *r, void *vctx)
+static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_rx_slot *slot,
+                  const void *ctx)
 {
-    struct plant_ctx *c = vctx;
-    const struct fmt *x = c->fmt;
-    int kind = c->plan[c->next++];
+    const struct fmt *x = ctx;
+    int kind = slot->kind;
     const char *marker = x->marker;
     char num[64], amt[96], alt[16];
     bool cents = want_cents(x, r);
@@ -280,8 +278,7 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, void *vctx)
         /* the first of a set is plain ("$12.5"), where a cents rule of
          * one or two digits is caught; later ones may read "$1.5k" */
         snprintf(num + strlen(num), sizeof num - strlen(num), "%c%d%s", x->dec,
-                 (int)vat_rng_range(r, 0, 9), c->one_cent && vat_rng_chance(r, 0.3) ? "k" : "");
-        c->one_cent = true;
+                 (int)vat_rng_range(r, 0, 9), slot->seen && vat_rng_chance(r, 0.3) ? "k" : "");
         break;
     case K_THREE_CENTS:
         fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
@@ -469,113 +466,16 @@ static const char *const frames3[] = {
     "{time} {level} [{svc}] settled {slot} + {slot} - {slot} for {user}",
 };
 
-static const char *pick_frame(struct vat_rng *r, int slots)
-{
-    switch (slots) {
-    case 0: return VAT_PICK(r, frames0);
-    case 1: return VAT_PICK(r, frames1);
-    case 2: return VAT_PICK(r, frames2);
-    default: return VAT_PICK(r, frames3);
-    }
-}
-
-/* Builds n lines into s: frames first, then the slot plan over all their
- * slots (required kinds guaranteed), then the text. */
-static int build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n, const struct fmt *x,
-                       const int *required, size_t nreq, struct vat_err *e)
-{
-    int *slots = vat_xcalloc(n, sizeof *slots);
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned u = vat_rng_below(r, 20);
-        slots[i] = u < 2 ? 0 : u < 10 ? 1 : u < 16 ? 2 : 3;
-        total += (size_t)slots[i];
-    }
-    /* Too few slots for the required plants: widen lines, starting at a
-     * random one, until they fit (n * 3 >= nreq is checked by the caller). */
-    size_t at = vat_rng_below(r, (uint32_t)n);
-    while (total < nreq) {
-        if (slots[at] < 3) {
-            slots[at]++;
-            total++;
-        }
-        at = (at + 1) % n;
-    }
-    const char **frame = vat_xcalloc(n, sizeof *frame);
-    for (size_t i = 0; i < n; i++)
-        frame[i] = pick_frame(r, slots[i]);
-
-    int *plan = vat_rx_plan(r, total, required, nreq, kind_weights, N_KINDS);
-    struct plant_ctx ctx = {x, plan, 0, false};
-    struct vat_rx_builder b;
-    vat_rx_begin(&b);
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (vat_rx_expand(&b, r, frame[i], plant, &ctx, e) < 0)
-            rc = -1;
-        else
-            vat_rx_finish(&b, s);
-    }
-    vat_rx_builder_release(&b);
-    free(plan);
-    free(frame);
-    free(slots);
-    return rc;
-}
-
-/* Returns true if no line of ex or ho repeats another: a held-out line
- * equal to an example line would be shown in the prompt. */
-static bool lines_distinct(const struct vat_rx_set *ex, const struct vat_rx_set *ho)
-{
-    size_t n = ex->n + ho->n;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++) {
-            const char *a = i < ex->n ? ex->line[i].text : ho->line[i - ex->n].text;
-            const char *b = j < ex->n ? ex->line[j].text : ho->line[j - ex->n].text;
-            if (strcmp(a, b) == 0)
-                return false;
-        }
-    return true;
-}
+/* Of 20 lines, 2 hold no amount slot, 8 one, 6 two and 4 three. */
+static const struct vat_rx_layout layout = {
+    VAT_RX_FRAMES(frames0, frames1, frames2, frames3),
+    .slot_weights = {2, 8, 6, 4},
+    .weights = kind_weights,
+    .n_kinds = N_KINDS,
+    .plant = plant,
+};
 
 /* ---- the task ------------------------------------------------------------ */
-
-struct priv {
-    struct vat_rx_set ex, ho; /* the planted lines and their expected lists */
-};
-
-static void priv_free(void *p)
-{
-    struct priv *q = p;
-    vat_rx_set_release(&q->ex);
-    vat_rx_set_release(&q->ho);
-    free(q);
-}
-
-/* The notation of a task.  The first draw walks a permutation of all
- * notations derived from (master seed, template, index / N_FORMATS), so
- * any N_FORMATS consecutive tasks share no gold pattern; a redraw draws
- * afresh from the task stream. */
-static struct fmt choose_fmt(const struct vat_task *t, struct vat_rng *r)
-{
-    if (t->attempt > 0)
-        return fmt_from_index(vat_rng_below(r, N_FORMATS));
-    struct vat_rng pr;
-    vat_rng_stream(&pr, t->master_seed, t->tmpl->name, t->index / N_FORMATS, "formats", 0, NULL);
-    unsigned perm[N_FORMATS];
-    for (unsigned i = 0; i < N_FORMATS; i++)
-        perm[i] = i;
-    vat_rng_shuffle(&pr, perm, N_FORMATS, sizeof perm[0]);
-    return fmt_from_index(perm[t->index % N_FORMATS]);
-}
-
-static const struct vat_param params[] = {
-    {"examples_min", VAT_PARAM_INT, 3, NULL, 3, 8, "fewest example lines shown in the prompt"},
-    {"examples_max", VAT_PARAM_INT, 5, NULL, 3, 8, "most example lines shown in the prompt"},
-    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines"},
-    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines"},
-    {NULL, VAT_PARAM_INT, 0, NULL, 0, 0, NULL},
-};
 
 /* "USD 1,234,567.89" for the prompt and params. */
 static void fmt_sample(const struct fmt *x, char out[32])
@@ -637,63 +537,29 @@ static void prompt_rules(struct vat_buf *b, const struct fmt *x)
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
 {
-    long exmin = vat_task_int(t, "examples_min"), exmax = vat_task_int(t, "examples_max");
-    long homin = vat_task_int(t, "rows_min"), homax = vat_task_int(t, "rows_max");
-    if (exmin < 3 || exmax < exmin || homin < 20 || homax < homin)
-        return vat_err_set(e, "regex_amounts: need 3 <= examples_min <= examples_max and "
-                              "20 <= rows_min <= rows_max");
-    struct fmt x = choose_fmt(t, rng);
-    size_t nex = (size_t)vat_rng_range(rng, exmin, exmax);
-
-    /* The held-out lines come from their own stream, so the shown examples
-     * and the hidden lines are independent draws. */
-    struct vat_rng hr;
-    vat_rng_stream(&hr, t->master_seed, t->tmpl->name, t->index, "heldout", t->attempt, NULL);
-    size_t nho = (size_t)vat_rng_range(&hr, homin, homax);
+    struct fmt x = fmt_from_index(vat_rx_choose_format(t, rng, N_FORMATS));
+    struct vat_rx_draw d;
+    if (vat_rx_task_begin(t, rng, &d, e) != 0)
+        return -1;
 
     /* Required plants.  The examples show a grouped amount (what the trap
      * misses), the grouping and cents rules and the main decoys; the
      * held-out lines hold every kind, so that each part of the gold
      * pattern is needed on the hidden lines alone. */
-    int req_ex[8], req_ho[N_KINDS + 4];
-    size_t nreq_ex = 0, nreq_ho = 0;
-    req_ex[nreq_ex++] = K_TARGET;
-    req_ex[nreq_ex++] = K_GROUPED;
-    req_ex[nreq_ex++] = K_UNGROUPED;
-    req_ex[nreq_ex++] = K_NO_CENTS;
-    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_ONE_CENT : K_THREE_CENTS;
-    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_SHORT_GROUP : K_LONG_GROUP;
-    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_GLUED_BEFORE : K_GLUED_AFTER;
-    for (int k = 0; k < 2; k++)
-        req_ho[nreq_ho++] = K_TARGET;
-    req_ho[nreq_ho++] = K_GROUPED;
+    vat_rx_require(&d.ex, K_TARGET);
+    vat_rx_require(&d.ex, K_GROUPED);
+    vat_rx_require(&d.ex, K_UNGROUPED);
+    vat_rx_require(&d.ex, K_NO_CENTS);
+    vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_ONE_CENT : K_THREE_CENTS);
+    vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_SHORT_GROUP : K_LONG_GROUP);
+    vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_GLUED_BEFORE : K_GLUED_AFTER);
+    vat_rx_require(&d.ho, K_TARGET);
+    vat_rx_require(&d.ho, K_TARGET);
+    vat_rx_require(&d.ho, K_GROUPED);
     for (int k = 0; k < N_KINDS; k++)
-        req_ho[nreq_ho++] = k;
-    if (nex * 3 < nreq_ex || nho * 3 < nreq_ho)
-        return vat_err_set(e, "regex_amounts: too few lines for the required plants");
-
-    struct priv *p = vat_xcalloc(1, sizeof *p);
-    t->priv = p;
-    t->priv_free = priv_free;
-    if (build_lines(&p->ex, rng, nex, &x, req_ex, nreq_ex, e) != 0 ||
-        build_lines(&p->ho, &hr, nho, &x, req_ho, nreq_ho, e) != 0)
+        vat_rx_require(&d.ho, k);
+    if (vat_rx_task_plant(t, rng, &d, &layout, &x, e) != 0)
         return -1;
-    unsigned need = 0;
-    for (size_t i = 0; i < nreq_ho; i++)
-        need |= 1u << req_ho[i];
-    if ((vat_rx_set_kinds(&p->ho) & need) != need)
-        return vat_err_set(e, "%s: the held-out lines lack a required decoy kind", t->id);
-    if (!lines_distinct(&p->ex, &p->ho))
-        return vat_err_set(e, "%s: a line repeats another line", t->id);
-
-    char *rel = vat_task_fixture_relpath(t, ".csv");
-    char *hrel = vat_task_fixture_relpath(t, ".heldout.csv");
-    int rc = -1;
-    if (vat_rx_write_lines(&p->ex, VAT_RX_EXAMPLE_PREFIX, t->root, rel, e) != 0 ||
-        vat_rx_write_lines(&p->ho, VAT_RX_HELDOUT_PREFIX, t->root, hrel, e) != 0)
-        goto out;
-    vat_rx_add_fixture(t, rel, "main", p->ex.n);
-    vat_rx_add_fixture(t, hrel, "variant", p->ho.n);
 
     char sample[32];
     fmt_sample(&x, sample);
@@ -705,74 +571,22 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     json_object_set_new(t->params, "cents", json_string(x.cents_req ? "required" : "optional"));
     json_object_set_new(t->params, "grouping",
                         json_string(x.group_req ? "required" : "optional"));
-    json_object_set_new(t->params, "examples", json_integer((json_int_t)p->ex.n));
-    json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
     t->difficulty = 2 + !x.group_req + (x.dec == ',') + (x.sep == ' ' || x.sep == '\'');
 
     struct vat_buf b = VAT_BUF_INIT;
     prompt_rules(&b, &x);
-    vat_rx_prompt_examples(&b, &p->ex, rel, t->inline_max_bytes);
-    vat_rx_prompt_answer(&b, p->ho.n, "lines");
-    t->prompt = vat_buf_detach(&b);
-    t->spec = vat_rx_spec_new();
-    rc = 0;
-out:
-    free(rel);
-    free(hrel);
-    return rc;
+    vat_rx_task_prompt(t, &b, "lines");
+    return 0;
 }
 
 static int reference(struct vat_task *t, struct vat_err *e)
 {
-    struct fmt x;
-    if (t->n_fixtures != 2)
-        return vat_err_set(e, "%s: expected the example and held-out fixtures", t->id);
-    if (fmt_from_params(t->params, &x, e) != 0)
-        return -1;
-    struct vat_rx_set ex = VAT_RX_SET_INIT, ho = VAT_RX_SET_INIT;
-    char *gold = build_pattern(&x, false);
-    int rc = -1;
-    if (vat_rx_read_lines(&ex, t->root, t->fixture[0].path, e) == 0 &&
-        vat_rx_read_lines(&ho, t->root, t->fixture[1].path, e) == 0 &&
-        vat_rx_spec_cases(t->spec, gold, &ex, &ho, e) == 0) {
-        t->gold = gold;
-        gold = NULL;
-        rc = 0;
-    }
-    free(gold);
-    vat_rx_set_release(&ex);
-    vat_rx_set_release(&ho);
-    return rc;
-}
-
-static int confirm(const struct vat_task *t, struct vat_err *e)
-{
-    const struct priv *p = t->priv;
-    if (!p)
-        return vat_err_set(e, "%s: no planted truth to confirm against", t->id);
-    struct vat_err sub;
-    if (vat_rx_cases_agree(t->spec, &p->ex, &p->ho, &sub) != 0)
-        return vat_err_set(e, "%s: %s", t->id, sub.msg);
-    return 0;
+    return vat_rx_task_reference(t, build_pattern, e);
 }
 
 static int trap_answer(struct vat_task *t, struct vat_err *e)
 {
-    struct fmt x;
-    if (fmt_from_params(t->params, &x, e) != 0)
-        return -1;
-    const struct priv *p = t->priv;
-    char *trap = build_pattern(&x, true);
-    /* Armed on the held-out lines alone: grouped amounts are planted
-     * there too, so the hidden lines catch the mistake on their own. */
-    int misses = p ? vat_rx_count_misses(t->spec, trap, &p->ho, e) : 0;
-    if (misses <= 0) {
-        free(trap);
-        return misses < 0 ? -1 : vat_err_set(e, "%s: the trap is not armed on held-out lines",
-                                             t->id);
-    }
-    t->trap = trap;
-    return 0;
+    return vat_rx_task_trap(t, build_pattern, e);
 }
 
 const struct vat_template vat_tmpl_regex_amounts = {
@@ -785,11 +599,11 @@ const struct vat_template vat_tmpl_regex_amounts = {
     .summary = "extract the complete, standalone money amounts of one drawn notation "
                "(currency marker, thousands and decimal separators, cents and grouping "
                "rules) from invoice notes and chat lines",
-    .params = params,
+    .params = vat_rx_task_params,
     .default_count = 12,
     .generate = generate,
     .reference = reference,
-    .confirm = confirm,
+    .confirm = vat_rx_task_confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
 };

@@ -6,7 +6,6 @@
  * by planted decoys (month 13, day 00, dates glued to digits) in every
  * line set.  Exports vat_tmpl_regex_iso_dates. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "regexgen.h"
@@ -152,32 +151,6 @@ static int sep_ok(char c)
     return c == '-' || c == '/' || c == '.';
 }
 
-/* Builds the pattern: gold with full field rules and digit-run guards, or
- * the trap's naive digit-count shape.  Returns a new string. */
-static char *build_pattern(const struct fmt *x, bool naive)
-{
-    struct vat_buf b = VAT_BUF_INIT;
-    const char *f = order_fields(x->order);
-    const char *sep = x->sep == '.' ? "\\." : x->sep == '/' ? "/" : "-";
-    if (!naive)
-        vat_buf_puts(&b, "(?<!\\d)");
-    for (int i = 0; i < 3; i++) {
-        if (naive)
-            vat_buf_puts(&b, f[i] == 'Y' ? "\\d{4}" : "\\d{2}");
-        else if (f[i] == 'Y')
-            put_year_pattern(&b, x->yr);
-        else if (f[i] == 'M')
-            vat_buf_puts(&b, "(?:0[1-9]|1[0-2])");
-        else
-            vat_buf_puts(&b, "(?:0[1-9]|[12]\\d|3[01])");
-        if (i < 2)
-            vat_buf_puts(&b, sep);
-    }
-    if (!naive)
-        vat_buf_puts(&b, "(?!\\d)");
-    return vat_buf_detach(&b);
-}
-
 /* Reads the notation back from the task's params (what the prompt states),
  * so reference() derives gold from the question, not from generator state. */
 static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *e)
@@ -203,6 +176,37 @@ static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *
         return vat_err_set(e, "regex_iso_dates: no year rule for %lld..%lld", (long long)ymin,
                            (long long)ymax);
     return 0;
+}
+
+/* Builds the pattern of the question params state: gold with full field
+ * rules and digit-run guards, or the trap's naive digit-count shape.
+ * Returns a new string, or NULL with e set when params name no question. */
+static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
+{
+    struct fmt q;
+    if (fmt_from_params(params, &q, e) != 0)
+        return NULL;
+    const struct fmt *x = &q;
+    struct vat_buf b = VAT_BUF_INIT;
+    const char *f = order_fields(x->order);
+    const char *sep = x->sep == '.' ? "\\." : x->sep == '/' ? "/" : "-";
+    if (!naive)
+        vat_buf_puts(&b, "(?<!\\d)");
+    for (int i = 0; i < 3; i++) {
+        if (naive)
+            vat_buf_puts(&b, f[i] == 'Y' ? "\\d{4}" : "\\d{2}");
+        else if (f[i] == 'Y')
+            put_year_pattern(&b, x->yr);
+        else if (f[i] == 'M')
+            vat_buf_puts(&b, "(?:0[1-9]|1[0-2])");
+        else
+            vat_buf_puts(&b, "(?:0[1-9]|[12]\\d|3[01])");
+        if (i < 2)
+            vat_buf_puts(&b, sep);
+    }
+    if (!naive)
+        vat_buf_puts(&b, "(?!\\d)");
+    return vat_buf_detach(&b);
 }
 
 /* ---- planting ---------------------------------------------------------- */
@@ -231,12 +235,6 @@ static const unsigned kind_weights[N_KINDS] = {
     [K_TARGET] = 40,      [K_MONTH_BAD] = 6,    [K_DAY_ZERO] = 4,  [K_DAY_BIG] = 5,
     [K_YEAR5] = 4,        [K_GLUED_BEFORE] = 5, [K_GLUED_AFTER] = 5, [K_OTHER_SEP] = 7,
     [K_OTHER_ORDER] = 7,  [K_UNPADDED] = 4,     [K_SHORT_YEAR] = 3, [K_YEAR_RANGE] = 6,
-};
-
-struct plant_ctx {
-    const struct fmt *fmt;
-    const int *plan;
-    size_t next;
 };
 
 static int draw_month(struct vat_rng *r)
@@ -295,11 +293,11 @@ static void render(char *out, size_t cap, const char *y, const char *m, const ch
     snprintf(out, cap, "%s%c%s%c%s", part[0], sep, part[1], sep, part[2]);
 }
 
-static void plant(struct vat_rx_builder *b, struct vat_rng *r, void *vctx)
+static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_rx_slot *slot,
+                  const void *ctx)
 {
-    struct plant_ctx *c = vctx;
-    const struct fmt *x = c->fmt;
-    int kind = c->plan[c->next++];
+    const struct fmt *x = ctx;
+    int kind = slot->kind;
     int y = draw_year(r, x->yr), mo = draw_month(r), d = draw_day(r);
     char ys[16], ms[8], ds[8], out[64];
     enum order o = x->order;
@@ -403,161 +401,49 @@ static const char *const frames3[] = {
     "{level} {svc}: billing periods {slot}, {slot}, {slot} closed in {ms}",
 };
 
-static const char *pick_frame(struct vat_rng *r, int slots)
-{
-    switch (slots) {
-    case 0: return VAT_PICK(r, frames0);
-    case 1: return VAT_PICK(r, frames1);
-    case 2: return VAT_PICK(r, frames2);
-    default: return VAT_PICK(r, frames3);
-    }
-}
-
-/* Builds n lines into s: frames first, then the slot plan over all their
- * slots (required kinds guaranteed), then the text. */
-static int build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n, const struct fmt *x,
-                       const int *required, size_t nreq, struct vat_err *e)
-{
-    const char **frame = vat_xcalloc(n, sizeof *frame);
-    int *slots = vat_xcalloc(n, sizeof *slots);
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned u = vat_rng_below(r, 20);
-        slots[i] = u < 2 ? 0 : u < 11 ? 1 : u < 18 ? 2 : 3;
-        total += (size_t)slots[i];
-    }
-    /* Too few slots for the required plants: widen lines, starting at a
-     * random one, until they fit (n * 3 >= nreq is checked by the caller). */
-    size_t at = vat_rng_below(r, (uint32_t)n);
-    while (total < nreq) {
-        if (slots[at] < 3) {
-            slots[at]++;
-            total++;
-        }
-        at = (at + 1) % n;
-    }
-    for (size_t i = 0; i < n; i++)
-        frame[i] = pick_frame(r, slots[i]);
-
-    unsigned weights[N_KINDS];
-    memcpy(weights, kind_weights, sizeof weights);
-    if (x->yr == 0)
-        weights[K_YEAR_RANGE] = 0;
-    int *plan = vat_rx_plan(r, total, required, nreq, weights, N_KINDS);
-    struct plant_ctx ctx = {x, plan, 0};
-    struct vat_rx_builder b;
-    vat_rx_begin(&b);
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (vat_rx_expand(&b, r, frame[i], plant, &ctx, e) < 0)
-            rc = -1;
-        else
-            vat_rx_finish(&b, s);
-    }
-    vat_rx_builder_release(&b);
-    free(plan);
-    free(frame);
-    free(slots);
-    return rc;
-}
-
-/* ---- the task ---------------------------------------------------------- */
-
-struct priv {
-    struct vat_rx_set ex, ho; /* the planted lines and their expected lists */
-};
-
-static void priv_free(void *p)
-{
-    struct priv *q = p;
-    vat_rx_set_release(&q->ex);
-    vat_rx_set_release(&q->ho);
-    free(q);
-}
-
-/* The notation of a task.  The first draw walks a permutation of all
- * notations derived from (master seed, template, index / N_FORMATS), so
- * any N_FORMATS consecutive tasks share no gold pattern; a redraw (which
- * may be asked because of a repeat) draws afresh from the task stream. */
-static struct fmt choose_fmt(const struct vat_task *t, struct vat_rng *r)
-{
-    if (t->attempt > 0)
-        return fmt_from_index(vat_rng_below(r, N_FORMATS));
-    struct vat_rng pr;
-    vat_rng_stream(&pr, t->master_seed, t->tmpl->name, t->index / N_FORMATS, "formats", 0, NULL);
-    unsigned perm[N_FORMATS];
-    for (unsigned i = 0; i < N_FORMATS; i++)
-        perm[i] = i;
-    vat_rng_shuffle(&pr, perm, N_FORMATS, sizeof perm[0]);
-    return fmt_from_index(perm[t->index % N_FORMATS]);
-}
-
-static const struct vat_param params[] = {
-    {"examples_min", VAT_PARAM_INT, 3, NULL, 3, 8, "fewest example lines shown in the prompt"},
-    {"examples_max", VAT_PARAM_INT, 5, NULL, 3, 8, "most example lines shown in the prompt"},
-    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines"},
-    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines"},
-    {NULL, VAT_PARAM_INT, 0, NULL, 0, 0, NULL},
+/* Of 20 lines, 2 hold no date slot, 9 one, 7 two and 2 three. */
+static const struct vat_rx_layout layout = {
+    VAT_RX_FRAMES(frames0, frames1, frames2, frames3),
+    .slot_weights = {2, 9, 7, 2},
+    .weights = kind_weights,
+    .n_kinds = N_KINDS,
+    .plant = plant,
 };
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
 {
-    long exmin = vat_task_int(t, "examples_min"), exmax = vat_task_int(t, "examples_max");
-    long homin = vat_task_int(t, "rows_min"), homax = vat_task_int(t, "rows_max");
-    if (exmin < 3 || exmax < exmin || homin < 20 || homax < homin)
-        return vat_err_set(e, "regex_iso_dates: need 3 <= examples_min <= examples_max and "
-                              "20 <= rows_min <= rows_max");
-    struct fmt x = choose_fmt(t, rng);
-    size_t nex = (size_t)vat_rng_range(rng, exmin, exmax);
-
-    /* The held-out lines come from their own stream, so the shown examples
-     * and the hidden lines are independent draws. */
-    struct vat_rng hr;
-    vat_rng_stream(&hr, t->master_seed, t->tmpl->name, t->index, "heldout", t->attempt, NULL);
-    size_t nho = (size_t)vat_rng_range(&hr, homin, homax);
+    struct fmt x = fmt_from_index(vat_rx_choose_format(t, rng, N_FORMATS));
+    struct vat_rx_draw d;
+    if (vat_rx_task_begin(t, rng, &d, e) != 0)
+        return -1;
 
     /* Required plants.  The examples teach every rule the trap breaks
      * (month, day, glued digits, another notation); the held-out lines
      * hold every decoy kind, so the naive shape and a pattern without the
      * digit-run guards both fail on held-out lines alone. */
-    int req_ex[8], req_ho[N_KINDS + 4];
-    size_t nreq_ex = 0, nreq_ho = 0;
-    req_ex[nreq_ex++] = K_TARGET;
-    req_ex[nreq_ex++] = K_TARGET;
-    req_ex[nreq_ex++] = K_MONTH_BAD;
-    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_DAY_ZERO : K_DAY_BIG;
-    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_GLUED_BEFORE : K_GLUED_AFTER;
-    req_ex[nreq_ex++] = vat_rng_chance(rng, 0.5) ? K_OTHER_SEP : K_OTHER_ORDER;
+    vat_rx_require(&d.ex, K_TARGET);
+    vat_rx_require(&d.ex, K_TARGET);
+    vat_rx_require(&d.ex, K_MONTH_BAD);
+    vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_DAY_ZERO : K_DAY_BIG);
+    vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_GLUED_BEFORE : K_GLUED_AFTER);
+    vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_OTHER_SEP : K_OTHER_ORDER);
     if (x.yr != 0)
-        req_ex[nreq_ex++] = K_YEAR_RANGE;
+        vat_rx_require(&d.ex, K_YEAR_RANGE);
     for (int k = 0; k < 4; k++)
-        req_ho[nreq_ho++] = K_TARGET;
+        vat_rx_require(&d.ho, K_TARGET);
     for (int k = K_MONTH_BAD; k < N_KINDS; k++)
         if (k != K_YEAR_RANGE || x.yr != 0)
-            req_ho[nreq_ho++] = k;
-    if (nex * 3 < nreq_ex || nho * 3 < nreq_ho)
-        return vat_err_set(e, "regex_iso_dates: too few lines for the required plants");
+            vat_rx_require(&d.ho, k);
 
-    struct priv *p = vat_xcalloc(1, sizeof *p);
-    t->priv = p;
-    t->priv_free = priv_free;
-    if (build_lines(&p->ex, rng, nex, &x, req_ex, nreq_ex, e) != 0 ||
-        build_lines(&p->ho, &hr, nho, &x, req_ho, nreq_ho, e) != 0)
+    /* A notation that takes any year has no out-of-range decoy to plant. */
+    struct vat_rx_layout l = layout;
+    unsigned weights[N_KINDS];
+    memcpy(weights, kind_weights, sizeof weights);
+    if (x.yr == 0)
+        weights[K_YEAR_RANGE] = 0;
+    l.weights = weights;
+    if (vat_rx_task_plant(t, rng, &d, &l, &x, e) != 0)
         return -1;
-    unsigned need = 0;
-    for (size_t i = 0; i < nreq_ho; i++)
-        need |= 1u << req_ho[i];
-    if ((vat_rx_set_kinds(&p->ho) & need) != need)
-        return vat_err_set(e, "%s: the held-out lines lack a required decoy kind", t->id);
-
-    char *rel = vat_task_fixture_relpath(t, ".csv");
-    char *hrel = vat_task_fixture_relpath(t, ".heldout.csv");
-    int rc = -1;
-    if (vat_rx_write_lines(&p->ex, VAT_RX_EXAMPLE_PREFIX, t->root, rel, e) != 0 ||
-        vat_rx_write_lines(&p->ho, VAT_RX_HELDOUT_PREFIX, t->root, hrel, e) != 0)
-        goto out;
-    vat_rx_add_fixture(t, rel, "main", p->ex.n);
-    vat_rx_add_fixture(t, hrel, "variant", p->ho.n);
 
     char label[16];
     fmt_label(&x, label);
@@ -568,8 +454,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     json_object_set_new(t->params, "order", json_string(order_names[x.order]));
     json_object_set_new(t->params, "year_min", json_integer(yr.min));
     json_object_set_new(t->params, "year_max", json_integer(yr.max));
-    json_object_set_new(t->params, "examples", json_integer((json_int_t)p->ex.n));
-    json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
     t->difficulty = 2 + (x.order != ORD_YMD) + (x.yr != 0) + (x.sep == '.');
 
     struct vat_buf b = VAT_BUF_INIT;
@@ -598,68 +482,18 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
                    "- it is not part of a longer run of digits: the character right before it "
                    "and the character right after it, where there is one, are not digits.\n\n",
                    x.sep);
-    vat_rx_prompt_examples(&b, &p->ex, rel, t->inline_max_bytes);
-    vat_rx_prompt_answer(&b, p->ho.n, "log lines");
-    t->prompt = vat_buf_detach(&b);
-    t->spec = vat_rx_spec_new();
-    rc = 0;
-out:
-    free(rel);
-    free(hrel);
-    return rc;
+    vat_rx_task_prompt(t, &b, "log lines");
+    return 0;
 }
 
 static int reference(struct vat_task *t, struct vat_err *e)
 {
-    struct fmt x;
-    if (t->n_fixtures != 2)
-        return vat_err_set(e, "%s: expected the example and held-out fixtures", t->id);
-    if (fmt_from_params(t->params, &x, e) != 0)
-        return -1;
-    struct vat_rx_set ex = VAT_RX_SET_INIT, ho = VAT_RX_SET_INIT;
-    char *gold = build_pattern(&x, false);
-    int rc = -1;
-    if (vat_rx_read_lines(&ex, t->root, t->fixture[0].path, e) == 0 &&
-        vat_rx_read_lines(&ho, t->root, t->fixture[1].path, e) == 0 &&
-        vat_rx_spec_cases(t->spec, gold, &ex, &ho, e) == 0) {
-        t->gold = gold;
-        gold = NULL;
-        rc = 0;
-    }
-    free(gold);
-    vat_rx_set_release(&ex);
-    vat_rx_set_release(&ho);
-    return rc;
-}
-
-static int confirm(const struct vat_task *t, struct vat_err *e)
-{
-    const struct priv *p = t->priv;
-    if (!p)
-        return vat_err_set(e, "%s: no planted truth to confirm against", t->id);
-    struct vat_err sub;
-    if (vat_rx_cases_agree(t->spec, &p->ex, &p->ho, &sub) != 0)
-        return vat_err_set(e, "%s: %s", t->id, sub.msg);
-    return 0;
+    return vat_rx_task_reference(t, build_pattern, e);
 }
 
 static int trap_answer(struct vat_task *t, struct vat_err *e)
 {
-    struct fmt x;
-    if (fmt_from_params(t->params, &x, e) != 0)
-        return -1;
-    const struct priv *p = t->priv;
-    char *trap = build_pattern(&x, true);
-    /* Armed on the held-out lines alone: the examples show the decoys, the
-     * hidden lines must catch the mistake on their own too. */
-    int misses = p ? vat_rx_count_misses(t->spec, trap, &p->ho, e) : 0;
-    if (misses <= 0) {
-        free(trap);
-        return misses < 0 ? -1 : vat_err_set(e, "%s: the trap is not armed on held-out lines",
-                                             t->id);
-    }
-    t->trap = trap;
-    return 0;
+    return vat_rx_task_trap(t, build_pattern, e);
 }
 
 const struct vat_template vat_tmpl_regex_iso_dates = {
@@ -671,11 +505,11 @@ const struct vat_template vat_tmpl_regex_iso_dates = {
             "13, day 00 and dates glued to longer digit runs",
     .summary = "extract the valid dates of one drawn notation (separator, field order, year "
                "range) from log lines, never inside a longer run of digits",
-    .params = params,
+    .params = vat_rx_task_params,
     .default_count = 12,
     .generate = generate,
     .reference = reference,
-    .confirm = confirm,
+    .confirm = vat_rx_task_confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
 };

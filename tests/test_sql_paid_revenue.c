@@ -23,38 +23,25 @@
 #include "verifiers.h"
 
 extern const struct vat_template vat_tmpl_sql_paid_revenue;
+#define TMPL (&vat_tmpl_sql_paid_revenue)
 
 #define SEED 20240611u
 #define NTASKS 60
 
 struct drawn {
-    char *root;
-    json_t *cfg;
+    struct vat_tt_env *env;
     struct vat_task t[NTASKS];
 };
-
-static struct vat_draw_opts opts_for(const json_t *cfg, size_t inline_max)
-{
-    struct vat_draw_opts o = {.master_seed = SEED, .cfg = cfg, .inline_max_bytes = inline_max};
-    return o;
-}
 
 /* Draws tasks 0..NTASKS-1 once for the whole group; each must be admitted
  * on its first draw. */
 static int group_setup(void **state)
 {
     struct drawn *d = calloc(1, sizeof *d);
-    d->root = vat_test_tmpdir("sqlrev");
-    d->cfg = vat_template_default_params(&vat_tmpl_sql_paid_revenue);
-    struct vat_draw_opts o = opts_for(d->cfg, 6000);
+    d->env = vat_tt_env_new(TMPL, SEED);
     for (uint32_t i = 0; i < NTASKS; i++) {
         struct vat_replay r;
-        struct vat_err e = {{0}};
-        vat_task_init(&d->t[i], &vat_tmpl_sql_paid_revenue, i, d->root);
-        if (vat_task_draw(&d->t[i], 0, &o, &r, &e) != 0) {
-            fprintf(stderr, "task %u not admitted: %s\n", i, e.msg);
-            return -1;
-        }
+        vat_tt_draw(d->env, &d->t[i], NULL, i, 6000, 1, &r);
     }
     *state = d;
     return 0;
@@ -65,16 +52,9 @@ static int group_teardown(void **state)
     struct drawn *d = *state;
     for (int i = 0; i < NTASKS; i++)
         vat_task_clear(&d->t[i]);
-    json_decref(d->cfg);
-    vat_test_rmtree(d->root);
-    free(d->root);
+    vat_tt_env_free(d->env);
     free(d);
     return 0;
-}
-
-static struct vat_verdict check(const struct vat_task *t, const char *answer)
-{
-    return t->tmpl->check(t, answer, strlen(answer));
 }
 
 static const char *param(const struct vat_task *t, const char *key)
@@ -176,15 +156,10 @@ static void test_admitted_with_replays(void **state)
     struct drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
-        struct vat_verdict g = check(t, t->gold), tr = check(t, t->trap),
-                           m = check(t, t->malformed);
-        assert_true(g.gate_passed);
-        assert_true(g.score == 1.0);
-        assert_string_equal(g.code, VAT_OK);
-        assert_true(tr.gate_passed);
-        assert_true(tr.score == 0.0);
-        assert_false(m.gate_passed);
-        assert_true(m.score == 0.0);
+        /* the replays again, from the spec and the files alone */
+        struct vat_replay r = {{vat_tt_check(t, t->gold), vat_tt_check(t, t->trap),
+                                vat_tt_check(t, t->malformed)}};
+        vat_tt_assert_replays(&r);
         assert_int_equal(t->n_fixtures, 4);
         assert_string_equal(t->fixture[0].role, "main");
         for (int k = 1; k < t->n_fixtures; k++) {
@@ -285,7 +260,7 @@ static void test_harmless_variants_pass(void **state)
         char *lower = replace_once(t->gold, "SELECT", "select");
         const char *answers[] = {semi, spaced, alt, lower};
         for (size_t k = 0; k < sizeof answers / sizeof *answers; k++) {
-            struct vat_verdict v = check(t, answers[k]);
+            struct vat_verdict v = vat_tt_check(t, answers[k]);
             if (!(v.gate_passed && v.score == 1.0))
                 fail_msg("%s: harmless variant %zu failed (%s: %s)\n%s", t->id, k, v.code,
                          v.reason, answers[k]);
@@ -300,7 +275,7 @@ static void test_harmless_variants_pass(void **state)
 /* Fails when a near miss is accepted; near misses must pass the gate. */
 static void expect_wrong(const struct vat_task *t, const char *answer, const char *what)
 {
-    struct vat_verdict v = check(t, answer);
+    struct vat_verdict v = vat_tt_check(t, answer);
     if (!v.gate_passed || v.score != 0.0)
         fail_msg("%s: %s gave gate=%d score=%g (%s: %s)\n%s", t->id, what, v.gate_passed,
                  v.score, v.code, v.reason, answer);
@@ -420,13 +395,10 @@ static void test_same_seed_same_bytes(void **state)
 {
     struct drawn *d = *state;
     char *root2 = vat_test_tmpdir("sqlrev2");
-    struct vat_draw_opts o = opts_for(d->cfg, 6000);
     for (uint32_t i = 0; i < 8; i++) {
         struct vat_task t;
         struct vat_replay r;
-        struct vat_err e = {{0}};
-        vat_task_init(&t, &vat_tmpl_sql_paid_revenue, i, root2);
-        assert_int_equal(vat_task_draw(&t, 0, &o, &r, &e), 0);
+        vat_tt_draw(d->env, &t, root2, i, 6000, 1, &r);
         const struct vat_task *a = &d->t[i];
         assert_string_equal(t.prompt, a->prompt);
         assert_string_equal(t.gold, a->gold);
@@ -435,18 +407,12 @@ static void test_same_seed_same_bytes(void **state)
         for (int f = 0; f < t.n_fixtures; f++) {
             assert_string_equal(t.fixture[f].path, a->fixture[f].path);
             assert_string_equal(t.fixture[f].sha256, a->fixture[f].sha256);
-            char *p1 = vat_path_join(d->root, a->fixture[f].path);
-            char *p2 = vat_path_join(root2, t.fixture[f].path);
             size_t n1, n2;
-            char *b1 = vat_test_read_file(p1, &n1), *b2 = vat_test_read_file(p2, &n2);
-            assert_non_null(b1);
-            assert_non_null(b2);
+            char *b1 = vat_tt_fixture_text(a, f, &n1), *b2 = vat_tt_fixture_text(&t, f, &n2);
             assert_int_equal(n1, n2);
             assert_memory_equal(b1, b2, n1);
             free(b1);
             free(b2);
-            free(p1);
-            free(p2);
         }
         char *j1 = vat_json_dumps(t.params), *j2 = vat_json_dumps(a->params);
         assert_string_equal(j1, j2);
@@ -458,7 +424,9 @@ static void test_same_seed_same_bytes(void **state)
     struct vat_task t;
     struct vat_replay r;
     struct vat_err e = {{0}};
-    vat_task_init(&t, &vat_tmpl_sql_paid_revenue, 0, root2);
+    struct vat_draw_opts o = {
+        .master_seed = d->env->seed, .cfg = d->env->cfg, .inline_max_bytes = 6000};
+    vat_task_init(&t, TMPL, 0, root2);
     assert_int_equal(vat_task_draw(&t, 1, &o, &r, &e), 0);
     assert_string_not_equal(t.fixture[0].sha256, d->t[0].fixture[0].sha256);
     vat_task_clear(&t);
@@ -468,18 +436,14 @@ static void test_same_seed_same_bytes(void **state)
 
 static void test_prompt_inlines_within_budget(void **state)
 {
-    struct drawn *d = *state;
-    char *root2 = vat_test_tmpdir("sqlrev3");
-    json_t *cfg = vat_template_default_params(&vat_tmpl_sql_paid_revenue);
-    json_object_set_new(cfg, "rows_min", json_integer(150));
-    json_object_set_new(cfg, "rows_max", json_integer(200));
-    struct vat_draw_opts small = opts_for(cfg, 800), big = opts_for(cfg, 1 << 20);
+    (void)state;
+    struct vat_tt_env *v = vat_tt_env_new(TMPL, SEED);
+    json_object_set_new(v->cfg, "rows_min", json_integer(150));
+    json_object_set_new(v->cfg, "rows_max", json_integer(200));
     for (uint32_t i = 0; i < 4; i++) {
         struct vat_task t;
         struct vat_replay r;
-        struct vat_err e = {{0}};
-        vat_task_init(&t, &vat_tmpl_sql_paid_revenue, i, root2);
-        assert_int_equal(vat_task_draw(&t, 0, &small, &r, &e), 0);
+        vat_tt_draw(v, &t, NULL, i, 800, 1, &r);
         assert_true(t.fixture[0].rows >= 150);
         assert_non_null(strstr(t.prompt, "Only the leading rows fit here"));
         char *note = vat_xasprintf("of %ld rows", t.fixture[0].rows);
@@ -494,18 +458,14 @@ static void test_prompt_inlines_within_budget(void **state)
         assert_true(bytes > 0 && bytes <= 800);
         vat_task_clear(&t);
 
-        vat_task_init(&t, &vat_tmpl_sql_paid_revenue, i, root2);
-        assert_int_equal(vat_task_draw(&t, 0, &big, &r, &e), 0);
+        vat_tt_draw(v, &t, NULL, i, 1 << 20, 1, &r);
         assert_null(strstr(t.prompt, "Only the leading rows"));
         note = vat_xasprintf("all %ld rows", t.fixture[0].rows);
         assert_non_null(strstr(t.prompt, note));
         free(note);
         vat_task_clear(&t);
     }
-    (void)d;
-    json_decref(cfg);
-    vat_test_rmtree(root2);
-    free(root2);
+    vat_tt_env_free(v);
 }
 
 static void test_confirm_catches_a_wrong_gold(void **state)

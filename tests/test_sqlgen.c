@@ -83,14 +83,6 @@ static int write_toy(struct vat_task *t, int nvariants, const char *bad, struct 
     return vat_sqlgen_write_set(t, &rng, &s, e);
 }
 
-static char *read_fixture(const char *root, const char *rel, size_t *n)
-{
-    char *p = vat_path_join(root, rel);
-    char *b = vat_test_read_file(p, n);
-    free(p);
-    return b;
-}
-
 static void test_write_set_registers_fixtures(void **state)
 {
     struct env *v = *state;
@@ -117,8 +109,8 @@ static void test_main_fixture_independent_of_variant_count(void **state)
     struct vat_err e = {{0}};
     assert_int_equal(write_toy(&v->t, 1, NULL, &e), 0);
     size_t n1, n1v;
-    char *main1 = read_fixture(v->root, v->t.fixture[0].path, &n1);
-    char *var1 = read_fixture(v->root, v->t.fixture[1].path, &n1v);
+    char *main1 = vat_tt_fixture_text(&v->t, 0, &n1);
+    char *var1 = vat_tt_fixture_text(&v->t, 1, &n1v);
     vat_task_clear(&v->t);
 
     char *root2 = vat_test_tmpdir("sqlgen2");
@@ -127,8 +119,8 @@ static void test_main_fixture_independent_of_variant_count(void **state)
     t2.master_seed = 99;
     assert_int_equal(write_toy(&t2, 3, NULL, &e), 0);
     size_t n2, n2v;
-    char *main2 = read_fixture(root2, t2.fixture[0].path, &n2);
-    char *var2 = read_fixture(root2, t2.fixture[1].path, &n2v);
+    char *main2 = vat_tt_fixture_text(&t2, 0, &n2);
+    char *var2 = vat_tt_fixture_text(&t2, 1, &n2v);
     assert_int_equal(n1, n2);
     assert_memory_equal(main1, main2, n1);
     assert_int_equal(n1v, n2v);
@@ -142,7 +134,7 @@ static void test_main_fixture_independent_of_variant_count(void **state)
     t3.master_seed = 100;
     assert_int_equal(write_toy(&t3, 1, NULL, &e), 0);
     size_t n3v;
-    char *var3 = read_fixture(root3, t3.fixture[1].path, &n3v);
+    char *var3 = vat_tt_fixture_text(&t3, 1, &n3v);
     assert_true(n3v != n1v || memcmp(var1, var3, n1v) != 0);
 
     free(main1);
@@ -178,15 +170,23 @@ static void test_failed_fill_leaves_no_file(void **state)
     assert_non_null(strstr(e.msg, "variant"));
 }
 
+/* Writes the toy set with one variant and renders its main fixture with
+ * max_bytes of rows into b; *cut is what the rendering says of it. */
+static void render_toy(struct env *v, size_t max_bytes, struct vat_buf *b, bool *cut)
+{
+    struct vat_err e = {{0}};
+    assert_int_equal(write_toy(&v->t, 1, NULL, &e), 0);
+    assert_int_equal(
+        vat_sqlgen_render(v->root, v->t.fixture[0].path, two_tables, 2, max_bytes, b, cut, &e), 0);
+}
+
 static void test_render_full(void **state)
 {
     struct env *v = *state;
     struct vat_err e = {{0}};
-    assert_int_equal(write_toy(&v->t, 1, NULL, &e), 0);
     struct vat_buf b = VAT_BUF_INIT;
     bool cut = true;
-    assert_int_equal(
-        vat_sqlgen_render(v->root, v->t.fixture[0].path, two_tables, 2, 100000, &b, &cut, &e), 0);
+    render_toy(v, 100000, &b, &cut);
     assert_false(cut);
     assert_non_null(strstr(b.data, "CREATE TABLE t (a INTEGER, b TEXT, c REAL);\n"));
     assert_non_null(strstr(b.data, "-- t: all 20 rows\nINSERT INTO t VALUES\n  (0, 'it''s "));
@@ -235,12 +235,10 @@ static void test_render_budget(void **state)
 {
     struct env *v = *state;
     struct vat_err e = {{0}};
-    assert_int_equal(write_toy(&v->t, 1, NULL, &e), 0);
     struct vat_buf b = VAT_BUF_INIT;
     bool cut = false;
     /* The short table u keeps both rows; t gets what is left. */
-    assert_int_equal(
-        vat_sqlgen_render(v->root, v->t.fixture[0].path, two_tables, 2, 200, &b, &cut, &e), 0);
+    render_toy(v, 200, &b, &cut);
     assert_true(cut);
     assert_non_null(strstr(b.data, "-- u: all 2 rows\n"));
     assert_non_null(strstr(b.data, "of 20 rows (the other "));
