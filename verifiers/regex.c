@@ -1727,11 +1727,15 @@ json_t *vat_regex_extract(const json_t *spec, const char *pattern, size_t plen, 
     }
     if (prog_build(&p, &lim, pattern, plen, utf, n, v))
         return NULL;
-    size_t *spans = vat_xmalloc(2 * RX_MAX_MATCHES * sizeof *spans), count;
-    int rc = prog_scan(&p, text, n, RX_MAX_MATCHES, spans, &count);
+    /* A text of n bytes holds at most 2n + 1 matches (n non-empty ones and
+     * an empty one at each of n + 1 places), so size the spans by the
+     * text rather than by the cap. */
+    size_t cap = 2 * n + 1 < RX_MAX_MATCHES ? 2 * n + 1 : RX_MAX_MATCHES;
+    size_t *spans = vat_xmalloc(2 * cap * sizeof *spans), count;
+    int rc = prog_scan(&p, text, n, cap, spans, &count);
     json_t *out = NULL;
     if (rc != 0) {
-        *v = scan_failure(rc, "text", RX_MAX_MATCHES);
+        *v = scan_failure(rc, "text", cap);
     } else {
         out = json_array();
         for (size_t j = 0; j < count; j++)
