@@ -111,7 +111,7 @@ static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *
  * question. */
 static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
 {
-    struct fmt q;
+    struct fmt q = {0};
     if (fmt_from_params(params, &q, e) != 0)
         return NULL;
     const struct fmt *x = &q;
