@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "rng.h"
+#include "strength.h"
 
 const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
 
@@ -125,5 +126,21 @@ int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_op
         return vat_err_set(e, "%s: trap not armed (it scored %g)", t->id, tr->score);
     if (m->gate_passed)
         return vat_err_set(e, "%s: malformed answer passed the gate", t->id);
+    if (o->strength_target > 0 &&
+        (strcmp(tm->answer_kind, "regex") == 0 || strcmp(tm->answer_kind, "sql") == 0)) {
+        /* A checker that cannot tell gold from its mutants is not proof of
+         * anything: redraw the held-out material until it can. */
+        struct vat_strength s = VAT_STRENGTH_INIT;
+        int rc = vat_strength_task(t, &s);
+        double share = vat_strength_share(&s);
+        if (rc != 0)
+            vat_err_set(e, "%s: strength not measurable: %s", t->id, s.error);
+        else if (share < o->strength_target)
+            vat_err_set(e, "%s: cases kill %ld of %ld gold mutants (%.0f%% < %.0f%%)", t->id,
+                        s.killed, s.killed + s.survivors, 100 * share, 100 * o->strength_target);
+        vat_strength_release(&s);
+        if (rc != 0 || share < o->strength_target)
+            return -1;
+    }
     return 0;
 }

@@ -20,6 +20,8 @@ struct vat_draw_opts {
     uint64_t master_seed;
     const json_t *cfg;        /* the template's resolved params */
     size_t inline_max_bytes;
+    double strength_target;   /* regex/sql: least share of gold mutants the
+                                 cases must kill (0: not measured)        */
 };
 
 /* Draws attempt `attempt` of task t (t initialised with vat_task_init):
@@ -27,7 +29,9 @@ struct vat_draw_opts {
  * generate, fills fixture digests, reference, confirm, trap_answer, the
  * malformed answer, and the three replays into *r.  Returns 0 when the task
  * is admissible (confirm agrees, gold 1.0, trap gate passed and < 1.0,
- * malformed fails the gate), else -1 with e saying which rule failed. */
+ * malformed fails the gate, and for regex and SQL tasks the cases kill at
+ * least strength_target of the gold's mutants), else -1 with e saying
+ * which rule failed. */
 int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
                   struct vat_replay *r, struct vat_err *e);
 

@@ -28,7 +28,7 @@ static const char *const SPLIT_HELD_OUT = "held_out_templates";
 static const char *const ROOT_KEYS[] = {"corpus", "templates"};
 static const char *const CORPUS_KEYS[] = {
     "master_seed", "test_fraction", "split", "held_out_templates",
-    "split_salt", "inline_max_bytes", "max_redraws",
+    "split_salt", "inline_max_bytes", "max_redraws", "strength_target",
 };
 
 struct ctx {
@@ -232,6 +232,13 @@ static int check_corpus(const struct ctx *x, struct vat_config *c, json_t *corpu
         } else if (strcmp(key, "max_redraws") == 0) {
             if ((rc = get_int(x, kp, v, 0, MAX_REDRAWS, &n)) == 0)
                 c->max_redraws = (long)n;
+        } else if (strcmp(key, "strength_target") == 0) {
+            if ((rc = get_number(x, kp, v, &d)) == 0) {
+                if (!(d >= 0 && d <= 1))
+                    rc = cerr(x, kp, table_line, "'%s' must be between 0 and 1", kp);
+                else
+                    c->strength_target = d;
+            }
         } else {
             char hint[128];
             suggest(key, CORPUS_KEYS, sizeof CORPUS_KEYS / sizeof CORPUS_KEYS[0], hint);
@@ -471,6 +478,7 @@ int vat_config_parse_registry(struct vat_config *c, const char *text, size_t len
     c->held_out = json_array();
     c->inline_max_bytes = 6000;
     c->max_redraws = 40;
+    c->strength_target = 0.9;
 
     const char *key;
     json_t *v;

@@ -13,6 +13,9 @@
  *             split_salt (string; default "vat-split-v1"),
  *             inline_max_bytes (int 0..1048576; default 6000),
  *             max_redraws (int 0..1000; default 40)
+ *             strength_target (0..1; default 0.9): a regex or SQL task is
+ *             admitted only when its cases kill at least this share of
+ *             the mutants of its gold (0 turns the rule off)
  *   [templates.<name>]  count (int 0..100000) and the template's own
  *             params (struct vat_param list), each optional. */
 #ifndef VAT_CONFIG_H
@@ -33,6 +36,7 @@ struct vat_config {
     json_t *held_out;         /* array of template names                   */
     long inline_max_bytes;
     long max_redraws;
+    double strength_target;
     json_t *templates;        /* name -> resolved params object, with "count",
                                  for every registered template, in registry
                                  order                                     */

@@ -4,7 +4,10 @@
  * year range), month 01-12 and day 01-31, never inside a longer digit run.
  * The trap is the naive `\d{4}-\d{2}-\d{2}` shape of that notation, armed
  * by planted decoys (month 13, day 00, dates glued to digits) in every
- * line set.  Exports vat_tmpl_regex_iso_dates. */
+ * line set.  The held-out lines also hold what tells gold from its small
+ * mutants: every field's boundary decoys, a letter in each digit place a
+ * class of gold covers, and valid dates touching letters.
+ * Exports vat_tmpl_regex_iso_dates. */
 #include <stdio.h>
 #include <string.h>
 
@@ -211,11 +214,14 @@ static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
 
 /* ---- planting ---------------------------------------------------------- */
 
-/* What one slot of a line holds.  Every kind but K_TARGET is a decoy the
- * gold pattern must skip. */
+/* What one slot of a line holds.  The first three kinds are targets,
+ * the rest decoys the gold pattern must skip. */
 enum kind {
     K_TARGET,       /* a valid date in the task's notation               */
-    K_MONTH_BAD,    /* month 00 or 13..19                                 */
+    K_WORD_BEFORE,  /* a valid date right after a letter or underscore   */
+    K_WORD_AFTER,   /* a valid date right before a letter                */
+    K_MONTH_ZERO,   /* month 00                                           */
+    K_MONTH_BIG,    /* month 13..19                                       */
     K_DAY_ZERO,     /* day 00                                             */
     K_DAY_BIG,      /* day 32..39                                         */
     K_YEAR5,        /* a five-digit year                                  */
@@ -225,17 +231,32 @@ enum kind {
     K_OTHER_ORDER,  /* same separator, another order (day 13..31)         */
     K_UNPADDED,     /* month or day written with one digit                */
     K_SHORT_YEAR,   /* a two-digit year                                   */
-    K_YEAR_RANGE,   /* a year outside the task's year range               */
+    K_YEAR_LOW,     /* a year below the task's year range                 */
+    K_YEAR_HIGH,    /* a year above the task's year range                 */
+    K_MONTH_LETTER, /* a letter in a digit place of the month ("1O")      */
+    K_DAY_LETTER,   /* a letter in a digit place of the day ("2x")        */
+    K_YEAR_LETTER,  /* a letter in a digit place of the year ("20X4")     */
     N_KINDS
 };
 
-/* Slot weights of the free (not required) slots; K_YEAR_RANGE is zeroed
- * when the notation allows any year. */
+/* Slot weights of the free (not required) slots; K_YEAR_LOW and
+ * K_YEAR_HIGH are zeroed when the notation allows any year. */
 static const unsigned kind_weights[N_KINDS] = {
-    [K_TARGET] = 40,      [K_MONTH_BAD] = 6,    [K_DAY_ZERO] = 4,  [K_DAY_BIG] = 5,
-    [K_YEAR5] = 4,        [K_GLUED_BEFORE] = 5, [K_GLUED_AFTER] = 5, [K_OTHER_SEP] = 7,
-    [K_OTHER_ORDER] = 7,  [K_UNPADDED] = 4,     [K_SHORT_YEAR] = 3, [K_YEAR_RANGE] = 6,
+    [K_TARGET] = 34,      [K_WORD_BEFORE] = 4,  [K_WORD_AFTER] = 4,    [K_MONTH_ZERO] = 2,
+    [K_MONTH_BIG] = 4,    [K_DAY_ZERO] = 4,     [K_DAY_BIG] = 5,       [K_YEAR5] = 4,
+    [K_GLUED_BEFORE] = 5, [K_GLUED_AFTER] = 5,  [K_OTHER_SEP] = 7,     [K_OTHER_ORDER] = 7,
+    [K_UNPADDED] = 4,     [K_SHORT_YEAR] = 3,   [K_YEAR_LOW] = 3,      [K_YEAR_HIGH] = 3,
+    [K_MONTH_LETTER] = 2, [K_DAY_LETTER] = 2,   [K_YEAR_LETTER] = 3,
 };
+
+/* Letters that stand in a digit place: masked dates ("2024-03-xx") and
+ * misread ones ("2024-1O-05"). */
+static const char letters[] = "xXOolI";
+
+static char draw_letter(struct vat_rng *r)
+{
+    return letters[vat_rng_below(r, sizeof letters - 1)];
+}
 
 static int draw_month(struct vat_rng *r)
 {
@@ -270,16 +291,46 @@ static int draw_year(struct vat_rng *r, int yr)
     return (int)vat_rng_range(r, q.min, q.max);
 }
 
-/* A year just outside the rule (1899 or 2100 when 1900-2099 counts),
- * favouring the edges, where a near-miss year rule gets caught. */
-static int draw_bad_year(struct vat_rng *r, int yr)
+/* A year just outside the rule, below it or above it: the first of a
+ * line set right at the edge (1899 or 2100 when 1900-2099 counts), where
+ * a year class widened by one digit gets caught, the others up to 50
+ * years away. */
+static int draw_bad_year(struct vat_rng *r, int yr, bool below, unsigned seen)
 {
     struct year_rule q = year_rule_of(yr);
-    bool below = vat_rng_chance(r, 0.5);
-    if (vat_rng_chance(r, 0.3))
+    if (seen == 0 || vat_rng_chance(r, 0.3))
         return below ? q.min - 1 : q.max + 1;
     return below ? (int)vat_rng_range(r, q.min - 50, q.min - 1)
                  : (int)vat_rng_range(r, q.max + 1, q.max + 50);
+}
+
+/* A year of the rule in its lowest century (or its highest, when high):
+ * gold's year part is one alternative per century of the rule, so a decoy
+ * built on each of the two meets every alternative. */
+static int year_of_century(struct vat_rng *r, int yr, bool high)
+{
+    struct year_rule q = year_rule_of(yr);
+    if (yr == 0)
+        return draw_year(r, yr);
+    int c = high ? q.max / 100 : q.min / 100;
+    int lo = c * 100 > q.min ? c * 100 : q.min;
+    int hi = c * 100 + 99 < q.max ? c * 100 + 99 : q.max;
+    return (int)vat_rng_range(r, lo, hi);
+}
+
+/* A year of the rule for a letter to go into, and the digit place (0..3)
+ * the letter takes.  The classes of each century's alternative sit on
+ * the last two digits, so the first four of a line set take place 2 and 3
+ * of the lowest and of the highest century: every class of the year part
+ * then meets a letter. */
+static int year_letter_place(struct vat_rng *r, int yr, unsigned seen, int *place)
+{
+    if (yr == 0 || seen >= 4) {
+        *place = (int)vat_rng_below(r, 4);
+        return draw_year(r, yr);
+    }
+    *place = 2 + (int)(seen % 2);
+    return year_of_century(r, yr, seen / 2 != 0);
 }
 
 /* Writes the three field texts in order o with separator sep. */
@@ -292,6 +343,11 @@ static void render(char *out, size_t cap, const char *y, const char *m, const ch
         part[i] = f[i] == 'Y' ? y : f[i] == 'M' ? m : d;
     snprintf(out, cap, "%s%c%s%c%s", part[0], sep, part[1], sep, part[2]);
 }
+
+/* Text glued to a valid date that keeps it a date: letters and
+ * underscores, never a digit right next to it. */
+static const char *const word_before[] = {"v", "id", "backup_", "snap_", "build", "rel_", "T"};
+static const char *const word_after[] = {"x", "_bak", "Z", "utc", "_full", "h", "T"};
 
 static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_rx_slot *slot,
                   const void *ctx)
@@ -308,18 +364,29 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
 
     switch ((enum kind)kind) {
     case K_TARGET:
+    case K_WORD_BEFORE:
+    case K_WORD_AFTER:
         break;
-    case K_MONTH_BAD:
-        snprintf(ms, sizeof ms, "%02d", vat_rng_chance(r, 0.2) ? 0 : (int)vat_rng_range(r, 13, 19));
+    case K_MONTH_ZERO:
+        strcpy(ms, "00");
+        break;
+    case K_MONTH_BIG:
+        snprintf(ms, sizeof ms, "%02d", slot->seen == 0 ? 13 : (int)vat_rng_range(r, 13, 19));
         break;
     case K_DAY_ZERO:
         strcpy(ds, "00");
         break;
     case K_DAY_BIG:
-        snprintf(ds, sizeof ds, "%02d", (int)vat_rng_range(r, 32, 39));
+        snprintf(ds, sizeof ds, "%02d", slot->seen == 0 ? 32 : (int)vat_rng_range(r, 32, 39));
         break;
     case K_YEAR5:
-        if (vat_rng_chance(r, 0.5))
+        /* The first two append a digit to a year of the lowest and of the
+         * highest century, which a widened count (19\d{2,}) takes; a digit
+         * put in front is stopped by the guard already. */
+        if (slot->seen < 2)
+            snprintf(ys, sizeof ys, "%04d%d", year_of_century(r, x->yr, slot->seen == 1),
+                     (int)vat_rng_range(r, 0, 9));
+        else if (vat_rng_chance(r, 0.5))
             snprintf(ys, sizeof ys, "%04d%d", y, (int)vat_rng_range(r, 0, 9));
         else
             snprintf(ys, sizeof ys, "%d%04d", (int)vat_rng_range(r, 1, 9), y);
@@ -347,15 +414,56 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
     case K_SHORT_YEAR:
         snprintf(ys, sizeof ys, "%02d", y % 100);
         break;
-    case K_YEAR_RANGE:
-        snprintf(ys, sizeof ys, "%04d", draw_bad_year(r, x->yr));
+    case K_YEAR_LOW:
+    case K_YEAR_HIGH:
+        snprintf(ys, sizeof ys, "%04d", draw_bad_year(r, x->yr, kind == K_YEAR_LOW, slot->seen));
         break;
+    case K_MONTH_LETTER:
+        /* The first takes the second digit of month 10..12, the class of
+         * gold's 1[0-2]; later ones either digit of any month. */
+        if (slot->seen == 0 || vat_rng_chance(r, 0.5)) {
+            snprintf(ms, sizeof ms, "%02d", (int)vat_rng_range(r, 10, 12));
+            ms[1] = draw_letter(r);
+        } else {
+            ms[vat_rng_below(r, 2)] = draw_letter(r);
+        }
+        break;
+    case K_DAY_LETTER:
+        /* The first takes the second digit of day 10..29 ([12]\d), the
+         * second the first digit of the day. */
+        if (slot->seen == 0) {
+            snprintf(ds, sizeof ds, "%02d", (int)vat_rng_range(r, 10, 29));
+            ds[1] = draw_letter(r);
+        } else {
+            ds[slot->seen == 1 ? 0 : vat_rng_below(r, 2)] = draw_letter(r);
+        }
+        break;
+    case K_YEAR_LETTER: {
+        int place;
+        snprintf(ys, sizeof ys, "%04d", year_letter_place(r, x->yr, slot->seen, &place));
+        ys[place] = draw_letter(r);
+        break;
+    }
     case N_KINDS:
         break;
     }
     render(out, sizeof out, ys, ms, ds, o, sep);
     if (kind == K_TARGET) {
         vat_rx_target(b, out, kind);
+        return;
+    }
+    if (kind == K_WORD_BEFORE || kind == K_WORD_AFTER) {
+        if (kind == K_WORD_BEFORE)
+            vat_rx_put(b, word_before[vat_rng_below(r, sizeof word_before / sizeof *word_before)]);
+        vat_rx_target(b, out, kind);
+        if (kind == K_WORD_AFTER) {
+            const char *w = word_after[vat_rng_below(r, sizeof word_after / sizeof *word_after)];
+            if (strcmp(w, "T") == 0)
+                vat_rx_putf(b, "T%02d:%02d", (int)vat_rng_range(r, 0, 23),
+                            (int)vat_rng_range(r, 0, 59));
+            else
+                vat_rx_put(b, w);
+        }
         return;
     }
     char glued[80];
@@ -418,29 +526,42 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
         return -1;
 
     /* Required plants.  The examples teach every rule the trap breaks
-     * (month, day, glued digits, another notation); the held-out lines
-     * hold every decoy kind, so the naive shape and a pattern without the
-     * digit-run guards both fail on held-out lines alone. */
+     * (month, day, glued digits, another notation) and that a letter next
+     * to a date is no digit; the held-out lines hold every decoy kind, so
+     * the naive shape and a pattern without the digit-run guards both fail
+     * on held-out lines alone, and so does every small mutant of gold: a
+     * guard widened to letters meets a date touching a letter, a class
+     * widened to \w or . a letter in its digit place, a narrowed class
+     * widened to \d the field's boundary values (month 00 and 13, day 00
+     * and 32, the years right outside the range). */
     vat_rx_require(&d.ex, K_TARGET);
     vat_rx_require(&d.ex, K_TARGET);
-    vat_rx_require(&d.ex, K_MONTH_BAD);
+    vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_WORD_BEFORE : K_WORD_AFTER);
+    vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_MONTH_ZERO : K_MONTH_BIG);
     vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_DAY_ZERO : K_DAY_BIG);
     vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_GLUED_BEFORE : K_GLUED_AFTER);
     vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_OTHER_SEP : K_OTHER_ORDER);
     if (x.yr != 0)
-        vat_rx_require(&d.ex, K_YEAR_RANGE);
+        vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_YEAR_LOW : K_YEAR_HIGH);
     for (int k = 0; k < 4; k++)
         vat_rx_require(&d.ho, K_TARGET);
-    for (int k = K_MONTH_BAD; k < N_KINDS; k++)
-        if (k != K_YEAR_RANGE || x.yr != 0)
+    for (int k = K_WORD_BEFORE; k < N_KINDS; k++)
+        if ((k != K_YEAR_LOW && k != K_YEAR_HIGH) || x.yr != 0)
             vat_rx_require(&d.ho, k);
+    /* the second day letter takes the day's first digit, the second
+     * five-digit year and the year letters 2..4 the other century and
+     * digit places (year_of_century, year_letter_place) */
+    vat_rx_require(&d.ho, K_DAY_LETTER);
+    vat_rx_require(&d.ho, K_YEAR5);
+    for (int k = 0; k < 3; k++)
+        vat_rx_require(&d.ho, K_YEAR_LETTER);
 
     /* A notation that takes any year has no out-of-range decoy to plant. */
     struct vat_rx_layout l = layout;
     unsigned weights[N_KINDS];
     memcpy(weights, kind_weights, sizeof weights);
     if (x.yr == 0)
-        weights[K_YEAR_RANGE] = 0;
+        weights[K_YEAR_LOW] = weights[K_YEAR_HIGH] = 0;
     l.weights = weights;
     if (vat_rx_task_plant(t, rng, &d, &l, &x, e) != 0)
         return -1;
@@ -480,8 +601,18 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
                    "- the fields are in exactly that order and separated by \"%c\" (the same "
                    "date in another order or with another separator does not count);\n"
                    "- it is not part of a longer run of digits: the character right before it "
-                   "and the character right after it, where there is one, are not digits.\n\n",
+                   "and the character right after it, where there is one, are not digits.\n",
                    x.sep);
+    /* The digit-run rule is about digits only; said outright with the
+     * task's own notation, so a guard against letters is a plain mistake. */
+    char sample[64], ys[8];
+    snprintf(ys, sizeof ys, "%04d", yr.min > 2024 ? yr.min : yr.max < 2024 ? yr.max : 2024);
+    render(sample, sizeof sample, ys, "03", "05", x.order, x.sep);
+    vat_buf_printf(&b,
+                   "Letters, underscores and other non-digits right next to a date do not stop "
+                   "it from counting: v%s, backup_%s.tar and %sT08:15:00 each hold the date "
+                   "%s.\n\n",
+                   sample, sample, sample, sample);
     vat_rx_task_prompt(t, &b, "log lines");
     return 0;
 }

@@ -166,12 +166,40 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
     for (int i = 0; i < q->npaid; i++)
         styled(pw[i], style, q->paid[i]);
 
-    const char *uw[sizeof unpaid_words / sizeof *unpaid_words];
-    memcpy(uw, unpaid_words, sizeof uw);
-    vat_rng_shuffle(rng, uw, sizeof uw / sizeof *uw, sizeof *uw);
+    /* The non-paid statuses: the first one found sorting before every
+     * paid value and the first sorting after every paid value (each paid
+     * word has both among unpaid_words, in every case style), then any.
+     * With both present a paid filter written as <= or >= instead of =
+     * takes a non-paid status and gets caught. */
+    enum { N_UNPAID = sizeof unpaid_words / sizeof *unpaid_words };
+    char uw[N_UNPAID][24];
+    const char *order[N_UNPAID];
+    memcpy(order, unpaid_words, sizeof order);
+    vat_rng_shuffle(rng, order, N_UNPAID, sizeof *order);
+    for (int i = 0; i < N_UNPAID; i++)
+        styled(order[i], style, uw[i]);
+    int below = -1, above = -1;
+    for (int i = 0; i < N_UNPAID; i++) {
+        bool lo = true, hi = true;
+        for (int k = 0; k < q->npaid; k++) {
+            lo &= strcmp(uw[i], q->paid[k]) < 0;
+            hi &= strcmp(uw[i], q->paid[k]) > 0;
+        }
+        if (lo && below < 0)
+            below = i;
+        if (hi && above < 0)
+            above = i;
+    }
     q->nunpaid = (int)vat_rng_range(rng, 3, 5);
-    for (int i = 0; i < q->nunpaid; i++)
-        styled(uw[i], style, q->unpaid[i]);
+    int n = 0;
+    if (below >= 0)
+        memcpy(q->unpaid[n++], uw[below], 24);
+    if (above >= 0)
+        memcpy(q->unpaid[n++], uw[above], 24);
+    for (int i = 0; i < N_UNPAID && n < q->nunpaid; i++)
+        if (i != below && i != above)
+            memcpy(q->unpaid[n++], uw[i], 24);
+    vat_rng_shuffle(rng, q->unpaid, (size_t)n, sizeof q->unpaid[0]);
     q->decoy = vat_rng_chance(rng, hardness * 0.6);
     if (q->decoy)
         styled(VAT_PICK(rng, decoy_words), style, q->unpaid[q->nunpaid++]);
@@ -316,6 +344,16 @@ static void plan_main(const struct question *q, struct vat_rng *rng, struct invo
     for (int k = 0; k < np; k++)
         if (k != skip)
             add_invoice(l, q, rng, start + k, WHEN_ANY, unpaid_status(q, rng), false);
+    /* Every non-paid status has an invoice with an amount, so a filter
+     * that lets any one of them in (<= or >= for =, a LIKE) changes a sum. */
+    for (int u = 0; u < q->nunpaid; u++) {
+        bool seen = false;
+        for (size_t i = 0; i < l->n; i++)
+            seen |= l->v[i].status == q->npaid + u;
+        if (!seen)
+            add_invoice(l, q, rng, start + vat_rng_below(rng, (uint32_t)np), WHEN_ANY,
+                        q->npaid + u, false);
+    }
     while ((long)l->n < n) {
         int64_t k = start + vat_rng_below(rng, (uint32_t)np);
         int st = vat_rng_chance(rng, 0.55) ? paid_status(q, rng) : unpaid_status(q, rng);
@@ -483,13 +521,17 @@ static void put_revenue_expr(struct vat_buf *b, const struct question *q)
 {
     const char *a = q->amount_col;
     /* TOTAL() is 0.0 over only NULLs, which is what "a NULL amount counts
-     * as 0" means for a period whose paid invoices all lack an amount. */
+     * as 0" means for a period whose paid invoices all lack an amount.
+     * Amounts are whole cents, so a dollar total needs no rounding (the
+     * checker's tolerance absorbs float noise; round(x, 2) would be a
+     * no-op no fixture can tell from round(x, 3)); a cent total from
+     * dollars does, before the cast truncates 12345.9999.. to 12345. */
     if (!q->amount_cents && !q->want_cents)
-        vat_buf_printf(b, "round(TOTAL(%s), 2)", a);
+        vat_buf_printf(b, "TOTAL(%s)", a);
     else if (!q->amount_cents)
         vat_buf_printf(b, "CAST(round(TOTAL(%s) * 100) AS INTEGER)", a);
     else if (!q->want_cents)
-        vat_buf_printf(b, "round(TOTAL(%s) / 100.0, 2)", a);
+        vat_buf_printf(b, "TOTAL(%s) / 100.0", a);
     else
         vat_buf_printf(b, "COALESCE(SUM(%s), 0)", a);
 }
@@ -581,7 +623,9 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     if (q->amount_cents)
         vat_buf_printf(&b, "- `%s` is the invoice amount in US cents, an integer; ", q->amount_col);
     else
-        vat_buf_printf(&b, "- `%s` is the invoice amount in US dollars, a decimal number; ",
+        vat_buf_printf(&b,
+                       "- `%s` is the invoice amount in US dollars, a decimal number of whole "
+                       "cents (at most 2 decimal places); ",
                        q->amount_col);
     vat_buf_puts(&b, "it is NULL while the invoice has not been priced.\n");
     vat_buf_printf(&b, "- `%s` is when the invoice was issued, ISO text '%s'.\n", q->date_col,
@@ -598,7 +642,9 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     vat_buf_printf(&b, "1. `%s`: %s;\n", q->out_period, period_text[q->period]);
     vat_buf_printf(&b, "2. `%s`: the total amount of the %s's paid invoices ", q->out_revenue, pw);
     if (!q->want_cents)
-        vat_buf_puts(&b, "in US dollars, rounded to 2 decimal places with round(x, 2).\n");
+        vat_buf_puts(&b, "in US dollars. Every amount is a whole number of cents, so the total "
+                         "is too; results are compared to within 0.000001, so rounding to 2 "
+                         "decimal places is allowed but not needed.\n");
     else if (q->amount_cents)
         vat_buf_puts(&b, "in US cents, as an integer.\n");
     else
@@ -637,7 +683,7 @@ static json_t *build_params(const struct question *q)
     json_object_set_new(p, "order", json_string(q->descending ? "descending" : "ascending"));
     json_object_set_new(p, "revenue_unit", json_string(q->want_cents ? "cents" : "dollars"));
     json_object_set_new(p, "rounding",
-                        json_string(!q->want_cents ? "round(x, 2)"
+                        json_string(!q->want_cents ? "none (whole cents)"
                                     : q->amount_cents ? "none" : "nearest cent"));
     json_object_set_new(p, "null_amount", json_string("counts as 0"));
     json_t *out = json_array();

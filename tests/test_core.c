@@ -11,7 +11,11 @@
 
 #include <cmocka.h>
 
+#include "admit.h"
+#include "config.h"
 #include "jsonout.h"
+#include "strength.h"
+#include "template.h"
 #include "split.h"
 #include "testutil.h"
 #include "vat.h"
@@ -124,6 +128,60 @@ static void test_split_is_stable_and_proportional(void **state)
                          vat_split_is_test("s", 0.2, "grouped_sum", i));
 }
 
+static void test_strength_target_config(void **state)
+{
+    (void)state;
+    struct vat_config c;
+    struct vat_err e = {{0}};
+    static const char ok[] = "[corpus]\nmaster_seed = 1\n";
+    assert_int_equal(vat_config_parse(&c, ok, strlen(ok), "s.toml", &e), 0);
+    assert_true(c.strength_target == 0.9);
+    vat_config_release(&c);
+    static const char bad[] = "[corpus]\nstrength_target = 1.5\n";
+    assert_int_equal(vat_config_parse(&c, bad, strlen(bad), "s.toml", &e), -1);
+    assert_string_equal(e.msg, "s.toml:2: 'corpus.strength_target' must be between 0 and 1");
+}
+
+/* Admission refuses a program task whose cases cannot tell gold from
+ * enough of its mutants, and says why; weak cases measure as weak. */
+static void test_strength_gates_admission(void **state)
+{
+    (void)state;
+    const struct vat_template *tm = vat_template_find("regex_order_ids");
+    assert_non_null(tm);
+    char *root = vat_test_tmpdir("strength");
+    json_t *cfg = vat_template_default_params(tm);
+    struct vat_draw_opts o = {.master_seed = 5, .cfg = cfg, .inline_max_bytes = 6000,
+                              .strength_target = 0.9};
+    struct vat_task t;
+    struct vat_replay r;
+    struct vat_err e = {{0}};
+    vat_task_init(&t, tm, 0, root);
+    assert_int_equal(vat_task_draw(&t, 0, &o, &r, &e), 0);
+
+    /* A target no task can reach: the same draw is refused, with the measure. */
+    o.strength_target = 1.01;
+    assert_int_equal(vat_task_draw(&t, 0, &o, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "gold mutants"));
+
+    /* Cases that show nothing (one line without any id) kill almost nothing. */
+    o.strength_target = 0.9;
+    assert_int_equal(vat_task_draw(&t, 0, &o, &r, &e), 0);
+    json_t *cases = json_pack("[{s:s, s:[], s:b}]", "text", "nothing to see here", "expected",
+                              "heldout", 1);
+    json_object_set_new(t.spec, "cases", cases);
+    struct vat_strength s = VAT_STRENGTH_INIT;
+    assert_int_equal(vat_strength_task(&t, &s), 0);
+    assert_true(s.killed + s.survivors > 0);
+    assert_true(vat_strength_share(&s) < 0.5);
+    vat_strength_release(&s);
+
+    vat_task_clear(&t);
+    json_decref(cfg);
+    vat_test_rmtree(root);
+    free(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -132,6 +190,8 @@ int main(void)
         cmocka_unit_test(test_json_text_is_fixed),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_split_is_stable_and_proportional),
+        cmocka_unit_test(test_strength_target_config),
+        cmocka_unit_test(test_strength_gates_admission),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

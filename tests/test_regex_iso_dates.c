@@ -2,7 +2,9 @@
  * template: in every year rule, gold's year part accepts exactly the
  * stated years, harmless spellings of gold written from the params alone
  * pass, and near misses (a guard, a month or day rule, the separator or
- * the year rule loosened) are killed by the held-out lines alone.  What
+ * the year rule loosened, a guard widened to letters) are killed by the
+ * held-out lines alone, and so is every mutant verifiers/mutate.h makes
+ * of gold; the prompt says letters next to a date are fine.  What
  * every regex template owes (admission, determinism, the held-out stream,
  * the trap, tampering, Python parity) is tested over all of them in
  * test_regexgen.c. */
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 
 #include "admit.h"
+#include "mutate.h"
 #include "regexgen.h"
 #include "template.h"
 #include "testutil.h"
@@ -61,6 +64,8 @@ enum mut {
     MUT_DAY_LOOSE,
     MUT_ANY_SEP,
     MUT_ANY_YEAR,
+    MUT_WORD_BEFORE, /* the guards refuse letters too: v2024-03-05 lost */
+    MUT_WORD_AFTER,
 };
 
 static char *spell(const struct vat_task *t, int style, enum mut m)
@@ -95,14 +100,18 @@ static char *spell(const struct vat_task *t, int style, enum mut m)
     bool before = m != MUT_NO_GUARDS && m != MUT_NO_BEFORE;
     bool after = m != MUT_NO_GUARDS && m != MUT_NO_AFTER;
     struct vat_buf b = VAT_BUF_INIT;
-    if (before)
+    if (m == MUT_WORD_BEFORE)
+        vat_buf_puts(&b, style ? "(?<!\\w)" : "(?<![0-9A-Za-z_])");
+    else if (before)
         vat_buf_puts(&b, style ? "(?<!\\d)" : "(?<![0-9])");
     for (int i = 0; i < 3; i++) {
         vat_buf_puts(&b, order[i] == 'Y' ? y : order[i] == 'M' ? mo : dd);
         if (i < 2)
             vat_buf_puts(&b, s);
     }
-    if (after)
+    if (m == MUT_WORD_AFTER)
+        vat_buf_puts(&b, style ? "(?![A-Za-z0-9])" : "\\b");
+    else if (after)
         vat_buf_puts(&b, style ? "(?!\\d)" : "(?![0-9])");
     return vat_buf_detach(&b);
 }
@@ -124,11 +133,13 @@ static void harmless(const struct vat_task *t)
 
 static void near_misses(const struct vat_task *t)
 {
-    static const enum mut muts[] = {MUT_NO_GUARDS,   MUT_NO_BEFORE, MUT_NO_AFTER, MUT_MONTH_LOOSE,
-                                    MUT_DAY_LOOSE,   MUT_ANY_SEP,   MUT_ANY_YEAR};
-    static const char *const names[] = {"no guards", "no lookbehind", "no lookahead",
-                                        "month [01]d", "day [0-3]d", "any separator",
-                                        "any year"};
+    static const enum mut muts[] = {MUT_NO_GUARDS, MUT_NO_BEFORE,   MUT_NO_AFTER,
+                                    MUT_MONTH_LOOSE, MUT_DAY_LOOSE, MUT_ANY_SEP,
+                                    MUT_ANY_YEAR,  MUT_WORD_BEFORE, MUT_WORD_AFTER};
+    static const char *const names[] = {"no guards",     "no lookbehind", "no lookahead",
+                                        "month [01]d",   "day [0-3]d",    "any separator",
+                                        "any year",      "no letter before",
+                                        "no letter after"};
     bool any_year = param_int(t, "year_min") == 0 && param_int(t, "year_max") == 9999;
     json_t *ho = vat_rx_spec_heldout(t->spec);
     for (size_t k = 0; k < sizeof muts / sizeof muts[0]; k++) {
@@ -183,6 +194,56 @@ static void years_exact(const struct vat_task *t)
     }
 }
 
+/* Every mutant of gold (a guard, class or count changed by one step) is
+ * killed by the held-out lines alone: they hold a letter in each digit
+ * place a class covers, each field's boundary values and dates touching
+ * letters, so none of these small mistakes passes. */
+static void mutants_killed(const struct vat_task *t)
+{
+    struct vat_mutants m = VAT_MUTANTS_INIT;
+    struct vat_err e;
+    assert_int_equal(vat_mutate_regex(t->gold, &m, &e), 0);
+    assert_true(m.n >= 10);
+    json_t *ho = vat_rx_spec_heldout(t->spec);
+    for (size_t i = 0; i < m.n; i++) {
+        if (m.v[i].equivalent)
+            continue;
+        struct vat_verdict v = vat_check_regex(ho, m.v[i].text, strlen(m.v[i].text));
+        if (v.gate_passed && v.score >= 1.0)
+            fail_msg("%s: %s mutant '%s' survives the held-out lines", t->id, m.v[i].kind,
+                     m.v[i].text);
+    }
+    json_decref(ho);
+    vat_mutants_release(&m);
+}
+
+/* The digit-run rule is about digits only, and the prompt says so with a
+ * date of the task's own notation (in its year range) next to letters,
+ * which gold indeed extracts. */
+static void prompt_allows_letters(const struct vat_task *t)
+{
+    assert_non_null(strstr(t->prompt, "Letters, underscores and other non-digits right next to "
+                                      "a date do not stop it from counting"));
+    const char *order = param_str(t, "order"), *sep = param_str(t, "separator");
+    long ymin = param_int(t, "year_min"), ymax = param_int(t, "year_max");
+    char ys[8], date[32], text[160], shown[64];
+    snprintf(ys, sizeof ys, "%04ld", ymin > 2024 ? ymin : ymax < 2024 ? ymax : 2024);
+    const char *f[3];
+    for (int i = 0; i < 3; i++)
+        f[i] = order[i] == 'Y' ? ys : order[i] == 'M' ? "03" : "05";
+    snprintf(date, sizeof date, "%s%s%s%s%s", f[0], sep, f[1], sep, f[2]);
+    snprintf(shown, sizeof shown, "backup_%s.tar", date);
+    assert_non_null(strstr(t->prompt, shown));
+    snprintf(text, sizeof text, "v%s x_%sT08:15:00 id%s_bak", date, date, date);
+    struct vat_verdict v;
+    json_t *got = vat_regex_extract(t->spec, t->gold, strlen(t->gold), text, &v);
+    assert_non_null(got);
+    assert_int_equal(json_array_size(got), 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(json_string_value(json_array_get(got, i)), date);
+    json_decref(got);
+}
+
 /* One task of every year rule (the first N_FORMATS indexes hold every
  * notation): the year part is exact, harmless spellings of gold pass and
  * near misses are killed by the held-out lines alone. */
@@ -201,6 +262,8 @@ static void test_every_year_rule(void **state)
             years_exact(&t);
             harmless(&t);
             near_misses(&t);
+            mutants_killed(&t);
+            prompt_allows_letters(&t);
         }
         vat_task_clear(&t);
     }

@@ -3,7 +3,8 @@
  * the question varies, the variants hold their corner cases, and the
  * checker accepts equivalent queries and refuses the near misses (ASC/DESC
  * swapped, COUNT for SUM, no paid filter, SUM without COALESCE, rows
- * hard-coded from the main fixture). */
+ * hard-coded from the main fixture, the paid filter written <= or >=), and
+ * the cases kill every gold mutant verifiers/mutate.h makes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include "admit.h"
 #include "jsonout.h"
 #include "sqlgen.h"
+#include "strength.h"
 #include "template.h"
 #include "testutil.h"
 #include "vat.h"
@@ -482,6 +484,75 @@ static void test_confirm_catches_a_wrong_gold(void **state)
     t->gold = gold;
 }
 
+/* With one paid value the filter is "= 'paid'"; written as <= or >= it
+ * takes the non-paid statuses sorting on that side, and the main fixture
+ * holds invoices with amounts of a non-paid status on either side, so
+ * both are caught (also when only the prompt's stated status is read). */
+static void test_paid_filter_sides(void **state)
+{
+    struct drawn *d = *state;
+    int single = 0;
+    for (int i = 0; i < NTASKS; i++) {
+        const struct vat_task *t = &d->t[i];
+        json_t *paid = json_object_get(t->params, "paid_statuses");
+        if (json_array_size(paid) != 1)
+            continue;
+        single++;
+        const char *pv = json_string_value(json_array_get(paid, 0));
+        char *eq = vat_xasprintf("%s = '", param(t, "status_column"));
+        for (int side = 0; side < 2; side++) {
+            char *to = vat_xasprintf("%s %s '", param(t, "status_column"), side ? ">=" : "<=");
+            char *loose = replace_once(t->gold, eq, to);
+            struct vat_verdict v = vat_tt_check(t, loose);
+            if (!v.gate_passed || v.score >= 1.0)
+                fail_msg("%s: filter %s '%s' not caught (score %g)", t->id, side ? ">=" : "<=",
+                         pv, v.score);
+            free(loose);
+            free(to);
+        }
+        free(eq);
+        /* and the main fixture alone shows both sides */
+        char *below = vat_xasprintf("SELECT COUNT(*) FROM %s WHERE %s < '%s' AND %s IS NOT NULL",
+                                    param(t, "table"), param(t, "status_column"), pv,
+                                    param(t, "amount_column"));
+        char *above = vat_xasprintf("SELECT COUNT(*) FROM %s WHERE %s > '%s' AND %s IS NOT NULL",
+                                    param(t, "table"), param(t, "status_column"), pv,
+                                    param(t, "amount_column"));
+        struct vat_verdict v;
+        json_t *rb = vat_sql_run(t->spec, t->root, t->fixture[0].path, below, strlen(below), &v);
+        json_t *ra = vat_sql_run(t->spec, t->root, t->fixture[0].path, above, strlen(above), &v);
+        assert_non_null(rb);
+        assert_non_null(ra);
+        assert_true(json_integer_value(json_array_get(json_array_get(rb, 0), 0)) > 0);
+        assert_true(json_integer_value(json_array_get(json_array_get(ra, 0), 0)) > 0);
+        json_decref(rb);
+        json_decref(ra);
+        free(below);
+        free(above);
+    }
+    assert_true(single >= 10);
+}
+
+/* The cases tell every informative gold mutant (mutate.h) from gold: no
+ * mutant survives in any of the drawn tasks. */
+static void test_every_gold_mutant_killed(void **state)
+{
+    struct drawn *d = *state;
+    long killed = 0;
+    for (int i = 0; i < NTASKS; i++) {
+        const struct vat_task *t = &d->t[i];
+        struct vat_strength st = VAT_STRENGTH_INIT;
+        if (vat_strength_task(t, &st) != 0)
+            fail_msg("%s: %s", t->id, st.error);
+        if (st.survivors != 0)
+            fail_msg("%s: %s mutant survives:\n%s", t->id, st.surv.v[0].kind,
+                     st.surv.v[0].text);
+        killed += st.killed;
+        vat_strength_release(&st);
+    }
+    assert_true(killed >= 5 * NTASKS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -494,6 +565,8 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_bytes),
         cmocka_unit_test(test_prompt_inlines_within_budget),
         cmocka_unit_test(test_confirm_catches_a_wrong_gold),
+        cmocka_unit_test(test_paid_filter_sides),
+        cmocka_unit_test(test_every_gold_mutant_killed),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
