@@ -524,3 +524,55 @@ int vat_sqlgen_variants_differ(const struct vat_task *t, const json_t *results, 
                                t->id, t->fixture[i].path);
     return 0;
 }
+
+int vat_sqlgen_confirm(const struct vat_task *t, vat_sqlgen_derive_fn derive,
+                       const void *question, double rel_tol, double abs_tol, struct vat_err *e)
+{
+    bool ordered = json_is_true(json_object_get(t->spec, "ordered"));
+    for (int i = 0; i < t->n_fixtures; i++) {
+        const char *rel = t->fixture[i].path;
+        json_t *want = derive(question, t->root, rel, e);
+        if (!want)
+            return -1;
+        struct vat_verdict v;
+        json_t *got = vat_sql_run(t->spec, t->root, rel, t->gold, strlen(t->gold), &v);
+        if (!got) {
+            json_decref(want);
+            return vat_err_set(e, "%s: gold failed on '%s' (%s: %s)", t->id, rel, v.code,
+                               v.reason);
+        }
+        char why[200];
+        bool same = vat_sqlgen_rows_equal(want, got, ordered, rel_tol, abs_tol, why, sizeof why);
+        json_decref(want);
+        json_decref(got);
+        if (!same)
+            return vat_err_set(e, "%s: row reads disagree with gold on '%s': %s", t->id, rel,
+                               why);
+    }
+    return 0;
+}
+
+int vat_sqlgen_set_trap(struct vat_task *t, char *trap_sql, double rel_tol, double abs_tol,
+                        struct vat_err *e)
+{
+    bool ordered = json_is_true(json_object_get(t->spec, "ordered"));
+    struct vat_verdict v;
+    const char *rel = t->fixture[0].path;
+    json_t *g = vat_sql_run(t->spec, t->root, rel, t->gold, strlen(t->gold), &v);
+    json_t *tr = g ? vat_sql_run(t->spec, t->root, rel, trap_sql, strlen(trap_sql), &v) : NULL;
+    int rc = 0;
+    if (!g || !tr)
+        rc = vat_err_set(e, "%s: trap query failed on '%s' (%s: %s)", t->id, rel, v.code,
+                         v.reason);
+    else if (vat_sqlgen_rows_equal(g, tr, ordered, rel_tol, abs_tol, NULL, 0))
+        rc = vat_err_set(e, "%s: trap not armed on '%s'", t->id, rel);
+    json_decref(g);
+    json_decref(tr);
+    if (rc != 0) {
+        free(trap_sql);
+        return -1;
+    }
+    free(t->trap);
+    t->trap = trap_sql;
+    return 0;
+}

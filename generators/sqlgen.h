@@ -116,4 +116,21 @@ int vat_sqlgen_variants_differ(const struct vat_task *t, const json_t *results, 
 /* Appends s as an SQL string literal ('...' with quotes doubled). */
 void vat_sqlgen_put_literal(struct vat_buf *b, const char *s);
 
+/* The second derivation of an SQL task's rows on one fixture, computed
+ * from plain row reads (never by the gold query): a new JSON array of
+ * rows, or NULL with e set. */
+typedef json_t *(*vat_sqlgen_derive_fn)(const void *question, const char *root, const char *rel,
+                                        struct vat_err *e);
+/* confirm() for SQL templates: on every fixture of t, the rows derive()
+ * computes must equal what t->gold returns in the sandbox (ordered as
+ * t->spec says, within the tolerances).  0, or -1 naming the fixture. */
+int vat_sqlgen_confirm(const struct vat_task *t, vat_sqlgen_derive_fn derive,
+                       const void *question, double rel_tol, double abs_tol, struct vat_err *e);
+/* trap_answer() for SQL templates: installs trap_sql (taken over) as
+ * t->trap once it is shown to return other rows than gold on the main
+ * fixture, so the trap is armed by the data, not assumed.  0, or -1 (the
+ * query freed). */
+int vat_sqlgen_set_trap(struct vat_task *t, char *trap_sql, double rel_tol, double abs_tol,
+                        struct vat_err *e);
+
 #endif

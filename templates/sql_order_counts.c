@@ -904,56 +904,22 @@ done:
     return out;
 }
 
+/* Adapts derive_rows to the shared confirm's callback. */
+static json_t *derive_cb(const void *q, const char *root, const char *rel, struct vat_err *e)
+{
+    return derive_rows(q, root, rel, e);
+}
+
 static int confirm(const struct vat_task *t, struct vat_err *e)
 {
-    const struct question *q = t->priv;
-    for (int i = 0; i < t->n_fixtures; i++) {
-        const char *rel = t->fixture[i].path;
-        json_t *want = derive_rows(q, t->root, rel, e);
-        if (!want)
-            return -1;
-        struct vat_verdict v;
-        json_t *got = vat_sql_run(t->spec, t->root, rel, t->gold, strlen(t->gold), &v);
-        if (!got) {
-            json_decref(want);
-            return vat_err_set(e, "%s: gold failed on '%s' (%s: %s)", t->id, rel, v.code,
-                               v.reason);
-        }
-        char why[200];
-        bool same = vat_sqlgen_rows_equal(want, got, true, REL_TOL, ABS_TOL, why, sizeof why);
-        json_decref(want);
-        json_decref(got);
-        if (!same)
-            return vat_err_set(e, "%s: row reads disagree with gold on '%s': %s", t->id, rel,
-                               why);
-    }
-    return 0;
+    return vat_sqlgen_confirm(t, derive_cb, t->priv, REL_TOL, ABS_TOL, e);
 }
 
 static int trap_answer(struct vat_task *t, struct vat_err *e)
 {
-    const struct question *q = t->priv;
-    char *trap = build_query(q, true);
-    /* Every fixture plants customers without orders; make sure that
-     * really changes the main fixture's result before calling it armed. */
-    struct vat_verdict v;
-    const char *rel = t->fixture[0].path;
-    json_t *g = vat_sql_run(t->spec, t->root, rel, t->gold, strlen(t->gold), &v);
-    json_t *tr = g ? vat_sql_run(t->spec, t->root, rel, trap, strlen(trap), &v) : NULL;
-    int rc = 0;
-    if (!g || !tr)
-        rc = vat_err_set(e, "%s: trap query failed on '%s' (%s: %s)", t->id, rel, v.code,
-                         v.reason);
-    else if (vat_sqlgen_rows_equal(g, tr, true, REL_TOL, ABS_TOL, NULL, 0))
-        rc = vat_err_set(e, "%s: trap not armed on '%s'", t->id, rel);
-    json_decref(g);
-    json_decref(tr);
-    if (rc != 0) {
-        free(trap);
-        return -1;
-    }
-    t->trap = trap;
-    return 0;
+    /* Every fixture plants customers without orders, which
+     * vat_sqlgen_set_trap proves change the main fixture's result. */
+    return vat_sqlgen_set_trap(t, build_query(t->priv, true), REL_TOL, ABS_TOL, e);
 }
 
 const struct vat_template vat_tmpl_sql_order_counts = {
