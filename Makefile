@@ -7,7 +7,7 @@ CMAKE_FLAGS ?=
 DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev \
                libpcre2-dev libjansson-dev libssl-dev python3
 
-.PHONY: deps build corpus test test-asan clean
+.PHONY: deps build corpus test bench clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -34,6 +34,10 @@ test: build
 	@cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DVAT_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@d=$$(mktemp -d) && ./$(BUILD)/vat build --root $$d >/dev/null && \
+	  ./$(BUILD)/vat-bench --root $$d; rc=$$?; rm -rf $$d; exit $$rc
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)
