@@ -400,91 +400,133 @@ static void test_clean_corpus(void **state)
     vat_audit_release(&r);
 }
 
+/* ---- planting a leak ------------------------------------------------------
+ * Every scenario copies the clean corpus, mutates the copy, audits it and
+ * expects findings of exactly some kinds; what it asserts beyond that it
+ * reads from the report. */
+
+struct leak {
+    char *root;       /* the copy the leak is planted in */
+    char *tr, *te;    /* main fixtures of the first train and test task of a template */
+    struct vat_audit_report r;
+};
+
+/* Copies the corpus; tmpl >= 0 also names that template's main fixtures. */
+static void leak_begin(struct leak *l, struct corpus *c, int tmpl)
+{
+    memset(l, 0, sizeof *l);
+    l->root = copy_corpus(c);
+    if (tmpl >= 0) {
+        l->tr = main_fixture(l->root, VAT_SPLIT_TRAIN, c->train[tmpl]);
+        l->te = main_fixture(l->root, VAT_SPLIT_TEST, c->test[tmpl]);
+    }
+}
+
+/* Audits the copy and asserts the findings are of exactly the nwant kinds
+ * that follow (each found at least once). */
+static void leak_audit(struct leak *l, int nwant, ...)
+{
+    enum vat_audit_kind want[VAT_AUDIT_N_KINDS];
+    va_list ap;
+    va_start(ap, nwant);
+    for (int i = 0; i < nwant; i++)
+        want[i] = (enum vat_audit_kind)va_arg(ap, int);
+    va_end(ap);
+    audit(l->root, &l->r);
+    expect_only(&l->r, want, (size_t)nwant);
+}
+
+static void leak_end(struct leak *l)
+{
+    vat_audit_release(&l->r);
+    vat_test_rmtree(l->root);
+    free(l->root);
+    free(l->tr);
+    free(l->te);
+}
+
+/* Writes rows over a table file and drops them. */
+static void store_rows(const char *root, int table, int side, json_t *rows)
+{
+    save_rows(root, table, side, rows);
+    json_decref(rows);
+}
+
+/* Appends a copy of task's row of table from side `from` to side `to`,
+ * relabelled with its new side when relabel is set; keeps the file sorted
+ * by task_id when sorted is set. */
+static void plant_row(const char *root, int table, const char *task, int from, int to,
+                      bool relabel, bool sorted)
+{
+    json_t *src = load_rows(root, table, from);
+    json_t *dst = from == to ? json_incref(src) : load_rows(root, table, to);
+    json_t *row = json_deep_copy(row_of(src, task));
+    if (relabel)
+        json_object_set_new(row, "split", json_string(vat_split_names[to]));
+    json_array_append_new(dst, row);
+    store_rows(root, table, to, sorted ? sorted_rows(dst) : json_incref(dst));
+    json_decref(dst);
+    json_decref(src);
+}
+
+/* The number of data rows of a CSV fixture. */
+static size_t csv_data_rows(const char *root, const char *rel)
+{
+    struct vat_csv probe = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_csv_read(&probe, root, rel, &e), 0);
+    size_t n = probe.nrows - 1;
+    vat_csv_release(&probe);
+    return n;
+}
+
 static void test_copied_row(void **state)
 {
     struct corpus *c = *state;
-    char *root = copy_corpus(c);
+    struct leak l;
+    leak_begin(&l, c, -1);
     /* A train regex task's experience row, relabelled, in the test file. */
-    json_t *train = load_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN);
-    json_t *test = load_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TEST);
-    json_t *row = json_deep_copy(row_of(train, c->train[T_RX]));
-    json_object_set_new(row, "split", json_string("test"));
-    json_array_append_new(test, row);
-    json_t *sorted = sorted_rows(test);
-    save_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TEST, sorted);
-    json_decref(sorted);
-    json_decref(test);
-    json_decref(train);
-
-    struct vat_audit_report r;
-    audit(root, &r);
+    plant_row(l.root, VAT_T_EXPERIENCE, c->train[T_RX], VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, true,
+              true);
     /* The same fixture files are now listed on both sides, so they are
      * also (trivially) near-duplicates of themselves. */
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_TASK_ID, VAT_AUDIT_FIXTURE_DIGEST,
-                                               VAT_AUDIT_PROMPT, VAT_AUDIT_GOLD_PROGRAM,
-                                               VAT_AUDIT_NEAR_DUPLICATE};
-    expect_only(&r, want, sizeof want / sizeof want[0]);
-    assert_int_equal(r.count[VAT_AUDIT_TASK_ID], 1);
+    leak_audit(&l, 5, VAT_AUDIT_TASK_ID, VAT_AUDIT_FIXTURE_DIGEST, VAT_AUDIT_PROMPT,
+               VAT_AUDIT_GOLD_PROGRAM, VAT_AUDIT_NEAR_DUPLICATE);
+    assert_int_equal(l.r.count[VAT_AUDIT_TASK_ID], 1);
     /* The copy has variants: the held-out lines file crosses too. */
-    assert_int_equal(r.count[VAT_AUDIT_FIXTURE_DIGEST], 2);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    assert_int_equal(l.r.count[VAT_AUDIT_FIXTURE_DIGEST], 2);
+    leak_end(&l);
 }
 
 static void test_copied_row_other_table(void **state)
 {
     struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *train = load_rows(root, VAT_T_ROLLOUTS, VAT_SPLIT_TRAIN);
-    json_t *test = load_rows(root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST);
-    json_t *row = json_deep_copy(row_of(train, c->train[T_GS]));
-    json_object_set_new(row, "split", json_string("test"));
-    json_array_append_new(test, row);
-    json_t *sorted = sorted_rows(test);
-    save_rows(root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST, sorted);
-    json_decref(sorted);
-    json_decref(test);
-    json_decref(train);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_TASK_ID, VAT_AUDIT_ORPHAN};
-    expect_only(&r, want, 2);
-    assert_int_equal(r.count[VAT_AUDIT_TASK_ID], 1);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    struct leak l;
+    leak_begin(&l, c, -1);
+    plant_row(l.root, VAT_T_ROLLOUTS, c->train[T_GS], VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, true,
+              true);
+    leak_audit(&l, 2, VAT_AUDIT_TASK_ID, VAT_AUDIT_ORPHAN);
+    assert_int_equal(l.r.count[VAT_AUDIT_TASK_ID], 1);
+    leak_end(&l);
 }
 
 static void test_duplicated_fixture_across(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    char *tr = main_fixture(root, VAT_SPLIT_TRAIN, c->train[T_GS]);
-    char *te = main_fixture(root, VAT_SPLIT_TEST, c->test[T_GS]);
-    copy_file(root, te, tr);
-    reseal(root, VAT_SPLIT_TRAIN, tr);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_FIXTURE_DIGEST,
-                                               VAT_AUDIT_NEAR_DUPLICATE};
-    expect_only(&r, want, 2);
-    assert_int_equal(r.count[VAT_AUDIT_FIXTURE_DIGEST], 1);
-    assert_true(r.max_overlap_share == 1.0);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
-    free(tr);
-    free(te);
+    struct leak l;
+    leak_begin(&l, *state, T_GS);
+    copy_file(l.root, l.te, l.tr);
+    reseal(l.root, VAT_SPLIT_TRAIN, l.tr);
+    leak_audit(&l, 2, VAT_AUDIT_FIXTURE_DIGEST, VAT_AUDIT_NEAR_DUPLICATE);
+    assert_int_equal(l.r.count[VAT_AUDIT_FIXTURE_DIGEST], 1);
+    assert_true(l.r.max_overlap_share == 1.0);
+    leak_end(&l);
 }
 
 static void test_duplicated_fixture_within_side(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *train = load_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN);
+    struct leak l;
+    leak_begin(&l, *state, -1);
+    json_t *train = load_rows(l.root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN);
     /* Two train tasks of one template. */
     const char *a = NULL, *b = NULL;
     size_t i;
@@ -499,80 +541,65 @@ static void test_duplicated_fixture_within_side(void **state)
             b = id;
     }
     assert_non_null(b);
-    char *fa = main_fixture(root, VAT_SPLIT_TRAIN, a);
-    char *fb = main_fixture(root, VAT_SPLIT_TRAIN, b);
+    char *fa = main_fixture(l.root, VAT_SPLIT_TRAIN, a);
+    char *fb = main_fixture(l.root, VAT_SPLIT_TRAIN, b);
     json_decref(train);
-    copy_file(root, fa, fb);
-    reseal(root, VAT_SPLIT_TRAIN, fb);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_DUP_FIXTURE_DIGEST};
-    expect_only(&r, want, 1);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    copy_file(l.root, fa, fb);
+    reseal(l.root, VAT_SPLIT_TRAIN, fb);
+    leak_audit(&l, 1, VAT_AUDIT_DUP_FIXTURE_DIGEST);
+    leak_end(&l);
     free(fa);
     free(fb);
 }
 
 static void test_fixture_changed_behind_tables(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    char *tr = main_fixture(root, VAT_SPLIT_TRAIN, c->train[T_GS]);
-    char *path = vat_path_join(root, tr);
+    struct leak l;
+    leak_begin(&l, *state, T_GS);
+    char *path = vat_path_join(l.root, l.tr);
     FILE *f = fopen(path, "a");
     assert_non_null(f);
     fputs("X-1,north,paid,1.00\n", f);
     fclose(f);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_FIXTURE_SHA256};
-    expect_only(&r, want, 1);
-    assert_int_equal(r.count[VAT_AUDIT_FIXTURE_SHA256], 2); /* experience and fixture_generators */
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
     free(path);
-    free(tr);
+    leak_audit(&l, 1, VAT_AUDIT_FIXTURE_SHA256);
+    assert_int_equal(l.r.count[VAT_AUDIT_FIXTURE_SHA256], 2); /* experience and fixture_generators */
+    leak_end(&l);
+}
+
+/* The first held-out case of task's verifiers row. */
+static json_t *first_heldout(json_t *rows, const char *task)
+{
+    size_t i;
+    json_t *cs;
+    json_array_foreach(json_object_get(row_of(rows, task), "cases"), i, cs)
+        if (json_is_true(json_object_get(cs, "heldout")))
+            return cs;
+    fail_msg("no held-out case for '%s'", task);
+    return NULL;
 }
 
 static void test_shared_heldout_string(void **state)
 {
     struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *test = load_rows(root, VAT_T_VERIFIERS, VAT_SPLIT_TEST);
-    json_t *train = load_rows(root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN);
-    const json_t *src = NULL;
-    size_t i;
-    json_t *cs;
-    json_array_foreach(json_object_get(row_of(test, c->test[T_RX]), "cases"), i, cs)
-        if (!src && json_is_true(json_object_get(cs, "heldout")))
-            src = cs;
+    struct leak l;
+    leak_begin(&l, c, -1);
+    json_t *test = load_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TEST);
+    json_t *train = load_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN);
+    const json_t *src = first_heldout(test, c->test[T_RX]);
+    json_t *dst = first_heldout(train, c->train[T_RX]);
     assert_non_null(src);
-    json_t *dst = NULL;
-    json_array_foreach(json_object_get(row_of(train, c->train[T_RX]), "cases"), i, cs)
-        if (!dst && json_is_true(json_object_get(cs, "heldout")))
-            dst = cs;
     assert_non_null(dst);
     json_object_set(dst, "text", json_object_get(src, "text"));
     json_object_set(dst, "expected", json_object_get(src, "expected"));
-    save_rows(root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN, train);
-    json_decref(train);
+    store_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN, train);
     json_decref(test);
 
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_HELDOUT_STRING};
-    expect_only(&r, want, 1);
-    assert_int_equal(r.findings, 1);
-    assert_string_equal(r.f[0].task_id, c->test[T_RX]);
-    assert_non_null(strstr(r.f[0].detail, c->train[T_RX]));
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    leak_audit(&l, 1, VAT_AUDIT_HELDOUT_STRING);
+    assert_int_equal(l.r.findings, 1);
+    assert_string_equal(l.r.f[0].task_id, c->test[T_RX]);
+    assert_non_null(strstr(l.r.f[0].detail, c->train[T_RX]));
+    leak_end(&l);
 }
 
 /* Rewrites the train task's CSV fixture as the test fixture's header and
@@ -598,80 +625,49 @@ static void graft_rows(const char *root, const char *tr, const char *te, size_t 
 
 static void test_near_duplicate_csv(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    char *tr = main_fixture(root, VAT_SPLIT_TRAIN, c->train[T_GS]);
-    char *te = main_fixture(root, VAT_SPLIT_TEST, c->test[T_GS]);
-    struct vat_csv probe = VAT_CSV_INIT;
-    struct vat_err e = {{0}};
-    assert_int_equal(vat_csv_read(&probe, root, te, &e), 0);
-    size_t n = probe.nrows - 1;
-    vat_csv_release(&probe);
+    struct leak l;
+    leak_begin(&l, *state, T_GS);
+    size_t n = csv_data_rows(l.root, l.te);
     size_t te_rows = 0, take = n * 6 / 10 + 1;
-    graft_rows(root, tr, te, take, 2, &te_rows);
-    reseal(root, VAT_SPLIT_TRAIN, tr);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_NEAR_DUPLICATE};
-    expect_only(&r, want, 1);
-    assert_int_equal(r.count[VAT_AUDIT_NEAR_DUPLICATE], 1);
-    assert_int_equal(r.max_overlap_rows, (long)take);
-    assert_true(r.max_overlap_share > 0.5);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
-    free(tr);
-    free(te);
+    graft_rows(l.root, l.tr, l.te, take, 2, &te_rows);
+    reseal(l.root, VAT_SPLIT_TRAIN, l.tr);
+    leak_audit(&l, 1, VAT_AUDIT_NEAR_DUPLICATE);
+    assert_int_equal(l.r.count[VAT_AUDIT_NEAR_DUPLICATE], 1);
+    assert_int_equal(l.r.max_overlap_rows, (long)take);
+    assert_true(l.r.max_overlap_share > 0.5);
+    leak_end(&l);
 }
 
 static void test_overlap_under_half_is_a_figure(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    char *tr = main_fixture(root, VAT_SPLIT_TRAIN, c->train[T_GS]);
-    char *te = main_fixture(root, VAT_SPLIT_TEST, c->test[T_GS]);
-    struct vat_csv probe = VAT_CSV_INIT;
-    struct vat_err e = {{0}};
-    assert_int_equal(vat_csv_read(&probe, root, tr, &e), 0);
-    size_t own = probe.nrows - 1;
-    vat_csv_release(&probe);
-    assert_int_equal(vat_csv_read(&probe, root, te, &e), 0);
-    size_t n = probe.nrows - 1;
-    vat_csv_release(&probe);
+    struct leak l;
+    leak_begin(&l, *state, T_GS);
+    size_t own = csv_data_rows(l.root, l.tr);
+    size_t n = csv_data_rows(l.root, l.te);
     /* Under half of either fixture's rows: fewer than 40% of the test
      * rows, and fewer than the train fixture's own rows kept beside them. */
     size_t take = n * 4 / 10 < own ? n * 4 / 10 : own - 1;
     assert_true(take >= 1);
     size_t te_rows = 0;
-    graft_rows(root, tr, te, take, own, &te_rows);
-    reseal(root, VAT_SPLIT_TRAIN, tr);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    expect_only(&r, NULL, 0);
+    graft_rows(l.root, l.tr, l.te, take, own, &te_rows);
+    reseal(l.root, VAT_SPLIT_TRAIN, l.tr);
+    leak_audit(&l, 0);
     double s_te = (double)take / (double)te_rows, s_tr = (double)take / (double)(take + own);
-    assert_int_equal(r.max_overlap_rows, (long)take);
-    assert_true(r.max_overlap_share > 0.0 && r.max_overlap_share <= 0.5);
-    assert_true(fabs(r.max_overlap_share - (s_te >= s_tr ? s_te : s_tr)) < 1e-12);
-    assert_string_equal(r.max_overlap_a, s_te >= s_tr ? te : tr);
-    assert_string_equal(r.max_overlap_b, s_te >= s_tr ? tr : te);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
-    free(tr);
-    free(te);
+    assert_int_equal(l.r.max_overlap_rows, (long)take);
+    assert_true(l.r.max_overlap_share > 0.0 && l.r.max_overlap_share <= 0.5);
+    assert_true(fabs(l.r.max_overlap_share - (s_te >= s_tr ? s_te : s_tr)) < 1e-12);
+    assert_string_equal(l.r.max_overlap_a, s_te >= s_tr ? l.te : l.tr);
+    assert_string_equal(l.r.max_overlap_b, s_te >= s_tr ? l.tr : l.te);
+    leak_end(&l);
 }
 
 static void test_near_duplicate_sqlite(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    char *tr = main_fixture(root, VAT_SPLIT_TRAIN, c->train[T_SQL]);
-    char *te = main_fixture(root, VAT_SPLIT_TEST, c->test[T_SQL]);
-    copy_file(root, te, tr);
+    struct leak l;
+    leak_begin(&l, *state, T_SQL);
+    copy_file(l.root, l.te, l.tr);
     /* One row fewer: other bytes, most rows shared. */
-    char *path = vat_path_join(root, tr);
+    char *path = vat_path_join(l.root, l.tr);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     sqlite3_stmt *st = NULL;
@@ -690,18 +686,10 @@ static void test_near_duplicate_sqlite(void **state)
     sqlite3_close(db);
     free(sql);
     free(path);
-    reseal(root, VAT_SPLIT_TRAIN, tr);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_NEAR_DUPLICATE};
-    expect_only(&r, want, 1);
-    assert_true(r.max_overlap_share == 1.0); /* every row of the trimmed copy */
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
-    free(tr);
-    free(te);
+    reseal(l.root, VAT_SPLIT_TRAIN, l.tr);
+    leak_audit(&l, 1, VAT_AUDIT_NEAR_DUPLICATE);
+    assert_true(l.r.max_overlap_share == 1.0); /* every row of the trimmed copy */
+    leak_end(&l);
 }
 
 static void swap_case_outside_quotes(char *s)
@@ -720,57 +708,44 @@ static void swap_case_outside_quotes(char *s)
 static void test_repeated_gold_program(void **state)
 {
     struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *test = load_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TEST);
-    json_t *train = load_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN);
+    struct leak l;
+    leak_begin(&l, c, -1);
+    json_t *test = load_rows(l.root, VAT_T_EXPERIENCE, VAT_SPLIT_TEST);
+    json_t *train = load_rows(l.root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN);
     const char *gold = json_string_value(json_object_get(row_of(test, c->test[T_SQL]), "gold"));
     assert_non_null(gold);
     /* Same query, other spelling: case, spacing, a trailing semicolon. */
     char *other = vat_xasprintf("\n  %s ;\n", gold);
     swap_case_outside_quotes(other);
     json_object_set_new(row_of(train, c->train[T_SQL]), "gold", json_string(other));
-    save_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN, train);
+    store_rows(l.root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN, train);
     free(other);
-    json_decref(train);
     json_decref(test);
 
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_GOLD_PROGRAM};
-    expect_only(&r, want, 1);
-    assert_int_equal(r.findings, 1);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    leak_audit(&l, 1, VAT_AUDIT_GOLD_PROGRAM);
+    assert_int_equal(l.r.findings, 1);
+    leak_end(&l);
 }
 
 static void test_duplicates_within_side(void **state)
 {
     struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *train = load_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN);
-    json_array_append_new(train, json_deep_copy(row_of(train, c->train[T_GS])));
-    json_t *sorted = sorted_rows(train);
-    save_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN, sorted);
-    json_decref(sorted);
-    json_decref(train);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_DUP_TASK_ID};
-    expect_only(&r, want, 1);
-    assert_int_equal(r.count[VAT_AUDIT_DUP_TASK_ID], 1);
-    assert_int_equal(r.tasks[VAT_SPLIT_TRAIN], c->tasks[VAT_SPLIT_TRAIN] + 1);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    struct leak l;
+    leak_begin(&l, c, -1);
+    plant_row(l.root, VAT_T_EXPERIENCE, c->train[T_GS], VAT_SPLIT_TRAIN, VAT_SPLIT_TRAIN, false,
+              true);
+    leak_audit(&l, 1, VAT_AUDIT_DUP_TASK_ID);
+    assert_int_equal(l.r.count[VAT_AUDIT_DUP_TASK_ID], 1);
+    assert_int_equal(l.r.tasks[VAT_SPLIT_TRAIN], c->tasks[VAT_SPLIT_TRAIN] + 1);
+    leak_end(&l);
 }
 
 static void test_duplicate_prompt_within_side(void **state)
 {
     struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *train = load_rows(root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN);
+    struct leak l;
+    leak_begin(&l, c, -1);
+    json_t *train = load_rows(l.root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN);
     /* Another train task with a's prompt, case and spacing changed. */
     const char *a = c->train[T_GS];
     const char *prompt = json_string_value(json_object_get(row_of(train, a), "prompt"));
@@ -782,17 +757,10 @@ static void test_duplicate_prompt_within_side(void **state)
             *p = '\t';
     }
     json_object_set_new(row_of(train, c->train[T_RX]), "prompt", json_string(other));
-    save_rows(root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN, train);
+    store_rows(l.root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN, train);
     free(other);
-    json_decref(train);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_DUP_PROMPT};
-    expect_only(&r, want, 1);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    leak_audit(&l, 1, VAT_AUDIT_DUP_PROMPT);
+    leak_end(&l);
 }
 
 /* Inserts text as a line before line `at` (0-based) of a table file. */
@@ -822,111 +790,80 @@ static void insert_line(const char *root, int table, int side, size_t at, const 
 
 static void test_unparsable_lines(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    insert_line(root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN, 1, "{\"task_id\": \"x\", \n");
-    insert_line(root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN, 3, "\n");
-    insert_line(root, VAT_T_RUBRIC_ITEMS, VAT_SPLIT_TEST, 0, "[1, 2]\n");
-    insert_line(root, VAT_T_RUBRIC_ITEMS, VAT_SPLIT_TEST, 0, "{\"a\": 1, \"a\": 2}\n");
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_UNPARSABLE};
-    expect_only(&r, want, 1);
-    assert_int_equal(r.count[VAT_AUDIT_UNPARSABLE], 4);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    struct leak l;
+    leak_begin(&l, *state, -1);
+    insert_line(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN, 1, "{\"task_id\": \"x\", \n");
+    insert_line(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN, 3, "\n");
+    insert_line(l.root, VAT_T_RUBRIC_ITEMS, VAT_SPLIT_TEST, 0, "[1, 2]\n");
+    insert_line(l.root, VAT_T_RUBRIC_ITEMS, VAT_SPLIT_TEST, 0, "{\"a\": 1, \"a\": 2}\n");
+    leak_audit(&l, 1, VAT_AUDIT_UNPARSABLE);
+    assert_int_equal(l.r.count[VAT_AUDIT_UNPARSABLE], 4);
+    leak_end(&l);
 }
 
 static void test_out_of_order_rows(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *rows = load_rows(root, VAT_T_RUBRIC_ITEMS, VAT_SPLIT_TEST);
+    struct leak l;
+    leak_begin(&l, *state, -1);
+    json_t *rows = load_rows(l.root, VAT_T_RUBRIC_ITEMS, VAT_SPLIT_TEST);
     size_t n = json_array_size(rows);
     json_t *first = json_incref(json_array_get(rows, 0));
     json_array_set(rows, 0, json_array_get(rows, n - 1));
     json_array_set_new(rows, n - 1, first);
-    save_rows(root, VAT_T_RUBRIC_ITEMS, VAT_SPLIT_TEST, rows);
-    json_decref(rows);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_ORDER};
-    expect_only(&r, want, 1);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    store_rows(l.root, VAT_T_RUBRIC_ITEMS, VAT_SPLIT_TEST, rows);
+    leak_audit(&l, 1, VAT_AUDIT_ORDER);
+    leak_end(&l);
 }
 
 static void test_missing_ids(void **state)
 {
-    struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *sft = load_rows(root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN);
+    struct leak l;
+    leak_begin(&l, *state, -1);
+    json_t *sft = load_rows(l.root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN);
     json_object_del(json_array_get(sft, 0), "task_id");
-    save_rows(root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN, sft);
-    json_decref(sft);
-    json_t *ro = load_rows(root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST);
+    store_rows(l.root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN, sft);
+    json_t *ro = load_rows(l.root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST);
     json_object_del(json_array_get(ro, 1), "rollout_id");
-    save_rows(root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST, ro);
-    json_decref(ro);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_MISSING_ID};
-    expect_only(&r, want, 1);
-    assert_int_equal(r.count[VAT_AUDIT_MISSING_ID], 2);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    store_rows(l.root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST, ro);
+    leak_audit(&l, 1, VAT_AUDIT_MISSING_ID);
+    assert_int_equal(l.r.count[VAT_AUDIT_MISSING_ID], 2);
+    leak_end(&l);
 }
 
 static void test_unsafe_and_missing_paths(void **state)
 {
     struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    json_t *fg = load_rows(root, VAT_T_FIXTURE_GENERATORS, VAT_SPLIT_TRAIN);
+    struct leak l;
+    leak_begin(&l, c, -1);
+    json_t *fg = load_rows(l.root, VAT_T_FIXTURE_GENERATORS, VAT_SPLIT_TRAIN);
     json_object_set_new(json_array_get(fg, 0), "path", json_string("../../../etc/passwd"));
     json_object_set_new(json_array_get(fg, 1), "path", json_integer(7));
-    save_rows(root, VAT_T_FIXTURE_GENERATORS, VAT_SPLIT_TRAIN, fg);
-    json_decref(fg);
-    json_t *ve = load_rows(root, VAT_T_VERIFIERS, VAT_SPLIT_TEST);
+    store_rows(l.root, VAT_T_FIXTURE_GENERATORS, VAT_SPLIT_TRAIN, fg);
+    json_t *ve = load_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TEST);
     json_t *fx = json_object_get(row_of(ve, c->test[T_SQL]), "fixtures");
     json_array_append_new(fx, json_string("/etc/passwd"));
     json_array_append_new(fx, json_string("fixtures/sql_paid_revenue")); /* a directory */
     json_array_append_new(fx, json_string("fixtures/no/such.sqlite"));
-    save_rows(root, VAT_T_VERIFIERS, VAT_SPLIT_TEST, ve);
-    json_decref(ve);
-
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_UNSAFE_PATH, VAT_AUDIT_FIXTURE_MISSING};
-    expect_only(&r, want, 2);
-    assert_int_equal(r.count[VAT_AUDIT_UNSAFE_PATH], 3);
-    assert_int_equal(r.count[VAT_AUDIT_FIXTURE_MISSING], 2);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    store_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TEST, ve);
+    leak_audit(&l, 2, VAT_AUDIT_UNSAFE_PATH, VAT_AUDIT_FIXTURE_MISSING);
+    assert_int_equal(l.r.count[VAT_AUDIT_UNSAFE_PATH], 3);
+    assert_int_equal(l.r.count[VAT_AUDIT_FIXTURE_MISSING], 2);
+    leak_end(&l);
 }
 
 static void test_missing_table_and_corpus(void **state)
 {
     struct corpus *c = *state;
-    char *root = copy_corpus(c);
-    char *path = vat_xasprintf("%s/out/preference_pairs/test.jsonl", root);
+    struct leak l;
+    leak_begin(&l, c, -1);
+    char *path = vat_xasprintf("%s/out/preference_pairs/test.jsonl", l.root);
     assert_int_equal(remove(path), 0);
     free(path);
-    struct vat_audit_report r;
-    audit(root, &r);
-    static const enum vat_audit_kind want[] = {VAT_AUDIT_MISSING_TABLE};
-    expect_only(&r, want, 1);
-    vat_audit_release(&r);
-    vat_test_rmtree(root);
-    free(root);
+    leak_audit(&l, 1, VAT_AUDIT_MISSING_TABLE);
+    leak_end(&l);
 
     /* No out/ at all is an input error, not a finding. */
+    struct vat_audit_report r;
     struct vat_err e = {{0}};
     vat_audit_init(&r, 10);
     assert_int_equal(vat_audit_run(c->dir, &r, &e), -1);
@@ -953,12 +890,9 @@ static void test_command(void **state)
 
     /* A leak: findings, then the summary; exit 1. */
     char *root = copy_corpus(c);
-    json_t *train = load_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TRAIN);
-    json_t *test = load_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TEST);
-    json_array_append_new(test, json_deep_copy(row_of(train, c->train[T_GS])));
-    save_rows(root, VAT_T_EXPERIENCE, VAT_SPLIT_TEST, test); /* appended: out of order too */
-    json_decref(train);
-    json_decref(test);
+    /* appended as it is: out of order too */
+    plant_row(root, VAT_T_EXPERIENCE, c->train[T_GS], VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, false,
+              false);
     char *argv[] = {"audit", "--root", root, NULL};
     assert_int_equal(audit_cmd(c, &out, &err, 3, argv), 1);
     lines = json_lines(out);

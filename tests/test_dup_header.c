@@ -38,62 +38,16 @@ struct dh_priv {
     struct vat_an_tally planted;
 };
 
-struct env {
-    char *dir;
-    json_t *cfg;
-};
-
 static int setup(void **state)
 {
-    struct env *v = calloc(1, sizeof *v);
-    v->dir = vat_test_tmpdir("duphdr");
-    v->cfg = vat_template_default_params(T);
-    *state = v;
+    *state = vat_tt_env_new(T, SEED);
     return 0;
 }
 
 static int teardown(void **state)
 {
-    struct env *v = *state;
-    vat_test_rmtree(v->dir);
-    free(v->dir);
-    json_decref(v->cfg);
-    free(v);
+    vat_tt_env_free(*state);
     return 0;
-}
-
-static void draw(struct vat_task *t, const struct env *v, const char *root, uint32_t index,
-                 size_t inline_max, struct vat_replay *r)
-{
-    struct vat_draw_opts o = {.master_seed = SEED, .cfg = v->cfg, .inline_max_bytes = inline_max};
-    struct vat_err e = {{0}};
-    vat_task_init(t, T, index, root);
-    if (vat_task_draw(t, 0, &o, r, &e) != 0)
-        fail_msg("%s not admitted: %s", t->id, e.msg);
-}
-
-static char *fixture_text(const struct vat_task *t, size_t *len)
-{
-    char *path = vat_path_join(t->root, t->fixture[0].path);
-    char *s = vat_test_read_file(path, len);
-    free(path);
-    assert_non_null(s);
-    return s;
-}
-
-static char *inline_block(const char *prompt)
-{
-    const char *a = strstr(prompt, "```csv\n");
-    assert_non_null(a);
-    a += 7;
-    const char *z = strstr(a, "```");
-    assert_non_null(z);
-    return vat_xstrndup(a, (size_t)(z - a));
-}
-
-static struct vat_verdict check(const struct vat_task *t, const char *answer)
-{
-    return T->check(t, answer, strlen(answer));
 }
 
 static const char *param(const struct vat_task *t, const char *name)
@@ -105,18 +59,14 @@ static const char *param(const struct vat_task *t, const char *name)
 
 static void test_sixty_tasks_admit_first_draw(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     int shapes[3] = {0}, merged = 0, keys_on_top = 0, padded = 0, ragged = 0, three = 0,
         numbers = 0, objects = 0, counts = 0;
     for (uint32_t i = 0; i < NTASKS; i++) {
         struct vat_task t;
         struct vat_replay r;
-        draw(&t, v, v->dir, i, 6000, &r);
-        assert_true(r.v[VAT_ROLE_GOLD].gate_passed && r.v[VAT_ROLE_GOLD].score == 1.0);
-        assert_string_equal(r.v[VAT_ROLE_GOLD].code, "ok");
-        assert_true(r.v[VAT_ROLE_TRAP].gate_passed);
-        assert_true(r.v[VAT_ROLE_TRAP].score == 0.0);
-        assert_false(r.v[VAT_ROLE_MALFORMED].gate_passed);
+        vat_tt_draw(v, &t, NULL, i, 6000, 1, &r);
+        vat_tt_assert_replays(&r);
         assert_string_not_equal(t.gold, t.trap);
         assert_non_null(strstr(t.prompt, t.fixture[0].path));
         assert_non_null(strstr(t.prompt, "Its full contents"));
@@ -172,15 +122,15 @@ static void test_sixty_tasks_admit_first_draw(void **state)
 
 static void test_same_seed_same_bytes(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     char *other = vat_test_tmpdir("duphdr-b");
     for (uint32_t i = 0; i < 6; i++) {
         struct vat_task a, b;
         struct vat_replay r;
-        draw(&a, v, v->dir, i, 6000, &r);
-        draw(&b, v, other, i, 6000, &r);
+        vat_tt_draw(v, &a, NULL, i, 6000, 1, &r);
+        vat_tt_draw(v, &b, other, i, 6000, 1, &r);
         size_t la, lb;
-        char *fa = fixture_text(&a, &la), *fb = fixture_text(&b, &lb);
+        char *fa = vat_tt_fixture_text(&a, 0, &la), *fb = vat_tt_fixture_text(&b, 0, &lb);
         assert_int_equal(la, lb);
         assert_memory_equal(fa, fb, la);
         assert_string_equal(a.prompt, b.prompt);
@@ -198,14 +148,14 @@ static void test_same_seed_same_bytes(void **state)
 
 static void test_prompt_truncation_keeps_lines_above_data(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_replay r;
     const size_t max = 700;
-    draw(&t, v, v->dir, 2, max, &r); /* titled */
+    vat_tt_draw(v, &t, NULL, 2, max, 1, &r); /* titled */
     size_t len;
-    char *file = fixture_text(&t, &len);
-    char *block = inline_block(t.prompt);
+    char *file = vat_tt_fixture_text(&t, 0, &len);
+    char *block = vat_tt_inline_block(t.prompt, "csv");
     size_t bl = strlen(block);
     assert_true(bl <= max);
     assert_true(bl < len);
@@ -231,31 +181,45 @@ static void test_prompt_truncation_keeps_lines_above_data(void **state)
 
 /* ---- hand-made fixtures ----------------------------------------------------- */
 
-/* Draws task index, swaps in the file text and the question (params,
- * answer shape), plants the positions confirm will read, and recomputes
- * gold, confirm and trap. */
-static int craft(struct vat_task *t, const struct env *v, uint32_t index, const char *text,
-                 const char *params, const char *shape, bool integer, size_t data_start,
-                 int key_pos, int asked_pos, struct vat_err *e)
+/* A hand-made fixture for one shape: the file text and the question
+ * (params, answer shape), the positions confirm will read, and either the
+ * gold and trap the header logic must derive or, when gold is NULL, the
+ * error that stops it (err: a piece of its message, or NULL for any). */
+struct crafted {
+    const char *what;
+    uint32_t index; /* the task drawn first: its shape is the file's */
+    const char *text, *params, *shape;
+    bool integer;
+    size_t data_start;
+    int key_pos, asked_pos;
+    const char *gold, *trap;
+    const char *passes; /* another answer that must score 1, or NULL */
+    const char *err;
+};
+
+/* Draws the case's task, swaps in the file text and the question, plants
+ * the positions confirm will read, and recomputes gold, confirm and trap. */
+static int craft(struct vat_task *t, const struct vat_tt_env *v, const struct crafted *k,
+                 struct vat_err *e)
 {
     struct vat_replay r;
-    draw(t, v, v->dir, index, 6000, &r);
+    vat_tt_draw(v, t, NULL, k->index, 6000, 1, &r);
     char *path = vat_path_join(t->root, t->fixture[0].path);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
-    fputs(text, f);
+    fputs(k->text, f);
     fclose(f);
     free(path);
     struct dh_priv *pv = t->priv;
     vat_an_tally_release(&pv->planted);
-    pv->data_start = data_start;
-    pv->key_pos = key_pos;
-    pv->asked_pos = asked_pos;
+    pv->data_start = k->data_start;
+    pv->key_pos = k->key_pos;
+    pv->asked_pos = k->asked_pos;
     json_decref(t->params);
-    t->params = json_loads(params, 0, NULL);
+    t->params = json_loads(k->params, 0, NULL);
     assert_non_null(t->params);
-    json_object_set_new(t->spec, "shape", json_string(shape));
-    json_object_set_new(t->spec, "integer", json_boolean(integer));
+    json_object_set_new(t->spec, "shape", json_string(k->shape));
+    json_object_set_new(t->spec, "integer", json_boolean(k->integer));
     json_object_del(t->spec, "expected");
     free(t->gold);
     free(t->trap);
@@ -265,149 +229,143 @@ static int craft(struct vat_task *t, const struct env *v, uint32_t index, const 
     return 0;
 }
 
-static void test_grouped_merged_keys_on_top(void **state)
+/* Crafts each case and asserts what it expects. */
+static void run_crafted(const struct vat_tt_env *v, const struct crafted *cases, size_t n)
 {
-    struct env *v = *state;
-    struct vat_task t;
-    struct vat_err e = {{0}};
-    int rc = craft(&t, v, 0,
-                   "category,month,Budget,,Forecast,,Actual,\n"
-                   ",,amount,count,amount,count,amount,count\n"
-                   "Travel,2023-01,100.00,3,90.00,2,80.50,4\n"
-                   "Meals,2023-01,10.00,1,11.00,1,12.25,2\n"
-                   "Travel,2023-02,50.00,2,60.00,2,70.00,7\n",
-                   "{\"shape\":\"grouped\",\"key\":\"category\",\"measure\":\"count\","
+    for (size_t i = 0; i < n; i++) {
+        const struct crafted *k = &cases[i];
+        struct vat_task t;
+        struct vat_err e = {{0}};
+        int rc = craft(&t, v, k, &e);
+        if (!k->gold) {
+            assert_int_equal(rc, -1);
+            if (k->err && !strstr(e.msg, k->err))
+                fail_msg("%s: error '%s' does not say '%s'", k->what, e.msg, k->err);
+        } else {
+            if (rc != 0)
+                fail_msg("%s: %s", k->what, e.msg);
+            assert_string_equal(t.gold, k->gold);
+            assert_string_equal(t.trap, k->trap);
+            if (k->passes) {
+                struct vat_verdict g = vat_tt_check(&t, k->passes);
+                assert_true(g.gate_passed && g.score == 1.0);
+            }
+        }
+        vat_task_clear(&t);
+    }
+}
+
+static void test_crafted_fixtures(void **state)
+{
+    static const struct crafted cases[] = {
+        {.what = "grouped, merged group cells, keys on top",
+         .index = 0,
+         .text = "category,month,Budget,,Forecast,,Actual,\n"
+                 ",,amount,count,amount,count,amount,count\n"
+                 "Travel,2023-01,100.00,3,90.00,2,80.50,4\n"
+                 "Meals,2023-01,10.00,1,11.00,1,12.25,2\n"
+                 "Travel,2023-02,50.00,2,60.00,2,70.00,7\n",
+         .params = "{\"shape\":\"grouped\",\"key\":\"category\",\"measure\":\"count\","
                    "\"group\":\"Actual\"}",
-                   "object", true, 2, 0, 7, &e);
-    if (rc != 0)
-        fail_msg("%s", e.msg);
-    assert_string_equal(t.gold, "{\"Meals\":2,\"Travel\":11}");
-    /* The trap is the first column named count: Budget's. */
-    assert_string_equal(t.trap, "{\"Meals\":1,\"Travel\":5}");
-    struct vat_verdict g = check(&t, "{\"Travel\": 11, \"Meals\": 2.0}");
-    assert_true(g.gate_passed && g.score == 1.0);
-    vat_task_clear(&t);
-}
-
-static void test_grouped_repeated_one_key(void **state)
-{
-    struct env *v = *state;
-    struct vat_task t;
-    struct vat_err e = {{0}};
-    int rc = craft(&t, v, 3,
-                   ",,Online,Online,In store,In store\n"
-                   "product,month,sales,units,sales,units\n"
-                   "Yoga Mat,2023-01,100.00,3,90.10,2\n"
-                   "Desk Lamp,2023-01,10.00,1,11.00,1\n"
-                   "Yoga Mat,2023-02,50.00,2,60.05,2\n",
-                   "{\"shape\":\"grouped\",\"key\":\"product\",\"measure\":\"sales\","
+         .shape = "object", .integer = true, .data_start = 2, .key_pos = 0, .asked_pos = 7,
+         .gold = "{\"Meals\":2,\"Travel\":11}",
+         /* The trap is the first column named count: Budget's. */
+         .trap = "{\"Meals\":1,\"Travel\":5}",
+         .passes = "{\"Travel\": 11, \"Meals\": 2.0}"},
+        {.what = "grouped, repeated group cells, one key",
+         .index = 3,
+         .text = ",,Online,Online,In store,In store\n"
+                 "product,month,sales,units,sales,units\n"
+                 "Yoga Mat,2023-01,100.00,3,90.10,2\n"
+                 "Desk Lamp,2023-01,10.00,1,11.00,1\n"
+                 "Yoga Mat,2023-02,50.00,2,60.05,2\n",
+         .params = "{\"shape\":\"grouped\",\"key\":\"product\",\"measure\":\"sales\","
                    "\"group\":\"In store\",\"key_value\":\"Yoga Mat\"}",
-                   "number", false, 2, 0, 4, &e);
-    if (rc != 0)
-        fail_msg("%s", e.msg);
-    assert_string_equal(t.gold, "150.15");
-    assert_string_equal(t.trap, "150.0");
-    vat_task_clear(&t);
-}
-
-static void test_flat_by_position(void **state)
-{
-    struct env *v = *state;
-    struct vat_task t;
-    struct vat_err e = {{0}};
-    int rc = craft(&t, v, 1,
-                   "claim_id,category,submitted_on,amount,amount,amount\n"
-                   "EXP-1,Rent,2023-01-01,100.00,20.00,120.00\n"
-                   "EXP-2,\"Meals, team\",2023-01-02,10.00,1.00,11.00\n"
-                   "EXP-3,Rent,2023-01-03,0.10,0.01,0.11\n",
-                   "{\"shape\":\"flat\",\"key\":\"category\",\"measure\":\"amount\","
+         .shape = "number", .integer = false, .data_start = 2, .key_pos = 0, .asked_pos = 4,
+         .gold = "150.15", .trap = "150.0"},
+        {.what = "flat, by position",
+         .index = 1,
+         .text = "claim_id,category,submitted_on,amount,amount,amount\n"
+                 "EXP-1,Rent,2023-01-01,100.00,20.00,120.00\n"
+                 "EXP-2,\"Meals, team\",2023-01-02,10.00,1.00,11.00\n"
+                 "EXP-3,Rent,2023-01-03,0.10,0.01,0.11\n",
+         .params = "{\"shape\":\"flat\",\"key\":\"category\",\"measure\":\"amount\","
                    "\"occurrence\":2}",
-                   "object", false, 1, 1, 4, &e);
-    if (rc != 0)
-        fail_msg("%s", e.msg);
-    assert_string_equal(t.gold, "{\"Meals, team\":1.0,\"Rent\":20.01}");
-    assert_string_equal(t.trap, "{\"Meals, team\":10.0,\"Rent\":100.1}");
-    vat_task_clear(&t);
-}
-
-static void test_titled_header_below_notes(void **state)
-{
-    struct env *v = *state;
-    struct vat_task t;
-    struct vat_err e = {{0}};
-    /* A note line that holds the names as cells, but not the key, is not
-     * the header; nor is the padded title. */
-    int rc = craft(&t, v, 2,
-                   "Acme Freight - Shipments by carrier,,,,\n"
-                   "\"Note: the two weight columns are, in order: lb; kg.\",,,,\n"
-                   "legend,,,weight,weight\n"
-                   "shipment_id,carrier,shipped_on,weight,weight\n"
-                   "SHP-1,DHL,2023-01-01,10.00,4.54\n"
-                   "SHP-2,UPS,2023-01-01,1.00,0.45\n"
-                   "SHP-3,DHL,2023-01-02,2.00,0.91\n",
-                   "{\"shape\":\"titled\",\"key\":\"carrier\",\"measure\":\"weight\","
+         .shape = "object", .integer = false, .data_start = 1, .key_pos = 1, .asked_pos = 4,
+         .gold = "{\"Meals, team\":1.0,\"Rent\":20.01}",
+         .trap = "{\"Meals, team\":10.0,\"Rent\":100.1}"},
+        /* A note line that holds the names as cells, but not the key, is
+         * not the header; nor is the padded title. */
+        {.what = "titled, header below notes",
+         .index = 2,
+         .text = "Acme Freight - Shipments by carrier,,,,\n"
+                 "\"Note: the two weight columns are, in order: lb; kg.\",,,,\n"
+                 "legend,,,weight,weight\n"
+                 "shipment_id,carrier,shipped_on,weight,weight\n"
+                 "SHP-1,DHL,2023-01-01,10.00,4.54\n"
+                 "SHP-2,UPS,2023-01-01,1.00,0.45\n"
+                 "SHP-3,DHL,2023-01-02,2.00,0.91\n",
+         .params = "{\"shape\":\"titled\",\"key\":\"carrier\",\"measure\":\"weight\","
                    "\"occurrence\":2}",
-                   "object", false, 4, 1, 4, &e);
-    if (rc != 0)
-        fail_msg("%s", e.msg);
-    assert_string_equal(t.gold, "{\"DHL\":5.45,\"UPS\":0.45}");
-    assert_string_equal(t.trap, "{\"DHL\":12.0,\"UPS\":1.0}");
-    vat_task_clear(&t);
+         .shape = "object", .integer = false, .data_start = 4, .key_pos = 1, .asked_pos = 4,
+         .gold = "{\"DHL\":5.45,\"UPS\":0.45}", .trap = "{\"DHL\":12.0,\"UPS\":1.0}"},
+    };
+    run_crafted(*state, cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_confirm_reads_by_position(void **state)
 {
-    struct env *v = *state;
-    struct vat_task t;
-    struct vat_err e = {{0}};
-    /* The planted position says column 5 (kg); the header logic finds the
-     * second weight column elsewhere: the two derivations disagree. */
-    int rc = craft(&t, v, 1,
-                   "shipment_id,carrier,weight,shipped_on,weight\n"
-                   "SHP-1,DHL,10.00,2023-01-01,4.54\n"
-                   "SHP-2,UPS,1.00,2023-01-01,0.45\n",
-                   "{\"shape\":\"flat\",\"key\":\"carrier\",\"measure\":\"weight\","
+    static const struct crafted cases[] = {
+        /* The planted position says column 5 (kg); the header logic finds
+         * the second weight column elsewhere: the two derivations disagree. */
+        {.what = "planted position elsewhere",
+         .index = 1,
+         .text = "shipment_id,carrier,weight,shipped_on,weight\n"
+                 "SHP-1,DHL,10.00,2023-01-01,4.54\n"
+                 "SHP-2,UPS,1.00,2023-01-01,0.45\n",
+         .params = "{\"shape\":\"flat\",\"key\":\"carrier\",\"measure\":\"weight\","
                    "\"occurrence\":2}",
-                   "object", false, 1, 1, 2, &e);
-    assert_int_equal(rc, -1);
-    assert_non_null(strstr(e.msg, "planted column positions"));
-    vat_task_clear(&t);
+         .shape = "object", .data_start = 1, .key_pos = 1, .asked_pos = 2,
+         .err = "planted column positions"},
+        /* A ragged data row is an error, not a silent zero. */
+        {.what = "ragged data row",
+         .index = 1,
+         .text = "shipment_id,carrier,shipped_on,weight,weight\n"
+                 "SHP-1,DHL,2023-01-01,10.00\n",
+         .params = "{\"shape\":\"flat\",\"key\":\"carrier\",\"measure\":\"weight\",\"occurrence\":2}",
+         .shape = "object", .data_start = 1, .key_pos = 1, .asked_pos = 4,
+         .err = "cells"},
+        /* No second weight column at all. */
+        {.what = "no second weight column",
+         .index = 1,
+         .text = "shipment_id,carrier,shipped_on,weight\n"
+                 "SHP-1,DHL,2023-01-01,10.00\n",
+         .params = "{\"shape\":\"flat\",\"key\":\"carrier\",\"measure\":\"weight\",\"occurrence\":2}",
+         .shape = "object", .data_start = 1, .key_pos = 1, .asked_pos = 3},
+    };
+    run_crafted(*state, cases, sizeof cases / sizeof cases[0]);
+}
 
-    /* A ragged data row is an error, not a silent zero. */
-    rc = craft(&t, v, 1,
-               "shipment_id,carrier,shipped_on,weight,weight\n"
-               "SHP-1,DHL,2023-01-01,10.00\n",
-               "{\"shape\":\"flat\",\"key\":\"carrier\",\"measure\":\"weight\",\"occurrence\":2}",
-               "object", false, 1, 1, 4, &e);
-    assert_int_equal(rc, -1);
-    assert_non_null(strstr(e.msg, "cells"));
-    vat_task_clear(&t);
-
-    /* No second weight column at all. */
-    rc = craft(&t, v, 1,
-               "shipment_id,carrier,shipped_on,weight\n"
-               "SHP-1,DHL,2023-01-01,10.00\n",
-               "{\"shape\":\"flat\",\"key\":\"carrier\",\"measure\":\"weight\",\"occurrence\":2}",
-               "object", false, 1, 1, 3, &e);
-    assert_int_equal(rc, -1);
-    vat_task_clear(&t);
+/* Draws tasks from index 0 until one asks for an answer of the given shape. */
+static void draw_shaped(const struct vat_tt_env *v, struct vat_task *t, const char *shape)
+{
+    struct vat_replay r;
+    for (uint32_t i = 0;; i++) {
+        vat_tt_draw(v, t, NULL, i, 6000, 1, &r);
+        if (strcmp(json_string_value(json_object_get(t->spec, "shape")), shape) == 0)
+            return;
+        vat_task_clear(t);
+    }
 }
 
 /* ---- checker cases ------------------------------------------------------------ */
 
 static void test_checker_cases(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
-    struct vat_replay r;
-    uint32_t i = 0;
     /* An object task. */
-    for (;; i++) {
-        draw(&t, v, v->dir, i, 6000, &r);
-        if (strcmp(json_string_value(json_object_get(t.spec, "shape")), "object") == 0)
-            break;
-        vat_task_clear(&t);
-    }
+    draw_shaped(v, &t, "object");
     json_t *gold = json_loads(t.gold, 0, NULL);
     /* Keys in another order and numbers as strings pass. */
     json_t *rev = json_object();
@@ -422,19 +380,19 @@ static void test_checker_cases(void **state)
         json_object_set_new(rev, keys[j], json_string(buf));
     }
     char *s = vat_json_dumps(rev);
-    struct vat_verdict vd = check(&t, s);
+    struct vat_verdict vd = vat_tt_check(&t, s);
     if (!(vd.gate_passed && vd.score == 1.0))
         fail_msg("'%s' scored %g: %s", s, vd.score, vd.reason);
     free(s);
     /* A missing key passes the gate and scores 0. */
     json_object_del(rev, keys[0]);
     s = vat_json_dumps(rev);
-    vd = check(&t, s);
+    vd = vat_tt_check(&t, s);
     assert_true(vd.gate_passed && vd.score == 0.0);
     assert_string_equal(vd.code, "missing_key");
     free(s);
     /* A list is the wrong shape. */
-    vd = check(&t, "[1, 2]");
+    vd = vat_tt_check(&t, "[1, 2]");
     assert_false(vd.gate_passed);
     free(keys);
     json_decref(rev);
@@ -442,21 +400,16 @@ static void test_checker_cases(void **state)
     vat_task_clear(&t);
 
     /* A number task: one cent off fails, within tolerance passes. */
-    for (i = 0;; i++) {
-        draw(&t, v, v->dir, i, 6000, &r);
-        if (strcmp(json_string_value(json_object_get(t.spec, "shape")), "number") == 0)
-            break;
-        vat_task_clear(&t);
-    }
+    draw_shaped(v, &t, "number");
     double g = json_number_value(json_object_get(t.spec, "expected"));
     char buf[64];
     snprintf(buf, sizeof buf, "%.10f", g + 1e-8);
-    vd = check(&t, buf);
+    vd = vat_tt_check(&t, buf);
     assert_true(vd.gate_passed && vd.score == 1.0);
     snprintf(buf, sizeof buf, "%.2f", g + 0.01);
-    vd = check(&t, buf);
+    vd = vat_tt_check(&t, buf);
     assert_true(vd.gate_passed && vd.score == 0.0);
-    vd = check(&t, "{\"answerable\": false}");
+    vd = vat_tt_check(&t, "{\"answerable\": false}");
     assert_false(vd.gate_passed);
     vat_task_clear(&t);
 }
@@ -467,10 +420,7 @@ int main(void)
         cmocka_unit_test(test_sixty_tasks_admit_first_draw),
         cmocka_unit_test(test_same_seed_same_bytes),
         cmocka_unit_test(test_prompt_truncation_keeps_lines_above_data),
-        cmocka_unit_test(test_grouped_merged_keys_on_top),
-        cmocka_unit_test(test_grouped_repeated_one_key),
-        cmocka_unit_test(test_flat_by_position),
-        cmocka_unit_test(test_titled_header_below_notes),
+        cmocka_unit_test(test_crafted_fixtures),
         cmocka_unit_test(test_confirm_reads_by_position),
         cmocka_unit_test(test_checker_cases),
     };

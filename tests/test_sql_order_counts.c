@@ -37,33 +37,19 @@ extern const struct vat_template vat_tmpl_sql_order_counts;
 #define NTASKS 60
 
 struct drawn {
-    char *root;
-    json_t *cfg;
+    struct vat_tt_env *env;
     struct vat_task t[NTASKS];
 };
-
-static struct vat_draw_opts opts_for(const json_t *cfg, size_t inline_max)
-{
-    struct vat_draw_opts o = {.master_seed = SEED, .cfg = cfg, .inline_max_bytes = inline_max};
-    return o;
-}
 
 /* Draws tasks 0..NTASKS-1 once for the whole group; each must be admitted
  * on its first draw. */
 static int group_setup(void **state)
 {
     struct drawn *d = calloc(1, sizeof *d);
-    d->root = vat_test_tmpdir("sqlcount");
-    d->cfg = vat_template_default_params(TMPL);
-    struct vat_draw_opts o = opts_for(d->cfg, 6000);
+    d->env = vat_tt_env_new(TMPL, SEED);
     for (uint32_t i = 0; i < NTASKS; i++) {
         struct vat_replay r;
-        struct vat_err e = {{0}};
-        vat_task_init(&d->t[i], TMPL, i, d->root);
-        if (vat_task_draw(&d->t[i], 0, &o, &r, &e) != 0) {
-            fprintf(stderr, "task %u not admitted: %s\n", i, e.msg);
-            return -1;
-        }
+        vat_tt_draw(d->env, &d->t[i], NULL, i, 6000, 1, &r);
     }
     *state = d;
     return 0;
@@ -74,16 +60,9 @@ static int group_teardown(void **state)
     struct drawn *d = *state;
     for (int i = 0; i < NTASKS; i++)
         vat_task_clear(&d->t[i]);
-    json_decref(d->cfg);
-    vat_test_rmtree(d->root);
-    free(d->root);
+    vat_tt_env_free(d->env);
     free(d);
     return 0;
-}
-
-static struct vat_verdict check(const struct vat_task *t, const char *answer)
-{
-    return t->tmpl->check(t, answer, strlen(answer));
 }
 
 static const char *param(const struct vat_task *t, const char *key)
@@ -253,15 +232,10 @@ static void test_admitted_with_replays(void **state)
     struct drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
-        struct vat_verdict g = check(t, t->gold), tr = check(t, t->trap),
-                           m = check(t, t->malformed);
-        assert_true(g.gate_passed);
-        assert_true(g.score == 1.0);
-        assert_string_equal(g.code, VAT_OK);
-        assert_true(tr.gate_passed);
-        assert_true(tr.score == 0.0);
-        assert_false(m.gate_passed);
-        assert_true(m.score == 0.0);
+        /* the replays again, from the spec and the files alone */
+        struct vat_replay r = {{vat_tt_check(t, t->gold), vat_tt_check(t, t->trap),
+                                vat_tt_check(t, t->malformed)}};
+        vat_tt_assert_replays(&r);
         /* the trap is the gold with COUNT(*) */
         assert_non_null(strstr(t->trap, "COUNT(*)"));
         assert_null(strstr(t->gold, "COUNT(*)"));
@@ -374,7 +348,7 @@ static void test_equivalent_queries_pass(void **state)
         char *cte = styled_query(t, STYLE_CTE, false);
         const char *answers[] = {semi, spaced, sum, sub, cte};
         for (size_t k = 0; k < sizeof answers / sizeof *answers; k++) {
-            struct vat_verdict v = check(t, answers[k]);
+            struct vat_verdict v = vat_tt_check(t, answers[k]);
             if (!(v.gate_passed && v.score == 1.0))
                 fail_msg("%s: equivalent answer %zu failed (%s: %s)\n%s", t->id, k, v.code,
                          v.reason, answers[k]);
@@ -399,7 +373,7 @@ static json_t *gold_rows(const struct vat_task *t, int f)
 /* Fails when a near miss is accepted; near misses must pass the gate. */
 static void expect_wrong(const struct vat_task *t, const char *answer, const char *what)
 {
-    struct vat_verdict v = check(t, answer);
+    struct vat_verdict v = vat_tt_check(t, answer);
     if (!v.gate_passed || v.score != 0.0)
         fail_msg("%s: %s gave gate=%d score=%g (%s: %s)\n%s", t->id, what, v.gate_passed,
                  v.score, v.code, v.reason, answer);
@@ -659,13 +633,10 @@ static void test_same_seed_same_bytes(void **state)
 {
     struct drawn *d = *state;
     char *root2 = vat_test_tmpdir("sqlcount2");
-    struct vat_draw_opts o = opts_for(d->cfg, 6000);
     for (uint32_t i = 0; i < 6; i++) {
         struct vat_task t;
         struct vat_replay r;
-        struct vat_err e = {{0}};
-        vat_task_init(&t, TMPL, i, root2);
-        assert_int_equal(vat_task_draw(&t, 0, &o, &r, &e), 0);
+        vat_tt_draw(d->env, &t, root2, i, 6000, 1, &r);
         const struct vat_task *a = &d->t[i];
         assert_string_equal(t.prompt, a->prompt);
         assert_string_equal(t.gold, a->gold);
@@ -673,18 +644,12 @@ static void test_same_seed_same_bytes(void **state)
         assert_int_equal(t.n_fixtures, a->n_fixtures);
         for (int f = 0; f < t.n_fixtures; f++) {
             assert_string_equal(t.fixture[f].sha256, a->fixture[f].sha256);
-            char *p1 = vat_path_join(d->root, a->fixture[f].path);
-            char *p2 = vat_path_join(root2, t.fixture[f].path);
             size_t n1, n2;
-            char *b1 = vat_test_read_file(p1, &n1), *b2 = vat_test_read_file(p2, &n2);
-            assert_non_null(b1);
-            assert_non_null(b2);
+            char *b1 = vat_tt_fixture_text(a, f, &n1), *b2 = vat_tt_fixture_text(&t, f, &n2);
             assert_int_equal(n1, n2);
             assert_memory_equal(b1, b2, n1);
             free(b1);
             free(b2);
-            free(p1);
-            free(p2);
         }
         char *j1 = vat_json_dumps(t.params), *j2 = vat_json_dumps(a->params);
         assert_string_equal(j1, j2);
@@ -692,9 +657,12 @@ static void test_same_seed_same_bytes(void **state)
         free(j2);
         vat_task_clear(&t);
     }
+    /* Another attempt is another draw. */
     struct vat_task t;
     struct vat_replay r;
     struct vat_err e = {{0}};
+    struct vat_draw_opts o = {
+        .master_seed = d->env->seed, .cfg = d->env->cfg, .inline_max_bytes = 6000};
     vat_task_init(&t, TMPL, 0, root2);
     assert_int_equal(vat_task_draw(&t, 1, &o, &r, &e), 0);
     assert_string_not_equal(t.fixture[0].sha256, d->t[0].fixture[0].sha256);
@@ -706,28 +674,21 @@ static void test_same_seed_same_bytes(void **state)
 static void test_prompt_inlines_within_budget(void **state)
 {
     (void)state;
-    char *root2 = vat_test_tmpdir("sqlcount3");
-    json_t *cfg = vat_template_default_params(TMPL);
-    json_object_set_new(cfg, "rows_min", json_integer(150));
-    json_object_set_new(cfg, "rows_max", json_integer(200));
-    struct vat_draw_opts small = opts_for(cfg, 900), big = opts_for(cfg, 1 << 20);
+    struct vat_tt_env *v = vat_tt_env_new(TMPL, SEED);
+    json_object_set_new(v->cfg, "rows_min", json_integer(150));
+    json_object_set_new(v->cfg, "rows_max", json_integer(200));
     for (uint32_t i = 0; i < 3; i++) {
         struct vat_task t;
         struct vat_replay r;
-        struct vat_err e = {{0}};
-        vat_task_init(&t, TMPL, i, root2);
-        assert_int_equal(vat_task_draw(&t, 0, &small, &r, &e), 0);
+        vat_tt_draw(v, &t, NULL, i, 900, 1, &r);
         assert_non_null(strstr(t.prompt, "Only the leading rows fit here"));
         vat_task_clear(&t);
-        vat_task_init(&t, TMPL, i, root2);
-        assert_int_equal(vat_task_draw(&t, 0, &big, &r, &e), 0);
+        vat_tt_draw(v, &t, NULL, i, 1 << 20, 1, &r);
         assert_null(strstr(t.prompt, "Only the leading rows"));
         assert_non_null(strstr(t.prompt, "all the rows"));
         vat_task_clear(&t);
     }
-    json_decref(cfg);
-    vat_test_rmtree(root2);
-    free(root2);
+    vat_tt_env_free(v);
 }
 
 static void test_confirm_catches_a_wrong_gold(void **state)

@@ -30,48 +30,16 @@
 extern const struct vat_template vat_tmpl_unanswerable;
 static const struct vat_template *const T = &vat_tmpl_unanswerable;
 
-struct env {
-    char *dir;
-    json_t *cfg;
-};
-
 static int setup(void **state)
 {
-    struct env *v = calloc(1, sizeof *v);
-    v->dir = vat_test_tmpdir("unans");
-    v->cfg = vat_template_default_params(T);
-    *state = v;
+    *state = vat_tt_env_new(T, SEED);
     return 0;
 }
 
 static int teardown(void **state)
 {
-    struct env *v = *state;
-    vat_test_rmtree(v->dir);
-    free(v->dir);
-    json_decref(v->cfg);
-    free(v);
+    vat_tt_env_free(*state);
     return 0;
-}
-
-static void draw_cfg(struct vat_task *t, const json_t *cfg, const char *root, uint32_t index,
-                     struct vat_replay *r)
-{
-    struct vat_draw_opts o = {.master_seed = SEED, .cfg = cfg, .inline_max_bytes = 6000};
-    struct vat_err e = {{0}};
-    vat_task_init(t, T, index, root);
-    if (vat_task_draw(t, 0, &o, r, &e) != 0)
-        fail_msg("%s not admitted: %s", t->id, e.msg);
-}
-
-static void draw(struct vat_task *t, const struct env *v, uint32_t index, struct vat_replay *r)
-{
-    draw_cfg(t, v->cfg, v->dir, index, r);
-}
-
-static struct vat_verdict check(const struct vat_task *t, const char *answer)
-{
-    return T->check(t, answer, strlen(answer));
 }
 
 static bool answerable(const struct vat_task *t)
@@ -83,7 +51,7 @@ static bool answerable(const struct vat_task *t)
 
 static void test_sixty_tasks_admit_first_draw(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     int kinds[6] = {0}, controls = 0;
     static const char *const names[6] = {"column",           "period",           "entity",
                                          "control-of-column", "control-of-period",
@@ -91,14 +59,9 @@ static void test_sixty_tasks_admit_first_draw(void **state)
     for (uint32_t i = 0; i < NTASKS; i++) {
         struct vat_task t;
         struct vat_replay r;
-        draw(&t, v, i, &r);
-        const struct vat_verdict *g = &r.v[VAT_ROLE_GOLD], *tr = &r.v[VAT_ROLE_TRAP],
-                                 *m = &r.v[VAT_ROLE_MALFORMED];
-        assert_true(g->gate_passed && g->score == 1.0);
-        assert_string_equal(g->code, "ok");
-        assert_true(tr->gate_passed);
-        assert_true(tr->score == 0.0);
-        assert_false(m->gate_passed);
+        vat_tt_draw(v, &t, NULL, i, 6000, 1, &r);
+        vat_tt_assert_replays(&r);
+        const struct vat_verdict *tr = &r.v[VAT_ROLE_TRAP];
         assert_string_not_equal(t.gold, t.trap);
 
         bool ans = answerable(&t);
@@ -140,7 +103,7 @@ static void test_sixty_tasks_admit_first_draw(void **state)
         assert_string_equal(json_string_value(json_object_get(t.spec, "checker")), "abstain");
 
         /* The abstention passes the gate on every task, control or not. */
-        struct vat_verdict a = check(&t, "{\"answerable\": false}");
+        struct vat_verdict a = vat_tt_check(&t, "{\"answerable\": false}");
         assert_true(a.gate_passed);
         assert_true(a.score == (ans ? 0.0 : 1.0));
         vat_task_clear(&t);
@@ -154,41 +117,37 @@ static void test_sixty_tasks_admit_first_draw(void **state)
 
 static void test_control_ratio(void **state)
 {
-    struct env *v = *state;
+    (void)state;
     static const double ratios[] = {0.75, 1.0, 0.62};
     for (size_t q = 0; q < sizeof ratios / sizeof ratios[0]; q++) {
-        json_t *cfg = vat_template_default_params(T);
-        json_object_set_new(cfg, "control_ratio", json_real(ratios[q]));
+        struct vat_tt_env *v = vat_tt_env_new(T, SEED);
+        json_object_set_new(v->cfg, "control_ratio", json_real(ratios[q]));
         int controls = 0;
         for (uint32_t i = 0; i < 24; i++) {
             struct vat_task t;
             struct vat_replay r;
-            draw_cfg(&t, cfg, v->dir, i, &r);
+            vat_tt_draw(v, &t, NULL, i, 6000, 1, &r);
             controls += answerable(&t);
             /* Exactly ceil(n * ratio) controls among the first n. */
             int want = (int)((i + 1) * (uint32_t)(ratios[q] * 1000 + 0.5) + 999) / 1000;
             assert_int_equal(controls, want);
             vat_task_clear(&t);
         }
-        json_decref(cfg);
+        vat_tt_env_free(v);
     }
 }
 
 static void test_same_seed_same_bytes(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     char *other = vat_test_tmpdir("unans-b");
     for (uint32_t i = 0; i < 6; i++) {
         struct vat_task a, b;
         struct vat_replay r;
-        draw(&a, v, i, &r);
-        draw_cfg(&b, v->cfg, other, i, &r);
-        char *pa = vat_path_join(a.root, a.fixture[0].path);
-        char *pb = vat_path_join(b.root, b.fixture[0].path);
+        vat_tt_draw(v, &a, NULL, i, 6000, 1, &r);
+        vat_tt_draw(v, &b, other, i, 6000, 1, &r);
         size_t la, lb;
-        char *fa = vat_test_read_file(pa, &la), *fb = vat_test_read_file(pb, &lb);
-        assert_non_null(fa);
-        assert_non_null(fb);
+        char *fa = vat_tt_fixture_text(&a, 0, &la), *fb = vat_tt_fixture_text(&b, 0, &lb);
         assert_int_equal(la, lb);
         assert_memory_equal(fa, fb, la);
         assert_string_equal(a.prompt, b.prompt);
@@ -199,7 +158,7 @@ static void test_same_seed_same_bytes(void **state)
         assert_string_equal(sa, sb);
         assert_string_equal(qa, qb);
         free(sa), free(sb), free(qa), free(qb);
-        free(fa), free(fb), free(pa), free(pb);
+        free(fa), free(fb);
         vat_task_clear(&a);
         vat_task_clear(&b);
     }
@@ -212,11 +171,11 @@ static void test_same_seed_same_bytes(void **state)
 /* Draws task index, then asks about net_amount of "Northwind Foods" in
  * 2023-03 over the given file, and recomputes gold, confirm and trap.
  * The generator's planted truth no longer describes the file. */
-static int craft(struct vat_task *t, const struct env *v, uint32_t index, const char *text,
+static int craft(struct vat_task *t, const struct vat_tt_env *v, uint32_t index, const char *text,
                  struct vat_err *e)
 {
     struct vat_replay r;
-    draw(t, v, index, &r);
+    vat_tt_draw(v, t, NULL, index, 6000, 1, &r);
     char *path = vat_path_join(t->root, t->fixture[0].path);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
@@ -258,7 +217,7 @@ static void expect_gold_trap(const struct vat_task *t, const char *gold, const c
 
 static void test_control_sums_the_month(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_err e = {{0}};
     if (craft(&t, v, 0, HDR ROWS, &e) != 0)
@@ -266,8 +225,8 @@ static void test_control_sums_the_month(void **state)
     /* Both bounds of the month count; the near-miss customer does not. */
     expect_gold_trap(&t, "225.75", ABSTAIN);
     assert_true(json_is_true(json_object_get(t.spec, "answerable")));
-    struct vat_verdict g = check(&t, "225.75"), s = check(&t, "\"225.75\""),
-                       w = check(&t, "295.75"), a = check(&t, ABSTAIN);
+    struct vat_verdict g = vat_tt_check(&t, "225.75"), s = vat_tt_check(&t, "\"225.75\""),
+                       w = vat_tt_check(&t, "295.75"), a = vat_tt_check(&t, ABSTAIN);
     assert_true(g.gate_passed && g.score == 1.0);
     assert_true(s.gate_passed && s.score == 1.0);
     assert_true(w.gate_passed && w.score == 0.0);
@@ -279,7 +238,7 @@ static void test_control_sums_the_month(void **state)
 
 static void test_absent_column(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_err e = {{0}};
     if (craft(&t, v, 1,
@@ -296,7 +255,7 @@ static void test_absent_column(void **state)
 
 static void test_month_outside_span(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_err e = {{0}};
     /* The file covers 2022-01 .. 2022-04: 2023-03 is outside it, and the
@@ -314,7 +273,7 @@ static void test_month_outside_span(void **state)
 
 static void test_month_inside_span_without_orders_is_zero(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_err e = {{0}};
     /* 2023-03 lies inside the span and the customer exists, so the file
@@ -331,7 +290,7 @@ static void test_month_inside_span_without_orders_is_zero(void **state)
 
 static void test_absent_customer(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_err e = {{0}};
     /* "Northwind Freight" shares the first word; "Summit Labs" none. */
@@ -348,7 +307,7 @@ static void test_absent_customer(void **state)
 
 static void test_confirm_catches_wrong_gold(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_err e = {{0}};
     if (craft(&t, v, 0, HDR ROWS, &e) != 0)
@@ -364,7 +323,7 @@ static void test_confirm_catches_wrong_gold(void **state)
 
     /* And an abstention where the file answers, from a real draw. */
     struct vat_replay r;
-    draw(&t, v, 2, &r);
+    vat_tt_draw(v, &t, NULL, 2, 6000, 1, &r);
     if (answerable(&t)) {
         free(t.gold);
         t.gold = vat_xstrdup(ABSTAIN);
@@ -378,7 +337,7 @@ static void test_confirm_catches_wrong_gold(void **state)
 
 static void test_broken_file_is_an_error(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_err e = {{0}};
     assert_int_equal(craft(&t, v, 0,
@@ -404,12 +363,12 @@ static void test_broken_file_is_an_error(void **state)
 
 static void test_checker_on_unanswerable(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_replay r;
     uint32_t i = 1;
     for (;; i++) {
-        draw(&t, v, i, &r);
+        vat_tt_draw(v, &t, NULL, i, 6000, 1, &r);
         if (!answerable(&t))
             break;
         vat_task_clear(&t);
@@ -417,49 +376,49 @@ static void test_checker_on_unanswerable(void **state)
     static const char *const pass[] = {ABSTAIN, " {\"answerable\" : false}\n",
                                        "{\"answerable\": false}"};
     for (size_t k = 0; k < sizeof pass / sizeof pass[0]; k++) {
-        struct vat_verdict x = check(&t, pass[k]);
+        struct vat_verdict x = vat_tt_check(&t, pass[k]);
         if (!(x.gate_passed && x.score == 1.0))
             fail_msg("'%s' scored %g (%s)", pass[k], x.score, x.reason);
     }
     /* A number passes the gate and scores 0: a missed abstention. */
-    struct vat_verdict n = check(&t, "0");
+    struct vat_verdict n = vat_tt_check(&t, "0");
     assert_true(n.gate_passed && n.score == 0.0);
     assert_string_equal(n.code, "not_abstained");
     /* Near misses of the abstention are not abstentions. */
     static const char *const shape[] = {"{\"answerable\":true}", "false", "{}",
                                         "{\"answerable\":\"false\"}", "[0]"};
     for (size_t k = 0; k < sizeof shape / sizeof shape[0]; k++) {
-        struct vat_verdict x = check(&t, shape[k]);
+        struct vat_verdict x = vat_tt_check(&t, shape[k]);
         if (x.gate_passed)
             fail_msg("'%s' passed the gate", shape[k]);
         assert_non_null(strstr(x.reason, "abstain"));
     }
-    struct vat_verdict p = check(&t, "The file cannot answer this.");
+    struct vat_verdict p = vat_tt_check(&t, "The file cannot answer this.");
     assert_false(p.gate_passed);
-    struct vat_verdict d = check(&t, "{\"answerable\":false,\"answerable\":false}");
+    struct vat_verdict d = vat_tt_check(&t, "{\"answerable\":false,\"answerable\":false}");
     assert_false(d.gate_passed);
     vat_task_clear(&t);
 }
 
 static void test_checker_on_control(void **state)
 {
-    struct env *v = *state;
+    struct vat_tt_env *v = *state;
     struct vat_task t;
     struct vat_replay r;
-    draw(&t, v, 0, &r);
+    vat_tt_draw(v, &t, NULL, 0, 6000, 1, &r);
     assert_true(answerable(&t));
     double gold = json_number_value(json_object_get(t.spec, "expected"));
     char buf[64];
     snprintf(buf, sizeof buf, " %.17g ", gold);
-    struct vat_verdict x = check(&t, buf);
+    struct vat_verdict x = vat_tt_check(&t, buf);
     assert_true(x.gate_passed && x.score == 1.0);
     snprintf(buf, sizeof buf, "%.2f", gold + 0.01);
-    x = check(&t, buf);
+    x = vat_tt_check(&t, buf);
     assert_true(x.gate_passed && x.score == 0.0);
     snprintf(buf, sizeof buf, "{\"total\": %s}", t.gold);
-    x = check(&t, buf);
+    x = vat_tt_check(&t, buf);
     assert_false(x.gate_passed);
-    x = check(&t, "NaN");
+    x = vat_tt_check(&t, "NaN");
     assert_false(x.gate_passed);
     vat_task_clear(&t);
 }

@@ -1,6 +1,6 @@
 /* testutil.h — helpers shared by the cmocka tests: scratch directories
- * and file reads.  Exports vat_test_tmpdir, vat_test_rmtree,
- * vat_test_read_file. */
+ * and file reads, and the template-test harness (vat_tt_*).  Exports
+ * vat_test_tmpdir, vat_test_rmtree, vat_test_read_file and vat_tt_*. */
 #ifndef VAT_TESTUTIL_H
 #define VAT_TESTUTIL_H
 
@@ -12,8 +12,6 @@ char *vat_test_tmpdir(const char *tag);
 void vat_test_rmtree(const char *dir);
 /* Reads a whole file into a new NUL-terminated buffer; NULL if unreadable. */
 char *vat_test_read_file(const char *path, size_t *len);
-
-#endif
 
 /* ---- the template-test harness --------------------------------------------
  * What every tests/test_<template>.c needs: a scratch root and the
@@ -46,3 +44,5 @@ char *vat_tt_inline_block(const char *prompt, const char *lang);
 struct vat_verdict vat_tt_check(const struct vat_task *t, const char *answer);
 /* Asserts the three admission replays: gold ok/1, trap gated/0, malformed not gated. */
 void vat_tt_assert_replays(const struct vat_replay *r);
+
+#endif
