@@ -594,11 +594,11 @@ const struct vat_template vat_tmpl_regex_amounts = {
     .name = "regex_amounts",
     .family = "regex",
     .answer_kind = "regex",
-    .trap = "the naive shape such as \\$\\d+(\\.\\d{2})?, which stops at the first thousands "
-            "separator of amounts of 1,000 and more and takes parts of malformed numbers",
-    .summary = "extract the complete, standalone money amounts of one drawn notation "
+    .trap = "The naive shape such as \\$\\d+(\\.\\d{2})?, which stops at the first thousands "
+            "separator of amounts of 1,000 and more and takes parts of malformed numbers.",
+    .summary = "Extract the complete, standalone money amounts of one drawn notation "
                "(currency marker, thousands and decimal separators, cents and grouping "
-               "rules) from invoice notes and chat lines",
+               "rules) from invoice notes and chat lines.",
     .params = vat_rx_task_params,
     .default_count = 12,
     .generate = generate,

@@ -632,10 +632,10 @@ const struct vat_template vat_tmpl_regex_iso_dates = {
     .name = "regex_iso_dates",
     .family = "regex",
     .answer_kind = "regex",
-    .trap = "the naive digit-count shape such as \\d{4}-\\d{2}-\\d{2}, which also takes month "
-            "13, day 00 and dates glued to longer digit runs",
-    .summary = "extract the valid dates of one drawn notation (separator, field order, year "
-               "range) from log lines, never inside a longer run of digits",
+    .trap = "The naive digit-count shape such as \\d{4}-\\d{2}-\\d{2}, which also takes month "
+            "13, day 00 and dates glued to longer digit runs.",
+    .summary = "Extract the valid dates of one drawn notation (separator, field order, year "
+               "range) from log lines, never inside a longer run of digits.",
     .params = vat_rx_task_params,
     .default_count = 12,
     .generate = generate,

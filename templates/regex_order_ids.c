@@ -397,10 +397,10 @@ const struct vat_template vat_tmpl_regex_order_ids = {
     .name = "regex_order_ids",
     .family = "regex",
     .answer_kind = "regex",
-    .trap = "the id shape without word boundaries, such as ORD-\\d{6}, which also takes ids "
-            "glued to letters or digits (XORD-123456, ORD-1234567, ORD-123456X)",
-    .summary = "extract the standalone order ids of one drawn shape (prefix, separator, digit "
-               "count, case rule) from support messages",
+    .trap = "The id shape without word boundaries, such as ORD-\\d{6}, which also takes ids "
+            "glued to letters or digits (XORD-123456, ORD-1234567, ORD-123456X).",
+    .summary = "Extract the standalone order ids of one drawn shape (prefix, separator, digit "
+               "count, case rule) from support messages.",
     .params = vat_rx_task_params,
     .default_count = 12,
     .generate = generate,

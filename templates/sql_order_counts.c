@@ -844,9 +844,10 @@ static int32_t day_of(const char *s)
     return vat_parse_date(d, &days) == 0 ? days : INT32_MIN;
 }
 
-static json_t *derive_rows(const struct question *q, const char *root, const char *rel,
+static json_t *derive_rows(const void *question, const char *root, const char *rel,
                            struct vat_err *e)
 {
+    const struct question *q = question;
     json_t *ccols = NULL, *ocols = NULL;
     json_t *crows = vat_sqlgen_read_table(root, rel, q->ctable, &ccols, e);
     json_t *orows = crows ? vat_sqlgen_read_table(root, rel, q->otable, &ocols, e) : NULL;
@@ -904,15 +905,9 @@ done:
     return out;
 }
 
-/* Adapts derive_rows to the shared confirm's callback. */
-static json_t *derive_cb(const void *q, const char *root, const char *rel, struct vat_err *e)
-{
-    return derive_rows(q, root, rel, e);
-}
-
 static int confirm(const struct vat_task *t, struct vat_err *e)
 {
-    return vat_sqlgen_confirm(t, derive_cb, t->priv, REL_TOL, ABS_TOL, e);
+    return vat_sqlgen_confirm(t, derive_rows, t->priv, REL_TOL, ABS_TOL, e);
 }
 
 static int trap_answer(struct vat_task *t, struct vat_err *e)

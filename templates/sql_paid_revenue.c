@@ -785,9 +785,10 @@ static int64_t cell_cents(const struct question *q, const json_t *v)
     return 0;
 }
 
-static json_t *derive_rows(const struct question *q, const char *root, const char *rel,
+static json_t *derive_rows(const void *question, const char *root, const char *rel,
                            struct vat_err *e)
 {
+    const struct question *q = question;
     json_t *cols = NULL;
     json_t *rows = vat_sqlgen_read_table(root, rel, q->table, &cols, e);
     if (!rows)
@@ -850,15 +851,9 @@ static json_t *derive_rows(const struct question *q, const char *root, const cha
     return out;
 }
 
-/* Adapts derive_rows to the shared confirm's callback. */
-static json_t *derive_cb(const void *q, const char *root, const char *rel, struct vat_err *e)
-{
-    return derive_rows(q, root, rel, e);
-}
-
 static int confirm(const struct vat_task *t, struct vat_err *e)
 {
-    return vat_sqlgen_confirm(t, derive_cb, t->priv, REL_TOL, ABS_TOL, e);
+    return vat_sqlgen_confirm(t, derive_rows, t->priv, REL_TOL, ABS_TOL, e);
 }
 
 static int trap_answer(struct vat_task *t, struct vat_err *e)

@@ -637,36 +637,11 @@ static void test_same_seed_same_bytes(void **state)
         struct vat_task t;
         struct vat_replay r;
         vat_tt_draw(d->env, &t, root2, i, 6000, 1, &r);
-        const struct vat_task *a = &d->t[i];
-        assert_string_equal(t.prompt, a->prompt);
-        assert_string_equal(t.gold, a->gold);
-        assert_string_equal(t.trap, a->trap);
-        assert_int_equal(t.n_fixtures, a->n_fixtures);
-        for (int f = 0; f < t.n_fixtures; f++) {
-            assert_string_equal(t.fixture[f].sha256, a->fixture[f].sha256);
-            size_t n1, n2;
-            char *b1 = vat_tt_fixture_text(a, f, &n1), *b2 = vat_tt_fixture_text(&t, f, &n2);
-            assert_int_equal(n1, n2);
-            assert_memory_equal(b1, b2, n1);
-            free(b1);
-            free(b2);
-        }
-        char *j1 = vat_json_dumps(t.params), *j2 = vat_json_dumps(a->params);
-        assert_string_equal(j1, j2);
-        free(j1);
-        free(j2);
+        vat_tt_assert_same_task(&d->t[i], &t);
         vat_task_clear(&t);
     }
     /* Another attempt is another draw. */
-    struct vat_task t;
-    struct vat_replay r;
-    struct vat_err e = {{0}};
-    struct vat_draw_opts o = {
-        .master_seed = d->env->seed, .cfg = d->env->cfg, .inline_max_bytes = 6000};
-    vat_task_init(&t, TMPL, 0, root2);
-    assert_int_equal(vat_task_draw(&t, 1, &o, &r, &e), 0);
-    assert_string_not_equal(t.fixture[0].sha256, d->t[0].fixture[0].sha256);
-    vat_task_clear(&t);
+    vat_tt_assert_redraw_differs(d->env, root2, 0, &d->t[0]);
     vat_test_rmtree(root2);
     free(root2);
 }

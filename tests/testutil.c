@@ -67,6 +67,7 @@ char *vat_test_read_file(const char *path, size_t *len)
 
 #include <cmocka.h>
 
+#include "jsonout.h"
 #include "template.h"
 
 struct vat_tt_env *vat_tt_env_new(const struct vat_template *tmpl, uint64_t seed)
@@ -138,4 +139,39 @@ void vat_tt_assert_replays(const struct vat_replay *r)
     assert_true(r->v[VAT_ROLE_TRAP].score == 0.0);
     assert_false(r->v[VAT_ROLE_MALFORMED].gate_passed);
     assert_true(r->v[VAT_ROLE_MALFORMED].score == 0.0);
+}
+
+void vat_tt_assert_same_task(const struct vat_task *a, const struct vat_task *b)
+{
+    assert_string_equal(b->prompt, a->prompt);
+    assert_string_equal(b->gold, a->gold);
+    assert_string_equal(b->trap, a->trap);
+    char *j1 = vat_json_dumps(a->params), *j2 = vat_json_dumps(b->params);
+    assert_string_equal(j1, j2);
+    free(j1);
+    free(j2);
+    assert_int_equal(b->n_fixtures, a->n_fixtures);
+    for (int f = 0; f < a->n_fixtures; f++) {
+        assert_string_equal(b->fixture[f].path, a->fixture[f].path);
+        assert_string_equal(b->fixture[f].sha256, a->fixture[f].sha256);
+        size_t n1, n2;
+        char *b1 = vat_tt_fixture_text(a, f, &n1), *b2 = vat_tt_fixture_text(b, f, &n2);
+        assert_int_equal(n1, n2);
+        assert_memory_equal(b1, b2, n1);
+        free(b1);
+        free(b2);
+    }
+}
+
+void vat_tt_assert_redraw_differs(const struct vat_tt_env *v, const char *root, uint32_t index,
+                                  const struct vat_task *first)
+{
+    struct vat_task t;
+    struct vat_replay r;
+    struct vat_err e = {{0}};
+    struct vat_draw_opts o = {.master_seed = v->seed, .cfg = v->cfg, .inline_max_bytes = 6000};
+    vat_task_init(&t, v->tmpl, index, root ? root : v->dir);
+    assert_int_equal(vat_task_draw(&t, 1, &o, &r, &e), 0);
+    assert_string_not_equal(t.fixture[0].sha256, first->fixture[0].sha256);
+    vat_task_clear(&t);
 }

@@ -42,6 +42,13 @@ char *vat_tt_fixture_text(const struct vat_task *t, int fi, size_t *len);
 char *vat_tt_inline_block(const char *prompt, const char *lang);
 /* Scores answer through t's template check. */
 struct vat_verdict vat_tt_check(const struct vat_task *t, const char *answer);
+/* Asserts that b is a byte-for-byte repeat of a: prompt, gold, trap,
+ * params, and every fixture's path, digest and bytes. */
+void vat_tt_assert_same_task(const struct vat_task *a, const struct vat_task *b);
+/* Asserts that attempt 1 of task `index`, drawn below root, writes a main
+ * fixture other than first's: a redraw is a fresh draw, not a repeat. */
+void vat_tt_assert_redraw_differs(const struct vat_tt_env *v, const char *root, uint32_t index,
+                                  const struct vat_task *first);
 /* Asserts the three admission replays: gold ok/1, trap gated/0, malformed not gated. */
 void vat_tt_assert_replays(const struct vat_replay *r);
 
