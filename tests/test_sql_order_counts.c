@@ -36,41 +36,26 @@ extern const struct vat_template vat_tmpl_sql_order_counts;
 #define SEED 20240917u
 #define NTASKS 60
 
-struct drawn {
-    struct vat_tt_env *env;
-    struct vat_task t[NTASKS];
-};
-
-/* Draws tasks 0..NTASKS-1 once for the whole group; each must be admitted
- * on its first draw. */
+/* Tasks 0..NTASKS-1 drawn once for the whole group, each admitted on its
+ * first draw. */
 static int group_setup(void **state)
 {
-    struct drawn *d = calloc(1, sizeof *d);
-    d->env = vat_tt_env_new(TMPL, SEED);
-    for (uint32_t i = 0; i < NTASKS; i++) {
-        struct vat_replay r;
-        vat_tt_draw(d->env, &d->t[i], NULL, i, 6000, 1, &r);
-    }
-    *state = d;
+    *state = vat_tt_drawn_new(TMPL, SEED, NTASKS);
     return 0;
 }
 
 static int group_teardown(void **state)
 {
-    struct drawn *d = *state;
-    for (int i = 0; i < NTASKS; i++)
-        vat_task_clear(&d->t[i]);
-    vat_tt_env_free(d->env);
-    free(d);
+    vat_tt_drawn_free(*state);
     return 0;
 }
 
+/* A string the question's params must hold. */
 static const char *param(const struct vat_task *t, const char *key)
 {
-    const char *s = json_string_value(json_object_get(t->params, key));
-    assert_non_null(s);
-    return s;
+    return vat_tt_param_str(t, key);
 }
+
 
 static const char *window_kind(const struct vat_task *t)
 {
@@ -229,7 +214,7 @@ static char *hardcoded_query(const struct vat_task *t)
 
 static void test_admitted_with_replays(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         /* the replays again, from the spec and the files alone */
@@ -254,7 +239,7 @@ static void test_admitted_with_replays(void **state)
 
 static void test_spec_params_prompt(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         const json_t *spec = t->spec;
@@ -305,7 +290,7 @@ static void test_spec_params_prompt(void **state)
 
 static void test_question_varies(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     size_t distinct = 0;
     bool seen_kind[5] = {false}, seen_order[4] = {false}, seen_name[2] = {false},
          seen_coded[2] = {false}, seen_stamp[2] = {false};
@@ -338,7 +323,7 @@ static void test_question_varies(void **state)
 
 static void test_equivalent_queries_pass(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         char *semi = vat_xasprintf("%s;", t->gold);
@@ -381,7 +366,7 @@ static void expect_wrong(const struct vat_task *t, const char *answer, const cha
 
 static void test_near_misses_fail(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         bool window = strcmp(window_kind(t), "none") != 0;
@@ -539,7 +524,7 @@ static size_t edge_days(const struct vat_task *t, char out[4][11])
 
 static void test_fixture_corners(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         const char *order = param(t, "order");
@@ -602,7 +587,7 @@ static void test_fixture_corners(void **state)
 
 static void test_mutants_killed(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     struct vat_strength all = VAT_STRENGTH_INIT;
     for (int i = 0; i < NTASKS; i++) {
         struct vat_strength s = VAT_STRENGTH_INIT;
@@ -631,7 +616,7 @@ static void test_mutants_killed(void **state)
 
 static void test_same_seed_same_bytes(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     char *root2 = vat_test_tmpdir("sqlcount2");
     for (uint32_t i = 0; i < 6; i++) {
         struct vat_task t;
@@ -668,7 +653,7 @@ static void test_prompt_inlines_within_budget(void **state)
 
 static void test_confirm_catches_a_wrong_gold(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     struct vat_task *t = &d->t[3];
     struct vat_err e = {{0}};
     assert_int_equal(t->tmpl->confirm(t, &e), 0);

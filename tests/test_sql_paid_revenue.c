@@ -30,41 +30,26 @@ extern const struct vat_template vat_tmpl_sql_paid_revenue;
 #define SEED 20240611u
 #define NTASKS 60
 
-struct drawn {
-    struct vat_tt_env *env;
-    struct vat_task t[NTASKS];
-};
-
-/* Draws tasks 0..NTASKS-1 once for the whole group; each must be admitted
- * on its first draw. */
+/* Tasks 0..NTASKS-1 drawn once for the whole group, each admitted on its
+ * first draw. */
 static int group_setup(void **state)
 {
-    struct drawn *d = calloc(1, sizeof *d);
-    d->env = vat_tt_env_new(TMPL, SEED);
-    for (uint32_t i = 0; i < NTASKS; i++) {
-        struct vat_replay r;
-        vat_tt_draw(d->env, &d->t[i], NULL, i, 6000, 1, &r);
-    }
-    *state = d;
+    *state = vat_tt_drawn_new(TMPL, SEED, NTASKS);
     return 0;
 }
 
 static int group_teardown(void **state)
 {
-    struct drawn *d = *state;
-    for (int i = 0; i < NTASKS; i++)
-        vat_task_clear(&d->t[i]);
-    vat_tt_env_free(d->env);
-    free(d);
+    vat_tt_drawn_free(*state);
     return 0;
 }
 
+/* A string the question's params must hold. */
 static const char *param(const struct vat_task *t, const char *key)
 {
-    const char *s = json_string_value(json_object_get(t->params, key));
-    assert_non_null(s);
-    return s;
+    return vat_tt_param_str(t, key);
 }
+
 
 /* Replaces the first occurrence of from in s by to, in a new string. */
 static char *replace_once(const char *s, const char *from, const char *to)
@@ -155,7 +140,7 @@ static char *hardcoded_query(const struct vat_task *t, json_t **main_rows)
 
 static void test_admitted_with_replays(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         /* the replays again, from the spec and the files alone */
@@ -177,7 +162,7 @@ static void test_admitted_with_replays(void **state)
 
 static void test_spec_params_prompt(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         const json_t *spec = t->spec;
@@ -227,7 +212,7 @@ static void test_spec_params_prompt(void **state)
 
 static void test_question_varies(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     size_t distinct = 0;
     bool seen_period[3] = {false, false, false}, seen_desc = false, seen_asc = false;
     bool seen_unit_change = false;
@@ -253,7 +238,7 @@ static void test_question_varies(void **state)
 
 static void test_harmless_variants_pass(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         char *semi = vat_xasprintf("%s;", t->gold);
@@ -285,7 +270,7 @@ static void expect_wrong(const struct vat_task *t, const char *answer, const cha
 
 static void test_near_misses_fail(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         bool desc = strcmp(param(t, "order"), "descending") == 0;
@@ -344,7 +329,7 @@ static long period_index(const char *period, const char *key)
 
 static void test_variant_corners(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         struct vat_verdict v;
@@ -395,7 +380,7 @@ static void test_variant_corners(void **state)
 
 static void test_same_seed_same_bytes(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     char *root2 = vat_test_tmpdir("sqlrev2");
     for (uint32_t i = 0; i < 8; i++) {
         struct vat_task t;
@@ -446,7 +431,7 @@ static void test_prompt_inlines_within_budget(void **state)
 
 static void test_confirm_catches_a_wrong_gold(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     struct vat_task *t = &d->t[5];
     struct vat_err e = {{0}};
     assert_int_equal(t->tmpl->confirm(t, &e), 0);
@@ -464,7 +449,7 @@ static void test_confirm_catches_a_wrong_gold(void **state)
  * both are caught (also when only the prompt's stated status is read). */
 static void test_paid_filter_sides(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     int single = 0;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
@@ -511,7 +496,7 @@ static void test_paid_filter_sides(void **state)
  * mutant survives in any of the drawn tasks. */
 static void test_every_gold_mutant_killed(void **state)
 {
-    struct drawn *d = *state;
+    struct vat_tt_drawn *d = *state;
     long killed = 0;
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];

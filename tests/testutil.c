@@ -175,3 +175,34 @@ void vat_tt_assert_redraw_differs(const struct vat_tt_env *v, const char *root, 
     assert_string_not_equal(t.fixture[0].sha256, first->fixture[0].sha256);
     vat_task_clear(&t);
 }
+
+struct vat_tt_drawn *vat_tt_drawn_new(const struct vat_template *tmpl, uint64_t seed, uint32_t n)
+{
+    struct vat_tt_drawn *d = calloc(1, sizeof *d);
+    d->env = vat_tt_env_new(tmpl, seed);
+    d->t = calloc(n ? n : 1, sizeof *d->t);
+    d->n = n;
+    for (uint32_t i = 0; i < n; i++) {
+        struct vat_replay r;
+        vat_tt_draw(d->env, &d->t[i], NULL, i, 6000, 1, &r);
+    }
+    return d;
+}
+
+void vat_tt_drawn_free(struct vat_tt_drawn *d)
+{
+    if (!d)
+        return;
+    for (uint32_t i = 0; i < d->n; i++)
+        vat_task_clear(&d->t[i]);
+    free(d->t);
+    vat_tt_env_free(d->env);
+    free(d);
+}
+
+const char *vat_tt_param_str(const struct vat_task *t, const char *key)
+{
+    const char *s = json_string_value(json_object_get(t->params, key));
+    assert_non_null(s);
+    return s;
+}

@@ -42,6 +42,18 @@ char *vat_tt_fixture_text(const struct vat_task *t, int fi, size_t *len);
 char *vat_tt_inline_block(const char *prompt, const char *lang);
 /* Scores answer through t's template check. */
 struct vat_verdict vat_tt_check(const struct vat_task *t, const char *answer);
+/* Tasks 0..n-1 of one template drawn once for a whole cmocka group, each
+ * admitted on its first draw (group_setup / group_teardown state). */
+struct vat_tt_drawn {
+    struct vat_tt_env *env;
+    struct vat_task *t;
+    uint32_t n;
+};
+struct vat_tt_drawn *vat_tt_drawn_new(const struct vat_template *tmpl, uint64_t seed, uint32_t n);
+void vat_tt_drawn_free(struct vat_tt_drawn *d);
+/* The string member key of t's params (fails the test when absent). */
+const char *vat_tt_param_str(const struct vat_task *t, const char *key);
+
 /* Asserts that b is a byte-for-byte repeat of a: prompt, gold, trap,
  * params, and every fixture's path, digest and bytes. */
 void vat_tt_assert_same_task(const struct vat_task *a, const struct vat_task *b);
