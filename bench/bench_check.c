@@ -93,7 +93,7 @@ int main(int argc, char **argv)
             vat_task_init(&it->t, tm, 0, root);
             snprintf(it->t.id, sizeof it->t.id, "%s",
                      json_string_value(json_object_get(row, "task_id")));
-            it->t.spec = json_incref(row);
+            it->t.spec = vat_verifier_spec(row);
             it->answer[0] = it->answer[1] = NULL;
             size_t j;
             json_t *r;

@@ -190,15 +190,16 @@ int vat_cmd_check(int argc, char **argv)
     const struct vat_template *tm = tname ? vat_template_find(tname) : NULL;
     if (!tm) {
         free(buf);
-        json_decref(row);
         fprintf(stderr, "vat: task '%s' names unknown template '%s'\n", task_id,
                 tname ? tname : "");
+        json_decref(row);
         return VAT_EXIT_USAGE;
     }
     struct vat_task t;
     vat_task_init(&t, tm, 0, root);
     snprintf(t.id, sizeof t.id, "%s", task_id);
-    t.spec = row;
+    t.spec = vat_verifier_spec(row);
+    json_decref(row);
     struct vat_verdict v = tm->check(&t, buf, len);
 
     json_t *out = json_object();

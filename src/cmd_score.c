@@ -59,6 +59,7 @@
 
 #include "cli.h"
 #include "jsonout.h"
+#include "tables.h"
 #include "template.h"
 #include "verifiers.h"
 
@@ -350,7 +351,7 @@ static bool score_line(struct score_corpus *c, const char *root, const char *spl
         struct vat_task task;
         vat_task_init(&task, t->tm, 0, root);
         snprintf(task.id, sizeof task.id, "%s", t->id);
-        task.spec = json_incref(t->row);
+        task.spec = vat_verifier_spec(t->row);
         v = t->tm->check(&task, text, len);
         vat_task_clear(&task);
     }

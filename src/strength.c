@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "jsonout.h"
+#include "tables.h"
 
 /* ---- one task ------------------------------------------------------------- */
 
@@ -283,7 +284,7 @@ static void measure_template(struct vat_strength_template *p, json_t *rows, cons
         struct vat_task t;
         vat_task_init(&t, p->tmpl, 0, root);
         snprintf(t.id, sizeof t.id, "%s", id);
-        t.spec = json_incref(v[i]);
+        t.spec = vat_verifier_spec(v[i]);
         const char *gold = json_string_value(json_object_get(golds, id));
         if (!gold)
             gold = json_string_value(json_object_get(v[i], "reference_sql"));

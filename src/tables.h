@@ -37,6 +37,10 @@ void vat_tables_release(struct vat_tables *tb);
 /* The gold / trap answer as the tables carry it: the JSON value itself for
  * value and abstain answers, a JSON string for regex and sql. */
 json_t *vat_answer_json(const struct vat_task *t, const char *answer);
+/* The checker spec of a verifiers row, as the shared verifiers read it
+ * (a new reference; NULL when the row holds none).  Every reader of the
+ * verifiers table goes through this, so the row's layout lives here. */
+json_t *vat_verifier_spec(const json_t *row);
 /* The checker version recorded with a verifier row. */
 const char *vat_checker_version(const char *checker);
 
