@@ -1,0 +1,91 @@
+/* libvat.h — the public API of libvat: score model completions against a
+ * built vat corpus, in-process, from any number of threads.
+ *
+ * This is the only header a user of the library includes.  Every type here
+ * is opaque or plain C: no jansson, SQLite or PCRE2 type crosses it.
+ *
+ *     vat_error err;
+ *     vat_corpus *c;
+ *     if (vat_corpus_open(&c, "/data/corpus", &err) != 0) { puts(err.message); ... }
+ *     vat_result *r;
+ *     if (vat_corpus_score(c, "grouped_sum-00007", text, strlen(text),
+ *                          VAT_EXTRACT_AUTO, &r, &err) == 0) {
+ *         printf("%g %s\n", vat_result_score(r), vat_result_code(r));
+ *         vat_result_free(r);
+ *     }
+ *     vat_corpus_close(c);
+ *
+ * Threads: one vat_corpus may be used by many threads at once for
+ * vat_corpus_score and the read-only calls; vat_corpus_close must not race
+ * with them.  A vat_result belongs to the thread that got it.
+ *
+ * Errors travel as values: a call that can fail returns 0 on success and -1
+ * on failure with err->message set (err may be NULL).  A completion that is
+ * wrong, hostile or unparsable is NOT an error: it is a result with score 0
+ * and a verdict code saying why. */
+#ifndef LIBVAT_H
+#define LIBVAT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The API version of this header; bumped when a call is added. */
+#define VAT_API_VERSION 1
+
+/* The vat version the library was built as ("0.2.0"). */
+const char *vat_version(void);
+
+typedef struct vat_error {
+    char message[512];
+} vat_error;
+
+/* How the answer is taken from a completion (docs/extraction.md):
+ * RAW  — the answer is the completion exactly as given;
+ * AUTO — for chat models: drop <think> blocks, then the last <answer> tag,
+ *        else the last fitting fenced block, else the text after the last
+ *        line-leading "Answer:" / "Final answer:", else the whole text;
+ *        trimmed. */
+typedef enum vat_extract_mode { VAT_EXTRACT_RAW = 0, VAT_EXTRACT_AUTO = 1 } vat_extract_mode;
+
+typedef struct vat_corpus vat_corpus;
+typedef struct vat_result vat_result;
+
+/* Opens the corpus built below root (its out/ and fixtures/).  Reads the
+ * verifiers table once and indexes task ids; fixtures are loaded (and their
+ * sha256 verified) on first use and kept for the life of the handle. */
+int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
+void vat_corpus_close(vat_corpus *c);
+/* Number of tasks in the corpus. */
+size_t vat_corpus_size(const vat_corpus *c);
+/* 1 when the corpus has a task of that id, else 0. */
+int vat_corpus_has_task(const vat_corpus *c, const char *task_id);
+
+/* Scores completion (len bytes, need not be NUL-terminated) for task_id.
+ * Returns -1 only when the call itself cannot run (unknown task id, bad
+ * arguments); every completion gets a result. */
+int vat_corpus_score(vat_corpus *c, const char *task_id, const char *completion, size_t len,
+                     vat_extract_mode mode, vat_result **out, vat_error *err);
+
+/* The result's fields; strings live as long as the result. */
+int vat_result_gate_passed(const vat_result *r);        /* 1 or 0            */
+double vat_result_score(const vat_result *r);           /* 0.0 .. 1.0        */
+const char *vat_result_code(const vat_result *r);       /* "ok", "shape", …  */
+const char *vat_result_reason(const vat_result *r);     /* one line          */
+/* The answer text the checker saw (after extraction) and its length. */
+const char *vat_result_extracted(const vat_result *r, size_t *len);
+/* Which extraction rule fired: "raw", "answer_tag", "fence", "answer_line",
+ * "whole". */
+const char *vat_result_extract_rule(const vat_result *r);
+/* 1 when the answer is the task's trap (the same value within tolerance, or
+ * the same rows as the trap program on every fixture), else 0. */
+int vat_result_is_trap(const vat_result *r);
+void vat_result_free(vat_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
