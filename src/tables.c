@@ -17,6 +17,74 @@ const char *const vat_table_names[VAT_N_TABLES] = {
 };
 const char *const vat_split_names[VAT_N_SPLITS] = {"train", "test"};
 
+/* The layout of every row, as vat_tables_add_task writes it; the card's
+ * features come from here and a test checks the rows and the schemas in
+ * docs/schemas/ against them. */
+#define COL(n, t) {n, 'v', t, NULL, false}
+static const struct vat_column fixture_cols[] = {
+    COL("path", "string"), COL("format", "string"), COL("sha256", "string"),
+    COL("rows", "int64"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column seed_cols[] = {
+    COL("master_seed", "int64"), COL("stream", "string"), COL("attempt", "int64"),
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column message_cols[] = {
+    COL("role", "string"), COL("content", "string"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column generator_cols[] = {
+    COL("name", "string"), COL("version", "string"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column experience_cols[] = {
+    COL("task_id", "string"), COL("template", "string"), COL("family", "string"),
+    COL("split", "string"), COL("answer_kind", "string"), COL("prompt", "string"),
+    COL("gold", "string"), COL("self_contained", "bool"),
+    {"fixture", 's', NULL, fixture_cols, false}, {"variants", 'l', NULL, fixture_cols, false},
+    COL("params_json", "string"), COL("difficulty", "int64"), COL("trap", "string"),
+    {"seed", 's', NULL, seed_cols, false}, COL("vat_version", "string"),
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column fixture_generators_cols[] = {
+    COL("fixture_id", "string"), COL("task_id", "string"), COL("split", "string"),
+    COL("path", "string"), COL("role", "string"), COL("format", "string"),
+    {"generator", 's', NULL, generator_cols, false}, {"seed", 's', NULL, seed_cols, false},
+    COL("params_json", "string"), COL("sha256", "string"), COL("rows", "int64"),
+    {"columns", 'q', "string", NULL, false}, {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column sft_examples_cols[] = {
+    COL("task_id", "string"), COL("split", "string"),
+    {"prompt", 'l', NULL, message_cols, false}, {"completion", 'l', NULL, message_cols, false},
+    COL("self_contained", "bool"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column rollouts_cols[] = {
+    COL("rollout_id", "string"), COL("task_id", "string"), COL("split", "string"),
+    COL("role", "string"), COL("answer", "string"), COL("gate_passed", "bool"),
+    COL("score", "float64"), COL("code", "string"), COL("reason", "string"),
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column preference_pairs_cols[] = {
+    COL("pair_id", "string"), COL("task_id", "string"), COL("split", "string"),
+    {"prompt", 'l', NULL, message_cols, false}, {"chosen", 'l', NULL, message_cols, false},
+    {"rejected", 'l', NULL, message_cols, false}, COL("rejected_reason", "string"),
+    COL("signal", "string"), COL("self_contained", "bool"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column verifiers_cols[] = {
+    COL("task_id", "string"), COL("split", "string"), COL("template", "string"),
+    COL("checker", "string"), COL("checker_version", "string"),
+    {"expected", 'v', "string", NULL, true}, COL("spec_json", "string"),
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column rubric_items_cols[] = {
+    COL("item_id", "string"), COL("task_id", "string"), COL("split", "string"),
+    COL("item", "string"), COL("kind", "string"), COL("text", "string"),
+    COL("weight", "float64"), {NULL, 0, NULL, NULL, false},
+};
+#undef COL
+const struct vat_column *const vat_table_columns[VAT_N_TABLES] = {
+    experience_cols, fixture_generators_cols, sft_examples_cols, rollouts_cols,
+    preference_pairs_cols, verifiers_cols, rubric_items_cols,
+};
+
 char *vat_json_canonical(const char *text)
 {
     json_t *v = text ? json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL) : NULL;

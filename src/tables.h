@@ -22,6 +22,20 @@ extern const char *const vat_table_names[VAT_N_TABLES];
 enum { VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, VAT_N_SPLITS };
 extern const char *const vat_split_names[VAT_N_SPLITS];
 
+/* One column of a table, as the card's dataset_info.features describes it
+ * (and docs/schemas/<table>.schema.json constrains it).  kind: 'v' a value
+ * of dtype, 's' a struct of members, 'l' a list of structs of members,
+ * 'q' a list of values of dtype.  Lists end with a NULL name. */
+struct vat_column {
+    const char *name;
+    char kind;
+    const char *dtype; /* "string" | "int64" | "float64" | "bool" ('v' and 'q') */
+    const struct vat_column *members;
+    bool nullable;     /* null where the value does not apply */
+};
+/* Every table's columns, in row order. */
+extern const struct vat_column *const vat_table_columns[VAT_N_TABLES];
+
 struct vat_tables {
     struct vat_buf buf[VAT_N_TABLES][VAT_N_SPLITS];
 };
