@@ -307,8 +307,9 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                     "One config per table, each with a `train` and a `test` split: "
                     "`out/<table>/train.jsonl` and `out/<table>/test.jsonl`, one JSON object "
                     "per line, keys in a fixed order, rows sorted by `task_id`. Every row of "
-                    "a table has the same keys and every key one JSON type (the features "
-                    "above); answers that are JSON values are canonical JSON text, programs "
+                    "a table has the same keys and every key one JSON type (the features in "
+                    "this card's metadata); answers that are JSON values are canonical JSON "
+                    "text, programs "
                     "their text, and free-shaped values JSON text in `*_json` columns. Paths "
                     "inside the rows are relative to the dataset root, the folder holding "
                     "`out/` and `fixtures/`: the folder above `out/` in a build, the folder "
@@ -320,6 +321,22 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
         vat_buf_printf(b, "| `%s`%s | %s | %ld | %ld |\n", vat_table_names[t],
                        t == VAT_T_EXPERIENCE ? " (default)" : "", table_rows[t],
                        f->rows[t][VAT_SPLIT_TRAIN], f->rows[t][VAT_SPLIT_TEST]);
+
+    vat_buf_puts(b, "\n`sft_examples` is in TRL's conversational prompt-completion form and "
+                    "`preference_pairs` in its conversational preference form (`prompt`, "
+                    "`chosen`, `rejected` as message lists), so they train as they are:\n\n"
+                    "```python\n"
+                    "ds = load_dataset(REPO, \"sft_examples\", split=\"train\")"
+                    ".select_columns([\"prompt\", \"completion\"])\n"
+                    "SFTTrainer(model=MODEL, train_dataset=ds).train()\n"
+                    "ds = load_dataset(REPO, \"preference_pairs\", split=\"train\")"
+                    ".select_columns([\"prompt\", \"chosen\", \"rejected\"])\n"
+                    "DPOTrainer(model=MODEL, train_dataset=ds).train()\n"
+                    "```\n\n"
+                    "A value answer (`gold`, `expected`) is canonical JSON text: "
+                    "`json.loads` reads it back. A checker's spec is JSON text in "
+                    "`verifiers.spec_json` (with `expected` beside it), a task's params in "
+                    "`params_json`.\n");
 
     vat_buf_puts(b, "\n## Templates\n\n"
                     "Each template is one mechanism with one deliberate trap; every admitted "
