@@ -252,9 +252,29 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e);
+
 int vat_pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e)
 {
     memset(st, 0, sizeof *st);
+    /* "DEST/" names DEST: the staging folder must be its sibling, not its child. */
+    char *d = vat_xstrdup(dest ? dest : "");
+    size_t n = strlen(d);
+    while (n > 1 && d[n - 1] == '/')
+        d[--n] = 0;
+    int rc = 0;
+    if (n == 0 || strcmp(d, "/") == 0 || strcmp(d, ".") == 0 || strcmp(d, "..") == 0 ||
+        (n >= 2 && strcmp(d + n - 2, "/.") == 0) || (n >= 3 && strcmp(d + n - 3, "/..") == 0))
+        rc = vat_err_set(e, "vat pack: '%s' cannot be a new dataset folder; name a new one",
+                         dest ? dest : "");
+    else
+        rc = pack(root, d, st, e);
+    free(d);
+    return rc;
+}
+
+static int pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e)
+{
     struct stat sb;
     if (stat(dest, &sb) == 0) {
         if (!S_ISDIR(sb.st_mode))

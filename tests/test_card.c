@@ -462,6 +462,14 @@ static void test_pack(void **state)
     char *empty = vat_xasprintf("%s/empty", f->dir);
     assert_int_equal(mkdir(empty, 0755), 0);
     assert_int_equal(vat_pack(f->root_a, empty, &st, &e), 0);
+    /* "DEST/" is DEST; "." is no new folder. */
+    char *slash = vat_xasprintf("%s/slash//", f->dir), *slash_readme = vat_xasprintf(
+                                                            "%s/slash/README.md", f->dir);
+    assert_int_equal(vat_pack(f->root_a, slash, &st, &e), 0);
+    assert_true(exists(slash_readme));
+    assert_int_equal(vat_pack(f->root_a, ".", &st, &e), -1);
+    free(slash);
+    free(slash_readme);
     char *blocked = vat_xasprintf("%s/blocked", f->dir), *stage = vat_xasprintf("%s.tmp", blocked);
     assert_int_equal(mkdir(stage, 0755), 0);
     assert_int_equal(vat_pack(f->root_a, blocked, &st, &e), -1);
