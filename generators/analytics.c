@@ -73,7 +73,7 @@ int vat_an_read_csv(const struct vat_task *t, int fi, const char *const *cols, s
 
 /* ---- the prompt ---------------------------------------------------------- */
 
-size_t vat_an_prompt_csv(struct vat_buf *b, const struct vat_task *t, int fi,
+size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
                          const struct vat_csv *c)
 {
     const char *rel = t->fixture[fi].path;
@@ -122,6 +122,9 @@ size_t vat_an_prompt_csv(struct vat_buf *b, const struct vat_task *t, int fi,
     if (text != all)
         free(text);
     free(all);
+    /* A value answer depends on every row, so the prompt is self-contained
+     * only when each fixture it shows is shown whole. */
+    t->self_contained = (fi == 0 || t->self_contained) && shown == data_rows;
     return shown;
 }
 

@@ -54,8 +54,9 @@ int vat_an_read_csv(const struct vat_task *t, int fi, const char *const *cols, s
  * When the whole text is longer than t->inline_max_bytes, the block holds
  * the header and as many leading records as fit (records are never cut)
  * and the section says how many of the rows are shown.  Returns the number
- * of data rows inlined. */
-size_t vat_an_prompt_csv(struct vat_buf *b, const struct vat_task *t, int fi,
+ * of data rows inlined, and sets t->self_contained to whether every fixture
+ * shown so far (fi 0 first) was shown whole. */
+size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
                          const struct vat_csv *c);
 
 /* Appends "Numbers are compared with an absolute tolerance of A and a

@@ -699,6 +699,9 @@ void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_
     vat_rx_prompt_examples(b, &p->ex, t->fixture[0].path, t->inline_max_bytes);
     vat_rx_prompt_answer(b, p->ho.n, line_kind);
     t->prompt = vat_buf_detach(b);
+    /* The prompt describes the strings to match; held-out lines are hidden
+     * by design, so the description is what a solver works from. */
+    t->self_contained = true;
     t->spec = vat_rx_spec_new();
 }
 

@@ -565,19 +565,21 @@ static void experience_row(struct audit *a, int side, long line, const char *tas
 static void verifiers_row(struct audit *a, int side, long line, const char *task,
                           const json_t *row)
 {
-    const char *ref = json_string_value(json_object_get(row, "reference_sql"));
+    json_t *spec = vat_verifier_spec(row);
+    const char *ref = json_string_value(json_object_get(spec, "reference_sql"));
     if (ref)
         add_program(a, VAT_T_VERIFIERS, side, task, "sql", ref);
     size_t i;
     const json_t *v;
-    json_array_foreach(json_object_get(row, "cases"), i, v) {
+    json_array_foreach(json_object_get(spec, "cases"), i, v) {
         const char *text = json_string_value(json_object_get(v, "text"));
         if (text)
             kv_push(&a->cases, text, task, NULL, side, VAT_T_VERIFIERS,
                     json_is_true(json_object_get(v, "heldout")));
     }
-    json_array_foreach(json_object_get(row, "fixtures"), i, v)
+    json_array_foreach(json_object_get(spec, "fixtures"), i, v)
         fixture_path(a, VAT_T_VERIFIERS, side, line, task, v, NULL);
+    json_decref(spec);
 }
 
 /* Checks one parsed row; prev is the file's previous task id. */
@@ -629,7 +631,7 @@ static void check_row(struct audit *a, int table, int side, long line, const jso
         break;
     case VAT_T_SFT_EXAMPLES:
     case VAT_T_PREFERENCE_PAIRS:
-        prompt = json_string_value(json_object_get(row, "prompt"));
+        prompt = vat_row_prompt(row);
         if (prompt)
             add_prompt(a, table, side, task, prompt, NULL);
         break;

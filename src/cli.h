@@ -25,6 +25,7 @@ int vat_cli_read_file(const char *path, size_t cap, char **out, size_t *len, int
 
 int vat_cmd_audit(int argc, char **argv);
 int vat_cmd_check(int argc, char **argv);
+int vat_cmd_pack(int argc, char **argv);
 int vat_cmd_score(int argc, char **argv);
 int vat_cmd_strength(int argc, char **argv);
 /* Scores every prediction line of in against the corpus at root (split
@@ -32,5 +33,17 @@ int vat_cmd_strength(int argc, char **argv);
  * Returns an exit code; msg holds the one-line error for exit 2. */
 int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
                   char *msg, size_t msgcap);
+
+/* What `vat pack` placed: files below out/ and fixtures/ (fixtures of
+ * them), how many as hard links and how many as copies, their bytes. */
+struct vat_pack_stats {
+    long files, fixtures, linked, copied;
+    long long bytes;
+};
+/* Packs the build at root into dest, a new (or empty) folder: README.md,
+ * .gitattributes, out/ and fixtures/ (src/cmd_pack.c).  0, or -1 with e
+ * set and nothing left behind. */
+struct vat_err;
+int vat_pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e);
 
 #endif

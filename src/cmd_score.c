@@ -166,10 +166,12 @@ static void add_verifier_row(struct score_corpus *c, json_t *row)
 static void add_experience_row(struct score_corpus *c, json_t *row)
 {
     const char *id = json_string_value(json_object_get(row, "task_id"));
-    const char *kind = json_string_value(json_object_get(json_object_get(row, "params"), "kind"));
+    json_t *params = vat_row_params(row);
+    const char *kind = json_string_value(json_object_get(params, "kind"));
     struct score_task *t = id && kind ? corpus_find(c, id) : NULL;
     if (t && !t->kind)
         t->kind = vat_xstrdup(kind);
+    json_decref(params);
 }
 
 /* The split a task belongs to, from its verifiers row. */
@@ -397,7 +399,9 @@ static void tally_add(struct score_tally *a, const struct score_task *t)
     }
     if (!is_abstain(t))
         return;
-    bool can = json_is_true(json_object_get(t->row, "answerable"));
+    json_t *spec = vat_verifier_spec(t->row);
+    bool can = json_is_true(json_object_get(spec, "answerable"));
+    json_decref(spec);
     bool right = t->answered && t->v.gate_passed && t->v.score == 1.0;
     if (can) {
         a->controls++;

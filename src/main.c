@@ -27,6 +27,8 @@ static const char usage_text[] =
     "                             score one answer with the task's checker\n"
     "  score  [--root DIR] [--split all|train|test] PREDICTIONS.jsonl\n"
     "                             one verdict line per prediction, then summary lines\n"
+    "  pack   --root DIR --to DEST\n"
+    "                             one uploadable dataset folder: card, tables, fixtures\n"
     "  strength [--root DIR] [--target X] [--only a,b] [--tasks]\n"
     "                             checker strength: share of gold mutants the cases kill\n"
     "\n"
@@ -125,6 +127,7 @@ static const struct vat_command {
     {"build", cmd_build},
     {"check", vat_cmd_check},
     {"list", cmd_list},
+    {"pack", vat_cmd_pack},
     {"score", vat_cmd_score},
     {"strength", vat_cmd_strength},
     {NULL, NULL},

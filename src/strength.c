@@ -287,7 +287,7 @@ static void measure_template(struct vat_strength_template *p, json_t *rows, cons
         t.spec = vat_verifier_spec(v[i]);
         const char *gold = json_string_value(json_object_get(golds, id));
         if (!gold)
-            gold = json_string_value(json_object_get(v[i], "reference_sql"));
+            gold = json_string_value(json_object_get(t.spec, "reference_sql"));
         t.gold = gold ? vat_xstrdup(gold) : NULL;
         struct vat_strength s = VAT_STRENGTH_INIT;
         int rc = vat_strength_task(&t, &s);

@@ -235,6 +235,7 @@ void vat_task_clear(struct vat_task *t)
     t->priv_free = NULL;
     t->gold = t->trap = t->malformed = NULL;
     t->difficulty = 0;
+    t->self_contained = false;
 }
 
 struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath,

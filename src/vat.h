@@ -129,6 +129,13 @@ struct vat_task {
     char *prompt;
     json_t *params;         /* the question's values, as the prompt states them */
     int difficulty;         /* 1 (easy) .. 5 (hard)                              */
+    /* True when the prompt alone answers the question without opening a
+     * file: for value answers every fixture row the answer depends on is
+     * shown; for regex and SQL the description of the strings or of the
+     * schema suffices (held-out cases and variants are hidden by design).
+     * generate() sets it (the prompt helpers of generators/ do for the
+     * templates that use them); false until then. */
+    bool self_contained;
     struct vat_fixture fixture[VAT_MAX_FIXTURES]; /* [0] is the main fixture */
     int n_fixtures;
     json_t *spec;           /* checker parameters; reference() completes it      */

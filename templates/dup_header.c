@@ -215,8 +215,9 @@ static void dh_list(struct vat_buf *b, const char *const *items, int n)
 
 /* The data section: names the file, says how its lines are laid out, and
  * inlines it whole or, when longer than t->inline_max_bytes, the lines up
- * to the header and as many data rows as fit. */
-static void dh_prompt_data(struct vat_buf *b, const struct vat_task *t, const struct vat_csv *c,
+ * to the header and as many data rows as fit.  Returns whether it showed
+ * every data row (the prompt is then self-contained). */
+static bool dh_prompt_data(struct vat_buf *b, const struct vat_task *t, const struct vat_csv *c,
                            size_t data_start, const char *layout)
 {
     size_t data_rows = c->nrows - data_start;
@@ -259,6 +260,7 @@ static void dh_prompt_data(struct vat_buf *b, const struct vat_task *t, const st
     if (text != all)
         free(text);
     free(all);
+    return shown == data_rows;
 }
 
 /* Draws nkeys distinct key values of the list. */
@@ -555,7 +557,7 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     else
         snprintf(layout, sizeof layout, "%zu title and note lines, a header line",
                  L.data_start - 1);
-    dh_prompt_data(&b, t, &c, L.data_start, layout);
+    t->self_contained = dh_prompt_data(&b, t, &c, L.data_start, layout);
     t->prompt = vat_buf_detach(&b);
 
     struct dh_priv *pv = vat_xcalloc(1, sizeof *pv);

@@ -263,6 +263,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         free(rel);
         return -1;
     }
+    t->self_contained = !cut;
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_printf(&b,
                    "The SQLite database file `%s` holds two tables of an online shop. `orders` "

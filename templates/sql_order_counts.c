@@ -622,6 +622,8 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         vat_buf_release(&data);
         return -1;
     }
+    /* The schema is always shown: it is all a query needs. */
+    t->self_contained = true;
     vat_buf_printf(&b,
                    "The SQLite database file `%s` holds a shop's customers, `%s`, and their "
                    "orders, `%s`. The schema and %s:\n\n",

@@ -601,6 +601,8 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         vat_buf_release(&data);
         return -1;
     }
+    /* The schema is always shown: it is all a query needs. */
+    t->self_contained = true;
     const char *pw = period_word[q->period];
 
     vat_buf_printf(&b,

@@ -137,6 +137,7 @@ static void test_prompt_section(void **state)
     struct vat_buf b = VAT_BUF_INIT;
     v->t.inline_max_bytes = flen;
     assert_int_equal(vat_an_prompt_csv(&b, &v->t, 0, &c), 40);
+    assert_true(v->t.self_contained); /* every row shown */
     char *blk = vat_tt_inline_block(b.data, "csv");
     assert_string_equal(blk, file);
     assert_non_null(strstr(b.data, "`fixtures/grouped_sum/grouped_sum-00007.csv`"));
@@ -147,6 +148,7 @@ static void test_prompt_section(void **state)
     /* One byte short: the last record goes. */
     v->t.inline_max_bytes = flen - 1;
     assert_int_equal(vat_an_prompt_csv(&b, &v->t, 0, &c), 39);
+    assert_false(v->t.self_contained); /* one row only in the file */
     blk = vat_tt_inline_block(b.data, "csv");
     size_t keep = flen - 1;
     while (keep > 0 && file[keep - 1] != '\n')
@@ -160,6 +162,7 @@ static void test_prompt_section(void **state)
     /* Tiny: the header alone still shows, with zero rows. */
     v->t.inline_max_bytes = 5;
     assert_int_equal(vat_an_prompt_csv(&b, &v->t, 0, &c), 0);
+    assert_false(v->t.self_contained);
     blk = vat_tt_inline_block(b.data, "csv");
     assert_string_equal(blk, "id,name,group,amount\n");
     assert_non_null(strstr(b.data, "first 0 data rows only; the other 40 rows are in"));

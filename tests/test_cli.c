@@ -204,10 +204,12 @@ static void test_check_scores_from_tables(void **state)
 static void test_tampered_fixture_path_refused(void **state)
 {
     struct corpus *c = *state;
-    /* Rewrite one sql verifier row so its fixture leaves the root. */
+    /* Rewrite one sql verifier row so its fixture leaves the root (the
+     * spec is JSON text inside the row's spec_json, quotes escaped). */
     char *cmd = vat_xasprintf(
         "cp -r '%s' '%s/t' && cd '%s/t' && "
-        "sed -i 's#\"fixtures\":\\[\"fixtures/#\"fixtures\":[\"../../../etc/#' out/verifiers/*.jsonl",
+        "sed -i 's#\\\\\"fixtures\\\\\":\\[\\\\\"fixtures/#"
+        "\\\\\"fixtures\\\\\":[\\\\\"../../../etc/#' out/verifiers/*.jsonl",
         c->a, c->dir, c->dir);
     assert_int_equal(run(cmd, NULL), 0);
     free(cmd);

@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "config.h"
 #include "jsonout.h"
+#include "tables.h"
 #include "template.h"
 #include "testutil.h"
 #include "vat.h"
@@ -215,7 +216,10 @@ static const char *tmpl_of(const json_t *row)
 
 static bool answerable(const json_t *row)
 {
-    return json_is_true(json_object_get(json_object_get(row, "params"), "answerable"));
+    json_t *params = vat_row_params(row);
+    bool can = json_is_true(json_object_get(params, "answerable"));
+    json_decref(params);
+    return can;
 }
 
 /* ---- gold, abstain, trap ---------------------------------------------------- */
