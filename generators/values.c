@@ -584,3 +584,97 @@ int vat_parse_cents(const char *s, int64_t *cents)
     }
     return 0;
 }
+
+/* ---- appended: dirty variants, e-mail addresses, months ----------------- */
+
+int vat_variant(const char *s, enum vat_variant kind, char *out, size_t cap)
+{
+    if (cap == 0)
+        return 0;
+    size_t n = 0, len = strlen(s);
+    const char *pre = "", *post = "";
+    /* where INNER doubles a space: the first ' ' with text on both sides */
+    size_t inner = 0;
+    if (kind == VAT_VARIANT_INNER)
+        for (size_t i = 1; i + 1 < len && !inner; i++)
+            if (s[i] == ' ' && s[i - 1] != ' ' && s[i + 1] != ' ')
+                inner = i;
+    if (kind == VAT_VARIANT_LEAD || kind == VAT_VARIANT_BOTH)
+        pre = kind == VAT_VARIANT_BOTH ? "  " : " ";
+    if (kind == VAT_VARIANT_TRAIL || kind == VAT_VARIANT_BOTH)
+        post = " ";
+    for (const char *p = pre; *p && n + 1 < cap; p++)
+        out[n++] = *p;
+    for (size_t i = 0; i < len && n + 1 < cap; i++) {
+        char c = s[i];
+        if (kind == VAT_VARIANT_UPPER || (kind == VAT_VARIANT_CAPITAL && i == 0))
+            c = ascii_upper(c);
+        else if (kind == VAT_VARIANT_LOWER)
+            c = ascii_lower(c);
+        out[n++] = c;
+        if (inner && i == inner && n + 1 < cap)
+            out[n++] = ' ';
+    }
+    for (const char *p = post; *p && n + 1 < cap; p++)
+        out[n++] = *p;
+    out[n] = 0;
+    return n != len || memcmp(out, s, len) != 0;
+}
+
+static const char *const email_domains[] = {
+    "example.com", "example.org", "example.net", "mail.example.com", "post.example.org",
+};
+
+char *vat_gen_email(struct vat_rng *r, char *out, size_t cap)
+{
+    const char *first = first_names[vat_rng_below(r, COUNT(first_names))];
+    const char *last = last_names[vat_rng_below(r, COUNT(last_names))];
+    uint32_t style = vat_rng_below(r, 4);
+    const char *domain = email_domains[vat_rng_below(r, COUNT(email_domains))];
+    char local[64];
+    switch (style) {
+    case 0: snprintf(local, sizeof local, "%s.%s", first, last); break;
+    case 1: snprintf(local, sizeof local, "%c%s", first[0], last); break;
+    case 2: snprintf(local, sizeof local, "%s_%s", first, last); break;
+    default: snprintf(local, sizeof local, "%s%s", first, last); break;
+    }
+    snprintf(out, cap, "%s@%s", local, domain);
+    for (char *p = out; *p; p++)
+        *p = ascii_lower(*p);
+    return out;
+}
+
+void vat_month_add(int y, int m, int k, int *ry, int *rm)
+{
+    /* months since year 0, floored so that negative k works */
+    long t = (long)y * 12 + (m - 1) + k;
+    long q = t >= 0 ? t / 12 : -((-t + 11) / 12);
+    *ry = (int)q;
+    *rm = (int)(t - q * 12) + 1;
+}
+
+int32_t vat_month_first_day(int y, int m)
+{
+    return vat_date_from_civil(y, m, 1);
+}
+
+int vat_month_days(int y, int m)
+{
+    int ny, nm;
+    vat_month_add(y, m, 1, &ny, &nm);
+    return (int)(vat_month_first_day(ny, nm) - vat_month_first_day(y, m));
+}
+
+const char *vat_month_name(int m)
+{
+    static const char *const names[12] = {"January", "February", "March",     "April",
+                                          "May",     "June",     "July",      "August",
+                                          "September", "October", "November", "December"};
+    return m >= 1 && m <= 12 ? names[m - 1] : NULL;
+}
+
+char *vat_fmt_month(int y, int m, char out[8])
+{
+    snprintf(out, 8, "%04u-%02u", (unsigned)y % 10000u, (unsigned)m % 100u);
+    return out;
+}
