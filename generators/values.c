@@ -278,30 +278,31 @@ static char ascii_upper(char c)
     return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
 }
 
+/* The label's spellings as vat_variant steps: a case, then edge spaces. */
 char *vat_gen_dirty_label(const char *label, enum vat_dirty kind, char *out, size_t cap)
 {
+    static const struct {
+        enum vat_variant step[3];
+        int n;
+    } how[VAT_DIRTY_N] = {
+        [VAT_DIRTY_TRAIL] = {{VAT_VARIANT_TRAIL}, 1},
+        [VAT_DIRTY_LOWER] = {{VAT_VARIANT_LOWER}, 1},
+        [VAT_DIRTY_UPPER] = {{VAT_VARIANT_UPPER}, 1},
+        [VAT_DIRTY_LEAD] = {{VAT_VARIANT_LEAD}, 1},
+        [VAT_DIRTY_BOTH] = {{VAT_VARIANT_BOTH}, 1},
+        [VAT_DIRTY_LOWER_TRAIL] = {{VAT_VARIANT_LOWER, VAT_VARIANT_TRAIL, VAT_VARIANT_TRAIL}, 3},
+        [VAT_DIRTY_UPPER_LEAD] = {{VAT_VARIANT_UPPER, VAT_VARIANT_LEAD}, 2},
+    };
     if (cap == 0)
         return out;
-    const char *pre = "", *post = "";
-    char (*fold)(char) = NULL;
-    switch (kind) {
-    case VAT_DIRTY_TRAIL: post = " "; break;
-    case VAT_DIRTY_LOWER: fold = ascii_lower; break;
-    case VAT_DIRTY_UPPER: fold = ascii_upper; break;
-    case VAT_DIRTY_LEAD: pre = " "; break;
-    case VAT_DIRTY_BOTH: pre = "  ", post = " "; break;
-    case VAT_DIRTY_LOWER_TRAIL: fold = ascii_lower, post = "  "; break;
-    case VAT_DIRTY_UPPER_LEAD: fold = ascii_upper, pre = " "; break;
-    default: break;
+    snprintf(out, cap, "%s", label);
+    if ((unsigned)kind >= VAT_DIRTY_N)
+        return out;
+    for (int i = 0; i < how[kind].n; i++) {
+        char *in = vat_xstrdup(out);
+        vat_variant(in, how[kind].step[i], out, cap);
+        free(in);
     }
-    size_t n = 0;
-    for (const char *p = pre; *p && n + 1 < cap; p++)
-        out[n++] = *p;
-    for (const char *p = label; *p && n + 1 < cap; p++)
-        out[n++] = fold ? fold(*p) : *p;
-    for (const char *p = post; *p && n + 1 < cap; p++)
-        out[n++] = *p;
-    out[n] = 0;
     return out;
 }
 

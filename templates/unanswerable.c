@@ -370,7 +370,7 @@ static int un_question(const struct vat_task *t, struct un_question *q, struct v
     q->column = json_string_value(json_object_get(t->params, "column"));
     q->customer = json_string_value(json_object_get(t->params, "customer"));
     q->month = json_string_value(json_object_get(t->params, "month"));
-    if (!q->column || !q->customer || !q->month || strlen(q->month) != 7)
+    if (!q->column || !q->customer || vat_parse_month(q->month, NULL, NULL) != 0)
         return vat_err_set(e, "%s: params lack the question's column, customer or month", t->id);
     return 0;
 }
