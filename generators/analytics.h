@@ -181,6 +181,17 @@ const char *vat_an_param_str(const struct vat_task *t, const char *key, struct v
 int vat_an_csv_cents(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
                      size_t col, int64_t *cents, struct vat_err *e);
 
+/* Cell (row, col) of c, as vat_an_read_csv read fixture t->fixture[fi],
+ * parsed by vat_parse_date ("YYYY-MM-DD", a real date) into a day number.
+ * 0, or -1 with e = "<id>: '<path>' record <row + 1>: <column> '<cell>' is
+ * not a date YYYY-MM-DD", the column named by c's header. */
+int vat_an_csv_date(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                    size_t col, int32_t *days, struct vat_err *e);
+/* t->params[key] as a month "YYYY-MM" into *year and *month.  0, or -1
+ * with e as for vat_an_param_int. */
+int vat_an_param_month(const struct vat_task *t, const char *key, int *year, int *month,
+                       struct vat_err *e);
+
 /* Sorts words[0..n-1] in place into byte order and appends them as
  * "`a`, `b` or `c`" (the prompt's list of the values a column holds). */
 void vat_an_prompt_words(struct vat_buf *b, const char **words, size_t n);

@@ -11,6 +11,7 @@
  * them), so a row of zero cells does not survive a round trip; a row of
  * one empty cell does, written as "". */
 #include "csvio.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -250,6 +251,7 @@ int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct va
 {
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+    vat_trace_note("csv rows", rel);
     char *path = vat_path_join(root, rel);
     char *data = NULL;
     size_t len = 0;

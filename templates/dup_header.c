@@ -329,10 +329,12 @@ static void dh_gen_grouped(struct vat_task *t, struct vat_rng *r, const struct d
     }
     char buf[32];
     for (size_t i = 0; i < n; i++) {
-        int mm = m0 - 1 + rows[i].month;
+        int ry, rm;
+        char ym[8];
+        vat_month_add(year, m0, rows[i].month, &ry, &rm);
         vat_csv_row_begin(c);
         vat_csv_add(c, keys[rows[i].key]);
-        vat_csv_addf(c, "%04d-%02d", year + mm / 12, mm % 12 + 1);
+        vat_csv_add(c, vat_fmt_month(ry, rm, ym));
         for (int k = 0; k < 2 * ng; k++) {
             dh_fmt(rows[i].v[k], k % 2 == 1, buf, sizeof buf);
             vat_csv_add(c, buf);
