@@ -29,7 +29,7 @@ void vat_library_list(struct vat_library out[VAT_N_LIBRARIES])
     if (pcre2_config(PCRE2_CONFIG_VERSION, pv) < 0)
         snprintf(pv, sizeof pv, "%d.%d", PCRE2_MAJOR, PCRE2_MINOR);
     pv[strcspn(pv, " ")] = 0;
-    snprintf(out[2].version, sizeof out[2].version, "%s", pv);
+    snprintf(out[2].version, sizeof out[2].version, "%.31s", pv);
     out[3].name = "sqlite";
     snprintf(out[3].version, sizeof out[3].version, "%s", sqlite3_libversion());
 }
