@@ -5,7 +5,7 @@ BUILD_ASAN ?= build-asan
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev \
-               libpcre2-dev libjansson-dev libssl-dev python3 python3-jsonschema python3-yaml
+               libpcre2-dev libjansson-dev libssl-dev python3 python3-jsonschema python3-yaml clang
 
 .PHONY: deps build corpus test bench clean
 

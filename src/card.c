@@ -14,6 +14,7 @@
 #include <openssl/evp.h>
 
 #include "jsonout.h"
+#include "libversions.h"
 #include "tables.h"
 #include "template.h"
 #include "verifiers.h"
@@ -443,14 +444,23 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                        vat_fmt_real(c->test_fraction, frac), c->split_salt ? c->split_salt : "");
     }
     vat_buf_printf(b, "- templates built: %s\n", o->only ? o->only : "all registered templates");
+    /* The libraries whose behaviour can shape the bytes (issue 17). */
+    struct vat_library libs[VAT_N_LIBRARIES];
+    vat_library_list(libs);
+    vat_buf_puts(b, "- built with the libraries:");
+    for (int i = 0; i < VAT_N_LIBRARIES; i++)
+        vat_buf_printf(b, "%s %s %s", i ? "," : "", libs[i].name, libs[i].version);
+    vat_buf_puts(b, "\n");
     vat_buf_printf(b,
                    "\nTo regenerate, take vat %s, save the seeds file whose SHA-256 is given "
                    "above as `seeds.toml`, and run:\n\n"
                    "```\nvat build --config seeds.toml --root DIR%s%s\n"
                    "vat audit --root DIR\n```\n\n"
                    "The tables, the fixtures and this card come out byte-identical whatever "
-                   "`--jobs` is; in a vat checkout, `make corpus` does the same for the "
-                   "repository's `seeds.toml`.\n",
+                   "`--jobs` is and whichever compiler and optimisation level built vat; "
+                   "other versions of the libraries listed above may change them. In a vat "
+                   "checkout, `make corpus` does the same for the repository's "
+                   "`seeds.toml`.\n",
                    VAT_VERSION, o->only ? " --only " : "", o->only ? o->only : "");
 }
 

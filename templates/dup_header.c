@@ -164,12 +164,17 @@ struct dh_row {
     int month; /* grouped */
     int32_t day;
     int64_t v[6];
+    size_t seq; /* draw order, the tie-break of cmp_row_day */
 };
 
+/* A total order (by day, then draw order), so rows of one day keep their
+ * order whatever the libc's qsort does with ties. */
 static int cmp_row_day(const void *a, const void *b)
 {
     const struct dh_row *x = a, *y = b;
-    return (x->day > y->day) - (x->day < y->day);
+    if (x->day != y->day)
+        return (x->day > y->day) - (x->day < y->day);
+    return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* Makes sure the trap differs from gold: when the asked column and the
@@ -388,6 +393,7 @@ static void dh_gen_flat(struct vat_task *t, struct vat_rng *r, enum dh_shape sha
                                               : (int)vat_rng_below(r, (uint32_t)nkeys);
         rows[i].day = start + (int32_t)vat_rng_range(r, 0, span);
         dh_flat_values(r, scen, rate_ppm, rows[i].v);
+        rows[i].seq = i;
     }
     qsort(rows, n, sizeof *rows, cmp_row_day);
     *one_key = vat_rng_chance(r, vat_task_real(t, "one_key_chance"))

@@ -113,12 +113,17 @@ struct un_row {
     int month; /* index into the spanned months */
     int32_t day;
     int64_t asked, similar; /* hundredths */
+    size_t seq;             /* draw order, the tie-break of cmp_row */
 };
 
+/* A total order (by day, then draw order), so rows of one day keep their
+ * order whatever the libc's qsort does with ties. */
 static int cmp_row(const void *a, const void *b)
 {
     const struct un_row *x = a, *y = b;
-    return (x->day > y->day) - (x->day < y->day);
+    if (x->day != y->day)
+        return (x->day > y->day) - (x->day < y->day);
+    return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* Draws one order's asked and near-miss measures, in hundredths. */
@@ -269,6 +274,7 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         rows[p].day = vat_month_first_day(year, mm) +
                       (int32_t)vat_rng_below(r, (uint32_t)vat_month_days(year, mm));
         un_values(r, mi, &rows[p].asked, &rows[p].similar);
+        rows[p].seq = p;
         if (control && rows[p].cust == 0 && rows[p].month == k)
             pv->cents += rows[p].asked;
     }

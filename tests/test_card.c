@@ -26,6 +26,7 @@
 #include "card.h"
 #include "cli.h"
 #include "config.h"
+#include "libversions.h"
 #include "tables.h"
 #include "template.h"
 #include "testutil.h"
@@ -293,6 +294,14 @@ static void test_registry_facts(void **state)
     assert_non_null(strstr(f->card_a, "vat build --config seeds.toml --root DIR --only "
                                       "grouped_sum,regex_iso_dates,sql_paid_revenue\n"));
     assert_non_null(strstr(f->card_a, "## License\n\nApache-2.0."));
+    /* the versions of the libraries that can shape the bytes (issue 17) */
+    struct vat_library l[VAT_N_LIBRARIES];
+    vat_library_list(l);
+    char *libs = vat_xasprintf("- built with the libraries: %s %s, %s %s, %s %s, %s %s\n",
+                               l[0].name, l[0].version, l[1].name, l[1].version, l[2].name,
+                               l[2].version, l[3].name, l[3].version);
+    assert_non_null(strstr(f->card_a, libs));
+    free(libs);
 }
 
 static void test_seeds_sha256(void **state)
