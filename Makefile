@@ -4,10 +4,11 @@ BUILD     ?= build
 BUILD_ASAN ?= build-asan
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+PREFIX    ?= /usr/local
 DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev \
                libpcre2-dev libjansson-dev libssl-dev python3
 
-.PHONY: deps build corpus test bench clean
+.PHONY: deps build corpus test bench install clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -45,6 +46,11 @@ bench: build
 	  taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --big-root $$d/big \
 	    $$(test -d python/vat && echo --pyvat python --libvat $(BUILD)/libvat.so); \
 	  rc=$$?; rm -rf $$d; exit $$rc
+
+# The vat command, libvat (shared + static), include/libvat.h, vat.pc and
+# the Python package; DESTDIR=/staging is honoured.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)
