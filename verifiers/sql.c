@@ -1006,6 +1006,10 @@ static void sandbox_trim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 enum stop_why { STOP_NONE, STOP_STEPS, STOP_TIME };
 
+struct stmt_cache;
+static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt **out);
+static void stmt_cache_put(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt *stmt);
+
 struct sandbox_name {
     char *name;
     bool module; /* a virtual table module, usable as a table-valued function */
@@ -1026,6 +1030,7 @@ struct sandbox {
     struct timespec cpu_deadline; /* of this thread's CPU clock */
     unsigned progress_calls;
     enum stop_why stop;
+    struct stmt_cache *cache; /* pooled sandboxes only (prepared checks) */
 };
 
 static const char *const denied_functions[] = {
@@ -1494,7 +1499,13 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
     struct reason r = {{0}, 0};
     memset(out, 0, sizeof *out);
     budget_reset(sb); /* preparing can run VM code too (a module's setup) */
-    int rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, &stmt, &tail);
+    int rc;
+    /* A pooled sandbox keeps the statements of queries that ran to the
+     * end: the same text runs the same program, already through the gate
+     * below (prepared checks only; see stmt_cache). */
+    if (sb->cache && stmt_cache_take(sb->cache, q, qlen, &stmt))
+        goto run;
+    rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, &stmt, &tail);
     if (rc != SQLITE_OK) {
         if (sb->too_many_functions) {
             *v = verdictf(true, VAT_SQL_BUDGET, "the query makes more than %d function calls",
@@ -1545,6 +1556,7 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
         sqlite3_finalize(stmt);
         return -1;
     }
+run:
     out->ncol = (size_t)sqlite3_column_count(stmt);
     size_t bytes = 0;
     budget_reset(sb);
@@ -1563,7 +1575,10 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
         }
     }
     if (rc == SQLITE_DONE) {
-        sqlite3_finalize(stmt);
+        if (sb->cache)
+            stmt_cache_put(sb->cache, q, qlen, stmt);
+        else
+            sqlite3_finalize(stmt);
         return 0;
     }
     switch (rc & 0xff) {
@@ -2209,6 +2224,59 @@ struct vat_sql_prep {
     struct sql_pool *pool;
 };
 
+/* The statements a pooled sandbox keeps, by exact query text, most
+ * recent first.  A statement is kept only after it ran to SQLITE_DONE
+ * (every gate passed, every budget held) and is reset before it runs
+ * again; the budgets are counted afresh on every run. */
+#define STMT_CACHE_SIZE 8
+struct stmt_cache {
+    struct {
+        char *q;
+        size_t n;
+        sqlite3_stmt *stmt;
+    } e[STMT_CACHE_SIZE];
+    size_t used;
+};
+
+static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt **out)
+{
+    for (size_t i = 0; i < c->used; i++)
+        if (c->e[i].n == n && memcmp(c->e[i].q, q, n) == 0) {
+            *out = c->e[i].stmt;
+            free(c->e[i].q);
+            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
+            c->used--;
+            return true;
+        }
+    return false;
+}
+
+static void stmt_cache_put(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt *stmt)
+{
+    sqlite3_reset(stmt);
+    if (c->used == STMT_CACHE_SIZE) {
+        c->used--;
+        sqlite3_finalize(c->e[c->used].stmt);
+        free(c->e[c->used].q);
+    }
+    memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
+    c->e[0].q = vat_xstrndup(q, n);
+    c->e[0].n = n;
+    c->e[0].stmt = stmt;
+    c->used++;
+}
+
+static void stmt_cache_free(struct stmt_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->used; i++) {
+        sqlite3_finalize(c->e[i].stmt);
+        free(c->e[i].q);
+    }
+    free(c);
+}
+
 /* Resets what one query may have left on a pooled sandbox. */
 static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf)
 {
@@ -2224,6 +2292,8 @@ static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf)
 
 static void sandbox_destroy(struct sandbox *sb)
 {
+    stmt_cache_free(sb->cache); /* its statements go before the connection */
+    sb->cache = NULL;
     sandbox_close(sb);
     free(sb);
 }
@@ -2247,6 +2317,19 @@ static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const c
         sb->mentions_now = qf->mentions_now;
         if (sandbox_open(sb, p->img[i].data, p->img[i].n, RUN_PLAIN, v) != 0) {
             free(sb);
+            return -1;
+        }
+        sb->cache = vat_xcalloc(1, sizeof *sb->cache);
+        /* The pooled connection is the only user of its private copy:
+         * exclusive locking keeps its page cache across statements
+         * instead of re-reading the image for every read transaction.
+         * Set by us with the authorizer lifted for that one pragma. */
+        sqlite3_set_authorizer(sb->db, NULL, NULL);
+        int prc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
+        if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK ||
+            prc != SQLITE_OK) {
+            *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
+            sandbox_destroy(sb);
             return -1;
         }
     }
