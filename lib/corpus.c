@@ -196,7 +196,8 @@ struct vat_corpus {
     size_t *slot; /* index+1 into ent; 0 empty */
     size_t nslot; /* a power of two */
     json_t *manifest_files; /* "files" of out/manifest.json, or NULL */
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;        /* lazily built parts */
+    pthread_mutex_t tamper_lock; /* tamper_msg; may be taken under lock */
     _Atomic int exp_ready, roll_ready;
     _Atomic int tampered;
     char tamper_msg[256];
@@ -230,12 +231,12 @@ static struct entry *find(const vat_corpus *c, const char *id, size_t len)
 /* Marks the corpus tampered (the first reason stays). */
 static void set_tampered(vat_corpus *c, const char *rel, const char *what)
 {
-    pthread_mutex_lock(&c->lock);
+    pthread_mutex_lock(&c->tamper_lock);
     if (!atomic_load(&c->tampered)) {
         snprintf(c->tamper_msg, sizeof c->tamper_msg, "'%s' %s", rel, what);
         atomic_store_explicit(&c->tampered, 1, memory_order_release);
     }
-    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_unlock(&c->tamper_lock);
 }
 
 /* Checks file k against the manifest, when there is one. */
@@ -369,9 +370,7 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
                 c->file[k].present = false;
                 continue;
             }
-            pthread_mutex_unlock(&c->lock);
             manifest_check(c, k);
-            pthread_mutex_lock(&c->lock);
             each_line(c, k, fn);
         }
         atomic_store_explicit(ready, 1, memory_order_release);
@@ -403,6 +402,7 @@ int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err)
     vat_corpus *c = vat_xcalloc(1, sizeof *c);
     c->root = vat_xstrdup(root);
     pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->tamper_lock, NULL);
     char msg[256];
     int present = 0;
     for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++) {
@@ -482,6 +482,7 @@ void vat_corpus_close(vat_corpus *c)
     free(c->slot);
     json_decref(c->manifest_files);
     pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->tamper_lock);
     free(c->root);
     free(c);
 }
