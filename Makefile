@@ -35,9 +35,16 @@ test: build
 	@cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ctest --output-on-failure -j $(JOBS)
 
+# One core, through the library, beside the plain-Python peer of the same
+# checks (PYCHECK); also opens a 10,000-task corpus (bench/seeds-10k.toml)
+# and, when python/vat exists, times the Python package's score call.
+PYCHECK ?= /work/shared/bench/pycheck.py
 bench: build
 	@d=$$(mktemp -d) && ./$(BUILD)/vat build --root $$d >/dev/null && \
-	  ./$(BUILD)/vat-bench --root $$d; rc=$$?; rm -rf $$d; exit $$rc
+	  ./$(BUILD)/vat build --config bench/seeds-10k.toml --root $$d/big >/dev/null && \
+	  taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --big-root $$d/big \
+	    $$(test -d python/vat && echo --pyvat python --libvat $(BUILD)/libvat.so); \
+	  rc=$$?; rm -rf $$d; exit $$rc
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)
