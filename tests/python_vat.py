@@ -318,7 +318,8 @@ class TestTRL(unittest.TestCase):
     def setUpClass(cls):
         import vat.rewards
 
-        cls.reward_func = vat.rewards.trl(ROOT)
+        # staticmethod: a plain function stored on a class would bind as a method
+        cls.reward_func = staticmethod(vat.rewards.trl(ROOT))
 
     def test_standard_format(self):
         inputs, completions, expected = group()

@@ -86,23 +86,35 @@ class Corpus:
         if self._lib.vat_corpus_open(ctypes.byref(handle), os.fsencode(self.root), ctypes.byref(err)) != 0:
             raise VatError(_text(err.message) or f"cannot open corpus {self.root}")
         self._handle = handle
-        self._cond = threading.Condition()
+        # Calls in flight are counted under _lock so that close() can wait
+        # for them (libvat: close must not race with score).
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
         self._inflight = 0
         self._closed = False
+        lib = self._lib
+        # The hot path's C functions, looked up once.
+        self._c_score = lib.vat_corpus_score
+        self._c_free = lib.vat_result_free
+        self._c_value = lib.vat_result_score
+        self._c_fields = (
+            lib.vat_result_gate_passed, lib.vat_result_code, lib.vat_result_reason,
+            lib.vat_result_extracted, lib.vat_result_extract_rule, lib.vat_result_is_trap,
+        )
 
     # ---- the handle's life ----------------------------------------------
 
     def close(self):
         """Frees the corpus once the calls in flight have returned."""
-        cond = getattr(self, "_cond", None)
-        if cond is None:
+        idle = getattr(self, "_idle", None)
+        if idle is None:
             return
-        with cond:
+        with idle:
             if self._closed:
                 return
             self._closed = True
             while self._inflight:
-                cond.wait()
+                idle.wait()
             self._lib.vat_corpus_close(self._handle)
             self._handle = None
 
@@ -119,17 +131,17 @@ class Corpus:
             pass
 
     def _acquire(self):
-        with self._cond:
+        with self._lock:
             if self._closed:
                 raise VatError("the corpus is closed")
             self._inflight += 1
             return self._handle
 
     def _release(self):
-        with self._cond:
+        with self._lock:
             self._inflight -= 1
-            if self._inflight == 0 and self._closed:
-                self._cond.notify_all()
+            if self._closed and not self._inflight:
+                self._idle.notify_all()
 
     # ---- queries ------------------------------------------------------------
 
@@ -147,11 +159,16 @@ class Corpus:
         finally:
             self._release()
 
-    def _result(self, h, tid, text, mode):
+    def _result(self, h, task_id, completion, mode):
         """Scores one completion; returns a vat_result pointer (caller frees)."""
+        tid = task_id.encode() if type(task_id) is str else _task_bytes(task_id)
+        text = completion.encode("utf-8", "replace") if type(completion) is str else _bytes(completion)
         res = ctypes.c_void_p()
-        err = _lib._Error()
-        if self._lib.vat_corpus_score(h, tid, text, len(text), mode, ctypes.byref(res), ctypes.byref(err)) != 0:
+        # err is NULL on the way in (a 512-byte buffer per call costs more
+        # than the check); a failed call is asked again for its message.
+        if self._c_score(h, tid, text, len(text), mode, ctypes.byref(res), None) != 0:
+            err = _lib._Error()
+            self._c_score(h, tid, text, len(text), mode, ctypes.byref(res), ctypes.byref(err))
             msg = _text(err.message) or "vat_corpus_score failed"
             if not self._lib.vat_corpus_has_task(h, tid):
                 raise UnknownTaskError(msg)
@@ -159,32 +176,31 @@ class Corpus:
         return res
 
     def _verdict(self, h, task_id, completion, mode):
-        lib = self._lib
-        res = self._result(h, _task_bytes(task_id), _bytes(completion), mode)
+        res = self._result(h, task_id, completion, mode)
+        gate, code, reason, extracted, rule, trap = self._c_fields
         try:
             n = ctypes.c_size_t()
-            ptr = lib.vat_result_extracted(res, ctypes.byref(n))
-            extracted = ctypes.string_at(ptr, n.value).decode("utf-8", "replace") if ptr else ""
+            ptr = extracted(res, ctypes.byref(n))
             return Verdict(
-                task_id=task_id if isinstance(task_id, str) else task_id.decode("utf-8", "replace"),
-                gate_passed=bool(lib.vat_result_gate_passed(res)),
-                score=float(lib.vat_result_score(res)),
-                code=_text(lib.vat_result_code(res)),
-                reason=_text(lib.vat_result_reason(res)),
-                extracted=extracted,
-                extract_rule=_text(lib.vat_result_extract_rule(res)),
-                is_trap=bool(lib.vat_result_is_trap(res)),
+                task_id if type(task_id) is str else _text(task_id),
+                gate(res) == 1,
+                self._c_value(res),
+                _text(code(res)),
+                _text(reason(res)),
+                ctypes.string_at(ptr, n.value).decode("utf-8", "replace") if ptr else "",
+                _text(rule(res)),
+                trap(res) == 1,
             )
         finally:
-            lib.vat_result_free(res)
+            self._c_free(res)
 
     def _reward(self, h, task_id, completion, mode):
         """The score alone: three C calls instead of nine (the RL hot path)."""
-        res = self._result(h, _task_bytes(task_id), _bytes(completion), mode)
+        res = self._result(h, task_id, completion, mode)
         try:
-            return float(self._lib.vat_result_score(res))
+            return self._c_value(res)
         finally:
-            self._lib.vat_result_free(res)
+            self._c_free(res)
 
     def score(self, task_id, completion, extract="auto"):
         """The Verdict on one completion (str or bytes) for task_id.
@@ -194,7 +210,9 @@ class Corpus:
         UnknownTaskError for a task id the corpus does not have; a wrong,
         hostile or unparsable completion is never an exception: it gets a
         verdict with score 0 and a code saying why."""
-        mode = _mode(extract)
+        mode = _MODES.get(extract) if type(extract) is str else None
+        if mode is None:
+            mode = _mode(extract)
         h = self._acquire()
         try:
             return self._verdict(h, task_id, completion, mode)
