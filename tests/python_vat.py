@@ -428,6 +428,29 @@ class TestVerl(unittest.TestCase):
                 os.environ["VAT_ROOT"] = env
 
 
+class TestDeclarations(unittest.TestCase):
+    def test_every_call_of_the_header_is_declared(self):
+        """Each function of include/libvat.h has its argtypes and restype,
+        with as many arguments as the header's prototype."""
+        import re
+
+        import vat._lib as L
+
+        path = os.path.join(os.environ["VAT_SOURCE_DIR"], "include", "libvat.h")
+        with open(path, encoding="utf-8") as f:
+            text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+        protos = re.findall(r"^[a-z][^;#{}]*?\b(vat_\w+)\(([^)]*)\);", text, flags=re.M | re.S)
+        self.assertGreaterEqual(len(protos), 14)
+        self.assertEqual(sorted(n for n, _ in protos), sorted(L.PROTOTYPES))
+        lib = L.load()
+        for name, params in protos:
+            argc = 0 if params.strip() in ("", "void") else params.count(",") + 1
+            argtypes, restype = L.PROTOTYPES[name]
+            self.assertEqual(len(argtypes), argc, name)
+            self.assertEqual(getattr(lib, name).argtypes, argtypes, name)
+            self.assertIs(getattr(lib, name).restype, restype, name)
+
+
 class TestLibrarySearch(unittest.TestCase):
     def run_py(self, code, **env):
         e = dict(os.environ)

@@ -72,45 +72,49 @@ def _candidates():
     yield "libvat.so"
 
 
+c_void_p, c_char_p, c_int, c_size_t = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t
+err_p = ctypes.POINTER(_Error)
+
+# Every call of include/libvat.h: name -> (argtypes, restype).
+PROTOTYPES = {
+    # const char *vat_version(void);
+    "vat_version": ([], c_char_p),
+    # int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
+    "vat_corpus_open": ([ctypes.POINTER(c_void_p), c_char_p, err_p], c_int),
+    # void vat_corpus_close(vat_corpus *c);
+    "vat_corpus_close": ([c_void_p], None),
+    # size_t vat_corpus_size(const vat_corpus *c);
+    "vat_corpus_size": ([c_void_p], c_size_t),
+    # int vat_corpus_has_task(const vat_corpus *c, const char *task_id);
+    "vat_corpus_has_task": ([c_void_p, c_char_p], c_int),
+    # int vat_corpus_score(vat_corpus *c, const char *task_id, const char *completion,
+    #                      size_t len, vat_extract_mode mode, vat_result **out, vat_error *err);
+    "vat_corpus_score": (
+        [c_void_p, c_char_p, c_char_p, c_size_t, c_int, ctypes.POINTER(c_void_p), err_p],
+        c_int,
+    ),
+    # int vat_result_gate_passed(const vat_result *r);
+    "vat_result_gate_passed": ([c_void_p], c_int),
+    # double vat_result_score(const vat_result *r);
+    "vat_result_score": ([c_void_p], ctypes.c_double),
+    # const char *vat_result_code(const vat_result *r);
+    "vat_result_code": ([c_void_p], c_char_p),
+    # const char *vat_result_reason(const vat_result *r);
+    "vat_result_reason": ([c_void_p], c_char_p),
+    # const char *vat_result_extracted(const vat_result *r, size_t *len);
+    # (c_void_p, not c_char_p: the text may hold NUL bytes, read with string_at)
+    "vat_result_extracted": ([c_void_p, ctypes.POINTER(c_size_t)], c_void_p),
+    # const char *vat_result_extract_rule(const vat_result *r);
+    "vat_result_extract_rule": ([c_void_p], c_char_p),
+    # int vat_result_is_trap(const vat_result *r);
+    "vat_result_is_trap": ([c_void_p], c_int),
+    # void vat_result_free(vat_result *r);
+    "vat_result_free": ([c_void_p], None),
+}
+
+
 def _declare(lib):
-    c_void_p, c_char_p, c_int, c_size_t = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t
-    err_p = ctypes.POINTER(_Error)
-    protos = {
-        # const char *vat_version(void);
-        "vat_version": ([], c_char_p),
-        # int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
-        "vat_corpus_open": ([ctypes.POINTER(c_void_p), c_char_p, err_p], c_int),
-        # void vat_corpus_close(vat_corpus *c);
-        "vat_corpus_close": ([c_void_p], None),
-        # size_t vat_corpus_size(const vat_corpus *c);
-        "vat_corpus_size": ([c_void_p], c_size_t),
-        # int vat_corpus_has_task(const vat_corpus *c, const char *task_id);
-        "vat_corpus_has_task": ([c_void_p, c_char_p], c_int),
-        # int vat_corpus_score(vat_corpus *c, const char *task_id, const char *completion,
-        #                      size_t len, vat_extract_mode mode, vat_result **out, vat_error *err);
-        "vat_corpus_score": (
-            [c_void_p, c_char_p, c_char_p, c_size_t, c_int, ctypes.POINTER(c_void_p), err_p],
-            c_int,
-        ),
-        # int vat_result_gate_passed(const vat_result *r);
-        "vat_result_gate_passed": ([c_void_p], c_int),
-        # double vat_result_score(const vat_result *r);
-        "vat_result_score": ([c_void_p], ctypes.c_double),
-        # const char *vat_result_code(const vat_result *r);
-        "vat_result_code": ([c_void_p], c_char_p),
-        # const char *vat_result_reason(const vat_result *r);
-        "vat_result_reason": ([c_void_p], c_char_p),
-        # const char *vat_result_extracted(const vat_result *r, size_t *len);
-        # (c_void_p, not c_char_p: the text may hold NUL bytes, read with string_at)
-        "vat_result_extracted": ([c_void_p, ctypes.POINTER(c_size_t)], c_void_p),
-        # const char *vat_result_extract_rule(const vat_result *r);
-        "vat_result_extract_rule": ([c_void_p], c_char_p),
-        # int vat_result_is_trap(const vat_result *r);
-        "vat_result_is_trap": ([c_void_p], c_int),
-        # void vat_result_free(vat_result *r);
-        "vat_result_free": ([c_void_p], None),
-    }
-    for name, (argtypes, restype) in protos.items():
+    for name, (argtypes, restype) in PROTOTYPES.items():
         fn = getattr(lib, name)
         fn.argtypes = argtypes
         fn.restype = restype
