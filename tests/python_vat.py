@@ -68,10 +68,12 @@ def setUpModule():
     vat_bin = os.environ["VAT_BINARY"]
     src = os.environ["VAT_SOURCE_DIR"]
     ROOT = tempfile.mkdtemp(prefix="vat-python-")
-    subprocess.run(
+    built = subprocess.run(
         [vat_bin, "build", "--config", os.path.join(src, "seeds.toml"), "--root", ROOT],
-        check=True, stdout=subprocess.DEVNULL,
+        capture_output=True, text=True,
     )
+    if built.returncode != 0:
+        raise RuntimeError(f"vat build failed ({built.returncode}): {built.stderr}")
     experience = {r["task_id"]: r for r in read_table(ROOT, "experience")}
     answers = {}
     for r in read_table(ROOT, "rollouts"):
@@ -465,18 +467,41 @@ class TestLibrarySearch(unittest.TestCase):
         self.assertIn("error: cannot load libvat", out.stdout)
         self.assertIn("/nonexistent/libvat.so", out.stdout)
 
+    def found(self, pkg_parent, lib_dest, extra=None):
+        """Copies the package below pkg_parent and libvat to lib_dest, then
+        asks a fresh interpreter (no VAT_LIBRARY) which file it loaded."""
+        pkg = os.path.join(os.environ["VAT_SOURCE_DIR"], "python", "vat")
+        shutil.copytree(pkg, os.path.join(pkg_parent, "vat"), ignore=shutil.ignore_patterns("__pycache__"))
+        os.makedirs(os.path.dirname(lib_dest), exist_ok=True)
+        shutil.copy(os.environ["VAT_LIBRARY"], lib_dest)
+        for path in extra or []:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "w").close()
+        e = {k: v for k, v in os.environ.items() if k not in ("VAT_LIBRARY", "LD_LIBRARY_PATH")}
+        e["PYTHONPATH"] = pkg_parent
+        out = subprocess.run(
+            [sys.executable, "-c", "import vat, vat._lib as l; vat.version(); print(l._lib._name)"],
+            capture_output=True, text=True, env=e, cwd="/",
+        )
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return out.stdout.strip()
+
     def test_next_to_the_package(self):
         with tempfile.TemporaryDirectory() as d:
-            pkg = os.path.join(os.environ["VAT_SOURCE_DIR"], "python", "vat")
-            shutil.copytree(pkg, os.path.join(d, "vat"), ignore=shutil.ignore_patterns("__pycache__"))
-            shutil.copy(os.environ["VAT_LIBRARY"], os.path.join(d, "vat", "libvat.so"))
-            e = {k: v for k, v in os.environ.items() if k not in ("VAT_LIBRARY", "LD_LIBRARY_PATH")}
-            e["PYTHONPATH"] = d
-            out = subprocess.run(
-                [sys.executable, "-c", "import vat, vat._lib as l; vat.version(); print(l._lib._name)"],
-                capture_output=True, text=True, env=e,
-            )
-            self.assertEqual(out.stdout.strip(), os.path.join(d, "vat", "libvat.so"), out.stderr)
+            lib = os.path.join(d, "vat", "libvat.so")
+            self.assertEqual(self.found(d, lib), lib)
+
+    def test_source_tree_build(self):
+        with tempfile.TemporaryDirectory() as d:
+            lib = os.path.join(d, "build", "libvat.so")
+            header = os.path.join(d, "include", "libvat.h")
+            self.assertEqual(self.found(os.path.join(d, "python"), lib, [header]), lib)
+
+    def test_installed_prefix(self):
+        with tempfile.TemporaryDirectory() as d:
+            lib = os.path.join(d, "lib", "libvat.so.0")
+            site = os.path.join(d, "lib", "python3", "dist-packages")
+            self.assertEqual(self.found(site, lib), lib)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,13 @@ Search order (the first that exists is loaded; see README.md):
    set, nothing else is tried: an explicit choice that fails is an error);
 2. next to the package: ``libvat.so*`` in the ``vat/`` package directory,
    then in the directory that holds it;
-3. the installed location: ``lib/``, ``lib64/`` and ``lib/<multiarch>/``
-   under the prefix the package is installed in (``PREFIX/lib/python3*/
-   {site,dist}-packages/vat``), then whatever the dynamic loader finds by
-   name (``LD_LIBRARY_PATH``, the ldconfig cache: ``/usr/local/lib`` after
-   ``make install`` and ``ldconfig``).
+3. in a source tree (``python/vat`` beside ``include/libvat.h``), the
+   default build directory ``build/`` (what ``make build`` writes);
+4. the installed location: ``lib/``, ``lib64/`` and ``lib/<multiarch>/``
+   under each directory above the package, nearest first (so
+   ``PREFIX/lib/python3/dist-packages/vat`` finds ``PREFIX/lib``), then
+   whatever the dynamic loader finds by name (``LD_LIBRARY_PATH``, the
+   ldconfig cache).
 
 The library is loaded once, on first use, so ``import vat`` works (and
 ``help(vat)`` reads) without it.
@@ -48,16 +50,23 @@ _lib = None
 
 def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
-    dirs = [here, os.path.dirname(here)]
-    # PREFIX/lib/python3.X/site-packages/vat -> PREFIX (also lib/python3/dist-packages)
-    parts = here.split(os.sep)
-    for i in range(len(parts) - 1, 0, -1):
-        if parts[i] in ("site-packages", "dist-packages") and i >= 3:
-            prefix = os.sep.join(parts[: i - 2]) or os.sep
-            multiarch = sysconfig.get_config_var("MULTIARCH")
-            for sub in ["lib", "lib64"] + ([os.path.join("lib", multiarch)] if multiarch else []):
-                dirs.append(os.path.join(prefix, sub))
+    above = os.path.dirname(here)
+    dirs = [here, above]  # next to the package
+    # a source tree (python/vat beside include/libvat.h): its default build/
+    src = os.path.dirname(above)
+    if os.path.isfile(os.path.join(src, "include", "libvat.h")):
+        dirs.append(os.path.join(src, "build"))
+    # installed: lib/, lib64/, lib/<multiarch>/ under each directory above the
+    # package, nearest first (PREFIX/lib/python3/dist-packages/vat -> PREFIX/lib)
+    multiarch = sysconfig.get_config_var("MULTIARCH")
+    d = above
+    for _ in range(6):
+        for sub in ["lib", "lib64"] + ([os.path.join("lib", multiarch)] if multiarch else []):
+            dirs.append(os.path.join(d, sub))
+        parent = os.path.dirname(d)
+        if parent == d:
             break
+        d = parent
     for d in dirs:
         exact = os.path.join(d, "libvat.so")
         if os.path.isfile(exact):
@@ -66,10 +75,12 @@ def _candidates():
         for p in sorted(glob.glob(os.path.join(d, "libvat.so.*")), reverse=True):
             if os.path.isfile(p):
                 yield p
+    # the dynamic loader's own search (LD_LIBRARY_PATH, the ldconfig cache)
     found = ctypes.util.find_library("vat")
     if found:
         yield found
     yield "libvat.so"
+    yield "libvat.so.0"
 
 
 c_void_p, c_char_p, c_int, c_size_t = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t
