@@ -29,6 +29,15 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* This process's CPU time: on a loaded machine the wall clock also counts
+ * other processes' turns. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 struct tmpl {
     char name[64], kind[16];
     size_t n, cap;
@@ -192,27 +201,27 @@ int main(int argc, char **argv)
            vat_corpus_task_count(c));
 
     if (big) {
-        double t0 = now();
+        double t0 = now(), c0 = cpu_now();
         vat_corpus *b;
         if (vat_corpus_open(&b, big, &err) != 0) {
             fprintf(stderr, "vat-bench: %s\n", err.message);
         } else {
-            double t1 = now();
+            double t1 = now(), c1 = cpu_now();
             const char *id = vat_corpus_task_id(b, 0);
             const char *gold = vat_corpus_rollout_answer(b, id, "gold");
             vat_result *r = NULL;
-            double t2 = now();
+            double t2 = now(), c2 = cpu_now();
             if (gold)
                 vat_corpus_score(b, id, gold, strlen(gold), VAT_EXTRACT_RAW, &r, NULL);
-            double t3 = now();
-            printf("open: %zu tasks in %.1f ms, first score (%s, %s) %.1f ms, open+first "
-                   "score %.1f ms (target 300 ms)%s\n",
+            double t3 = now(), c3 = cpu_now();
+            double wall = t1 - t0 + t3 - t2, cpu = c1 - c0 + c3 - c2;
+            printf("open: %zu tasks in %.1f ms, first score (%s, %s) %.1f ms: open+first score "
+                   "%.1f ms wall, %.1f ms CPU (target 300 ms)%s\n",
                    vat_corpus_size(b), (t1 - t0) * 1e3, id, r ? vat_result_code(r) : "-",
-                   (t3 - t2) * 1e3, (t1 - t0 + t3 - t2) * 1e3,
-                   t1 - t0 + t3 - t2 > 0.3 ? " MISSED" : "");
-            printf("open: the rollouts index for the first score's gold took %.1f ms (not "
-                   "part of a user's open)\n",
-                   (t2 - t1) * 1e3);
+                   (t3 - t2) * 1e3, wall * 1e3, cpu * 1e3, wall > 0.3 ? " MISSED" : "");
+            printf("open: indexing the rollouts for the bench's gold took %.1f ms (%.1f ms CPU; "
+                   "not part of a user's open)\n",
+                   (t2 - t1) * 1e3, (c2 - c1) * 1e3);
             printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(b),
                    vat_corpus_size(b));
             vat_result_free(r);

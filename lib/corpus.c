@@ -437,8 +437,9 @@ int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err)
     /* Lines bound the task count: size the table for them. */
     size_t lines = 0;
     for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++)
-        for (size_t i = 0; i < c->file[k].n; i++)
-            lines += c->file[k].data[i] == '\n';
+        for (const char *p = c->file[k].data, *end = p + c->file[k].n;
+             p && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+            lines++;
     lines += 2;
     c->ent = vat_xcalloc(lines, sizeof *c->ent);
     c->nslot = 16;
