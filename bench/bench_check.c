@@ -66,6 +66,14 @@ static int tmpl_cmp(const void *a, const void *b)
 /* Scores every gold of t for about `seconds`; checks per second. */
 static double measure(vat_corpus *c, const struct tmpl *t, double seconds)
 {
+    /* one untimed pass: a task's first score builds its state (spec, SQL
+     * fixtures and gold rows), as pycheck.py loads before it times */
+    for (size_t x = 0; x < t->n; x++) {
+        vat_result *r;
+        if (vat_corpus_score(c, t->id[x], t->gold[x], strlen(t->gold[x]), VAT_EXTRACT_RAW, &r,
+                             NULL) == 0)
+            vat_result_free(r);
+    }
     long checks = 0;
     double t0 = now(), t1 = t0;
     while (t1 - t0 < seconds) {
@@ -236,15 +244,16 @@ int main(int argc, char **argv)
             if (strcmp(list[k].kind, "value") == 0)
                 v = &list[k];
         if (v) {
+            /* CPU time on both sides: the figure is what the call costs */
             long n = 0;
-            double t0 = now(), t1 = t0;
+            double t0 = cpu_now(), t1 = t0;
             while (t1 - t0 < 0.5) {
                 vat_result *r;
                 vat_corpus_score(c, v->id[0], v->gold[0], strlen(v->gold[0]), VAT_EXTRACT_RAW,
                                  &r, NULL);
                 vat_result_free(r);
                 n++;
-                t1 = now();
+                t1 = cpu_now();
             }
             double c_us = (t1 - t0) * 1e6 / (double)n;
             /* the id and the answer travel in the environment, unquoted */
@@ -257,10 +266,11 @@ int main(int argc, char **argv)
                 "e = os.environ\n"
                 "c = vat.Corpus(e[\"VAT_BENCH_ROOT\"])\n"
                 "t, a = e[\"VAT_BENCH_TASK\"], e[\"VAT_BENCH_ANSWER\"]\n"
-                "n, t0 = 0, time.perf_counter()\n"
-                "while time.perf_counter() - t0 < 0.5:\n"
+                "c.score(t, a, extract=\"raw\")\n"
+                "n, t0 = 0, time.process_time()\n"
+                "while time.process_time() - t0 < 0.5:\n"
                 "    c.score(t, a, extract=\"raw\"); n += 1\n"
-                "print((time.perf_counter() - t0) * 1e6 / n)'",
+                "print((time.process_time() - t0) * 1e6 / n)'",
                 pyvat, libvat);
             FILE *p = popen(cmd, "r");
             free(cmd);
@@ -271,7 +281,7 @@ int main(int argc, char **argv)
                 pclose(p);
             }
             if (py_us > 0)
-                printf("python: Corpus.score %.2f us, the C call %.2f us: %.2f us added "
+                printf("python: Corpus.score %.2f us CPU, the C call %.2f us: %.2f us added "
                        "(target 20 us)%s\n",
                        py_us, c_us, py_us - c_us, py_us - c_us > 20 ? " MISSED" : "");
             else
