@@ -10,8 +10,6 @@
 #include "rng.h"
 #include "strength.h"
 
-const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
-
 json_t *vat_template_default_params(const struct vat_template *tmpl)
 {
     json_t *o = json_object();

@@ -10,6 +10,8 @@ enum vat_exit, vat_cli_* and vat_cmd_*. */
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../include/libvat.h"
+
 enum vat_exit { VAT_EXIT_OK = 0, VAT_EXIT_CORPUS = 1, VAT_EXIT_USAGE = 2 };
 
 /* Parses a whole decimal number in [lo, hi]; 0 or -1. */
@@ -28,9 +30,15 @@ int vat_cmd_check(int argc, char **argv);
 int vat_cmd_pack(int argc, char **argv);
 int vat_cmd_score(int argc, char **argv);
 int vat_cmd_strength(int argc, char **argv);
+/* Parses "raw" / "auto" into *mode; 0 or -1. */
+int vat_cli_extract_mode(const char *s, vat_extract_mode *mode);
 /* Scores every prediction line of in against the corpus at root (split
  * "all", "train" or "test"), writing verdict and summary lines to out.
- * Returns an exit code; msg holds the one-line error for exit 2. */
+ * Returns an exit code; msg holds the one-line error for exit 2, and for
+ * exit 1 (verdicts that blame the checker or the corpus).  vat_score_run
+ * scores answers raw. */
+int vat_score_run_mode(const char *root, const char *split, vat_extract_mode mode, FILE *in,
+                       const char *in_name, FILE *out, char *msg, size_t msgcap);
 int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
                   char *msg, size_t msgcap);
 

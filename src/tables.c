@@ -16,6 +16,9 @@ const char *const vat_table_names[VAT_N_TABLES] = {
     "preference_pairs", "verifiers", "rubric_items",
 };
 const char *const vat_split_names[VAT_N_SPLITS] = {"train", "test"};
+/* Declared in admit.h; defined here so the library (which links this file
+ * for vat_verifier_spec) needs nothing of the builder. */
+const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
 
 /* The layout of every row, as vat_tables_add_task writes it; the card's
  * features come from here and a test checks the rows and the schemas in

@@ -216,10 +216,12 @@ static void test_tampered_fixture_path_refused(void **state)
     cmd = vat_xasprintf("'%s' check --root '%s/t' --task sql_paid_revenue-00000 --answer 'SELECT 1'",
                         bin(), c->dir);
     char *out = NULL;
-    assert_int_equal(run(cmd, &out), 0);
+    /* exit 1: the verdict blames the corpus, not the answer */
+    assert_int_equal(run(cmd, &out), 1);
     json_t *v = json_loads(out, 0, NULL);
     assert_non_null(v);
     assert_true(json_number_value(json_object_get(v, "score")) == 0.0);
+    assert_string_equal(json_string_value(json_object_get(v, "code")), "internal");
     assert_non_null(strstr(json_string_value(json_object_get(v, "reason")), "unsafe"));
     json_decref(v);
     free(out);

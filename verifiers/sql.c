@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "verifiers.h"
@@ -1005,6 +1006,10 @@ static void sandbox_trim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 enum stop_why { STOP_NONE, STOP_STEPS, STOP_TIME };
 
+struct stmt_cache;
+static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt **out);
+static void stmt_cache_put(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt *stmt);
+
 struct sandbox_name {
     char *name;
     bool module; /* a virtual table module, usable as a table-valued function */
@@ -1025,6 +1030,7 @@ struct sandbox {
     struct timespec cpu_deadline; /* of this thread's CPU clock */
     unsigned progress_calls;
     enum stop_why stop;
+    struct stmt_cache *cache; /* pooled sandboxes only (prepared checks) */
 };
 
 static const char *const denied_functions[] = {
@@ -1493,7 +1499,13 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
     struct reason r = {{0}, 0};
     memset(out, 0, sizeof *out);
     budget_reset(sb); /* preparing can run VM code too (a module's setup) */
-    int rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, &stmt, &tail);
+    int rc;
+    /* A pooled sandbox keeps the statements of queries that ran to the
+     * end: the same text runs the same program, already through the gate
+     * below (prepared checks only; see stmt_cache). */
+    if (sb->cache && stmt_cache_take(sb->cache, q, qlen, &stmt))
+        goto run;
+    rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, &stmt, &tail);
     if (rc != SQLITE_OK) {
         if (sb->too_many_functions) {
             *v = verdictf(true, VAT_SQL_BUDGET, "the query makes more than %d function calls",
@@ -1544,6 +1556,7 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
         sqlite3_finalize(stmt);
         return -1;
     }
+run:
     out->ncol = (size_t)sqlite3_column_count(stmt);
     size_t bytes = 0;
     budget_reset(sb);
@@ -1562,7 +1575,10 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
         }
     }
     if (rc == SQLITE_DONE) {
-        sqlite3_finalize(stmt);
+        if (sb->cache)
+            stmt_cache_put(sb->cache, q, qlen, stmt);
+        else
+            sqlite3_finalize(stmt);
         return 0;
     }
     switch (rc & 0xff) {
@@ -2181,4 +2197,293 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
                                label);
     }
     return 0;
+}
+
+/* ---- prepared checks: fixtures and gold rows cached (libvat) ------------------ */
+
+/* A task's fixtures held in memory for the life of the prepared check, the
+ * gold (and trap) rows on each computed once, and a pool of sandboxes per
+ * fixture so a check runs only the candidate's query.  A pooled sandbox is
+ * reused only after a query that ran to completion (a failed query closes
+ * it), and every query starts from a fresh per-query state (sandbox_rearm),
+ * so a reused connection is exactly as strict as a fresh one: the fixture
+ * is deserialized read-only, the authorizer and limits stay installed, and
+ * the statement must still be one read-only SELECT. */
+struct sql_pool {
+    pthread_mutex_t lock;
+    struct sandbox **free_sb;
+    size_t n_free, cap;
+};
+
+struct vat_sql_prep {
+    json_t *spec; /* own reference: s points into it */
+    struct sql_spec s;
+    size_t n;
+    struct fixture_img *img;
+    struct sql_rows *gold, *trap; /* trap NULL when no trap was given */
+    struct sql_pool *pool;
+};
+
+/* The statements a pooled sandbox keeps, by exact query text, most
+ * recent first.  A statement is kept only after it ran to SQLITE_DONE
+ * (every gate passed, every budget held) and is reset before it runs
+ * again; the budgets are counted afresh on every run. */
+#define STMT_CACHE_SIZE 8
+struct stmt_cache {
+    struct {
+        char *q;
+        size_t n;
+        sqlite3_stmt *stmt;
+    } e[STMT_CACHE_SIZE];
+    size_t used;
+};
+
+static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt **out)
+{
+    for (size_t i = 0; i < c->used; i++)
+        if (c->e[i].n == n && memcmp(c->e[i].q, q, n) == 0) {
+            *out = c->e[i].stmt;
+            free(c->e[i].q);
+            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
+            c->used--;
+            return true;
+        }
+    return false;
+}
+
+static void stmt_cache_put(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt *stmt)
+{
+    sqlite3_reset(stmt);
+    if (c->used == STMT_CACHE_SIZE) {
+        c->used--;
+        sqlite3_finalize(c->e[c->used].stmt);
+        free(c->e[c->used].q);
+    }
+    memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
+    c->e[0].q = vat_xstrndup(q, n);
+    c->e[0].n = n;
+    c->e[0].stmt = stmt;
+    c->used++;
+}
+
+static void stmt_cache_free(struct stmt_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->used; i++) {
+        sqlite3_finalize(c->e[i].stmt);
+        free(c->e[i].q);
+    }
+    free(c);
+}
+
+/* Resets what one query may have left on a pooled sandbox. */
+static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf)
+{
+    sb->mentions_now = qf->mentions_now;
+    sb->function_calls = 0;
+    sb->too_many_functions = false;
+    sb->denied[0] = 0;
+    sb->denied_2nd[0] = 0;
+    sb->steps = 0;
+    sb->stop = STOP_NONE;
+    sb->progress_calls = 0;
+}
+
+static void sandbox_destroy(struct sandbox *sb)
+{
+    stmt_cache_free(sb->cache); /* its statements go before the connection */
+    sb->cache = NULL;
+    sandbox_close(sb);
+    free(sb);
+}
+
+/* Runs q on fixture i through the pool.  Returns 0, or -1 with *v set. */
+static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const char *q,
+                    size_t qlen, const struct query_facts *qf, struct sql_rows *out,
+                    struct vat_verdict *v)
+{
+    struct sql_pool *pl = &p->pool[i];
+    struct sandbox *sb = NULL;
+    pthread_mutex_lock(&pl->lock);
+    if (pl->n_free)
+        sb = pl->free_sb[--pl->n_free];
+    pthread_mutex_unlock(&pl->lock);
+    memset(out, 0, sizeof *out);
+    if (!sb) {
+        sb = vat_xcalloc(1, sizeof *sb);
+        sb->tables = p->s.tables;
+        sb->step_budget = p->s.step_budget;
+        sb->mentions_now = qf->mentions_now;
+        if (sandbox_open(sb, p->img[i].data, p->img[i].n, RUN_PLAIN, v) != 0) {
+            free(sb);
+            return -1;
+        }
+        sb->cache = vat_xcalloc(1, sizeof *sb->cache);
+        /* The pooled connection is the only user of its private copy:
+         * exclusive locking keeps its page cache across statements
+         * instead of re-reading the image for every read transaction.
+         * Set by us with the authorizer lifted for that one pragma. */
+        sqlite3_set_authorizer(sb->db, NULL, NULL);
+        int prc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
+        if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK ||
+            prc != SQLITE_OK) {
+            *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
+            sandbox_destroy(sb);
+            return -1;
+        }
+    }
+    sandbox_rearm(sb, qf);
+    int rc = sandbox_query(sb, &p->s, label, q, qlen, out, v);
+    if (rc != 0) {
+        sandbox_destroy(sb);
+        return rc;
+    }
+    pthread_mutex_lock(&pl->lock);
+    if (pl->n_free == pl->cap) {
+        pl->cap = pl->cap ? 2 * pl->cap : 4;
+        pl->free_sb = vat_xrealloc(pl->free_sb, pl->cap * sizeof *pl->free_sb);
+    }
+    pl->free_sb[pl->n_free++] = sb;
+    pthread_mutex_unlock(&pl->lock);
+    return 0;
+}
+
+void vat_sql_prep_free(struct vat_sql_prep *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->img[i].data);
+        rows_release(&p->gold[i]);
+        if (p->trap)
+            rows_release(&p->trap[i]);
+        for (size_t k = 0; k < p->pool[i].n_free; k++)
+            sandbox_destroy(p->pool[i].free_sb[k]);
+        free(p->pool[i].free_sb);
+        pthread_mutex_destroy(&p->pool[i].lock);
+    }
+    free(p->img);
+    free(p->gold);
+    free(p->trap);
+    free(p->pool);
+    json_decref(p->spec);
+    free(p);
+}
+
+static void sha256_hex(const unsigned char *d, size_t n, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    EVP_Digest(d, n, md, &ml, EVP_sha256(), NULL);
+    for (unsigned k = 0; k < ml && k < 32; k++)
+        snprintf(out + 2 * k, 3, "%02x", md[k]);
+    out[64] = 0;
+}
+
+struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
+                                     const char *const *sha256, const char *trap,
+                                     size_t trap_len, struct vat_verdict *v)
+{
+    struct vat_sql_prep *p = vat_xcalloc(1, sizeof *p);
+    p->spec = json_incref((json_t *)spec);
+    if (spec_read(p->spec, true, true, &p->s, v) != 0)
+        goto fail;
+    struct query_facts rf, tf;
+    if (!query_gate(p->s.reference, p->s.reference_len, &rf, v)) {
+        struct reason r = {{0}, 0};
+        reason_printf(&r, "the reference query fails the gate (%s): ", v->code);
+        reason_puts(&r, v->reason);
+        *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+        goto fail;
+    }
+    /* A trap that fails the gate cannot be matched by any answer's rows. */
+    bool with_trap = trap && query_gate(trap, trap_len, &tf, v);
+    p->n = p->s.n_fixtures;
+    p->img = vat_xcalloc(p->n, sizeof *p->img);
+    p->gold = vat_xcalloc(p->n, sizeof *p->gold);
+    p->trap = with_trap ? vat_xcalloc(p->n, sizeof *p->trap) : NULL;
+    p->pool = vat_xcalloc(p->n, sizeof *p->pool);
+    for (size_t i = 0; i < p->n; i++)
+        pthread_mutex_init(&p->pool[i].lock, NULL);
+    for (size_t i = 0; i < p->n; i++) {
+        const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
+        if (fixture_load(root, rel, &p->img[i], v) != 0)
+            goto fail;
+        if (sha256) {
+            char hex[65];
+            sha256_hex(p->img[i].data, p->img[i].n, hex);
+            if (!sha256[i] || strcmp(hex, sha256[i]) != 0) {
+                struct reason r = {{0}, 0};
+                reason_puts(&r, "fixture '");
+                reason_text(&r, rel, strlen(rel), 100);
+                reason_puts(&r, sha256[i] ? "' does not match the sha256 the tables record"
+                                          : "' has no sha256 recorded in the tables");
+                *v = reason_verdict(false, 0, VAT_TAMPERED, &r);
+                goto fail;
+            }
+        }
+        char label[32];
+        fixture_label(label, sizeof label, i);
+        if (prep_run(p, i, label, p->s.reference, p->s.reference_len, &rf, &p->gold[i], v) !=
+            0) {
+            struct reason r = {{0}, 0};
+            reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
+            reason_puts(&r, v->reason);
+            *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+            goto fail;
+        }
+        if (p->trap &&
+            prep_run(p, i, label, trap, trap_len, &tf, &p->trap[i], v) != 0) {
+            /* A trap that fails on a fixture matches no answer's rows. */
+            for (size_t k = 0; k < i; k++)
+                rows_release(&p->trap[k]);
+            free(p->trap);
+            p->trap = NULL;
+        }
+    }
+    return p;
+fail:
+    vat_sql_prep_free(p);
+    return NULL;
+}
+
+struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *answer,
+                                          size_t len, bool *is_trap)
+{
+    struct vat_verdict v, tv;
+    bool trap_same = p->trap != NULL, failed = false;
+    if (is_trap)
+        *is_trap = false;
+    if (!answer)
+        return verdictf(false, VAT_PARSE, "no answer given");
+    struct query_facts qf;
+    if (!query_gate(answer, len, &qf, &v))
+        return v;
+    /* The verdict is that of the first fixture where the rows differ, as
+     * in vat_check_sql; the scan goes on past it only while the answer
+     * still gives the trap's rows, to tell whether it is the trap. */
+    for (size_t i = 0; i < p->n && (!failed || trap_same); i++) {
+        char label[32];
+        fixture_label(label, sizeof label, i);
+        struct sql_rows got;
+        struct vat_verdict rv;
+        if (prep_run(p, i, label, answer, len, &qf, &got, &rv) != 0) {
+            if (!failed)
+                v = rv;
+            return v;
+        }
+        if (!failed && !rows_agree(&got, &p->gold[i], p->s.ordered, p->s.rel_tol, p->s.abs_tol,
+                                   label, &v))
+            failed = true;
+        if (trap_same)
+            trap_same = rows_agree(&got, &p->trap[i], p->s.ordered, p->s.rel_tol,
+                                   p->s.abs_tol, label, &tv);
+        rows_release(&got);
+    }
+    if (is_trap)
+        *is_trap = trap_same;
+    if (failed)
+        return v;
+    return vat_verdict_make(true, 1, VAT_OK, "rows match on all %zu fixtures", p->n);
 }

@@ -86,6 +86,8 @@ void vat_buf_release(struct vat_buf *b);
 #define VAT_ABSTAINED "abstained"       /* abstained where an answer exists */
 #define VAT_NOT_ABSTAINED "not_abstained"
 #define VAT_INTERNAL "internal"         /* the task itself is unusable      */
+#define VAT_COMPLETION_TOO_LARGE "completion_too_large" /* over VAT_MAX_COMPLETION_BYTES (extract.h) */
+#define VAT_TAMPERED "tampered"         /* a fixture or verifier whose digest does not match */
 
 struct vat_verdict {
     bool gate_passed;
