@@ -498,6 +498,11 @@ class TestLibrarySearch(unittest.TestCase):
             self.assertEqual(self.found(os.path.join(d, "python"), lib, [header]), lib)
 
     def test_installed_prefix(self):
+        # as `make install` lays it out: PREFIX/share/vat/python/vat, PREFIX/lib
+        with tempfile.TemporaryDirectory() as d:
+            lib = os.path.join(d, "lib", "libvat.so.0")
+            self.assertEqual(self.found(os.path.join(d, "share", "vat", "python"), lib), lib)
+        # a site directory of the same prefix
         with tempfile.TemporaryDirectory() as d:
             lib = os.path.join(d, "lib", "libvat.so.0")
             site = os.path.join(d, "lib", "python3", "dist-packages")
