@@ -260,6 +260,8 @@ class TestCorpus(unittest.TestCase):
         with self.assertRaises(self.vat.UnknownTaskError) as cm:
             self.corpus.score("no_such_template-00000", t["gold"])
         self.assertIsInstance(cm.exception, KeyError)
+        with self.assertRaises(self.vat.UnknownTaskError):
+            self.corpus.score(t["task_id"] + "\ud800", t["gold"])
 
     def test_completion_too_large(self):
         t = TASKS[0]

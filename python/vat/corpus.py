@@ -161,7 +161,7 @@ class Corpus:
 
     def _result(self, h, task_id, completion, mode):
         """Scores one completion; returns a vat_result pointer (caller frees)."""
-        tid = task_id.encode() if type(task_id) is str else _task_bytes(task_id)
+        tid = task_id.encode("utf-8", "replace") if type(task_id) is str else _task_bytes(task_id)
         text = completion.encode("utf-8", "replace") if type(completion) is str else _bytes(completion)
         res = ctypes.c_void_p()
         # err is NULL on the way in (a 512-byte buffer per call costs more
