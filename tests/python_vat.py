@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import types
 import unittest
 
@@ -305,6 +306,35 @@ class TestCorpus(unittest.TestCase):
         self.assertEqual(errors, [])
         for k in range(6):
             self.assertEqual(results[k], expected)
+
+    def test_close_waits_for_calls_in_flight(self):
+        """close() from one thread while four others score on the handle:
+        every batch finished before the close is right, every call after it
+        raises VatError, and nothing touches the freed handle (ASan build)."""
+        c = self.vat.Corpus(ROOT)
+        _, completions, expected = group()
+        ids = [t["task_id"] for t in TASKS for _ in range(N_GENERATIONS)]
+        done, errors, started = [], [], threading.Barrier(5)
+
+        def work():
+            started.wait()
+            try:
+                while True:
+                    done.append(c.rewards(ids, completions))
+            except self.vat.VatError as e:
+                errors.append(str(e))
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for th in threads:
+            th.start()
+        started.wait()
+        while len(done) < 8:
+            time.sleep(0.001)
+        c.close()
+        for th in threads:
+            th.join()
+        self.assertEqual(errors, ["the corpus is closed"] * 4)
+        self.assertTrue(all(d == expected for d in done))
 
     def test_close(self):
         c = self.vat.Corpus(ROOT)
