@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import types
 import unittest
 
@@ -260,6 +261,8 @@ class TestCorpus(unittest.TestCase):
         with self.assertRaises(self.vat.UnknownTaskError) as cm:
             self.corpus.score("no_such_template-00000", t["gold"])
         self.assertIsInstance(cm.exception, KeyError)
+        with self.assertRaises(self.vat.UnknownTaskError):
+            self.corpus.score(t["task_id"] + "\ud800", t["gold"])
 
     def test_completion_too_large(self):
         t = TASKS[0]
@@ -303,6 +306,35 @@ class TestCorpus(unittest.TestCase):
         self.assertEqual(errors, [])
         for k in range(6):
             self.assertEqual(results[k], expected)
+
+    def test_close_waits_for_calls_in_flight(self):
+        """close() from one thread while four others score on the handle:
+        every batch finished before the close is right, every call after it
+        raises VatError, and nothing touches the freed handle (ASan build)."""
+        c = self.vat.Corpus(ROOT)
+        _, completions, expected = group()
+        ids = [t["task_id"] for t in TASKS for _ in range(N_GENERATIONS)]
+        done, errors, started = [], [], threading.Barrier(5)
+
+        def work():
+            started.wait()
+            try:
+                while True:
+                    done.append(c.rewards(ids, completions))
+            except self.vat.VatError as e:
+                errors.append(str(e))
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for th in threads:
+            th.start()
+        started.wait()
+        while len(done) < 8:
+            time.sleep(0.001)
+        c.close()
+        for th in threads:
+            th.join()
+        self.assertEqual(errors, ["the corpus is closed"] * 4)
+        self.assertTrue(all(d == expected for d in done))
 
     def test_close(self):
         c = self.vat.Corpus(ROOT)
@@ -498,6 +530,11 @@ class TestLibrarySearch(unittest.TestCase):
             self.assertEqual(self.found(os.path.join(d, "python"), lib, [header]), lib)
 
     def test_installed_prefix(self):
+        # as `make install` lays it out: PREFIX/share/vat/python/vat, PREFIX/lib
+        with tempfile.TemporaryDirectory() as d:
+            lib = os.path.join(d, "lib", "libvat.so.0")
+            self.assertEqual(self.found(os.path.join(d, "share", "vat", "python"), lib), lib)
+        # a site directory of the same prefix
         with tempfile.TemporaryDirectory() as d:
             lib = os.path.join(d, "lib", "libvat.so.0")
             site = os.path.join(d, "lib", "python3", "dist-packages")

@@ -10,7 +10,8 @@ Search order (the first that exists is loaded; see README.md):
    default build directory ``build/`` (what ``make build`` writes);
 4. the installed location: ``lib/``, ``lib64/`` and ``lib/<multiarch>/``
    under each directory above the package, nearest first (so
-   ``PREFIX/lib/python3/dist-packages/vat`` finds ``PREFIX/lib``), then
+   ``PREFIX/share/vat/python/vat``, where ``make install`` puts the package,
+   finds ``PREFIX/lib``, as does ``PREFIX/lib/python3/dist-packages/vat``), then
    whatever the dynamic loader finds by name (``LD_LIBRARY_PATH``, the
    ldconfig cache).
 

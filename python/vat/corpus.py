@@ -9,6 +9,7 @@ raises VatError instead of touching freed memory.
 import ctypes
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -86,12 +87,14 @@ class Corpus:
         if self._lib.vat_corpus_open(ctypes.byref(handle), os.fsencode(self.root), ctypes.byref(err)) != 0:
             raise VatError(_text(err.message) or f"cannot open corpus {self.root}")
         self._handle = handle
-        # Calls in flight are counted under _lock so that close() can wait
-        # for them (libvat: close must not race with score).
-        self._lock = threading.Lock()
-        self._idle = threading.Condition(self._lock)
-        self._inflight = 0
+        # Calls in flight, one list item each, so that close() can wait for
+        # them (libvat: close must not race with score).  list.append and
+        # list.pop are atomic, so the hot path takes no lock: a call appends
+        # and then checks _closed; close sets _closed and then waits for the
+        # list to empty, so one of the two always sees the other.
+        self._calls = []
         self._closed = False
+        self._close_lock = threading.Lock()
         lib = self._lib
         # The hot path's C functions, looked up once.
         self._c_score = lib.vat_corpus_score
@@ -106,15 +109,15 @@ class Corpus:
 
     def close(self):
         """Frees the corpus once the calls in flight have returned."""
-        idle = getattr(self, "_idle", None)
-        if idle is None:
+        lock = getattr(self, "_close_lock", None)
+        if lock is None:
             return
-        with idle:
+        with lock:
             if self._closed:
                 return
             self._closed = True
-            while self._inflight:
-                idle.wait()
+            while self._calls:
+                time.sleep(0.0005)
             self._lib.vat_corpus_close(self._handle)
             self._handle = None
 
@@ -131,17 +134,14 @@ class Corpus:
             pass
 
     def _acquire(self):
-        with self._lock:
-            if self._closed:
-                raise VatError("the corpus is closed")
-            self._inflight += 1
-            return self._handle
+        self._calls.append(None)
+        if self._closed:
+            self._calls.pop()
+            raise VatError("the corpus is closed")
+        return self._handle
 
     def _release(self):
-        with self._lock:
-            self._inflight -= 1
-            if self._closed and not self._inflight:
-                self._idle.notify_all()
+        self._calls.pop()
 
     # ---- queries ------------------------------------------------------------
 
@@ -161,7 +161,7 @@ class Corpus:
 
     def _result(self, h, task_id, completion, mode):
         """Scores one completion; returns a vat_result pointer (caller frees)."""
-        tid = task_id.encode() if type(task_id) is str else _task_bytes(task_id)
+        tid = task_id.encode("utf-8", "replace") if type(task_id) is str else _task_bytes(task_id)
         text = completion.encode("utf-8", "replace") if type(completion) is str else _bytes(completion)
         res = ctypes.c_void_p()
         # err is NULL on the way in (a 512-byte buffer per call costs more
@@ -185,10 +185,10 @@ class Corpus:
                 task_id if type(task_id) is str else _text(task_id),
                 gate(res) == 1,
                 self._c_value(res),
-                _text(code(res)),
+                (code(res) or b"").decode(),  # codes and rules are ASCII names
                 _text(reason(res)),
                 ctypes.string_at(ptr, n.value).decode("utf-8", "replace") if ptr else "",
-                _text(rule(res)),
+                (rule(res) or b"").decode(),
                 trap(res) == 1,
             )
         finally:
