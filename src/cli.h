@@ -27,6 +27,7 @@ int vat_cmd_audit(int argc, char **argv);
 int vat_cmd_check(int argc, char **argv);
 int vat_cmd_score(int argc, char **argv);
 int vat_cmd_strength(int argc, char **argv);
+int vat_cmd_verify(int argc, char **argv);
 /* Scores every prediction line of in against the corpus at root (split
  * "all", "train" or "test"), writing verdict and summary lines to out.
  * Returns an exit code; msg holds the one-line error for exit 2. */
