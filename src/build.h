@@ -48,8 +48,9 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
 /* vat build holds every task and every table row in memory until the
  * tables are written (streaming them is the scale work to come), so a
  * config whose estimate exceeds this bound is refused up front (exit 2):
- * 4 GiB, about 80,000 tasks of the default templates at their default
- * params (3,000 per template, 51,000 tasks, estimate about 2.6 GiB). */
+ * 4 GiB, about 82,000 tasks spread over the 17 default templates at
+ * their default params (3,000 per template, 51,000 tasks, estimates at
+ * about 2.5 GiB; 100,000 per template at about 83 GiB). */
 #define VAT_BUILD_MEMORY_BOUND ((double)4 * 1024 * 1024 * 1024)
 /* The estimate in bytes: per task, the slot plus twice the table bytes
  * its template writes per task (measured on the default corpus; more for
