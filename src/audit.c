@@ -725,11 +725,21 @@ static void run_ids(struct audit *a, const struct krec *v, size_t n)
     for (int s = 0; s < VAT_N_SPLITS; s++) {
         if (!(seen[s] & (1u << VAT_T_EXPERIENCE)))
             continue;
-        for (int t = 0; t < VAT_N_TABLES; t++)
-            if (!(seen[s] & (1u << t)) && !a->table_missing[t][s])
-                add_finding(a, VAT_AUDIT_TASK_ROWS_MISSING, t, s, v[0].key,
-                            "task '%s' of the %s experience has no row in table '%s'", v[0].key,
-                            vat_split_names[s], vat_table_names[t]);
+        struct vat_buf lacking = VAT_BUF_INIT;
+        int first = -1;
+        for (int t = 0; t < VAT_N_TABLES; t++) {
+            if ((seen[s] & (1u << t)) || a->table_missing[t][s])
+                continue;
+            vat_buf_printf(&lacking, "%s'%s'", lacking.len ? ", " : "", vat_table_names[t]);
+            if (first < 0)
+                first = t;
+        }
+        /* One finding per task and side, naming every table that lacks it. */
+        if (first >= 0)
+            add_finding(a, VAT_AUDIT_TASK_ROWS_MISSING, first, s, v[0].key,
+                        "task '%s' of the %s experience has no row in %s", v[0].key,
+                        vat_split_names[s], lacking.data);
+        vat_buf_release(&lacking);
     }
 
     const struct krec *tr = first_train(v, n), *te = first_test(v, n);

@@ -9,8 +9,9 @@
  *                or out/<table> link stops `vat build` with one line,
  *                nothing outside touched and the link kept;
  *   lock         a second build while one holds the build lock fails with
- *                one line; --only into a root holding other templates'
- *                tasks fails with one line and leaves the corpus as it was;
+ *                one line; a reader's shared lock keeps the swap waiting;
+ *                --only into a root holding other templates' tasks fails
+ *                with one line and leaves the corpus as it was;
  *   swap         a build killed between its two tree exchanges leaves a
  *                journal that the next reading command rolls forward: the
  *                corpus is then wholly the new one, verify and audit clean;
@@ -300,7 +301,7 @@ static void test_second_build_fails_on_lock(void **state)
     struct env *v = *state;
     char *root = build(v, v->a, "c6-lock");
     char *lock = vat_xasprintf("%s/" VAT_STORE_BUILD_LOCK, root);
-    int fd = open(lock, O_RDONLY);
+    int fd = open(lock, O_RDONLY | O_CLOEXEC);
     assert_true(fd >= 0);
     assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0); /* as a running build holds it */
     char *out = NULL;
@@ -337,6 +338,56 @@ static void test_only_refuses_full_root(void **state)
     assert_int_equal(run(NULL, "'%s' build --config '%s' --root '%s' --only " ONLY, bin(), v->b,
                          root),
                      0);
+    free(root);
+}
+
+/* A reader holding .vat-lock shared keeps the swap waiting: while it
+ * reads, the live corpus stays the old one whole. */
+static void test_swap_waits_for_readers(void **state)
+{
+    struct env *v = *state;
+    char *root = build(v, v->a, "c6-readers");
+    char *old = read_rel(root, "out/manifest.json");
+    char *lock = vat_xasprintf("%s/" VAT_STORE_LOCK, root);
+    /* O_CLOEXEC: the shell that starts the build must not inherit (and so
+     * share) our lock. */
+    int fd = open(lock, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_SH), 0);
+    char *rcfile = vat_xasprintf("%s/readers.rc", v->dir);
+    assert_int_equal(run(NULL, "('%s' build --config '%s' --root '%s' --jobs 2 --only " ONLY
+                               " >/dev/null 2>&1; echo $? > '%s') </dev/null >/dev/null 2>&1 &",
+                         bin(), v->b, root, rcfile),
+                     0);
+    /* The build stages everything, manifest last, then waits for us. */
+    char *staged = vat_xasprintf("%s/" VAT_STORE_STAGE "/out/manifest.json", root);
+    for (int i = 0; i < 1200 && access(staged, F_OK) != 0; i++)
+        usleep(50000);
+    assert_int_equal(access(staged, F_OK), 0);
+    usleep(300000);
+    char *now = read_rel(root, "out/manifest.json");
+    assert_string_equal(now, old);
+    free(now);
+    char *j = vat_xasprintf("%s/" VAT_STORE_JOURNAL, root);
+    assert_int_not_equal(access(j, F_OK), 0);
+    close(fd); /* the reader is done: the swap proceeds */
+    char *rc = NULL;
+    for (int i = 0; i < 1200 && !(rc = vat_test_read_file(rcfile, NULL), rc && *rc); i++) {
+        free(rc);
+        rc = NULL;
+        usleep(50000);
+    }
+    assert_non_null(rc);
+    assert_string_equal(rc, "0\n");
+    now = read_rel(root, "out/manifest.json");
+    assert_string_not_equal(now, old);
+    free(now);
+    free(rc);
+    free(j);
+    free(staged);
+    free(rcfile);
+    free(lock);
+    free(old);
     free(root);
 }
 
@@ -508,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_symlinked_tree_stops_build),
         cmocka_unit_test(test_second_build_fails_on_lock),
         cmocka_unit_test(test_only_refuses_full_root),
+        cmocka_unit_test(test_swap_waits_for_readers),
         cmocka_unit_test(test_killed_swap_rolls_forward),
         cmocka_unit_test(test_audit_and_verify_see_mixed_tables),
         cmocka_unit_test(test_memory_bound),
