@@ -257,8 +257,11 @@ static int recover_fd(int rootfd, int own_build, struct vat_err *e)
         rc = -1;
     if (rc == 0) {
         unlinkat(rootfd, VAT_STORE_JOURNAL ".tmp", 0);
-        /* Re-check: a build may have started since pending() looked. */
-        if ((own_build || !build_running(rootfd)) && rm_tree(rootfd, VAT_STORE_STAGE, 0) != 0)
+        /* Re-check: a build may have started since pending() looked.  A
+         * stale stage that cannot be removed (a read-only root) harms no
+         * reader: the live trees are whole; only a build needs it gone. */
+        if ((own_build || !build_running(rootfd)) && rm_tree(rootfd, VAT_STORE_STAGE, 0) != 0 &&
+            own_build)
             rc = vat_err_set(e, "vat: cannot remove the stale stage '%s': %s", VAT_STORE_STAGE,
                              strerror(errno));
     }
@@ -282,6 +285,7 @@ int vat_store_open_read(struct vat_store *s, const char *root, struct vat_err *e
     s->rootfd = open(root && *root ? root : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (s->rootfd < 0)
         return 0; /* the command names the missing corpus itself */
+    int tried_stage = 0;
     for (int tries = 0; tries < 8; tries++) {
         s->lockfd = open_lock(s->rootfd, VAT_STORE_LOCK, 0);
         if (s->lockfd >= 0 && flock(s->lockfd, LOCK_SH) != 0) {
@@ -289,8 +293,12 @@ int vat_store_open_read(struct vat_store *s, const char *root, struct vat_err *e
             s->lockfd = -1;
         }
         int has_j, has_s;
-        if (!pending(s->rootfd, &has_j, &has_s) || (!has_j && build_running(s->rootfd)))
+        /* Only a journal makes the live trees a mix; a stage alone is a
+         * running build's, or litter that one attempt tries to remove. */
+        if (!pending(s->rootfd, &has_j, &has_s) ||
+            (!has_j && (tried_stage || build_running(s->rootfd))))
             return 0;
+        tried_stage = 1;
         if (s->lockfd >= 0) {
             close(s->lockfd);
             s->lockfd = -1;
