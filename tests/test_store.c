@@ -18,6 +18,8 @@
  *   audit        tables of two builds side by side (an experience task the
  *                verifiers table lacks) are a finding, and verify names the
  *                changed table file;
+ *   verify       a loosened verifiers row (the trap now scores 1) is a
+ *                mismatch beside the changed file;
  *   memory       all 17 templates at count 100000 are refused up front
  *                (exit 2, one line, nothing created); the default corpus and
  *                3,000 per template are under the bound. */
@@ -459,6 +461,31 @@ static void test_audit_and_verify_see_mixed_tables(void **state)
     free(small);
 }
 
+/* A verifiers row loosened to accept anything (rel_tol 1e308): the trap
+ * now scores 1, which verify reports beside the changed table file. */
+static void test_verify_rechecks_verifiers(void **state)
+{
+    struct env *v = *state;
+    char *root = build(v, v->a, "verify-recheck");
+    char *out = NULL;
+    assert_int_equal(run(&out, "'%s' verify --root '%s'", bin(), root), 0);
+    assert_non_null(strstr(out, "verify: clean"));
+    free(out);
+    for (int s = 0; s < 2; s++)
+        assert_int_equal(run(NULL, "sed -i 's/\\(\"template\":\"grouped_sum\".*\\)"
+                                   "\"rel_tol\":1e-09/\\1\"rel_tol\":1e308/' "
+                                   "'%s/out/verifiers/%s.jsonl'",
+                             root, s ? "test" : "train"),
+                         0);
+    assert_int_equal(run(&out, "'%s' verify --root '%s'", bin(), root), 1);
+    assert_non_null(strstr(out, "changed file 'out/verifiers/"));
+    assert_non_null(strstr(out, "the trap answer scores 1"));
+    free(out);
+    assert_int_equal(run(&out, "'%s' verify --root '%s' --bogus", bin(), root), 2);
+    free(out);
+    free(root);
+}
+
 /* ---- class 10: the memory bound ----------------------------------------------------- */
 
 static char *all_counts(long count)
@@ -562,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_swap_waits_for_readers),
         cmocka_unit_test(test_killed_swap_rolls_forward),
         cmocka_unit_test(test_audit_and_verify_see_mixed_tables),
+        cmocka_unit_test(test_verify_rechecks_verifiers),
         cmocka_unit_test(test_memory_bound),
         cmocka_unit_test(test_manifest_lists_every_file),
     };
