@@ -19,6 +19,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "manifest.h"
@@ -361,7 +362,14 @@ int vat_store_begin_build(struct vat_store *s, const char *root, struct vat_err 
     }
     /* Fail, not wait: a second build of the same root is a mistake the
      * user should hear about now, not after the first one's minutes. */
-    if (flock(s->buildfd, LOCK_EX | LOCK_NB) != 0) {
+    /* A reader probing whether a build runs (build_running) holds the
+     * lock for an instant: a few short retries tell that from a build. */
+    int locked = 0;
+    for (int i = 0; i < 20 && !(locked = flock(s->buildfd, LOCK_EX | LOCK_NB) == 0); i++) {
+        struct timespec ms10 = {0, 10 * 1000 * 1000};
+        nanosleep(&ms10, NULL);
+    }
+    if (!locked) {
         vat_err_set(e, "vat: another vat build is running in '%s' (it holds %s)", r,
                     VAT_STORE_BUILD_LOCK);
         goto fail;
