@@ -3,10 +3,12 @@
 #include "vat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "template.h"
 
@@ -293,23 +295,192 @@ bool vat_path_is_safe(const char *rel)
     return true;
 }
 
-int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e)
+/* ---- containment ---------------------------------------------------------- */
+
+int vat_root_open(const char *root, struct vat_err *e)
 {
-    char *full = vat_path_join(root, rel);
-    size_t start = root && *root ? strlen(root) : 0;
-    for (char *p = full + start + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(full, 0777) != 0 && errno != EEXIST) {
+    const char *r = root && *root ? root : ".";
+    int fd = open(r, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        vat_err_set(e, "vat: cannot open the root '%s': %s", r, strerror(err));
+        errno = err;
+    }
+    return fd;
+}
+
+/* Why opening component [0, n) of rel beneath dirfd failed: a symbolic
+ * link is named as such, anything else by its errno. */
+static int beneath_fail(int dirfd, const char *comp, const char *rel, size_t n, int err,
+                        struct vat_err *e)
+{
+    struct stat st;
+    if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+        vat_err_set(e, "vat: '%.*s' is a symbolic link; vat follows none below the root",
+                    (int)n, rel);
+        err = ELOOP;
+    } else {
+        vat_err_set(e, "vat: cannot open '%.*s': %s", (int)n, rel, strerror(err));
+    }
+    errno = err;
+    return -1;
+}
+
+/* Opens every component of rel but the last as a directory beneath dirfd
+ * (creating them when mkdirs); returns the last directory's descriptor
+ * (dirfd itself duplicated when rel has one component) and sets *last. */
+static int beneath_parent(int dirfd, const char *rel, bool mkdirs, const char **last,
+                          struct vat_err *e)
+{
+    if (!vat_path_is_safe(rel)) {
+        vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+        errno = EINVAL;
+        return -1;
+    }
+    int cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (cur < 0)
+        return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
+    const char *p = rel;
+    for (const char *slash; (slash = strchr(p, '/')) != NULL; p = slash + 1) {
+        char comp[256];
+        size_t n = (size_t)(slash - p);
+        if (n >= sizeof comp) {
+            close(cur);
+            errno = ENAMETOOLONG;
+            return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
+        }
+        memcpy(comp, p, n);
+        comp[n] = 0;
+        if (mkdirs && mkdirat(cur, comp, 0777) != 0 && errno != EEXIST) {
             int err = errno;
-            vat_err_set(e, "vat: cannot create directory '%s': %s", full, strerror(err));
-            free(full);
+            vat_err_set(e, "vat: cannot create directory '%.*s': %s", (int)(slash - rel), rel,
+                        strerror(err));
+            close(cur);
+            errno = err;
             return -1;
         }
-        *p = '/';
+        int next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0) {
+            beneath_fail(cur, comp, rel, (size_t)(slash - rel), errno, e);
+            int err = errno;
+            close(cur);
+            errno = err;
+            return -1;
+        }
+        close(cur);
+        cur = next;
     }
-    free(full);
+    *last = p;
+    return cur;
+}
+
+int vat_openat_beneath(int dirfd, const char *rel, int flags, struct vat_err *e)
+{
+    const char *last;
+    int dir = beneath_parent(dirfd, rel, false, &last, e);
+    if (dir < 0)
+        return -1;
+    bool reading = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_CREAT));
+    /* O_NONBLOCK while opening: a FIFO planted there must not block. */
+    int fd = openat(dir, last, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | (reading ? O_NONBLOCK : 0),
+                    0666);
+    if (fd < 0) {
+        beneath_fail(dir, last, rel, strlen(rel), errno, e);
+        int err = errno;
+        close(dir);
+        errno = err;
+        return -1;
+    }
+    close(dir);
+    if (reading && !(flags & O_NONBLOCK))
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_err *e)
+{
+    int rfd = vat_root_open(root, e);
+    if (rfd < 0)
+        return -1;
+    int fd = vat_openat_beneath(rfd, rel, flags, e);
+    int err = errno;
+    close(rfd);
+    errno = err;
+    return fd;
+}
+
+FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e)
+{
+    int fd = vat_open_beneath(root, rel, O_RDONLY, e);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        vat_err_set(e, "vat: cannot read '%s': not a regular file", rel);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int err = errno;
+        close(fd);
+        vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(err));
+        errno = err;
+    }
+    return f;
+}
+
+int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **out, size_t *len,
+                          struct vat_err *e)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = vat_open_beneath(root, rel, O_RDONLY, e);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return vat_err_set(e, "vat: cannot read '%s': not a regular file", rel);
+    }
+    if ((uintmax_t)st.st_size > cap) {
+        close(fd);
+        return vat_err_set(e, "vat: cannot read '%s': larger than %zu bytes", rel, cap);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    char *buf = vat_xmalloc(n + 1);
+    while (got < n) {
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int err = k < 0 ? errno : EIO;
+            close(fd);
+            free(buf);
+            return vat_err_set(e, "vat: cannot read '%s': %s", rel,
+                               k < 0 ? strerror(err) : "the file shrank while read");
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    buf[n] = 0;
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e)
+{
+    int rfd = vat_root_open(root, e);
+    if (rfd < 0)
+        return -1;
+    const char *last;
+    int dir = beneath_parent(rfd, rel, true, &last, e);
+    close(rfd);
+    if (dir < 0)
+        return -1;
+    close(dir);
     return 0;
 }
 
@@ -348,25 +519,51 @@ const char *vat_task_str(const struct vat_task *t, const char *name)
 int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
                           struct vat_err *e)
 {
-    if (vat_mkdirs_for(root, rel, e) != 0)
+    int rfd = vat_root_open(root, e);
+    if (rfd < 0)
         return -1;
-    char *path = vat_path_join(root, rel);
-    char *tmp = vat_xasprintf("%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
+    const char *last;
+    int dir = beneath_parent(rfd, rel, true, &last, e);
+    close(rfd);
+    if (dir < 0)
+        return -1;
     int rc = 0;
-    if (!f) {
-        rc = vat_err_set(e, "vat: cannot write '%s': %s", tmp, strerror(errno));
+    struct stat st;
+    if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+        rc = vat_err_set(e, "vat: '%s' is %s; refusing to replace it", rel,
+                         S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+        close(dir);
+        return rc;
+    }
+    char *tmp = vat_xasprintf("%s.tmp", last);
+    /* A stale temporary of ours (a regular file) goes; anything else there
+     * is reported, never opened. */
+    if (fstatat(dir, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+        unlinkat(dir, tmp, 0);
+    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0) {
+        rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(errno));
     } else {
-        if (len && fwrite(data, 1, len, f) != len)
-            rc = vat_err_set(e, "vat: cannot write '%s': %s", tmp, strerror(errno));
-        if (fclose(f) != 0 && rc == 0)
-            rc = vat_err_set(e, "vat: cannot write '%s': %s", tmp, strerror(errno));
-        if (rc == 0 && rename(tmp, path) != 0)
-            rc = vat_err_set(e, "vat: cannot rename '%s': %s", tmp, strerror(errno));
+        size_t put = 0;
+        while (put < len) {
+            ssize_t k = write(fd, data + put, len - put);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel,
+                                 k < 0 ? strerror(errno) : "short write");
+                break;
+            }
+            put += (size_t)k;
+        }
+        if (close(fd) != 0 && rc == 0)
+            rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(errno));
+        if (rc == 0 && renameat(dir, tmp, dir, last) != 0)
+            rc = vat_err_set(e, "vat: cannot rename '%s.tmp': %s", rel, strerror(errno));
         if (rc != 0)
-            remove(tmp);
+            unlinkat(dir, tmp, 0);
     }
     free(tmp);
-    free(path);
+    close(dir);
     return rc;
 }

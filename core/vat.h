@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -168,12 +169,46 @@ char *vat_path_join(const char *root, const char *rel);
 /* Returns true if rel is a safe corpus-relative path: not absolute, no "..",
  * no empty or "." components, no backslashes or control bytes. */
 bool vat_path_is_safe(const char *rel);
-/* Creates the parent directories of root/rel; returns 0 or -1 with e set. */
+/* Creates the parent directories of root/rel beneath root, following no
+ * symbolic link (a planted one is reported); 0 or -1 with e set. */
 int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e);
 
-/* Writes len bytes to root/rel through rel.tmp and rename(), creating
- * parent directories.  0, or -1 with e set. */
+/* Writes len bytes to root/rel: a new file rel.tmp (O_EXCL, so an
+ * existing file, or a hard link to one outside the root, is never opened
+ * for writing) renamed over rel, creating parent directories, all
+ * resolved beneath root with no symbolic link followed.  A symbolic link
+ * or directory at rel is reported, never replaced.  0, or -1 with e set. */
 int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
+                          struct vat_err *e);
+
+/* ---- containment: every path below a corpus root ------------------------- *
+ * The root itself is the user's choice and is opened as given; below it
+ * every component is opened from the directory handle of the one before
+ * (openat with O_NOFOLLOW, O_DIRECTORY for folders), so no symbolic link
+ * anywhere under the root is followed and ".." never appears (rel must
+ * pass vat_path_is_safe). */
+
+/* Opens the root directory (root "" is the current directory); returns a
+ * descriptor or -1 with e set. */
+int vat_root_open(const char *root, struct vat_err *e);
+/* Opens rel beneath the directory dirfd.  flags are open(2) flags (O_RDONLY,
+ * O_DIRECTORY, O_WRONLY|O_CREAT|O_EXCL, ...); O_NOFOLLOW, O_CLOEXEC and
+ * O_NOCTTY are added.  A plain read-only open never blocks on a FIFO (it
+ * is opened O_NONBLOCK, cleared afterwards unless flags ask for it); the
+ * caller checks the file type with fstat.  Returns a
+ * descriptor, or -1 with errno set (ELOOP for a symbolic link on the way)
+ * and e set (e may be NULL) naming the component that failed. */
+int vat_openat_beneath(int dirfd, const char *rel, int flags, struct vat_err *e);
+/* The same from a root path: vat_root_open then vat_openat_beneath. */
+int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_err *e);
+/* Opens root/rel for reading as a stdio stream: beneath root, a regular
+ * file only (a FIFO or device is refused without blocking).  NULL with
+ * errno and e set (e may be NULL). */
+FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e);
+/* Reads root/rel (a regular file, opened beneath root) whole into a new
+ * NUL-terminated buffer; a file larger than cap bytes is refused.  0, or
+ * -1 with e set. */
+int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **out, size_t *len,
                           struct vat_err *e);
 
 /* Resolved template params from seeds.toml (aborts on a missing name: the

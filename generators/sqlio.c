@@ -300,16 +300,34 @@ int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct v
     *db = NULL;
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
-    char *path = vat_path_join(root, rel);
-    int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL);
-    free(path);
+    /* Read beneath root (no symbolic link followed) and handed to SQLite
+     * as a read-only image: SQLite never opens the path itself. */
+    char *data = NULL;
+    size_t len = 0;
+    if (vat_read_file_beneath(root, rel, (size_t)1 << 30, &data, &len, e) != 0)
+        return -1;
+    unsigned char *img = sqlite3_malloc64(len ? len : 1);
+    if (!img) {
+        free(data);
+        return vat_err_set(e, "vat: cannot open '%s': out of memory", rel);
+    }
+    memcpy(img, data, len);
+    free(data);
+    int rc = sqlite3_open_v2(":memory:", db, SQLITE_OPEN_READWRITE, NULL);
     if (rc != SQLITE_OK) {
+        sqlite3_free(img);
         vat_err_set(e, "vat: cannot open '%s': %s", rel,
                     *db ? sqlite3_errmsg(*db) : "out of memory");
         goto fail;
     }
-    /* Opening is lazy: read the schema now so that a file that is not a
-     * database fails here, where the path is known, not at first query. */
+    rc = sqlite3_deserialize(*db, "main", img, (sqlite3_int64)len, (sqlite3_int64)len,
+                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+    if (rc != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot open '%s': %s", rel, sqlite3_errmsg(*db));
+        goto fail;
+    }
+    /* Read the schema now so that a file that is not a database fails
+     * here, where the path is known, not at first query. */
     if (sqlite3_exec(*db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
         vat_err_set(e, "vat: cannot open '%s': %s", rel, sqlite3_errmsg(*db));
         goto fail;

@@ -44,13 +44,9 @@ char *vat_malformed_for(const struct vat_task *t)
 static int file_sha256(const char *root, const char *rel, char out[65], long *bytes,
                        struct vat_err *e)
 {
-    char *path = vat_path_join(root, rel);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        vat_err_set(e, "vat: cannot open '%s'", path);
-        free(path);
+    FILE *f = vat_fopen_beneath(root, rel, e);
+    if (!f)
         return -1;
-    }
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
     unsigned char buf[65536];
@@ -69,7 +65,6 @@ static int file_sha256(const char *root, const char *rel, char out[65], long *by
         snprintf(out + 2 * i, 3, "%02x", d[i]);
     if (bytes)
         *bytes = total;
-    free(path);
     return 0;
 }
 

@@ -108,9 +108,7 @@ static int read_tables(struct facts *f, const char *root, struct vat_err *e)
         for (int s = 0; s < VAT_N_SPLITS; s++) {
             char rel[128];
             snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
-            char *path = vat_path_join(root, rel);
-            FILE *fp = fopen(path, "rb");
-            free(path);
+            FILE *fp = vat_fopen_beneath(root, rel, NULL);
             if (!fp)
                 return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
             char *line = NULL;

@@ -32,6 +32,7 @@ int vat_cmd_score(int argc, char **argv);
 int vat_cmd_strength(int argc, char **argv);
 /* Parses "raw" / "auto" into *mode; 0 or -1. */
 int vat_cli_extract_mode(const char *s, vat_extract_mode *mode);
+int vat_cmd_verify(int argc, char **argv);
 /* Scores every prediction line of in against the corpus at root (split
  * "all", "train" or "test"), writing verdict and summary lines to out.
  * Returns an exit code; msg holds the one-line error for exit 2, and for

@@ -154,8 +154,8 @@ static json_t *read_table(const char *root, const char *table, struct vat_err *e
     for (size_t k = 0; k < 2; k++) {
         char *rel = vat_xasprintf("out/%s/%s.jsonl", table, splits[k]);
         char *path = vat_path_join(root, rel);
+        FILE *f = vat_fopen_beneath(root, rel, NULL);
         free(rel);
-        FILE *f = fopen(path, "rb");
         if (!f) {
             if (errno != ENOENT) {
                 vat_err_set(e, "vat: cannot open '%s': %s", path, strerror(errno));

@@ -490,9 +490,11 @@ static void test_copied_row(void **state)
               true);
     /* The same fixture files are now listed on both sides, so they are
      * also (trivially) near-duplicates of themselves. */
-    leak_audit(&l, 5, VAT_AUDIT_TASK_ID, VAT_AUDIT_FIXTURE_DIGEST, VAT_AUDIT_PROMPT,
-               VAT_AUDIT_GOLD_PROGRAM, VAT_AUDIT_NEAR_DUPLICATE);
+    leak_audit(&l, 6, VAT_AUDIT_TASK_ID, VAT_AUDIT_FIXTURE_DIGEST, VAT_AUDIT_PROMPT,
+               VAT_AUDIT_GOLD_PROGRAM, VAT_AUDIT_NEAR_DUPLICATE, VAT_AUDIT_TASK_ROWS_MISSING);
     assert_int_equal(l.r.count[VAT_AUDIT_TASK_ID], 1);
+    /* The copy has no rows in the test side's six other tables. */
+    assert_int_equal(l.r.count[VAT_AUDIT_TASK_ROWS_MISSING], 1);
     /* The copy has variants: the held-out lines file crosses too. */
     assert_int_equal(l.r.count[VAT_AUDIT_FIXTURE_DIGEST], 2);
     leak_end(&l);
@@ -832,8 +834,10 @@ static void test_missing_ids(void **state)
     json_t *ro = load_rows(l.root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST);
     json_object_del(json_array_get(ro, 1), "rollout_id");
     store_rows(l.root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST, ro);
-    leak_audit(&l, 1, VAT_AUDIT_MISSING_ID);
+    /* The sft row without its task_id leaves that task without one. */
+    leak_audit(&l, 2, VAT_AUDIT_MISSING_ID, VAT_AUDIT_TASK_ROWS_MISSING);
     assert_int_equal(l.r.count[VAT_AUDIT_MISSING_ID], 2);
+    assert_int_equal(l.r.count[VAT_AUDIT_TASK_ROWS_MISSING], 1);
     leak_end(&l);
 }
 

@@ -1655,11 +1655,10 @@ static int fixture_load(const char *root, const char *rel, struct fixture_img *i
     img->n = 0;
     if (!rel || !vat_path_is_safe(rel))
         return spec_unsafe_path(v, rel ? rel : "");
-    char *path = vat_path_join(root, rel);
-    /* O_NONBLOCK: a FIFO placed there must not hang the checker. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    /* Beneath root, no symbolic link followed; O_NONBLOCK: a FIFO placed
+     * there must not hang the checker. */
+    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, NULL);
     int open_errno = errno;
-    free(path);
     if (fd < 0)
         return fixture_fail(v, rel, "cannot be opened", strerror(open_errno));
     struct stat st;
