@@ -70,7 +70,9 @@ static int cmd_build(int argc, char **argv)
         .progress = isatty(fileno(stderr)) ? stderr : NULL,
         .summary = stdout,
     };
-    struct vat_build_stats st;
+    /* Zeroed: vat_build can fail before it fills st (an unknown --only
+     * name, an unusable root), and st.per is freed below either way. */
+    struct vat_build_stats st = {0};
     int rc = vat_build(&c, &o, &st, &e);
     if (rc >= 0 && vat_card_write(&c, &o, &st, &e) != 0)
         rc = -1;

@@ -86,6 +86,10 @@ void vat_buf_release(struct vat_buf *b);
 #define VAT_ABSTAINED "abstained"       /* abstained where an answer exists */
 #define VAT_NOT_ABSTAINED "not_abstained"
 #define VAT_INTERNAL "internal"         /* the task itself is unusable      */
+/* A last-resort net of the checker (CPU time, the process-wide SQLite
+ * heap) stopped it: the checker, not the answer, hit a limit.  Scores 0;
+ * fatal during build admission and strength (docs/limits.md). */
+#define VAT_CHECKER_LIMIT "checker_limit"
 
 struct vat_verdict {
     bool gate_passed;
