@@ -187,10 +187,19 @@ static void utf8_sanitise(char *s)
     }
 }
 
+static _Thread_local unsigned long checker_limit_hits;
+
+unsigned long vat_checker_limit_hits(void)
+{
+    return checker_limit_hits;
+}
+
 struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *code,
                                     const char *fmt, ...)
 {
     struct vat_verdict v;
+    if (code && strcmp(code, VAT_CHECKER_LIMIT) == 0)
+        checker_limit_hits++;
     v.gate_passed = gate_passed;
     v.score = score;
     v.code = code;

@@ -102,6 +102,11 @@ struct vat_verdict {
 struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *code,
                                     const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* How many checker_limit verdicts this thread has made so far: admission
+ * and strength compare it before and after a task, so a last-resort net hit
+ * anywhere inside (a generator's own reference run included) is fatal
+ * rather than a silent rejection. */
+unsigned long vat_checker_limit_hits(void);
 
 /* ---- tasks -------------------------------------------------------------- */
 
