@@ -167,8 +167,10 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
-/* Reasons reach JSON output: keep them valid UTF-8 even when truncation
- * cut a character or an answer's bytes slipped in ('?' replaces them). */
+/* Reasons reach JSON output and one-line reports: keep them valid UTF-8
+ * without control bytes even when truncation cut a character or an
+ * answer's bytes slipped in ('?' replaces them; a group name holding a
+ * newline once put it in a regex reason, found by fuzz/fuzz_regex.c). */
 static void utf8_sanitise(char *s)
 {
     unsigned char *p = (unsigned char *)s;
@@ -182,6 +184,8 @@ static void utf8_sanitise(char *s)
             }
             p[i] = '?';
             k = 1;
+        } else if (k == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
+            p[i] = '?';
         }
         i += k;
     }

@@ -609,6 +609,27 @@ static void test_whole_scan_budget(void **state)
     json_decref(spec);
 }
 
+
+/* Found by fuzz/fuzz_regex.c: a group name or other quoted piece of the
+ * pattern with a control byte put it into the reason verbatim (a newline
+ * broke one-line reports).  Reasons hold no control bytes. */
+static void test_reason_has_no_control_bytes(void **state)
+{
+    (void)state;
+    json_t *spec = trivial_spec();
+    static const char *const pats[] = {"(?(?:\x10[1)", "(?P<a\nb>x)", "(?P<\x1b[31m>x)",
+                                       "(?P=\x7f)", "x{\n}\x01("};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        struct vat_verdict v = check(spec, pats[i]);
+        assert_false(v.gate_passed);
+        for (const char *c = v.reason; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                fail_msg("pattern %zu: reason '%s' holds byte 0x%02x", i, v.reason,
+                         (unsigned char)*c);
+    }
+    json_decref(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_bad_specs_are_internal),
         cmocka_unit_test(test_catastrophic_backtracking_is_bounded),
         cmocka_unit_test(test_whole_scan_budget),
+        cmocka_unit_test(test_reason_has_no_control_bytes),
         cmocka_unit_test(test_match_count_and_subject_caps),
         cmocka_unit_test(test_long_subjects_use_the_jit_path_correctly),
         cmocka_unit_test(test_gold_and_harmless_variants_score_one),
