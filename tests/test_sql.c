@@ -896,6 +896,14 @@ static void test_unbounded_builtins(void **state)
         "SELECT length(json_group_array(printf('%09000d', n))), 1 FROM r",
         "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
         "SELECT length(json_group_object(n, printf('%09000d', n))), 1 FROM r",
+        /* Linear work on the longest values, row after row: what SQLite
+         * allocates is charged to the step budget. */
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(length(upper(printf('%09000d', n)))), 1 FROM r",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(json_array_length('[' || printf('%.*c', 9000, ' ') || n || ']')), 1 FROM r",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(length(hex(zeroblob(4900 + n % 7)))), 1 FROM r",
         /* Quadratic built-ins charge the step budget. */
         "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
         "SELECT sum(printf('%.*c', 9999, 'a') LIKE '%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%b'), 1 FROM r",

@@ -18,17 +18,25 @@
  *    'now' and date() with no argument read as NULL, whatever the text).
  *  - Memory: SQLite has no per-connection cap, and sqlite3_hard_heap_limit64
  *    is process-wide (one answer would fail another thread's check), so
- *    memory is bounded by construction: values and rows by
+ *    vat gives SQLite a counting allocator (see "counted memory"): what a
+ *    query holds while it prepares and runs, and what preparing requests in
+ *    all, are capped per thread, in bytes SQLite asks for, the same on
+ *    every machine and build.  Values and rows are also capped by
  *    SQLITE_LIMIT_LENGTH, sorters and ephemeral tables by their page caches
- *    (their spill is refused), results by max_rows and max_bytes.
+ *    (their spill is refused), results by max_rows and max_bytes.  The
+ *    optimisations that copy expressions (flattener, push-down, constant
+ *    propagation) are off, so preparing does not multiply them.
  *  - Time: the VM-step budget is the deterministic limit.  SQLite checks it
  *    only at loop jumps, so the cost of one step is bounded too: LENGTH is
- *    small enough that the quadratic built-ins (replace, instr, LIKE) stay
- *    in milliseconds, trim/ltrim/rtrim with a character set are replaced by
- *    an equivalent that is linear in the input, and the number of function
- *    calls per statement is capped.  A ceiling on the thread's CPU time,
- *    far above what the step budget allows, is a last net only: CPU time
- *    rather than wall time, so a loaded machine does not trip it.
+ *    small, printf/format refuse widths and precisions past it (their one
+ *    call once looped 2^31 times), instr, replace, LIKE and GLOB charge the
+ *    step budget by the product of their lengths, trim/ltrim/rtrim with a
+ *    character set are replaced by an equivalent that is linear in the
+ *    input, and the number of function calls per statement is capped.  A
+ *    ceiling on the thread's CPU time, far above what the counted budgets
+ *    allow, is a last net only (verdict checker_limit): CPU time rather
+ *    than wall time, so a loaded machine does not trip it.
+ *  Every limit and its verdict code: docs/limits.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1032,6 +1040,10 @@ static void mem_count_stop(void)
  *  - instr, replace, like and glob charge the step budget one VM step per
  *    SQL_CHARGE_BYTES of the product of their lengths. */
 #define SQL_CHARGE_BYTES 64
+/* Work that makes or parses big values (printf, upper, hex, json, …) runs
+ * inside one VM step; what it allocates is counted, so running charges
+ * one VM step per this many bytes SQLite requests. */
+#define SQL_ALLOC_BYTES_PER_STEP 32
 #define SQL_AUX_MAX_ARGS 16
 
 enum aux_fn { AUX_PRINTF, AUX_INSTR, AUX_REPLACE, AUX_LIKE, AUX_GLOB, AUX_N };
@@ -1282,6 +1294,7 @@ struct sandbox {
     char denied_2nd[160]; /* one SQLite takes on the query's behalf (a module's
                            * schema update), reported only when alone */
     long long steps, step_budget;
+    long long alloc_charged; /* bytes requested already charged as steps */
     struct timespec cpu_deadline; /* of this thread's CPU clock */
     unsigned progress_calls;
     enum stop_why stop;
@@ -1543,7 +1556,9 @@ static int sandbox_authorize(void *arg, int action, const char *a3, const char *
 static int sandbox_progress(void *arg)
 {
     struct sandbox *sb = arg;
-    sb->steps += SQL_PROGRESS_OPS;
+    long long fresh = (long long)mem_tls.total - sb->alloc_charged;
+    sb->alloc_charged += fresh - fresh % SQL_ALLOC_BYTES_PER_STEP;
+    sb->steps += SQL_PROGRESS_OPS + fresh / SQL_ALLOC_BYTES_PER_STEP;
     if (sb->steps > sb->step_budget) {
         sb->stop = STOP_STEPS;
         return 1;
@@ -1846,6 +1861,7 @@ static size_t rows_take(struct sql_rows *r, sqlite3_stmt *stmt)
 static void budget_reset(struct sandbox *sb)
 {
     sb->steps = 0;
+    sb->alloc_charged = 0;
     sb->stop = STOP_NONE;
     sb->progress_calls = 0;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &sb->cpu_deadline);
