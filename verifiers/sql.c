@@ -885,10 +885,10 @@ static void sandbox_vfs_init(void)
  * the SQLite version.  This is what bounds preparing (the query
  * flattener, alias and push-down copies of expressions can grow a short
  * query exponentially before a single VM step runs). */
-#define SQL_MAX_QUERY_HEAP ((sqlite3_int64)64 << 20)
+#define SQL_MAX_QUERY_HEAP ((sqlite3_int64)32 << 20)
 /* Bytes requested in all while preparing one query (allocations freed
  * again count too): the work of preparing, counted. */
-#define SQL_MAX_PREPARE_ALLOC ((sqlite3_int64)256 << 20)
+#define SQL_MAX_PREPARE_ALLOC ((sqlite3_int64)128 << 20)
 /* When the counting allocator could not be installed (a host process
  * started SQLite before loading vat), this process-wide net takes its
  * place; a query that hits it gets checker_limit, not a verdict. */
