@@ -968,6 +968,59 @@ static void test_costly_answer_counted(void **state)
                    VAT_OK);
 }
 
+/* The printf/format wrapper gives SQLite's own result for every call it
+ * lets through, widths and precisions read exactly as SQLite reads them
+ * ('*' arguments cut to int, digits wrapping), compared here with a plain
+ * SQLite connection. */
+static void test_printf_matches_sqlite(void **state)
+{
+    (void)state;
+    static const char *const calls[] = {
+        "printf('%*d', 4294967301, 7)", "printf('%.*f', -3, 3.14159)",
+        "printf('%*d', -5, 42)", "printf('%5.2f|%-8s|%08.3f', 2.5, 'ab', -1.25)",
+        "printf('%,d %!.3g %q %Q %Q %w', 1234567, 0.1, 'it''s', NULL, 'x', 'a\"b')",
+        "printf('%c|%.3c|%5c|%-5c|', 'xyz', 'ab', 'q', 'r')", "printf('%x %X %#o %#x', 255, 255, 8, 16)",
+        "printf('%e %E %g %G', 1e100, 2.5e-7, 123456789.0, 0.000012345)",
+        "printf('%z %s %.2s', 'a', 'bcd', 'efg')", "printf('100%% %')", "printf('%l')",
+        "printf('%lld %ld', 9223372036854775807, -1)", "printf('%5')", "format('%d %d %d', 1)",
+        "printf('%.*c', 9999, 'z')", "printf('%9999d', 1)", "printf('%.4294967299c', 'w')",
+        "printf('%4294967301d', 3)", "printf('%p %n %i %u', 16, 5, -5)",
+        "printf('%.*s', 3, 'abcdef')", "printf(x'2573', x'41')", "printf(12, 3)",
+    };
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 10000);
+    json_t *spec = make_spec(GOLD, false);
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        char *q = vat_xasprintf("SELECT %s", calls[i]);
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+        int rc = sqlite3_step(st);
+        struct vat_verdict v;
+        json_t *rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+        if (rc != SQLITE_ROW) {
+            if (rows)
+                fail_msg("%s: SQLite fails (%s), the sandbox gives a row", calls[i],
+                         sqlite3_errmsg(db));
+        } else {
+            if (!rows)
+                fail_msg("%s: SQLite gives a row, the sandbox %s: %s", calls[i], v.code,
+                         v.reason);
+            const json_t *got = json_array_get(json_array_get(rows, 0), 0);
+            const char *want = (const char *)sqlite3_column_text(st, 0);
+            if (!want ? !json_is_null(got)
+                      : (!json_is_string(got) || strcmp(json_string_value(got), want) != 0))
+                fail_msg("%s: SQLite gives '%.60s', the sandbox '%.60s'", calls[i],
+                         want ? want : "NULL", json_string_value(got));
+        }
+        json_decref(rows);
+        sqlite3_finalize(st);
+        free(q);
+    }
+    json_decref(spec);
+    sqlite3_close(db);
+}
+
 static void test_checker_version(void **state)
 {
     (void)state;
@@ -1177,6 +1230,7 @@ int main(void)
         cmocka_unit_test(test_prepare_growth_bounded),
         cmocka_unit_test(test_unbounded_builtins),
         cmocka_unit_test(test_costly_answer_counted),
+        cmocka_unit_test(test_printf_matches_sqlite),
         cmocka_unit_test(test_checker_version),
         cmocka_unit_test(test_trim_matches_sqlite),
         cmocka_unit_test(test_gold_admissible),

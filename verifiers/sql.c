@@ -1056,27 +1056,31 @@ struct aux_slot {
     enum aux_fn fn;
 };
 
-/* The width or precision a printf conversion reads from its digits,
- * saturating (SQLite wraps them at 2^31; anything this large is refused
- * either way). */
+/* The width or precision a printf conversion reads from its digits, as
+ * SQLite reads them: 32-bit unsigned arithmetic that wraps, then the top
+ * bit dropped. */
 static long long printf_digits(const unsigned char **z)
 {
-    long long v = 0;
+    uint32_t v = 0;
     while (**z >= '0' && **z <= '9') {
-        if (v < 1000000000LL)
-            v = v * 10 + (**z - '0');
+        v = v * 10u + (uint32_t)(**z - '0');
         ++*z;
     }
-    return v;
+    return (long long)(v & 0x7fffffffu);
 }
 
-/* The argument SQLite's printf reads for a '*' (as its getIntArg does). */
+/* The width or precision SQLite's printf reads for a '*': the argument as
+ * a 64-bit integer cast to int, negated when negative (INT_MIN reads as
+ * nothing); a missing argument reads as 0. */
 static long long printf_star(sqlite3_value **argv, int argc, int *next)
 {
     if (*next >= argc)
         return 0;
-    long long v = sqlite3_value_int64(argv[(*next)++]);
-    return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
+    uint32_t low = (uint32_t)(sqlite3_value_int64(argv[(*next)++]) & 0xffffffff);
+    int64_t v = low >= 0x80000000u ? (int64_t)low - 0x100000000LL : (int64_t)low;
+    if (v == INT32_MIN)
+        return 0;
+    return v < 0 ? -v : v;
 }
 
 /* Whether every width and precision of the format stays within max, read
