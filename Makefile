@@ -40,4 +40,4 @@ bench: build
 	  ./$(BUILD)/vat-bench --root $$d; rc=$$?; rm -rf $$d; exit $$rc
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) build-fuzz
