@@ -6,7 +6,8 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX    ?= /usr/local
 DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev \
-               libpcre2-dev libjansson-dev libssl-dev python3 python3-jsonschema python3-yaml clang
+               libpcre2-dev libjansson-dev libssl-dev python3 python3-jsonschema python3-yaml \
+               clang libclang-rt-14-dev
 
 .PHONY: deps build corpus test bench install clean
 
@@ -53,4 +54,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) build-fuzz

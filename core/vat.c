@@ -169,8 +169,10 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
-/* Reasons reach JSON output: keep them valid UTF-8 even when truncation
- * cut a character or an answer's bytes slipped in ('?' replaces them). */
+/* Reasons reach JSON output and one-line reports: keep them valid UTF-8
+ * without control bytes even when truncation cut a character or an
+ * answer's bytes slipped in ('?' replaces them; a group name holding a
+ * newline once put it in a regex reason, found by fuzz/fuzz_regex.c). */
 static void utf8_sanitise(char *s)
 {
     unsigned char *p = (unsigned char *)s;
@@ -184,15 +186,26 @@ static void utf8_sanitise(char *s)
             }
             p[i] = '?';
             k = 1;
+        } else if (k == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
+            p[i] = '?';
         }
         i += k;
     }
+}
+
+static _Thread_local unsigned long checker_limit_hits;
+
+unsigned long vat_checker_limit_hits(void)
+{
+    return checker_limit_hits;
 }
 
 struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *code,
                                     const char *fmt, ...)
 {
     struct vat_verdict v;
+    if (code && strcmp(code, VAT_CHECKER_LIMIT) == 0)
+        checker_limit_hits++;
     v.gate_passed = gate_passed;
     v.score = score;
     v.code = code;

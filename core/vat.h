@@ -89,6 +89,10 @@ void vat_buf_release(struct vat_buf *b);
 #define VAT_INTERNAL "internal"         /* the task itself is unusable      */
 #define VAT_COMPLETION_TOO_LARGE "completion_too_large" /* over VAT_MAX_COMPLETION_BYTES (extract.h) */
 #define VAT_TAMPERED "tampered"         /* a fixture or verifier whose digest does not match */
+/* A last-resort net of the checker (CPU time, the process-wide SQLite
+ * heap) stopped it: the checker, not the answer, hit a limit.  Scores 0;
+ * fatal during build admission and strength (docs/limits.md). */
+#define VAT_CHECKER_LIMIT "checker_limit"
 
 struct vat_verdict {
     bool gate_passed;
@@ -101,6 +105,11 @@ struct vat_verdict {
 struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *code,
                                     const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* How many checker_limit verdicts this thread has made so far: admission
+ * and strength compare it before and after a task, so a last-resort net hit
+ * anywhere inside (a generator's own reference run included) is fatal
+ * rather than a silent rejection. */
+unsigned long vat_checker_limit_hits(void);
 
 /* ---- tasks -------------------------------------------------------------- */
 

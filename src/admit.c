@@ -68,8 +68,8 @@ static int file_sha256(const char *root, const char *rel, char out[65], long *by
     return 0;
 }
 
-int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
-                  struct vat_replay *r, struct vat_err *e)
+static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
+                     struct vat_replay *r, struct vat_err *e)
 {
     const struct vat_template *tm = t->tmpl;
     struct vat_rng rng;
@@ -136,4 +136,22 @@ int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_op
             return -1;
     }
     return 0;
+}
+
+int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
+                  struct vat_replay *r, struct vat_err *e)
+{
+    unsigned long before = vat_checker_limit_hits();
+    struct vat_err inner = {{0}};
+    int rc = task_draw(t, attempt, o, r, &inner);
+    if (vat_checker_limit_hits() != before) {
+        /* The checker, not the task, ran out: rejecting would hide it and
+         * redrawing would make the corpus depend on the machine. */
+        vat_err_set(e, "%s: a checker's last-resort net stopped it (checker_limit)%s%s", t->id,
+                    inner.msg[0] ? ": " : "", inner.msg);
+        return VAT_DRAW_FATAL;
+    }
+    if (rc != 0 && e)
+        *e = inner;
+    return rc;
 }

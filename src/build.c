@@ -27,6 +27,7 @@ struct slot {
     const struct vat_template *tmpl;
     const json_t *cfg;
     int admitted;
+    int fatal; /* a checker's last-resort net stopped a draw */
     long redraws;
     char last_err[512];
 };
@@ -52,8 +53,14 @@ static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attemp
     s->admitted = 0;
     for (uint32_t a = first_attempt; a <= first_attempt + (uint32_t)p->c->max_redraws; a++) {
         struct vat_err e = {{0}};
-        if (vat_task_draw(&s->task, a, &d, &s->replay, &e) == 0) {
+        int rc = vat_task_draw(&s->task, a, &d, &s->replay, &e);
+        if (rc == 0) {
             s->admitted = 1;
+            return;
+        }
+        if (rc == VAT_DRAW_FATAL) {
+            s->fatal = 1;
+            snprintf(s->last_err, sizeof s->last_err, "%s", e.msg);
             return;
         }
         s->redraws++;
@@ -324,6 +331,11 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     for (size_t t = 0; t < ntmpl; t++)
         if (first[t] < first[t + 1])
             make_programs_unique(&p, first[t], first[t + 1]);
+    for (size_t i = 0; i < n; i++)
+        if (p.slots[i].fatal) { /* the first in task order, whatever --jobs */
+            rc = vat_err_set(e, "vat: build failed: %s", p.slots[i].last_err);
+            goto done;
+        }
 
     /* Tables, rows in task_id order. */
     struct slot **order = vat_xcalloc(n ? n : 1, sizeof *order);
@@ -383,6 +395,7 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
                         per[t].name, per[t].admitted, per[t].requested, per[t].last_rejection);
     }
 
+done:;
     struct vat_build_stats st = {.per = per, .n = ntmpl, .tasks = (long)n};
     for (size_t t = 0; t < ntmpl; t++) {
         st.admitted += per[t].admitted;

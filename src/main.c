@@ -77,6 +77,8 @@ static int cmd_build(int argc, char **argv)
         .summary = stdout,
         .card = 1,
     };
+    /* Zeroed: vat_build can fail before it fills st (an unknown --only
+     * name, an unusable root), and st.per is freed below either way. */
     struct vat_build_stats st = {0};
     /* vat_build writes the card and the manifest itself, into the stage,
      * before the swap that makes the new corpus current. */

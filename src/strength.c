@@ -94,6 +94,13 @@ int vat_strength_task(const struct vat_task *t, struct vat_strength *out)
             continue;
         }
         v = t->tmpl->check(t, mu->text, strlen(mu->text));
+        if (strcmp(v.code, VAT_CHECKER_LIMIT) == 0) {
+            /* Not a kill: the checker ran out, so the task is not measured. */
+            vat_mutants_release(&m);
+            return strength_fail(out, "%s: a checker's last-resort net stopped it on a mutant "
+                                      "(checker_limit: %s)",
+                                 t->id, v.reason);
+        }
         if (!v.gate_passed) {
             out->invalid++;
             k->invalid++;

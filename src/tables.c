@@ -122,7 +122,7 @@ const char *vat_checker_version(const char *checker)
             char *sp = strchr(v, ' ');
             if (sp)
                 *sp = 0;
-            snprintf(regex_version, sizeof regex_version, "vat-regex/1 pcre2/%s", v);
+            snprintf(regex_version, sizeof regex_version, "vat-regex/2 pcre2/%s", v);
         }
         return regex_version;
     }

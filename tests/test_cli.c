@@ -254,6 +254,38 @@ static void test_usage_errors_exit_2(void **state)
     }
 }
 
+/* Issue 9 class 8: a build that fails before it fills its stats (an
+ * unknown --only name, an empty --root) once freed an uninitialised
+ * pointer and died by SIGSEGV with its message lost.  It must exit 2 with
+ * one line that says why. */
+static void test_build_early_failure_exits_2(void **state)
+{
+    struct corpus *c = *state;
+    char *dir = vat_xasprintf("%s/early", c->dir);
+    char *cmd = vat_xasprintf("mkdir -p '%s'", dir);
+    run(cmd, NULL);
+    free(cmd);
+    static const char *const args[] = {"--only nope", "--root ''", "--only nope --root ''",
+                                       "--only ,"};
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        cmd = vat_xasprintf("cd '%s' && '%s' build --config '%s' --root . %s 2>&1 >/dev/null", dir,
+                            bin(), c->config, args[i]);
+        char *out = NULL;
+        int rc = run(cmd, &out);
+        if (rc != 2)
+            fprintf(stderr, "'vat build %s' exited %d: %s\n", args[i], rc, out);
+        assert_int_equal(rc, 2);
+        assert_true(strncmp(out, "vat", 3) == 0);
+        /* Exactly one line. */
+        char *nl = strchr(out, '\n');
+        assert_non_null(nl);
+        assert_int_equal(nl[1], 0);
+        free(out);
+        free(cmd);
+    }
+    free(dir);
+}
+
 static void test_bad_config_names_path_and_line(void **state)
 {
     struct corpus *c = *state;
@@ -293,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_check_scores_from_tables),
         cmocka_unit_test(test_tampered_fixture_path_refused),
         cmocka_unit_test(test_usage_errors_exit_2),
+        cmocka_unit_test(test_build_early_failure_exits_2),
         cmocka_unit_test(test_bad_config_names_path_and_line),
         cmocka_unit_test(test_list_shows_registry),
     };
