@@ -62,14 +62,14 @@ static void tfile_release(struct tfile *f)
 static int tfile_read(const char *root, const char *rel, struct tfile *f, char *msg, size_t cap)
 {
     memset(f, 0, sizeof *f);
-    char *path = vat_path_join(root, rel);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    /* Beneath root, no symbolic link on the way followed (docs/corpus-store.md). */
+    struct vat_err ve = {{0}};
+    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, &ve);
     int e = errno;
-    free(path);
     if (fd < 0) {
         if (e == ENOENT)
             return 0;
-        snprintf(msg, cap, "cannot open '%s': %s", rel, strerror(e));
+        snprintf(msg, cap, "%.200s", ve.msg[0] ? ve.msg : strerror(e));
         return -1;
     }
     struct stat st;

@@ -157,6 +157,9 @@ static const char *root_arg(int argc, char **argv)
  * runs, so it sees the whole old corpus or the whole new one (store.h). */
 static int run_command(const struct vat_command *c, int argc, char **argv)
 {
+    /* An empty root would resolve against the working directory by accident. */
+    if (!*root_arg(argc, argv))
+        return vat_cli_usage_error("--root must name a folder, not ''");
     if (!c->reads_corpus)
         return c->run(argc, argv);
     struct vat_store s;
