@@ -1,4 +1,4 @@
-/* test_analytics.c — the shared analytics helpers (generators/analytics.c):
+/* test_analytics.c — the shared analytics helpers (templates/analytics.c):
  * CSV fixtures written, recorded and read back with their header checked;
  * the prompt's data section whole and truncated; the value spec and gold;
  * tallies; SQL results shaped as JSON, with their error cases; the

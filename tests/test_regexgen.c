@@ -1,4 +1,4 @@
-/* test_regexgen.c — the shared regex machinery (generators/regexgen.c)
+/* test_regexgen.c — the shared regex machinery (templates/regexgen.c)
  * and what every regex template owes through it.  The pieces: line
  * fixtures, slot plans, frames, prompt inlining, the notation walk, lines
  * built from a layout, the repeated-line refusal and the task driver on a
