@@ -15,6 +15,7 @@
 
 #include "admit.h"
 #include "cli.h"
+#include "libversions.h"
 #include "manifest.h"
 #include "tables.h"
 #include "template.h"
@@ -55,6 +56,15 @@ static void verify_files(struct verify *v)
     if (!m) {
         mismatch(v, "%s", e.msg + (strncmp(e.msg, "vat: ", 5) == 0 ? 5 : 0));
         return;
+    }
+    /* Other library versions do not make the corpus wrong, but a rebuild
+     * under them could give other bytes: a warning, not a mismatch. */
+    char *diff = vat_library_versions_diff(json_object_get(m, "libraries"));
+    if (diff) {
+        printf("warning: libraries differ from the build's (%s): a rebuild here could give "
+               "other bytes\n",
+               diff);
+        free(diff);
     }
     struct vat_tree_entry *t;
     size_t n;

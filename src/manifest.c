@@ -15,6 +15,8 @@
 
 #include <openssl/evp.h>
 
+#include "libversions.h"
+
 struct tree_vec {
     struct vat_tree_entry *v;
     size_t n, cap;
@@ -192,6 +194,8 @@ int vat_manifest_write(const char *root, struct vat_err *e)
     json_t *m = json_object();
     json_object_set_new(m, "manifest_version", json_integer(VAT_MANIFEST_VERSION));
     json_object_set_new(m, "vat_version", json_string(VAT_VERSION));
+    /* The libraries whose versions can shape the bytes (docs/determinism.md). */
+    json_object_set_new(m, "libraries", vat_library_versions());
     json_object_set_new(m, "files", files);
     /* Strings and one integer only: jansson's own printer is exact here,
      * and one file per line keeps a diff of two manifests readable. */

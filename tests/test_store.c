@@ -486,6 +486,28 @@ static void test_verify_rechecks_verifiers(void **state)
     free(root);
 }
 
+/* The manifest records the libraries; verify warns, naming the library,
+ * when the running one differs (issue 17), and stays clean otherwise. */
+static void test_verify_warns_on_library_versions(void **state)
+{
+    struct env *v = *state;
+    char *root = build(v, v->a, "verify-libs");
+    char *out = NULL;
+    assert_int_equal(run(&out, "'%s' verify --root '%s'", bin(), root), 0);
+    assert_null(strstr(out, "warning"));
+    free(out);
+    assert_int_equal(run(NULL, "grep -q '\"libraries\"' '%s/out/manifest.json' && "
+                               "sed -i 's/\"sqlite\": \"[^\"]*\"/\"sqlite\": \"3.0.0\"/' "
+                               "'%s/out/manifest.json'",
+                         root, root),
+                     0);
+    assert_int_equal(run(&out, "'%s' verify --root '%s'", bin(), root), 0);
+    assert_non_null(strstr(out, "warning: libraries differ"));
+    assert_non_null(strstr(out, "sqlite: built with 3.0.0"));
+    free(out);
+    free(root);
+}
+
 /* ---- class 10: the memory bound ----------------------------------------------------- */
 
 static char *all_counts(long count)
@@ -590,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_killed_swap_rolls_forward),
         cmocka_unit_test(test_audit_and_verify_see_mixed_tables),
         cmocka_unit_test(test_verify_rechecks_verifiers),
+        cmocka_unit_test(test_verify_warns_on_library_versions),
         cmocka_unit_test(test_memory_bound),
         cmocka_unit_test(test_manifest_lists_every_file),
     };
