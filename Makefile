@@ -5,7 +5,7 @@ BUILD_ASAN ?= build-asan
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev \
-               libpcre2-dev libjansson-dev libssl-dev python3
+               libpcre2-dev libjansson-dev libssl-dev python3 libxlsxwriter-dev libzip-dev libexpat1-dev python3-openpyxl
 
 .PHONY: deps build corpus test bench clean
 
