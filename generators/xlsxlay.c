@@ -227,8 +227,11 @@ int vat_xl_find(const struct vat_xl_sheet *s, const char *const *cols, const enu
     for (uint32_t r = w->first_row; r < nrows; r++) {
         if (row_blank(s, r, w->col0, n))
             break;
-        const char *first = cell_str(s, r, w->col0);
-        bool totals = first && strcmp(first, VAT_XL_TOTAL_LABEL) == 0;
+        bool totals = false;
+        for (size_t i = 0; i < n && !totals; i++) {
+            const char *v = cell_str(s, r, w->col0 + (uint32_t)i);
+            totals = v && strcmp(v, VAT_XL_TOTAL_LABEL) == 0;
+        }
         if (totals && w->totals_row < 0)
             w->totals_row = r;
         if (totals && !o->keep_totals)

@@ -25,8 +25,8 @@ enum vat_xl_kind {
     VAT_XLK_MONEY, /* decimals with two places -> numbers, "0.00" style */
 };
 
-/* The label of a totals row, in its label column.  A row reading it ends
- * the table. */
+/* The label of a totals row, in its label column.  A row with a cell
+ * reading it ends the table. */
 #define VAT_XL_TOTAL_LABEL "Total"
 
 struct vat_xl_table {
@@ -76,7 +76,7 @@ struct vat_xl_find_opts {
  * of MONEY columns as "%.2f" (refused unless a whole number of cents),
  * of INT columns as integers, text cells as they are, blanks as "".  The
  * data ends at the sheet's end, a row blank across the table's columns,
- * or a totals row (first column reading VAT_XL_TOTAL_LABEL).  0 or -1
+ * or a totals row (a cell of it reading VAT_XL_TOTAL_LABEL).  0 or -1
  * with e set (out released). */
 int vat_xl_find(const struct vat_xl_sheet *s, const char *const *cols, const enum vat_xl_kind *kind,
                 size_t n, const struct vat_xl_find_opts *o, struct vat_csv *out,
