@@ -257,6 +257,30 @@ int vat_xl_find(const struct vat_xl_sheet *s, const char *const *cols, const enu
     return 0;
 }
 
+int vat_xl_sheet_csv(const struct vat_xl_sheet *s, struct vat_csv *out, struct vat_err *e)
+{
+    uint32_t nr = vat_xl_nrows(s), nc = vat_xl_ncols(s);
+    char buf[64];
+    for (uint32_t r = 0; r < nr; r++) {
+        vat_csv_row_begin(out);
+        for (uint32_t c = 0; c < nc; c++) {
+            const struct vat_xl_cell *x = vat_xl_get(s, r, c);
+            const char *txt = "";
+            if (x && x->type == VAT_XL_NUMBER && x->num == floor(x->num) && fabs(x->num) < 9e15) {
+                snprintf(buf, sizeof buf, "%lld", (long long)x->num);
+                txt = buf;
+            } else if (cell_csv_text(x, VAT_XLK_MONEY, false, buf, sizeof buf, &txt) != 0) {
+                char a[16];
+                vat_csv_release(out);
+                return vat_err_set(e, "sheet '%s' cell %s: %.17g is not in whole cents", s->name,
+                                   vat_xl_addr(r, c, a, sizeof a), x->num);
+            }
+            vat_csv_add(out, txt);
+        }
+    }
+    return 0;
+}
+
 /* ---- tasks ------------------------------------------------------------------------ */
 
 const char *vat_xl_task_format(const struct vat_task *t, struct vat_rng *layout)

@@ -82,6 +82,12 @@ int vat_xl_find(const struct vat_xl_sheet *s, const char *const *cols, const enu
                 size_t n, const struct vat_xl_find_opts *o, struct vat_csv *out,
                 struct vat_xl_where *w, struct vat_err *e);
 
+/* Every row of sheet s from row 1 to its last, each as wide as the sheet,
+ * as CSV text: strings as they are, whole numbers as integers, other
+ * numbers in whole cents as "%.2f" (anything finer is refused), booleans
+ * TRUE/FALSE, blanks and merged-over cells "".  0 or -1 with e set. */
+int vat_xl_sheet_csv(const struct vat_xl_sheet *s, struct vat_csv *out, struct vat_err *e);
+
 /* ---- tasks ------------------------------------------------------------------ */
 
 /* The fixture format of a task from the template's `fixture_format`
