@@ -72,13 +72,14 @@ static void make_decoy(struct vat_rng *r, const struct vat_csv *c, const struct 
     for (size_t k = 0; k < nc && k < 64; k++) {
         lo[k] = INT64_MAX;
         hi[k] = INT64_MIN;
-        for (size_t i = 1; i < c->nrows; i++) {
+        for (size_t i = 1; i < c->nrows && d->kind[k] != VAT_XLK_TEXT; i++) {
             const char *s = vat_csv_get(c, i, k);
             int64_t v;
             if (!*s)
                 continue;
-            if (d->kind[k] == VAT_XLK_MONEY ? vat_parse_cents(s, &v) != 0
-                                            : (v = strtoll(s, NULL, 10), 0))
+            if (d->kind[k] == VAT_XLK_INT)
+                v = strtoll(s, NULL, 10);
+            else if (vat_parse_cents(s, &v) != 0)
                 continue;
             if (v < lo[k])
                 lo[k] = v;
@@ -93,8 +94,9 @@ static void make_decoy(struct vat_rng *r, const struct vat_csv *c, const struct 
         vat_csv_row_begin(out);
         for (size_t k = 0; k < nc; k++) {
             const char *s = vat_csv_get(c, src, k);
-            int64_t v = lo[k] <= hi[k] ? vat_rng_range(r, lo[k], hi[k]) : 0;
-            if (d->kind[k] == VAT_XLK_TEXT || !*s || k >= 64 || lo[k] > hi[k]) {
+            bool number = k < 64 && d->kind[k] != VAT_XLK_TEXT && *s && lo[k] <= hi[k];
+            int64_t v = number ? vat_rng_range(r, lo[k], hi[k]) : 0;
+            if (!number) {
                 vat_csv_add(out, s);
             } else if (d->kind[k] == VAT_XLK_MONEY) {
                 char m[32];
@@ -135,7 +137,8 @@ int vat_axl_write(struct vat_task *t, struct vat_axl_state *st, const struct vat
                 }
             }
         for (size_t tries = 0; cnt == 0 && tries < 1000; tries++) {
-            size_t i = vat_rng_below(r, (uint32_t)nr), k = vat_rng_below(r, (uint32_t)nc);
+            size_t i = vat_rng_below(r, (uint32_t)nr);
+            size_t k = vat_rng_below(r, (uint32_t)nc);
             if (d->kind[k] != VAT_XLK_TEXT && *vat_csv_get(c, i + 1, k)) {
                 as_text[i * nc + k] = true;
                 cnt++;
