@@ -9,9 +9,10 @@ search: the title, then the header row, then data rows up to a blank or a
 totals row), answers the question in Python and compares with the task's
 gold; where the task's trap comes from its layout, it derives the trap the
 same way (the other table, the totals row counted, text numbers skipped)
-and compares with the trap rollout.  It also checks that the workbook
-corpus holds every layout and at least five templates, and that a second
-build of the default corpus is byte-identical.
+and compares with the trap rollout.  It also checks that the default
+corpus and the workbook corpus each hold every layout in at least five
+templates, and that a second build of the default corpus is
+byte-identical.
 
 Standard library and python3-openpyxl only."""
 import argparse
@@ -295,8 +296,13 @@ def main():
             problems.append("two builds of the default corpus differ: %s" % bad[:5])
         seen = {}
         n_default = check_corpus(default1, problems, seen)
-        if n_default == 0:
-            problems.append("the default corpus holds no workbook task")
+        # The default corpus itself shows every layout in five templates.
+        missing = [x for x in LAYOUTS if x not in seen.get("layouts", set())]
+        if missing:
+            problems.append("layouts missing from the default corpus: %s" % missing)
+        if len(seen.get("templates", set())) < 5:
+            problems.append("the default corpus has workbook tasks of only %s"
+                            % sorted(seen.get("templates", set())))
         cfg = os.path.join(d, "workbooks.toml")
         with open(cfg, "w") as f:
             f.write("[corpus]\nmaster_seed = 4242\n")
@@ -304,6 +310,7 @@ def main():
                 f.write('[templates.%s]\ncount = 24\nfixture_format = "xlsx"\n' % t)
         subprocess.run([args.vat, "build", "--config", cfg, "--root", books, "--only",
                         ",".join(TEMPLATES)], check=True, stdout=subprocess.DEVNULL)
+        seen = {}
         n_books = check_corpus(books, problems, seen)
         missing = [x for x in LAYOUTS if x not in seen.get("layouts", set())]
         if missing:
