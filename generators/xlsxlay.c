@@ -331,7 +331,8 @@ int vat_xl_task_read(const struct vat_task *t, int fi, struct vat_xl_book *b, st
     return 0;
 }
 
-void vat_xl_prompt(struct vat_buf *b, const struct vat_task *t, int fi, const struct vat_xl_book *book)
+bool vat_xl_prompt(struct vat_buf *b, const struct vat_task *t, int fi,
+                   const struct vat_xl_book *book)
 {
     struct vat_buf all = VAT_BUF_INIT;
     for (size_t i = 0; i < book->nsheets; i++)
@@ -379,4 +380,5 @@ void vat_xl_prompt(struct vat_buf *b, const struct vat_task *t, int fi, const st
         vat_xl_grid(b, s, show);
         vat_buf_puts(b, "```\n\n");
     }
+    return whole;
 }

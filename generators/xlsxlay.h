@@ -111,7 +111,9 @@ int vat_xl_task_read(const struct vat_task *t, int fi, struct vat_xl_book *b, st
 /* Appends the prompt's workbook section: names the file, then each sheet
  * by name as a grid with A1 addresses; when the whole grid text passes
  * t->inline_max_bytes, each sheet shows its leading rows that fit (the
- * section says how many of how many). */
-void vat_xl_prompt(struct vat_buf *b, const struct vat_task *t, int fi, const struct vat_xl_book *book);
+ * section says how many of how many).  Returns true when every sheet is
+ * shown whole. */
+bool vat_xl_prompt(struct vat_buf *b, const struct vat_task *t, int fi,
+                   const struct vat_xl_book *book);
 
 #endif
