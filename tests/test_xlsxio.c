@@ -354,6 +354,77 @@ static void test_layouts(void **state)
     vat_xl_release(&r);
 }
 
+/* A sheet as CSV lines (dup_header's reading): merged-over cells blank,
+ * whole numbers as integers, other numbers in cents, refusing finer. */
+static void test_sheet_csv(void **state)
+{
+    (void)state;
+    struct vat_xl_book b = VAT_XL_BOOK_INIT;
+    struct vat_xl_sheet *s = vat_xl_add_sheet(&b, "Report");
+    vat_xl_set_str(s, 0, 1, "Budget", VAT_XL_BOLD);
+    vat_xl_merge(s, 0, 1, 0, 2);
+    vat_xl_set_str(s, 1, 0, "region", VAT_XL_BOLD);
+    vat_xl_set_str(s, 1, 1, "amount", VAT_XL_BOLD);
+    vat_xl_set_str(s, 1, 2, "count", VAT_XL_BOLD);
+    vat_xl_set_str(s, 2, 0, "North", VAT_XL_PLAIN);
+    vat_xl_set_num(s, 2, 1, 1200, VAT_XL_MONEY);
+    vat_xl_set_num(s, 2, 2, 7, VAT_XL_PLAIN);
+    vat_xl_set_str(s, 3, 0, "South", VAT_XL_PLAIN);
+    vat_xl_set_num(s, 3, 1, 0.1, VAT_XL_MONEY);
+    struct vat_csv c = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_xl_sheet_csv(s, &c, &e), 0);
+    assert_int_equal(c.nrows, 4);
+    for (size_t r = 0; r < 4; r++)
+        assert_int_equal(c.row[r].n, 3);
+    assert_string_equal(vat_csv_get(&c, 0, 0), "");
+    assert_string_equal(vat_csv_get(&c, 0, 1), "Budget");
+    assert_string_equal(vat_csv_get(&c, 0, 2), "");
+    assert_string_equal(vat_csv_get(&c, 2, 1), "1200");
+    assert_string_equal(vat_csv_get(&c, 2, 2), "7");
+    assert_string_equal(vat_csv_get(&c, 3, 1), "0.10");
+    assert_string_equal(vat_csv_get(&c, 3, 2), "");
+    vat_csv_release(&c);
+    vat_xl_set_num(s, 3, 2, 0.125, VAT_XL_PLAIN);
+    assert_int_equal(vat_xl_sheet_csv(s, &c, &e), -1);
+    assert_non_null(strstr(e.msg, "C4"));
+    vat_xl_release(&b);
+}
+
+/* The prompt's section: whole up to the inline limit, else the same
+ * share of every sheet's leading rows, saying how many. */
+static void test_prompt_cut(void **state)
+{
+    (void)state;
+    struct vat_xl_book b = VAT_XL_BOOK_INIT;
+    struct vat_xl_sheet *s = vat_xl_add_sheet(&b, "Big");
+    for (uint32_t r = 0; r < 200; r++)
+        vat_xl_set_num(s, r, 0, r, VAT_XL_PLAIN);
+    vat_xl_set_str(vat_xl_add_sheet(&b, "Small"), 0, 0, "x", VAT_XL_PLAIN);
+    struct vat_task t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.id, sizeof t.id, "x-00000");
+    struct vat_fixture *f = &t.fixture[0];
+    f->path = (char *)"fixtures/x/x-00000.xlsx";
+    f->format = "xlsx";
+    t.n_fixtures = 1;
+    t.inline_max_bytes = 100000;
+    struct vat_buf p = VAT_BUF_INIT;
+    assert_true(vat_xl_prompt(&p, &t, 0, &b));
+    assert_non_null(strstr(p.data, "`fixtures/x/x-00000.xlsx` (2 sheets)"));
+    assert_non_null(strstr(p.data, "Sheet `Big` (rows 1 to 200):"));
+    assert_non_null(strstr(p.data, "| 200 | 199 |\n"));
+    assert_non_null(strstr(p.data, "Sheet `Small` (rows 1 to 1):"));
+    vat_buf_release(&p);
+    t.inline_max_bytes = 1000;
+    assert_false(vat_xl_prompt(&p, &t, 0, &b));
+    assert_non_null(strstr(p.data, "of 200 shown; the rest are in the file"));
+    assert_null(strstr(p.data, "| 200 | 199 |"));
+    assert_non_null(strstr(p.data, "| 1 | 0 |\n"));
+    vat_buf_release(&p);
+    vat_xl_release(&b);
+}
+
 /* ---- hostile and odd files ----------------------------------------------------- */
 
 struct part {
@@ -748,6 +819,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_deterministic, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_refuses, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_layouts, setup_dir, teardown_dir),
+        cmocka_unit_test(test_sheet_csv),
+        cmocka_unit_test(test_prompt_cut),
         cmocka_unit_test_setup_teardown(test_reads_what_writers_write, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_refuses_hostile_sheets, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_refuses_deep_and_big, setup_dir, teardown_dir),
