@@ -219,7 +219,7 @@ int vat_axl_write(struct vat_task *t, struct vat_axl_state *st, const struct vat
     return fi;
 }
 
-void vat_axl_prompt(struct vat_buf *b, const struct vat_task *t, const struct vat_axl_state *st,
+void vat_axl_prompt(struct vat_buf *b, struct vat_task *t, const struct vat_axl_state *st,
                     int fi, const struct vat_csv *c, const struct vat_axl_desc *d)
 {
     if (strcmp(st->format, "xlsx") != 0) {
@@ -241,8 +241,9 @@ void vat_axl_prompt(struct vat_buf *b, const struct vat_task *t, const struct va
                    d->what);
     struct vat_xl_book book = VAT_XL_BOOK_INIT;
     struct vat_err e;
+    t->self_contained = false;
     if (vat_xl_task_read(t, fi, &book, &e) == 0)
-        vat_xl_prompt(b, t, fi, &book);
+        t->self_contained = vat_xl_prompt(b, t, fi, &book);
     else
         vat_buf_printf(b, "(the workbook `%s` could not be shown: %s)\n", t->fixture[fi].path,
                        e.msg);

@@ -93,8 +93,9 @@ int vat_axl_write(struct vat_task *t, struct vat_axl_state *st, const struct vat
                   const struct vat_axl_desc *d, struct vat_err *e);
 
 /* Appends the data section: vat_an_prompt_csv for CSV; for a workbook a
- * paragraph naming the file, the sheet and the table, then the grids. */
-void vat_axl_prompt(struct vat_buf *b, const struct vat_task *t, const struct vat_axl_state *st,
+ * paragraph naming the file, the sheet and the table, then the grids.
+ * Sets t->self_contained to whether all of the data is shown. */
+void vat_axl_prompt(struct vat_buf *b, struct vat_task *t, const struct vat_axl_state *st,
                     int fi, const struct vat_csv *c, const struct vat_axl_desc *d);
 
 /* Moves st->wb into t->params as "workbook" (call after t->params is set;

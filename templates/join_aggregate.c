@@ -345,8 +345,9 @@ static void ja_prompt_book(struct vat_task *t, const struct vat_axl_state *st, c
     vat_buf_puts(&b, ".\n\n");
     struct vat_xl_book book = VAT_XL_BOOK_INIT;
     struct vat_err e;
+    t->self_contained = false;
     if (vat_xl_task_read(t, 0, &book, &e) == 0)
-        vat_xl_prompt(&b, t, 0, &book);
+        t->self_contained = vat_xl_prompt(&b, t, 0, &book);
     vat_xl_release(&book);
     t->prompt = vat_buf_detach(&b);
 }
@@ -421,6 +422,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         free(rel);
         return -1;
     }
+    t->self_contained = !cut;
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_printf(&b,
                    "The SQLite database file `%s` holds two tables of an online shop. `orders` "

@@ -40,6 +40,15 @@ def rows_of(path, table):
         if name.endswith(".jsonl"):
             with open(os.path.join(d, name)) as f:
                 out.extend(json.loads(line) for line in f if line.strip())
+    for r in out:
+        # The tables carry params as JSON text (params_json) and gold as text.
+        if "params_json" in r and "params" not in r:
+            r["params"] = json.loads(r["params_json"])
+        if isinstance(r.get("gold"), str):
+            try:
+                r["gold"] = json.loads(r["gold"])
+            except ValueError:
+                pass
     return out
 
 
