@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace.h"
 #include "values.h"
 
 const char *const vat_axl_layout_names[VAT_AXL_N] = {
@@ -342,6 +343,7 @@ int vat_axl_confirm_query(const struct vat_task *t, const struct vat_an_query *q
         vat_xl_release(&book);
         return vat_err_set(e, "%s: confirm: no sheet '%s'", t->id, sheet);
     }
+    vat_trace_note("xlsx cells by address", range);
     /* The cells by address, as plain text (numbers in their shortest
      * exact form): SQLite's column affinity does the typing. */
     struct vat_csv c = VAT_CSV_INIT;

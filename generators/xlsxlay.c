@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "template.h"
+#include "trace.h"
 #include "values.h"
 
 /* ---- placing ------------------------------------------------------------------ */
@@ -187,6 +188,7 @@ int vat_xl_find(const struct vat_xl_sheet *s, const char *const *cols, const enu
     static const struct vat_xl_find_opts none = {0};
     if (!o)
         o = &none;
+    vat_trace_note("xlsx table found by its header", s->name);
     memset(w, 0, sizeof *w);
     w->title_row = w->group_row = w->totals_row = -1;
     uint32_t nrows = vat_xl_nrows(s), ncols = vat_xl_ncols(s);
@@ -261,6 +263,7 @@ int vat_xl_sheet_csv(const struct vat_xl_sheet *s, struct vat_csv *out, struct v
 {
     uint32_t nr = vat_xl_nrows(s), nc = vat_xl_ncols(s);
     char buf[64];
+    vat_trace_note("xlsx sheet rows", s->name);
     for (uint32_t r = 0; r < nr; r++) {
         vat_csv_row_begin(out);
         for (uint32_t c = 0; c < nc; c++) {

@@ -16,6 +16,7 @@
 #include "anxl.h"
 #include "sqlgen.h"
 #include "sqlio.h"
+#include "trace.h"
 #include "template.h"
 #include "values.h"
 
@@ -600,6 +601,7 @@ static json_t *ja_book_rows(const struct vat_task *t, const char *sheet_key,
                     range_key);
         return NULL;
     }
+    vat_trace_note("xlsx cells by address", range);
     struct vat_xl_book book = VAT_XL_BOOK_INIT;
     if (vat_xl_task_read(t, 0, &book, e) != 0)
         return NULL;
