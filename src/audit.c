@@ -20,6 +20,8 @@
 #include <openssl/evp.h>
 #include <sqlite3.h>
 
+#include "xlsxio.h"
+
 #include "csvio.h"
 #include "jsonout.h"
 
@@ -855,6 +857,39 @@ static void rowset_push(struct rowset *rs, uint64_t h)
     rs->v[rs->n++] = h;
 }
 
+/* A workbook's rows: every row of every sheet holding two cells or more
+ * (titles and notes are single cells), hashed cell by cell with the
+ * cell's type, as read by our workbook reader. */
+static int xlsx_rows(const unsigned char *img, size_t len, const char *rel, struct rowset *rs,
+                     char *why, size_t cap)
+{
+    struct vat_xl_book b = VAT_XL_BOOK_INIT;
+    struct vat_err e = {{0}};
+    if (vat_xl_read_mem(&b, img, len, rel, &e) != 0) {
+        snprintf(why, cap, "%s", e.msg);
+        return -1;
+    }
+    char buf[64];
+    for (size_t i = 0; i < b.nsheets; i++) {
+        const struct vat_xl_sheet *s = &b.sheet[i];
+        for (size_t k = 0; k < s->ncells;) {
+            size_t end = k;
+            uint64_t h = H64_INIT;
+            while (end < s->ncells && s->cell[end].row == s->cell[k].row) {
+                const struct vat_xl_cell *c = &s->cell[end];
+                const char *txt = vat_xl_text(c, buf, sizeof buf);
+                h64_feed_field(&h, c->type == VAT_XL_STRING ? 's' : 'n', txt, strlen(txt));
+                end++;
+            }
+            if (end - k >= 2)
+                rowset_push(rs, mix64(h));
+            k = end;
+        }
+    }
+    vat_xl_release(&b);
+    return 0;
+}
+
 static int csv_rows(struct audit *a, const char *rel, struct rowset *rs, char *why, size_t cap)
 {
     struct vat_csv c = VAT_CSV_INIT;
@@ -998,6 +1033,8 @@ static void read_fixture(struct audit *a, struct fxfile *ff, char *why, size_t c
     int rc;
     if (len >= 16 && memcmp(img, "SQLite format 3", 16) == 0)
         rc = sqlite_rows(img, len, &rs, why, cap);
+    else if (len >= 4 && memcmp(img, "PK\3\4", 4) == 0)
+        rc = xlsx_rows(img, len, ff->path, &rs, why, cap);
     else
         rc = csv_rows(a, ff->path, &rs, why, cap);
     free(img);

@@ -23,6 +23,7 @@
 #include "jsonout.h"
 #include "template.h"
 #include "values.h"
+#include "xlsxlay.h"
 
 #define DH_REL_TOL 1e-9
 #define DH_ABS_TOL 1e-6
@@ -102,6 +103,10 @@ static const struct vat_param dh_params[] = {
             "key's (an object)"},
     {.name = "three_chance", .type = VAT_PARAM_REAL, .def = 0.4, .min = 0, .max = 1,
      .doc = "chance that a grouped report has three groups instead of two"},
+    {.name = "fixture_format", .type = VAT_PARAM_STR, .def_str = "mixed",
+     .doc = "fixture format: csv, xlsx, or mixed (drawn per task)"},
+    {.name = "xlsx_share", .type = VAT_PARAM_REAL, .def = 0.4, .min = 0, .max = 1,
+     .doc = "under mixed, the chance that a task's fixture is a workbook"},
     {0},
 };
 
@@ -484,6 +489,88 @@ static void dh_gen_flat(struct vat_task *t, struct vat_rng *r, enum dh_shape sha
                                                     : "position"));
 }
 
+#define DH_SHEET "Report"
+
+/* The workbook: the CSV's lines as the rows of sheet Report, data cells
+ * that are numbers as number cells, every other non-empty cell as text;
+ * in the grouped shape a group label followed by blank group cells (the
+ * CSV's picture of a merged cell) becomes a real merged cell over its
+ * sub-columns.  Records params.workbook. */
+static int dh_write_book(struct vat_task *t, const struct vat_csv *c, const struct dh_layout *L,
+                         const char *rel, json_t *params, struct vat_err *e)
+{
+    struct vat_xl_book b = VAT_XL_BOOK_INIT;
+    struct vat_xl_sheet *s = vat_xl_add_sheet(&b, DH_SHEET);
+    size_t width = c->row[L->data_start - 1].n;
+    for (size_t r = 0; r < c->nrows; r++) {
+        bool header = r + 1 == L->data_start || (L->shape == S_GROUPED && r + 2 == L->data_start);
+        for (size_t k = 0; k < c->row[r].n; k++) {
+            const char *v = c->row[r].cell[k];
+            int64_t cents;
+            if (!v[0])
+                continue;
+            if (r >= L->data_start && vat_parse_cents(v, &cents) == 0)
+                vat_xl_set_num(s, (uint32_t)r, (uint32_t)k, (double)cents / 100.0,
+                               strchr(v, '.') ? VAT_XL_MONEY : VAT_XL_PLAIN);
+            else
+                vat_xl_set_str(s, (uint32_t)r, (uint32_t)k, v,
+                               header ? VAT_XL_BOLD : r == 0 ? VAT_XL_TITLE : VAT_XL_PLAIN);
+        }
+    }
+    bool merged = false;
+    if (L->shape == S_GROUPED) {
+        size_t gr = L->data_start - 2;
+        for (size_t k = 0; k < width;) {
+            size_t end = k + 1;
+            if (vat_csv_get(c, gr, k)[0])
+                while (end < width && !vat_csv_get(c, gr, end)[0] &&
+                       vat_csv_get(c, gr + 1, end)[0])
+                    end++;
+            if (end - k > 1) {
+                vat_xl_merge(s, (uint32_t)gr, (uint32_t)k, (uint32_t)gr, (uint32_t)(end - 1));
+                merged = true;
+            }
+            k = end;
+        }
+    }
+    for (size_t k = 0; k < width && k < 32; k++)
+        s->col_width[k] = 14;
+    int rc = vat_xl_write(&b, t->root, rel, e);
+    vat_xl_release(&b);
+    if (rc != 0)
+        return -1;
+    json_t *lay = json_array();
+    if (L->shape == S_GROUPED)
+        json_array_append_new(lay, json_string("group_header"));
+    if (L->shape == S_TITLED)
+        json_array_append_new(lay, json_string("title_notes"));
+    json_object_set_new(params, "workbook",
+                        json_pack("{s:s, s:o, s:s, s:b, s:i, s:i}", "sheet", DH_SHEET, "layouts",
+                                  lay, "trap", L->shape == S_GROUPED ? "group_header" : "own",
+                                  "merged", merged, "header_row", (int)L->data_start,
+                                  "data_row", (int)L->data_start + 1));
+    return 0;
+}
+
+/* The data section of a workbook: names the file and sheet, says how its
+ * rows are laid out, then the grid with A1 addresses.  Returns whether
+ * every row is shown. */
+static bool dh_prompt_book(struct vat_buf *b, const struct vat_task *t, const struct vat_csv *c,
+                           size_t data_start, const char *layout)
+{
+    size_t data_rows = c->nrows - data_start;
+    vat_buf_printf(b, "The data is the Excel workbook `%s`, sheet `" DH_SHEET "` (a line of "
+                      "the export is a row of the sheet): %s, then %zu data row%s. ",
+                   t->fixture[0].path, layout, data_rows, data_rows == 1 ? "" : "s");
+    struct vat_xl_book book = VAT_XL_BOOK_INIT;
+    struct vat_err e;
+    bool whole = false;
+    if (vat_xl_task_read(t, 0, &book, &e) == 0)
+        whole = vat_xl_prompt(b, t, 0, &book);
+    vat_xl_release(&book);
+    return whole;
+}
+
 static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     enum dh_shape shape = (enum dh_shape)(t->index % DH_NSHAPES);
@@ -540,15 +627,21 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         json_object_set_new(params, "key_value", json_string(keys[one_key]));
 
     /* Write and record the fixture: its columns are the header's names. */
-    char *rel = vat_task_fixture_relpath(t, ".csv");
-    if (vat_csv_write(&c, t->root, rel, e) != 0) {
+    const char *format = vat_xl_task_format(t, NULL);
+    bool book = format && strcmp(format, "xlsx") == 0;
+    char *rel = vat_task_fixture_relpath(t, book ? ".xlsx" : ".csv");
+    if (!format || (book ? dh_write_book(t, &c, &L, rel, params, e)
+                         : vat_csv_write(&c, t->root, rel, e)) != 0) {
+        if (!format)
+            vat_err_set(e, "%s: fixture_format '%s' is none of csv, xlsx, mixed", t->id,
+                        vat_task_str(t, "fixture_format"));
         free(rel);
         vat_csv_release(&c);
         vat_buf_release(&b);
         json_decref(params);
         return -1;
     }
-    struct vat_fixture *fx = vat_task_add_fixture(t, rel, "csv", "main");
+    struct vat_fixture *fx = vat_task_add_fixture(t, rel, book ? "xlsx" : "csv", "main");
     free(rel);
     fx->rows = (long)(c.nrows - L.data_start);
     const struct vat_csv_row *names = &c.row[L.data_start - 1];
@@ -565,8 +658,23 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     else
         snprintf(layout, sizeof layout, "%zu title and note lines, a header line",
                  L.data_start - 1);
-    t->self_contained = dh_prompt_data(&b, t, &c, L.data_start, layout);
+    if (book)
+        t->self_contained = dh_prompt_book(&b, t, &c, L.data_start, layout);
+    else
+        t->self_contained = dh_prompt_data(&b, t, &c, L.data_start, layout);
     t->prompt = vat_buf_detach(&b);
+    if (book) {
+        /* The export is a workbook: say so where the question introduces it. */
+        char *at = strstr(t->prompt, "You are given a CSV export");
+        if (at) {
+            struct vat_buf p = VAT_BUF_INIT;
+            vat_buf_putn(&p, t->prompt, (size_t)(at - t->prompt));
+            vat_buf_puts(&p, "You are given an Excel export");
+            vat_buf_puts(&p, at + strlen("You are given a CSV export"));
+            free(t->prompt);
+            t->prompt = vat_buf_detach(&p);
+        }
+    }
 
     struct dh_priv *pv = vat_xcalloc(1, sizeof *pv);
     pv->data_start = L.data_start;
@@ -736,12 +844,29 @@ static json_t *dh_total(const struct vat_task *t, const struct vat_csv *c, size_
     return out;
 }
 
+/* Reads the fixture as lines of cells: the CSV, or the workbook's sheet
+ * through our reader (a merged group cell reads as its label then
+ * blanks, as the CSV writes it).  0 or -1 with e set. */
+static int dh_read(const struct vat_task *t, struct vat_csv *c, struct vat_err *e)
+{
+    if (strcmp(t->fixture[0].format, "xlsx") != 0)
+        return vat_csv_read(c, t->root, t->fixture[0].path, e);
+    struct vat_xl_book book = VAT_XL_BOOK_INIT;
+    if (vat_xl_task_read(t, 0, &book, e) != 0)
+        return -1;
+    const struct vat_xl_sheet *s = vat_xl_find_sheet(&book, DH_SHEET);
+    int rc = s ? vat_xl_sheet_csv(s, c, e)
+               : vat_err_set(e, "%s: '%s' has no sheet '" DH_SHEET "'", t->id, t->fixture[0].path);
+    vat_xl_release(&book);
+    return rc;
+}
+
 /* Reads the fixture and totals the column the header logic finds. */
 static json_t *dh_answer(const struct vat_task *t, bool first_of_name, struct vat_err *e)
 {
     struct vat_csv c = VAT_CSV_INIT;
     struct dh_found f = {0};
-    if (vat_csv_read(&c, t->root, t->fixture[0].path, e) != 0)
+    if (dh_read(t, &c, e) != 0)
         return NULL;
     json_t *v = NULL;
     if (dh_find(t, &c, first_of_name, &f, e) == 0)
@@ -767,7 +892,7 @@ static int dh_confirm(const struct vat_task *t, struct vat_err *e)
     if (!pv)
         return vat_err_set(e, "%s: confirm needs the planted column positions", t->id);
     struct vat_csv c = VAT_CSV_INIT;
-    if (vat_csv_read(&c, t->root, t->fixture[0].path, e) != 0)
+    if (dh_read(t, &c, e) != 0)
         return -1;
     if (c.nrows <= pv->data_start) {
         vat_csv_release(&c);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analytics.h"
+#include "anxl.h"
 #include "csvio.h"
 #include "template.h"
 #include "values.h"
@@ -37,8 +38,25 @@ static const struct vat_param gm_params[] = {
      .doc = "chance that a review outside the planted rows has a blank rating"},
     {.name = "unrated_product_chance", .type = VAT_PARAM_REAL, .def = 0.3, .min = 0, .max = 1,
      .doc = "chance that one product has only blank ratings (left out of the answer)"},
+    VAT_AXL_PARAMS,
     {0},
 };
+
+/* The workbook format: the reviews table on sheet Reviews, blank ratings
+ * as absent cells (the template's own trap).  Layout traps: reading the
+ * other table, skipping ratings stored as text. */
+static const enum vat_xl_kind gm_kind[GM_NCOLS] = {VAT_XLK_TEXT, VAT_XLK_TEXT, VAT_XLK_TEXT,
+                                                   VAT_XLK_TEXT, VAT_XLK_INT,  VAT_XLK_TEXT};
+static const char *const gm_groups[GM_NCOLS] = {"Review", "Review", "Review",
+                                                "Review", "Score",  "Score"};
+static const char *const gm_titles[] = {"Reviews, this month", "Reviews, last month",
+                                        "Reviews held for moderation"};
+static const struct vat_axl_desc gm_desc = {
+    .sheet = "Reviews", .what = "reviews", .titles = gm_titles, .ntitles = 3, .kind = gm_kind,
+    .group = gm_groups, .totals_col = -1,
+    .traps = VAT_AXL_BIT(VAT_AXL_TWO_TABLES) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS),
+    .decor = VAT_AXL_BIT(VAT_AXL_TITLE_NOTES) | VAT_AXL_BIT(VAT_AXL_GROUP_HEADER) |
+             VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS)};
 
 /* What the generator planted, for confirm's cross-check. */
 struct gm_priv {
@@ -177,7 +195,8 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->priv = pv;
     t->priv_free = gm_priv_free;
 
-    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+    struct vat_axl_state st;
+    if (vat_axl_begin(t, &gm_desc, &st, e) != 0 || vat_axl_write(t, &st, &c, &gm_desc, e) < 0) {
         vat_csv_release(&c);
         return -1;
     }
@@ -201,13 +220,14 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                      "<mean>}. Key order does not matter. ");
     vat_an_prompt_tolerance(&b, GM_REL_TOL, GM_ABS_TOL);
     vat_buf_puts(&b, ".\n\n");
-    vat_an_prompt_csv(&b, t, 0, &c);
+    vat_axl_prompt(&b, t, &st, 0, &c, &gm_desc);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
 
     t->params = json_pack("{s:s, s:s, s:s, s:s, s:s}", "group_by", "product", "mean_of", "rating",
                           "blank_ratings", "missing", "products_without_rating", "omitted",
                           "rounding", "none");
+    vat_axl_finish(t, &st);
 
     int d = 1 + (n > 50) + (n > 150) + (nprod >= 5) + (unrated >= 0 || blanks * 5 > n);
     t->difficulty = d > 5 ? 5 : d;
@@ -246,10 +266,11 @@ static json_t *gm_means_json(struct vat_an_tally *tl)
 /* Means per product over the rows read back from the fixture; with
  * blank_as_zero a blank rating counts as a 0-star rating (the trap),
  * without it a blank is skipped (gold). */
-static json_t *gm_mean_file(const struct vat_task *t, bool blank_as_zero, struct vat_err *e)
+static json_t *gm_mean_file(const struct vat_task *t, bool blank_as_zero, bool misread,
+                            struct vat_err *e)
 {
     struct vat_csv c = VAT_CSV_INIT;
-    if (vat_an_read_csv(t, 0, gm_cols, GM_NCOLS, &c, e) != 0)
+    if (vat_axl_read(t, 0, gm_cols, GM_NCOLS, &gm_desc, misread, &c, e) != 0)
         return NULL;
     struct vat_an_tally tl = VAT_AN_TALLY_INIT;
     for (size_t i = 1; i < c.nrows; i++) {
@@ -273,7 +294,7 @@ static json_t *gm_mean_file(const struct vat_task *t, bool blank_as_zero, struct
 
 static int gm_reference(struct vat_task *t, struct vat_err *e)
 {
-    return vat_an_gold_from(t, gm_mean_file(t, false, e), "the fixture has no rating at all", e);
+    return vat_an_gold_from(t, gm_mean_file(t, false, false, e), "the fixture has no rating at all", e);
 }
 
 /* SQL AVG over the CSV loaded into SQLite with blank cells as NULL (AVG
@@ -289,7 +310,7 @@ static int gm_confirm(const struct vat_task *t, struct vat_err *e)
         .how = "sql avg over the loaded csv",
         .sql = "SELECT product, AVG(rating) FROM ratings WHERE rating IS NOT NULL "
                "GROUP BY product ORDER BY product"};
-    int rc = vat_an_confirm_query(t, &q, 1e-12, 0, e);
+    int rc = vat_axl_confirm_query(t, &q, gm_cols, GM_NCOLS, 1e-12, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
     struct gm_priv *pv = t->priv;
@@ -299,7 +320,9 @@ static int gm_confirm(const struct vat_task *t, struct vat_err *e)
 
 static int gm_trap(struct vat_task *t, struct vat_err *e)
 {
-    return vat_an_trap_from(t, gm_mean_file(t, true, e));
+    if (vat_axl_trap(t) != VAT_AXL_OWN) /* the layout's misreading, blanks kept out */
+        return vat_an_trap_from(t, gm_mean_file(t, false, true, e));
+    return vat_an_trap_from(t, gm_mean_file(t, true, false, e));
 }
 
 const struct vat_template vat_tmpl_grouped_mean = {

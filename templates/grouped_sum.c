@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analytics.h"
+#include "anxl.h"
 #include "csvio.h"
 #include "template.h"
 #include "values.h"
@@ -38,8 +39,25 @@ static const struct vat_param gs_params[] = {
      .doc = "chance that one region has only non-paid orders (left out of the answer)"},
     {.name = "amount_max", .type = VAT_PARAM_INT, .def = 2500, .min = 10, .max = 100000,
      .doc = "largest order amount, in whole currency units"},
+    VAT_AXL_PARAMS,
     {0},
 };
+
+/* The workbook format: the orders table on sheet Orders.  Its own traps:
+ * reading the other table, skipping amounts stored as text. */
+static const enum vat_xl_kind gs_kind[GS_NCOLS] = {VAT_XLK_TEXT, VAT_XLK_TEXT, VAT_XLK_TEXT,
+                                                   VAT_XLK_TEXT, VAT_XLK_MONEY, VAT_XLK_TEXT};
+static const char *const gs_groups[GS_NCOLS] = {"Order", "Order", "Fulfilment",
+                                                "Fulfilment", "Payment", "Payment"};
+static const bool gs_total_of[GS_NCOLS] = {false, false, false, false, true, false};
+static const char *const gs_titles[] = {"Orders, this quarter", "Orders, last quarter",
+                                        "Orders, same quarter last year"};
+static const struct vat_axl_desc gs_desc = {
+    .sheet = "Orders", .what = "orders", .titles = gs_titles, .ntitles = 3, .kind = gs_kind,
+    .group = gs_groups, .totals_col = C_ID, .total_of = gs_total_of,
+    .traps = VAT_AXL_BIT(VAT_AXL_TWO_TABLES) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS),
+    .decor = VAT_AXL_BIT(VAT_AXL_TITLE_NOTES) | VAT_AXL_BIT(VAT_AXL_GROUP_HEADER) |
+             VAT_AXL_BIT(VAT_AXL_TOTALS) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS)};
 
 /* What the generator planted, for confirm's cross-check. */
 struct gs_priv {
@@ -118,6 +136,9 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     double paid_share = vat_task_real(t, "paid_share");
     double empty_chance = vat_task_real(t, "empty_region_chance");
     int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    struct vat_axl_state st;
+    if (vat_axl_begin(t, &gs_desc, &st, e) != 0)
+        return -1;
 
     /* Regions and the status vocabulary of this task. */
     const char *regions[GS_MAX_REGIONS];
@@ -188,7 +209,7 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->priv = pv;
     t->priv_free = gs_priv_free;
 
-    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+    if (vat_axl_write(t, &st, &c, &gs_desc, e) < 0) {
         vat_csv_release(&c);
         return -1;
     }
@@ -218,7 +239,7 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                      "<total>}. Key order does not matter. ");
     vat_an_prompt_tolerance(&b, GS_REL_TOL, GS_ABS_TOL);
     vat_buf_puts(&b, ".\n\n");
-    vat_an_prompt_csv(&b, t, 0, &c);
+    vat_axl_prompt(&b, t, &st, 0, &c, &gs_desc);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
 
@@ -227,6 +248,7 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         json_array_append_new(sts, json_string(shown[i]));
     t->params = json_pack("{s:s, s:s, s:s, s:s, s:o}", "status", gs_paid, "group_by", "region",
                           "sum_of", "amount", "regions_without_paid", "omitted", "statuses", sts);
+    vat_axl_finish(t, &st);
 
     int d = 1 + (n > 50) + (n > 150) + (nreg >= 5) + (empty >= 0);
     t->difficulty = d > 5 ? 5 : d;
@@ -237,15 +259,20 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 }
 
 /* Sums amount per region over the rows read back from the fixture; with
- * only_paid the status filter applies (gold), without it not (the trap). */
-static json_t *gs_sum_file(const struct vat_task *t, bool only_paid, struct vat_err *e)
+ * only_paid the status filter applies (gold), without it not (the trap).
+ * misread reads a workbook as its layout's trap does (the other table,
+ * text amounts skipped as blanks). */
+static json_t *gs_sum_file(const struct vat_task *t, bool only_paid, bool misread,
+                           struct vat_err *e)
 {
     struct vat_csv c = VAT_CSV_INIT;
-    if (vat_an_read_csv(t, 0, gs_cols, GS_NCOLS, &c, e) != 0)
+    if (vat_axl_read(t, 0, gs_cols, GS_NCOLS, &gs_desc, misread, &c, e) != 0)
         return NULL;
     struct vat_an_tally sums = VAT_AN_TALLY_INIT;
     for (size_t i = 1; i < c.nrows; i++) {
         if (only_paid && strcmp(vat_csv_get(&c, i, C_STATUS), gs_paid) != 0)
+            continue;
+        if (misread && !*vat_csv_get(&c, i, C_AMOUNT))
             continue;
         int64_t cents;
         if (vat_an_csv_cents(t, 0, &c, i, C_AMOUNT, &cents, e) != 0) {
@@ -263,7 +290,7 @@ static json_t *gs_sum_file(const struct vat_task *t, bool only_paid, struct vat_
 
 static int gs_reference(struct vat_task *t, struct vat_err *e)
 {
-    return vat_an_gold_from(t, gs_sum_file(t, true, e), "the fixture has no paid order", e);
+    return vat_an_gold_from(t, gs_sum_file(t, true, false, e), "the fixture has no paid order", e);
 }
 
 /* SQL over the CSV loaded into SQLite: sums integer cents, so the totals
@@ -276,7 +303,7 @@ static int gs_confirm(const struct vat_task *t, struct vat_err *e)
         .table = "orders", .types = types, .kind = VAT_AN_OBJECT,
         .sql = "SELECT region, SUM(CAST(round(amount * 100) AS INTEGER)) / 100.0 "
                "FROM orders WHERE status = 'paid' GROUP BY region ORDER BY region"};
-    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
+    int rc = vat_axl_confirm_query(t, &q, gs_cols, GS_NCOLS, 0, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
     struct gs_priv *pv = t->priv;
@@ -286,7 +313,9 @@ static int gs_confirm(const struct vat_task *t, struct vat_err *e)
 
 static int gs_trap(struct vat_task *t, struct vat_err *e)
 {
-    return vat_an_trap_from(t, gs_sum_file(t, false, e));
+    if (vat_axl_trap(t) != VAT_AXL_OWN)
+        return vat_an_trap_from(t, gs_sum_file(t, true, true, e));
+    return vat_an_trap_from(t, gs_sum_file(t, false, false, e));
 }
 
 const struct vat_template vat_tmpl_grouped_sum = {

@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "analytics.h"
+#include "anxl.h"
 #include "sqlgen.h"
 #include "sqlio.h"
+#include "trace.h"
 #include "template.h"
 #include "values.h"
 
@@ -59,8 +61,24 @@ static const struct vat_param ja_params[] = {
      .doc = "chance that a customer has more than one history row"},
     {.name = "amount_max", .type = VAT_PARAM_INT, .def = 900, .min = 10, .max = 100000,
      .doc = "largest order amount, in whole currency units"},
+    VAT_AXL_PARAMS,
     {0},
 };
+
+/* The workbook format: orders on sheet Orders, the history as a lookup
+ * table on its own sheet; the trap stays the fan-out. */
+#define JA_ORDERS_SHEET "Orders"
+#define JA_HIST_SHEET "Customer history"
+static const char *const ja_ocols[] = {"order_id", "customer_id", "amount", "ordered_on"};
+static const char *const ja_hcols[] = {"customer_id", "country", "valid_from"};
+static const enum vat_xl_kind ja_okind[] = {VAT_XLK_TEXT, VAT_XLK_TEXT, VAT_XLK_MONEY,
+                                            VAT_XLK_TEXT};
+static const enum vat_xl_kind ja_hkind[] = {VAT_XLK_TEXT, VAT_XLK_TEXT, VAT_XLK_TEXT};
+static const char *const ja_titles[] = {"Orders, all time", "Orders since the shop opened"};
+static const struct vat_axl_desc ja_desc = {
+    .sheet = JA_ORDERS_SHEET, .what = "orders", .titles = ja_titles, .ntitles = 2,
+    .kind = ja_okind, .totals_col = -1, .traps = 0,
+    .decor = VAT_AXL_BIT(VAT_AXL_TITLE_NOTES) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS)};
 
 /* What the generator planted, for confirm's cross-check. */
 struct ja_priv {
@@ -148,12 +166,20 @@ static void ja_draw_customers(struct vat_rng *r, struct ja_customer *cu, int nc,
 /* Writes the fixture through the SQLite writer: orders by date (ids
  * ascending), history in one of three storage orders a real table shows
  * (a change log by date; by customer, oldest or newest row first). */
-static int ja_write(struct vat_task *t, struct vat_rng *r, const char *rel,
-                    const struct ja_customer *cu, int nc, const char *const *countries,
-                    struct ja_order *ord, size_t nord, struct vat_err *e)
+static int ja_write_book(struct vat_task *t, struct vat_axl_state *st,
+                         const struct vat_csv *oc, const struct vat_csv *hc, struct vat_err *e);
+
+static int ja_write(struct vat_task *t, struct vat_rng *r, struct vat_axl_state *st,
+                    const char *rel, const struct ja_customer *cu, int nc,
+                    const char *const *countries, struct ja_order *ord, size_t nord,
+                    struct vat_err *e)
 {
+    bool book = strcmp(st->format, "xlsx") == 0;
     struct vat_sqlw w;
-    if (vat_sqlw_open(&w, t->root, rel, ja_schema, e) != 0)
+    struct vat_csv oc = VAT_CSV_INIT, hc = VAT_CSV_INIT;
+    vat_csv_add_row(&oc, ja_ocols, 4);
+    vat_csv_add_row(&hc, ja_hcols, 3);
+    if (!book && vat_sqlw_open(&w, t->root, rel, ja_schema, e) != 0)
         return -1;
     qsort(ord, nord, sizeof *ord, ja_order_cmp);
     long oid = (long)vat_rng_range(r, 100000, 400000);
@@ -163,6 +189,10 @@ static int ja_write(struct vat_task *t, struct vat_rng *r, const char *rel,
         oid += (long)vat_rng_range(r, 1, 6);
         snprintf(id, sizeof id, "SO-%06ld", oid);
         vat_fmt_cents(ord[i].cents, money, sizeof money);
+        const char *cells[4] = {id, cu[ord[i].cust].id, money, vat_fmt_date(ord[i].day, date)};
+        vat_csv_add_row(&oc, cells, 4);
+        if (book)
+            continue;
         if (vat_sqlw_insert(&w, "INSERT INTO orders VALUES (?1, ?2, ?3, ?4)", "ttdt", id,
                             cu[ord[i].cust].id, (double)ord[i].cents / 100.0,
                             vat_fmt_date(ord[i].day, date)) != 0)
@@ -187,12 +217,25 @@ static int ja_write(struct vat_task *t, struct vat_rng *r, const char *rel,
     qsort(h, nh, sizeof *h, ja_hist_cmp);
     for (k = 0; k < nh; k++) {
         const struct ja_customer *c = &cu[h[k].cust];
+        const char *cells[3] = {c->id, countries[c->country[h[k].k]],
+                                vat_fmt_date(c->from[h[k].k], date)};
+        vat_csv_add_row(&hc, cells, 3);
+        if (book)
+            continue;
         if (vat_sqlw_insert(&w, "INSERT INTO customer_history VALUES (?1, ?2, ?3)", "ttt", c->id,
                             countries[c->country[h[k].k]], vat_fmt_date(c->from[h[k].k], date)) !=
             0)
             break;
     }
     free(h);
+    if (book) {
+        int rc = ja_write_book(t, st, &oc, &hc, e);
+        vat_csv_release(&oc);
+        vat_csv_release(&hc);
+        return rc;
+    }
+    vat_csv_release(&oc);
+    vat_csv_release(&hc);
     if (vat_sqlw_commit(&w, e) != 0)
         return -1;
     struct vat_fixture *f = vat_task_add_fixture(t, rel, "sqlite", "main");
@@ -202,8 +245,120 @@ static int ja_write(struct vat_task *t, struct vat_rng *r, const char *rel,
     return 0;
 }
 
+/* The workbook: the orders table on one sheet (a title and notes when
+ * drawn, some amounts stored as text when drawn), the history as a
+ * lookup table on another.  Records params.workbook in st->wb. */
+static int ja_write_book(struct vat_task *t, struct vat_axl_state *st,
+                         const struct vat_csv *oc, const struct vat_csv *hc, struct vat_err *e)
+{
+    struct vat_rng *r = &st->lay;
+    size_t nr = oc->nrows - 1;
+    bool *as_text = NULL;
+    if (st->layouts & VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS)) {
+        as_text = vat_xcalloc(nr * 4, sizeof *as_text);
+        size_t cnt = 0;
+        for (size_t i = 0; i < nr; i++) {
+            bool pick = vat_rng_chance(r, 0.12);
+            as_text[i * 4 + 2] = pick;
+            cnt += pick;
+        }
+        if (cnt == 0)
+            as_text[vat_rng_below(r, (uint32_t)nr) * 4 + 2] = true;
+    }
+    static const char *const notes[] = {"Amounts in EUR, as invoiced.",
+                                        "Customers' countries are on the sheet '" JA_HIST_SHEET
+                                        "'."};
+    bool titled = st->title != NULL;
+    struct vat_xl_table ot = {.title = st->title, .notes = notes, .nnotes = titled ? 2 : 0,
+                              .data = oc, .kind = ja_okind, .as_text = as_text, .totals_col = -1};
+    struct vat_xl_table ht = {.data = hc, .kind = ja_hkind, .totals_col = -1};
+    struct vat_xl_book b = VAT_XL_BOOK_INIT;
+    struct vat_xl_where ow, hw;
+    uint32_t next;
+    int rc = vat_xl_place(vat_xl_add_sheet(&b, JA_ORDERS_SHEET), 0, 0, &ot, &ow, &next, e);
+    if (rc == 0)
+        rc = vat_xl_place(vat_xl_add_sheet(&b, JA_HIST_SHEET), 0, 0, &ht, &hw, &next, e);
+    free(as_text);
+    if (rc == 0) {
+        json_t *cols = json_array();
+        for (size_t i = 0; i < 4; i++)
+            json_array_append_new(cols, json_sprintf("%s.%s", JA_ORDERS_SHEET, ja_ocols[i]));
+        for (size_t i = 0; i < 3; i++)
+            json_array_append_new(cols, json_sprintf("%s.%s", JA_HIST_SHEET, ja_hcols[i]));
+        rc = vat_xl_task_write(t, &b, ".xlsx", "main", (long)(nr + hc->nrows - 1), cols, e) < 0
+                 ? -1
+                 : 0;
+    }
+    vat_xl_release(&b);
+    if (rc != 0)
+        return -1;
+    st->layouts |= VAT_AXL_BIT(VAT_AXL_LOOKUP_SHEET);
+    json_t *lay = json_array();
+    for (int l = 1; l < VAT_AXL_N; l++)
+        if (st->layouts & VAT_AXL_BIT(l))
+            json_array_append_new(lay, json_string(vat_axl_layout_names[l]));
+    char a1[16], a2[16], b1[16], b2[16];
+    vat_xl_addr(ow.first_row, 0, a1, sizeof a1);
+    vat_xl_addr(ow.first_row + ow.nrows - 1, 3, a2, sizeof a2);
+    vat_xl_addr(hw.first_row, 0, b1, sizeof b1);
+    vat_xl_addr(hw.first_row + hw.nrows - 1, 2, b2, sizeof b2);
+    st->wb = json_pack("{s:s, s:s?, s:s, s:o, s:s, s:s++, s:s++}", "sheet", JA_ORDERS_SHEET,
+                       "table", st->title, "lookup_sheet", JA_HIST_SHEET, "layouts", lay, "trap",
+                       "own", "range", a1, ":", a2, "lookup_range", b1, ":", b2);
+    return 0;
+}
+
+/* The question and the answer's form, the same over either format
+ * (ends after the tolerance sentence, without its full stop). */
+static void ja_prompt_question(struct vat_buf *b)
+{
+    vat_buf_puts(b, "Question: what is the total `amount` of all orders per customer's current "
+                     "country? Attribute every order to the current country of the customer who "
+                     "placed it, even when the customer lived elsewhere on the order date, and "
+                     "count each order exactly once. List only countries that receive at least "
+                     "one order this way; a country with no order attributed to it is left out "
+                     "(not listed with 0). Sum the amounts exactly: each total is a number with at "
+                     "most two decimals.\n\n");
+    vat_buf_puts(b, "Answer with one JSON value: an object whose keys are the country names "
+                     "spelled exactly as in the `country` column and whose values are the totals "
+                     "as JSON numbers, for example {\"<country>\": <total>, \"<other country>\": "
+                     "<total>}. Key order does not matter. ");
+    vat_an_prompt_tolerance(b, JA_REL_TOL, JA_ABS_TOL);
+}
+
+static void ja_prompt_book(struct vat_task *t, const struct vat_axl_state *st, const char *rel)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_printf(&b,
+                   "The Excel workbook `%s` holds two tables of an online shop, each on its own "
+                   "sheet. The orders are the table%s%s%s on sheet `" JA_ORDERS_SHEET "`, one "
+                   "row per order: `order_id`, `customer_id` (who placed it), `amount` (the "
+                   "order total in currency units, at most two decimals) and `ordered_on` "
+                   "(YYYY-MM-DD). The table on sheet `" JA_HIST_SHEET "` records where each "
+                   "customer has lived: one row each time a customer's country was set or "
+                   "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, the "
+                   "date from which that country applies). A customer has one or more history "
+                   "rows; their current country is the `country` of their history row with the "
+                   "latest `valid_from`. A number stored as text is the same number.\n\n",
+                   rel, st->title ? " titled `" : "", st->title ? st->title : "",
+                   st->title ? "`" : "");
+    ja_prompt_question(&b);
+    vat_buf_puts(&b, ".\n\n");
+    struct vat_xl_book book = VAT_XL_BOOK_INIT;
+    struct vat_err e;
+    t->self_contained = false;
+    if (vat_xl_task_read(t, 0, &book, &e) == 0)
+        t->self_contained = vat_xl_prompt(&b, t, 0, &book);
+    vat_xl_release(&book);
+    t->prompt = vat_buf_detach(&b);
+}
+
 static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
+    struct vat_axl_state st;
+    if (vat_axl_begin(t, &ja_desc, &st, e) != 0)
+        return -1;
+    bool book = strcmp(st.format, "xlsx") == 0;
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
     long cmin = vat_task_int(t, "customers_min"), cmax = vat_task_int(t, "customers_max");
     long kmin = vat_task_int(t, "countries_min"), kmax = vat_task_int(t, "countries_max");
@@ -246,8 +401,8 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         vat_an_tally_add(&pv->current, countries[c->country[c->nhist - 1]], ord[i].cents);
     }
 
-    char *rel = vat_task_fixture_relpath(t, ".sqlite");
-    int rc = ja_write(t, r, rel, cu, nc, countries, ord, nord, e);
+    char *rel = vat_task_fixture_relpath(t, book ? ".xlsx" : ".sqlite");
+    int rc = ja_write(t, r, &st, rel, cu, nc, countries, ord, nord, e);
     free(weight);
     free(ord);
     free(cu);
@@ -256,6 +411,11 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         return -1;
     }
 
+    if (book) {
+        ja_prompt_book(t, &st, rel);
+        free(rel);
+        goto params;
+    }
     struct vat_buf data = VAT_BUF_INIT;
     bool cut = false;
     if (vat_sqlgen_render(t->root, rel, ja_tables, 2, t->inline_max_bytes, &data, &cut, e) != 0) {
@@ -276,18 +436,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                    "customer has one or more history rows; their current country is the "
                    "`country` of their history row with the latest `valid_from`.\n\n",
                    rel);
-    vat_buf_puts(&b, "Question: what is the total `amount` of all orders per customer's current "
-                     "country? Attribute every order to the current country of the customer who "
-                     "placed it, even when the customer lived elsewhere on the order date, and "
-                     "count each order exactly once. List only countries that receive at least "
-                     "one order this way; a country with no order attributed to it is left out "
-                     "(not listed with 0). Sum the amounts exactly: each total is a number with at "
-                     "most two decimals.\n\n");
-    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the country names "
-                     "spelled exactly as in the `country` column and whose values are the totals "
-                     "as JSON numbers, for example {\"<country>\": <total>, \"<other country>\": "
-                     "<total>}. Key order does not matter. ");
-    vat_an_prompt_tolerance(&b, JA_REL_TOL, JA_ABS_TOL);
+    ja_prompt_question(&b);
     vat_buf_printf(&b, ".\n\nThe schema and %s (as SQL):\n\n```sql\n",
                    cut ? "the leading rows of each table" : "all rows");
     vat_buf_putn(&b, data.data, data.len);
@@ -300,10 +449,12 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->prompt = vat_buf_detach(&b);
     free(rel);
 
+params:
     t->params = json_pack("{s:s, s:s, s:s, s:s, s:s}", "sum_of", "orders.amount", "group_by",
                           "current country", "current_country_rule",
                           "customer_history row with the latest valid_from", "join_key",
                           "customer_id", "countries_without_orders", "omitted");
+    vat_axl_finish(t, &st);
 
     int d = 1 + (nord > 50) + (nord > 150) + (nc >= 12) + (nmoved >= 4);
     t->difficulty = d > 5 ? 5 : d;
@@ -345,10 +496,71 @@ static const struct vat_an_sanity ja_sanity[] = {
      "an amount is not a number with at most two decimals"},
 };
 
+/* A workbook: both tables found through the reader by their column names
+ * (the orders below their title when they have one), loaded into an
+ * in-memory database with the SQLite fixture's column types, then the
+ * same sanity checks and sql.  Returns a new object, or NULL with e set. */
+static json_t *ja_query_book(const struct vat_task *t, const char *sql, struct vat_err *e)
+{
+    static const char *const otypes[] = {"TEXT", "TEXT", "REAL", "TEXT"};
+    static const char *const htypes[] = {"TEXT", "TEXT", "TEXT"};
+    const char *rel = t->fixture[0].path;
+    const json_t *wb = json_object_get(t->params, "workbook");
+    struct vat_xl_book book = VAT_XL_BOOK_INIT;
+    if (vat_xl_task_read(t, 0, &book, e) != 0)
+        return NULL;
+    const struct vat_xl_sheet *os = vat_xl_find_sheet(&book, JA_ORDERS_SHEET);
+    const struct vat_xl_sheet *hs = vat_xl_find_sheet(&book, JA_HIST_SHEET);
+    struct vat_csv oc = VAT_CSV_INIT, hc = VAT_CSV_INIT;
+    struct vat_xl_find_opts oo = {.title = json_string_value(json_object_get(wb, "table"))};
+    struct vat_xl_where w;
+    struct vat_err fe = {{0}};
+    sqlite3 *db = NULL;
+    json_t *out = NULL;
+    if (!os || !hs) {
+        vat_err_set(e, "%s: '%s' lacks the sheet '%s' or '%s'", t->id, rel, JA_ORDERS_SHEET,
+                    JA_HIST_SHEET);
+        goto done;
+    }
+    if (vat_xl_find(os, ja_ocols, ja_okind, 4, &oo, &oc, &w, &fe) != 0 ||
+        vat_xl_find(hs, ja_hcols, ja_hkind, 3, NULL, &hc, &w, &fe) != 0) {
+        vat_err_set(e, "%s: '%s': %s", t->id, rel, fe.msg);
+        goto done;
+    }
+    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+            SQLITE_OK ||
+        vat_csv_to_sqlite(&oc, 0, db, "orders", otypes, 1, &fe) != 0 ||
+        vat_csv_to_sqlite(&hc, 0, db, "customer_history", htypes, 1, &fe) != 0) {
+        vat_err_set(e, "%s: '%s': cannot load the tables: %s", t->id, rel,
+                    fe.msg[0] ? fe.msg : "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < sizeof ja_sanity / sizeof ja_sanity[0]; i++) {
+        json_t *bad = vat_an_sql_json(db, ja_sanity[i].sql, VAT_AN_NUMBER, &fe);
+        bool clean = bad && json_is_integer(bad) && json_integer_value(bad) == 0;
+        json_decref(bad);
+        if (!clean) {
+            vat_err_set(e, "%s: '%s': %s", t->id, rel, fe.msg[0] ? fe.msg : ja_sanity[i].what);
+            goto done;
+        }
+    }
+    out = vat_an_sql_json(db, sql, VAT_AN_OBJECT, &fe);
+    if (!out)
+        vat_err_set(e, "%s: '%s': %s", t->id, rel, fe.msg);
+done:
+    sqlite3_close(db);
+    vat_csv_release(&oc);
+    vat_csv_release(&hc);
+    vat_xl_release(&book);
+    return out;
+}
+
 /* Runs sql (gold or trap) over the fixture opened read-only, after the
  * sanity checks.  Returns a new object, or NULL with e set. */
 static json_t *ja_query_file(const struct vat_task *t, const char *sql, struct vat_err *e)
 {
+    if (strcmp(t->fixture[0].format, "xlsx") == 0)
+        return ja_query_book(t, sql, e);
     return vat_an_db_query(t, 0, ja_sanity, sizeof ja_sanity / sizeof ja_sanity[0], sql,
                            VAT_AN_OBJECT, e);
 }
@@ -369,6 +581,55 @@ static const char *ja_text(const json_t *row, int i)
     return i < 0 ? NULL : json_string_value(json_array_get(row, (size_t)i));
 }
 
+/* A workbook's table as plain row reads: the cells of the range the
+ * generator recorded in params.workbook[range_key] on the sheet named by
+ * params.workbook[sheet_key], no header or title search; numbers as JSON
+ * reals, text as strings, blanks as null.  *columns gets names.  Returns
+ * the rows, or NULL with e set. */
+static json_t *ja_book_rows(const struct vat_task *t, const char *sheet_key,
+                            const char *range_key, const char *const *names, size_t n,
+                            json_t **columns, struct vat_err *e)
+{
+    const json_t *wb = json_object_get(t->params, "workbook");
+    const char *sheet = json_string_value(json_object_get(wb, sheet_key));
+    const char *range = json_string_value(json_object_get(wb, range_key));
+    const char *colon = range ? strchr(range, ':') : NULL;
+    uint32_t r1, c1, r2, c2;
+    if (!sheet || !colon || vat_xl_parse_addr(range, (size_t)(colon - range), &r1, &c1) != 0 ||
+        vat_xl_parse_addr(colon + 1, strlen(colon + 1), &r2, &c2) != 0 || c2 - c1 + 1 != n) {
+        vat_err_set(e, "%s: confirm: params lack the workbook's %s and %s", t->id, sheet_key,
+                    range_key);
+        return NULL;
+    }
+    vat_trace_note("xlsx cells by address", range);
+    struct vat_xl_book book = VAT_XL_BOOK_INIT;
+    if (vat_xl_task_read(t, 0, &book, e) != 0)
+        return NULL;
+    const struct vat_xl_sheet *s = vat_xl_find_sheet(&book, sheet);
+    if (!s) {
+        vat_xl_release(&book);
+        vat_err_set(e, "%s: confirm: no sheet '%s'", t->id, sheet);
+        return NULL;
+    }
+    json_t *rows = json_array();
+    for (uint32_t r = r1; r <= r2; r++) {
+        json_t *row = json_array();
+        for (uint32_t c = c1; c <= c2; c++) {
+            const struct vat_xl_cell *x = vat_xl_get(s, r, c);
+            json_array_append_new(row, !x || x->type == VAT_XL_BLANK ? json_null()
+                                       : x->type == VAT_XL_NUMBER    ? json_real(x->num)
+                                       : x->type == VAT_XL_STRING    ? json_string(x->s)
+                                                                     : json_boolean(x->b));
+        }
+        json_array_append_new(rows, row);
+    }
+    vat_xl_release(&book);
+    *columns = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(*columns, json_string(names[i]));
+    return rows;
+}
+
 /* C over plain row reads (SELECT * of each table): the latest history row
  * per customer by comparing valid_from texts (ISO dates order as text),
  * then each order's amount in integer cents added to its customer's
@@ -376,11 +637,14 @@ static const char *ja_text(const json_t *row, int i)
 static int ja_confirm(const struct vat_task *t, struct vat_err *e)
 {
     const char *rel = t->fixture[0].path;
+    bool book = strcmp(t->fixture[0].format, "xlsx") == 0;
     json_t *hcols = NULL, *ocols = NULL;
-    json_t *hist = vat_sqlgen_read_table(t->root, rel, "customer_history", &hcols, e);
+    json_t *hist = book ? ja_book_rows(t, "lookup_sheet", "lookup_range", ja_hcols, 3, &hcols, e)
+                        : vat_sqlgen_read_table(t->root, rel, "customer_history", &hcols, e);
     if (!hist)
         return -1;
-    json_t *orders = vat_sqlgen_read_table(t->root, rel, "orders", &ocols, e);
+    json_t *orders = book ? ja_book_rows(t, "sheet", "range", ja_ocols, 4, &ocols, e)
+                          : vat_sqlgen_read_table(t->root, rel, "orders", &ocols, e);
     if (!orders) {
         json_decref(hist);
         json_decref(hcols);
@@ -421,12 +685,21 @@ static int ja_confirm(const struct vat_task *t, struct vat_err *e)
     json_array_foreach(orders, i, row) {
         const char *c = ja_text(row, oc);
         json_t *a = oa < 0 ? NULL : json_array_get(row, (size_t)oa);
-        if (!c || !json_is_number(a)) {
+        json_t *parsed = NULL;
+        if (json_is_string(a)) { /* a workbook's number stored as text */
+            char *end;
+            double v = strtod(json_string_value(a), &end);
+            if (*json_string_value(a) && !*end)
+                a = parsed = json_real(v);
+        }
+        bool num = json_is_number(a);
+        double y = num ? json_number_value(a) * 100.0 : 0;
+        json_decref(parsed);
+        if (!c || !num) {
             vat_err_set(e, "%s: confirm: '%s' orders row %zu lacks a customer or an amount",
                         t->id, rel, i + 1);
             goto done;
         }
-        double y = json_number_value(a) * 100.0;
         int64_t cents = (int64_t)(y < 0 ? y - 0.5 : y + 0.5);
         double off = y - (double)cents;
         if (off > 1e-6 || off < -1e-6) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analytics.h"
+#include "anxl.h"
 #include "csvio.h"
 #include "template.h"
 #include "values.h"
@@ -41,8 +42,27 @@ static const struct vat_param pv_params[] = {
      .doc = "chance that a month x carrier cell beyond the one planted is empty"},
     {.name = "gap_month_chance", .type = VAT_PARAM_REAL, .def = 0.25, .min = 0, .max = 1,
      .doc = "chance that one calendar month inside the span has no shipment at all"},
+    VAT_AXL_PARAMS,
     {0},
 };
+
+/* The workbook format: the shipping log on sheet Shipments.  Layout
+ * traps: counting the totals row (its "Total" sits in the month column,
+ * as a pivot export writes it) as a shipment, reading the other table. */
+static const enum vat_xl_kind pv_kind[PV_NCOLS] = {VAT_XLK_TEXT, VAT_XLK_TEXT, VAT_XLK_TEXT,
+                                                   VAT_XLK_TEXT, VAT_XLK_TEXT, VAT_XLK_INT,
+                                                   VAT_XLK_MONEY};
+static const char *const pv_groups[PV_NCOLS] = {"Shipment", "Shipment", "Shipment", "Route",
+                                                "Route",    "Load",     "Load"};
+static const bool pv_total_of[PV_NCOLS] = {false, false, false, false, false, true, true};
+static const char *const pv_titles[] = {"Shipments, main depot", "Shipments, overflow depot",
+                                        "Shipments, returns desk"};
+static const struct vat_axl_desc pv_desc = {
+    .sheet = "Shipments", .what = "shipments", .titles = pv_titles, .ntitles = 3,
+    .kind = pv_kind, .group = pv_groups, .totals_col = C_MONTH, .total_of = pv_total_of,
+    .traps = VAT_AXL_BIT(VAT_AXL_TOTALS) | VAT_AXL_BIT(VAT_AXL_TWO_TABLES),
+    .decor = VAT_AXL_BIT(VAT_AXL_TITLE_NOTES) | VAT_AXL_BIT(VAT_AXL_GROUP_HEADER) |
+             VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS) | VAT_AXL_BIT(VAT_AXL_TOTALS)};
 
 /* What the generator planted, for confirm's cross-check: the grid of
  * counts over the months and carriers in the file (both sorted). */
@@ -219,7 +239,8 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
     free(rows);
 
-    if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
+    struct vat_axl_state st;
+    if (vat_axl_begin(t, &pv_desc, &st, e) != 0 || vat_axl_write(t, &st, &c, &pv_desc, e) < 0) {
         vat_csv_release(&c);
         return -1;
     }
@@ -245,7 +266,7 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                      "Key order does not matter. ");
     vat_an_prompt_tolerance(&b, PV_REL_TOL, PV_ABS_TOL);
     vat_buf_puts(&b, ".\n\n");
-    vat_an_prompt_csv(&b, t, 0, &c);
+    vat_axl_prompt(&b, t, &st, 0, &c, &pv_desc);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
 
@@ -253,6 +274,7 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "month", "column_key", "carrier", "month_format", "YYYY-MM",
                           "empty_combinations", "listed with 0", "months_not_in_file",
                           "omitted");
+    vat_axl_finish(t, &st);
 
     int d = 1 + (n > 60) + (n > 150) + (nm * nc >= 20) + (gap >= 0 || nempty >= 3);
     t->difficulty = d > 5 ? 5 : d;
@@ -266,22 +288,24 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 /* Counts shipments per month and carrier over the rows read back from
  * the fixture.  With zeros, every month x carrier of the file is listed
  * (gold); without, only the combinations that occur (the trap). */
-static json_t *pv_count_file(const struct vat_task *t, bool zeros, struct vat_err *e)
+static json_t *pv_count_file(const struct vat_task *t, bool zeros, bool misread,
+                             struct vat_err *e)
 {
     struct vat_csv c = VAT_CSV_INIT;
-    if (vat_an_read_csv(t, 0, pv_cols, PV_NCOLS, &c, e) != 0)
+    if (vat_axl_read(t, 0, pv_cols, PV_NCOLS, &pv_desc, misread, &c, e) != 0)
         return NULL;
     struct vat_an_tally months = VAT_AN_TALLY_INIT, carriers = VAT_AN_TALLY_INIT;
     struct vat_an_tally cells = VAT_AN_TALLY_INIT;
     json_t *out = NULL;
     for (size_t i = 1; i < c.nrows; i++) {
         const char *m = vat_csv_get(&c, i, C_MONTH), *k = vat_csv_get(&c, i, C_CARRIER);
-        if (vat_parse_month(m, NULL, NULL) != 0) {
+        /* The misreading takes whatever rows it meets as shipments. */
+        if (!misread && vat_parse_month(m, NULL, NULL) != 0) {
             vat_err_set(e, "%s: '%s' record %zu: month '%s' is not YYYY-MM", t->id,
                         t->fixture[0].path, i + 1, m);
             goto done;
         }
-        if (!k[0]) {
+        if (!misread && !k[0]) {
             vat_err_set(e, "%s: '%s' record %zu: the carrier is blank", t->id,
                         t->fixture[0].path, i + 1);
             goto done;
@@ -321,7 +345,7 @@ done:
 
 static int pv_reference(struct vat_task *t, struct vat_err *e)
 {
-    return vat_an_gold_from(t, pv_count_file(t, true, e), NULL, e);
+    return vat_an_gold_from(t, pv_count_file(t, true, false, e), NULL, e);
 }
 
 /* The grid the generator planted, as a JSON answer. */
@@ -349,7 +373,7 @@ static int pv_confirm(const struct vat_task *t, struct vat_err *e)
                "CROSS JOIN (SELECT DISTINCT carrier FROM shipments) AS k "
                "LEFT JOIN shipments AS s ON s.month = m.month AND s.carrier = k.carrier "
                "GROUP BY m.month, k.carrier ORDER BY m.month, k.carrier"};
-    int rc = vat_an_confirm_query(t, &q, 0, 0, e);
+    int rc = vat_axl_confirm_query(t, &q, pv_cols, PV_NCOLS, 0, 0, e);
     if (rc != 0 || !t->priv)
         return rc;
     return vat_an_confirm_value(t, pv_planted(t->priv), "the generator's planted counts", 0, 0,
@@ -358,7 +382,9 @@ static int pv_confirm(const struct vat_task *t, struct vat_err *e)
 
 static int pv_trap(struct vat_task *t, struct vat_err *e)
 {
-    return vat_an_trap_from(t, pv_count_file(t, false, e));
+    if (vat_axl_trap(t) != VAT_AXL_OWN) /* the layout's misreading, zero cells kept */
+        return vat_an_trap_from(t, pv_count_file(t, true, true, e));
+    return vat_an_trap_from(t, pv_count_file(t, false, false, e));
 }
 
 const struct vat_template vat_tmpl_pivot = {

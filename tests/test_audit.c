@@ -54,9 +54,10 @@ static char *write_file(const char *dir, const char *name, const char *body)
 
 /* ---- the corpus and its copies ------------------------------------------ */
 
+/* grouped_sum in CSV: the tests below edit its fixtures as CSV text. */
 static const char small_config[] =
     "[corpus]\nmaster_seed = 3\ntest_fraction = 0.34\n"
-    "[templates.grouped_sum]\ncount = 6\n"
+    "[templates.grouped_sum]\ncount = 6\nfixture_format = \"csv\"\n"
     "[templates.regex_iso_dates]\ncount = 6\n"
     "[templates.sql_paid_revenue]\ncount = 6\n";
 

@@ -76,6 +76,10 @@ struct vat_tt_env *vat_tt_env_new(const struct vat_template *tmpl, uint64_t seed
     v->tmpl = tmpl;
     v->dir = vat_test_tmpdir(tmpl->name);
     v->cfg = vat_template_default_params(tmpl);
+    /* Template tests check the CSV (or SQLite) format they were written
+     * for; workbook tasks have their own tests (test_workbooks.c). */
+    if (json_object_get(v->cfg, "fixture_format"))
+        json_object_set_new(v->cfg, "fixture_format", json_string("csv"));
     v->seed = seed;
     return v;
 }
