@@ -18,7 +18,17 @@ struct vat_build_opts {
     FILE *summary;      /* where the per-template summary goes, or NULL  */
     int card;           /* also write the dataset card out/README.md
                            (vat_card_write) into the stage before the swap */
+    int shard, shards;  /* --shard K/N: build only shard K (1..N) of N, the
+                           tasks whose index % N == K - 1, and record it in
+                           out/shard.json (src/shard.h); 0, 0: the whole corpus */
 };
+
+/* True when task index belongs to the shard o builds (always, unsharded):
+ * a pure function of the index, so no task depends on the shard layout. */
+static inline int vat_shard_has(const struct vat_build_opts *o, uint32_t index)
+{
+    return o->shards < 1 || (long)(index % (uint32_t)o->shards) == (long)o->shard - 1;
+}
 
 struct vat_template_stats {
     const char *name;
