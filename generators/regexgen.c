@@ -513,8 +513,7 @@ const struct vat_param vat_rx_task_params[] = {
 unsigned vat_rx_choose_format(const struct vat_task *t, struct vat_rng *r, unsigned n_formats)
 {
     (void)r; /* no draw: the question must not depend on the attempt */
-    uint64_t key = vat_rng_key(t->master_seed, t->tmpl->name, "questions");
-    return (unsigned)vat_rng_permute(key, n_formats, t->index);
+    return (unsigned)vat_task_question(t, n_formats);
 }
 
 /* Walks the slot plan while frames are expanded: vat_rx_expand calls

@@ -56,8 +56,8 @@ static const struct family {
     {&vat_tmpl_regex_amounts, 20240613u, 192, "format",
      {{"marker", 6}, {"thousands_separator,decimal_separator", 6}, {"cents,grouping", 4}},
      {"decimal_separator", ";", "separators"}, "$1.00", 20},
-    {&vat_tmpl_regex_order_ids, 20240612u, 256, "shape",
-     {{"prefix", 6}, {"separator", 4}, {"digits", 4}, {"case", 2}},
+    {&vat_tmpl_regex_order_ids, 20240612u, 13824, "shape",
+     {{"prefix", 6}, {"separator", 5}, {"digits", 5}, {"case", 2}},
      {"prefix", "ZZZ", "ZZZ"}, "ORD-000000", 6},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
@@ -679,8 +679,16 @@ static char *first_gold(const struct vat_tt_env *v, uint32_t index)
     t.master_seed = v->seed;
     t.cfg = v->cfg;
     t.inline_max_bytes = INLINE_MAX;
-    vat_rng_stream(&r, v->seed, v->tmpl->name, index, "task", 0, NULL);
-    if (v->tmpl->generate(&t, &r, &e) != 0)
+    /* The notation is the same at every attempt; a draw whose lines the
+     * template refuses (a repeat among these few) is drawn again. */
+    int rc = -1;
+    for (uint32_t a = 0; rc != 0 && a < 10; a++) {
+        vat_task_clear(&t);
+        t.attempt = a;
+        vat_rng_stream(&r, v->seed, v->tmpl->name, index, "task", a, NULL);
+        rc = v->tmpl->generate(&t, &r, &e);
+    }
+    if (rc != 0)
         fail_msg("%s: %s", t.id, e.msg);
     struct vat_rx_set one = VAT_RX_SET_INIT;
     add_lines(&one, (const char *const[]){"no notation here"}, 1);
@@ -694,8 +702,11 @@ static char *first_gold(const struct vat_tt_env *v, uint32_t index)
     return gold;
 }
 
-/* The first n_formats tasks walk every notation once: no gold repeats;
+/* The first n_formats tasks walk every notation once: no gold repeats
+ * (walked up to WALK_MAX tasks: the permutation's injectivity is tested
+ * on its own above, this proves the decoding of notations into golds);
  * and the fast golds are those of the full draws. */
+#define WALK_MAX 1500u
 static void test_format_space(void **state)
 {
     struct drawn *d = *state;
@@ -706,7 +717,8 @@ static void test_format_space(void **state)
         json_object_set_new(v->cfg, "rows_max", json_integer(20));
         json_object_set_new(v->cfg, "rows_min", json_integer(20));
         json_t *seen = json_object();
-        for (uint32_t i = 0; i < f->n_formats; i++) {
+        unsigned walk = f->n_formats < WALK_MAX ? f->n_formats : WALK_MAX;
+        for (uint32_t i = 0; i < walk; i++) {
             char *gold = first_gold(v, i);
             if (json_object_get(seen, gold))
                 fail_msg("%s-%05u repeats the gold '%s'", f->tmpl->name, i, gold);
@@ -715,7 +727,7 @@ static void test_format_space(void **state)
             json_object_set_new(seen, gold, json_true());
             free(gold);
         }
-        assert_int_equal(json_object_size(seen), f->n_formats);
+        assert_int_equal(json_object_size(seen), walk);
         json_decref(seen);
         vat_tt_env_free(v);
     }
