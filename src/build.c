@@ -2,8 +2,10 @@
  *
  * Determinism: a task's draws depend only on (master_seed, template,
  * index, attempt); workers fill slots indexed by task, and everything that
- * looks across tasks (unique gold programs, table order) runs afterwards
- * on one thread in task order, so --jobs cannot change a byte. */
+ * looks across tasks (the check that gold programs are unique, table
+ * order) runs afterwards on one thread in task order, so --jobs cannot
+ * change a byte.  No task's draws depend on another task, so a shard
+ * (--shard K/N) builds its tasks exactly as the whole build does. */
 #include "build.h"
 
 #include <dirent.h>
@@ -280,6 +282,10 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
 
     long want = 0;
     double need = vat_build_memory_estimate(c, o->only, &want);
+    if (o->shards > 1) { /* a shard holds about 1/N of the tasks */
+        need /= o->shards;
+        want = (want + o->shards - 1) / o->shards;
+    }
     if (need > (double)VAT_BUILD_MEMORY_BOUND)
         return vat_err_set(e, "vat: this config would hold about %.1f GiB in memory while "
                               "building %ld tasks, over vat's bound of %.0f GiB; lower the "
