@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <openssl/evp.h>
 
@@ -280,6 +281,15 @@ int vat_merge(const struct vat_config *c, const char *to, char *const *roots, in
         in[i].root = roots[i];
         in[i].store = (struct vat_store)VAT_STORE_INIT;
     }
+    /* Merging into a shard root would wait forever for its own shared
+     * lock at the swap (and overwrite an input). */
+    struct stat ts, rs;
+    for (int i = 0; stat(to, &ts) == 0 && i < nroots; i++)
+        if (stat(roots[i], &rs) == 0 && rs.st_dev == ts.st_dev && rs.st_ino == ts.st_ino) {
+            free(in);
+            return vat_err_set(e, "vat: --to '%s' is one of the shards; merge into a new root",
+                               to);
+        }
     int rc = check_shards(c, in, nroots, e);
     struct vat_store out = VAT_STORE_INIT;
     bool staged = false;

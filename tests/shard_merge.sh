@@ -47,6 +47,7 @@ refuse() { # what, expected stderr substring, merge args...
   grep -q "$want" "$WORK/err" || fail "$what: stderr '$(cat "$WORK/err")' lacks '$want'"
   [ ! -e "$WORK/refused/out" ] || fail "$what: a refused merge wrote out/"
 }
+refuse "into a shard" "is one of the shards" --to "$WORK/shard-1" "$WORK"/shard-{1,2,3,4}
 refuse "missing shard" "shard 2 of 4 is missing" "$WORK"/shard-{1,3,4}
 refuse "duplicate shard" "given twice" "$WORK"/shard-{1,2,3,3}
 sed 's/^master_seed = .*/master_seed = 7/' "$CONFIG" >"$WORK/other.toml"
@@ -59,4 +60,4 @@ refuse "another N" "one of 2 shards" "$WORK"/shard-{1,2,3} "$WORK/half-1"
 refuse "not a shard" "holds no shard" "$WORK/direct" "$WORK"/shard-{2,3,4}
 "$VAT" build --config "$CONFIG" --root "$WORK/x" --shard 5/4 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--shard 5/4 was accepted"
-echo "shard_merge: 4 shards merged equal the direct build; 5 refusals"
+echo "shard_merge: 4 shards merged equal the direct build; 6 refusals"
