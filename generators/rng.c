@@ -161,3 +161,47 @@ void vat_rng_stream(struct vat_rng *r, uint64_t master_seed, const char *name,
         hex[32] = 0;
     }
 }
+
+/* splitmix64's finaliser: a good mixer of 64 bits. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t vat_rng_permute(uint64_t key, uint64_t n, uint64_t i)
+{
+    if (n <= 1)
+        return 0;
+    i %= n;
+    unsigned bits = 2;
+    while (bits < 64 && (1ULL << bits) < n)
+        bits += 2;
+    unsigned half = bits / 2;
+    uint64_t mask = (1ULL << half) - 1;
+    uint64_t x = i;
+    /* Cycle walking: the network permutes [0, 2^bits); stepping again
+     * from a value >= n until one falls below n keeps it a bijection of
+     * [0, n), and 2^bits < 4n bounds the expected steps below 4. */
+    do {
+        uint64_t l = x >> half, r = x & mask;
+        for (uint64_t round = 0; round < 4; round++) {
+            uint64_t f = mix64(key ^ mix64((round << 56) ^ r)) & mask;
+            uint64_t nl = r;
+            r = l ^ f;
+            l = nl;
+        }
+        x = (l << half) | r;
+    } while (x >= n);
+    return x;
+}
+
+uint64_t vat_rng_key(uint64_t master_seed, const char *name, const char *purpose)
+{
+    struct vat_rng r;
+    vat_rng_stream(&r, master_seed, name, 0, purpose, 0, NULL);
+    uint64_t hi = vat_rng_u32(&r);
+    uint64_t lo = vat_rng_u32(&r);
+    return (hi << 32) | lo;
+}

@@ -48,4 +48,14 @@ void vat_rng_stream(struct vat_rng *r, uint64_t master_seed, const char *name,
  * takes one vat_rng_range draw instead.) */
 uint32_t vat_rng_weighted(struct vat_rng *r, const uint32_t *weights, size_t n);
 
+/* A bijection of [0, n) chosen by key: returns the i-th element of a
+ * seeded permutation of 0..n-1 (i < n; i >= n is taken modulo n).  A
+ * balanced Feistel network of 4 rounds over the smallest even number of
+ * bits covering n, walked in a cycle until the value falls below n
+ * (format-preserving), so nothing of size n is built: the question of
+ * task i is perm(i), distinct for distinct i < n by construction. */
+uint64_t vat_rng_permute(uint64_t key, uint64_t n, uint64_t i);
+/* A 64-bit key derived from (master_seed, name, purpose) alone. */
+uint64_t vat_rng_key(uint64_t master_seed, const char *name, const char *purpose);
+
 #endif

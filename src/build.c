@@ -2,8 +2,10 @@
  *
  * Determinism: a task's draws depend only on (master_seed, template,
  * index, attempt); workers fill slots indexed by task, and everything that
- * looks across tasks (unique gold programs, table order) runs afterwards
- * on one thread in task order, so --jobs cannot change a byte. */
+ * looks across tasks (the check that gold programs are unique, table
+ * order) runs afterwards on one thread in task order, so --jobs cannot
+ * change a byte.  No task's draws depend on another task, so a shard
+ * (--shard K/N) builds its tasks exactly as the whole build does. */
 #include "build.h"
 
 #include <dirent.h>
@@ -16,6 +18,7 @@
 
 #include "admit.h"
 #include "card.h"
+#include "shard.h"
 #include "split.h"
 #include "store.h"
 #include "tables.h"
@@ -199,38 +202,53 @@ static char *normalise_program(const char *s)
     return vat_buf_detach(&b);
 }
 
-/* Program answers (regex, sql) must not repeat within a template: a later
- * task whose gold repeats an earlier one is redrawn from its next attempt,
- * in index order, on this thread. */
-static void make_programs_unique(struct pool *p, size_t from, size_t to)
+/* Program answers (regex, sql) must not repeat within a template.  The
+ * templates make them distinct by construction (the question of task i is
+ * element i of a permutation of the template's question space,
+ * vat_task_question), so no task depends on another and a shard builds
+ * its tasks alone; this check only proves it, and refuses the build,
+ * naming both tasks, where two gold programs still coincide (a count past
+ * the question space, or a template that draws its question freely). */
+struct gold_key {
+    char *norm;
+    size_t slot;
+};
+
+static int cmp_gold_key(const void *a, const void *b)
+{
+    const struct gold_key *x = a, *y = b;
+    int c = strcmp(x->norm, y->norm);
+    return c ? c : (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+static int check_programs_unique(struct pool *p, size_t from, size_t to, struct vat_err *e)
 {
     const char *kind = p->slots[from].tmpl->answer_kind;
     if (strcmp(kind, "regex") != 0 && strcmp(kind, "sql") != 0)
-        return;
-    char **seen = vat_xcalloc(to - from, sizeof *seen);
-    for (size_t i = from; i < to; i++) {
-        struct slot *s = &p->slots[i];
-        for (int round = 0; s->admitted && round <= p->c->max_redraws; round++) {
-            char *norm = normalise_program(s->task.gold);
-            bool dup = false;
-            for (size_t j = from; j < i && !dup; j++)
-                dup = seen[j - from] && strcmp(seen[j - from], norm) == 0;
-            if (!dup) {
-                seen[i - from] = norm;
-                break;
-            }
-            free(norm);
-            s->redraws++;
-            snprintf(s->last_err, sizeof s->last_err, "%s: gold program repeats an earlier task",
-                     s->task.id);
-            slot_draw_from(p, s, s->task.attempt + 1);
-            if (round == p->c->max_redraws)
-                s->admitted = 0;
+        return 0;
+    struct gold_key *k = vat_xcalloc(to - from, sizeof *k);
+    size_t n = 0;
+    for (size_t i = from; i < to; i++)
+        if (p->slots[i].admitted)
+            k[n++] = (struct gold_key){normalise_program(p->slots[i].task.gold), i};
+    qsort(k, n, sizeof *k, cmp_gold_key);
+    size_t a = 0, b = 0; /* the repeat with the lowest second task, whatever the sort */
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(k[i - 1].norm, k[i].norm) == 0 && (b == 0 || k[i].slot < b)) {
+            size_t j = i - 1;
+            while (j > 0 && strcmp(k[j - 1].norm, k[i].norm) == 0)
+                j--;
+            a = k[j].slot;
+            b = k[i].slot;
         }
-    }
-    for (size_t i = 0; i < to - from; i++)
-        free(seen[i]);
-    free(seen);
+    for (size_t i = 0; i < n; i++)
+        free(k[i].norm);
+    free(k);
+    if (b == 0)
+        return 0;
+    return vat_err_set(e, "vat: build failed: tasks '%s' and '%s' have the same gold program "
+                          "(is the count past the template's question space?)",
+                       p->slots[a].task.id, p->slots[b].task.id);
 }
 
 static int cmp_slot_id(const void *a, const void *b)
@@ -264,6 +282,10 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
 
     long want = 0;
     double need = vat_build_memory_estimate(c, o->only, &want);
+    if (o->shards > 1) { /* a shard holds about 1/N of the tasks */
+        need /= o->shards;
+        want = (want + o->shards - 1) / o->shards;
+    }
     if (need > (double)VAT_BUILD_MEMORY_BOUND)
         return vat_err_set(e, "vat: this config would hold about %.1f GiB in memory while "
                               "building %ld tasks, over vat's bound of %.0f GiB; lower the "
@@ -288,7 +310,9 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         if (!only_has(o->only, vat_registry[i]->name))
             continue;
         const json_t *cfg = json_object_get(c->templates, vat_registry[i]->name);
-        n += (size_t)json_integer_value(json_object_get(cfg, "count"));
+        long count = (long)json_integer_value(json_object_get(cfg, "count"));
+        for (long j = 0; j < count; j++)
+            n += vat_shard_has(o, (uint32_t)j);
         ntmpl++;
     }
     struct pool p = {.c = c, .o = o, .slots = vat_xcalloc(n ? n : 1, sizeof(struct slot)), .n = n};
@@ -306,11 +330,15 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         per[ti].name = tm->name;
         per[ti].requested = count;
         first[ti] = k;
-        for (long j = 0; j < count; j++, k++) {
+        for (long j = 0; j < count; j++) {
+            if (!vat_shard_has(o, (uint32_t)j))
+                continue;
             p.slots[k].tmpl = tm;
             p.slots[k].cfg = cfg;
             vat_task_init(&p.slots[k].task, tm, (uint32_t)j, root);
+            k++;
         }
+        per[ti].requested = (long)(k - first[ti]);
         ti++;
     }
     first[ntmpl] = n;
@@ -328,12 +356,14 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     if (o->progress)
         fputs("\n", o->progress);
 
-    for (size_t t = 0; t < ntmpl; t++)
-        if (first[t] < first[t + 1])
-            make_programs_unique(&p, first[t], first[t + 1]);
     for (size_t i = 0; i < n; i++)
         if (p.slots[i].fatal) { /* the first in task order, whatever --jobs */
             rc = vat_err_set(e, "vat: build failed: %s", p.slots[i].last_err);
+            goto done;
+        }
+    for (size_t t = 0; t < ntmpl; t++)
+        if (first[t] < first[t + 1] && check_programs_unique(&p, first[t], first[t + 1], e) != 0) {
+            rc = -1;
             goto done;
         }
 
@@ -406,6 +436,7 @@ done:;
         struct vat_build_opts staged = *o;
         staged.root = root;
         if ((o->card && vat_card_write(c, &staged, &st, e) != 0) ||
+            (o->shards && vat_shard_write(c, &staged, &st, e) != 0) ||
             vat_store_commit(&store, e) != 0)
             rc = -1;
     }

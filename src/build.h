@@ -1,5 +1,6 @@
-/* build.h — `vat build`: draw and admit every task of the corpus on N
- * threads, make program answers unique per template, write fixtures and
+/* build.h — `vat build`: draw and admit every task of the corpus (or of
+ * one shard of it) on N threads, check that program answers are unique per
+ * template (they are by construction: docs/scale.md), write fixtures and
  * the seven tables.  Output is byte-identical whatever --jobs is.
  * Exports struct vat_build_opts, struct vat_build_stats and vat_build. */
 #ifndef VAT_BUILD_H
@@ -18,7 +19,17 @@ struct vat_build_opts {
     FILE *summary;      /* where the per-template summary goes, or NULL  */
     int card;           /* also write the dataset card out/README.md
                            (vat_card_write) into the stage before the swap */
+    int shard, shards;  /* --shard K/N: build only shard K (1..N) of N, the
+                           tasks whose index % N == K - 1, and record it in
+                           out/shard.json (src/shard.h); 0, 0: the whole corpus */
 };
+
+/* True when task index belongs to the shard o builds (always, unsharded):
+ * a pure function of the index, so no task depends on the shard layout. */
+static inline int vat_shard_has(const struct vat_build_opts *o, uint32_t index)
+{
+    return o->shards < 1 || (long)(index % (uint32_t)o->shards) == (long)o->shard - 1;
+}
 
 struct vat_template_stats {
     const char *name;

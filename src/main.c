@@ -12,6 +12,7 @@
 #include "card.h"
 #include "cli.h"
 #include "config.h"
+#include "shard.h"
 #include "store.h"
 #include "template.h"
 
@@ -19,8 +20,12 @@ static const char usage_text[] =
     "usage: vat <command> [options]\n"
     "\n"
     "commands:\n"
-    "  build  [--config FILE] [--root DIR] [--jobs N] [--only a,b]\n"
-    "                             regenerate the corpus from seeds.toml\n"
+    "  build  [--config FILE] [--root DIR] [--jobs N] [--only a,b] [--shard K/N]\n"
+    "                             regenerate the corpus from seeds.toml (--shard: only\n"
+    "                             the tasks whose index mod N is K-1, for vat merge)\n"
+    "  merge  [--config FILE] --to DIR SHARD_ROOT...\n"
+    "                             join the N shards of one config into the corpus a\n"
+    "                             direct build writes, byte for byte\n"
     "  audit  [--root DIR] [--max-per-kind N]\n"
     "                             leak audit across the split (exit 1 on findings)\n"
     "  list   [--params]          templates: name, family, answer kind, trap\n"
@@ -43,9 +48,20 @@ static int cmd_build(int argc, char **argv)
 {
     const char *config = "seeds.toml", *root = ".", *only = NULL;
     long jobs = 0;
+    long shard = 0, shards = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--config") == 0 && i + 1 < argc)
+        if (strcmp(a, "--shard") == 0 && i + 1 < argc) {
+            const char *v = argv[++i], *slash = strchr(v, '/');
+            char k[32];
+            if (!slash || (size_t)(slash - v) >= sizeof k)
+                return vat_cli_usage_error("--shard takes K/N, 1 <= K <= N <= 100000");
+            memcpy(k, v, (size_t)(slash - v));
+            k[slash - v] = 0;
+            if (vat_cli_parse_long(slash + 1, 1, 100000, &shards) != 0 ||
+                vat_cli_parse_long(k, 1, shards, &shard) != 0)
+                return vat_cli_usage_error("--shard takes K/N, 1 <= K <= N <= 100000");
+        } else if (strcmp(a, "--config") == 0 && i + 1 < argc)
             config = argv[++i];
         else if (strcmp(a, "--root") == 0 && i + 1 < argc)
             root = argv[++i];
@@ -76,6 +92,8 @@ static int cmd_build(int argc, char **argv)
         .progress = isatty(fileno(stderr)) ? stderr : NULL,
         .summary = stdout,
         .card = 1,
+        .shard = (int)shard,
+        .shards = (int)shards,
     };
     /* Zeroed: vat_build can fail before it fills st (an unknown --only
      * name, an unusable root), and st.per is freed below either way. */
@@ -94,6 +112,44 @@ static int cmd_build(int argc, char **argv)
     /* Timing goes to stderr so that stdout stays byte-identical per run. */
     fprintf(stderr, "vat: built %ld of %ld tasks into '%s' in %.2f s with %ld jobs\n",
             st.admitted, st.tasks, root, secs, jobs);
+    return rc == 0 ? VAT_EXIT_OK : VAT_EXIT_CORPUS;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+    const char *config = "seeds.toml", *to = NULL;
+    char **roots = calloc((size_t)argc, sizeof *roots);
+    int nroots = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--config") == 0 && i + 1 < argc)
+            config = argv[++i];
+        else if (strcmp(a, "--to") == 0 && i + 1 < argc)
+            to = argv[++i];
+        else if (a[0] == '-' && a[1]) {
+            free(roots);
+            return vat_cli_usage_error_arg("merge", a);
+        } else
+            roots[nroots++] = argv[i];
+    }
+    if (!to || !*to || nroots == 0) {
+        free(roots);
+        return vat_cli_usage_error("merge takes --to DIR and one or more shard roots");
+    }
+    struct vat_config c;
+    struct vat_err e = {{0}};
+    if (vat_config_load(&c, config, &e) != 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        free(roots);
+        return VAT_EXIT_USAGE;
+    }
+    int rc = vat_merge(&c, to, roots, nroots, stdout, &e);
+    vat_config_release(&c);
+    free(roots);
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        return VAT_EXIT_USAGE;
+    }
     return rc == 0 ? VAT_EXIT_OK : VAT_EXIT_CORPUS;
 }
 
@@ -133,6 +189,7 @@ static const struct vat_command {
 } commands[] = {
     {"audit", vat_cmd_audit, 1},
     {"build", cmd_build, 0}, /* vat_build recovers and locks itself */
+    {"merge", cmd_merge, 0}, /* vat_merge locks the shards and the target itself */
     {"check", vat_cmd_check, 1},
     {"list", cmd_list, 0},
     {"pack", vat_cmd_pack, 1},

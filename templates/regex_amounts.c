@@ -18,8 +18,12 @@
 
 /* Currency markers written before the number.  The three-letter codes
  * are followed by one space; the signs are glued to the number. */
-static const char *const markers[] = {"$", "US$", "USD ", "EUR ", "GBP ", "CHF ", "CAD ", "AUD "};
-#define N_MARKERS 8
+static const char *const markers[] = {
+    "$",    "US$",  "USD ", "EUR ", "GBP ", "CHF ", "CAD ", "AUD ", "A$",   "C$",   "NZ$",
+    "HK$",  "S$",   "R$",   "NT$",  "MX$",  "NZD ", "SEK ", "NOK ", "DKK ", "SGD ", "HKD ",
+    "MXN ", "BRL ", "INR ", "ZAR ", "PLN ", "CZK ", "HUF ", "ILS ", "CNY ", "KRW ", "TRY ",
+    "AED ", "SAR ", "THB ", "MYR ", "PHP ", "IDR ", "TWD ", "JPY "};
+#define N_MARKERS ((int)(sizeof markers / sizeof *markers))
 
 /* (thousands separator, decimal separator) pairs. */
 static const char sep_pairs[][2] = {{',', '.'},  {'.', ','},  {' ', '.'},
@@ -37,9 +41,10 @@ struct fmt {
 
 static struct fmt fmt_from_index(unsigned f)
 {
-    unsigned pair = (f / N_MARKERS) % N_PAIRS;
-    struct fmt x = {markers[f % N_MARKERS], sep_pairs[pair][0], sep_pairs[pair][1],
-                    (f / (N_MARKERS * N_PAIRS)) % 2 != 0, f / (N_MARKERS * N_PAIRS * 2) != 0};
+    const unsigned nm = (unsigned)N_MARKERS;
+    unsigned pair = (f / nm) % N_PAIRS;
+    struct fmt x = {markers[f % nm], sep_pairs[pair][0], sep_pairs[pair][1],
+                    (f / (nm * N_PAIRS)) % 2 != 0, f / (nm * N_PAIRS * 2) != 0};
     return x;
 }
 
@@ -364,7 +369,7 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         /* another currency, or ours spelled another way */
         if (vat_rng_chance(r, 0.6)) {
             do
-                marker = markers[vat_rng_below(r, N_MARKERS)];
+                marker = markers[vat_rng_below(r, (uint32_t)N_MARKERS)];
             while (marker == x->marker);
         } else if (marker_is_code(x->marker)) {
             if (vat_rng_chance(r, 0.5)) {

@@ -29,13 +29,13 @@ static const char seps[] = "-/.";
 struct year_rule {
     int min, max;
 };
-static const int year_lows[] = {1900, 1950, 1970, 1980, 1990, 2000};
-static const int year_highs[] = {1999, 2029, 2039, 2049, 2069, 2099};
-#define N_LOWS 6
-#define N_HIGHS 6
+static const int year_lows[] = {1900, 1920, 1950, 1960, 1970, 1980, 1990, 2000, 2010};
+static const int year_highs[] = {1999, 2009, 2019, 2029, 2039, 2049, 2059, 2069, 2079, 2099};
+#define N_LOWS 9
+#define N_HIGHS 10
 /* Rule 0 is "any"; rules 1.. are the (low, high) pairs with low < high:
- * all of them but (2000, 1999). */
-#define N_YEAR_RULES (1 + N_LOWS * N_HIGHS - 1)
+ * all of them but (2000, 1999), (2010, 1999) and (2010, 2009). */
+#define N_YEAR_RULES (1 + N_LOWS * N_HIGHS - 3)
 #define N_FORMATS (N_SEPS * N_ORDERS * N_YEAR_RULES)
 
 static struct year_rule year_rule_of(int yr)

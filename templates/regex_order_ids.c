@@ -15,39 +15,62 @@
 /* ---- the shape space ----------------------------------------------------- */
 
 /* Upper-case letters only: the near-prefix and case decoys rely on it.
- * None is a prefix of the {id} filler (REQ, JOB, TX, SES). */
-static const char *const prefixes[] = {"ORD", "PO", "SO", "RMA", "WO", "ORDR", "CO", "SHP"};
-#define N_PREFIXES 8
-/* 0 is "no separator". */
-static const char seps[] = {'-', '_', '#', 0};
-#define N_SEPS 4
-#define DIGITS_MIN 5
-#define N_DIGITS 4
-#define N_FORMATS (N_PREFIXES * N_SEPS * N_DIGITS * 2)
+ * None is a prefix of the {id} filler (REQ, JOB, TX, SES).  The first
+ * eight are the prefixes of vat 0.1. */
+static const char *const prefixes[] = {
+    "ORD", "PO",  "SO",  "RMA", "WO",  "ORDR", "CO",  "SHP", "INV", "BO",  "DO",  "PR",  "RO",
+    "SR",  "TO",  "WH",  "OR",  "PK",  "DN",   "GRN", "ASN", "CRN", "OD",  "PU",  "DL",  "TR",
+    "CM",  "AP",  "AR",  "GL",  "HO",  "BK",   "BKG", "RSV", "CS",  "CSO", "EO",  "IO",  "MO",
+    "NO",  "PL",  "QO",  "TKT", "FO",  "LO",   "OID", "ORX", "POR", "SOR", "WOR", "DEL", "DSP",
+    "PCK", "RTN", "RFD", "EXC", "CLM", "QTE",  "CNT", "BL",  "AWB", "MAWB", "HAWB", "CNS"};
+#define N_PREFIXES ((int)(sizeof prefixes / sizeof *prefixes))
+/* 0 is "no separator"; '.' and '/' are escaped or literal in the
+ * pattern as needed. */
+static const char seps[] = {'-', '_', '#', '.', '/', 0};
+#define N_SEPS 6
+/* The digit count: exactly DIGITS_MIN..DIGITS_MIN+N_DIGITS-1, or that many
+ * up to one or two more (a range, "5 or 6 digits"). */
+#define DIGITS_MIN 4
+#define N_DIGITS 6
+#define N_WIDTHS 3
+#define N_FORMATS (N_PREFIXES * N_SEPS * N_DIGITS * N_WIDTHS * 2)
+_Static_assert(N_FORMATS > 10000, "regex_order_ids admits more than 10,000 distinct golds");
 
 struct fmt {
     const char *prefix;
     char sep;      /* 0: the digits follow the prefix directly     */
-    int digits;    /* DIGITS_MIN .. DIGITS_MIN + N_DIGITS - 1       */
+    int digits;    /* fewest digits: DIGITS_MIN .. DIGITS_MIN + N_DIGITS - 1 */
+    int digits_max; /* most digits: digits .. digits + N_WIDTHS - 1         */
     bool any_case; /* the prefix counts in any mix of upper/lower   */
 };
 
 static struct fmt fmt_from_index(unsigned f)
 {
-    struct fmt x = {prefixes[f % N_PREFIXES], seps[(f / N_PREFIXES) % N_SEPS],
-                    DIGITS_MIN + (int)((f / (N_PREFIXES * N_SEPS)) % N_DIGITS),
-                    f / (N_PREFIXES * N_SEPS * N_DIGITS) != 0};
+    struct fmt x;
+    x.prefix = prefixes[f % N_PREFIXES];
+    f /= N_PREFIXES;
+    x.sep = seps[f % N_SEPS];
+    f /= N_SEPS;
+    x.digits = DIGITS_MIN + (int)(f % N_DIGITS);
+    f /= N_DIGITS;
+    x.digits_max = x.digits + (int)(f % N_WIDTHS);
+    f /= N_WIDTHS;
+    x.any_case = f % 2 != 0;
     return x;
 }
 
 /* "ORD-NNNNNN" for the prompt and params. */
-static void fmt_shape(const struct fmt *x, char out[24])
+static void fmt_shape(const struct fmt *x, char out[32])
 {
     int k = snprintf(out, 24, "%s", x->prefix);
     if (x->sep)
         out[k++] = x->sep;
     for (int i = 0; i < x->digits; i++)
         out[k++] = 'N';
+    for (int i = x->digits; i < x->digits_max; i++) {
+        memcpy(out + k, "(N)", 3);
+        k += 3;
+    }
     out[k] = 0;
 }
 
@@ -74,6 +97,13 @@ static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *
         return vat_err_set(e, "regex_order_ids: digit count %lld out of range",
                            (long long)digits);
     x->digits = (int)digits;
+    /* vat 0.1 params have no digits_max: an exact count */
+    json_int_t dmax = json_object_get(params, "digits_max")
+                          ? json_integer_value(json_object_get(params, "digits_max"))
+                          : digits;
+    if (dmax < digits || dmax >= digits + N_WIDTHS)
+        return vat_err_set(e, "regex_order_ids: digits_max %lld out of range", (long long)dmax);
+    x->digits_max = (int)dmax;
     if (strcmp(cs, "exact") != 0 && strcmp(cs, "any") != 0)
         return vat_err_set(e, "regex_order_ids: unknown case rule '%s'", cs);
     x->any_case = strcmp(cs, "any") == 0;
@@ -99,9 +129,14 @@ static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
         else
             vat_buf_putc(&b, *p);
     }
+    if (x->sep == '.')
+        vat_buf_puts(&b, "\\"); /* a literal full stop */
     if (x->sep)
         vat_buf_putc(&b, x->sep);
-    vat_buf_printf(&b, "\\d{%d}", x->digits);
+    if (x->digits_max > x->digits)
+        vat_buf_printf(&b, "\\d{%d,%d}", x->digits, x->digits_max);
+    else
+        vat_buf_printf(&b, "\\d{%d}", x->digits);
     if (!naive)
         vat_buf_puts(&b, "\\b");
     return vat_buf_detach(&b);
@@ -157,6 +192,16 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
     snprintf(pre, sizeof pre, "%s", x->prefix);
     size_t plen = strlen(pre);
     int nd = x->digits;
+    if (x->digits_max > x->digits) {
+        /* A range: the first two targets of a set take the fewest and the
+         * most digits (so the hidden lines tell {5,6} from {5} and {6});
+         * the rest any count in between.  Exact counts draw nothing here,
+         * as in vat 0.1. */
+        if (kind == K_TARGET && slot->seen < 2)
+            nd = slot->seen == 0 ? x->digits : x->digits_max;
+        else
+            nd = (int)vat_rng_range(r, x->digits, x->digits_max);
+    }
     char sep = x->sep;
     put_digits(dig, r, nd);
 
@@ -171,7 +216,7 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         /* The first of each set is off by exactly one digit, where a
          * near-miss count such as {5,7} is caught; later ones by more. */
         int by = slot->seen ? (int)vat_rng_range(r, 1, kind == K_LONG ? 3 : 2) : 1;
-        nd += kind == K_LONG ? by : -by;
+        nd = kind == K_LONG ? x->digits_max + by : x->digits - by;
         put_digits(dig, r, nd);
         break;
     }
@@ -295,7 +340,7 @@ static const struct vat_rx_layout layout = {
 
 static void prompt_rules(struct vat_buf *b, const struct fmt *x)
 {
-    char shape[24];
+    char shape[32];
     fmt_shape(x, shape);
     char lower[8], capital[8];
     size_t plen = strlen(x->prefix);
@@ -308,9 +353,9 @@ static void prompt_rules(struct vat_buf *b, const struct fmt *x)
                     "mention order ids, request ids, times, names and other references.\n\n");
     vat_buf_printf(b,
                    "Write a regular expression that extracts every order id of the shape %s "
-                   "(each N a digit). "
+                   "(each N a digit%s). "
                    "A piece of text is such an order id only when all of these hold:\n",
-                   shape);
+                   shape, x->digits_max > x->digits ? ", each (N) a digit that may be absent" : "");
     if (x->any_case)
         vat_buf_printf(b, "- it starts with the prefix \"%s\" in any mix of upper and lower "
                           "case (\"%s\", \"%s\" and \"%s\" all count);\n",
@@ -326,16 +371,22 @@ static void prompt_rules(struct vat_buf *b, const struct fmt *x)
     else
         vat_buf_puts(b, "- the digits follow the prefix directly, with no separator (a \"-\", "
                         "\"_\", space or other character in between does not count);\n");
-    vat_buf_printf(b,
-                   "- then come exactly %d digits (%d or %d digits do not count, nor do ids "
-                   "with some digits masked by letters);\n"
-                   "- it stands on its own: the character right before the prefix and the "
-                   "character right after the last digit, where there is one, are not a "
-                   "letter, a digit or an underscore (spaces, punctuation and the start or "
-                   "end of the line are fine).\n"
-                   "An id that breaks any of these rules is not extracted at all, not even in "
-                   "part.\n\n",
-                   x->digits, x->digits - 1, x->digits + 1);
+    if (x->digits_max > x->digits)
+        vat_buf_printf(b,
+                       "- then come %d to %d digits (%d or %d digits do not count, nor do ids "
+                       "with some digits masked by letters);\n",
+                       x->digits, x->digits_max, x->digits - 1, x->digits_max + 1);
+    else
+        vat_buf_printf(b,
+                       "- then come exactly %d digits (%d or %d digits do not count, nor do ids "
+                       "with some digits masked by letters);\n",
+                       x->digits, x->digits - 1, x->digits + 1);
+    vat_buf_puts(b, "- it stands on its own: the character right before the prefix and the "
+                    "character right after the last digit, where there is one, are not a "
+                    "letter, a digit or an underscore (spaces, punctuation and the start or "
+                    "end of the line are fine).\n"
+                    "An id that breaks any of these rules is not extracted at all, not even in "
+                    "part.\n\n");
 }
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
@@ -366,15 +417,16 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     if (vat_rx_task_plant(t, rng, &d, &layout, &x, e) != 0)
         return -1;
 
-    char shape[24];
+    char shape[32];
     fmt_shape(&x, shape);
     t->params = json_object();
     json_object_set_new(t->params, "shape", json_string(shape));
     json_object_set_new(t->params, "prefix", json_string(x.prefix));
     json_object_set_new(t->params, "separator", json_stringn(&x.sep, x.sep ? 1 : 0));
     json_object_set_new(t->params, "digits", json_integer(x.digits));
+    json_object_set_new(t->params, "digits_max", json_integer(x.digits_max));
     json_object_set_new(t->params, "case", json_string(x.any_case ? "any" : "exact"));
-    t->difficulty = 2 + x.any_case + (x.sep == 0) + (x.digits != 6);
+    t->difficulty = 2 + x.any_case + (x.sep == 0) + (x.digits != 6 || x.digits_max != 6);
 
     struct vat_buf b = VAT_BUF_INIT;
     prompt_rules(&b, &x);

@@ -512,17 +512,8 @@ const struct vat_param vat_rx_task_params[] = {
 
 unsigned vat_rx_choose_format(const struct vat_task *t, struct vat_rng *r, unsigned n_formats)
 {
-    if (t->attempt > 0)
-        return vat_rng_below(r, n_formats);
-    struct vat_rng pr;
-    vat_rng_stream(&pr, t->master_seed, t->tmpl->name, t->index / n_formats, "formats", 0, NULL);
-    unsigned *perm = vat_xcalloc(n_formats, sizeof *perm);
-    for (unsigned i = 0; i < n_formats; i++)
-        perm[i] = i;
-    vat_rng_shuffle(&pr, perm, n_formats, sizeof perm[0]);
-    unsigned f = perm[t->index % n_formats];
-    free(perm);
-    return f;
+    (void)r; /* no draw: the question must not depend on the attempt */
+    return (unsigned)vat_task_question(t, n_formats);
 }
 
 /* Walks the slot plan while frames are expanded: vat_rx_expand calls

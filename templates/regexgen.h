@@ -209,11 +209,13 @@ void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_
  * prompt) and rows_min/max (20..500 held-out lines). */
 extern const struct vat_param vat_rx_task_params[];
 
-/* Returns the notation index (0..n_formats-1) of task t.  The first draw
- * walks a permutation of all notations derived from (master seed,
- * template, index / n_formats) alone, so any n_formats consecutive tasks
- * of a block share no notation and hence no gold; a redraw (attempt > 0,
- * which may be asked because of a repeat) draws one afresh from r. */
+/* Returns the notation index (0..n_formats-1) of task t: element
+ * t->index of a permutation of all notations keyed by (master seed,
+ * template, "questions") alone (vat_rng_permute), the same for every
+ * attempt and drawing nothing from r.  So tasks 0..n_formats-1 of a
+ * template have distinct notations, hence distinct gold programs, by
+ * construction, whichever shard builds them; an index past n_formats
+ * wraps, and the build's check refuses the repeat it makes. */
 unsigned vat_rx_choose_format(const struct vat_task *t, struct vat_rng *r, unsigned n_formats);
 
 /* One slot to plant: the kind the slot plan drew and how many plants of

@@ -63,15 +63,20 @@ struct orders_choice {
 static const struct orders_choice orders_tables[] = {
     {"orders", "order_id"},        {"orders", "id"},           {"purchases", "purchase_id"},
     {"sales_orders", "order_no"},  {"web_orders", "order_id"}, {"order_headers", "header_id"},
-    {"shop_orders", "order_ref"},
+    {"shop_orders", "order_ref"},  {"online_orders", "order_id"}, {"order_records", "record_id"},
+    {"purchase_orders", "po_number"},
 };
 
 static const char *const name_cols[] = {"name", "full_name", "display_name", "customer_name",
                                         "contact_name"};
 static const char *const date_cols[] = {"placed_on", "ordered_on", "order_date", "created_on"};
 static const char *const stamp_cols[] = {"placed_at", "ordered_at", "created_at"};
-static const char *const count_names[] = {"order_count", "orders", "n_orders", "num_orders",
-                                          "total_orders"};
+static const char *const count_names[] = {"order_count", "orders",         "n_orders",
+                                          "num_orders",  "total_orders",   "orders_placed",
+                                          "n_purchases", "purchase_count"};
+/* The gold query's table aliases (customers, orders). */
+static const char *const customer_aliases[] = {"c", "cu", "cust", "a"};
+static const char *const order_aliases[] = {"o", "od", "ord", "b"};
 static const char *const channels[] = {"web", "store", "phone", "marketplace", "app"};
 
 enum filter { F_NONE, F_YEAR, F_SINCE, F_BEFORE, F_RANGE };
@@ -87,6 +92,7 @@ static const char *const order_names[] = {"customer id ascending", "customer id 
 struct question {
     const char *ctable, *key, *fk, *code_prefix, *name_col;
     const char *otable, *oid, *date_col, *count_name;
+    const char *ca, *oa; /* the gold query's aliases of the two tables */
     bool coded;      /* customer ids are text codes "C-00042", else integers */
     bool timestamps; /* 'YYYY-MM-DD HH:MM:SS', else 'YYYY-MM-DD'             */
     bool with_name;  /* the name is the second output column                 */
@@ -164,6 +170,38 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
         break;
     default: break;
     }
+}
+
+/* The question space: the names the gold query spells whatever the
+ * drawn features (customer table and key, orders table and id, the count
+ * alias, the two table aliases), as the digits of one mixed-radix number;
+ * every list's entries are distinct, so two numbers name two different
+ * gold queries.  11,520 questions. */
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define N_QUESTIONS                                                                           \
+    (N_OF(customer_tables) * N_OF(orders_tables) * N_OF(count_names) *                        \
+     N_OF(customer_aliases) * N_OF(order_aliases))
+
+/* Replaces the drawn names with the ones question number k decodes to.
+ * The draws they replace stay in the stream, so every later draw of the
+ * task (the window, the fixture rows) is what it was. */
+static void apply_question(struct question *q, uint64_t k)
+{
+    const struct customer_choice *cc = &customer_tables[k % N_OF(customer_tables)];
+    k /= N_OF(customer_tables);
+    q->ctable = cc->table;
+    q->key = cc->key;
+    q->fk = cc->fk;
+    q->code_prefix = cc->code_prefix;
+    const struct orders_choice *oc = &orders_tables[k % N_OF(orders_tables)];
+    k /= N_OF(orders_tables);
+    q->otable = oc->table;
+    q->oid = oc->id;
+    q->count_name = count_names[k % N_OF(count_names)];
+    k /= N_OF(count_names);
+    q->ca = customer_aliases[k % N_OF(customer_aliases)];
+    k /= N_OF(customer_aliases);
+    q->oa = order_aliases[k % N_OF(order_aliases)];
 }
 
 static void build_schema(struct question *q)
@@ -553,10 +591,12 @@ static void put_window(struct vat_buf *b, const struct question *q)
 {
     char d1[11], d2[11];
     /* Timestamps are compared by their day, so a bound is one day. */
-    char *col = q->timestamps ? vat_xasprintf("date(o.%s)", q->date_col)
-                              : vat_xasprintf("o.%s", q->date_col);
+    char *col = q->timestamps ? vat_xasprintf("date(%s.%s)", q->oa, q->date_col)
+                              : vat_xasprintf("%s.%s", q->oa, q->date_col);
     switch (q->filter) {
-    case F_YEAR: vat_buf_printf(b, "strftime('%%Y', o.%s) = '%04d'", q->date_col, q->year); break;
+    case F_YEAR:
+        vat_buf_printf(b, "strftime('%%Y', %s.%s) = '%04d'", q->oa, q->date_col, q->year);
+        break;
     case F_SINCE: vat_buf_printf(b, "%s >= '%s'", col, vat_fmt_date(q->lo, d1)); break;
     case F_BEFORE: vat_buf_printf(b, "%s < '%s'", col, vat_fmt_date(q->hi + 1, d1)); break;
     case F_RANGE:
@@ -572,28 +612,29 @@ static void put_window(struct vat_buf *b, const struct question *q)
 static char *build_query(const struct question *q, bool count_star)
 {
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_printf(&b, "SELECT c.%s", q->key);
+    const char *c = q->ca, *o = q->oa;
+    vat_buf_printf(&b, "SELECT %s.%s", c, q->key);
     if (q->with_name)
-        vat_buf_printf(&b, ", c.%s", q->name_col);
+        vat_buf_printf(&b, ", %s.%s", c, q->name_col);
     if (count_star)
         vat_buf_printf(&b, ", COUNT(*) AS %s\n", q->count_name);
     else
-        vat_buf_printf(&b, ", COUNT(o.%s) AS %s\n", q->oid, q->count_name);
-    vat_buf_printf(&b, "FROM %s AS c\nLEFT JOIN %s AS o ON o.%s = c.%s", q->ctable, q->otable,
-                   q->fk, q->key);
+        vat_buf_printf(&b, ", COUNT(%s.%s) AS %s\n", o, q->oid, q->count_name);
+    vat_buf_printf(&b, "FROM %s AS %s\nLEFT JOIN %s AS %s ON %s.%s = %s.%s", q->ctable, c,
+                   q->otable, o, o, q->fk, c, q->key);
     if (q->filter != F_NONE) {
         vat_buf_puts(&b, "\n    AND ");
         put_window(&b, q);
     }
-    vat_buf_printf(&b, "\nGROUP BY c.%s", q->key);
+    vat_buf_printf(&b, "\nGROUP BY %s.%s", c, q->key);
     if (q->with_name)
-        vat_buf_printf(&b, ", c.%s", q->name_col);
+        vat_buf_printf(&b, ", %s.%s", c, q->name_col);
     vat_buf_puts(&b, "\nORDER BY ");
     switch (q->order) {
-    case O_ID_ASC: vat_buf_printf(&b, "c.%s ASC", q->key); break;
-    case O_ID_DESC: vat_buf_printf(&b, "c.%s DESC", q->key); break;
-    case O_COUNT_DESC: vat_buf_printf(&b, "%s DESC, c.%s ASC", q->count_name, q->key); break;
-    default: vat_buf_printf(&b, "%s ASC, c.%s ASC", q->count_name, q->key); break;
+    case O_ID_ASC: vat_buf_printf(&b, "%s.%s ASC", c, q->key); break;
+    case O_ID_DESC: vat_buf_printf(&b, "%s.%s DESC", c, q->key); break;
+    case O_COUNT_DESC: vat_buf_printf(&b, "%s DESC, %s.%s ASC", q->count_name, c, q->key); break;
+    default: vat_buf_printf(&b, "%s ASC, %s.%s ASC", q->count_name, c, q->key); break;
     }
     return vat_buf_detach(&b);
 }
@@ -744,6 +785,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     if (q->rows_max < q->rows_min)
         q->rows_max = q->rows_min;
     draw_question(q, rng, vat_task_real(t, "hardness"));
+    apply_question(q, vat_task_question(t, N_QUESTIONS));
     build_schema(q);
 
     const char *tabs[2] = {q->ctable, q->otable};

@@ -57,9 +57,9 @@ static const char *const status_cols[] = {"status", "state", "payment_status", "
 static const char *const amount_cols_dollars[] = {"amount", "total", "amount_usd", "gross_amount",
                                                   "total_due"};
 static const char *const amount_cols_cents[] = {"amount_cents", "total_cents", "amount_minor",
-                                                "gross_cents"};
+                                                "gross_cents", "total_minor"};
 static const char *const date_cols[] = {"issued_on", "issue_date", "invoice_date", "billed_on"};
-static const char *const stamp_cols[] = {"invoiced_at", "issued_at", "created_at"};
+static const char *const stamp_cols[] = {"invoiced_at", "issued_at", "created_at", "billed_at"};
 static const char *const due_cols_date[] = {"due_on", "due_date"};
 static const char *const paid_words[] = {"paid", "settled", "collected", "cleared"};
 static const char *const unpaid_words[] = {"open",      "void",     "overdue",  "draft",
@@ -75,7 +75,7 @@ static const char *const out_period_names[][4] = {
 static const char *const out_revenue_dollars[] = {"revenue", "paid_revenue", "paid_total",
                                                   "revenue_usd"};
 static const char *const out_revenue_cents[] = {"revenue_cents", "paid_cents",
-                                                "paid_total_cents"};
+                                                "paid_total_cents", "revenue_minor"};
 
 /* The drawn question: everything the prompt, the gold query, the fill
  * function and the second derivation need. */
@@ -207,6 +207,44 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
     q->out_period = out_period_names[q->period][vat_rng_below(rng, 4)];
     q->out_revenue = q->want_cents ? VAT_PICK(rng, out_revenue_cents)
                                    : VAT_PICK(rng, out_revenue_dollars);
+}
+
+/* The question space: the names the gold query spells (table, status,
+ * amount and date columns, the two output aliases) and the direction, as
+ * the digits of one mixed-radix number.  Each digit picks from a list of
+ * the same length whichever list the drawn features (units, timestamps,
+ * period) select, and the lists are disjoint, so two numbers name two
+ * different gold queries.  20,480 questions. */
+#define N_TABLES (sizeof tables / sizeof *tables)
+#define N_QUESTIONS (N_TABLES * 4 * 5 * 4 * 4 * 4 * 2)
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+_Static_assert(N_OF(status_cols) == 4 && N_OF(amount_cols_cents) == 5 &&
+                   N_OF(amount_cols_dollars) == 5 && N_OF(stamp_cols) == 4 &&
+                   N_OF(date_cols) == 4 && N_OF(out_revenue_cents) == 4 &&
+                   N_OF(out_revenue_dollars) == 4,
+               "apply_question's radices are the lists' lengths");
+
+/* Replaces the drawn names with the ones question number k decodes to.
+ * The draws they replace stay in the stream, so every later draw of the
+ * task (fixture rows, statuses) is what it was. */
+static void apply_question(struct question *q, uint64_t k)
+{
+    const struct table_choice *tc = &tables[k % N_TABLES];
+    k /= N_TABLES;
+    q->table = tc->table;
+    q->id_col = tc->id_col;
+    q->id_prefix = tc->id_prefix;
+    q->status_col = status_cols[k % 4];
+    k /= 4;
+    q->amount_col = q->amount_cents ? amount_cols_cents[k % 5] : amount_cols_dollars[k % 5];
+    k /= 5;
+    q->date_col = q->timestamps ? stamp_cols[k % 4] : date_cols[k % 4];
+    k /= 4;
+    q->out_period = out_period_names[q->period][k % 4];
+    k /= 4;
+    q->out_revenue = q->want_cents ? out_revenue_cents[k % 4] : out_revenue_dollars[k % 4];
+    k /= 4;
+    q->descending = k % 2 != 0;
 }
 
 static void build_schema(struct question *q)
@@ -710,6 +748,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     q->rows_min = vat_task_int(t, "rows_min");
     q->rows_max = vat_task_int(t, "rows_max");
     draw_question(q, rng, vat_task_real(t, "hardness"));
+    apply_question(q, vat_task_question(t, N_QUESTIONS));
     build_schema(q);
 
     const char *tabs[1] = {q->table};

@@ -52,6 +52,18 @@ struct vat_template {
     struct vat_verdict (*check)(const struct vat_task *t, const char *answer, size_t len);
 };
 
+/* The question of task t in a question space of n questions: element
+ * t->index of a permutation of 0..n-1 keyed by (master seed, template,
+ * "questions") alone (vat_rng_permute), drawing nothing from the task's
+ * stream and the same for every attempt.  Templates whose gold programs
+ * must be distinct (regex, sql) decode it as a mixed-radix number into the
+ * parts of the question the gold program spells, so tasks 0..n-1 have
+ * distinct gold by construction, on any shard (docs/scale.md). */
+static inline uint64_t vat_task_question(const struct vat_task *t, uint64_t n)
+{
+    return vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "questions"), n, t->index);
+}
+
 /* The registry: every template of templates/registry.def, in `vat list`
  * order, ended by NULL. */
 extern const struct vat_template *const vat_registry[];

@@ -33,11 +33,6 @@ static const char *param_str(const struct vat_task *t, const char *k)
     return json_string_value(json_object_get(t->params, k));
 }
 
-static long param_int(const struct vat_task *t, const char *k)
-{
-    return (long)json_integer_value(json_object_get(t->params, k));
-}
-
 static bool any_case(const struct vat_task *t)
 {
     return strcmp(param_str(t, "case"), "any") == 0;
@@ -63,6 +58,19 @@ static void id_of(char *out, size_t cap, const char *pre, const char *sep, int n
     snprintf(out, cap, "%s%s%.*s", pre, sep, nd, digits);
 }
 
+/* The digit counts the task accepts: digits .. digits_max (issue 12
+ * added ranges; an exact count has digits_max == digits). */
+static int digits_lo(const struct vat_task *t)
+{
+    return (int)json_integer_value(json_object_get(t->params, "digits"));
+}
+
+static int digits_hi(const struct vat_task *t)
+{
+    const json_t *m = json_object_get(t->params, "digits_max");
+    return m ? (int)json_integer_value(m) : digits_lo(t);
+}
+
 /* Copies tpl into out with every '@' replaced by with. */
 static void subst(char *out, size_t cap, const char *tpl, const char *with)
 {
@@ -82,7 +90,7 @@ static void subst(char *out, size_t cap, const char *tpl, const char *with)
 static void rules_hold(const struct vat_task *t)
 {
     const char *pre = param_str(t, "prefix"), *sep = param_str(t, "separator");
-    int nd = (int)param_int(t, "digits");
+    int lo = digits_lo(t), nd = digits_hi(t);
     char low[8], cap[8], id[32], x[32], y[32], line[256];
     for (size_t i = 0; i <= strlen(pre); i++) {
         low[i] = pre[i] >= 'A' && pre[i] <= 'Z' ? (char)(pre[i] - 'A' + 'a') : pre[i];
@@ -122,7 +130,8 @@ static void rules_hold(const struct vat_task *t)
         int nd;
         int want;
     } ids[] = {
-        {pre, sep, nd, 1},        {pre, sep, nd - 1, 0}, {pre, sep, nd + 1, 0},
+        {pre, sep, nd, 1},        {pre, sep, lo - 1, 0}, {pre, sep, nd + 1, 0},
+        {pre, sep, lo, 1},
         {low, sep, nd, -1},       {cap, sep, nd, -1},    {pre, *sep ? "" : "-", nd, 0},
         {pre, " ", nd, 0},        {pre, *sep == '#' ? "-" : "#", nd, 0},
     };
@@ -149,7 +158,7 @@ static void rules_hold(const struct vat_task *t)
 static char *spell(const struct vat_task *t, int style)
 {
     const char *pre = param_str(t, "prefix"), *sep = param_str(t, "separator");
-    int nd = (int)param_int(t, "digits");
+    int nd = digits_lo(t), hi = digits_hi(t);
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_puts(&b, style == 0 ? "(?<![A-Za-z0-9_])" : "(?<!\\w)");
     if (any_case(t))
@@ -157,12 +166,12 @@ static char *spell(const struct vat_task *t, int style)
     else
         vat_buf_puts(&b, pre);
     if (*sep)
-        vat_buf_printf(&b, "%s%s", *sep == '#' || *sep == '-' ? "\\" : "", sep);
+        vat_buf_printf(&b, "%s%s", strchr("#-.", *sep) ? "\\" : "", sep);
     if (style == 0)
-        vat_buf_printf(&b, "[0-9]{%d}", nd);
+        vat_buf_printf(&b, "[0-9]{%d,%d}", nd, hi);
     else
-        for (int i = 0; i < nd; i++)
-            vat_buf_puts(&b, "\\d");
+        for (int i = 0; i < hi; i++)
+            vat_buf_puts(&b, i < nd ? "\\d" : "\\d?");
     vat_buf_puts(&b, style == 0 ? "(?![A-Za-z0-9_])" : "(?!\\w)");
     return vat_buf_detach(&b);
 }
@@ -181,7 +190,7 @@ enum mut {
 static char *near_miss(const struct vat_task *t, enum mut m)
 {
     const char *pre = param_str(t, "prefix"), *sep = param_str(t, "separator");
-    int nd = (int)param_int(t, "digits");
+    int nd = digits_lo(t), hi = digits_hi(t);
     bool ci = any_case(t) != (m == MUT_CASE_FLIP);
     struct vat_buf b = VAT_BUF_INIT;
     if (m != MUT_NO_BEFORE)
@@ -195,13 +204,13 @@ static char *near_miss(const struct vat_task *t, enum mut m)
     else if (*sep)
         vat_buf_printf(&b, "[%s]", sep);
     if (m == MUT_DIGITS_RANGE)
-        vat_buf_printf(&b, "\\d{%d,%d}", nd - 1, nd + 1);
+        vat_buf_printf(&b, "\\d{%d,%d}", nd - 1, hi + 1);
     else if (m == MUT_DIGITS_PLUS)
         vat_buf_puts(&b, "\\d+");
     else if (m == MUT_DIGITS_WORD)
-        vat_buf_printf(&b, "\\w{%d}", nd);
+        vat_buf_printf(&b, "\\w{%d,%d}", nd, hi);
     else
-        vat_buf_printf(&b, "\\d{%d}", nd);
+        vat_buf_printf(&b, "\\d{%d,%d}", nd, hi);
     if (m != MUT_NO_AFTER)
         vat_buf_puts(&b, "\\b");
     return vat_buf_detach(&b);
@@ -233,7 +242,8 @@ static void spellings_and_near_misses(const struct vat_task *t)
 }
 
 /* The trap is the gold without its boundaries; the held-out lines hold
- * at least three ids to take; the digit count is 5 to 8. */
+ * at least three ids to take; the digit count is 4 to 9, or a range of up
+ * to two more. */
 static void trap_and_targets(const struct vat_task *t)
 {
     assert_true(strncmp(t->gold, "\\b", 2) == 0);
@@ -244,8 +254,8 @@ static void trap_and_targets(const struct vat_task *t)
         if (json_is_true(json_object_get(c, "heldout")))
             targets += json_array_size(json_object_get(c, "expected"));
     assert_true(targets >= 3);
-    long nd = param_int(t, "digits");
-    assert_true(nd >= 5 && nd <= 8);
+    int lo = digits_lo(t), hi = digits_hi(t);
+    assert_true(lo >= 4 && lo <= 9 && hi >= lo && hi <= lo + 2);
 }
 
 /* On the first 60 tasks the trap and targets are as above; on the first

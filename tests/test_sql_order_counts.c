@@ -409,8 +409,14 @@ static void test_near_misses_fail(void **state)
         if (strcmp(window_kind(t), "range") == 0 && strlen(param(t, "date_format")) > 10) {
             struct vat_buf b = VAT_BUF_INIT;
             const char *dc = param(t, "date_column");
-            char *cond = vat_xasprintf("o.%s >= '%s' AND o.%s <= '%s'", dc, window_str(t, "from"),
-                                       dc, window_str(t, "through"));
+            /* the gold's alias of the orders table ("LEFT JOIN t AS o ON"):
+             * a part of the question space (docs/scale.md) */
+            const char *as = strstr(strstr(t->gold, "LEFT JOIN "), " AS ");
+            assert_non_null(as);
+            int alen = (int)strcspn(as + 4, " ");
+            char *cond = vat_xasprintf("%.*s.%s >= '%s' AND %.*s.%s <= '%s'", alen, as + 4, dc,
+                                       window_str(t, "from"), alen, as + 4, dc,
+                                       window_str(t, "through"));
             const char *and = strstr(t->gold, "\n    AND ") + 9;
             const char *group = strstr(t->gold, "\nGROUP BY");
             vat_buf_printf(&b, "%.*s%s%s", (int)(and - t->gold), t->gold, cond, group);

@@ -1,0 +1,56 @@
+#!/bin/bash
+# regex_600.sh — the regex templates fill 600 tasks each at the default
+# settings (they stopped at 432, 192 and 256 before issue 12: "gold program
+# repeats"), with distinct gold programs by construction; and a count past
+# a template's question space fails the build naming two tasks (exit 2).
+#
+# usage: regex_600.sh --vat PATH
+set -u
+VAT=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --vat) VAT=$2; shift 2 ;;
+    *) echo "regex_600.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -x "$VAT" ] || { echo "regex_600.sh: --vat PATH required" >&2; exit 2; }
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/vat-rx600.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+RX=regex_iso_dates,regex_amounts,regex_order_ids
+
+config() { # count_dates count_amounts count_ids
+  printf '[corpus]\nmaster_seed = 20261130\n'
+  printf '[templates.regex_iso_dates]\ncount = %s\n' "$1"
+  printf '[templates.regex_amounts]\ncount = %s\n' "$2"
+  printf '[templates.regex_order_ids]\ncount = %s\n' "$3"
+}
+config 600 600 600 >"$WORK/600.toml"
+"$VAT" build --config "$WORK/600.toml" --root "$WORK/c600" --only $RX --jobs 2 >"$WORK/sum" 2>"$WORK/err" \
+  || fail "build of 600 per regex template exited $?: $(cat "$WORK/err")"
+for t in regex_iso_dates regex_amounts regex_order_ids; do
+  grep -Eq "^$t +600 +600 +[0-9]+ +0\$" "$WORK/sum" || fail "$t did not admit 600: $(grep "^$t" "$WORK/sum")"
+done
+# every gold program distinct within its template (the rollouts' gold rows)
+n=$(cat "$WORK"/c600/out/rollouts/*.jsonl | /usr/bin/python3 -c '
+import json, sys
+golds = set()
+n = 0
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["role"] == "gold":
+        n += 1
+        golds.add((r["task_id"].rsplit("-", 1)[0], " ".join(r["answer"].split())))
+print(n - len(golds), n)')
+[ "$n" = "0 1800" ] || fail "repeated gold programs (repeats, golds): $n"
+
+# regex_amounts has 984 questions: task 984 asks question 0's again
+config 0 985 0 >"$WORK/985.toml"
+"$VAT" build --config "$WORK/985.toml" --root "$WORK/c985" --only regex_amounts --jobs 2 \
+  >/dev/null 2>"$WORK/err"
+rc=$?
+[ $rc -eq 2 ] || fail "985 regex_amounts tasks: exit $rc, not 2"
+grep -q "regex_amounts-00984' have the same gold program" "$WORK/err" \
+  || fail "the repeat is not named: $(cat "$WORK/err")"
+[ ! -e "$WORK/c985/out" ] || fail "a refused build wrote out/"
+echo "regex_600: 1800 distinct golds; a count past the question space is refused"
