@@ -226,6 +226,11 @@ void vat_task_clear(struct vat_task *t)
     free(t->gold);
     free(t->trap);
     free(t->malformed);
+    for (int i = 0; i < t->n_traps; i++)
+        free(t->traps[i].answer);
+    memset(t->traps, 0, sizeof t->traps);
+    t->n_traps = 0;
+    t->phrasing[0] = 0;
     t->prompt = NULL;
     t->params = NULL;
     t->spec = NULL;

@@ -1,0 +1,66 @@
+/* prompt.c — prompt styles and varied wording (see prompt.h). */
+#include "prompt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "rng.h"
+#include "template.h"
+
+bool vat_prompt_natural(const struct vat_task *t)
+{
+    return t->prompt_style && strcmp(t->prompt_style, VAT_STYLE_NATURAL) == 0 && t->tmpl &&
+           t->tmpl->giveaways;
+}
+
+const char *vat_prompt_style_of(const struct vat_task *t)
+{
+    return vat_prompt_natural(t) ? VAT_STYLE_NATURAL : VAT_STYLE_EXPLICIT;
+}
+
+const char *vat_prompt_phrase(struct vat_task *t, char slot, const char *const *list, size_t n)
+{
+    uint32_t k = n > 1 ? vat_rng_below(&t->prompt_rng, (uint32_t)n) : 0;
+    size_t len = strlen(t->phrasing);
+    /* The record is for counting distinct wordings; a template with more
+     * slots than fit keeps the first ones, which still tell them apart. */
+    if (len + 4 < sizeof t->phrasing)
+        snprintf(t->phrasing + len, sizeof t->phrasing - len, "%c%u", slot, (unsigned)k);
+    return n ? list[k] : "";
+}
+
+void vat_prompt_fill(struct vat_buf *b, const char *text, const char *const *kv)
+{
+    const char *p = text;
+    while (*p) {
+        const char *open = strchr(p, '{');
+        if (!open) {
+            vat_buf_puts(b, p);
+            return;
+        }
+        vat_buf_putn(b, p, (size_t)(open - p));
+        const char *close = strchr(open + 1, '}');
+        const char *value = NULL;
+        if (close) {
+            size_t n = (size_t)(close - open - 1);
+            for (size_t i = 0; kv && kv[i] && kv[i + 1]; i += 2)
+                if (strlen(kv[i]) == n && strncmp(kv[i], open + 1, n) == 0) {
+                    value = kv[i + 1];
+                    break;
+                }
+        }
+        if (value) {
+            vat_buf_puts(b, value);
+            p = close + 1;
+        } else {
+            vat_buf_putc(b, '{');
+            p = open + 1;
+        }
+    }
+}
+
+void vat_prompt_put(struct vat_buf *b, struct vat_task *t, char slot, const char *const *list,
+                    size_t n, const char *const *kv)
+{
+    vat_prompt_fill(b, vat_prompt_phrase(t, slot, list, n), kv);
+}
