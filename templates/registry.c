@@ -28,6 +28,7 @@ VAT_TEMPLATE(date_window);
 VAT_TEMPLATE(pivot);
 VAT_TEMPLATE(join_aggregate);
 VAT_TEMPLATE(threshold_flags);
+VAT_TEMPLATE(payments_reconciliation);
 VAT_TEMPLATE(regex_iso_dates);
 VAT_TEMPLATE(regex_amounts);
 VAT_TEMPLATE(regex_order_ids);
@@ -47,6 +48,7 @@ const struct vat_template *const vat_registry[] = {
     &vat_tmpl_pivot,
     &vat_tmpl_join_aggregate,
     &vat_tmpl_threshold_flags,
+    &vat_tmpl_payments_reconciliation,
     &vat_tmpl_regex_iso_dates,
     &vat_tmpl_regex_amounts,
     &vat_tmpl_regex_order_ids,

@@ -1,0 +1,255 @@
+/* test_prompt.c — prompt styles and varied wording (issue 13), for every
+ * registered template that writes natural prompts (declares giveaways):
+ *   - the same task drawn in the explicit and the natural style has the
+ *     same fixture bytes, gold, trap and armed traps; only the prompt (and
+ *     the recorded style) differs;
+ *   - natural prompts contain none of the template's give-away phrases
+ *     (case-insensitive), name every column the answer needs, and state
+ *     the answer's shape; explicit prompts record "explicit";
+ *   - over 40 tasks each style draws at least 4 distinct phrasings of every
+ *     slot (question, data description, answer format);
+ *   - "mixed" gives both styles, about half each;
+ *   - compound templates (those that fill t->traps) arm at least three
+ *     traps in every admitted task, each proven on its own at admission;
+ *   - a template without natural prompts records "explicit" when asked
+ *     for "natural".
+ * And the phrasing picker and placeholder filling of generators/prompt.c. */
+#include <ctype.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "admit.h"
+#include "prompt.h"
+#include "template.h"
+#include "testutil.h"
+
+#define SEED 130013u
+#define NTASKS 40
+
+/* Case-insensitive strstr. */
+static const char *find_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return hay;
+    }
+    return NULL;
+}
+
+static struct vat_tt_env *env_style(const struct vat_template *tm, const char *style)
+{
+    struct vat_tt_env *v = vat_tt_env_new(tm, SEED);
+    json_object_set_new(v->cfg, "prompt_style", json_string(style));
+    return v;
+}
+
+/* The prompt up to its data section (the file's rows are data, not wording). */
+static char *wording(const char *prompt)
+{
+    const char *end = strstr(prompt, "The data is");
+    if (!end)
+        end = strstr(prompt, "```");
+    return vat_xstrndup(prompt, end ? (size_t)(end - prompt) : strlen(prompt));
+}
+
+/* Distinct values of one slot letter in the phrasing records. */
+static int distinct_slot(char rec[][64], size_t n, char slot)
+{
+    unsigned seen[64] = {0};
+    int k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = strchr(rec[i], slot);
+        if (!p)
+            continue;
+        unsigned idx = (unsigned)strtoul(p + 1, NULL, 10);
+        if (idx < 64 && !seen[idx]++)
+            k++;
+    }
+    return k;
+}
+
+static void check_template(const struct vat_template *tm)
+{
+    struct vat_tt_env *ex = env_style(tm, "explicit"), *na = env_style(tm, "natural");
+    char rec[2][NTASKS][64];
+    for (uint32_t i = 0; i < NTASKS; i++) {
+        struct vat_task a, b;
+        struct vat_replay ra, rb;
+        vat_tt_draw(ex, &a, NULL, i, 6000, 40, &ra);
+        vat_tt_draw(na, &b, NULL, i, 6000, 40, &rb);
+        assert_string_equal(a.prompt_style, "explicit");
+        assert_string_equal(b.prompt_style, "natural");
+        /* same task, other words */
+        assert_int_equal(a.attempt, b.attempt);
+        assert_string_equal(a.fixture[0].sha256, b.fixture[0].sha256);
+        assert_string_equal(a.gold, b.gold);
+        assert_string_equal(a.trap, b.trap);
+        assert_int_equal(a.n_traps, b.n_traps);
+        for (int k = 0; k < a.n_traps; k++) {
+            assert_string_equal(a.traps[k].name, b.traps[k].name);
+            assert_string_equal(a.traps[k].answer, b.traps[k].answer);
+        }
+        assert_string_not_equal(a.prompt, b.prompt);
+
+        char *w = wording(b.prompt);
+        for (const char *const *g = tm->giveaways; *g; g++)
+            if (find_ci(w, *g))
+                fail_msg("%s: natural prompt gives away \"%s\":\n%s", b.id, *g, w);
+        for (const char *const *c = tm->answer_columns; c && *c; c++) {
+            char q[80];
+            snprintf(q, sizeof q, "`%s`", *c);
+            if (!strstr(w, q))
+                fail_msg("%s: natural prompt never names the column %s:\n%s", b.id, q, w);
+        }
+        const char *group = json_string_value(json_object_get(b.params, "group_by"));
+        if (group) {
+            char q[80];
+            snprintf(q, sizeof q, "`%s`", group);
+            assert_non_null(strstr(w, q));
+        }
+        assert_null(strstr(w, "tolerance"));
+        free(w);
+        /* every placeholder filled, in both styles */
+        for (const char *p = a.prompt; (p = strchr(p, '{')) != NULL; p++)
+            if (islower((unsigned char)p[1]))
+                fail_msg("%s: unfilled placeholder at '%.20s'", a.id, p);
+        for (const char *p = b.prompt; (p = strchr(p, '{')) != NULL; p++)
+            if (islower((unsigned char)p[1]))
+                fail_msg("%s: unfilled placeholder at '%.20s'", b.id, p);
+        vat_tt_assert_states_shape(&a);
+        vat_tt_assert_states_shape(&b);
+
+        /* compound: every trap armed and proven in every admitted task */
+        if (b.n_traps) {
+            assert_true(b.n_traps >= 3);
+            for (int k = 0; k < b.n_traps; k++) {
+                assert_string_not_equal(b.traps[k].answer, b.gold);
+                assert_true(rb.traps[k].gate_passed);
+                assert_true(rb.traps[k].score < 1.0);
+            }
+        }
+        snprintf(rec[0][i], 64, "%s", a.phrasing);
+        snprintf(rec[1][i], 64, "%s", b.phrasing);
+        vat_task_clear(&a);
+        vat_task_clear(&b);
+    }
+    for (int s = 0; s < 2; s++)
+        for (const char *slot = "qda"; *slot; slot++) {
+            int k = distinct_slot(rec[s], NTASKS, *slot);
+            if (k < 4)
+                fail_msg("%s: %s style draws %d phrasings of slot '%c' over %d tasks", tm->name,
+                         s ? "natural" : "explicit", k, *slot, NTASKS);
+        }
+    print_message("  %s: explicit and natural agree on %d tasks\n", tm->name, NTASKS);
+    vat_tt_env_free(ex);
+    vat_tt_env_free(na);
+}
+
+static void test_natural_templates(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (size_t i = 0; vat_registry[i]; i++)
+        if (vat_registry[i]->giveaways) {
+            check_template(vat_registry[i]);
+            n++;
+        }
+    assert_true(n >= 1);
+    assert_non_null(vat_template_find("payments_reconciliation")->giveaways);
+}
+
+/* "mixed" draws both styles, about half each, from the prompt sub-stream;
+ * the fixture is the one the explicit style draws. */
+static void test_mixed_halves(void **state)
+{
+    (void)state;
+    const struct vat_template *tm = vat_template_find("payments_reconciliation");
+    struct vat_tt_env *mx = env_style(tm, "mixed"), *ex = env_style(tm, "explicit");
+    int natural = 0;
+    for (uint32_t i = 0; i < NTASKS; i++) {
+        struct vat_task a, b;
+        struct vat_replay r;
+        vat_tt_draw(mx, &a, NULL, i, 6000, 40, &r);
+        vat_tt_draw(ex, &b, NULL, i, 6000, 40, &r);
+        assert_string_equal(a.fixture[0].sha256, b.fixture[0].sha256);
+        natural += strcmp(a.prompt_style, "natural") == 0;
+        vat_task_clear(&a);
+        vat_task_clear(&b);
+    }
+    print_message("  mixed: %d of %d natural\n", natural, NTASKS);
+    assert_true(natural >= NTASKS / 4 && natural <= 3 * NTASKS / 4);
+    vat_tt_env_free(mx);
+    vat_tt_env_free(ex);
+}
+
+/* A template without natural prompts stays explicit, and says so. */
+static void test_explicit_only_template(void **state)
+{
+    (void)state;
+    for (size_t i = 0; vat_registry[i]; i++) {
+        if (vat_registry[i]->giveaways)
+            continue;
+        struct vat_tt_env *na = env_style(vat_registry[i], "natural");
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(na, &t, NULL, 0, 6000, 40, &r);
+        assert_string_equal(vat_prompt_style_of(&t), "explicit");
+        assert_string_equal(t.prompt_style, "explicit");
+        vat_task_clear(&t);
+        vat_tt_env_free(na);
+        return;
+    }
+}
+
+static void test_fill_and_pick(void **state)
+{
+    (void)state;
+    static const char *const kv[] = {"a", "x", "bb", "yy", NULL};
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_prompt_fill(&b, "{a}-{bb}-{c}-{-{a", kv);
+    assert_string_equal(b.data, "x-yy-{c}-{-{a");
+    vat_buf_release(&b);
+
+    struct vat_task t;
+    memset(&t, 0, sizeof t);
+    vat_rng_seed(&t.prompt_rng, 1, 2);
+    static const char *const list[] = {"p0", "p1", "p2", "p3"};
+    int seen[4] = {0};
+    for (int i = 0; i < 12; i++) {
+        t.phrasing[0] = 0;
+        const char *p = VAT_PROMPT_PHRASE(&t, 'q', list);
+        seen[p[1] - '0']++;
+        char want[8];
+        snprintf(want, sizeof want, "q%c", p[1]);
+        assert_string_equal(t.phrasing, want);
+    }
+    assert_true(seen[0] + seen[1] + seen[2] + seen[3] == 12);
+    /* one list entry draws nothing */
+    struct vat_rng before = t.prompt_rng;
+    static const char *const one[] = {"only"};
+    assert_string_equal(VAT_PROMPT_PHRASE(&t, 'a', one), "only");
+    assert_memory_equal(&before, &t.prompt_rng, sizeof before);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fill_and_pick),
+        cmocka_unit_test(test_natural_templates),
+        cmocka_unit_test(test_mixed_halves),
+        cmocka_unit_test(test_explicit_only_template),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
