@@ -34,6 +34,7 @@ VAT_TEMPLATE(regex_amounts);
 VAT_TEMPLATE(regex_order_ids);
 VAT_TEMPLATE(sql_paid_revenue);
 VAT_TEMPLATE(sql_order_counts);
+VAT_TEMPLATE(sql_paid_order_counts);
 VAT_TEMPLATE(dup_header);
 VAT_TEMPLATE(unanswerable);
 
@@ -54,6 +55,7 @@ const struct vat_template *const vat_registry[] = {
     &vat_tmpl_regex_order_ids,
     &vat_tmpl_sql_paid_revenue,
     &vat_tmpl_sql_order_counts,
+    &vat_tmpl_sql_paid_order_counts,
     &vat_tmpl_dup_header,
     &vat_tmpl_unanswerable,
     NULL,

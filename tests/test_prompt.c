@@ -55,13 +55,41 @@ static struct vat_tt_env *env_style(const struct vat_template *tm, const char *s
     return v;
 }
 
-/* The prompt up to its data section (the file's rows are data, not wording). */
+/* The prompt without its data: fenced blocks (the file's rows, a schema)
+ * and the CSV section's lead line are data, not wording. */
 static char *wording(const char *prompt)
 {
-    const char *end = strstr(prompt, "The data is");
-    if (!end)
-        end = strstr(prompt, "```");
-    return vat_xstrndup(prompt, end ? (size_t)(end - prompt) : strlen(prompt));
+    struct vat_buf b = VAT_BUF_INIT;
+    const char *p = prompt;
+    const char *csv = strstr(prompt, "The data is the CSV file");
+    for (;;) {
+        const char *open = strstr(p, "```");
+        if (csv && csv >= p && (!open || csv < open)) {
+            vat_buf_putn(&b, p, (size_t)(csv - p));
+            break; /* the CSV section runs to the end */
+        }
+        if (!open) {
+            vat_buf_puts(&b, p);
+            break;
+        }
+        vat_buf_putn(&b, p, (size_t)(open - p));
+        const char *close = strstr(open + 3, "```");
+        if (!close)
+            break;
+        p = close + 3;
+    }
+    vat_buf_puts(&b, "");
+    return vat_buf_detach(&b);
+}
+
+/* Asserts that w names `col` (backticked, alone or after a table and a dot). */
+static void assert_names(const char *id, const char *w, const char *col)
+{
+    char q1[80], q2[80];
+    snprintf(q1, sizeof q1, "`%s`", col);
+    snprintf(q2, sizeof q2, ".%s`", col);
+    if (!strstr(w, q1) && !strstr(w, q2))
+        fail_msg("%s: natural prompt never names the column %s:\n%s", id, q1, w);
 }
 
 /* Distinct values of one slot letter in the phrasing records. */
@@ -107,18 +135,20 @@ static void check_template(const struct vat_template *tm)
         for (const char *const *g = tm->giveaways; *g; g++)
             if (find_ci(w, *g))
                 fail_msg("%s: natural prompt gives away \"%s\":\n%s", b.id, *g, w);
-        for (const char *const *c = tm->answer_columns; c && *c; c++) {
-            char q[80];
-            snprintf(q, sizeof q, "`%s`", *c);
-            if (!strstr(w, q))
-                fail_msg("%s: natural prompt never names the column %s:\n%s", b.id, q, w);
+        for (const char *const *c = tm->answer_columns; c && *c; c++)
+            assert_names(b.id, w, *c);
+        /* the columns a task's own params name */
+        static const char *const keys[] = {"group_by", "status_column", "date_column",
+                                           "order_customer_column", "customer_key"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            const char *col = json_string_value(json_object_get(b.params, keys[k]));
+            if (col)
+                assert_names(b.id, w, col);
         }
-        const char *group = json_string_value(json_object_get(b.params, "group_by"));
-        if (group) {
-            char q[80];
-            snprintf(q, sizeof q, "`%s`", group);
-            assert_non_null(strstr(w, q));
-        }
+        size_t k;
+        json_t *oc;
+        json_array_foreach(json_object_get(b.params, "output_columns"), k, oc)
+            assert_names(b.id, w, json_string_value(oc));
         assert_null(strstr(w, "tolerance"));
         free(w);
         /* every placeholder filled, in both styles */
@@ -134,10 +164,10 @@ static void check_template(const struct vat_template *tm)
         /* compound: every trap armed and proven in every admitted task */
         if (b.n_traps) {
             assert_true(b.n_traps >= 3);
-            for (int k = 0; k < b.n_traps; k++) {
-                assert_string_not_equal(b.traps[k].answer, b.gold);
-                assert_true(rb.traps[k].gate_passed);
-                assert_true(rb.traps[k].score < 1.0);
+            for (int j = 0; j < b.n_traps; j++) {
+                assert_string_not_equal(b.traps[j].answer, b.gold);
+                assert_true(rb.traps[j].gate_passed);
+                assert_true(rb.traps[j].score < 1.0);
             }
         }
         snprintf(rec[0][i], 64, "%s", a.phrasing);

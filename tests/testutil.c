@@ -132,6 +132,16 @@ struct vat_verdict vat_tt_check(const struct vat_task *t, const char *answer)
 
 void vat_tt_assert_states_shape(const struct vat_task *t)
 {
+    const char *checker = json_string_value(json_object_get(t->spec, "checker"));
+    if (checker && strcmp(checker, "sql") == 0) {
+        assert_non_null(strstr(t->prompt, "SELECT"));
+        return;
+    }
+    if (checker && strcmp(checker, "regex") == 0) {
+        assert_true(strstr(t->prompt, "pattern") || strstr(t->prompt, "regular expression") ||
+                    strstr(t->prompt, "regex"));
+        return;
+    }
     const char *shape = json_string_value(json_object_get(t->spec, "shape"));
     assert_non_null(strstr(t->prompt, "JSON"));
     const char *word = NULL;
