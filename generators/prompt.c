@@ -64,3 +64,57 @@ void vat_prompt_put(struct vat_buf *b, struct vat_task *t, char slot, const char
 {
     vat_prompt_fill(b, vat_prompt_phrase(t, slot, list, n), kv);
 }
+
+static const char *const data_explicit[] = {
+    "You are given {what}, one {unit} per row, with the columns {cols}.",
+    "The file below is {what} (one {unit} per row); its columns are {cols}.",
+    "Below is {what}, one {unit} per row. Columns: {cols}.",
+    "The data is {what}: each row is one {unit}, with the columns {cols}.",
+};
+static const char *const data_natural[] = {
+    "Here is {what}, one {unit} per row: {cols}.",
+    "Attached is {what} (one {unit} per row) with {cols}.",
+    "This is {what}; every row is one {unit}. It has {cols}.",
+    "I exported {what} for you, one {unit} per row, with {cols}.",
+};
+
+void vat_prompt_data(struct vat_buf *b, struct vat_task *t, const char *what, const char *unit,
+                     const char *cols)
+{
+    const char *kv[] = {"what", what, "unit", unit, "cols", cols, NULL};
+    if (vat_prompt_natural(t))
+        VAT_PROMPT_PUT(b, t, 'd', data_natural, kv);
+    else
+        VAT_PROMPT_PUT(b, t, 'd', data_explicit, kv);
+}
+
+static const char *const lead_explicit[] = {"Question: ", "The question: ", "Task: ",
+                                            "What to compute: "};
+
+void vat_prompt_lead(struct vat_buf *b, struct vat_task *t)
+{
+    if (!vat_prompt_natural(t))
+        vat_buf_puts(b, VAT_PROMPT_PHRASE(t, 'l', lead_explicit));
+}
+
+static const char *const answer_explicit[] = {
+    "Answer with one JSON value: {shape}.",
+    "Reply with exactly one JSON value: {shape}.",
+    "Give the answer as one JSON value: {shape}.",
+    "Your answer must be one JSON value, {shape}.",
+};
+static const char *const answer_natural[] = {
+    "Reply with {shape}.",
+    "Please answer in JSON: {shape}.",
+    "Send back just {shape}.",
+    "The answer should be {shape}, nothing else.",
+};
+
+void vat_prompt_answer(struct vat_buf *b, struct vat_task *t, const char *shape)
+{
+    const char *kv[] = {"shape", shape, NULL};
+    if (vat_prompt_natural(t))
+        VAT_PROMPT_PUT(b, t, 'a', answer_natural, kv);
+    else
+        VAT_PROMPT_PUT(b, t, 'a', answer_explicit, kv);
+}

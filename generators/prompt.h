@@ -47,6 +47,23 @@ void vat_prompt_put(struct vat_buf *b, struct vat_task *t, char slot, const char
 #define VAT_PROMPT_PUT(b, t, slot, arr, kv) \
     vat_prompt_put((b), (t), (slot), (arr), sizeof(arr) / sizeof((arr)[0]), (kv))
 
+/* The framings every template shares, each drawn from >= 4 phrasings of
+ * the task's style (slots 'd', 'l', 'a'):
+ *   vat_prompt_data:   "You are given <what>, one <unit> per row, with the
+ *                      columns <cols>." and its variants (natural: "Here is
+ *                      <what>, ...");
+ *   vat_prompt_lead:   explicit only: the question's lead-in ("Question: ",
+ *                      "Task: ", ...); natural prompts ask without one;
+ *   vat_prompt_answer: explicit: "Answer with one JSON value: <shape>." and
+ *                      its variants; natural: "Reply with <shape>." and its
+ *                      variants.  shape is a noun phrase ("an object whose
+ *                      keys are ...").  No full stop at the end of the
+ *                      arguments: the framing adds it. */
+void vat_prompt_data(struct vat_buf *b, struct vat_task *t, const char *what, const char *unit,
+                     const char *cols);
+void vat_prompt_lead(struct vat_buf *b, struct vat_task *t);
+void vat_prompt_answer(struct vat_buf *b, struct vat_task *t, const char *shape);
+
 /* The style a task records: "natural" only when it was asked for and the
  * template writes natural prompts (it declares giveaways). */
 const char *vat_prompt_style_of(const struct vat_task *t);
