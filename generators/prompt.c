@@ -2,10 +2,12 @@
 #include "prompt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rng.h"
 #include "template.h"
+#include "values.h"
 
 bool vat_prompt_natural(const struct vat_task *t)
 {
@@ -117,4 +119,16 @@ void vat_prompt_answer(struct vat_buf *b, struct vat_task *t, const char *shape)
         VAT_PROMPT_PUT(b, t, 'a', answer_natural, kv);
     else
         VAT_PROMPT_PUT(b, t, 'a', answer_explicit, kv);
+}
+
+void vat_prompt_human_date(int32_t day, char out[32])
+{
+    static const char *const months[] = {"January", "February", "March",     "April",
+                                         "May",     "June",     "July",      "August",
+                                         "September", "October", "November", "December"};
+    char iso[11];
+    vat_fmt_date(day, iso);
+    int y = (int)strtol(iso, NULL, 10), m = (int)strtol(iso + 5, NULL, 10),
+        d = (int)strtol(iso + 8, NULL, 10);
+    snprintf(out, 32, "%d %s %d", d, months[(m + 11) % 12], y);
 }

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "vat.h"
 
@@ -63,6 +64,10 @@ void vat_prompt_data(struct vat_buf *b, struct vat_task *t, const char *what, co
                      const char *cols);
 void vat_prompt_lead(struct vat_buf *b, struct vat_task *t);
 void vat_prompt_answer(struct vat_buf *b, struct vat_task *t, const char *shape);
+
+/* "3 March 2024" for a day number (days since 1970-01-01), as people
+ * write a date in a question; out holds 32 bytes. */
+void vat_prompt_human_date(int32_t day, char out[32]);
 
 /* The style a task records: "natural" only when it was asked for and the
  * template writes natural prompts (it declares giveaways). */
