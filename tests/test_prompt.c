@@ -27,6 +27,7 @@
 
 #include "admit.h"
 #include "prompt.h"
+#include "prompt_stats.h"
 #include "template.h"
 #include "testutil.h"
 
@@ -279,10 +280,29 @@ static void test_fill_and_pick(void **state)
     assert_memory_equal(&before, &t.prompt_rng, sizeof before);
 }
 
+/* The 4-gram share: repeats lower it, data blocks do not count, case is
+ * folded; no 4-gram at all is 1. */
+static void test_word4_share(void **state)
+{
+    (void)state;
+    const char *same[] = {"one two three four five", "one two three four five"};
+    assert_true(vat_prompt_word4_share(same, 2) == 0.5);
+    const char *diff[] = {"one two three four", "ONE two three FIVE"};
+    assert_true(vat_prompt_word4_share(diff, 2) == 1.0);
+    const char *data[] = {"a b c d\n```csv\nx,y\n1,2\n```\n", "a b c d\n```csv\nq,r\n3,4\n```\n"};
+    assert_true(vat_prompt_word4_share(data, 2) == 0.5);
+    const char *csv[] = {"p q r s The data is the CSV file `f`: 1 2 3 4 5",
+                         "p q r s The data is the CSV file `g`: 6 7 8 9 0"};
+    assert_true(vat_prompt_word4_share(csv, 2) == 0.5);
+    const char *few[] = {"too short"};
+    assert_true(vat_prompt_word4_share(few, 1) == 1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_and_pick),
+        cmocka_unit_test(test_word4_share),
         cmocka_unit_test(test_natural_templates),
         cmocka_unit_test(test_mixed_halves),
         cmocka_unit_test(test_explicit_only_template),
