@@ -696,7 +696,7 @@ void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_
         t->params = json_object();
     json_object_set_new(t->params, "examples", json_integer((json_int_t)p->ex.n));
     json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
-    vat_rx_prompt_examples(b, &p->ex, t->fixture[0].path, t->inline_max_bytes);
+    vat_rx_prompt_examples(b, &p->ex, t->fixture[0].path, vat_task_inline_cap(t));
     vat_rx_prompt_answer(b, p->ho.n, line_kind);
     t->prompt = vat_buf_detach(b);
     t->spec = vat_rx_spec_new();

@@ -45,6 +45,8 @@ struct ctx {
     const struct vat_template *const *reg;
     struct vat_err *e;
     const char *prompt_style; /* the corpus-wide style, once [corpus] is read */
+    bool inline_full;         /* [corpus] inline = "full"                    */
+    long inline_max_bytes;
 };
 
 /* Reports at the line where key_path was defined, else at fallback. */
@@ -475,8 +477,21 @@ static json_t *resolve_templates(const struct ctx *x, json_t *templates)
         json_t *style = json_object_get(given, "prompt_style");
         json_object_set_new(obj, "prompt_style",
                             json_string(style ? json_string_value(style) : x->prompt_style));
-        for (const struct vat_param *p = t->params; p && p->name; p++)
-            json_object_set_new(obj, p->name, param_value(p, json_object_get(given, p->name)));
+        for (const struct vat_param *p = t->params; p && p->name; p++) {
+            json_t *v = param_value(p, json_object_get(given, p->name));
+            /* inline = "full": fixtures drawn small enough to show whole
+             * (regex held-out lines are never shown, so they stay). */
+            if (x->inline_full && strcmp(t->family, "regex") != 0 &&
+                p->type == VAT_PARAM_INT &&
+                (strcmp(p->name, "rows_min") == 0 || strcmp(p->name, "rows_max") == 0)) {
+                json_int_t cap = (json_int_t)(x->inline_max_bytes / VAT_INLINE_ROW_BYTES);
+                if (cap < (json_int_t)p->min)
+                    cap = (json_int_t)p->min;
+                if (json_integer_value(v) > cap)
+                    json_integer_set(v, cap);
+            }
+            json_object_set_new(obj, p->name, v);
+        }
         json_object_set_new(out, t->name, obj);
     }
     return out;
@@ -547,6 +562,8 @@ int vat_config_parse_registry(struct vat_config *c, const char *text, size_t len
         json_decref(empty);
     }
     x.prompt_style = c->prompt_style;
+    x.inline_full = c->inline_full;
+    x.inline_max_bytes = c->inline_max_bytes;
     if (rc == 0)
         c->templates = resolve_templates(&x, templates);
     json_decref(root);

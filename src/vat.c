@@ -328,6 +328,11 @@ static const json_t *task_param(const struct vat_task *t, const char *name)
     return v;
 }
 
+size_t vat_task_inline_cap(const struct vat_task *t)
+{
+    return t->inline_full ? SIZE_MAX / 4 : t->inline_max_bytes;
+}
+
 long vat_task_int(const struct vat_task *t, const char *name)
 {
     return (long)json_integer_value(task_param(t, name));

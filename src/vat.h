@@ -194,6 +194,13 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
 /* Resolved template params from seeds.toml (aborts on a missing name: the
  * template declared it, so config.c always provides it). */
 long vat_task_int(const struct vat_task *t, const char *name);
+/* How many bytes of data a prompt may inline: t->inline_max_bytes, or no
+ * limit under inline = "full" (then config.c has capped the params
+ * rows_min and rows_max of analytics, SQL and probe templates at about
+ * inline_max_bytes / VAT_INLINE_ROW_BYTES rows, never below the param's
+ * declared minimum, so every fixture is drawn small enough to show whole). */
+size_t vat_task_inline_cap(const struct vat_task *t);
+#define VAT_INLINE_ROW_BYTES 70
 double vat_task_real(const struct vat_task *t, const char *name);
 bool vat_task_bool(const struct vat_task *t, const char *name);
 const char *vat_task_str(const struct vat_task *t, const char *name);

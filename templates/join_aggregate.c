@@ -287,7 +287,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 
     struct vat_buf data = VAT_BUF_INIT;
     bool cut = false;
-    if (vat_sqlgen_render(t->root, rel, ja_tables, 2, t->inline_max_bytes, &data, &cut, e) != 0) {
+    if (vat_sqlgen_render(t->root, rel, ja_tables, 2, vat_task_inline_cap(t), &data, &cut, e) != 0) {
         vat_buf_release(&data);
         free(rel);
         return -1;

@@ -617,7 +617,7 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     struct vat_buf b = VAT_BUF_INIT, data = VAT_BUF_INIT;
     const char *tabs[2] = {q->ctable, q->otable};
     bool cut = false;
-    if (vat_sqlgen_render(t->root, t->fixture[0].path, tabs, 2, t->inline_max_bytes, &data, &cut,
+    if (vat_sqlgen_render(t->root, t->fixture[0].path, tabs, 2, vat_task_inline_cap(t), &data, &cut,
                           e) != 0) {
         vat_buf_release(&data);
         return -1;

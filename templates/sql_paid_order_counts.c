@@ -732,7 +732,7 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     struct vat_buf b = VAT_BUF_INIT, data = VAT_BUF_INIT;
     const char *tabs[2] = {q->ctable, q->otable};
     bool cut = false;
-    size_t cap = t->inline_full ? (size_t)-1 / 2 : t->inline_max_bytes;
+    size_t cap = vat_task_inline_cap(t);
     if (vat_sqlgen_render(t->root, t->fixture[0].path, tabs, 2, cap, &data, &cut, e) != 0) {
         vat_buf_release(&data);
         return -1;

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "admit.h"
+#include "config.h"
 #include "prompt.h"
 #include "prompt_stats.h"
 #include "template.h"
@@ -298,11 +299,57 @@ static void test_word4_share(void **state)
     assert_true(vat_prompt_word4_share(few, 1) == 1.0);
 }
 
+/* inline = "full": every template's tasks show their whole fixture in the
+ * prompt (rows capped by config.c), traps still armed (admission passed). */
+static void test_inline_full_every_template(void **state)
+{
+    (void)state;
+    static const char text[] = "[corpus]\ninline = 'full'\ninline_max_bytes = 6000\n";
+    struct vat_config c;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_config_parse(&c, text, strlen(text), "full.toml", &e), 0);
+    assert_true(c.inline_full);
+    for (size_t i = 0; vat_registry[i]; i++) {
+        const struct vat_template *tm = vat_registry[i];
+        struct vat_tt_env *v = vat_tt_env_new(tm, SEED);
+        json_decref(v->cfg);
+        v->cfg = json_deep_copy(json_object_get(c.templates, tm->name));
+        struct vat_draw_opts o = {.master_seed = SEED, .cfg = v->cfg, .inline_max_bytes = 6000,
+                                  .inline_full = true};
+        for (uint32_t k = 0; k < 3; k++) {
+            struct vat_task t;
+            struct vat_replay r;
+            vat_task_init(&t, tm, k, v->dir);
+            uint32_t a = 0;
+            while (vat_task_draw(&t, a, &o, &r, &e) != 0)
+                if (++a >= 40)
+                    fail_msg("%s not admitted with inline = full: %s", t.id, e.msg);
+            if (strstr(t.prompt, "too long") || strstr(t.prompt, "Only the leading rows") ||
+                strstr(t.prompt, "leading rows of each table"))
+                fail_msg("%s: prompt does not show the whole fixture", t.id);
+            if (strcmp(t.fixture[0].format, "csv") == 0 && strstr(t.prompt, "```csv\n") &&
+                strcmp(tm->family, "regex") != 0 && strcmp(tm->name, "dup_header") != 0) {
+                size_t len;
+                char *file = vat_tt_fixture_text(&t, 0, &len);
+                char *block = vat_tt_inline_block(t.prompt, "csv");
+                assert_string_equal(block, file);
+                free(block);
+                free(file);
+            }
+            assert_true(r.v[VAT_ROLE_TRAP].gate_passed && r.v[VAT_ROLE_TRAP].score < 1.0);
+            vat_task_clear(&t);
+        }
+        vat_tt_env_free(v);
+    }
+    vat_config_release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_and_pick),
         cmocka_unit_test(test_word4_share),
+        cmocka_unit_test(test_inline_full_every_template),
         cmocka_unit_test(test_natural_templates),
         cmocka_unit_test(test_mixed_halves),
         cmocka_unit_test(test_explicit_only_template),
