@@ -4,10 +4,12 @@ BUILD     ?= build
 BUILD_ASAN ?= build-asan
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+PREFIX    ?= /usr/local
 DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev \
-               libpcre2-dev libjansson-dev libssl-dev python3
+               libpcre2-dev libjansson-dev libssl-dev python3 python3-jsonschema python3-yaml \
+               clang libclang-rt-14-dev
 
-.PHONY: deps build corpus test bench clean
+.PHONY: deps build corpus test bench install clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -35,9 +37,21 @@ test: build
 	@cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ctest --output-on-failure -j $(JOBS)
 
+# One core, through the library, beside the plain-Python peer of the same
+# checks (PYCHECK); also opens a 10,000-task corpus (bench/seeds-10k.toml)
+# and, when python/vat exists, times the Python package's score call.
+PYCHECK ?= /work/shared/bench/pycheck.py
 bench: build
 	@d=$$(mktemp -d) && ./$(BUILD)/vat build --root $$d >/dev/null && \
-	  ./$(BUILD)/vat-bench --root $$d; rc=$$?; rm -rf $$d; exit $$rc
+	  ./$(BUILD)/vat build --config bench/seeds-10k.toml --root $$d/big >/dev/null && \
+	  taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --big-root $$d/big \
+	    $$(test -d python/vat && echo --pyvat python --libvat $(BUILD)/libvat.so); \
+	  rc=$$?; rm -rf $$d; exit $$rc
+
+# The vat command, libvat (shared + static), include/libvat.h, vat.pc and
+# the Python package; DESTDIR=/staging is honoured.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) build-fuzz

@@ -1,19 +1,26 @@
-/* bench_check.c — checker throughput, the cost a user pays when vat's
- * checkers serve as reward functions: for every task of a built corpus,
- * the gold and the trap answers are scored through the task's own check
- * (rebuilt from the verifiers table, as `vat check` does), repeatedly,
- * and checks per second are reported per template.
+/* bench_check.c — checker throughput through the reward library, the cost
+ * a user pays when vat's checkers serve as reward functions: for every
+ * task of a built corpus, the gold answer is scored with vat_corpus_score
+ * (include/libvat.h) on one thread, repeatedly, and checks per second are
+ * reported per template beside the plain-Python peer of the same checks
+ * (pycheck.py, run in the same invocation on the same corpus), with the
+ * ratio and the target the issue sets (5x value and regex, 2x SQL).
  *
- * usage: vat-bench --root DIR [--seconds S]   (default 1 s per template) */
+ * Also, when asked: the time to open a large corpus and score its first
+ * answer (--big-root), a task-id lookup in it and in the default corpus,
+ * and the time the Python package's Corpus.score adds to the C call on a
+ * value task (--pyvat, the folder holding python/vat).
+ *
+ * usage: vat-bench --root DIR [--seconds S] [--pycheck FILE] [--big-root DIR]
+ *                  [--pyvat DIR --libvat FILE] */
+#define _GNU_SOURCE /* popen, pclose */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "jsonout.h"
-#include "tables.h"
-#include "template.h"
-#include "vat.h"
+#include "corpus.h"
 
 static double now(void)
 {
@@ -22,116 +29,270 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Reads every row of out/<table>/{train,test}.jsonl into one array. */
-static json_t *read_rows(const char *root, const char *table)
+/* This process's CPU time: on a loaded machine the wall clock also counts
+ * other processes' turns. */
+static double cpu_now(void)
 {
-    json_t *rows = json_array();
-    for (int s = 0; s < 2; s++) {
-        char *rel = vat_xasprintf("out/%s/%s.jsonl", table, s ? "test" : "train");
-        char *path = vat_path_join(root, rel);
-        FILE *f = fopen(path, "rb");
-        free(rel);
-        free(path);
-        if (!f)
-            continue;
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t n;
-        while ((n = getline(&line, &cap, f)) > 0) {
-            json_t *r = json_loadb(line, (size_t)n, 0, NULL);
-            if (r)
-                json_array_append_new(rows, r);
-        }
-        free(line);
-        fclose(f);
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct tmpl {
+    char name[64], kind[16];
+    size_t n, cap;
+    const char **id, **gold;
+    double rate, py;
+};
+
+static struct tmpl *tmpl_for(struct tmpl **list, size_t *n, const char *name, const char *kind)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i].name, name) == 0)
+            return &(*list)[i];
+    *list = vat_xrealloc(*list, (*n + 1) * sizeof **list);
+    struct tmpl *t = &(*list)[(*n)++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    snprintf(t->kind, sizeof t->kind, "%s", kind);
+    return t;
+}
+
+static int tmpl_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct tmpl *)a)->name, ((const struct tmpl *)b)->name);
+}
+
+/* Scores every gold of t for about `seconds`; checks per second. */
+static double measure(vat_corpus *c, const struct tmpl *t, double seconds)
+{
+    /* one untimed pass: a task's first score builds its state (spec, SQL
+     * fixtures and gold rows), as pycheck.py loads before it times */
+    for (size_t x = 0; x < t->n; x++) {
+        vat_result *r;
+        if (vat_corpus_score(c, t->id[x], t->gold[x], strlen(t->gold[x]), VAT_EXTRACT_RAW, &r,
+                             NULL) == 0)
+            vat_result_free(r);
     }
-    return rows;
+    long checks = 0;
+    double t0 = now(), t1 = t0;
+    while (t1 - t0 < seconds) {
+        for (size_t x = 0; x < t->n; x++) {
+            vat_result *r;
+            if (vat_corpus_score(c, t->id[x], t->gold[x], strlen(t->gold[x]), VAT_EXTRACT_RAW,
+                                 &r, NULL) == 0) {
+                if (vat_result_score(r) != 1.0)
+                    fprintf(stderr, "vat-bench: gold of %s scores %g (%s)\n", t->id[x],
+                            vat_result_score(r), vat_result_code(r));
+                vat_result_free(r);
+            }
+            checks++;
+        }
+        t1 = now();
+    }
+    return (double)checks / (t1 - t0);
+}
+
+/* Runs pycheck.py on root and fills each template's Python rate. */
+static void run_pycheck(const char *pycheck, const char *root, double seconds,
+                        struct tmpl *list, size_t n)
+{
+    char *cmd = vat_xasprintf("/usr/bin/python3 '%s' '%s' %g", pycheck, root, seconds);
+    FILE *p = popen(cmd, "r");
+    free(cmd);
+    if (!p)
+        return;
+    char line[512], name[128], kind[32];
+    double rate;
+    while (fgets(line, sizeof line, p))
+        if (sscanf(line, "%127s %31s %lf", name, kind, &rate) == 3)
+            for (size_t i = 0; i < n; i++)
+                if (strcmp(list[i].name, name) == 0)
+                    list[i].py = rate;
+    pclose(p);
+}
+
+/* Mean time of one has_task lookup over every id of c, in ns. */
+static double lookup_ns(vat_corpus *c)
+{
+    size_t n = vat_corpus_task_count(c);
+    long hits = 0, rounds = 0;
+    double t0 = now(), t1 = t0;
+    while (t1 - t0 < 0.2) {
+        for (size_t i = 0; i < n; i++)
+            hits += vat_corpus_has_task(c, vat_corpus_task_id(c, i));
+        rounds++;
+        t1 = now();
+    }
+    return hits ? (t1 - t0) * 1e9 / (double)(rounds * (long)n) : 0;
 }
 
 int main(int argc, char **argv)
 {
-    const char *root = NULL;
+    const char *root = NULL, *pycheck = NULL, *big = NULL, *pyvat = NULL, *libvat = NULL;
     double seconds = 1.0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
             root = argv[++i];
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
             seconds = atof(argv[++i]);
-        else {
-            fprintf(stderr, "usage: vat-bench --root DIR [--seconds S]\n");
-            return 2;
-        }
+        else if (strcmp(argv[i], "--pycheck") == 0 && i + 1 < argc)
+            pycheck = argv[++i];
+        else if (strcmp(argv[i], "--big-root") == 0 && i + 1 < argc)
+            big = argv[++i];
+        else if (strcmp(argv[i], "--pyvat") == 0 && i + 1 < argc)
+            pyvat = argv[++i];
+        else if (strcmp(argv[i], "--libvat") == 0 && i + 1 < argc)
+            libvat = argv[++i];
+        else
+            root = NULL, seconds = 0, i = argc;
     }
     if (!root || seconds <= 0) {
-        fprintf(stderr, "usage: vat-bench --root DIR [--seconds S]\n");
+        fprintf(stderr, "usage: vat-bench --root DIR [--seconds S] [--pycheck FILE] "
+                        "[--big-root DIR] [--pyvat DIR --libvat FILE]\n");
         return 2;
     }
-    json_t *ver = read_rows(root, "verifiers"), *ro = read_rows(root, "rollouts");
-    if (json_array_size(ver) == 0) {
-        fprintf(stderr, "vat-bench: no corpus at '%s' (run 'vat build --root %s')\n", root, root);
+    vat_corpus *c;
+    vat_error err;
+    if (vat_corpus_open(&c, root, &err) != 0) {
+        fprintf(stderr, "vat-bench: %s\n", err.message);
         return 2;
     }
-    printf("%-20s %-8s %6s %12s %12s\n", "template", "checker", "tasks", "checks/s", "us/check");
-    for (size_t k = 0; vat_registry[k]; k++) {
-        const struct vat_template *tm = vat_registry[k];
-        /* The template's tasks with their gold and trap answers. */
-        size_t n = 0, cap = 0;
-        struct item {
-            struct vat_task t;
-            const char *answer[2];
-        } *items = NULL;
-        size_t i;
-        json_t *row;
-        json_array_foreach(ver, i, row) {
-            if (strcmp(json_string_value(json_object_get(row, "template")), tm->name) != 0)
-                continue;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 16;
-                items = vat_xrealloc(items, cap * sizeof *items);
-            }
-            struct item *it = &items[n++];
-            vat_task_init(&it->t, tm, 0, root);
-            snprintf(it->t.id, sizeof it->t.id, "%s",
-                     json_string_value(json_object_get(row, "task_id")));
-            it->t.spec = vat_verifier_spec(row);
-            it->answer[0] = it->answer[1] = NULL;
-            size_t j;
-            json_t *r;
-            json_array_foreach(ro, j, r) {
-                if (strcmp(json_string_value(json_object_get(r, "task_id")), it->t.id) != 0)
-                    continue;
-                const char *role = json_string_value(json_object_get(r, "role"));
-                const char *ans = json_string_value(json_object_get(r, "answer"));
-                if (strcmp(role, "gold") == 0)
-                    it->answer[0] = ans;
-                else if (strcmp(role, "trap") == 0)
-                    it->answer[1] = ans;
-            }
-        }
-        if (n == 0)
+    struct tmpl *list = NULL;
+    size_t nt = 0;
+    for (size_t i = 0; i < vat_corpus_task_count(c); i++) {
+        const char *id = vat_corpus_task_id(c, i);
+        const json_t *row = vat_corpus_row(c, id);
+        const char *name = json_string_value(json_object_get(row, "template"));
+        const char *kind = json_string_value(json_object_get(row, "checker"));
+        const char *gold = vat_corpus_rollout_answer(c, id, "gold");
+        if (!name || !kind || !gold)
             continue;
-        long checks = 0;
-        double t0 = now(), t1 = t0;
-        while (t1 - t0 < seconds) {
-            for (size_t x = 0; x < n; x++)
-                for (int a = 0; a < 2; a++)
-                    if (items[x].answer[a]) {
-                        struct vat_verdict v = tm->check(&items[x].t, items[x].answer[a],
-                                                         strlen(items[x].answer[a]));
-                        (void)v;
-                        checks++;
-                    }
-            t1 = now();
+        struct tmpl *t = tmpl_for(&list, &nt, name, kind);
+        if (t->n == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 16;
+            t->id = vat_xrealloc(t->id, t->cap * sizeof *t->id);
+            t->gold = vat_xrealloc(t->gold, t->cap * sizeof *t->gold);
         }
-        double rate = (double)checks / (t1 - t0);
-        printf("%-20s %-8s %6zu %12.0f %12.1f\n", tm->name,
-               json_string_value(json_object_get(items[0].t.spec, "checker")), n, rate,
-               1e6 / rate);
-        for (size_t x = 0; x < n; x++)
-            vat_task_clear(&items[x].t);
-        free(items);
+        t->id[t->n] = id;
+        t->gold[t->n++] = gold;
     }
-    json_decref(ver);
-    json_decref(ro);
+    qsort(list, nt, sizeof *list, tmpl_cmp);
+    /* vat first, then Python, each alone on one core */
+    for (size_t k = 0; k < nt; k++)
+        list[k].rate = measure(c, &list[k], seconds);
+    if (pycheck && access(pycheck, R_OK) == 0)
+        run_pycheck(pycheck, root, seconds, list, nt);
+    printf("vat-bench: libvat %s, one thread, %ld cores online; gold answers, %g s per "
+           "template\n",
+           vat_version(), sysconf(_SC_NPROCESSORS_ONLN), seconds);
+    printf("%-20s %-8s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "tasks",
+           "checks/s", "us/check", "python/s", "ratio", "target");
+    int missed = 0;
+    for (size_t k = 0; k < nt; k++) {
+        const struct tmpl *t = &list[k];
+        double target = strcmp(t->kind, "sql") == 0 ? 2.0 : 5.0;
+        if (t->py > 0) {
+            double ratio = t->rate / t->py;
+            missed += ratio < target;
+            printf("%-20s %-8s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name, t->kind,
+                   t->n, t->rate, 1e6 / t->rate, t->py, ratio, target,
+                   ratio < target ? " MISSED" : "");
+        } else {
+            printf("%-20s %-8s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind, t->n,
+                   t->rate, 1e6 / t->rate, "-", "-", "-");
+        }
+    }
+    if (pycheck)
+        printf("targets missed: %d of %zu templates\n", missed, nt);
+    printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(c),
+           vat_corpus_task_count(c));
+
+    if (big) {
+        double t0 = now(), c0 = cpu_now();
+        vat_corpus *b;
+        if (vat_corpus_open(&b, big, &err) != 0) {
+            fprintf(stderr, "vat-bench: %s\n", err.message);
+        } else {
+            double t1 = now(), c1 = cpu_now();
+            const char *id = vat_corpus_task_id(b, 0);
+            const char *gold = vat_corpus_rollout_answer(b, id, "gold");
+            vat_result *r = NULL;
+            double t2 = now(), c2 = cpu_now();
+            if (gold)
+                vat_corpus_score(b, id, gold, strlen(gold), VAT_EXTRACT_RAW, &r, NULL);
+            double t3 = now(), c3 = cpu_now();
+            double wall = t1 - t0 + t3 - t2, cpu = c1 - c0 + c3 - c2;
+            printf("open: %zu tasks in %.1f ms, first score (%s, %s) %.1f ms: open+first score "
+                   "%.1f ms wall, %.1f ms CPU (target 300 ms)%s\n",
+                   vat_corpus_size(b), (t1 - t0) * 1e3, id, r ? vat_result_code(r) : "-",
+                   (t3 - t2) * 1e3, wall * 1e3, cpu * 1e3, wall > 0.3 ? " MISSED" : "");
+            printf("open: indexing the rollouts for the bench's gold took %.1f ms (%.1f ms CPU; "
+                   "not part of a user's open)\n",
+                   (t2 - t1) * 1e3, (c2 - c1) * 1e3);
+            printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(b),
+                   vat_corpus_size(b));
+            vat_result_free(r);
+            vat_corpus_close(b);
+        }
+    }
+
+    if (pyvat && libvat) {
+        /* The first value task's gold, through Python and through C. */
+        const struct tmpl *v = NULL;
+        for (size_t k = 0; k < nt && !v; k++)
+            if (strcmp(list[k].kind, "value") == 0)
+                v = &list[k];
+        if (v) {
+            /* CPU time on both sides: the figure is what the call costs */
+            long n = 0;
+            double t0 = cpu_now(), t1 = t0;
+            while (t1 - t0 < 0.5) {
+                vat_result *r;
+                vat_corpus_score(c, v->id[0], v->gold[0], strlen(v->gold[0]), VAT_EXTRACT_RAW,
+                                 &r, NULL);
+                vat_result_free(r);
+                n++;
+                t1 = cpu_now();
+            }
+            double c_us = (t1 - t0) * 1e6 / (double)n;
+            /* the id and the answer travel in the environment, unquoted */
+            setenv("VAT_BENCH_ROOT", root, 1);
+            setenv("VAT_BENCH_TASK", v->id[0], 1);
+            setenv("VAT_BENCH_ANSWER", v->gold[0], 1);
+            char *cmd = vat_xasprintf(
+                "PYTHONPATH='%s' VAT_LIBRARY='%s' /usr/bin/python3 -c '"
+                "import os, time, vat\n"
+                "e = os.environ\n"
+                "c = vat.Corpus(e[\"VAT_BENCH_ROOT\"])\n"
+                "t, a = e[\"VAT_BENCH_TASK\"], e[\"VAT_BENCH_ANSWER\"]\n"
+                "c.score(t, a, extract=\"raw\")\n"
+                "n, t0 = 0, time.process_time()\n"
+                "while time.process_time() - t0 < 0.5:\n"
+                "    c.score(t, a, extract=\"raw\"); n += 1\n"
+                "print((time.process_time() - t0) * 1e6 / n)'",
+                pyvat, libvat);
+            FILE *p = popen(cmd, "r");
+            free(cmd);
+            double py_us = -1;
+            if (p) {
+                if (fscanf(p, "%lf", &py_us) != 1)
+                    py_us = -1;
+                pclose(p);
+            }
+            if (py_us > 0)
+                printf("python: Corpus.score %.2f us CPU, the C call %.2f us: %.2f us added "
+                       "(target 20 us)%s\n",
+                       py_us, c_us, py_us - c_us, py_us - c_us > 20 ? " MISSED" : "");
+            else
+                printf("python: the vat package at '%s' did not run\n", pyvat);
+        }
+    }
+    for (size_t k = 0; k < nt; k++) {
+        free(list[k].id);
+        free(list[k].gold);
+    }
+    free(list);
+    vat_corpus_close(c);
     return 0;
 }

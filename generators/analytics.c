@@ -10,6 +10,7 @@
 
 #include "jsonout.h"
 #include "sqlio.h"
+#include "trace.h"
 #include "values.h"
 #include "verifiers.h"
 
@@ -73,7 +74,7 @@ int vat_an_read_csv(const struct vat_task *t, int fi, const char *const *cols, s
 
 /* ---- the prompt ---------------------------------------------------------- */
 
-size_t vat_an_prompt_csv(struct vat_buf *b, const struct vat_task *t, int fi,
+size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
                          const struct vat_csv *c)
 {
     const char *rel = t->fixture[fi].path;
@@ -122,6 +123,9 @@ size_t vat_an_prompt_csv(struct vat_buf *b, const struct vat_task *t, int fi,
     if (text != all)
         free(text);
     free(all);
+    /* A value answer depends on every row, so the prompt is self-contained
+     * only when each fixture it shows is shown whole. */
+    t->self_contained = (fi == 0 || t->self_contained) && shown == data_rows;
     return shown;
 }
 
@@ -261,6 +265,7 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
     if (fi < 0 || fi >= t->n_fixtures)
         return vat_err_set(e, "%s: no fixture %d", t->id, fi);
     struct vat_csv c = VAT_CSV_INIT;
+    vat_trace_note("csv loaded into sqlite", t->fixture[fi].path);
     if (vat_csv_read(&c, t->root, t->fixture[fi].path, e) != 0)
         return -1;
     if (c.nrows < 1) {
@@ -309,6 +314,7 @@ json_t *vat_an_sql_json(sqlite3 *db, const char *sql, enum vat_an_result kind,
 {
     static const int want_cols[] = {1, 1, 2, 3};
     sqlite3_stmt *st = NULL;
+    vat_trace_note("sql", sql);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         vat_err_set(e, "sql: %s", sqlite3_errmsg(db));
         return NULL;
@@ -566,6 +572,27 @@ int vat_an_csv_cents(const struct vat_task *t, int fi, const struct vat_csv *c, 
         return 0;
     return vat_err_set(e, "%s: '%s' record %zu: %s '%s' is not a decimal with two places", t->id,
                        t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
+}
+
+int vat_an_csv_date(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                    size_t col, int32_t *days, struct vat_err *e)
+{
+    const char *cell = vat_csv_get(c, row, col);
+    if (vat_parse_date(cell, days) == 0)
+        return 0;
+    return vat_err_set(e, "%s: '%s' record %zu: %s '%s' is not a date YYYY-MM-DD", t->id,
+                       t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
+}
+
+int vat_an_param_month(const struct vat_task *t, const char *key, int *year, int *month,
+                       struct vat_err *e)
+{
+    const char *s = json_string_value(json_object_get(t->params, key));
+    if (!s || vat_parse_month(s, year, month) != 0) {
+        param_missing(t, key, e);
+        return -1;
+    }
+    return 0;
 }
 
 static int cmp_word(const void *a, const void *b)

@@ -54,8 +54,9 @@ int vat_an_read_csv(const struct vat_task *t, int fi, const char *const *cols, s
  * When the whole text is longer than t->inline_max_bytes, the block holds
  * the header and as many leading records as fit (records are never cut)
  * and the section says how many of the rows are shown.  Returns the number
- * of data rows inlined. */
-size_t vat_an_prompt_csv(struct vat_buf *b, const struct vat_task *t, int fi,
+ * of data rows inlined, and sets t->self_contained to whether every fixture
+ * shown so far (fi 0 first) was shown whole. */
+size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
                          const struct vat_csv *c);
 
 /* Appends "Numbers are compared with an absolute tolerance of A and a
@@ -179,6 +180,17 @@ const char *vat_an_param_str(const struct vat_task *t, const char *key, struct v
  * column named by c's header. */
 int vat_an_csv_cents(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
                      size_t col, int64_t *cents, struct vat_err *e);
+
+/* Cell (row, col) of c, as vat_an_read_csv read fixture t->fixture[fi],
+ * parsed by vat_parse_date ("YYYY-MM-DD", a real date) into a day number.
+ * 0, or -1 with e = "<id>: '<path>' record <row + 1>: <column> '<cell>' is
+ * not a date YYYY-MM-DD", the column named by c's header. */
+int vat_an_csv_date(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                    size_t col, int32_t *days, struct vat_err *e);
+/* t->params[key] as a month "YYYY-MM" into *year and *month.  0, or -1
+ * with e as for vat_an_param_int. */
+int vat_an_param_month(const struct vat_task *t, const char *key, int *year, int *month,
+                       struct vat_err *e);
 
 /* Sorts words[0..n-1] in place into byte order and appends them as
  * "`a`, `b` or `c`" (the prompt's list of the values a column holds). */

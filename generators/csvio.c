@@ -11,6 +11,7 @@
  * them), so a row of zero cells does not survive a round trip; a row of
  * one empty cell does, written as "". */
 #include "csvio.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -152,37 +153,11 @@ int vat_csv_write(const struct vat_csv *c, const char *root, const char *rel, st
 {
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
-    if (vat_mkdirs_for(root, rel, e) != 0)
-        return -1;
     struct vat_buf b = VAT_BUF_INIT;
     serialise(c, &b);
-    char *final = vat_path_join(root, rel);
-    char *tmp = vat_xasprintf("%s.tmp", final);
-    int rc = -1;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        vat_err_set(e, "vat: cannot create '%s.tmp': %s", rel, strerror(errno));
-        goto out;
-    }
-    size_t put = b.len ? fwrite(b.data, 1, b.len, f) : 0;
-    int werr = put != b.len || ferror(f) ? (errno ? errno : EIO) : 0;
-    if (fclose(f) != 0 && !werr)
-        werr = errno ? errno : EIO;
-    if (werr) {
-        vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(werr));
-        remove(tmp);
-        goto out;
-    }
-    if (rename(tmp, final) != 0) {
-        vat_err_set(e, "vat: cannot rename '%s.tmp' to '%s': %s", rel, rel, strerror(errno));
-        remove(tmp);
-        goto out;
-    }
-    rc = 0;
-out:
+    /* New file then rename, resolved beneath root (see vat.h). */
+    int rc = vat_write_file_atomic(root, rel, b.data ? b.data : "", b.len, e);
     vat_buf_release(&b);
-    free(tmp);
-    free(final);
     return rc;
 }
 
@@ -217,45 +192,15 @@ static int no_space(unsigned char ch)
     return 0;
 }
 
-/* Reads the whole file into a new buffer; 0 or -1 with e set. */
-static int slurp(const char *path, const char *rel, char **out, size_t *len, struct vat_err *e)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
-    struct vat_buf b = VAT_BUF_INIT;
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (b.len + got > CSV_MAX_BYTES) {
-            fclose(f);
-            vat_buf_release(&b);
-            return vat_err_set(e, "vat: cannot read '%s': larger than %zu MiB", rel,
-                               CSV_MAX_BYTES >> 20);
-        }
-        vat_buf_putn(&b, chunk, got);
-    }
-    int rerr = ferror(f) ? (errno ? errno : EIO) : 0;
-    fclose(f);
-    if (rerr) {
-        vat_buf_release(&b);
-        return vat_err_set(e, "vat: cannot read '%s': %s", rel, strerror(rerr));
-    }
-    *len = b.len;
-    *out = vat_buf_detach(&b);
-    return 0;
-}
-
 int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct vat_err *e)
 {
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
-    char *path = vat_path_join(root, rel);
+    vat_trace_note("csv rows", rel);
     char *data = NULL;
     size_t len = 0;
-    int rc = slurp(path, rel, &data, &len, e);
-    free(path);
-    if (rc != 0)
+    /* Opened beneath root: no symbolic link on the way is followed. */
+    if (vat_read_file_beneath(root, rel, CSV_MAX_BYTES, &data, &len, e) != 0)
         return -1;
 
     /* Cells are C strings: a NUL byte would silently cut one short. */
@@ -274,7 +219,7 @@ int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct va
         return vat_err_set(e, "vat: cannot parse '%s': parser setup failed", rel);
     }
     csv_set_space_func(&p, no_space);
-    rc = 0;
+    int rc = 0;
     size_t used = csv_parse(&p, data, len, on_field, on_row, &rd);
     if (used != len) {
         vat_err_set(e, "vat: cannot parse '%s': %s at byte %zu", rel, csv_strerror(csv_error(&p)),

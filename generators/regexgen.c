@@ -176,16 +176,26 @@ static int put_filler(struct vat_rx_builder *b, struct vat_rng *r, const char *n
     } else if (IS("user")) {
         put_user(b, r);
     } else if (IS("host")) {
-        vat_rx_putf(b, "%s-%d", VAT_PICK(r, hosts), (int)vat_rng_range(r, 1, 24));
+        /* One draw per statement (docs/determinism.md), last field first:
+         * the order the corpus was drawn in before issue 17. */
+        int num = (int)vat_rng_range(r, 1, 24);
+        const char *host = VAT_PICK(r, hosts);
+        vat_rx_putf(b, "%s-%d", host, num);
     } else if (IS("time")) {
-        vat_rx_putf(b, "%02d:%02d:%02d", (int)vat_rng_range(r, 0, 23), (int)vat_rng_range(r, 0, 59),
-                    (int)vat_rng_range(r, 0, 59));
+        int ss = (int)vat_rng_range(r, 0, 59);
+        int mm = (int)vat_rng_range(r, 0, 59);
+        int hh = (int)vat_rng_range(r, 0, 23);
+        vat_rx_putf(b, "%02d:%02d:%02d", hh, mm, ss);
     } else if (IS("ip")) {
-        vat_rx_putf(b, "10.%d.%d.%d", (int)vat_rng_range(r, 0, 255), (int)vat_rng_range(r, 0, 255),
-                    (int)vat_rng_range(r, 1, 254));
+        int d = (int)vat_rng_range(r, 1, 254);
+        int c = (int)vat_rng_range(r, 0, 255);
+        int bb = (int)vat_rng_range(r, 0, 255);
+        vat_rx_putf(b, "10.%d.%d.%d", bb, c, d);
     } else if (IS("ver")) {
-        vat_rx_putf(b, "%d.%d.%d", (int)vat_rng_range(r, 0, 12), (int)vat_rng_range(r, 0, 19),
-                    (int)vat_rng_range(r, 0, 15));
+        int patch = (int)vat_rng_range(r, 0, 15);
+        int minor = (int)vat_rng_range(r, 0, 19);
+        int major = (int)vat_rng_range(r, 0, 12);
+        vat_rx_putf(b, "%d.%d.%d", major, minor, patch);
     } else if (IS("id")) {
         vat_rx_put(b, vat_gen_id(r, VAT_PICK(r, id_prefixes), 6, buf, sizeof buf));
     } else if (IS("ms")) {
@@ -738,6 +748,9 @@ void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_
                                   VAT_PROMPT_PHRASE(t, 'a', vat_rx_answer_leads));
     }
     t->prompt = vat_buf_detach(b);
+    /* The prompt describes the strings to match; held-out lines are hidden
+     * by design, so the description is what a solver works from. */
+    t->self_contained = true;
     t->spec = vat_rx_spec_new();
 }
 

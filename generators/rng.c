@@ -47,7 +47,9 @@ int64_t vat_rng_range(struct vat_rng *r, int64_t lo, int64_t hi)
     /* Wide ranges: rejection sampling on 64 bits. */
     uint64_t limit = span == 0 ? 0 : UINT64_MAX - (UINT64_MAX % span);
     for (;;) {
-        uint64_t x = ((uint64_t)vat_rng_u32(r) << 32) | vat_rng_u32(r);
+        /* the high half first, in its own statement (docs/determinism.md) */
+        uint64_t hi32 = vat_rng_u32(r);
+        uint64_t x = (hi32 << 32) | vat_rng_u32(r);
         if (span == 0)
             return (int64_t)x;
         if (x < limit)

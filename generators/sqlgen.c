@@ -10,6 +10,7 @@
 
 #include "jsonout.h"
 #include "template.h"
+#include "trace.h"
 #include "verifiers.h"
 
 void vat_sqlgen_put_literal(struct vat_buf *b, const char *s)
@@ -358,6 +359,7 @@ json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *tab
                               json_t **columns, struct vat_err *e)
 {
     sqlite3 *db = NULL;
+    vat_trace_note("table rows", table);
     if (vat_sqlite_open_ro(root, rel, &db, e) != 0)
         return NULL;
     struct vat_buf q = VAT_BUF_INIT;
@@ -424,6 +426,7 @@ int vat_sqlgen_col(const json_t *columns, const char *name)
 json_t *vat_sqlgen_run_all(const struct vat_task *t, const char *query, struct vat_err *e)
 {
     json_t *all = json_array();
+    vat_trace_note("sql", query);
     for (int i = 0; i < t->n_fixtures; i++) {
         struct vat_verdict v;
         json_t *rows = vat_sql_run(t->spec, t->root, t->fixture[i].path, query, strlen(query), &v);

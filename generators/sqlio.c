@@ -1,11 +1,13 @@
 /* sqlio.c — SQLite fixture writer and small query helpers (see sqlio.h).
  * Exports vat_sqlw_open, vat_sqlw_insert, vat_sqlw_commit, vat_sqlw_abort,
- * vat_sqlite_open_ro and vat_sqlite_exec.
+ * vat_sqlite_pin_header, vat_sqlite_open_ro and vat_sqlite_exec.
  *
- * A fixture's bytes must depend only on what was inserted: the page size
- * is pinned, there is no journal (the temporary file is simply dropped on
- * failure) and nothing else varies between runs, so the same inserts give
- * a byte-identical file and a stable sha256.
+ * A fixture's bytes must depend only on what was inserted: the page size,
+ * encoding and auto-vacuum mode are pinned (a library built with other
+ * defaults writes the same file), there is no journal (the temporary file
+ * is simply dropped on failure), the header's writer-version fields are
+ * pinned after the close, and nothing else varies between runs, so the
+ * same inserts give a byte-identical file and a stable sha256.
  *
  * Prepared statements are cached in the connection itself: SQLite keeps a
  * list of a connection's statements (sqlite3_next_stmt) with their text
@@ -18,6 +20,7 @@
 #include "sqlio.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +85,7 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
         goto fail;
     }
     static const char pragmas[] = "PRAGMA page_size=4096;"
+                                  "PRAGMA auto_vacuum=NONE;"
                                   "PRAGMA journal_mode=OFF;"
                                   "PRAGMA synchronous=OFF;"
                                   "PRAGMA encoding='UTF-8';";
@@ -239,6 +243,10 @@ int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
         goto out;
     }
     w->db = NULL;
+    if (vat_sqlite_pin_header(w->tmp_path, e) != 0) {
+        remove_tmp_files(w->tmp_path);
+        goto out;
+    }
     if (rename(w->tmp_path, w->final_path) != 0) {
         vat_err_set(e, "vat: cannot rename '%s' to '%s': %s", w->tmp_path, w->final_path,
                     strerror(errno));
@@ -250,6 +258,34 @@ out:
     insert_error[0] = 0;
     free_paths(w);
     return rc;
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+int vat_sqlite_pin_header(const char *path, struct vat_err *e)
+{
+    static const char magic[16] = "SQLite format 3";
+    unsigned char h[100];
+    FILE *f = fopen(path, "r+b");
+    if (!f)
+        return vat_err_set(e, "vat: cannot open '%s': %s", path, strerror(errno));
+    if (fread(h, 1, sizeof h, f) != sizeof h || memcmp(h, magic, sizeof magic) != 0) {
+        fclose(f);
+        return vat_err_set(e, "vat: '%s' has no SQLite database header", path);
+    }
+    /* version-valid-for = change counter, then the writer's version */
+    memcpy(h + 92, h + 24, 4);
+    put_be32(h + 96, VAT_SQLITE_HEADER_VERSION);
+    int bad = fseek(f, 92, SEEK_SET) != 0 || fwrite(h + 92, 1, 8, f) != 8;
+    if (fclose(f) != 0 || bad)
+        return vat_err_set(e, "vat: cannot write the header of '%s': %s", path, strerror(errno));
+    return 0;
 }
 
 void vat_sqlw_abort(struct vat_sqlw *w)
@@ -264,16 +300,34 @@ int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct v
     *db = NULL;
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
-    char *path = vat_path_join(root, rel);
-    int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL);
-    free(path);
+    /* Read beneath root (no symbolic link followed) and handed to SQLite
+     * as a read-only image: SQLite never opens the path itself. */
+    char *data = NULL;
+    size_t len = 0;
+    if (vat_read_file_beneath(root, rel, (size_t)1 << 30, &data, &len, e) != 0)
+        return -1;
+    unsigned char *img = sqlite3_malloc64(len ? len : 1);
+    if (!img) {
+        free(data);
+        return vat_err_set(e, "vat: cannot open '%s': out of memory", rel);
+    }
+    memcpy(img, data, len);
+    free(data);
+    int rc = sqlite3_open_v2(":memory:", db, SQLITE_OPEN_READWRITE, NULL);
     if (rc != SQLITE_OK) {
+        sqlite3_free(img);
         vat_err_set(e, "vat: cannot open '%s': %s", rel,
                     *db ? sqlite3_errmsg(*db) : "out of memory");
         goto fail;
     }
-    /* Opening is lazy: read the schema now so that a file that is not a
-     * database fails here, where the path is known, not at first query. */
+    rc = sqlite3_deserialize(*db, "main", img, (sqlite3_int64)len, (sqlite3_int64)len,
+                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+    if (rc != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot open '%s': %s", rel, sqlite3_errmsg(*db));
+        goto fail;
+    }
+    /* Read the schema now so that a file that is not a database fails
+     * here, where the path is known, not at first query. */
     if (sqlite3_exec(*db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
         vat_err_set(e, "vat: cannot open '%s': %s", rel, sqlite3_errmsg(*db));
         goto fail;

@@ -27,6 +27,19 @@ int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e);
 /* Abandons the file (rollback, close, unlink the temporary). */
 void vat_sqlw_abort(struct vat_sqlw *w);
 
+/* The SQLite library that writes a fixture records itself in the database
+ * header: offset 96 holds its SQLITE_VERSION_NUMBER, offset 92 the change
+ * counter (offset 24) at which it did.  vat_sqlw_commit pins both before
+ * the file is renamed into place (so before any digest is taken), so a
+ * fixture's bytes do not name the library that wrote it
+ * (docs/determinism.md): 96 reads VAT_SQLITE_HEADER_VERSION, what Debian
+ * 12's SQLite 3.40.1 writes, so fixtures keep the bytes they had; 92
+ * reads the change counter, the one value that keeps the header's page
+ * count valid for readers. */
+#define VAT_SQLITE_HEADER_VERSION 3040001u
+/* Pins those fields of the closed database file at path.  0 or -1. */
+int vat_sqlite_pin_header(const char *path, struct vat_err *e);
+
 /* Opens root/rel read-only (never creating it).  0 or -1. */
 int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct vat_err *e);
 /* Runs sql with no result rows; 0 or -1. */

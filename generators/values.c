@@ -278,30 +278,31 @@ static char ascii_upper(char c)
     return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
 }
 
+/* The label's spellings as vat_variant steps: a case, then edge spaces. */
 char *vat_gen_dirty_label(const char *label, enum vat_dirty kind, char *out, size_t cap)
 {
+    static const struct {
+        enum vat_variant step[3];
+        int n;
+    } how[VAT_DIRTY_N] = {
+        [VAT_DIRTY_TRAIL] = {{VAT_VARIANT_TRAIL}, 1},
+        [VAT_DIRTY_LOWER] = {{VAT_VARIANT_LOWER}, 1},
+        [VAT_DIRTY_UPPER] = {{VAT_VARIANT_UPPER}, 1},
+        [VAT_DIRTY_LEAD] = {{VAT_VARIANT_LEAD}, 1},
+        [VAT_DIRTY_BOTH] = {{VAT_VARIANT_BOTH}, 1},
+        [VAT_DIRTY_LOWER_TRAIL] = {{VAT_VARIANT_LOWER, VAT_VARIANT_TRAIL, VAT_VARIANT_TRAIL}, 3},
+        [VAT_DIRTY_UPPER_LEAD] = {{VAT_VARIANT_UPPER, VAT_VARIANT_LEAD}, 2},
+    };
     if (cap == 0)
         return out;
-    const char *pre = "", *post = "";
-    char (*fold)(char) = NULL;
-    switch (kind) {
-    case VAT_DIRTY_TRAIL: post = " "; break;
-    case VAT_DIRTY_LOWER: fold = ascii_lower; break;
-    case VAT_DIRTY_UPPER: fold = ascii_upper; break;
-    case VAT_DIRTY_LEAD: pre = " "; break;
-    case VAT_DIRTY_BOTH: pre = "  ", post = " "; break;
-    case VAT_DIRTY_LOWER_TRAIL: fold = ascii_lower, post = "  "; break;
-    case VAT_DIRTY_UPPER_LEAD: fold = ascii_upper, pre = " "; break;
-    default: break;
+    snprintf(out, cap, "%s", label);
+    if ((unsigned)kind >= VAT_DIRTY_N)
+        return out;
+    for (int i = 0; i < how[kind].n; i++) {
+        char *in = vat_xstrdup(out);
+        vat_variant(in, how[kind].step[i], out, cap);
+        free(in);
     }
-    size_t n = 0;
-    for (const char *p = pre; *p && n + 1 < cap; p++)
-        out[n++] = *p;
-    for (const char *p = label; *p && n + 1 < cap; p++)
-        out[n++] = fold ? fold(*p) : *p;
-    for (const char *p = post; *p && n + 1 < cap; p++)
-        out[n++] = *p;
-    out[n] = 0;
     return out;
 }
 
@@ -583,4 +584,98 @@ int vat_parse_cents(const char *s, int64_t *cents)
             *cents = -(int64_t)mag;
     }
     return 0;
+}
+
+/* ---- appended: dirty variants, e-mail addresses, months ----------------- */
+
+int vat_variant(const char *s, enum vat_variant kind, char *out, size_t cap)
+{
+    if (cap == 0)
+        return 0;
+    size_t n = 0, len = strlen(s);
+    const char *pre = "", *post = "";
+    /* where INNER doubles a space: the first ' ' with text on both sides */
+    size_t inner = 0;
+    if (kind == VAT_VARIANT_INNER)
+        for (size_t i = 1; i + 1 < len && !inner; i++)
+            if (s[i] == ' ' && s[i - 1] != ' ' && s[i + 1] != ' ')
+                inner = i;
+    if (kind == VAT_VARIANT_LEAD || kind == VAT_VARIANT_BOTH)
+        pre = kind == VAT_VARIANT_BOTH ? "  " : " ";
+    if (kind == VAT_VARIANT_TRAIL || kind == VAT_VARIANT_BOTH)
+        post = " ";
+    for (const char *p = pre; *p && n + 1 < cap; p++)
+        out[n++] = *p;
+    for (size_t i = 0; i < len && n + 1 < cap; i++) {
+        char c = s[i];
+        if (kind == VAT_VARIANT_UPPER || (kind == VAT_VARIANT_CAPITAL && i == 0))
+            c = ascii_upper(c);
+        else if (kind == VAT_VARIANT_LOWER)
+            c = ascii_lower(c);
+        out[n++] = c;
+        if (inner && i == inner && n + 1 < cap)
+            out[n++] = ' ';
+    }
+    for (const char *p = post; *p && n + 1 < cap; p++)
+        out[n++] = *p;
+    out[n] = 0;
+    return n != len || memcmp(out, s, len) != 0;
+}
+
+static const char *const email_domains[] = {
+    "example.com", "example.org", "example.net", "mail.example.com", "post.example.org",
+};
+
+char *vat_gen_email(struct vat_rng *r, char *out, size_t cap)
+{
+    const char *first = first_names[vat_rng_below(r, COUNT(first_names))];
+    const char *last = last_names[vat_rng_below(r, COUNT(last_names))];
+    uint32_t style = vat_rng_below(r, 4);
+    const char *domain = email_domains[vat_rng_below(r, COUNT(email_domains))];
+    char local[64];
+    switch (style) {
+    case 0: snprintf(local, sizeof local, "%s.%s", first, last); break;
+    case 1: snprintf(local, sizeof local, "%c%s", first[0], last); break;
+    case 2: snprintf(local, sizeof local, "%s_%s", first, last); break;
+    default: snprintf(local, sizeof local, "%s%s", first, last); break;
+    }
+    snprintf(out, cap, "%s@%s", local, domain);
+    for (char *p = out; *p; p++)
+        *p = ascii_lower(*p);
+    return out;
+}
+
+void vat_month_add(int y, int m, int k, int *ry, int *rm)
+{
+    /* months since year 0, floored so that negative k works */
+    long t = (long)y * 12 + (m - 1) + k;
+    long q = t >= 0 ? t / 12 : -((-t + 11) / 12);
+    *ry = (int)q;
+    *rm = (int)(t - q * 12) + 1;
+}
+
+int32_t vat_month_first_day(int y, int m)
+{
+    return vat_date_from_civil(y, m, 1);
+}
+
+int vat_month_days(int y, int m)
+{
+    int ny, nm;
+    vat_month_add(y, m, 1, &ny, &nm);
+    return (int)(vat_month_first_day(ny, nm) - vat_month_first_day(y, m));
+}
+
+const char *vat_month_name(int m)
+{
+    static const char *const names[12] = {"January", "February", "March",     "April",
+                                          "May",     "June",     "July",      "August",
+                                          "September", "October", "November", "December"};
+    return m >= 1 && m <= 12 ? names[m - 1] : NULL;
+}
+
+char *vat_fmt_month(int y, int m, char out[8])
+{
+    snprintf(out, 8, "%04u-%02u", (unsigned)y % 10000u, (unsigned)m % 100u);
+    return out;
 }

@@ -110,4 +110,46 @@ int vat_parse_timestamp(const char *s, int64_t *secs);
  * be NULL); 0 on success, -1 otherwise. */
 int vat_parse_month(const char *s, int *year, int *month);
 
+/* ---- appended: dirty variants of any string, e-mail addresses, months */
+
+/* The ways a hand-typed value is spelled differently from its clean form.
+ * Unlike enum vat_dirty (which assumes a capitalised label) these apply to
+ * any string, lower-case ones such as e-mail addresses included. */
+enum vat_variant {
+    VAT_VARIANT_UPPER,   /* "MARIA.LOPEZ@EXAMPLE.COM"                     */
+    VAT_VARIANT_LOWER,   /* "billing"                                     */
+    VAT_VARIANT_CAPITAL, /* first letter up, the rest as is: "Maria.lopez@..." */
+    VAT_VARIANT_LEAD,    /* " x"                                          */
+    VAT_VARIANT_TRAIL,   /* "x "                                          */
+    VAT_VARIANT_BOTH,    /* "  x "                                        */
+    VAT_VARIANT_INNER,   /* the first inner space doubled: "Field  Ops"   */
+    VAT_VARIANT_N
+};
+
+/* Writes variant `kind` of s into out (cap bytes, truncating).  Returns 1
+ * when the variant differs from s, 0 when this kind cannot change s (UPPER
+ * of "123", INNER of a string without an inner space, an unknown kind):
+ * out then holds s unchanged, so a template draws another kind.  Every
+ * variant but INNER normalises back to vat_norm_label(s); INNER needs a
+ * normalisation that also collapses inner runs of spaces. */
+int vat_variant(const char *s, enum vat_variant kind, char *out, size_t cap);
+
+/* A plausible personal e-mail address, lower case ASCII:
+ * "maria.lopez@example.com", "mlopez@mail.example.org", "maria_lopez7@..."
+ * (a first and a last name of vat_gen_person's lists, a style and a domain:
+ * four draws, one per statement).  Returns out. */
+char *vat_gen_email(struct vat_rng *r, char *out, size_t cap);
+
+/* Month arithmetic on (year, month 1-12) pairs: *ry, *rm = k months after
+ * y-m (k may be negative). */
+void vat_month_add(int y, int m, int k, int *ry, int *rm);
+/* The day number (days since 1970-01-01) of the first day of y-m. */
+int32_t vat_month_first_day(int y, int m);
+/* The number of days of y-m (28 to 31). */
+int vat_month_days(int y, int m);
+/* "January" .. "December" for m = 1 .. 12, NULL otherwise. */
+const char *vat_month_name(int m);
+/* "YYYY-MM" into out (8 bytes).  Returns out. */
+char *vat_fmt_month(int y, int m, char out[8]);
+
 #endif

@@ -10,8 +10,6 @@
 #include "rng.h"
 #include "strength.h"
 
-const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
-
 json_t *vat_template_default_params(const struct vat_template *tmpl)
 {
     json_t *o = json_object();
@@ -47,13 +45,9 @@ char *vat_malformed_for(const struct vat_task *t)
 static int file_sha256(const char *root, const char *rel, char out[65], long *bytes,
                        struct vat_err *e)
 {
-    char *path = vat_path_join(root, rel);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        vat_err_set(e, "vat: cannot open '%s'", path);
-        free(path);
+    FILE *f = vat_fopen_beneath(root, rel, e);
+    if (!f)
         return -1;
-    }
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
     unsigned char buf[65536];
@@ -72,12 +66,11 @@ static int file_sha256(const char *root, const char *rel, char out[65], long *by
         snprintf(out + 2 * i, 3, "%02x", d[i]);
     if (bytes)
         *bytes = total;
-    free(path);
     return 0;
 }
 
-int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
-                  struct vat_replay *r, struct vat_err *e)
+static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
+                     struct vat_replay *r, struct vat_err *e)
 {
     const struct vat_template *tm = t->tmpl;
     struct vat_rng rng;
@@ -173,4 +166,22 @@ int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_op
             return -1;
     }
     return 0;
+}
+
+int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
+                  struct vat_replay *r, struct vat_err *e)
+{
+    unsigned long before = vat_checker_limit_hits();
+    struct vat_err inner = {{0}};
+    int rc = task_draw(t, attempt, o, r, &inner);
+    if (vat_checker_limit_hits() != before) {
+        /* The checker, not the task, ran out: rejecting would hide it and
+         * redrawing would make the corpus depend on the machine. */
+        vat_err_set(e, "%s: a checker's last-resort net stopped it (checker_limit)%s%s", t->id,
+                    inner.msg[0] ? ": " : "", inner.msg);
+        return VAT_DRAW_FATAL;
+    }
+    if (rc != 0 && e)
+        *e = inner;
+    return rc;
 }

@@ -36,7 +36,10 @@ struct vat_draw_opts {
  * malformed fails the gate, every trap of t->traps[] is proven on its own
  * as the single trap is, and for regex and SQL tasks the cases kill at
  * least strength_target of the gold's mutants), else -1 with e saying
- * which rule failed. */
+ * which rule failed, or VAT_DRAW_FATAL when a checker's last-resort net
+ * (verdict checker_limit) stopped any step of it: the build must fail
+ * naming the task, not redraw it. */
+#define VAT_DRAW_FATAL (-2)
 int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
                   struct vat_replay *r, struct vat_err *e);
 

@@ -29,7 +29,7 @@ static const char *const kind_names[VAT_AUDIT_N_KINDS] = {
     "duplicate_task_id", "duplicate_row_id", "duplicate_fixture_digest",
     "duplicate_prompt",  "missing_table",    "unparsable",
     "missing_id",        "order",            "split_mismatch",
-    "orphan",            "unsafe_path",      "fixture_missing",
+    "orphan",            "task_rows_missing", "unsafe_path",      "fixture_missing",
     "fixture_unreadable", "fixture_sha256",
 };
 
@@ -330,6 +330,7 @@ struct audit {
     struct doc *docs;
     size_t ndocs, capdocs;
     char **exp[VAT_N_SPLITS]; /* experience task ids per side, sorted */
+    bool table_missing[VAT_N_TABLES][VAT_N_SPLITS]; /* already a missing_table finding */
     size_t nexp[VAT_N_SPLITS], capexp[VAT_N_SPLITS];
 };
 
@@ -379,12 +380,14 @@ static void add_finding(struct audit *a, enum vat_audit_kind k, int table, int s
 
 /* Opens path for reading only if it is a regular file: a FIFO or device
  * planted in a corpus must not block or stream for ever.  NULL with why. */
-static FILE *open_regular(const char *path, size_t *size, char *why, size_t cap)
+static FILE *open_regular(const char *root, const char *rel, size_t *size, char *why, size_t cap)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* Beneath root: a symbolic link anywhere on the way is not followed. */
+    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, NULL);
     struct stat sb;
     if (fd < 0) {
-        snprintf(why, cap, "%s", strerror(errno));
+        snprintf(why, cap, "%s", errno == ELOOP ? "a symbolic link on the way (not followed)"
+                                                : strerror(errno));
         return NULL;
     }
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -565,19 +568,21 @@ static void experience_row(struct audit *a, int side, long line, const char *tas
 static void verifiers_row(struct audit *a, int side, long line, const char *task,
                           const json_t *row)
 {
-    const char *ref = json_string_value(json_object_get(row, "reference_sql"));
+    json_t *spec = vat_verifier_spec(row);
+    const char *ref = json_string_value(json_object_get(spec, "reference_sql"));
     if (ref)
         add_program(a, VAT_T_VERIFIERS, side, task, "sql", ref);
     size_t i;
     const json_t *v;
-    json_array_foreach(json_object_get(row, "cases"), i, v) {
+    json_array_foreach(json_object_get(spec, "cases"), i, v) {
         const char *text = json_string_value(json_object_get(v, "text"));
         if (text)
             kv_push(&a->cases, text, task, NULL, side, VAT_T_VERIFIERS,
                     json_is_true(json_object_get(v, "heldout")));
     }
-    json_array_foreach(json_object_get(row, "fixtures"), i, v)
+    json_array_foreach(json_object_get(spec, "fixtures"), i, v)
         fixture_path(a, VAT_T_VERIFIERS, side, line, task, v, NULL);
+    json_decref(spec);
 }
 
 /* Checks one parsed row; prev is the file's previous task id. */
@@ -629,7 +634,7 @@ static void check_row(struct audit *a, int table, int side, long line, const jso
         break;
     case VAT_T_SFT_EXAMPLES:
     case VAT_T_PREFERENCE_PAIRS:
-        prompt = json_string_value(json_object_get(row, "prompt"));
+        prompt = vat_row_prompt(row);
         if (prompt)
             add_prompt(a, table, side, task, prompt, NULL);
         break;
@@ -645,11 +650,10 @@ static void read_table(struct audit *a, int table, int side)
 {
     char rel[128];
     snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[table], vat_split_names[side]);
-    char *path = vat_path_join(a->root, rel);
     char why[256];
-    FILE *f = open_regular(path, NULL, why, sizeof why);
-    free(path);
+    FILE *f = open_regular(a->root, rel, NULL, why, sizeof why);
     if (!f) {
+        a->table_missing[table][side] = true;
         add_finding(a, VAT_AUDIT_MISSING_TABLE, table, side, NULL, "cannot open '%s': %s", rel,
                     why);
         return;
@@ -714,6 +718,32 @@ static const struct krec *first_test(const struct krec *v, size_t n)
 
 static void run_ids(struct audit *a, const struct krec *v, size_t n)
 {
+    /* Every table holds the same task ids per side: tables of two builds
+     * side by side (an interrupted build, --only into a full root) show
+     * as an experience task some table lacks, or as orphans. */
+    unsigned seen[VAT_N_SPLITS] = {0};
+    for (size_t i = 0; i < n; i++)
+        seen[v[i].side] |= 1u << v[i].table;
+    for (int s = 0; s < VAT_N_SPLITS; s++) {
+        if (!(seen[s] & (1u << VAT_T_EXPERIENCE)))
+            continue;
+        struct vat_buf lacking = VAT_BUF_INIT;
+        int first = -1;
+        for (int t = 0; t < VAT_N_TABLES; t++) {
+            if ((seen[s] & (1u << t)) || a->table_missing[t][s])
+                continue;
+            vat_buf_printf(&lacking, "%s'%s'", lacking.len ? ", " : "", vat_table_names[t]);
+            if (first < 0)
+                first = t;
+        }
+        /* One finding per task and side, naming every table that lacks it. */
+        if (first >= 0)
+            add_finding(a, VAT_AUDIT_TASK_ROWS_MISSING, first, s, v[0].key,
+                        "task '%s' of the %s experience has no row in %s", v[0].key,
+                        vat_split_names[s], lacking.data);
+        vat_buf_release(&lacking);
+    }
+
     const struct krec *tr = first_train(v, n), *te = first_test(v, n);
     if (tr && te)
         add_finding(a, VAT_AUDIT_TASK_ID, te->table, VAT_SPLIT_TEST, te->key,
@@ -944,10 +974,8 @@ out:
  * why when something fails. */
 static void read_fixture(struct audit *a, struct fxfile *ff, char *why, size_t cap)
 {
-    char *full = vat_path_join(a->root, ff->path);
     size_t len = 0;
-    FILE *f = open_regular(full, &len, why, cap);
-    free(full);
+    FILE *f = open_regular(a->root, ff->path, &len, why, cap);
     ff->state = -1;
     if (!f)
         return;

@@ -55,6 +55,8 @@ enum vat_audit_kind {
     VAT_AUDIT_ORDER,            /* a row before its predecessor's task_id     */
     VAT_AUDIT_SPLIT_MISMATCH,   /* the row's split is not its file's          */
     VAT_AUDIT_ORPHAN,           /* a row of a task its side's experience lacks */
+    VAT_AUDIT_TASK_ROWS_MISSING, /* an experience task other tables lack (one
+                                    finding per task and side)               */
     VAT_AUDIT_UNSAFE_PATH,      /* a path vat_path_is_safe refuses (not opened) */
     VAT_AUDIT_FIXTURE_MISSING,  /* a listed fixture file cannot be read       */
     VAT_AUDIT_FIXTURE_UNREADABLE, /* read, but its rows cannot be parsed      */

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "admit.h"
+#include "card.h"
 #include "split.h"
+#include "store.h"
 #include "tables.h"
 #include "template.h"
 
@@ -25,6 +27,7 @@ struct slot {
     const struct vat_template *tmpl;
     const json_t *cfg;
     int admitted;
+    int fatal; /* a checker's last-resort net stopped a draw */
     long redraws;
     char last_err[512];
 };
@@ -51,8 +54,14 @@ static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attemp
     s->admitted = 0;
     for (uint32_t a = first_attempt; a <= first_attempt + (uint32_t)p->c->max_redraws; a++) {
         struct vat_err e = {{0}};
-        if (vat_task_draw(&s->task, a, &d, &s->replay, &e) == 0) {
+        int rc = vat_task_draw(&s->task, a, &d, &s->replay, &e);
+        if (rc == 0) {
             s->admitted = 1;
+            return;
+        }
+        if (rc == VAT_DRAW_FATAL) {
+            s->fatal = 1;
+            snprintf(s->last_err, sizeof s->last_err, "%s", e.msg);
             return;
         }
         s->redraws++;
@@ -96,32 +105,81 @@ static bool only_has(const char *only, const char *name)
     return false;
 }
 
-/* Removes fixtures/<template>/ files of this template so a smaller count
- * leaves nothing stale behind; touches only names "<template>-*". */
-static int clear_template_fixtures(const char *root, const char *tmpl, struct vat_err *e)
+/* ---- up-front refusals ---------------------------------------------------------- */
+
+/* Table bytes one task of each template contributes, measured on the
+ * default corpus (inline_max_bytes 6000, default params) and rounded up
+ * to whole KiB; a template missing here counts as the largest. */
+static const struct {
+    const char *name;
+    long kib;
+} row_kib[] = {
+    {"date_window", 27},    {"dedupe_aggregate", 28}, {"dup_header", 13},
+    {"filtered_total", 25}, {"grouped_count", 29},    {"grouped_mean", 25},
+    {"grouped_sum", 23},    {"join_aggregate", 27},   {"pivot", 27},
+    {"regex_amounts", 19},  {"regex_iso_dates", 18},  {"regex_order_ids", 16},
+    {"sql_order_counts", 35}, {"sql_paid_revenue", 33}, {"threshold_flags", 26},
+    {"top_n", 25},          {"unanswerable", 18},
+};
+#define ROW_KIB_MAX 36
+
+double vat_build_memory_estimate(const struct vat_config *c, const char *only, long *tasks)
 {
-    char *rel = vat_xasprintf("fixtures/%s", tmpl);
-    char *dir = vat_path_join(root, rel);
-    free(rel);
-    DIR *d = opendir(dir);
-    if (!d) {
-        free(dir);
-        return 0;
-    }
-    size_t tl = strlen(tmpl);
-    struct dirent *de;
-    int rc = 0;
-    while ((de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, tmpl, tl) != 0 || de->d_name[tl] != '-')
+    double bytes = 0;
+    long n = 0;
+    /* Prompts inline up to inline_max_bytes of data and appear in four
+     * tables (experience, sft_examples twice, preference_pairs). */
+    double extra = c->inline_max_bytes > 6000 ? 4.0 * (double)(c->inline_max_bytes - 6000) : 0;
+    for (size_t i = 0; vat_registry[i]; i++) {
+        const char *name = vat_registry[i]->name;
+        if (!only_has(only, name))
             continue;
-        char *f = vat_xasprintf("%s/%s", dir, de->d_name);
-        if (remove(f) != 0 && errno != ENOENT)
-            rc = vat_err_set(e, "vat: cannot remove '%s': %s", f, strerror(errno));
-        free(f);
+        const json_t *cfg = json_object_get(c->templates, name);
+        long count = (long)json_integer_value(json_object_get(cfg, "count"));
+        long kib = ROW_KIB_MAX;
+        for (size_t k = 0; k < sizeof row_kib / sizeof row_kib[0]; k++)
+            if (strcmp(row_kib[k].name, name) == 0)
+                kib = row_kib[k].kib;
+        /* Held twice until the tables are written: as the slot's task
+         * (prompt, gold, spec, replay) and as the table buffers' rows. */
+        bytes += (double)count * ((double)sizeof(struct slot) + 2.0 * ((double)kib * 1024 + extra));
+        n += count;
     }
-    closedir(d);
-    free(dir);
-    return rc;
+    if (tasks)
+        *tasks = n;
+    return bytes;
+}
+
+/* --only rebuilds some templates from scratch: into a root that holds
+ * other templates' tasks it would drop them all (the tables are written
+ * whole), so such a root is refused. */
+static int only_refuses_root(const char *root, const char *only, struct vat_err *e)
+{
+    for (int s = 0; s < VAT_N_SPLITS; s++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "out/experience/%s.jsonl", vat_split_names[s]);
+        char *data = NULL;
+        size_t len = 0;
+        struct vat_err ignore;
+        if (vat_read_file_beneath(root, rel, (size_t)1 << 34, &data, &len, &ignore) != 0)
+            continue; /* no such table: nothing to lose */
+        int rc = 0;
+        for (char *line = data, *nl; rc == 0 && *line; line = nl ? nl + 1 : line + strlen(line)) {
+            nl = strchr(line, '\n');
+            json_t *row = json_loadb(line, nl ? (size_t)(nl - line) : strlen(line), 0, NULL);
+            const char *tm = json_string_value(json_object_get(row, "template"));
+            const char *id = json_string_value(json_object_get(row, "task_id"));
+            if (!tm || !only_has(only, tm))
+                rc = vat_err_set(e, "vat: --only builds into an empty root, and '%s' holds "
+                                    "tasks of other templates (e.g. '%s'); use a new --root",
+                                 root, id ? id : "an unreadable row");
+            json_decref(row);
+        }
+        free(data);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Gold programs compare after folding runs of white space. */
@@ -185,6 +243,8 @@ static int cmp_slot_id(const void *a, const void *b)
 int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
               struct vat_build_stats *stats, struct vat_err *e)
 {
+    if (stats)
+        memset(stats, 0, sizeof *stats);
     if (o->only) {
         for (const char *p = o->only; *p;) {
             const char *comma = strchr(p, ',');
@@ -203,11 +263,25 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         }
     }
 
-    /* A root that cannot be written fails now, not after every draw. */
-    if (mkdir(o->root, 0777) != 0 && errno != EEXIST)
-        return vat_err_set(e, "vat: cannot create '%s': %s", o->root, strerror(errno));
-    if (access(o->root, W_OK | X_OK) != 0)
-        return vat_err_set(e, "vat: cannot write to '%s': %s", o->root, strerror(errno));
+    long want = 0;
+    double need = vat_build_memory_estimate(c, o->only, &want);
+    if (need > (double)VAT_BUILD_MEMORY_BOUND)
+        return vat_err_set(e, "vat: this config would hold about %.1f GiB in memory while "
+                              "building %ld tasks, over vat's bound of %.0f GiB; lower the "
+                              "counts or build in parts",
+                           need / (1 << 30), want, (double)VAT_BUILD_MEMORY_BOUND / (1 << 30));
+
+    /* Everything is written into a stage beside the live trees and made
+     * current at the end (store.h); a root that cannot be written, or is
+     * being built by another vat, fails now, not after every draw. */
+    struct vat_store store;
+    if (vat_store_begin_build(&store, o->root, e) != 0)
+        return -1;
+    if (o->only && only_refuses_root(o->root, o->only, e) != 0) {
+        vat_store_abort(&store);
+        return -1;
+    }
+    const char *root = store.stage;
 
     /* The slots, template by template in registry order. */
     size_t n = 0, ntmpl = 0;
@@ -233,18 +307,14 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         per[ti].name = tm->name;
         per[ti].requested = count;
         first[ti] = k;
-        if (clear_template_fixtures(o->root, tm->name, e) != 0)
-            rc = -1;
         for (long j = 0; j < count; j++, k++) {
             p.slots[k].tmpl = tm;
             p.slots[k].cfg = cfg;
-            vat_task_init(&p.slots[k].task, tm, (uint32_t)j, o->root);
+            vat_task_init(&p.slots[k].task, tm, (uint32_t)j, root);
         }
         ti++;
     }
     first[ntmpl] = n;
-    if (rc != 0)
-        goto done;
     (void)vat_checker_version("regex"); /* fill its static before threads */
 
     int jobs = o->jobs < 1 ? 1 : o->jobs;
@@ -262,6 +332,11 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     for (size_t t = 0; t < ntmpl; t++)
         if (first[t] < first[t + 1])
             make_programs_unique(&p, first[t], first[t + 1]);
+    for (size_t i = 0; i < n; i++)
+        if (p.slots[i].fatal) { /* the first in task order, whatever --jobs */
+            rc = vat_err_set(e, "vat: build failed: %s", p.slots[i].last_err);
+            goto done;
+        }
 
     /* Tables, rows in task_id order. */
     struct slot **order = vat_xcalloc(n ? n : 1, sizeof *order);
@@ -276,7 +351,7 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         vat_tables_add_task(&tb, &order[i]->task, &order[i]->replay,
                             vat_split_side(c, order[i]->tmpl->name, order[i]->task.index));
     free(order);
-    if (vat_tables_write(&tb, o->root, e) != 0)
+    if (vat_tables_write(&tb, root, e) != 0)
         rc = -1;
     vat_tables_release(&tb);
 
@@ -292,7 +367,7 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
                 snprintf(per[t].last_rejection, sizeof per[t].last_rejection, "%s", s->last_err);
                 /* A task that never admitted leaves no fixture behind. */
                 for (int f = 0; f < s->task.n_fixtures; f++) {
-                    char *path = vat_path_join(o->root, s->task.fixture[f].path);
+                    char *path = vat_path_join(root, s->task.fixture[f].path);
                     remove(path);
                     free(path);
                 }
@@ -321,19 +396,28 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
                         per[t].name, per[t].admitted, per[t].requested, per[t].last_rejection);
     }
 
-done:
-    if (stats) {
-        stats->per = per;
-        stats->n = ntmpl;
-        stats->tasks = (long)n;
-        stats->admitted = stats->rejected = 0;
-        for (size_t t = 0; t < ntmpl; t++) {
-            stats->admitted += per[t].admitted;
-            stats->rejected += per[t].rejected;
-        }
-    } else {
-        free(per);
+done:;
+    struct vat_build_stats st = {.per = per, .n = ntmpl, .tasks = (long)n};
+    for (size_t t = 0; t < ntmpl; t++) {
+        st.admitted += per[t].admitted;
+        st.rejected += per[t].rejected;
     }
+    /* The card describes the staged tables; then the manifest and the swap. */
+    if (rc >= 0) {
+        struct vat_build_opts staged = *o;
+        staged.root = root;
+        if ((o->card && vat_card_write(c, &staged, &st, e) != 0) ||
+            vat_store_commit(&store, e) != 0)
+            rc = -1;
+    }
+    if (rc < 0)
+        vat_store_abort(&store);
+    else
+        vat_store_close(&store);
+    if (stats)
+        *stats = st;
+    else
+        free(per);
     for (size_t i = 0; i < n; i++)
         vat_task_clear(&p.slots[i].task);
     free(p.slots);

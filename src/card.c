@@ -14,18 +14,22 @@
 #include <openssl/evp.h>
 
 #include "jsonout.h"
+#include "libversions.h"
 #include "tables.h"
 #include "template.h"
 #include "verifiers.h"
 
 /* What one row of each table is, for the card's table of configs. */
 static const char *const table_rows[VAT_N_TABLES] = {
-    "task: prompt, gold answer, main fixture and variants, params, trap, seed",
-    "fixture file: path, generator, seed, params, sha256, rows, columns",
-    "task: prompt, completion (the gold answer) and the chat form",
+    "task: prompt, gold answer, self_contained, main fixture and variants, params_json, trap, "
+    "seed",
+    "fixture file: path, generator, seed, params_json, sha256, rows, columns",
+    "task: TRL conversational prompt-completion (prompt and completion as message lists), "
+    "self_contained",
     "admission replay: the gold, trap and malformed answers with their verdicts",
-    "task: prompt, chosen (gold), rejected (trap), rejected_reason, signal",
-    "task: the complete checker spec, enough to rebuild the check alone",
+    "task: TRL conversational preference (prompt, chosen = gold, rejected = trap), "
+    "rejected_reason, signal, self_contained",
+    "task: the complete checker (expected, spec_json), enough to rebuild the check alone",
     "criterion: gate, score and trap items with weights",
 };
 
@@ -35,12 +39,14 @@ struct tmpl_count {
     long split[VAT_N_SPLITS];
     long difficulty[6];  /* tasks per difficulty 1..5 ([0]: out of range) */
     long style[2];       /* explicit, natural */
+    long self_contained;
 };
 
 struct facts {
     long rows[VAT_N_TABLES][VAT_N_SPLITS];
     long tasks[VAT_N_SPLITS];
     long signal_trap, signal_sharp, signal_weak;
+    long self_contained[VAT_N_SPLITS]; /* experience rows whose prompt suffices */
     struct tmpl_count *tc;
     size_t ntc;
     char seeds_sha[65];
@@ -104,9 +110,7 @@ static int read_tables(struct facts *f, const char *root, struct vat_err *e)
         for (int s = 0; s < VAT_N_SPLITS; s++) {
             char rel[128];
             snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
-            char *path = vat_path_join(root, rel);
-            FILE *fp = fopen(path, "rb");
-            free(path);
+            FILE *fp = vat_fopen_beneath(root, rel, NULL);
             if (!fp)
                 return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
             char *line = NULL;
@@ -120,8 +124,10 @@ static int read_tables(struct facts *f, const char *root, struct vat_err *e)
                 if (t == VAT_T_EXPERIENCE) {
                     const char *name = json_string_value(json_object_get(row, "template"));
                     struct tmpl_count *tc = name ? find_count(f, name) : NULL;
+                    bool sc = json_is_true(json_object_get(row, "self_contained"));
                     if (tc) {
                         tc->split[s]++;
+                        tc->self_contained += sc;
                         json_int_t d = json_integer_value(json_object_get(row, "difficulty"));
                         tc->difficulty[d >= 1 && d <= 5 ? d : 0]++;
                         const char *st =
@@ -129,6 +135,7 @@ static int read_tables(struct facts *f, const char *root, struct vat_err *e)
                         tc->style[st && strcmp(st, "natural") == 0]++;
                     }
                     f->tasks[s]++;
+                    f->self_contained[s] += sc;
                 } else {
                     const char *sig = json_string_value(json_object_get(row, "signal"));
                     if (sig && strcmp(sig, "trap") == 0)
@@ -163,7 +170,32 @@ static const char *size_category(long n)
     return "1M<n<10M";
 }
 
-static void put_front_matter(struct vat_buf *b, const struct facts *f)
+/* One feature list of dataset_info, as the datasets library writes it:
+ * `dtype` for a value, `struct` / `list` with members, `sequence` for a
+ * list of values.  Nullable columns carry their value dtype (Arrow
+ * columns are nullable). */
+static void put_features(struct vat_buf *b, const struct vat_column *cols, int indent)
+{
+    for (const struct vat_column *c = cols; c->name; c++) {
+        vat_buf_printf(b, "%*s- name: %s\n", indent, "", c->name);
+        switch (c->kind) {
+        case 's':
+        case 'l':
+            vat_buf_printf(b, "%*s  %s:\n", indent, "", c->kind == 's' ? "struct" : "list");
+            put_features(b, c->members, indent + 2);
+            break;
+        case 'q':
+            vat_buf_printf(b, "%*s  sequence: %s\n", indent, "", c->dtype);
+            break;
+        default:
+            vat_buf_printf(b, "%*s  dtype: %s\n", indent, "", c->dtype);
+        }
+    }
+}
+
+/* The YAML front matter; data_files paths are prefix + <table>/<split>.jsonl
+ * (prefix "" beside the tables in out/, "out/" in a packed folder). */
+static void put_front_matter(struct vat_buf *b, const struct facts *f, const char *prefix)
 {
     vat_buf_puts(b, "---\n"
                     "license: apache-2.0\n"
@@ -178,10 +210,19 @@ static void put_front_matter(struct vat_buf *b, const struct facts *f)
     for (int t = 0; t < VAT_N_TABLES; t++) {
         vat_buf_printf(b, "- config_name: %s\n  data_files:\n", vat_table_names[t]);
         for (int s = 0; s < VAT_N_SPLITS; s++)
-            vat_buf_printf(b, "  - split: %s\n    path: %s/%s.jsonl\n", vat_split_names[s],
-                           vat_table_names[t], vat_split_names[s]);
+            vat_buf_printf(b, "  - split: %s\n    path: %s%s/%s.jsonl\n", vat_split_names[s],
+                           prefix, vat_table_names[t], vat_split_names[s]);
         if (t == VAT_T_EXPERIENCE)
             vat_buf_puts(b, "  default: true\n");
+    }
+    vat_buf_puts(b, "dataset_info:\n");
+    for (int t = 0; t < VAT_N_TABLES; t++) {
+        vat_buf_printf(b, "- config_name: %s\n  features:\n", vat_table_names[t]);
+        put_features(b, vat_table_columns[t], 2);
+        vat_buf_puts(b, "  splits:\n");
+        for (int s = 0; s < VAT_N_SPLITS; s++)
+            vat_buf_printf(b, "  - name: %s\n    num_examples: %ld\n", vat_split_names[s],
+                           f->rows[t][s]);
     }
     vat_buf_puts(b, "---\n\n");
 }
@@ -265,15 +306,21 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                    "plausible mistake the task is built to catch) passed the gate and "
                    "scored below 1.0, and a malformed answer failed the gate.\n\n"
                    "This build holds %ld tasks (train %ld, test %ld) from %zu templates, "
-                   "generated by vat %s.\n\n",
-                   ntrain + ntest, ntrain, ntest, f->ntc, VAT_VERSION);
+                   "generated by vat %s; its tables are in format %d.\n\n",
+                   ntrain + ntest, ntrain, ntest, f->ntc, VAT_VERSION, VAT_TABLES_FORMAT);
 
     vat_buf_puts(b, "## Tables\n\n"
                     "One config per table, each with a `train` and a `test` split: "
-                    "`<table>/train.jsonl` and `<table>/test.jsonl`, one JSON object per "
-                    "line, keys in a fixed order, rows sorted by `task_id`. Paths inside "
-                    "the rows are relative to the corpus root (the directory above this "
-                    "card), where the fixture files live under `fixtures/`.\n\n"
+                    "`out/<table>/train.jsonl` and `out/<table>/test.jsonl`, one JSON object "
+                    "per line, keys in a fixed order, rows sorted by `task_id`. Every row of "
+                    "a table has the same keys and every key one JSON type (the features in "
+                    "this card's metadata); answers that are JSON values are canonical JSON "
+                    "text, programs "
+                    "their text, and free-shaped values JSON text in `*_json` columns. Paths "
+                    "inside the rows are relative to the dataset root, the folder holding "
+                    "`out/` and `fixtures/`: the folder above `out/` in a build, the folder "
+                    "of this card in one made by `vat pack --root DIR --to DEST` (one "
+                    "uploadable dataset: this card, the tables and the fixtures).\n\n"
                     "| config | one row per | train rows | test rows |\n"
                     "|---|---|---|---|\n");
     for (int t = 0; t < VAT_N_TABLES; t++)
@@ -281,16 +328,33 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                        t == VAT_T_EXPERIENCE ? " (default)" : "", table_rows[t],
                        f->rows[t][VAT_SPLIT_TRAIN], f->rows[t][VAT_SPLIT_TEST]);
 
+    vat_buf_puts(b, "\n`sft_examples` is in TRL's conversational prompt-completion form and "
+                    "`preference_pairs` in its conversational preference form (`prompt`, "
+                    "`chosen`, `rejected` as message lists), so they train as they are:\n\n"
+                    "```python\n"
+                    "ds = load_dataset(REPO, \"sft_examples\", split=\"train\")"
+                    ".select_columns([\"prompt\", \"completion\"])\n"
+                    "SFTTrainer(model=MODEL, train_dataset=ds).train()\n"
+                    "ds = load_dataset(REPO, \"preference_pairs\", split=\"train\")"
+                    ".select_columns([\"prompt\", \"chosen\", \"rejected\"])\n"
+                    "DPOTrainer(model=MODEL, train_dataset=ds).train()\n"
+                    "```\n\n"
+                    "A value answer (`gold`, `expected`) is canonical JSON text: "
+                    "`json.loads` reads it back. A checker's spec is JSON text in "
+                    "`verifiers.spec_json` (with `expected` beside it), a task's params in "
+                    "`params_json`.\n");
+
     vat_buf_puts(b, "\n## Templates\n\n"
                     "Each template is one mechanism with one deliberate trap; every admitted "
                     "fixture arms the trap (the trap answer differs from gold), and gold is "
                     "confirmed by a second, independent derivation.\n\n"
-                    "| template | family | answer | train | test |\n"
-                    "|---|---|---|---|---|\n");
+                    "| template | family | answer | train | test | self-contained |\n"
+                    "|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < f->ntc; i++) {
         const struct tmpl_count *tc = &f->tc[i];
-        vat_buf_printf(b, "| `%s` | %s | %s | %ld | %ld |\n", tc->t->name, tc->t->family,
-                       tc->t->answer_kind, tc->split[VAT_SPLIT_TRAIN], tc->split[VAT_SPLIT_TEST]);
+        vat_buf_printf(b, "| `%s` | %s | %s | %ld | %ld | %ld |\n", tc->t->name, tc->t->family,
+                       tc->t->answer_kind, tc->split[VAT_SPLIT_TRAIN], tc->split[VAT_SPLIT_TEST],
+                       tc->self_contained);
     }
     vat_buf_puts(b, "\n");
     for (size_t i = 0; i < f->ntc; i++) {
@@ -317,6 +381,20 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
         }
         vat_buf_puts(b, "\n\n");
     }
+
+    long sc = f->self_contained[VAT_SPLIT_TRAIN] + f->self_contained[VAT_SPLIT_TEST];
+    vat_buf_printf(b,
+                   "## Self-contained prompts\n\n"
+                   "`self_contained` (on `experience`, `sft_examples` and `preference_pairs`) "
+                   "is true when the prompt alone holds everything needed to answer without "
+                   "opening a file: for value answers every fixture row the answer depends on "
+                   "is shown; for regex and SQL answers the description of the strings or of "
+                   "the schema suffices (their held-out cases and variant databases are "
+                   "hidden by design). %ld of %ld tasks are self-contained (train %ld of %ld, "
+                   "test %ld of %ld); the other %ld prompts show part of a fixture too large "
+                   "to inline and name its file.\n\n",
+                   sc, ntrain + ntest, f->self_contained[VAT_SPLIT_TRAIN], ntrain,
+                   f->self_contained[VAT_SPLIT_TEST], ntest, ntrain + ntest - sc);
 
     vat_buf_printf(b,
                    "## Preference signals\n\n"
@@ -364,9 +442,11 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
     vat_buf_printf(b,
                    "## Provenance\n\n"
                    "- vat version: %s\n"
+                   "- tables format: %d\n"
                    "- seeds file SHA-256: `%s`\n"
                    "- master seed: %llu\n",
-                   VAT_VERSION, f->seeds_sha, (unsigned long long)c->master_seed);
+                   VAT_VERSION, VAT_TABLES_FORMAT, f->seeds_sha,
+                   (unsigned long long)c->master_seed);
     if (held_out) {
         vat_buf_puts(b, "- split: `held_out_templates` (");
         size_t i;
@@ -380,14 +460,23 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                        vat_fmt_real(c->test_fraction, frac), c->split_salt ? c->split_salt : "");
     }
     vat_buf_printf(b, "- templates built: %s\n", o->only ? o->only : "all registered templates");
+    /* The libraries whose behaviour can shape the bytes (issue 17). */
+    struct vat_library libs[VAT_N_LIBRARIES];
+    vat_library_list(libs);
+    vat_buf_puts(b, "- built with the libraries:");
+    for (int i = 0; i < VAT_N_LIBRARIES; i++)
+        vat_buf_printf(b, "%s %s %s", i ? "," : "", libs[i].name, libs[i].version);
+    vat_buf_puts(b, "\n");
     vat_buf_printf(b,
                    "\nTo regenerate, take vat %s, save the seeds file whose SHA-256 is given "
                    "above as `seeds.toml`, and run:\n\n"
                    "```\nvat build --config seeds.toml --root DIR%s%s\n"
                    "vat audit --root DIR\n```\n\n"
                    "The tables, the fixtures and this card come out byte-identical whatever "
-                   "`--jobs` is; in a vat checkout, `make corpus` does the same for the "
-                   "repository's `seeds.toml`.\n",
+                   "`--jobs` is and whichever compiler and optimisation level built vat; "
+                   "other versions of the libraries listed above may change them. In a vat "
+                   "checkout, `make corpus` does the same for the repository's "
+                   "`seeds.toml`.\n",
                    VAT_VERSION, o->only ? " --only " : "", o->only ? o->only : "");
 }
 
@@ -420,7 +509,7 @@ char *vat_card_render(const struct vat_config *c, const struct vat_build_opts *o
         return NULL;
     }
     struct vat_buf b = VAT_BUF_INIT;
-    put_front_matter(&b, &f);
+    put_front_matter(&b, &f, "");
     put_body(&b, c, o, &f);
     free(f.tc);
     return vat_buf_detach(&b);
@@ -435,4 +524,48 @@ int vat_card_write(const struct vat_config *c, const struct vat_build_opts *o,
     int rc = vat_write_file_atomic(o->root, "out/README.md", text, strlen(text), e);
     free(text);
     return rc;
+}
+
+char *vat_card_packed(const char *root, struct vat_err *e)
+{
+    char *path = vat_path_join(root, "out/README.md");
+    FILE *fp = fopen(path, "rb");
+    free(path);
+    if (!fp) {
+        vat_err_set(e, "vat: cannot open 'out/README.md' below '%s': %s (run 'vat build')", root,
+                    strerror(errno));
+        return NULL;
+    }
+    struct vat_buf card = VAT_BUF_INIT;
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+        vat_buf_putn(&card, buf, n);
+    int err = ferror(fp);
+    fclose(fp);
+    /* The body follows the front matter: "---\n" ... "\n---\n\n". */
+    const char *body = NULL;
+    if (!err && card.data && strncmp(card.data, "---\n", 4) == 0) {
+        body = strstr(card.data + 3, "\n---\n");
+        if (body)
+            body += 5;
+    }
+    if (!body) {
+        vat_buf_release(&card);
+        vat_err_set(e, "vat: '%s/out/README.md' is not a vat dataset card (no front matter)", root);
+        return NULL;
+    }
+    struct facts f;
+    memset(&f, 0, sizeof f);
+    if (read_tables(&f, root, e) != 0) {
+        vat_buf_release(&card);
+        return NULL;
+    }
+    struct vat_buf b = VAT_BUF_INIT;
+    put_front_matter(&b, &f, "out/");
+    while (*body == '\n')
+        body++;
+    vat_buf_puts(&b, body);
+    vat_buf_release(&card);
+    return vat_buf_detach(&b);
 }

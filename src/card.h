@@ -23,5 +23,10 @@ char *vat_card_render(const struct vat_config *c, const struct vat_build_opts *o
  * file, then rename).  0, or -1 with e set. */
 int vat_card_write(const struct vat_config *c, const struct vat_build_opts *o,
                    const struct vat_build_stats *st, struct vat_err *e);
+/* The card of a folder packed from the build at root (`vat pack`): the
+ * front matter made again from the tables with data_files under "out/",
+ * then the body of root/out/README.md unchanged.  A new string, or NULL
+ * with e set. */
+char *vat_card_packed(const char *root, struct vat_err *e);
 
 #endif

@@ -10,6 +10,8 @@ enum vat_exit, vat_cli_* and vat_cmd_*. */
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../include/libvat.h"
+
 enum vat_exit { VAT_EXIT_OK = 0, VAT_EXIT_CORPUS = 1, VAT_EXIT_USAGE = 2 };
 
 /* Parses a whole decimal number in [lo, hi]; 0 or -1. */
@@ -25,12 +27,32 @@ int vat_cli_read_file(const char *path, size_t cap, char **out, size_t *len, int
 
 int vat_cmd_audit(int argc, char **argv);
 int vat_cmd_check(int argc, char **argv);
+int vat_cmd_pack(int argc, char **argv);
 int vat_cmd_score(int argc, char **argv);
 int vat_cmd_strength(int argc, char **argv);
+/* Parses "raw" / "auto" into *mode; 0 or -1. */
+int vat_cli_extract_mode(const char *s, vat_extract_mode *mode);
+int vat_cmd_verify(int argc, char **argv);
 /* Scores every prediction line of in against the corpus at root (split
  * "all", "train" or "test"), writing verdict and summary lines to out.
- * Returns an exit code; msg holds the one-line error for exit 2. */
+ * Returns an exit code; msg holds the one-line error for exit 2, and for
+ * exit 1 (verdicts that blame the checker or the corpus).  vat_score_run
+ * scores answers raw. */
+int vat_score_run_mode(const char *root, const char *split, vat_extract_mode mode, FILE *in,
+                       const char *in_name, FILE *out, char *msg, size_t msgcap);
 int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
                   char *msg, size_t msgcap);
+
+/* What `vat pack` placed: files below out/ and fixtures/ (fixtures of
+ * them), how many as hard links and how many as copies, their bytes. */
+struct vat_pack_stats {
+    long files, fixtures, linked, copied;
+    long long bytes;
+};
+/* Packs the build at root into dest, a new (or empty) folder: README.md,
+ * .gitattributes, out/ and fixtures/ (src/cmd_pack.c).  0, or -1 with e
+ * set and nothing left behind. */
+struct vat_err;
+int vat_pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e);
 
 #endif

@@ -1,6 +1,11 @@
 /* cmd_check.c — `vat check`: score one untrusted answer with a task's own
  * checker, rebuilt from the corpus's verifiers table (so what is published
- * is exactly what scores).  Also the shared CLI helpers.
+ * is exactly what scores), through the reward library (lib/corpus.h).
+ * --extract raw|auto takes the answer out of a completion as the library
+ * does; --explain shows what the answer produces, case by case (regex) or
+ * fixture by fixture (SQL).  Exits 1 when the verdict blames the checker
+ * or the corpus (internal, tampered, checker_limit).  Also the shared CLI
+ * helpers.
  * Exports vat_cmd_check and vat_cli_*. */
 #include <errno.h>
 #include <limits.h>
@@ -9,9 +14,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "corpus.h"
+#include "extract.h"
 #include "jsonout.h"
 #include "tables.h"
-#include "template.h"
 #include "verifiers.h"
 
 int vat_cli_parse_long(const char *s, long lo, long hi, long *out)
@@ -65,53 +71,42 @@ int vat_cli_read_file(const char *path, size_t cap, char **out, size_t *len, int
     return 0;
 }
 
-/* Finds the verifiers row of task_id below root; NULL with msg set. */
-static json_t *find_verifier_row(const char *root, const char *task_id, char *msg, size_t cap)
+int vat_cli_extract_mode(const char *s, vat_extract_mode *mode)
 {
-    static const char *const files[] = {"out/verifiers/train.jsonl", "out/verifiers/test.jsonl"};
-    int opened = 0;
-    for (size_t k = 0; k < 2; k++) {
-        char *path = vat_path_join(root, files[k]);
-        FILE *f = fopen(path, "rb");
-        free(path);
-        if (!f)
-            continue;
-        opened++;
-        char *line = NULL;
-        size_t lcap = 0;
-        ssize_t got;
-        while ((got = getline(&line, &lcap, f)) > 0) {
-            json_t *row = json_loadb(line, (size_t)got, 0, NULL);
-            const char *id = row ? json_string_value(json_object_get(row, "task_id")) : NULL;
-            if (id && strcmp(id, task_id) == 0) {
-                free(line);
-                fclose(f);
-                return row;
-            }
-            json_decref(row);
-        }
-        free(line);
-        fclose(f);
-    }
-    if (!opened)
-        snprintf(msg, cap, "vat: no corpus at '%s' (out/verifiers/*.jsonl missing; run 'vat build')",
-                 root);
+    if (strcmp(s, "raw") == 0)
+        *mode = VAT_EXTRACT_RAW;
+    else if (strcmp(s, "auto") == 0)
+        *mode = VAT_EXTRACT_AUTO;
     else
-        snprintf(msg, cap, "vat: no task '%s' in the corpus at '%s'", task_id, root);
-    return NULL;
+        return -1;
+    return 0;
 }
 
-/* --extract: what the answer produces, case by case, for a human. */
-static void print_extraction(const struct vat_task *t, const char *answer, size_t len)
+/* Reads at most cap + 1 bytes of standard input into a new buffer. */
+static char *read_stdin(size_t cap, size_t *len)
 {
-    const char *checker = json_string_value(json_object_get(t->spec, "checker"));
+    struct vat_buf b = VAT_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    vat_buf_putn(&b, "", 0);
+    while (b.len <= cap && (n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+        vat_buf_putn(&b, chunk, b.len + n > cap + 1 ? cap + 1 - b.len : n);
+    *len = b.len;
+    return vat_buf_detach(&b);
+}
+
+/* --explain: what the answer produces, case by case, for a human. */
+static void print_explanation(const json_t *spec, const char *root, const char *answer,
+                              size_t len)
+{
+    const char *checker = json_string_value(json_object_get(spec, "checker"));
     struct vat_verdict v;
     if (checker && strcmp(checker, "regex") == 0) {
         size_t i;
         json_t *c;
-        json_array_foreach(json_object_get(t->spec, "cases"), i, c) {
+        json_array_foreach(json_object_get(spec, "cases"), i, c) {
             const char *text = json_string_value(json_object_get(c, "text"));
-            json_t *got = vat_regex_extract(t->spec, answer, len, text ? text : "", &v);
+            json_t *got = vat_regex_extract(spec, answer, len, text ? text : "", &v);
             json_t *o = json_object();
             json_object_set_new(o, "case", json_integer((json_int_t)i));
             json_object_set(o, "heldout", json_object_get(c, "heldout"));
@@ -126,9 +121,9 @@ static void print_extraction(const struct vat_task *t, const char *answer, size_
     } else if (checker && strcmp(checker, "sql") == 0) {
         size_t i;
         json_t *fx;
-        json_array_foreach(json_object_get(t->spec, "fixtures"), i, fx) {
+        json_array_foreach(json_object_get(spec, "fixtures"), i, fx) {
             const char *rel = json_string_value(fx);
-            json_t *rows = vat_sql_run(t->spec, t->root, rel ? rel : "", answer, len, &v);
+            json_t *rows = vat_sql_run(spec, root, rel ? rel : "", answer, len, &v);
             json_t *o = json_object();
             json_object_set_new(o, "fixture", json_string(rel ? rel : ""));
             json_object_set_new(o, "rows", rows ? rows : json_string(v.reason));
@@ -143,21 +138,26 @@ static void print_extraction(const struct vat_task *t, const char *answer, size_
 int vat_cmd_check(int argc, char **argv)
 {
     const char *root = ".", *task_id = NULL, *answer = NULL, *answer_file = NULL;
-    int extract = 0;
+    int explain = 0;
+    vat_extract_mode mode = VAT_EXTRACT_RAW;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--root") == 0 && i + 1 < argc)
+        if (strcmp(a, "--root") == 0 && i + 1 < argc) {
             root = argv[++i];
-        else if (strcmp(a, "--task") == 0 && i + 1 < argc)
+        } else if (strcmp(a, "--task") == 0 && i + 1 < argc) {
             task_id = argv[++i];
-        else if (strcmp(a, "--answer") == 0 && i + 1 < argc)
+        } else if (strcmp(a, "--answer") == 0 && i + 1 < argc) {
             answer = argv[++i];
-        else if (strcmp(a, "--answer-file") == 0 && i + 1 < argc)
+        } else if (strcmp(a, "--answer-file") == 0 && i + 1 < argc) {
             answer_file = argv[++i];
-        else if (strcmp(a, "--extract") == 0)
-            extract = 1;
-        else
+        } else if (strcmp(a, "--explain") == 0) {
+            explain = 1;
+        } else if (strcmp(a, "--extract") == 0 && i + 1 < argc) {
+            if (vat_cli_extract_mode(argv[++i], &mode) != 0)
+                return vat_cli_usage_error("--extract takes raw or auto");
+        } else {
             return vat_cli_usage_error_arg("check", a);
+        }
     }
     if (!task_id)
         return vat_cli_usage_error("check needs --task ID");
@@ -167,11 +167,14 @@ int vat_cmd_check(int argc, char **argv)
     char msg[512];
     char *buf = NULL;
     size_t len = 0;
-    if (answer_file) {
+    /* Read a little past the completion cap so the library can say
+     * completion_too_large. */
+    size_t cap = VAT_MAX_COMPLETION_BYTES + 16;
+    if (answer_file && strcmp(answer_file, "-") == 0) {
+        buf = read_stdin(cap, &len);
+    } else if (answer_file) {
         int trunc = 0;
-        /* Read a little past the checkers' cap so they can say too_large. */
-        if (vat_cli_read_file(answer_file, VAT_MAX_ANSWER_BYTES + 16, &buf, &len, &trunc, msg,
-                              sizeof msg) != 0) {
+        if (vat_cli_read_file(answer_file, cap, &buf, &len, &trunc, msg, sizeof msg) != 0) {
             fprintf(stderr, "%s\n", msg);
             return VAT_EXIT_USAGE;
         }
@@ -180,41 +183,49 @@ int vat_cmd_check(int argc, char **argv)
         len = strlen(answer);
     }
 
-    json_t *row = find_verifier_row(root, task_id, msg, sizeof msg);
-    if (!row) {
+    vat_corpus *c;
+    vat_error err;
+    if (vat_corpus_open(&c, root, &err) != 0) {
         free(buf);
-        fprintf(stderr, "%s\n", msg);
+        fprintf(stderr, "%s\n", err.message);
         return VAT_EXIT_USAGE;
     }
-    const char *tname = json_string_value(json_object_get(row, "template"));
-    const struct vat_template *tm = tname ? vat_template_find(tname) : NULL;
-    if (!tm) {
+    struct vat_scored sc;
+    if (vat_corpus_score_verdict(c, task_id, buf, len, mode, &sc, &err) != 0) {
         free(buf);
-        fprintf(stderr, "vat: task '%s' names unknown template '%s'\n", task_id,
-                tname ? tname : "");
-        json_decref(row);
+        vat_corpus_close(c);
+        fprintf(stderr, "%s\n", err.message);
         return VAT_EXIT_USAGE;
     }
-    struct vat_task t;
-    vat_task_init(&t, tm, 0, root);
-    snprintf(t.id, sizeof t.id, "%s", task_id);
-    t.spec = vat_verifier_spec(row);
-    json_decref(row);
-    struct vat_verdict v = tm->check(&t, buf, len);
-
+    const struct vat_verdict *v = &sc.v;
     json_t *out = json_object();
     json_object_set_new(out, "task_id", json_string(task_id));
-    json_object_set_new(out, "gate_passed", json_boolean(v.gate_passed));
-    json_object_set_new(out, "score", json_real(v.score));
-    json_object_set_new(out, "code", json_string(v.code));
-    json_object_set_new(out, "reason", json_string(v.reason));
+    json_object_set_new(out, "gate_passed", json_boolean(v->gate_passed));
+    json_object_set_new(out, "score", json_real(v->score));
+    json_object_set_new(out, "code", json_string(v->code));
+    json_object_set_new(out, "reason", json_string(v->reason));
+    json_object_set_new(out, "is_trap", json_boolean(sc.is_trap));
+    json_object_set_new(out, "extract_rule", json_string(sc.rule));
+    if (mode != VAT_EXTRACT_RAW) {
+        json_t *x = json_stringn(sc.extracted, sc.extracted_len);
+        json_object_set_new(out, "extracted", x ? x : json_null());
+    }
     char *s = vat_json_dumps(out);
     puts(s);
     free(s);
     json_decref(out);
-    if (extract)
-        print_extraction(&t, buf, len);
-    vat_task_clear(&t);
+    int rc = VAT_EXIT_OK;
+    if (strcmp(v->code, VAT_INTERNAL) == 0 || strcmp(v->code, VAT_TAMPERED) == 0 ||
+        strcmp(v->code, "checker_limit") == 0)
+        rc = VAT_EXIT_CORPUS; /* the checker or the corpus failed, not the answer */
+    if (explain && rc == VAT_EXIT_OK) {
+        json_t *spec = vat_verifier_spec(vat_corpus_row(c, task_id));
+        if (spec)
+            print_explanation(spec, root, sc.extracted, sc.extracted_len);
+        json_decref(spec);
+    }
+    vat_scored_release(&sc);
+    vat_corpus_close(c);
     free(buf);
-    return VAT_EXIT_OK;
+    return rc;
 }

@@ -2,38 +2,59 @@
  * a built corpus, each with its task's own checker rebuilt from the
  * verifiers table (as `vat check` does for one answer), and reports
  * accuracy per template and, for the probes, the abstention reliability a
- * user needs.  Exports vat_cmd_score and vat_score_run.
+ * user needs.  Exports vat_cmd_score, vat_score_run and vat_score_run_mode.
  *
- * Usage: vat score [--root DIR] [--split all|train|test] PREDICTIONS.jsonl
+ * Usage: vat score [--root DIR] [--split all|train|test] [--extract raw|auto]
+ *                  PREDICTIONS.jsonl
  *
- * Input: one JSON object per line, {"task_id": "...", "answer": ...}.  A
- * string answer is the raw answer text (a regex pattern, an SQL query, or
- * the JSON text of a value); any other JSON value stands for its own JSON
- * text, so {"answer": {"North": 1.5}} and {"answer": "{\"North\": 1.5}"}
- * are the same prediction.  Blank lines are skipped.  The input is
- * untrusted: a line longer than 1 MiB, a line that is not a JSON object,
- * lacks a string task_id or an answer, names a task that is not in the
- * corpus (or not in the --split chosen), or repeats a task_id already
- * scored gets a verdict line with gate_passed false, score 0 and code
- * too_large / parse / unknown_task / duplicate, and the run goes on.  At
- * most 1,000,000 lines are read; past that the summary says truncated.
+ * Scoring goes through the reward library (lib/corpus.h): the corpus is
+ * opened once, each prediction scored by vat_corpus_score_verdict with the
+ * extraction mode given (raw by default: the answer is the text as given).
+ *
+ * Input: one JSON object per line, {"task_id": "...", "answer": ...,
+ * "sample": N}.  A string answer is the raw answer text (a regex pattern,
+ * an SQL query, the JSON text of a value, or a model's completion with
+ * --extract auto); any other JSON value stands for its own JSON text, so
+ * {"answer": {"North": 1.5}} and {"answer": "{\"North\": 1.5}"} are the
+ * same prediction.  Numbers of any size are taken as the text they are
+ * (src/predline.c), so "1e400" reaches the checker (not_finite).  Several
+ * lines may name the same task: each is one sample of it.  "sample" is
+ * optional (an integer 0..1000000); a line repeating a task's sample
+ * number gets code duplicate and is not counted.  Blank lines are skipped.
+ * The input is untrusted: a line longer than 1 MiB, a line that is not a
+ * JSON object or lacks a readable string task_id gets a verdict with
+ * task_id null and code too_large / parse; a line whose task id can be
+ * read but whose answer cannot (missing, not JSON, bad "sample") gets code
+ * parse and COUNTS against its task as a prediction scoring 0; an id not
+ * in the corpus (or not in the --split chosen) gets unknown_task.  At most
+ * 1,000,000 lines are read; past that the summary says truncated.
  *
  * Output (stdout), one JSON object per line, keys in a fixed order:
  *   - one verdict per prediction line, in input order:
- *     {"task_id", "gate_passed", "score", "code", "reason"}
- *     (task_id is null when the line has none);
+ *     {"task_id", "gate_passed", "score", "code", "reason"} and "sample"
+ *     when the line gave one (task_id is null when the line has none);
  *   - one {"summary": "template", ...} line per template of the corpus in
  *     scope, in name order;
  *   - last, one {"summary": "total", ...} line.
  *
- * Scope and missing predictions: the tasks in scope are every task of the
- * corpus in the chosen split (both by default).  A task in scope without a
- * valid prediction is "missing": it scores 0 in every mean, counts as
- * neither an answer nor an abstention, and adds 0 to the penalised score
- * (it is neither rewarded nor penalised: no answer was committed).
- * mean_score = sum of scores / tasks in scope.
+ * Summary figures (per template and in total), over the tasks in scope:
+ *   tasks, predictions (lines counted against a task), answered (tasks
+ *   with at least one prediction), missing (tasks with none), gate_passed
+ *   (predictions), mean_per_prediction, mean_per_answered_task (each
+ *   task's mean over its predictions, averaged over answered tasks),
+ *   mean_score_all_tasks (the same averaged over every task in scope, a
+ *   missing task counting 0: the historical mean_score), and k with
+ *   pass@k and mean@k: k is the fewest predictions any answered task has;
+ *   pass@k is the unbiased estimate 1 - C(n-c,k)/C(n,k) (n predictions,
+ *   c of them scoring 1.0) averaged over answered tasks, mean@k the
+ *   average task mean.  checker_errors counts the predictions whose
+ *   verdict is internal, tampered or checker_limit: the checker or the
+ *   corpus, not the model, failed; they are left out of every model
+ *   figure above, and `vat score` exits 1 when there are any.
  *
- * Probe metrics, for a template whose checker is "abstain" (unanswerable):
+ * Probe metrics, for a template whose checker is "abstain" (unanswerable),
+ * with every prediction of a task weighing 1/n of it (so one prediction
+ * per task gives the classic figures):
  *   abstention_recall    abstentions on unanswerable tasks / unanswerable tasks
  *   abstention_precision abstentions on unanswerable tasks / all abstentions
  *                        (null when there are none)
@@ -52,43 +73,70 @@
  * and a per-kind breakdown (params.kind from the experience table).  A
  * value probe (family "probe", e.g. dup_header) reports plain accuracy. */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "corpus.h"
 #include "jsonout.h"
+#include "predline.h"
 #include "tables.h"
 #include "template.h"
-#include "verifiers.h"
 
 #define SCORE_MAX_LINE ((size_t)1 << 20)
 #define SCORE_MAX_LINES 1000000L
 #define SCORE_ID_SHOWN 200 /* bytes of an unknown task_id echoed back */
 #define CODE_UNKNOWN_TASK "unknown_task"
-
+#ifndef VAT_CHECKER_LIMIT
+#define VAT_CHECKER_LIMIT "checker_limit" /* i9a's code: the checker hit a last-resort net */
+#endif
 
 static const char usage_text[] =
-    "usage: vat score [--root DIR] [--split all|train|test] PREDICTIONS.jsonl\n"
-    "  PREDICTIONS.jsonl holds one {\"task_id\": ..., \"answer\": ...} per line ('-' reads\n"
-    "  stdin); prints one verdict line per prediction, then summary lines\n";
+    "usage: vat score [--root DIR] [--split all|train|test] [--extract raw|auto]\n"
+    "                 PREDICTIONS.jsonl\n"
+    "  PREDICTIONS.jsonl holds one {\"task_id\": ..., \"answer\": ..., \"sample\": N} per line\n"
+    "  ('-' reads stdin; several lines per task allowed); prints one verdict line per\n"
+    "  prediction, then summary lines.  --extract auto takes the answer out of a chat\n"
+    "  model's completion (docs/extraction.md); raw (the default) scores it as given.\n"
+    "  Exits 1 when a verdict is internal, tampered or checker_limit.\n";
+
+/* The verdict codes that blame the checker or the corpus, not the model. */
+static const char *const checker_error_codes[] = {VAT_INTERNAL, VAT_TAMPERED, VAT_CHECKER_LIMIT};
+#define N_CHECKER_ERRORS 3
+
+static int checker_error(const char *code)
+{
+    for (int k = 0; k < N_CHECKER_ERRORS; k++)
+        if (strcmp(code, checker_error_codes[k]) == 0)
+            return k;
+    return -1;
+}
 
 /* One task of the corpus, and what the predictions made of it. */
 struct score_task {
-    char *id;
-    char *tmpl_name;
-    const struct vat_template *tm; /* NULL when the registry lacks it */
-    json_t *row;                   /* the verifiers row: the checker spec */
-    char *kind;                    /* params.kind, when the task has one */
+    const char *id;        /* the corpus's */
+    const char *tmpl_name; /* borrowed from the row */
+    const json_t *row;     /* the verifiers row (borrowed from the corpus) */
+    char *kind;            /* params.kind, when the task has one */
     bool in_scope;
-    bool answered;
-    struct vat_verdict v;
+    long n;                /* predictions counted */
+    long passed;           /* of them scoring 1.0 */
+    long gate;             /* of them passing the gate */
+    double sum;            /* their scores */
+    /* abstain probes: the predictions' shares */
+    long abst_right, abst_wrong, right, wrong;
+    long *samples;         /* sample numbers seen */
+    size_t n_samples, cap_samples;
 };
 
 struct score_corpus {
+    vat_corpus *vc;
     struct score_task *t;
-    size_t n, cap;
+    size_t n;
+    long checker_errors[N_CHECKER_ERRORS];
 };
 
 static int task_cmp(const void *a, const void *b)
@@ -98,78 +146,19 @@ static int task_cmp(const void *a, const void *b)
 
 static struct score_task *corpus_find(const struct score_corpus *c, const char *id)
 {
-    struct score_task key = {.id = (char *)id};
+    struct score_task key = {.id = id};
     return c->n ? bsearch(&key, c->t, c->n, sizeof *c->t, task_cmp) : NULL;
 }
 
 static void corpus_release(struct score_corpus *c)
 {
     for (size_t i = 0; i < c->n; i++) {
-        free(c->t[i].id);
-        free(c->t[i].tmpl_name);
         free(c->t[i].kind);
-        json_decref(c->t[i].row);
+        free(c->t[i].samples);
     }
     free(c->t);
+    vat_corpus_close(c->vc);
     memset(c, 0, sizeof *c);
-}
-
-/* Calls fn on every row of out/<table>/{train,test}.jsonl below root.
- * Returns how many of the two files could be opened. */
-static int each_row(const char *root, const char *table,
-                    void (*fn)(struct score_corpus *, json_t *), struct score_corpus *c)
-{
-    static const char *const splits[] = {"train", "test"};
-    int opened = 0;
-    for (size_t k = 0; k < 2; k++) {
-        char *rel = vat_xasprintf("out/%s/%s.jsonl", table, splits[k]);
-        char *path = vat_path_join(root, rel);
-        free(rel);
-        FILE *f = fopen(path, "rb");
-        free(path);
-        if (!f)
-            continue;
-        opened++;
-        char *line = NULL;
-        size_t lcap = 0;
-        ssize_t got;
-        while ((got = getline(&line, &lcap, f)) > 0) {
-            json_t *row = json_loadb(line, (size_t)got, 0, NULL);
-            if (json_is_object(row))
-                fn(c, row);
-            json_decref(row);
-        }
-        free(line);
-        fclose(f);
-    }
-    return opened;
-}
-
-static void add_verifier_row(struct score_corpus *c, json_t *row)
-{
-    const char *id = json_string_value(json_object_get(row, "task_id"));
-    const char *tn = json_string_value(json_object_get(row, "template"));
-    if (!id || !tn)
-        return;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 64;
-        c->t = vat_xrealloc(c->t, c->cap * sizeof *c->t);
-    }
-    struct score_task *t = &c->t[c->n++];
-    memset(t, 0, sizeof *t);
-    t->id = vat_xstrdup(id);
-    t->tmpl_name = vat_xstrdup(tn);
-    t->tm = vat_template_find(tn);
-    t->row = json_incref(row);
-}
-
-static void add_experience_row(struct score_corpus *c, json_t *row)
-{
-    const char *id = json_string_value(json_object_get(row, "task_id"));
-    const char *kind = json_string_value(json_object_get(json_object_get(row, "params"), "kind"));
-    struct score_task *t = id && kind ? corpus_find(c, id) : NULL;
-    if (t && !t->kind)
-        t->kind = vat_xstrdup(kind);
 }
 
 /* The split a task belongs to, from its verifiers row. */
@@ -179,31 +168,44 @@ static const char *task_split(const struct score_task *t)
     return s ? s : "train";
 }
 
+static bool is_abstain(const struct score_task *t)
+{
+    const char *checker = json_string_value(json_object_get(t->row, "checker"));
+    return checker && strcmp(checker, "abstain") == 0;
+}
+
 static int corpus_load(struct score_corpus *c, const char *root, const char *split, char *msg,
                        size_t msgcap)
 {
     memset(c, 0, sizeof *c);
-    if (!each_row(root, "verifiers", add_verifier_row, c)) {
-        snprintf(msg, msgcap,
-                 "vat: no corpus at '%s' (out/verifiers/*.jsonl missing; run 'vat build')", root);
+    vat_error err;
+    if (vat_corpus_open(&c->vc, root, &err) != 0) {
+        snprintf(msg, msgcap, "%s", err.message);
         return -1;
     }
-    qsort(c->t, c->n, sizeof *c->t, task_cmp);
-    /* A task id listed twice (a damaged corpus) keeps one of its rows. */
-    size_t w = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (w > 0 && strcmp(c->t[w - 1].id, c->t[i].id) == 0) {
-            free(c->t[i].id);
-            free(c->t[i].tmpl_name);
-            json_decref(c->t[i].row);
-            continue;
+    size_t n = vat_corpus_task_count(c->vc);
+    c->t = vat_xcalloc(n ? n : 1, sizeof *c->t);
+    for (size_t i = 0; i < n; i++) {
+        const char *id = vat_corpus_task_id(c->vc, i);
+        const json_t *row = vat_corpus_row(c->vc, id);
+        const char *tn = json_string_value(json_object_get(row, "template"));
+        if (!tn)
+            continue; /* a row without a template is no task */
+        struct score_task *t = &c->t[c->n++];
+        t->id = id;
+        t->tmpl_name = tn;
+        t->row = row;
+        t->in_scope = strcmp(split, "all") == 0 || strcmp(task_split(t), split) == 0;
+        if (is_abstain(t)) {
+            const json_t *e = vat_corpus_experience_row(c->vc, id);
+            json_t *params = vat_row_params(e);
+            const char *kind = json_string_value(json_object_get(params, "kind"));
+            if (kind)
+                t->kind = vat_xstrdup(kind);
+            json_decref(params);
         }
-        c->t[w++] = c->t[i];
     }
-    c->n = w;
-    for (size_t i = 0; i < c->n; i++)
-        c->t[i].in_scope = strcmp(split, "all") == 0 || strcmp(task_split(&c->t[i]), split) == 0;
-    each_row(root, "experience", add_experience_row, c);
+    qsort(c->t, c->n, sizeof *c->t, task_cmp);
     return 0;
 }
 
@@ -256,7 +258,8 @@ static char *clip_utf8(const char *s, size_t max)
     return out;
 }
 
-static void print_verdict(FILE *out, const char *task_id, const struct vat_verdict *v)
+static void print_verdict(FILE *out, const char *task_id, long sample,
+                          const struct vat_verdict *v)
 {
     json_t *o = json_object();
     json_object_set_new(o, "task_id", task_id ? json_string(task_id) : json_null());
@@ -264,46 +267,70 @@ static void print_verdict(FILE *out, const char *task_id, const struct vat_verdi
     json_object_set_new(o, "score", json_real(v->score));
     json_object_set_new(o, "code", json_string(v->code));
     json_object_set_new(o, "reason", json_string(v->reason));
+    if (sample >= 0)
+        json_object_set_new(o, "sample", json_integer(sample));
     char *s = vat_json_dumps(o);
     fprintf(out, "%s\n", s);
     free(s);
     json_decref(o);
 }
 
+/* Counts one prediction's verdict against its task. */
+static void count(struct score_corpus *c, struct score_task *t, const struct vat_verdict *v)
+{
+    int ce = checker_error(v->code);
+    if (ce >= 0) {
+        c->checker_errors[ce]++;
+        return;
+    }
+    bool one = v->gate_passed && v->score == 1.0;
+    t->n++;
+    t->sum += v->score;
+    t->gate += v->gate_passed;
+    t->passed += one;
+    if (!is_abstain(t))
+        return;
+    json_t *spec = vat_verifier_spec(t->row);
+    bool can = json_is_true(json_object_get(spec, "answerable"));
+    json_decref(spec);
+    if (can) {
+        if (one)
+            t->right++;
+        else if (strcmp(v->code, VAT_ABSTAINED) == 0)
+            t->abst_wrong++;
+        else
+            t->wrong++;
+    } else {
+        if (one)
+            t->abst_right++;
+        else
+            t->wrong++;
+    }
+}
+
 /* Scores one prediction line; prints its verdict.  Returns true when it
- * was a valid prediction of a task in scope. */
-static bool score_line(struct score_corpus *c, const char *root, const char *split,
+ * was counted against a task in scope. */
+static bool score_line(struct score_corpus *c, const char *split, vat_extract_mode mode,
                        const struct vat_buf *line, bool too_long, long lineno, FILE *out)
 {
     struct vat_verdict v;
     if (too_long) {
         v = vat_verdict_make(false, 0, VAT_TOO_LARGE, "line %ld is longer than %zu bytes", lineno,
                              SCORE_MAX_LINE);
-        print_verdict(out, NULL, &v);
+        print_verdict(out, NULL, -1, &v);
         return false;
     }
-    json_error_t je;
-    json_t *o = json_loadb(line->data, line->len, JSON_REJECT_DUPLICATES, &je);
-    if (!json_is_object(o)) {
-        if (o)
-            v = vat_verdict_make(false, 0, VAT_PARSE, "line %ld is not a JSON object", lineno);
-        else
-            v = vat_verdict_make(false, 0, VAT_PARSE, "line %ld is not JSON: %s", lineno, je.text);
-        print_verdict(out, NULL, &v);
-        json_decref(o);
+    struct vat_pred p;
+    int rc = vat_pred_read(line->data, line->len, &p);
+    if (!p.task_id) {
+        v = vat_verdict_make(false, 0, p.code, "line %ld: %s", lineno, p.reason);
+        print_verdict(out, NULL, -1, &v);
+        vat_pred_release(&p);
         return false;
     }
-    const json_t *jid = json_object_get(o, "task_id");
-    const char *id = json_string_value(jid);
-    if (!id || memchr(id, 0, json_string_length(jid))) {
-        v = vat_verdict_make(false, 0, VAT_PARSE, "line %ld lacks a string 'task_id'", lineno);
-        print_verdict(out, NULL, &v);
-        json_decref(o);
-        return false;
-    }
-    struct score_task *t = corpus_find(c, id);
+    struct score_task *t = corpus_find(c, p.task_id);
     if (!t || !t->in_scope) {
-        char *shown = clip_utf8(id, SCORE_ID_SHOWN), *brief = clip_utf8(id, 80);
+        char *shown = clip_utf8(p.task_id, SCORE_ID_SHOWN), *brief = clip_utf8(p.task_id, 80);
         if (!t)
             v = vat_verdict_make(false, 0, CODE_UNKNOWN_TASK, "no task '%s' in the corpus",
                                  brief);
@@ -311,55 +338,45 @@ static bool score_line(struct score_corpus *c, const char *root, const char *spl
             v = vat_verdict_make(false, 0, CODE_UNKNOWN_TASK,
                                  "task '%s' is in the %s split, not scored with --split %s",
                                  t->id, task_split(t), split);
-        print_verdict(out, shown, &v);
+        print_verdict(out, shown, p.sample, &v);
         free(shown);
         free(brief);
-        json_decref(o);
+        vat_pred_release(&p);
         return false;
     }
-    if (t->answered) {
-        v = vat_verdict_make(false, 0, VAT_DUPLICATE,
-                             "line %ld repeats task '%s'; its first prediction stands", lineno,
-                             t->id);
-        print_verdict(out, t->id, &v);
-        json_decref(o);
-        return false;
+    if (p.sample >= 0) {
+        for (size_t k = 0; k < t->n_samples; k++)
+            if (t->samples[k] == p.sample) {
+                v = vat_verdict_make(false, 0, VAT_DUPLICATE,
+                                     "line %ld repeats sample %ld of task '%s'; its first "
+                                     "prediction stands",
+                                     lineno, p.sample, t->id);
+                print_verdict(out, t->id, p.sample, &v);
+                vat_pred_release(&p);
+                return false;
+            }
+        if (t->n_samples == t->cap_samples) {
+            t->cap_samples = t->cap_samples ? 2 * t->cap_samples : 4;
+            t->samples = vat_xrealloc(t->samples, t->cap_samples * sizeof *t->samples);
+        }
+        t->samples[t->n_samples++] = p.sample;
     }
-    const json_t *ans = json_object_get(o, "answer");
-    if (!ans) {
-        v = vat_verdict_make(false, 0, VAT_PARSE, "line %ld lacks 'answer'", lineno);
-        print_verdict(out, t->id, &v);
-        json_decref(o);
-        return false;
-    }
-    char *text;
-    size_t len;
-    if (json_is_string(ans)) {
-        len = json_string_length(ans);
-        /* A NUL inside the string must reach the checker, not end it. */
-        text = vat_xmalloc(len + 1);
-        memcpy(text, json_string_value(ans), len);
-        text[len] = 0;
+    if (rc != 0) {
+        /* the id is known, the answer is not: a prediction scoring 0 */
+        v = vat_verdict_make(false, 0, p.code, "line %ld: %s", lineno, p.reason);
     } else {
-        text = vat_json_dumps(ans);
-        len = strlen(text);
+        struct vat_scored sc;
+        vat_error err;
+        if (vat_corpus_score_verdict(c->vc, t->id, p.answer, p.answer_len, mode, &sc, &err) !=
+            0)
+            v = vat_verdict_make(false, 0, VAT_INTERNAL, "%s", err.message);
+        else
+            v = sc.v;
+        vat_scored_release(&sc);
     }
-    if (!t->tm) {
-        v = vat_verdict_make(false, 0, VAT_INTERNAL, "task '%s' names unknown template '%s'",
-                             t->id, t->tmpl_name);
-    } else {
-        struct vat_task task;
-        vat_task_init(&task, t->tm, 0, root);
-        snprintf(task.id, sizeof task.id, "%s", t->id);
-        task.spec = vat_verifier_spec(t->row);
-        v = t->tm->check(&task, text, len);
-        vat_task_clear(&task);
-    }
-    free(text);
-    t->answered = true;
-    t->v = v;
-    print_verdict(out, t->id, &v);
-    json_decref(o);
+    count(c, t, &v);
+    print_verdict(out, t->id, p.sample, &v);
+    vat_pred_release(&p);
     return true;
 }
 
@@ -369,11 +386,13 @@ static bool score_line(struct score_corpus *c, const char *root, const char *spl
  * or the whole corpus. */
 struct score_tally {
     const char *name;
-    long tasks, answered, gate_passed;
-    double score_sum;
-    /* abstain probes: unanswerable tasks and controls, abstentions on
-     * each, controls answered right, and committed wrong answers */
-    long unanswerable, controls, abst_right, abst_wrong, controls_right, wrong;
+    long tasks, answered, predictions, gate_passed;
+    double pred_sum;     /* scores of every prediction */
+    double task_mean_sum;/* each answered task's mean score */
+    long k;              /* fewest predictions of an answered task (0: none yet) */
+    /* abstain probes, in task shares (each prediction weighs 1/n of its task) */
+    long unanswerable, controls;
+    double abst_right, abst_wrong, controls_right, wrong;
 };
 
 static json_t *ratio(double num, long den)
@@ -381,39 +400,46 @@ static json_t *ratio(double num, long den)
     return den > 0 ? json_real(num / (double)den) : json_null();
 }
 
-static bool is_abstain(const struct score_task *t)
-{
-    const char *checker = json_string_value(json_object_get(t->row, "checker"));
-    return checker && strcmp(checker, "abstain") == 0;
-}
-
 static void tally_add(struct score_tally *a, const struct score_task *t)
 {
     a->tasks++;
-    if (t->answered) {
+    a->predictions += t->n;
+    a->gate_passed += t->gate;
+    a->pred_sum += t->sum;
+    if (t->n) {
         a->answered++;
-        a->gate_passed += t->v.gate_passed;
-        a->score_sum += t->v.score;
+        a->task_mean_sum += t->sum / (double)t->n;
+        if (a->k == 0 || t->n < a->k)
+            a->k = t->n;
     }
     if (!is_abstain(t))
         return;
-    bool can = json_is_true(json_object_get(t->row, "answerable"));
-    bool right = t->answered && t->v.gate_passed && t->v.score == 1.0;
+    double w = t->n ? 1.0 / (double)t->n : 0;
+    json_t *spec = vat_verifier_spec(t->row);
+    bool can = json_is_true(json_object_get(spec, "answerable"));
+    json_decref(spec);
     if (can) {
         a->controls++;
-        if (right)
-            a->controls_right++;
-        else if (t->answered && strcmp(t->v.code, VAT_ABSTAINED) == 0)
-            a->abst_wrong++;
-        else if (t->answered)
-            a->wrong++;
+        a->controls_right += w * (double)t->right;
+        a->abst_wrong += w * (double)t->abst_wrong;
+        a->wrong += w * (double)t->wrong;
     } else {
         a->unanswerable++;
-        if (right)
-            a->abst_right++;
-        else if (t->answered)
-            a->wrong++;
+        a->abst_right += w * (double)t->abst_right;
+        a->wrong += w * (double)t->wrong;
     }
+}
+
+/* pass@k for one task with n predictions of which c scored 1.0: the
+ * unbiased estimate 1 - C(n-c, k) / C(n, k), as a running product. */
+static double pass_at_k(long n, long c, long k)
+{
+    if (n - c < k)
+        return 1.0;
+    double fail = 1.0;
+    for (long i = n - c + 1; i <= n; i++)
+        fail *= 1.0 - (double)k / (double)i;
+    return 1.0 - fail;
 }
 
 /* The probe metrics of an abstain template (see the top of the file). */
@@ -422,14 +448,16 @@ static void probe_metrics(json_t *o, const struct score_tally *a)
     static const int penalties[] = {0, 1, 10};
     json_object_set_new(o, "unanswerable", json_integer(a->unanswerable));
     json_object_set_new(o, "controls", json_integer(a->controls));
-    json_object_set_new(o, "abstention_recall", ratio((double)a->abst_right, a->unanswerable));
+    json_object_set_new(o, "abstention_recall", ratio(a->abst_right, a->unanswerable));
     json_object_set_new(o, "abstention_precision",
-                        ratio((double)a->abst_right, a->abst_right + a->abst_wrong));
-    json_object_set_new(o, "answer_recall", ratio((double)a->controls_right, a->controls));
+                        a->abst_right + a->abst_wrong > 0
+                            ? json_real(a->abst_right / (a->abst_right + a->abst_wrong))
+                            : json_null());
+    json_object_set_new(o, "answer_recall", ratio(a->controls_right, a->controls));
     for (size_t k = 0; k < sizeof penalties / sizeof penalties[0]; k++) {
         char name[32];
         snprintf(name, sizeof name, "trustsql_c%d", penalties[k]);
-        double s = (double)(a->abst_right + a->controls_right) - penalties[k] * (double)a->wrong;
+        double s = (a->abst_right + a->controls_right) - penalties[k] * a->wrong;
         json_object_set_new(o, name, ratio(s, a->tasks));
     }
 }
@@ -460,13 +488,51 @@ static void print_json_line(FILE *out, json_t *o)
     json_decref(o);
 }
 
+/* The figures every summary line gives (see the top of the file). */
+static void put_figures(json_t *o, const struct score_corpus *c, const struct score_tally *a,
+                        bool (*in)(const struct score_task *, const void *), const void *arg)
+{
+    json_object_set_new(o, "tasks", json_integer(a->tasks));
+    json_object_set_new(o, "predictions", json_integer(a->predictions));
+    json_object_set_new(o, "answered", json_integer(a->answered));
+    json_object_set_new(o, "missing", json_integer(a->tasks - a->answered));
+    json_object_set_new(o, "gate_passed", json_integer(a->gate_passed));
+    json_object_set_new(o, "mean_per_prediction", ratio(a->pred_sum, a->predictions));
+    json_object_set_new(o, "mean_per_answered_task", ratio(a->task_mean_sum, a->answered));
+    json_object_set_new(o, "mean_score_all_tasks", ratio(a->task_mean_sum, a->tasks));
+    json_object_set_new(o, "k", json_integer(a->k));
+    double pass = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct score_task *t = &c->t[i];
+        if (t->in_scope && t->n && in(t, arg))
+            pass += pass_at_k(t->n, t->passed, a->k);
+    }
+    char name[40];
+    snprintf(name, sizeof name, "pass@%ld", a->k);
+    json_object_set_new(o, name, ratio(pass, a->answered));
+    snprintf(name, sizeof name, "mean@%ld", a->k);
+    json_object_set_new(o, name, ratio(a->task_mean_sum, a->answered));
+}
+
+static bool in_template(const struct score_task *t, const void *name)
+{
+    return strcmp(t->tmpl_name, name) == 0;
+}
+
+static bool in_all(const struct score_task *t, const void *arg)
+{
+    (void)t;
+    (void)arg;
+    return true;
+}
+
 /* The probe section of one template: accuracy, and for an abstain
  * template the abstention metrics and the mean score per kind. */
 static json_t *probe_section(const struct score_corpus *c, const struct score_tally *a)
 {
     json_t *p = json_object();
     json_object_set_new(p, "tasks", json_integer(a->tasks));
-    json_object_set_new(p, "accuracy", ratio(a->score_sum, a->tasks));
+    json_object_set_new(p, "accuracy", ratio(a->task_mean_sum, a->tasks));
     if (a->unanswerable + a->controls == 0)
         return p;
     probe_metrics(p, a);
@@ -483,7 +549,7 @@ static json_t *probe_section(const struct score_corpus *c, const struct score_ta
     for (size_t k = 0; k < nk; k++)
         json_object_set_new(ko, kinds[k].name,
                             json_pack("{s:I, s:o}", "tasks", (json_int_t)kinds[k].tasks,
-                                      "mean_score", ratio(kinds[k].score_sum, kinds[k].tasks)));
+                                      "mean_score", ratio(kinds[k].task_mean_sum, kinds[k].tasks)));
     free(kinds);
     json_object_set_new(p, "kinds", ko);
     return p;
@@ -511,12 +577,8 @@ static void print_summary(const struct score_corpus *c, const char *split, long 
         json_object_set_new(o, "summary", json_string("template"));
         json_object_set_new(o, "template", json_string(a->name));
         json_object_set_new(o, "family", json_string(tm ? tm->family : "unknown"));
-        json_object_set_new(o, "tasks", json_integer(a->tasks));
-        json_object_set_new(o, "answered", json_integer(a->answered));
-        json_object_set_new(o, "missing", json_integer(a->tasks - a->answered));
-        json_object_set_new(o, "gate_passed", json_integer(a->gate_passed));
-        json_object_set_new(o, "mean_score", ratio(a->score_sum, a->tasks));
-        json_object_set_new(means, a->name, ratio(a->score_sum, a->tasks));
+        put_figures(o, c, a, in_template, a->name);
+        json_object_set_new(means, a->name, ratio(a->task_mean_sum, a->tasks));
         if ((tm && strcmp(tm->family, "probe") == 0) || a->unanswerable + a->controls > 0) {
             json_t *p = probe_section(c, a);
             const char *key;
@@ -534,21 +596,26 @@ static void print_summary(const struct score_corpus *c, const char *split, long 
     json_t *o = json_object();
     json_object_set_new(o, "summary", json_string("total"));
     json_object_set_new(o, "split", json_string(split));
-    json_object_set_new(o, "predictions", json_integer(lines));
+    json_object_set_new(o, "lines", json_integer(lines));
     json_object_set_new(o, "scored", json_integer(scored));
     json_object_set_new(o, "invalid", json_integer(lines - scored));
-    json_object_set_new(o, "tasks", json_integer(total.tasks));
-    json_object_set_new(o, "answered", json_integer(total.answered));
-    json_object_set_new(o, "missing", json_integer(total.tasks - total.answered));
-    json_object_set_new(o, "mean_score", ratio(total.score_sum, total.tasks));
+    put_figures(o, c, &total, in_all, NULL);
+    json_t *ce = json_object();
+    long n_ce = 0;
+    for (int k = 0; k < N_CHECKER_ERRORS; k++) {
+        json_object_set_new(ce, checker_error_codes[k], json_integer(c->checker_errors[k]));
+        n_ce += c->checker_errors[k];
+    }
+    json_object_set_new(o, "checker_errors", json_integer(n_ce));
+    json_object_set_new(o, "checker_error_codes", ce);
     json_object_set_new(o, "templates", means);
     json_object_set_new(o, "probes", probes);
     json_object_set_new(o, "truncated", json_boolean(truncated));
     print_json_line(out, o);
 }
 
-int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
-                  char *msg, size_t msgcap)
+int vat_score_run_mode(const char *root, const char *split, vat_extract_mode mode, FILE *in,
+                       const char *in_name, FILE *out, char *msg, size_t msgcap)
 {
     struct score_corpus c;
     if (corpus_load(&c, root, split, msg, msgcap) != 0)
@@ -567,7 +634,7 @@ int vat_score_run(const char *root, const char *split, FILE *in, const char *in_
             break;
         }
         lines++;
-        scored += score_line(&c, root, split, &line, too_long, lineno, out);
+        scored += score_line(&c, split, mode, &line, too_long, lineno, out);
     }
     vat_buf_release(&line);
     if (ferror(in)) {
@@ -578,13 +645,30 @@ int vat_score_run(const char *root, const char *split, FILE *in, const char *in_
         return VAT_EXIT_USAGE;
     }
     print_summary(&c, split, lines, scored, truncated, out);
+    long n_ce = 0;
+    for (int k = 0; k < N_CHECKER_ERRORS; k++)
+        n_ce += c.checker_errors[k];
     corpus_release(&c);
+    if (n_ce) {
+        snprintf(msg, msgcap,
+                 "vat: %ld verdicts blame the checker or the corpus (internal, tampered or "
+                 "checker_limit), not the model; see checker_errors",
+                 n_ce);
+        return VAT_EXIT_CORPUS;
+    }
     return VAT_EXIT_OK;
+}
+
+int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
+                  char *msg, size_t msgcap)
+{
+    return vat_score_run_mode(root, split, VAT_EXTRACT_RAW, in, in_name, out, msg, msgcap);
 }
 
 int vat_cmd_score(int argc, char **argv)
 {
     const char *root = ".", *split = "all", *path = NULL;
+    vat_extract_mode mode = VAT_EXTRACT_RAW;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -597,6 +681,9 @@ int vat_cmd_score(int argc, char **argv)
             if (strcmp(split, "all") != 0 && strcmp(split, "train") != 0 &&
                 strcmp(split, "test") != 0)
                 return vat_cli_usage_error("--split takes all, train or test");
+        } else if (strcmp(a, "--extract") == 0 && i + 1 < argc) {
+            if (vat_cli_extract_mode(argv[++i], &mode) != 0)
+                return vat_cli_usage_error("--extract takes raw or auto");
         } else if ((a[0] != '-' || strcmp(a, "-") == 0) && !path) {
             path = a;
         } else {
@@ -611,7 +698,7 @@ int vat_cmd_score(int argc, char **argv)
         return VAT_EXIT_USAGE;
     }
     char msg[512];
-    int rc = vat_score_run(root, split, in, path, stdout, msg, sizeof msg);
+    int rc = vat_score_run_mode(root, split, mode, in, path, stdout, msg, sizeof msg);
     if (in != stdin)
         fclose(in);
     if (rc != VAT_EXIT_OK)

@@ -12,6 +12,7 @@
 #include "card.h"
 #include "cli.h"
 #include "config.h"
+#include "store.h"
 #include "template.h"
 
 static const char usage_text[] =
@@ -23,12 +24,17 @@ static const char usage_text[] =
     "  audit  [--root DIR] [--max-per-kind N]\n"
     "                             leak audit across the split (exit 1 on findings)\n"
     "  list   [--params]          templates: name, family, answer kind, trap\n"
-    "  check  [--root DIR] --task ID (--answer TEXT | --answer-file F) [--extract]\n"
+    "  check  [--root DIR] --task ID (--answer TEXT | --answer-file F|-)\n"
+    "         [--extract raw|auto] [--explain]\n"
     "                             score one answer with the task's checker\n"
-    "  score  [--root DIR] [--split all|train|test] PREDICTIONS.jsonl\n"
+    "  score  [--root DIR] [--split all|train|test] [--extract raw|auto] PREDICTIONS.jsonl\n"
     "                             one verdict line per prediction, then summary lines\n"
+    "  pack   --root DIR --to DEST\n"
+    "                             one uploadable dataset folder: card, tables, fixtures\n"
     "  strength [--root DIR] [--target X] [--only a,b] [--tasks]\n"
     "                             checker strength: share of gold mutants the cases kill\n"
+    "  verify [--root DIR]        re-hash every file against out/manifest.json and re-check\n"
+    "                             every verifier on its rollouts (exit 1 on any mismatch)\n"
     "\n"
     "exit codes: 0 done, 1 a corpus problem (a template fell short),\n"
     "            2 usage or input error\n";
@@ -69,11 +75,14 @@ static int cmd_build(int argc, char **argv)
         .only = only,
         .progress = isatty(fileno(stderr)) ? stderr : NULL,
         .summary = stdout,
+        .card = 1,
     };
-    struct vat_build_stats st;
+    /* Zeroed: vat_build can fail before it fills st (an unknown --only
+     * name, an unusable root), and st.per is freed below either way. */
+    struct vat_build_stats st = {0};
+    /* vat_build writes the card and the manifest itself, into the stage,
+     * before the swap that makes the new corpus current. */
     int rc = vat_build(&c, &o, &st, &e);
-    if (rc >= 0 && vat_card_write(&c, &o, &st, &e) != 0)
-        rc = -1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     vat_config_release(&c);
     free(st.per);
@@ -120,15 +129,49 @@ static int cmd_list(int argc, char **argv)
 static const struct vat_command {
     const char *name;
     int (*run)(int argc, char **argv);
+    int reads_corpus; /* recover the root, then hold its lock shared while running */
 } commands[] = {
-    {"audit", vat_cmd_audit},
-    {"build", cmd_build},
-    {"check", vat_cmd_check},
-    {"list", cmd_list},
-    {"score", vat_cmd_score},
-    {"strength", vat_cmd_strength},
-    {NULL, NULL},
+    {"audit", vat_cmd_audit, 1},
+    {"build", cmd_build, 0}, /* vat_build recovers and locks itself */
+    {"check", vat_cmd_check, 1},
+    {"list", cmd_list, 0},
+    {"pack", vat_cmd_pack, 1},
+    {"score", vat_cmd_score, 1},
+    {"strength", vat_cmd_strength, 1},
+    {"verify", vat_cmd_verify, 1},
+    {NULL, NULL, 0},
 };
+
+/* The --root a command was given (its last one), or ".". */
+static const char *root_arg(int argc, char **argv)
+{
+    const char *root = ".";
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--root") == 0)
+            root = argv[++i];
+    return root;
+}
+
+/* Every command that reads a corpus first completes or rolls back a swap
+ * a killed build left behind, and holds the root's lock shared while it
+ * runs, so it sees the whole old corpus or the whole new one (store.h). */
+static int run_command(const struct vat_command *c, int argc, char **argv)
+{
+    /* An empty root would resolve against the working directory by accident. */
+    if (!*root_arg(argc, argv))
+        return vat_cli_usage_error("--root must name a folder, not ''");
+    if (!c->reads_corpus)
+        return c->run(argc, argv);
+    struct vat_store s;
+    struct vat_err e = {{0}};
+    if (vat_store_open_read(&s, root_arg(argc, argv), &e) != 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        return VAT_EXIT_USAGE;
+    }
+    int rc = c->run(argc, argv);
+    vat_store_close(&s);
+    return rc;
+}
 
 int main(int argc, char **argv)
 {
@@ -147,7 +190,7 @@ int main(int argc, char **argv)
     }
     for (const struct vat_command *c = commands; c->name; c++)
         if (strcmp(argv[1], c->name) == 0)
-            return c->run(argc - 1, argv + 1);
+            return run_command(c, argc - 1, argv + 1);
     fprintf(stderr, "vat: unknown command '%s' (see 'vat --help')\n", argv[1]);
     return VAT_EXIT_USAGE;
 }

@@ -94,6 +94,13 @@ int vat_strength_task(const struct vat_task *t, struct vat_strength *out)
             continue;
         }
         v = t->tmpl->check(t, mu->text, strlen(mu->text));
+        if (strcmp(v.code, VAT_CHECKER_LIMIT) == 0) {
+            /* Not a kill: the checker ran out, so the task is not measured. */
+            vat_mutants_release(&m);
+            return strength_fail(out, "%s: a checker's last-resort net stopped it on a mutant "
+                                      "(checker_limit: %s)",
+                                 t->id, v.reason);
+        }
         if (!v.gate_passed) {
             out->invalid++;
             k->invalid++;
@@ -154,8 +161,8 @@ static json_t *read_table(const char *root, const char *table, struct vat_err *e
     for (size_t k = 0; k < 2; k++) {
         char *rel = vat_xasprintf("out/%s/%s.jsonl", table, splits[k]);
         char *path = vat_path_join(root, rel);
+        FILE *f = vat_fopen_beneath(root, rel, NULL);
         free(rel);
-        FILE *f = fopen(path, "rb");
         if (!f) {
             if (errno != ENOENT) {
                 vat_err_set(e, "vat: cannot open '%s': %s", path, strerror(errno));
@@ -287,7 +294,7 @@ static void measure_template(struct vat_strength_template *p, json_t *rows, cons
         t.spec = vat_verifier_spec(v[i]);
         const char *gold = json_string_value(json_object_get(golds, id));
         if (!gold)
-            gold = json_string_value(json_object_get(v[i], "reference_sql"));
+            gold = json_string_value(json_object_get(t.spec, "reference_sql"));
         t.gold = gold ? vat_xstrdup(gold) : NULL;
         struct vat_strength s = VAT_STRENGTH_INIT;
         int rc = vat_strength_task(&t, &s);

@@ -16,16 +16,99 @@ const char *const vat_table_names[VAT_N_TABLES] = {
     "preference_pairs", "verifiers", "rubric_items",
 };
 const char *const vat_split_names[VAT_N_SPLITS] = {"train", "test"};
+/* Declared in admit.h; defined here so the library (which links this file
+ * for vat_verifier_spec) needs nothing of the builder. */
+const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
 
-json_t *vat_answer_json(const struct vat_task *t, const char *answer)
+/* The layout of every row, as vat_tables_add_task writes it; the card's
+ * features come from here and a test checks the rows and the schemas in
+ * docs/schemas/ against them. */
+#define COL(n, t) {n, 'v', t, NULL, false}
+static const struct vat_column fixture_cols[] = {
+    COL("path", "string"), COL("format", "string"), COL("sha256", "string"),
+    COL("rows", "int64"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column seed_cols[] = {
+    COL("master_seed", "int64"), COL("stream", "string"), COL("attempt", "int64"),
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column message_cols[] = {
+    COL("role", "string"), COL("content", "string"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column generator_cols[] = {
+    COL("name", "string"), COL("version", "string"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column experience_cols[] = {
+    COL("task_id", "string"), COL("template", "string"), COL("family", "string"),
+    COL("split", "string"), COL("answer_kind", "string"), COL("prompt", "string"),
+    COL("gold", "string"), COL("self_contained", "bool"),
+    {"fixture", 's', NULL, fixture_cols, false}, {"variants", 'l', NULL, fixture_cols, false},
+    COL("params_json", "string"), COL("difficulty", "int64"), COL("trap", "string"),
+    COL("prompt_style", "string"), COL("phrasing", "string"),
+    {"armed_traps", 'q', "string", NULL, false},
+    {"seed", 's', NULL, seed_cols, false}, COL("vat_version", "string"),
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column fixture_generators_cols[] = {
+    COL("fixture_id", "string"), COL("task_id", "string"), COL("split", "string"),
+    COL("path", "string"), COL("role", "string"), COL("format", "string"),
+    {"generator", 's', NULL, generator_cols, false}, {"seed", 's', NULL, seed_cols, false},
+    COL("params_json", "string"), COL("sha256", "string"), COL("rows", "int64"),
+    {"columns", 'q', "string", NULL, false}, {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column sft_examples_cols[] = {
+    COL("task_id", "string"), COL("split", "string"),
+    {"prompt", 'l', NULL, message_cols, false}, {"completion", 'l', NULL, message_cols, false},
+    COL("self_contained", "bool"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column rollouts_cols[] = {
+    COL("rollout_id", "string"), COL("task_id", "string"), COL("split", "string"),
+    COL("role", "string"), COL("answer", "string"), COL("gate_passed", "bool"),
+    COL("score", "float64"), COL("code", "string"), COL("reason", "string"),
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column preference_pairs_cols[] = {
+    COL("pair_id", "string"), COL("task_id", "string"), COL("split", "string"),
+    {"prompt", 'l', NULL, message_cols, false}, {"chosen", 'l', NULL, message_cols, false},
+    {"rejected", 'l', NULL, message_cols, false}, COL("rejected_reason", "string"),
+    COL("signal", "string"), COL("self_contained", "bool"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column verifiers_cols[] = {
+    COL("task_id", "string"), COL("split", "string"), COL("template", "string"),
+    COL("checker", "string"), COL("checker_version", "string"),
+    {"expected", 'v', "string", NULL, true}, COL("spec_json", "string"),
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column rubric_items_cols[] = {
+    COL("item_id", "string"), COL("task_id", "string"), COL("split", "string"),
+    COL("item", "string"), COL("kind", "string"), COL("text", "string"),
+    COL("weight", "float64"), {NULL, 0, NULL, NULL, false},
+};
+#undef COL
+const struct vat_column *const vat_table_columns[VAT_N_TABLES] = {
+    experience_cols, fixture_generators_cols, sft_examples_cols, rollouts_cols,
+    preference_pairs_cols, verifiers_cols, rubric_items_cols,
+};
+
+char *vat_json_canonical(const char *text)
+{
+    json_t *v = text ? json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL) : NULL;
+    if (!v)
+        return NULL;
+    char *s = vat_json_dumps(v);
+    json_decref(v);
+    return s;
+}
+
+char *vat_answer_text(const struct vat_task *t, const char *answer)
 {
     const char *kind = t->tmpl->answer_kind;
     if (strcmp(kind, "value") == 0 || strcmp(kind, "abstain") == 0) {
-        json_t *v = json_loads(answer, JSON_DECODE_ANY, NULL);
-        if (v)
-            return v;
+        char *s = vat_json_canonical(answer);
+        if (s)
+            return s;
     }
-    return json_string(answer);
+    return vat_xstrdup(answer ? answer : "");
 }
 
 const char *vat_checker_version(const char *checker)
@@ -41,7 +124,7 @@ const char *vat_checker_version(const char *checker)
             char *sp = strchr(v, ' ');
             if (sp)
                 *sp = 0;
-            snprintf(regex_version, sizeof regex_version, "vat-regex/1 pcre2/%s", v);
+            snprintf(regex_version, sizeof regex_version, "vat-regex/2 pcre2/%s", v);
         }
         return regex_version;
     }
@@ -75,6 +158,32 @@ static json_t *fixture_json(const struct vat_fixture *f)
     json_object_set_new(o, "sha256", json_string(f->sha256));
     json_object_set_new(o, "rows", json_integer(f->rows));
     return o;
+}
+
+/* One chat message {"role", "content"}. */
+static json_t *message(const char *role, const char *content)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "role", json_string(role));
+    json_object_set_new(m, "content", json_string(content));
+    return m;
+}
+
+/* A list holding one chat message: TRL's conversational form. */
+static json_t *one_message(const char *role, const char *content)
+{
+    json_t *a = json_array();
+    json_array_append_new(a, message(role, content));
+    return a;
+}
+
+/* Free-shaped values travel as JSON text in a *_json column. */
+static json_t *json_text(const json_t *v)
+{
+    char *s = vat_json_dumps(v);
+    json_t *j = json_string(s);
+    free(s);
+    return j;
 }
 
 /* What shape a value answer must have, in words, from its checker spec. */
@@ -135,6 +244,10 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     if (!checker)
         checker = tm->answer_kind;
 
+    json_t *empty = json_object();
+    const json_t *params = t->params ? t->params : empty;
+    char *gold = vat_answer_text(t, t->gold);
+
     /* experience */
     json_t *row = json_object();
     json_object_set_new(row, "task_id", json_string(t->id));
@@ -143,13 +256,14 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_object_set_new(row, "split", json_string(split));
     json_object_set_new(row, "answer_kind", json_string(tm->answer_kind));
     json_object_set_new(row, "prompt", json_string(t->prompt));
-    json_object_set_new(row, "gold", vat_answer_json(t, t->gold));
+    json_object_set_new(row, "gold", json_string(gold));
+    json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
     json_object_set_new(row, "fixture", fixture_json(&t->fixture[0]));
     json_t *variants = json_array();
     for (int i = 1; i < t->n_fixtures; i++)
         json_array_append_new(variants, fixture_json(&t->fixture[i]));
     json_object_set_new(row, "variants", variants);
-    json_object_set(row, "params", t->params ? t->params : json_object());
+    json_object_set_new(row, "params_json", json_text(params));
     json_object_set_new(row, "difficulty", json_integer(t->difficulty));
     json_object_set_new(row, "trap", json_string(tm->trap));
     /* issue 13: how the prompt is worded, and which phrasings it drew */
@@ -184,29 +298,20 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
         json_object_set_new(gen, "version", json_string(VAT_VERSION));
         json_object_set_new(row, "generator", gen);
         json_object_set_new(row, "seed", seed_json(t));
-        json_object_set(row, "params", t->params ? t->params : json_object());
+        json_object_set_new(row, "params_json", json_text(params));
         json_object_set_new(row, "sha256", json_string(f->sha256));
         json_object_set_new(row, "rows", json_integer(f->rows));
         json_object_set(row, "columns", f->columns ? f->columns : json_array());
         add_row(tb, VAT_T_FIXTURE_GENERATORS, split, row);
     }
 
-    /* sft_examples */
+    /* sft_examples: TRL's conversational prompt-completion form */
     row = json_object();
     json_object_set_new(row, "task_id", json_string(t->id));
     json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "prompt", json_string(t->prompt));
-    json_object_set_new(row, "completion", json_string(t->gold));
-    json_t *msgs = json_array();
-    json_t *m = json_object();
-    json_object_set_new(m, "role", json_string("user"));
-    json_object_set_new(m, "content", json_string(t->prompt));
-    json_array_append_new(msgs, m);
-    m = json_object();
-    json_object_set_new(m, "role", json_string("assistant"));
-    json_object_set_new(m, "content", json_string(t->gold));
-    json_array_append_new(msgs, m);
-    json_object_set_new(row, "messages", msgs);
+    json_object_set_new(row, "prompt", one_message("user", t->prompt));
+    json_object_set_new(row, "completion", one_message("assistant", gold));
+    json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
     add_row(tb, VAT_T_SFT_EXAMPLES, split, row);
 
     /* rollouts: the three admission replays */
@@ -247,26 +352,25 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_object_set_new(row, "pair_id", json_sprintf("%s/trap", t->id));
     json_object_set_new(row, "task_id", json_string(t->id));
     json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "prompt", json_string(t->prompt));
-    json_object_set_new(row, "chosen", json_string(t->gold));
-    json_object_set_new(row, "rejected", json_string(t->trap));
+    json_object_set_new(row, "prompt", one_message("user", t->prompt));
+    json_object_set_new(row, "chosen", one_message("assistant", gold));
+    json_object_set_new(row, "rejected", one_message("assistant", t->trap));
     json_object_set_new(row, "rejected_reason", json_sprintf("%s: %s", tv->code, tv->reason));
     json_object_set_new(row, "signal", json_string("trap"));
+    json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
     add_row(tb, VAT_T_PREFERENCE_PAIRS, split, row);
 
-    /* verifiers: the whole checker spec, so `vat check` can rebuild it */
+    /* verifiers: the whole checker spec, so `vat check` can rebuild it.
+     * Its shape differs per checker, so it travels as JSON text; the
+     * expected value (a JSON value of any shape) has a column of its own,
+     * as canonical JSON text, so readers need not dig for it. */
     row = json_object();
     json_object_set_new(row, "task_id", json_string(t->id));
     json_object_set_new(row, "split", json_string(split));
     json_object_set_new(row, "template", json_string(tm->name));
     json_object_set_new(row, "checker", json_string(checker));
     json_object_set_new(row, "checker_version", json_string(vat_checker_version(checker)));
-    const char *k;
-    json_t *x;
-    json_object_foreach(t->spec, k, x) {
-        if (!json_object_get(row, k))
-            json_object_set(row, k, x);
-    }
+    vat_verifier_set_spec(row, t->spec);
     add_row(tb, VAT_T_VERIFIERS, split, row);
 
     /* rubric_items */
@@ -307,6 +411,8 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     }
     free(gate);
     free(score);
+    free(gold);
+    json_decref(empty);
 }
 
 int vat_tables_write(struct vat_tables *tb, const char *root, struct vat_err *e)
@@ -332,6 +438,65 @@ void vat_tables_release(struct vat_tables *tb)
 
 json_t *vat_verifier_spec(const json_t *row)
 {
-    /* Today a verifiers row is the spec itself plus its identity columns. */
-    return json_is_object(row) ? json_incref((json_t *)row) : NULL;
+    const char *text = json_string_value(json_object_get(row, "spec_json"));
+    json_t *spec = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    if (!json_is_object(spec)) {
+        json_decref(spec);
+        return NULL;
+    }
+    const json_t *ex = json_object_get(row, "expected");
+    if (json_is_string(ex)) {
+        json_t *v = json_loads(json_string_value(ex), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+                               NULL);
+        if (!v) {
+            json_decref(spec);
+            return NULL;
+        }
+        json_object_set_new(spec, "expected", v);
+    } else if (ex && !json_is_null(ex)) {
+        json_decref(spec);
+        return NULL;
+    }
+    return spec;
+}
+
+void vat_verifier_set_spec(json_t *row, const json_t *spec)
+{
+    const json_t *expected = json_object_get(spec, "expected");
+    json_object_set_new(row, "expected", expected ? json_text(expected) : json_null());
+    json_t *rest = json_object();
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)spec, k, x) {
+        if (strcmp(k, "expected") != 0)
+            json_object_set(rest, k, x);
+    }
+    json_object_set_new(row, "spec_json", json_text(rest));
+    json_decref(rest);
+}
+
+const char *vat_row_prompt(const json_t *row)
+{
+    const json_t *p = json_object_get(row, "prompt");
+    if (json_is_string(p))
+        return json_string_value(p);
+    size_t i;
+    const json_t *m;
+    json_array_foreach(p, i, m) {
+        const char *role = json_string_value(json_object_get(m, "role"));
+        if (role && strcmp(role, "user") == 0)
+            return json_string_value(json_object_get(m, "content"));
+    }
+    return NULL;
+}
+
+json_t *vat_row_params(const json_t *row)
+{
+    const char *text = json_string_value(json_object_get(row, "params_json"));
+    json_t *p = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    if (!json_is_object(p)) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
 }

@@ -22,6 +22,20 @@ extern const char *const vat_table_names[VAT_N_TABLES];
 enum { VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, VAT_N_SPLITS };
 extern const char *const vat_split_names[VAT_N_SPLITS];
 
+/* One column of a table, as the card's dataset_info.features describes it
+ * (and docs/schemas/<table>.schema.json constrains it).  kind: 'v' a value
+ * of dtype, 's' a struct of members, 'l' a list of structs of members,
+ * 'q' a list of values of dtype.  Lists end with a NULL name. */
+struct vat_column {
+    const char *name;
+    char kind;
+    const char *dtype; /* "string" | "int64" | "float64" | "bool" ('v' and 'q') */
+    const struct vat_column *members;
+    bool nullable;     /* null where the value does not apply */
+};
+/* Every table's columns, in row order. */
+extern const struct vat_column *const vat_table_columns[VAT_N_TABLES];
+
 struct vat_tables {
     struct vat_buf buf[VAT_N_TABLES][VAT_N_SPLITS];
 };
@@ -34,13 +48,38 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
 int vat_tables_write(struct vat_tables *tb, const char *root, struct vat_err *e);
 void vat_tables_release(struct vat_tables *tb);
 
-/* The gold / trap answer as the tables carry it: the JSON value itself for
- * value and abstain answers, a JSON string for regex and sql. */
-json_t *vat_answer_json(const struct vat_task *t, const char *answer);
+/* The format version of the tables' rows (docs/tables.md "Format
+ * versions"): bumped whenever a column is added, renamed or re-typed.
+ * The card states it.  Independent of VAT_VERSION. */
+#define VAT_TABLES_FORMAT 2
+
+/* The canonical JSON text of a JSON text: parsed (any value, duplicate keys
+ * refused) and written again by vat's own writer (src/jsonout.c: no
+ * whitespace, keys in their order, reals in shortest round-trip form with
+ * an integral real keeping ".0").  A new string, or NULL when text is not
+ * one JSON value. */
+char *vat_json_canonical(const char *text);
+/* An answer as the tables carry it (always a string): for value and
+ * abstain answers its canonical JSON text, for regex and sql the program
+ * text itself.  A new string. */
+char *vat_answer_text(const struct vat_task *t, const char *answer);
 /* The checker spec of a verifiers row, as the shared verifiers read it
  * (a new reference; NULL when the row holds none).  Every reader of the
- * verifiers table goes through this, so the row's layout lives here. */
+ * verifiers table goes through this, so the row's layout lives here:
+ * the row's spec_json with its `expected` value put back from the
+ * row's `expected` column (canonical JSON text, null when none). */
 json_t *vat_verifier_spec(const json_t *row);
+/* The inverse: stores spec in row as its `expected` (canonical JSON text
+ * of spec's "expected", null when it has none) and `spec_json` (the rest
+ * of spec as JSON text) columns, replacing any already there. */
+void vat_verifier_set_spec(json_t *row, const json_t *spec);
+/* The prompt text of a row of experience (a string), sft_examples or
+ * preference_pairs (a list of messages: the first user message's content).
+ * Points into row; NULL when the row holds none. */
+const char *vat_row_prompt(const json_t *row);
+/* The params of an experience or fixture_generators row, parsed from its
+ * params_json (a new reference; NULL when absent or not an object). */
+json_t *vat_row_params(const json_t *row);
 /* The checker version recorded with a verifier row. */
 const char *vat_checker_version(const char *checker);
 

@@ -133,9 +133,11 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         pay[k++].at = (int64_t)d2 * DW_DAY;
     if (n < k)
         n = k;
-    for (; k < n; k++)
-        pay[k].at = (int64_t)(first + (int32_t)vat_rng_range(r, 0, span - 1)) * DW_DAY +
-                    dw_time_of_day(r);
+    for (; k < n; k++) {
+        /* the day, then the time: one draw per statement */
+        int32_t day = first + (int32_t)vat_rng_range(r, 0, span - 1);
+        pay[k].at = (int64_t)day * DW_DAY + dw_time_of_day(r);
+    }
     for (k = 0; k < n; k++) {
         /* Mostly invoices of a few hundred, some large transfers. */
         int64_t hi = vat_rng_chance(r, 0.7) && max_cents > 50000 ? 50000 : max_cents;

@@ -164,12 +164,17 @@ struct dh_row {
     int month; /* grouped */
     int32_t day;
     int64_t v[6];
+    size_t seq; /* draw order, the tie-break of cmp_row_day */
 };
 
+/* A total order (by day, then draw order), so rows of one day keep their
+ * order whatever the libc's qsort does with ties. */
 static int cmp_row_day(const void *a, const void *b)
 {
     const struct dh_row *x = a, *y = b;
-    return (x->day > y->day) - (x->day < y->day);
+    if (x->day != y->day)
+        return (x->day > y->day) - (x->day < y->day);
+    return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* Makes sure the trap differs from gold: when the asked column and the
@@ -215,8 +220,9 @@ static void dh_list(struct vat_buf *b, const char *const *items, int n)
 
 /* The data section: names the file, says how its lines are laid out, and
  * inlines it whole or, when longer than t->inline_max_bytes, the lines up
- * to the header and as many data rows as fit. */
-static void dh_prompt_data(struct vat_buf *b, const struct vat_task *t, const struct vat_csv *c,
+ * to the header and as many data rows as fit.  Returns whether it showed
+ * every data row (the prompt is then self-contained). */
+static bool dh_prompt_data(struct vat_buf *b, const struct vat_task *t, const struct vat_csv *c,
                            size_t data_start, const char *layout)
 {
     size_t data_rows = c->nrows - data_start;
@@ -259,6 +265,7 @@ static void dh_prompt_data(struct vat_buf *b, const struct vat_task *t, const st
     if (text != all)
         free(text);
     free(all);
+    return shown == data_rows;
 }
 
 /* Draws nkeys distinct key values of the list. */
@@ -327,10 +334,12 @@ static void dh_gen_grouped(struct vat_task *t, struct vat_rng *r, const struct d
     }
     char buf[32];
     for (size_t i = 0; i < n; i++) {
-        int mm = m0 - 1 + rows[i].month;
+        int ry, rm;
+        char ym[8];
+        vat_month_add(year, m0, rows[i].month, &ry, &rm);
         vat_csv_row_begin(c);
         vat_csv_add(c, keys[rows[i].key]);
-        vat_csv_addf(c, "%04d-%02d", year + mm / 12, mm % 12 + 1);
+        vat_csv_add(c, vat_fmt_month(ry, rm, ym));
         for (int k = 0; k < 2 * ng; k++) {
             dh_fmt(rows[i].v[k], k % 2 == 1, buf, sizeof buf);
             vat_csv_add(c, buf);
@@ -384,6 +393,7 @@ static void dh_gen_flat(struct vat_task *t, struct vat_rng *r, enum dh_shape sha
                                               : (int)vat_rng_below(r, (uint32_t)nkeys);
         rows[i].day = start + (int32_t)vat_rng_range(r, 0, span);
         dh_flat_values(r, scen, rate_ppm, rows[i].v);
+        rows[i].seq = i;
     }
     qsort(rows, n, sizeof *rows, cmp_row_day);
     *one_key = vat_rng_chance(r, vat_task_real(t, "one_key_chance"))
@@ -555,7 +565,7 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     else
         snprintf(layout, sizeof layout, "%zu title and note lines, a header line",
                  L.data_start - 1);
-    dh_prompt_data(&b, t, &c, L.data_start, layout);
+    t->self_contained = dh_prompt_data(&b, t, &c, L.data_start, layout);
     t->prompt = vat_buf_detach(&b);
 
     struct dh_priv *pv = vat_xcalloc(1, sizeof *pv);

@@ -108,8 +108,9 @@ static struct ft_row *ft_draw_rows(struct vat_rng *r, size_t n, int nacc, double
     rows[k++] = (struct ft_row){0, K_ADJUSTMENT, ft_adjust_cents(r, true)};
     if (vat_rng_chance(r, pos_chance))
         rows[k++] = (struct ft_row){0, K_ADJUSTMENT, ft_adjust_cents(r, false)};
-    rows[k++] = (struct ft_row){1 + (int)vat_rng_below(r, (uint32_t)(nacc - 1)), K_ADJUSTMENT,
-                                ft_adjust_cents(r, vat_rng_chance(r, 0.5))};
+    /* the account, then the amount: one draw per statement */
+    int acc = 1 + (int)vat_rng_below(r, (uint32_t)(nacc - 1));
+    rows[k++] = (struct ft_row){acc, K_ADJUSTMENT, ft_adjust_cents(r, vat_rng_chance(r, 0.5))};
     rows[k++] = (struct ft_row){0, K_FEE, -vat_gen_cents(r, ft_kinds[K_FEE].lo,
                                                          ft_kinds[K_FEE].hi)};
     uint32_t weight[FT_NKINDS];

@@ -129,10 +129,13 @@ static void gm_reviewer(struct vat_rng *r, char *out, size_t cap)
     size_t nf = 0, nl = 0;
     const char *const *first = vat_words("first_name", &nf);
     const char *const *last = vat_words("last_name", &nl);
-    if (first && last && nf && nl && vat_rng_chance(r, 0.7))
-        snprintf(out, cap, "%s %c.", first[vat_rng_below(r, (uint32_t)nf)],
-                 last[vat_rng_below(r, (uint32_t)nl)][0]);
-    else
+    if (first && last && nf && nl && vat_rng_chance(r, 0.7)) {
+        /* one draw per statement, the last name first (the order the
+         * corpus was drawn in before issue 17) */
+        uint32_t il = vat_rng_below(r, (uint32_t)nl);
+        uint32_t jf = vat_rng_below(r, (uint32_t)nf);
+        snprintf(out, cap, "%s %c.", first[jf], last[il][0]);
+    } else
         vat_gen_person(r, out, cap);
 }
 

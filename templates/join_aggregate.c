@@ -292,6 +292,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         free(rel);
         return -1;
     }
+    t->self_contained = !cut;
     struct vat_buf b = VAT_BUF_INIT;
     bool nat = vat_prompt_natural(t);
     if (nat) {

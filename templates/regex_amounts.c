@@ -277,8 +277,13 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         fmt_int(num, sizeof num, draw_small(r), true, x->sep);
         /* the first of a set is plain ("$12.5"), where a cents rule of
          * one or two digits is caught; later ones may read "$1.5k" */
-        snprintf(num + strlen(num), sizeof num - strlen(num), "%c%d%s", x->dec,
-                 (int)vat_rng_range(r, 0, 9), slot->seen && vat_rng_chance(r, 0.3) ? "k" : "");
+        {
+            /* one draw per statement, the suffix first (the order the
+             * corpus was drawn in before issue 17) */
+            const char *k = slot->seen && vat_rng_chance(r, 0.3) ? "k" : "";
+            int digit = (int)vat_rng_range(r, 0, 9);
+            snprintf(num + strlen(num), sizeof num - strlen(num), "%c%d%s", x->dec, digit, k);
+        }
         break;
     case K_THREE_CENTS:
         fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
@@ -306,9 +311,12 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
     case K_LZ_GROUPED:
         if (vat_rng_chance(r, 0.5))
             snprintf(num, sizeof num, "0%c%03ld", x->sep, (long)vat_rng_range(r, 0, 999));
-        else
-            snprintf(num, sizeof num, "0%ld%c%03ld", (long)vat_rng_range(r, 1, 99), x->sep,
-                     (long)vat_rng_range(r, 0, 999));
+        else {
+            /* one draw per statement, the group first */
+            long group = (long)vat_rng_range(r, 0, 999);
+            long lead = (long)vat_rng_range(r, 1, 99);
+            snprintf(num, sizeof num, "0%ld%c%03ld", lead, x->sep, group);
+        }
         add_cents(num, sizeof num, x, r, cents);
         break;
     case K_GLUED_BEFORE:

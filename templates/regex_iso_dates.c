@@ -383,10 +383,13 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         /* The first two append a digit to a year of the lowest and of the
          * highest century, which a widened count (19\d{2,}) takes; a digit
          * put in front is stopped by the guard already. */
-        if (slot->seen < 2)
-            snprintf(ys, sizeof ys, "%04d%d", year_of_century(r, x->yr, slot->seen == 1),
-                     (int)vat_rng_range(r, 0, 9));
-        else if (vat_rng_chance(r, 0.5))
+        if (slot->seen < 2) {
+            /* one draw per statement, the digit first (the order the
+             * corpus was drawn in before issue 17) */
+            int digit = (int)vat_rng_range(r, 0, 9);
+            int year = year_of_century(r, x->yr, slot->seen == 1);
+            snprintf(ys, sizeof ys, "%04d%d", year, digit);
+        } else if (vat_rng_chance(r, 0.5))
             snprintf(ys, sizeof ys, "%04d%d", y, (int)vat_rng_range(r, 0, 9));
         else
             snprintf(ys, sizeof ys, "%d%04d", (int)vat_rng_range(r, 1, 9), y);
@@ -425,7 +428,9 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
             snprintf(ms, sizeof ms, "%02d", (int)vat_rng_range(r, 10, 12));
             ms[1] = draw_letter(r);
         } else {
-            ms[vat_rng_below(r, 2)] = draw_letter(r);
+            /* the place, then the letter: one draw per statement */
+            uint32_t at = vat_rng_below(r, 2);
+            ms[at] = draw_letter(r);
         }
         break;
     case K_DAY_LETTER:
@@ -435,7 +440,8 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
             snprintf(ds, sizeof ds, "%02d", (int)vat_rng_range(r, 10, 29));
             ds[1] = draw_letter(r);
         } else {
-            ds[slot->seen == 1 ? 0 : vat_rng_below(r, 2)] = draw_letter(r);
+            uint32_t at = slot->seen == 1 ? 0 : vat_rng_below(r, 2);
+            ds[at] = draw_letter(r);
         }
         break;
     case K_YEAR_LETTER: {
@@ -458,10 +464,13 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         vat_rx_target(b, out, kind);
         if (kind == K_WORD_AFTER) {
             const char *w = word_after[vat_rng_below(r, sizeof word_after / sizeof *word_after)];
-            if (strcmp(w, "T") == 0)
-                vat_rx_putf(b, "T%02d:%02d", (int)vat_rng_range(r, 0, 23),
-                            (int)vat_rng_range(r, 0, 59));
-            else
+            if (strcmp(w, "T") == 0) {
+                /* one draw per statement, the minutes first (the order
+                 * the corpus was drawn in before issue 17) */
+                int mm = (int)vat_rng_range(r, 0, 59);
+                int hh = (int)vat_rng_range(r, 0, 23);
+                vat_rx_putf(b, "T%02d:%02d", hh, mm);
+            } else
                 vat_rx_put(b, w);
         }
         return;

@@ -1,18 +1,24 @@
-/* skeleton.c — the copy-me template.  It is compiled and contract-tested
- * (tests/test_contract.c) but not registered, so it never enters a corpus.
+/* skeleton.c — the copy-me template (analytics family).  It is compiled
+ * and held to the contract and the rules (tests/test_contract.c,
+ * tests/test_rules.c, tests/test_analytics.c with its cases file
+ * tests/data/cases/skeleton.txt) but not registered, so it never enters a
+ * corpus.
  *
  * To write a new template (docs/adding-a-template.md has the long form):
- *   1. Copy this file to templates/<name>.c; rename vat_tmpl_skeleton to
- *      vat_tmpl_<name> and .name to "<name>".
- *   2. Add VAT_TEMPLATE(<name>) and &vat_tmpl_<name> to templates/registry.c.
- *   3. Build unchanged and run `make test`: the contract test now covers
- *      your copy, which passes because the skeleton does.
- *   4. Evolve it under test: fixture, question, trap, second derivation;
- *      keep the contract test green at every step.
+ *   1. cp templates/skeleton.c templates/<name>.c
+ *      cp tests/data/cases/skeleton.txt tests/data/cases/<name>.txt
+ *      sed -i 's/skeleton/<name>/g' templates/<name>.c
+ *      echo 'VAT_TEMPLATE(<name>)' >> templates/registry.def
+ *   2. Run `make test` unchanged: the copy passes, because the skeleton does.
+ *   3. Evolve it under test: fixture, question, trap, second derivation,
+ *      and the cases file with them; keep `make test` green at every step.
+ *   4. Give it a count in seeds.toml ([templates.<name>] count = N):
+ *      .default_count = 0 below means no task is drawn otherwise.
  *
  * The skeleton's question: how many items have a quantity at or above T.
- * Its trap: `>` where `>=` is right — armed by planting items exactly at T.
- * Exports vat_tmpl_skeleton. */
+ * Its trap: `>` where `>=` is right — armed on every draw by planting two
+ * items exactly at T.  It keeps no planted truth (t->priv stays NULL); a
+ * template that does sets t->priv_free too.  Exports vat_tmpl_skeleton. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -79,6 +85,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
 }
 
 /* Counts from the file as written; ge selects >= (gold) or > (the trap).
+ * A cell that is not a whole number refuses the file, naming the record.
  * Returns the count as a JSON integer, or NULL with e set. */
 static json_t *count_from_file(const struct vat_task *t, int ge, struct vat_err *e)
 {
@@ -87,18 +94,31 @@ static json_t *count_from_file(const struct vat_task *t, int ge, struct vat_err 
     if (threshold(t, &T, e) != 0 || vat_an_read_csv(t, 0, cols, 2, &c, e) != 0)
         return NULL;
     for (size_t r = 1; r < c.nrows; r++) {
-        long q = strtol(vat_csv_get(&c, r, 1), NULL, 10);
+        const char *cell = vat_csv_get(&c, r, 1);
+        char *end;
+        long q = strtol(cell, &end, 10);
+        if (!*cell || *end) {
+            vat_err_set(e, "%s: '%s' record %zu: quantity '%s' is not a whole number", t->id,
+                        t->fixture[0].path, r + 1, cell);
+            vat_csv_release(&c);
+            return NULL;
+        }
         n += ge ? q >= T : q > T;
     }
     vat_csv_release(&c);
     return json_integer(n);
 }
 
+/* Gold from the fixture as it lies on disk, never from t->priv: the rules
+ * test swaps fixtures between tasks and expects gold to follow. */
 static int reference(struct vat_task *t, struct vat_err *e)
 {
     return vat_an_gold_from(t, count_from_file(t, 1, e), NULL, e);
 }
 
+/* The second derivation answers the question another way (SQL over the
+ * CSV loaded into SQLite, where reference counts in C); .how names it in a
+ * disagreement, and the cases file's `confirm` line repeats that name. */
 static int confirm(const struct vat_task *t, struct vat_err *e)
 {
     static const char *const types[] = {"TEXT", "INTEGER"};
@@ -112,6 +132,7 @@ static int confirm(const struct vat_task *t, struct vat_err *e)
     return vat_an_confirm_query(t, &q, 0, 0, e);
 }
 
+/* The trap, computed honestly with the named mistake. */
 static int trap_answer(struct vat_task *t, struct vat_err *e)
 {
     return vat_an_trap_from(t, count_from_file(t, 0, e));
@@ -125,7 +146,7 @@ const struct vat_template vat_tmpl_skeleton = {
     .trap = "Using > where >= is right, so items exactly at the threshold are missed.",
     .summary = "How many items have a quantity at or above a threshold.",
     .params = params,
-    .default_count = 0,
+    .default_count = 0, /* no task unless seeds.toml gives [templates.<name>] count */
     .generate = generate,
     .reference = reference,
     .confirm = confirm,

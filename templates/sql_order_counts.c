@@ -394,16 +394,23 @@ static void plan_main(const struct question *q, struct vat_rng *rng, struct plan
     mark(roles, nc, rng, (size_t)vat_rng_range(rng, 2, 4), 1);
     if (q->filter != F_NONE)
         mark(roles, nc, rng, (size_t)vat_rng_range(rng, 1, 2), 2);
-    fill_plan(p, q, rng, roles, NULL, 0, vat_rng_below(rng, 2), vat_rng_below(rng, 2), 1);
+    /* one draw per statement (docs/determinism.md), the unknown count
+     * first: the order the corpus was drawn in before issue 17 */
+    size_t n_unknown = vat_rng_below(rng, 2);
+    size_t n_null = vat_rng_below(rng, 2);
+    fill_plan(p, q, rng, roles, NULL, 0, n_null, n_unknown, 1);
     /* then orders of active customers, in and out of the window, up to n */
     int *active = vat_xcalloc(nc, sizeof *active);
     size_t nactive = 0;
     for (size_t i = 0; i < nc; i++)
         if (roles[i] == 0)
             active[nactive++] = (int)i;
-    while ((long)p->no < n && nactive)
-        add_order(p, rng, active[vat_rng_below(rng, (uint32_t)nactive)],
-                  draw_day(q, rng, vat_rng_chance(rng, 0.7)));
+    while ((long)p->no < n && nactive) {
+        /* the day, then the customer: one draw per statement */
+        int32_t day = draw_day(q, rng, vat_rng_chance(rng, 0.7));
+        int cust = active[vat_rng_below(rng, (uint32_t)nactive)];
+        add_order(p, rng, cust, day);
+    }
     free(active);
     free(roles);
 }
@@ -704,6 +711,8 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         vat_buf_release(&data);
         return -1;
     }
+    /* The schema is always shown: it is all a query needs. */
+    t->self_contained = true;
     vat_buf_printf(&b,
                    "The SQLite database file `%s` holds a shop's customers, `%s`, and their "
                    "orders, `%s`. The schema and %s:\n\n",

@@ -797,6 +797,9 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         VAT_PROMPT_PUT(&b, t, 'a', a_explicit, kv);
     vat_buf_puts(&b, "\n");
     t->prompt = vat_buf_detach(&b);
+    /* The schema in the prompt is all an SQL answer needs; the variant
+     * databases are hidden by design (docs/tables.md, self_contained). */
+    t->self_contained = true;
     return 0;
 }
 

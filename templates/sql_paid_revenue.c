@@ -428,8 +428,13 @@ static void plan_wrap(const struct question *q, struct vat_rng *rng, struct invo
 /* Variant "single": one paid invoice. */
 static void plan_single(const struct question *q, struct vat_rng *rng, struct invoice_list *l)
 {
-    add_invoice(l, q, rng, draw_start(q, rng, false) + vat_rng_below(rng, 4), WHEN_ANY,
-                paid_status(q, rng), false);
+    /* one draw per statement (docs/determinism.md): the status, the
+     * start, then the offset, the order the corpus was drawn in before
+     * issue 17 */
+    int status = paid_status(q, rng);
+    int64_t start = draw_start(q, rng, false);
+    int64_t k = start + vat_rng_below(rng, 4);
+    add_invoice(l, q, rng, k, WHEN_ANY, status, false);
 }
 
 static int cmp_invoice(const void *a, const void *b)
@@ -601,6 +606,8 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         vat_buf_release(&data);
         return -1;
     }
+    /* The schema is always shown: it is all a query needs. */
+    t->self_contained = true;
     const char *pw = period_word[q->period];
 
     vat_buf_printf(&b,

@@ -35,13 +35,15 @@ struct vat_template {
 
     /* Writes the fixture file(s) below t->root from rng, and fills
      * t->prompt, t->params, t->difficulty, t->fixture[] and t->spec (all
-     * but the expected answer).  Returns 0, or -1 with e set. */
+     * but the expected answer); may keep planted truth in t->priv, freed
+     * by t->priv_free.  Returns 0, or -1 with e set. */
     int (*generate)(struct vat_task *t, struct vat_rng *rng, struct vat_err *e);
     /* Computes t->gold by READING THE FIXTURE AS WRITTEN, and completes
      * t->spec with the expected answer.  Returns 0, or -1 with e set. */
     int (*reference)(struct vat_task *t, struct vat_err *e);
-    /* A second, independent derivation of gold; returns 0 when it agrees
-     * with t->gold, -1 with e saying how it differs. */
+    /* A second, independent derivation of gold, from the fixture too (a
+     * test that replaces a file sets t->priv to NULL); returns 0 when it
+     * agrees with t->gold, -1 with e saying how it differs. */
     int (*confirm)(const struct vat_task *t, struct vat_err *e);
     /* Fills t->trap: what the named mistake would answer.  0 or -1. */
     int (*trap_answer)(struct vat_task *t, struct vat_err *e);
@@ -65,7 +67,8 @@ struct vat_template {
     const char *difficulty_doc;
 };
 
-/* The registry: every template, in `vat list` order, ended by NULL. */
+/* The registry: every template of templates/registry.def, in `vat list`
+ * order, ended by NULL. */
 extern const struct vat_template *const vat_registry[];
 
 /* Returns the template called name, or NULL. */

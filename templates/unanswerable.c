@@ -113,23 +113,17 @@ struct un_row {
     int month; /* index into the spanned months */
     int32_t day;
     int64_t asked, similar; /* hundredths */
+    size_t seq;             /* draw order, the tie-break of cmp_row */
 };
 
+/* A total order (by day, then draw order), so rows of one day keep their
+ * order whatever the libc's qsort does with ties. */
 static int cmp_row(const void *a, const void *b)
 {
     const struct un_row *x = a, *y = b;
-    return (x->day > y->day) - (x->day < y->day);
-}
-
-static int32_t month_start(int y, int m)
-{
-    return vat_date_from_civil(y, m, 1);
-}
-
-static int days_in_month(int y, int m)
-{
-    return (int)(m == 12 ? month_start(y + 1, 1) - month_start(y, 12)
-                         : month_start(y, m + 1) - month_start(y, m));
+    if (x->day != y->day)
+        return (x->day > y->day) - (x->day < y->day);
+    return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* Draws one order's asked and near-miss measures, in hundredths. */
@@ -277,8 +271,10 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     pv->answerable = control;
     for (p = 0; p < n; p++) {
         int mm = m0 + rows[p].month;
-        rows[p].day = month_start(year, mm) + (int32_t)vat_rng_below(r, (uint32_t)days_in_month(year, mm));
+        rows[p].day = vat_month_first_day(year, mm) +
+                      (int32_t)vat_rng_below(r, (uint32_t)vat_month_days(year, mm));
         un_values(r, mi, &rows[p].asked, &rows[p].similar);
+        rows[p].seq = p;
         if (control && rows[p].cust == 0 && rows[p].month == k)
             pv->cents += rows[p].asked;
     }
@@ -327,8 +323,8 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     const char *asked_cust = cust[0];
     char month[8], from[11], to[11];
     snprintf(month, sizeof month, "%04d-%02d", ask_year, m0 + k);
-    vat_fmt_date(month_start(ask_year, m0 + k), from);
-    vat_fmt_date(month_start(ask_year, m0 + k) + days_in_month(ask_year, m0 + k) - 1, to);
+    vat_fmt_date(vat_month_first_day(ask_year, m0 + k), from);
+    vat_fmt_date(vat_month_first_day(ask_year, m0 + k) + vat_month_days(ask_year, m0 + k) - 1, to);
 
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_puts(&b, "You are given an export of orders from a sales system, one order per row. "
@@ -380,7 +376,7 @@ static int un_question(const struct vat_task *t, struct un_question *q, struct v
     q->column = json_string_value(json_object_get(t->params, "column"));
     q->customer = json_string_value(json_object_get(t->params, "customer"));
     q->month = json_string_value(json_object_get(t->params, "month"));
-    if (!q->column || !q->customer || !q->month || strlen(q->month) != 7)
+    if (!q->column || !q->customer || vat_parse_month(q->month, NULL, NULL) != 0)
         return vat_err_set(e, "%s: params lack the question's column, customer or month", t->id);
     return 0;
 }

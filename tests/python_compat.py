@@ -6,7 +6,7 @@ re.finditer on every case text (held-out ones included) must extract
 exactly the list the PCRE2-based checker expects.  For every SQL task, the
 gold query run with Python's sqlite3 on every fixture (opened read-only
 through a mode=ro URI) must return the rows vat's checker gets, as printed
-by `vat check --extract` (numbers within 1e-9 relative or 1e-6 absolute,
+by `vat check --explain` (numbers within 1e-9 relative or 1e-6 absolute,
 in order when the task is ordered, else as a multiset).
 
 Usage:
@@ -120,7 +120,7 @@ def vat_rows(vat, root, task_id, query, scratch):
     with open(path, "w", encoding="utf-8") as f:
         f.write(query)
     out = subprocess.run([vat, "check", "--root", root, "--task", task_id, "--answer-file", path,
-                          "--extract"], capture_output=True, text=True, check=False)
+                          "--explain"], capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"vat check failed ({out.returncode}): {out.stderr.strip()}")
     lines = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
@@ -166,13 +166,27 @@ def check_sql(vat, root, task_id, spec, gold, scratch):
     return failures
 
 
+def verifier_spec(row):
+    """The checker spec of a verifiers row (docs/tables.md): its spec_json
+    with the expected value put back from the row's `expected` column."""
+    spec = json.loads(row["spec_json"])
+    if row.get("expected") is not None:
+        spec["expected"] = json.loads(row["expected"])
+    return spec
+
+
 def run(vat, root):
     verifiers = read_table(root, "verifiers")
     golds = {row["task_id"]: row.get("gold") for row in read_table(root, "experience")}
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="vat-pycompat-") as scratch:
-        for spec in sorted(verifiers, key=lambda r: r["task_id"]):
-            task_id, checker = spec["task_id"], spec.get("checker")
+        for row in sorted(verifiers, key=lambda r: r["task_id"]):
+            task_id, checker = row["task_id"], row.get("checker")
+            spec = verifier_spec(row)
+            if checker in ("regex", "sql") and not (spec.get("cases") or spec.get("fixtures")):
+                print(f"FAIL {task_id}: the {checker} spec holds no cases or fixtures")
+                failed += 1
+                continue
             if checker == "regex":
                 failures = check_regex(task_id, spec, golds.get(task_id))
             elif checker == "sql":

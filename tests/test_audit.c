@@ -490,9 +490,11 @@ static void test_copied_row(void **state)
               true);
     /* The same fixture files are now listed on both sides, so they are
      * also (trivially) near-duplicates of themselves. */
-    leak_audit(&l, 5, VAT_AUDIT_TASK_ID, VAT_AUDIT_FIXTURE_DIGEST, VAT_AUDIT_PROMPT,
-               VAT_AUDIT_GOLD_PROGRAM, VAT_AUDIT_NEAR_DUPLICATE);
+    leak_audit(&l, 6, VAT_AUDIT_TASK_ID, VAT_AUDIT_FIXTURE_DIGEST, VAT_AUDIT_PROMPT,
+               VAT_AUDIT_GOLD_PROGRAM, VAT_AUDIT_NEAR_DUPLICATE, VAT_AUDIT_TASK_ROWS_MISSING);
     assert_int_equal(l.r.count[VAT_AUDIT_TASK_ID], 1);
+    /* The copy has no rows in the test side's six other tables. */
+    assert_int_equal(l.r.count[VAT_AUDIT_TASK_ROWS_MISSING], 1);
     /* The copy has variants: the held-out lines file crosses too. */
     assert_int_equal(l.r.count[VAT_AUDIT_FIXTURE_DIGEST], 2);
     leak_end(&l);
@@ -567,12 +569,12 @@ static void test_fixture_changed_behind_tables(void **state)
     leak_end(&l);
 }
 
-/* The first held-out case of task's verifiers row. */
-static json_t *first_heldout(json_t *rows, const char *task)
+/* The first held-out case of a checker spec. */
+static json_t *first_heldout(json_t *spec, const char *task)
 {
     size_t i;
     json_t *cs;
-    json_array_foreach(json_object_get(row_of(rows, task), "cases"), i, cs)
+    json_array_foreach(json_object_get(spec, "cases"), i, cs)
         if (json_is_true(json_object_get(cs, "heldout")))
             return cs;
     fail_msg("no held-out case for '%s'", task);
@@ -586,13 +588,18 @@ static void test_shared_heldout_string(void **state)
     leak_begin(&l, c, -1);
     json_t *test = load_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TEST);
     json_t *train = load_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN);
-    const json_t *src = first_heldout(test, c->test[T_RX]);
-    json_t *dst = first_heldout(train, c->train[T_RX]);
+    json_t *test_spec = vat_verifier_spec(row_of(test, c->test[T_RX]));
+    json_t *train_spec = vat_verifier_spec(row_of(train, c->train[T_RX]));
+    const json_t *src = first_heldout(test_spec, c->test[T_RX]);
+    json_t *dst = first_heldout(train_spec, c->train[T_RX]);
     assert_non_null(src);
     assert_non_null(dst);
     json_object_set(dst, "text", json_object_get(src, "text"));
     json_object_set(dst, "expected", json_object_get(src, "expected"));
+    vat_verifier_set_spec(row_of(train, c->train[T_RX]), train_spec);
     store_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TRAIN, train);
+    json_decref(test_spec);
+    json_decref(train_spec);
     json_decref(test);
 
     leak_audit(&l, 1, VAT_AUDIT_HELDOUT_STRING);
@@ -748,7 +755,8 @@ static void test_duplicate_prompt_within_side(void **state)
     json_t *train = load_rows(l.root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN);
     /* Another train task with a's prompt, case and spacing changed. */
     const char *a = c->train[T_GS];
-    const char *prompt = json_string_value(json_object_get(row_of(train, a), "prompt"));
+    const char *prompt = vat_row_prompt(row_of(train, a));
+    assert_non_null(prompt);
     char *other = vat_xasprintf("  %s\n", prompt);
     for (char *p = other; *p; p++) {
         if (*p >= 'a' && *p <= 'z')
@@ -756,7 +764,8 @@ static void test_duplicate_prompt_within_side(void **state)
         else if (*p == ' ')
             *p = '\t';
     }
-    json_object_set_new(row_of(train, c->train[T_RX]), "prompt", json_string(other));
+    json_object_set_new(json_array_get(json_object_get(row_of(train, c->train[T_RX]), "prompt"), 0),
+                        "content", json_string(other));
     store_rows(l.root, VAT_T_SFT_EXAMPLES, VAT_SPLIT_TRAIN, train);
     free(other);
     leak_audit(&l, 1, VAT_AUDIT_DUP_PROMPT);
@@ -825,8 +834,10 @@ static void test_missing_ids(void **state)
     json_t *ro = load_rows(l.root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST);
     json_object_del(json_array_get(ro, 1), "rollout_id");
     store_rows(l.root, VAT_T_ROLLOUTS, VAT_SPLIT_TEST, ro);
-    leak_audit(&l, 1, VAT_AUDIT_MISSING_ID);
+    /* The sft row without its task_id leaves that task without one. */
+    leak_audit(&l, 2, VAT_AUDIT_MISSING_ID, VAT_AUDIT_TASK_ROWS_MISSING);
     assert_int_equal(l.r.count[VAT_AUDIT_MISSING_ID], 2);
+    assert_int_equal(l.r.count[VAT_AUDIT_TASK_ROWS_MISSING], 1);
     leak_end(&l);
 }
 
@@ -840,10 +851,13 @@ static void test_unsafe_and_missing_paths(void **state)
     json_object_set_new(json_array_get(fg, 1), "path", json_integer(7));
     store_rows(l.root, VAT_T_FIXTURE_GENERATORS, VAT_SPLIT_TRAIN, fg);
     json_t *ve = load_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TEST);
-    json_t *fx = json_object_get(row_of(ve, c->test[T_SQL]), "fixtures");
+    json_t *spec = vat_verifier_spec(row_of(ve, c->test[T_SQL]));
+    json_t *fx = json_object_get(spec, "fixtures");
     json_array_append_new(fx, json_string("/etc/passwd"));
     json_array_append_new(fx, json_string("fixtures/sql_paid_revenue")); /* a directory */
     json_array_append_new(fx, json_string("fixtures/no/such.sqlite"));
+    vat_verifier_set_spec(row_of(ve, c->test[T_SQL]), spec);
+    json_decref(spec);
     store_rows(l.root, VAT_T_VERIFIERS, VAT_SPLIT_TEST, ve);
     leak_audit(&l, 2, VAT_AUDIT_UNSAFE_PATH, VAT_AUDIT_FIXTURE_MISSING);
     assert_int_equal(l.r.count[VAT_AUDIT_UNSAFE_PATH], 3);

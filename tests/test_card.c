@@ -4,7 +4,11 @@
  * per-table counts are those of the tables; its template facts are the
  * registry's; it carries the SHA-256 of the seeds file; two builds of the
  * same seeds with different --jobs and roots give the same bytes; the
- * held_out_templates mode is described; a missing seeds file is an error. */
+ * held_out_templates mode is described; a missing seeds file is an error.
+ * Its dataset_info features are the tables' columns (tables.h) with the
+ * split counts; `vat pack` (cli.h) gives the packed card (data_files under
+ * out/, the same body) and a folder of hard links or copies, refusing a
+ * non-empty destination and leaving nothing behind on failure. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,13 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <openssl/evp.h>
 
 #include "build.h"
 #include "card.h"
+#include "cli.h"
 #include "config.h"
+#include "libversions.h"
 #include "tables.h"
 #include "template.h"
 #include "testutil.h"
@@ -129,6 +136,8 @@ static void test_configs(void **state)
     char *cur = NULL, *save = NULL;
     int have[2] = {0, 0};
     for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (strcmp(l, "dataset_info:") == 0)
+            break; /* the configs end where the features begin */
         if (strncmp(l, "- config_name: ", 15) == 0) {
             if (cur)
                 assert_true(have[0] && have[1]);
@@ -186,7 +195,7 @@ static void test_counts_match_tables(void **state)
 {
     struct fx *f = *state;
     /* Per template, from the experience rows. */
-    long count[3][2] = {{0}};
+    long count[3][2] = {{0}}, self_contained[3] = {0};
     static const char *const names[3] = {"grouped_sum", "regex_iso_dates", "sql_paid_revenue"};
     for (int s = 0; s < 2; s++) {
         char *path = vat_xasprintf("%s/out/experience/%s.jsonl", f->root_a, s ? "test" : "train");
@@ -196,8 +205,11 @@ static void test_counts_match_tables(void **state)
             json_t *row = json_loads(l, 0, NULL);
             assert_non_null(row);
             const char *tm = json_string_value(json_object_get(row, "template"));
-            for (int t = 0; t < 3; t++)
+            for (int t = 0; t < 3; t++) {
                 count[t][s] += strcmp(tm, names[t]) == 0;
+                self_contained[t] +=
+                    strcmp(tm, names[t]) == 0 && json_is_true(json_object_get(row, "self_contained"));
+            }
             json_decref(row);
         }
         free(data);
@@ -207,8 +219,8 @@ static void test_counts_match_tables(void **state)
         const struct vat_template *tm = vat_template_find(names[t]);
         assert_non_null(tm);
         assert_true(count[t][0] > 0 && count[t][1] > 0);
-        char *line = vat_xasprintf("| `%s` | %s | %s | %ld | %ld |\n", names[t], tm->family,
-                                   tm->answer_kind, count[t][0], count[t][1]);
+        char *line = vat_xasprintf("| `%s` | %s | %s | %ld | %ld | %ld |\n", names[t], tm->family,
+                                   tm->answer_kind, count[t][0], count[t][1], self_contained[t]);
         if (!strstr(f->card_a, line))
             fail_msg("card lacks '%s'", line);
         free(line);
@@ -298,6 +310,14 @@ static void test_registry_facts(void **state)
     assert_non_null(strstr(f->card_a, "vat build --config seeds.toml --root DIR --only "
                                       "grouped_sum,regex_iso_dates,sql_paid_revenue\n"));
     assert_non_null(strstr(f->card_a, "## License\n\nApache-2.0."));
+    /* the versions of the libraries that can shape the bytes (issue 17) */
+    struct vat_library l[VAT_N_LIBRARIES];
+    vat_library_list(l);
+    char *libs = vat_xasprintf("- built with the libraries: %s %s, %s %s, %s %s, %s %s\n",
+                               l[0].name, l[0].version, l[1].name, l[1].version, l[2].name,
+                               l[2].version, l[3].name, l[3].version);
+    assert_non_null(strstr(f->card_a, libs));
+    free(libs);
 }
 
 static void test_seeds_sha256(void **state)
@@ -333,12 +353,178 @@ static void test_held_out_mode(void **state)
                                  "`regex_iso_dates` are wholly in `test`"));
     assert_non_null(strstr(card, "- split: `held_out_templates` (`regex_iso_dates`)\n"));
     /* The held-out template is all test, the others all train. */
-    assert_non_null(strstr(card, "| `regex_iso_dates` | regex | regex | 0 | 2 |\n"));
-    assert_non_null(strstr(card, "| `grouped_sum` | analytics | value | 3 | 0 |\n"));
+    assert_non_null(strstr(card, "| `regex_iso_dates` | regex | regex | 0 | 2 | 2 |\n"));
+    assert_non_null(strstr(card, "| `grouped_sum` | analytics | value | 3 | 0 | "));
     assert_non_null(strstr(card, "    path: experience/test.jsonl\n"));
     free(card);
     free(root);
     free(cfg);
+}
+
+/* The features of dataset_info are the tables' columns, in order, with
+ * one split count per table and split. */
+static void test_dataset_info(void **state)
+{
+    struct fx *f = *state;
+    char *fm = front_matter(f->card_a);
+    const char *p = strstr(fm, "\ndataset_info:\n");
+    assert_non_null(p);
+    for (int t = 0; t < VAT_N_TABLES; t++) {
+        char *head = vat_xasprintf("\n- config_name: %s\n  features:\n", vat_table_names[t]);
+        p = strstr(p, head);
+        if (!p)
+            fail_msg("no dataset_info for '%s'", vat_table_names[t]);
+        p += strlen(head);
+        free(head);
+        for (const struct vat_column *c = vat_table_columns[t]; c->name; c++) {
+            char *name = vat_xasprintf("  - name: %s\n", c->name);
+            assert_memory_equal(p, name, strlen(name));
+            p += strlen(name);
+            free(name);
+            const char *want = c->kind == 's' ? "    struct:\n"
+                               : c->kind == 'l' ? "    list:\n"
+                                                : NULL;
+            char *w = want ? vat_xstrdup(want)
+                           : vat_xasprintf("    %s: %s\n", c->kind == 'q' ? "sequence" : "dtype",
+                                           c->dtype);
+            assert_memory_equal(p, w, strlen(w));
+            free(w);
+            /* skip the members of a struct or list */
+            p = strchr(p, '\n') + 1;
+            while (strncmp(p, "    ", 4) == 0)
+                p = strchr(p, '\n') + 1;
+        }
+        char *splits = vat_xasprintf("  splits:\n  - name: train\n    num_examples: %ld\n"
+                                     "  - name: test\n    num_examples: %ld\n",
+                                     count_lines(f->root_a, vat_table_names[t], "train"),
+                                     count_lines(f->root_a, vat_table_names[t], "test"));
+        assert_memory_equal(p, splits, strlen(splits));
+        free(splits);
+    }
+    assert_non_null(strstr(f->card_a, "- tables format: 2\n"));
+    free(fm);
+}
+
+/* The packed card: data_files under out/, the body of the build's card. */
+static void test_packed_card(void **state)
+{
+    struct fx *f = *state;
+    struct vat_err e = {{0}};
+    char *card = vat_card_packed(f->root_a, &e);
+    assert_non_null(card);
+    char *fm = front_matter(card);
+    assert_non_null(strstr(fm, "    path: out/experience/train.jsonl\n"));
+    assert_null(strstr(fm, "    path: experience/"));
+    assert_non_null(strstr(fm, "\ndataset_info:\n"));
+    const char *body_a = strstr(f->card_a + 4, "\n---\n"), *body_p = strstr(card + 4, "\n---\n");
+    assert_string_equal(body_a, body_p);
+    free(fm);
+    free(card);
+    char *none = vat_xasprintf("%s/none", f->dir);
+    assert_null(vat_card_packed(none, &e));
+    assert_non_null(strstr(e.msg, "vat build"));
+    free(none);
+}
+
+static bool exists(const char *path)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0;
+}
+
+static void test_pack(void **state)
+{
+    struct fx *f = *state;
+    struct vat_err e = {{0}};
+    struct vat_pack_stats st;
+    char *dest = vat_xasprintf("%s/packed", f->dir);
+    assert_int_equal(vat_pack(f->root_a, dest, &st, &e), 0);
+    assert_true(st.fixtures > 0);
+    /* the 14 table files and out/manifest.json */
+    assert_int_equal(st.files, st.fixtures + 2 * VAT_N_TABLES + 1);
+    assert_int_equal(st.linked + st.copied, st.files);
+    /* Every fixture_generators path is there, a hard link of the build's file. */
+    long seen = 0;
+    for (int s = 0; s < 2; s++) {
+        char *path = vat_xasprintf("%s/out/fixture_generators/%s.jsonl", dest,
+                                   s ? "test" : "train");
+        char *data = vat_test_read_file(path, NULL);
+        assert_non_null(data);
+        for (char *l = strtok(data, "\n"); l; l = strtok(NULL, "\n")) {
+            json_t *row = json_loads(l, 0, NULL);
+            const char *rel = json_string_value(json_object_get(row, "path"));
+            char *a = vat_path_join(f->root_a, rel), *b = vat_path_join(dest, rel);
+            struct stat sa, sb;
+            assert_int_equal(stat(a, &sa), 0);
+            assert_int_equal(stat(b, &sb), 0);
+            if (st.copied == 0)
+                assert_true(sa.st_ino == sb.st_ino && sa.st_dev == sb.st_dev);
+            assert_true(sa.st_size == sb.st_size);
+            seen++;
+            free(a);
+            free(b);
+            json_decref(row);
+        }
+        free(data);
+        free(path);
+    }
+    assert_int_equal(seen, st.fixtures);
+    char *readme = vat_xasprintf("%s/README.md", dest), *ga = vat_xasprintf("%s/.gitattributes", dest);
+    char *card = vat_test_read_file(readme, NULL), *attrs = vat_test_read_file(ga, NULL);
+    char *want = vat_card_packed(f->root_a, &e);
+    assert_non_null(card);
+    assert_string_equal(card, want);
+    assert_non_null(strstr(attrs, "*.sqlite filter=lfs diff=lfs merge=lfs -text\n"));
+    free(want);
+
+    /* Never into an existing, non-empty folder: refused, nothing touched. */
+    assert_int_equal(vat_pack(f->root_a, dest, &st, &e), -1);
+    assert_non_null(strstr(e.msg, "not empty"));
+    char *again = vat_test_read_file(readme, NULL);
+    assert_string_equal(again, card);
+    free(again);
+
+    /* An empty folder is fine; a leftover staging folder is refused. */
+    char *empty = vat_xasprintf("%s/empty", f->dir);
+    assert_int_equal(mkdir(empty, 0755), 0);
+    assert_int_equal(vat_pack(f->root_a, empty, &st, &e), 0);
+    /* "DEST/" is DEST; "." is no new folder. */
+    char *slash = vat_xasprintf("%s/slash//", f->dir), *slash_readme = vat_xasprintf(
+                                                            "%s/slash/README.md", f->dir);
+    assert_int_equal(vat_pack(f->root_a, slash, &st, &e), 0);
+    assert_true(exists(slash_readme));
+    assert_int_equal(vat_pack(f->root_a, ".", &st, &e), -1);
+    free(slash);
+    free(slash_readme);
+    char *blocked = vat_xasprintf("%s/blocked", f->dir), *stage = vat_xasprintf("%s.tmp", blocked);
+    assert_int_equal(mkdir(stage, 0755), 0);
+    assert_int_equal(vat_pack(f->root_a, blocked, &st, &e), -1);
+    assert_false(exists(blocked));
+    assert_int_equal(rmdir(stage), 0);
+
+    /* A fixture a row names is missing: an error, and nothing left behind. */
+    char *broken = vat_xasprintf("%s/broken", f->dir);
+    char *cmd = vat_xasprintf("cp -r '%s' '%s' && rm -f '%s'/fixtures/grouped_sum/*.csv",
+                              f->root_a, broken, broken);
+    assert_int_equal(system(cmd), 0);
+    char *out = vat_xasprintf("%s/out-broken", f->dir), *out_stage = vat_xasprintf("%s.tmp", out);
+    assert_int_equal(vat_pack(broken, out, &st, &e), -1);
+    assert_non_null(strstr(e.msg, "missing"));
+    assert_false(exists(out));
+    assert_false(exists(out_stage));
+
+    free(cmd);
+    free(broken);
+    free(out);
+    free(out_stage);
+    free(blocked);
+    free(stage);
+    free(empty);
+    free(card);
+    free(attrs);
+    free(readme);
+    free(ga);
+    free(dest);
 }
 
 static void test_missing_seeds_file(void **state)
@@ -365,6 +551,9 @@ int main(void)
         cmocka_unit_test(test_two_builds_identical),
         cmocka_unit_test(test_held_out_mode),
         cmocka_unit_test(test_missing_seeds_file),
+        cmocka_unit_test(test_dataset_info),
+        cmocka_unit_test(test_packed_card),
+        cmocka_unit_test(test_pack),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

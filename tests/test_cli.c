@@ -204,20 +204,25 @@ static void test_check_scores_from_tables(void **state)
 static void test_tampered_fixture_path_refused(void **state)
 {
     struct corpus *c = *state;
-    /* Rewrite one sql verifier row so its fixture leaves the root. */
+    /* Rewrite one sql verifier row so its fixture leaves the root (the
+     * spec is JSON text inside the row's spec_json, quotes escaped). */
     char *cmd = vat_xasprintf(
         "cp -r '%s' '%s/t' && cd '%s/t' && "
-        "sed -i 's#\"fixtures\":\\[\"fixtures/#\"fixtures\":[\"../../../etc/#' out/verifiers/*.jsonl",
+        "sed -i 's#\\\\\"fixtures\\\\\":\\[\\\\\"fixtures/#"
+        "\\\\\"fixtures\\\\\":[\\\\\"../../../etc/#' out/verifiers/*.jsonl && "
+        "rm out/manifest.json", /* else the changed table is tampered before the path is read */
         c->a, c->dir, c->dir);
     assert_int_equal(run(cmd, NULL), 0);
     free(cmd);
     cmd = vat_xasprintf("'%s' check --root '%s/t' --task sql_paid_revenue-00000 --answer 'SELECT 1'",
                         bin(), c->dir);
     char *out = NULL;
-    assert_int_equal(run(cmd, &out), 0);
+    /* exit 1: the verdict blames the corpus, not the answer */
+    assert_int_equal(run(cmd, &out), 1);
     json_t *v = json_loads(out, 0, NULL);
     assert_non_null(v);
     assert_true(json_number_value(json_object_get(v, "score")) == 0.0);
+    assert_string_equal(json_string_value(json_object_get(v, "code")), "internal");
     assert_non_null(strstr(json_string_value(json_object_get(v, "reason")), "unsafe"));
     json_decref(v);
     free(out);
@@ -248,6 +253,38 @@ static void test_usage_errors_exit_2(void **state)
         free(out);
         free(cmd);
     }
+}
+
+/* Issue 9 class 8: a build that fails before it fills its stats (an
+ * unknown --only name, an empty --root) once freed an uninitialised
+ * pointer and died by SIGSEGV with its message lost.  It must exit 2 with
+ * one line that says why. */
+static void test_build_early_failure_exits_2(void **state)
+{
+    struct corpus *c = *state;
+    char *dir = vat_xasprintf("%s/early", c->dir);
+    char *cmd = vat_xasprintf("mkdir -p '%s'", dir);
+    run(cmd, NULL);
+    free(cmd);
+    static const char *const args[] = {"--only nope", "--root ''", "--only nope --root ''",
+                                       "--only ,"};
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        cmd = vat_xasprintf("cd '%s' && '%s' build --config '%s' --root . %s 2>&1 >/dev/null", dir,
+                            bin(), c->config, args[i]);
+        char *out = NULL;
+        int rc = run(cmd, &out);
+        if (rc != 2)
+            fprintf(stderr, "'vat build %s' exited %d: %s\n", args[i], rc, out);
+        assert_int_equal(rc, 2);
+        assert_true(strncmp(out, "vat", 3) == 0);
+        /* Exactly one line. */
+        char *nl = strchr(out, '\n');
+        assert_non_null(nl);
+        assert_int_equal(nl[1], 0);
+        free(out);
+        free(cmd);
+    }
+    free(dir);
 }
 
 static void test_bad_config_names_path_and_line(void **state)
@@ -289,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_check_scores_from_tables),
         cmocka_unit_test(test_tampered_fixture_path_refused),
         cmocka_unit_test(test_usage_errors_exit_2),
+        cmocka_unit_test(test_build_early_failure_exits_2),
         cmocka_unit_test(test_bad_config_names_path_and_line),
         cmocka_unit_test(test_list_shows_registry),
     };

@@ -5,6 +5,7 @@
  * confirm agrees; and the same seed gives the same bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,18 +62,33 @@ static char *task_bytes(const struct vat_task *t)
     return vat_buf_detach(&b);
 }
 
+/* Fails naming the rule of docs/adding-a-template.md and its mend. */
+#define RULE(cond, tm, rule, mend, ...)                                                        \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            char what_[1024];                                                                   \
+            snprintf(what_, sizeof what_, __VA_ARGS__);                                        \
+            fail_msg("%s: rule '%s': %s. Mend: %s", (tm)->name, rule, what_, mend);            \
+        }                                                                                      \
+    } while (0)
+
 static void check_template(const struct vat_template *tm)
 {
-    assert_int_equal(tm->version, VAT_TEMPLATE_V1);
-    assert_non_null(tm->name);
-    assert_non_null(tm->family);
-    assert_non_null(tm->answer_kind);
-    assert_non_null(tm->trap);
-    assert_non_null(tm->generate);
-    assert_non_null(tm->reference);
-    assert_non_null(tm->confirm);
-    assert_non_null(tm->trap_answer);
-    assert_non_null(tm->check);
+    static const char *const family[] = {"analytics", "regex", "sql", "probe"};
+    static const char *const kind[] = {"value", "regex", "sql", "abstain"};
+    RULE(tm->version == VAT_TEMPLATE_V1 && tm->name && tm->family && tm->answer_kind &&
+             tm->trap && tm->summary && tm->generate && tm->reference && tm->confirm &&
+             tm->trap_answer && tm->check && tm->params,
+         tm, "the contract", "set every member of struct vat_template as skeleton.c does",
+         "a member is unset (version %d)", tm->version);
+    bool fam = false, kin = false;
+    for (size_t i = 0; i < 4; i++) {
+        fam = fam || strcmp(tm->family, family[i]) == 0;
+        kin = kin || strcmp(tm->answer_kind, kind[i]) == 0;
+    }
+    RULE(fam && kin, tm, "the contract",
+         "family is analytics, regex, sql or probe; answer_kind value, regex, sql or abstain",
+         "family '%s', answer_kind '%s'", tm->family, tm->answer_kind);
 
     char *a = vat_test_tmpdir("contract-a"), *b = vat_test_tmpdir("contract-b");
     json_t *cfg = vat_template_default_params(tm);
@@ -85,25 +101,33 @@ static void check_template(const struct vat_template *tm)
             vat_task_clear(&t1);
             continue;
         }
-        assert_true(r1.v[VAT_ROLE_GOLD].gate_passed);
-        assert_true(r1.v[VAT_ROLE_GOLD].score == 1.0);
-        assert_string_equal(r1.v[VAT_ROLE_GOLD].code, "ok");
-        assert_true(r1.v[VAT_ROLE_TRAP].gate_passed);
-        assert_true(r1.v[VAT_ROLE_TRAP].score == 0.0);
-        assert_false(r1.v[VAT_ROLE_MALFORMED].gate_passed);
-        assert_true(r1.v[VAT_ROLE_MALFORMED].score == 0.0);
-        assert_string_not_equal(t1.gold, t1.trap);
+        const struct vat_verdict *g = &r1.v[VAT_ROLE_GOLD], *tr = &r1.v[VAT_ROLE_TRAP],
+                                 *m = &r1.v[VAT_ROLE_MALFORMED];
+        RULE(g->gate_passed && g->score == 1.0 && strcmp(g->code, "ok") == 0, tm,
+             "gold scores 1", "make reference() and the spec agree with the checker",
+             "%s: gold %s: %s %g", t1.id, t1.gold, g->code, g->score);
+        RULE(tr->gate_passed && tr->score == 0.0 && strcmp(t1.gold, t1.trap) != 0, tm,
+             "the trap passes the gate and scores 0",
+             "trap_answer() must give an answer of the right shape that differs from gold",
+             "%s: trap %s: %s %g", t1.id, t1.trap, tr->code, tr->score);
+        RULE(!m->gate_passed && m->score == 0.0, tm, "the malformed answer fails the gate",
+             "leave t->malformed unset, or set it to an answer of the wrong shape",
+             "%s: malformed %s: %s", t1.id, t1.malformed, m->code);
 
         /* confirm is a separate derivation: run it again on its own. */
         struct vat_err e = {{0}};
-        assert_int_equal(tm->confirm(&t1, &e), 0);
+        RULE(tm->confirm(&t1, &e) == 0, tm, "confirm agrees",
+             "confirm() must reach the same gold from the same task every time", "%s: %.400s",
+             t1.id, e.msg);
 
         /* Same seed, another root: the same bytes. */
         int r2d = 0;
         assert_int_equal(draw(&t2, tm, i, b, cfg, &r2, &r2d), 0);
         char *x = task_bytes(&t1), *y = task_bytes(&t2);
         /* Paths are relative, so the two roots must not show. */
-        assert_string_equal(x, y);
+        RULE(strcmp(x, y) == 0, tm, "same seed, same bytes",
+             "draw only from rng, keep paths relative, no clock, locale or global state",
+             "task %u drawn into two roots differs", i);
         free(x);
         free(y);
         vat_task_clear(&t1);
@@ -111,9 +135,13 @@ static void check_template(const struct vat_template *tm)
     }
     fprintf(stderr, "  %-20s %d tasks, %d redraws, %d never admitted\n", tm->name, SEEDS, redraws,
             failed);
-    assert_int_equal(failed, 0);
+    RULE(failed == 0, tm, "every task admits",
+         "read the refusals printed above: the first names the broken step", "%d of %d tasks "
+         "never admitted within %d redraws", failed, SEEDS, MAX_REDRAWS);
     /* First-draw admission is the norm, not the exception. */
-    assert_true(redraws <= SEEDS / 2);
+    RULE(redraws <= SEEDS / 2, tm, "first-draw admission",
+         "arm the trap and meet every admission rule by construction", "%d redraws over %d tasks",
+         redraws, SEEDS);
     json_decref(cfg);
     vat_test_rmtree(a);
     vat_test_rmtree(b);

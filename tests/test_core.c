@@ -182,6 +182,58 @@ static void test_strength_gates_admission(void **state)
     free(root);
 }
 
+
+/* Issue 9 class 4: a checker_limit verdict (a last-resort net of the
+ * checker, not the answer) anywhere in a draw is fatal, never a silent
+ * rejection, and a mutant it stops is not counted as killed. */
+static const struct vat_template *limit_real;
+static int limit_on; /* 1: the trap's check hits the net; 2: every non-gold check does */
+
+static struct vat_verdict limit_check(const struct vat_task *t, const char *answer, size_t len)
+{
+    bool gold = t->gold && strcmp(answer, t->gold) == 0;
+    bool trap = t->trap && strcmp(answer, t->trap) == 0;
+    if ((limit_on == 1 && trap) || (limit_on == 2 && !gold))
+        return vat_verdict_make(true, 0, VAT_CHECKER_LIMIT, "net hit (test)");
+    return limit_real->check(t, answer, len);
+}
+
+static void test_checker_limit_is_fatal(void **state)
+{
+    (void)state;
+    limit_real = vat_template_find("regex_order_ids");
+    assert_non_null(limit_real);
+    struct vat_template tm = *limit_real;
+    tm.check = limit_check;
+    char *root = vat_test_tmpdir("climit");
+    json_t *cfg = vat_template_default_params(&tm);
+    struct vat_draw_opts o = {.master_seed = 5, .cfg = cfg, .inline_max_bytes = 6000,
+                              .strength_target = 0.9};
+    struct vat_task t;
+    struct vat_replay r;
+    struct vat_err e = {{0}};
+    vat_task_init(&t, &tm, 3, root);
+    limit_on = 0;
+    assert_int_equal(vat_task_draw(&t, 0, &o, &r, &e), 0);
+    limit_on = 1;
+    assert_int_equal(vat_task_draw(&t, 0, &o, &r, &e), VAT_DRAW_FATAL);
+    assert_non_null(strstr(e.msg, t.id));
+    assert_non_null(strstr(e.msg, "checker_limit"));
+    /* Strength: the mutants the net stops make the task unmeasured. */
+    limit_on = 0;
+    assert_int_equal(vat_task_draw(&t, 0, &o, &r, &e), 0);
+    limit_on = 2;
+    struct vat_strength s = VAT_STRENGTH_INIT;
+    assert_int_equal(vat_strength_task(&t, &s), -1);
+    assert_non_null(strstr(s.error, "checker_limit"));
+    vat_strength_release(&s);
+    limit_on = 0;
+    vat_task_clear(&t);
+    json_decref(cfg);
+    vat_test_rmtree(root);
+    free(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_split_is_stable_and_proportional),
         cmocka_unit_test(test_strength_target_config),
         cmocka_unit_test(test_strength_gates_admission),
+        cmocka_unit_test(test_checker_limit_is_fatal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

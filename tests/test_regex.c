@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "measure.h"
 #include "verifiers.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -522,6 +523,113 @@ static void test_extract_reports_failures_as_verdicts(void **state)
     json_decref(got);
 }
 
+
+/* ---- issue 9: a budget over the whole scan ------------------------------- */
+
+struct scan_arg {
+    const json_t *spec;
+    const char *pattern;
+};
+
+static struct vat_verdict scan_run(const void *p)
+{
+    const struct scan_arg *a = p;
+    return vat_check_regex(a->spec, a->pattern, strlen(a->pattern));
+}
+
+/* A spec of ncases cases of 25 lines of ~100 bytes each (no 'q', no 'r'),
+ * each expecting what the pattern empties_pattern extracts: an empty
+ * string at every position. */
+static json_t *empties_spec(int ncases)
+{
+    json_t *spec = spec_from("[]");
+    for (int k = 0; k < ncases; k++) {
+        struct vat_buf b = VAT_BUF_INIT;
+        for (int line = 0; line < 25; line++)
+            vat_buf_printf(&b, "line %02d of case %d: the quick brown fox jumps over a lazy "
+                               "dog, twice and once %06d\n",
+                           line, k, line * 7919 + k);
+        json_t *exp = json_array();
+        for (size_t i = 0; i <= b.len; i++)
+            json_array_append_new(exp, json_string(""));
+        json_t *c = json_object();
+        json_object_set_new(c, "text", json_string(b.data));
+        json_object_set_new(c, "expected", exp);
+        json_object_set_new(c, "heldout", json_boolean(k > 0));
+        json_array_append_new(json_object_get(spec, "cases"), c);
+        vat_buf_release(&b);
+    }
+    return spec;
+}
+
+static void expect_scan_bounded(const json_t *spec, const char *pattern, const char *code)
+{
+    struct scan_arg a = {spec, pattern};
+    struct measured m = measure_verdict(scan_run, &a, 60);
+    if (getenv("VAT_TEST_TIMES"))
+        fprintf(stderr, "%-16s %.3f s cpu %.3f s wall %4ld MiB  %.60s\n", m.code, m.cpu, m.wall,
+                m.rss_mib, pattern);
+    if (m.status != 0 || strcmp(m.code, code) != 0)
+        fail_msg("pattern %.80s: got %s (status %d), expected %s", pattern, m.code, m.status,
+                 code);
+    if (m.cpu >= 2.0 || m.rss_mib >= 256)
+        fail_msg("pattern %.80s: %.2f s of CPU, %ld MiB peak RSS", pattern, m.cpu, m.rss_mib);
+}
+
+/* Class 3: a pattern that costs the whole per-position match limit at
+ * every position used to pass after seconds; the budget over the whole
+ * scan stops it, counted by the interpreter, in the release and sanitizer
+ * builds alike.  The cheap spelling of the same extraction still passes. */
+static void test_whole_scan_budget(void **state)
+{
+    (void)state;
+    json_t *spec = empties_spec(3);
+    expect_scan_bounded(spec, "|(?:.{0,25}.{0,25}.{0,25}.{0,25})(?=q)(?=r)", VAT_REGEX_LIMIT);
+    expect_scan_bounded(spec, "|(?:.{0,30}.{0,30}.{0,30}.{0,30}.{0,30})(?=q)(?=r)",
+                        VAT_REGEX_LIMIT);
+    expect_scan_bounded(spec, "|(?:[a-z ]*[a-z ]*[a-z ]*[a-z ]*)(?=q)(?=r)", VAT_REGEX_LIMIT);
+    expect_scan_bounded(spec, "|(?:(?:.|\\s)*(?:.|\\s)*)(?=q)$", VAT_REGEX_LIMIT);
+    expect_scan_bounded(spec, "", VAT_PARSE);
+    expect_scan_bounded(spec, "(?:)", VAT_OK);
+    expect_scan_bounded(spec, "|(?=q)(?=r)x", VAT_OK);
+    json_decref(spec);
+
+    /* Over 16 KiB of text: the JIT runs first, and when it reports a
+     * limit the interpreter decides, with the same verdict. */
+    spec = empties_spec(8);
+    expect_scan_bounded(spec, "|(?:.{0,25}.{0,25}.{0,25}.{0,25})(?=q)(?=r)", VAT_REGEX_LIMIT);
+    expect_scan_bounded(spec, "|(?=q)(?=r)x", VAT_OK);
+    json_decref(spec);
+
+    /* The spec's scan_budget is read (and checked like the other limits). */
+    spec = empties_spec(1);
+    json_object_set_new(spec, "scan_budget", json_integer(0));
+    struct vat_verdict v = check(spec, "(?:)");
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_decref(spec);
+}
+
+
+/* Found by fuzz/fuzz_regex.c: a group name or other quoted piece of the
+ * pattern with a control byte put it into the reason verbatim (a newline
+ * broke one-line reports).  Reasons hold no control bytes. */
+static void test_reason_has_no_control_bytes(void **state)
+{
+    (void)state;
+    json_t *spec = trivial_spec();
+    static const char *const pats[] = {"(?(?:\x10[1)", "(?P<a\nb>x)", "(?P<\x1b[31m>x)",
+                                       "(?P=\x7f)", "x{\n}\x01("};
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        struct vat_verdict v = check(spec, pats[i]);
+        assert_false(v.gate_passed);
+        for (const char *c = v.reason; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                fail_msg("pattern %zu: reason '%s' holds byte 0x%02x", i, v.reason,
+                         (unsigned char)*c);
+    }
+    json_decref(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -535,6 +643,8 @@ int main(void)
         cmocka_unit_test(test_gate_caps_and_shape),
         cmocka_unit_test(test_bad_specs_are_internal),
         cmocka_unit_test(test_catastrophic_backtracking_is_bounded),
+        cmocka_unit_test(test_whole_scan_budget),
+        cmocka_unit_test(test_reason_has_no_control_bytes),
         cmocka_unit_test(test_match_count_and_subject_caps),
         cmocka_unit_test(test_long_subjects_use_the_jit_path_correctly),
         cmocka_unit_test(test_gold_and_harmless_variants_score_one),

@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "config.h"
 #include "jsonout.h"
+#include "tables.h"
 #include "template.h"
 #include "testutil.h"
 #include "vat.h"
@@ -156,7 +157,7 @@ static struct result score_bytes(const struct corpus *c, const char *split, cons
         const char *summary = json_string_value(json_object_get(o, "summary"));
         if (!summary) {
             /* A verdict line holds exactly the five members, in order. */
-            assert_int_equal(json_object_size(o), 5);
+            assert_int_equal(json_object_size(o), json_object_get(o, "sample") ? 6 : 5);
             assert_non_null(strstr(line, "{\"task_id\":"));
             assert_true(json_is_boolean(json_object_get(o, "gate_passed")));
             assert_true(json_is_number(json_object_get(o, "score")));
@@ -215,7 +216,10 @@ static const char *tmpl_of(const json_t *row)
 
 static bool answerable(const json_t *row)
 {
-    return json_is_true(json_object_get(json_object_get(row, "params"), "answerable"));
+    json_t *params = vat_row_params(row);
+    bool can = json_is_true(json_object_get(params, "answerable"));
+    json_decref(params);
+    return can;
 }
 
 /* ---- gold, abstain, trap ---------------------------------------------------- */
@@ -238,7 +242,7 @@ static void test_gold_scores_one(void **state)
             fail_msg("gold of '%s' scored %s", json_string_value(json_object_get(v, "task_id")),
                      json_string_value(json_object_get(v, "reason")));
     }
-    assert_true(num(r.total, "mean_score", NULL) == 1.0);
+    assert_true(num(r.total, "mean_score_all_tasks", NULL) == 1.0);
     assert_int_equal((int)num(r.total, "missing", NULL), 0);
     assert_int_equal((int)num(r.total, "invalid", NULL), 0);
     const json_t *u = json_object_get(json_object_get(r.total, "probes"), "unanswerable");
@@ -256,7 +260,7 @@ static void test_gold_scores_one(void **state)
     assert_true(num(r.total, "templates", "grouped_sum") == 1.0);
     const json_t *ut = json_object_get(r.templates, "unanswerable");
     assert_string_equal(json_string_value(json_object_get(ut, "family")), "probe");
-    assert_true(num(ut, "mean_score", NULL) == 1.0);
+    assert_true(num(ut, "mean_score_all_tasks", NULL) == 1.0);
     vat_buf_release(&b);
     result_release(&r);
 }
@@ -319,7 +323,7 @@ static void test_always_trap(void **state)
     }
     assert_true(num(r.total, "templates", "unanswerable") == 0.0);
     assert_true(num(r.total, "templates", "dup_header") == 0.0);
-    assert_true(num(r.total, "mean_score", NULL) == 0.0);
+    assert_true(num(r.total, "mean_score_all_tasks", NULL) == 0.0);
     const json_t *u = json_object_get(json_object_get(r.total, "probes"), "unanswerable");
     assert_true(num(u, "abstention_recall", NULL) == 0.0);
     assert_true(num(u, "answer_recall", NULL) == 0.0);
@@ -404,7 +408,7 @@ static void test_mixed_predictions_match_recomputation(void **state)
     assert_true(wrong > 0 && abst_wrong > 0 && ctl_right > 0 && abst_right > 0);
     assert_int_equal((long)num(ut, "tasks", NULL), tasks);
     assert_int_equal((long)num(ut, "missing", NULL), tasks - answered);
-    assert_true(close_to(num(ut, "mean_score", NULL), sum / (double)tasks));
+    assert_true(close_to(num(ut, "mean_score_all_tasks", NULL), sum / (double)tasks));
     assert_true(close_to(num(u, "abstention_recall", NULL), (double)abst_right / (double)unans));
     assert_true(close_to(num(u, "answer_recall", NULL), (double)ctl_right / (double)ctl));
     assert_true(close_to(num(u, "abstention_precision", NULL),
@@ -450,7 +454,7 @@ static void test_split_scope(void **state)
     assert_int_equal(r.rc, 0);
     assert_int_equal((long)num(r.total, "tasks", NULL), test);
     assert_int_equal((long)num(r.total, "invalid", NULL), train_lines);
-    assert_true(num(r.total, "mean_score", NULL) == 1.0);
+    assert_true(num(r.total, "mean_score_all_tasks", NULL) == 1.0);
     assert_string_equal(json_string_value(json_object_get(r.total, "split")), "test");
     size_t i;
     json_t *v;
@@ -518,14 +522,28 @@ static void test_hostile_lines(void **state)
         vat_buf_putc(&b, ']');
     vat_buf_puts(&b, "}\n");
     EXPECT("too_large", true);
-    /* The first valid prediction of a task stands; a repeat is refused. */
-    vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": {\"answerable\": false}}\n", an_unans);
+    /* A task may have several predictions; a repeated sample number is
+     * refused and not counted. */
+    vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": \"[1,\", \"sample\": 3}\n",
+                   an_unans);
+    EXPECT("parse", true);
+    vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": {\"answerable\": false}, \"sample\": 3}\n",
+                   an_unans);
     EXPECT("duplicate", true);
     vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": {\"a\": {\"b\": [1, {\"c\": null}]}}}\n",
                    first);
     EXPECT(NULL, true); /* scored by the checker: gate fails */
-    vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": 1}\r\n", first);
-    EXPECT("duplicate", true);
+    /* Numbers of any size are read (the checker judges them), and an
+     * answer that cannot be read still counts against its task. */
+    vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": 1e400}\r\n", first);
+    EXPECT(NULL, true);
+    vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": 123456789012345678901234567890}\n",
+                   first);
+    EXPECT(NULL, true);
+    vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": [1, 2,, 3]}\n", first);
+    EXPECT("parse", true);
+    vat_buf_printf(&b, "{\"task_id\": \"%s\", \"answer\": 1, \"sample\": -1}\n", first);
+    EXPECT("parse", true);
     /* Invalid UTF-8 and a raw NUL byte. */
     vat_buf_puts(&b, "{\"task_id\": \"\xff\xfe\", \"answer\": 1}\n");
     EXPECT("parse", false);
@@ -555,11 +573,15 @@ static void test_hostile_lines(void **state)
         if (tid)
             assert_true(strlen(tid) <= 210);
     }
-    /* The deep answer and the nested object were the first valid
-     * predictions of their tasks; every other line is invalid. */
-    assert_int_equal((long)num(r.total, "predictions", NULL), nw);
-    assert_int_equal((long)num(r.total, "scored", NULL), 2);
+    /* Counted against their tasks: the answerless line, the deep answer
+     * and the unreadable "[1," of an_unans (its repeated sample is not),
+     * and the five lines of first; every other line is invalid. */
+    assert_int_equal((long)num(r.total, "lines", NULL), nw);
+    assert_int_equal((long)num(r.total, "scored", NULL), 8);
+    assert_int_equal((long)num(r.total, "predictions", NULL), 8);
+    assert_int_equal((long)num(r.total, "answered", NULL), 2);
     assert_int_equal((long)num(r.total, "missing", NULL), (long)c->ntasks - 2);
+    assert_int_equal((long)num(r.total, "checker_errors", NULL), 0);
     assert_false(json_is_true(json_object_get(r.total, "truncated")));
     vat_buf_release(&b);
     result_release(&r);

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "measure.h"
 #include "testutil.h"
 #include "verifiers.h"
 
@@ -783,11 +784,248 @@ static void test_run_rows_as_json(void **state)
     assert_fixture_unchanged();
 }
 
+
+/* ---- issue 9: bounded checking ------------------------------------------------------ */
+
+struct attack_arg {
+    const char *gold, *answer;
+};
+
+static struct vat_verdict attack_run(const void *p)
+{
+    const struct attack_arg *a = p;
+    json_t *spec = make_spec(a->gold, false);
+    struct vat_verdict v = vat_check_sql(spec, root, a->answer, strlen(a->answer));
+    json_decref(spec);
+    return v;
+}
+
+/* One check in a child: its verdict must be the counted one, reached in
+ * under 2 s of CPU with a peak RSS under 256 MiB. */
+static struct measured expect_bounded(const char *gold, const char *answer, const char *code)
+{
+    struct attack_arg a = {gold, answer};
+    struct measured m = measure_verdict(attack_run, &a, 30);
+    if (getenv("VAT_TEST_SQL_TIMES"))
+        fprintf(stderr, "%-13s %.3f s cpu %.3f s wall %4ld MiB  %.60s\n", m.code, m.cpu, m.wall,
+                m.rss_mib, answer);
+    if (m.status != 0 || strcmp(m.code, code) != 0)
+        fail_msg("answer %.80s: got %s (status %d), expected %s", answer, m.code, m.status,
+                 code);
+    if (m.cpu >= 2.0 || m.rss_mib >= 256)
+        fail_msg("answer %.80s: %.2f s of CPU, %ld MiB peak RSS", answer, m.cpu, m.rss_mib);
+    return m;
+}
+
+/* Nested subqueries, level by level: "SELECT <expr> AS x FROM (<inner>)". */
+static char *nest(const char *base, const char *open, const char *close, int levels)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    char *cur = vat_xstrdup(base);
+    for (int i = 0; i < levels; i++) {
+        vat_buf_printf(&b, "%s%s%s", open, cur, close);
+        free(cur);
+        cur = vat_buf_detach(&b);
+    }
+    return cur;
+}
+
+/* Class 1: preparing grows without a VM step (flattened subqueries copy
+ * their expressions into the parent, aliases copy theirs into WHERE,
+ * pushed-down terms into the subquery): the counted allocator stops it. */
+static void test_prepare_growth_bounded(void **state)
+{
+    (void)state;
+    char *q = nest("SELECT 1 AS x", "SELECT (x*x+x) AS x FROM (", ")", 15);
+    assert_true(strlen(q) < 600); /* the issue's 540-byte attack */
+    /* With the flattener off it simply runs: one column where two are due. */
+    expect_bounded(GOLD, q, VAT_COLUMN_COUNT);
+    free(q);
+    q = nest("SELECT 1 AS x", "SELECT (x*x*x+x*x+x+x) AS x FROM (", ")", 14);
+    expect_bounded(GOLD, q, VAT_COLUMN_COUNT);
+    free(q);
+    /* Deeper than SQLite's parser stack: a parse error, quickly. */
+    q = nest("SELECT 1 AS x", "SELECT (x*x*x+x*x+x+x) AS x FROM (", ")", 20);
+    expect_bounded(GOLD, q, VAT_PARSE);
+    free(q);
+    q = nest("SELECT amount AS x FROM invoices", "SELECT (x*x+x) AS x FROM (", ") WHERE x > 0",
+             13);
+    expect_bounded(GOLD, q, VAT_COLUMN_COUNT);
+    free(q);
+    char *e = nest("1", "(SELECT ", " AS a WHERE a+a+a)", 12);
+    q = vat_xasprintf("SELECT %s, 1", e);
+    expect_bounded(GOLD, q, VAT_SQL_BUDGET);
+    free(q);
+    free(e);
+    e = nest("amount", "(SELECT ", " AS a FROM invoices GROUP BY a HAVING a*a*a > 0 ORDER BY a+a)",
+             10);
+    q = vat_xasprintf("SELECT %s, 1", e);
+    expect_bounded(GOLD, q, VAT_SQL_BUDGET);
+    free(q);
+    free(e);
+    /* Nesting itself is fine while it stays small: the right rows score 1. */
+    q = nest("SELECT customer_id AS c, amount AS x FROM invoices WHERE status = 'paid'",
+             "SELECT c, x FROM (", ")", 10);
+    char *ok = vat_xasprintf("SELECT c, SUM(x) FROM (%s) GROUP BY c", q);
+    expect_bounded(GOLD, ok, VAT_OK);
+    free(ok);
+    free(q);
+}
+
+/* Class 2: one call of a built-in that loops far past the length limit. */
+static void test_unbounded_builtins(void **state)
+{
+    (void)state;
+    static const char *const attacks[] = {
+        "SELECT printf('%.*c', 2147483647, 'x')",
+        "SELECT format('%.*c', 2147483647, 'x')",
+        "SELECT printf('%.*c', -2147483647, 'x')",
+        "SELECT printf('%.2147483647c', 'x')",
+        "SELECT printf('%2147483647c', 'x')",
+        "SELECT printf('%-*c', 2147483647, 'x')",
+        "SELECT printf('%*d', 2147483647, 1)",
+        "SELECT printf('%*d', -2147483647, 1)",
+        "SELECT printf('%.*d', 2147483647, 1)",
+        "SELECT printf('%!.*f', 2147483647, 1.5)",
+        "SELECT printf('%0*.*g', 2147483647, 2147483647, 1.5)",
+        "SELECT printf('%d %s %.*c', 1, 'a', 2147483647, 'x')",
+        "SELECT printf('%' || '.2147483647' || 'c', 'x')",
+        "SELECT printf(status || '%.*c', 2147483647, 'x') FROM invoices",
+        "SELECT format('%99999999999999999999c', 'x')",
+        /* Memory that grows row by row past the length limit's reach. */
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT length(json_group_array(printf('%09000d', n))), 1 FROM r",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT length(json_group_object(n, printf('%09000d', n))), 1 FROM r",
+        /* Linear work on the longest values, row after row: what SQLite
+         * allocates is charged to the step budget. */
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(length(upper(printf('%09000d', n)))), 1 FROM r",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(json_array_length('[' || printf('%.*c', 9000, ' ') || n || ']')), 1 FROM r",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(length(hex(zeroblob(4900 + n % 7)))), 1 FROM r",
+        /* Quadratic built-ins charge the step budget. */
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(printf('%.*c', 9999, 'a') LIKE '%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%b'), 1 FROM r",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(printf('%.*c', 9999, 'a') GLOB '*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b'), 1 FROM r",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < 1000000) "
+        "SELECT sum(instr(printf('%.*c', 9999, 'a'), printf('%.*c', 4999 + n % 2, 'a') || 'b')), "
+        "1 FROM r",
+    };
+    for (size_t i = 0; i < sizeof attacks / sizeof attacks[0]; i++)
+        expect_bounded(GOLD, attacks[i], VAT_SQL_BUDGET);
+    /* The wrappers give SQLite's own results. */
+    json_t *spec = make_spec(GOLD, false);
+    struct vat_verdict v;
+    const char *q = "SELECT printf('%5.2f|%-4d|%.3s|%c|%q|%,d|%.*c|%%', 3.14159, 7, 'abcdef', "
+                    "'xyz', 'it''s', 1234567, 3, 'z'), format('%s', NULL), printf(NULL), "
+                    "instr('banana', 'nan'), replace('banana', 'an', 'AN'), "
+                    "'abc' LIKE 'A_C', 'a%c' LIKE 'a!%c' ESCAPE '!', 'abc' GLOB 'a*', "
+                    "printf('%.*s', 2147483647, 'short')";
+    json_t *rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+    assert_non_null(rows);
+    char *got = json_dumps(rows, JSON_COMPACT);
+    assert_string_equal(got, "[[\" 3.14|7   |abc|x|it''s|1,234,567|zzz|%\",\"\",null,3,"
+                             "\"bANANa\",1,1,1,\"short\"]]");
+    free(got);
+    json_decref(rows);
+    json_decref(spec);
+}
+
+/* Class 4: a verdict is the counted budget's, whatever the machine: a
+ * correct answer with a costly uncorrelated subquery scores 1 while under
+ * the step budget and sql_budget above it, never checker_limit. */
+static void test_costly_answer_counted(void **state)
+{
+    (void)state;
+    const char *gold = "SELECT count(*) FROM invoices";
+    expect_bounded(gold,
+                   "SELECT count(*) FROM invoices WHERE (WITH RECURSIVE r(n) AS (SELECT 1 "
+                   "UNION ALL SELECT n+1 FROM r WHERE n < 100000) SELECT count(*) FROM r) > 0",
+                   VAT_OK);
+    expect_bounded(gold,
+                   "SELECT count(*) FROM invoices WHERE (WITH RECURSIVE r(n) AS (SELECT 1 "
+                   "UNION ALL SELECT n+1 FROM r WHERE n < 10000000) SELECT count(*) FROM r) > 0",
+                   VAT_SQL_BUDGET);
+    /* A few hundred of the costliest calls SQLite allows: seconds of CPU
+     * once, stopped then by the CPU net (on a slow build sooner than on a
+     * fast one); now charged to the step budget, which stops it at once. */
+    struct measured m = expect_bounded(
+        gold,
+        "SELECT count(*) FROM invoices WHERE (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL "
+        "SELECT n+1 FROM r WHERE n < 400) SELECT sum(instr(printf('%.*c', 9999 - n % 2, 'a'), "
+        "printf('%.*c', 4999, 'a') || 'b')) FROM r) >= 0",
+        VAT_SQL_BUDGET);
+    if (!strstr(m.reason, "VM steps"))
+        fail_msg("not stopped by the counted budget: %s", m.reason);
+    /* A handful of them is within the budget: the right count scores 1. */
+    expect_bounded(gold,
+                   "SELECT count(*) FROM invoices WHERE (WITH RECURSIVE r(n) AS (SELECT 1 UNION "
+                   "ALL SELECT n+1 FROM r WHERE n < 4) SELECT sum(instr(printf('%.*c', 9999 - n "
+                   "% 2, 'a'), printf('%.*c', 4999, 'a') || 'b')) FROM r) >= 0",
+                   VAT_OK);
+}
+
+/* The printf/format wrapper gives SQLite's own result for every call it
+ * lets through, widths and precisions read exactly as SQLite reads them
+ * ('*' arguments cut to int, digits wrapping), compared here with a plain
+ * SQLite connection. */
+static void test_printf_matches_sqlite(void **state)
+{
+    (void)state;
+    static const char *const calls[] = {
+        "printf('%*d', 4294967301, 7)", "printf('%.*f', -3, 3.14159)",
+        "printf('%*d', -5, 42)", "printf('%5.2f|%-8s|%08.3f', 2.5, 'ab', -1.25)",
+        "printf('%,d %!.3g %q %Q %Q %w', 1234567, 0.1, 'it''s', NULL, 'x', 'a\"b')",
+        "printf('%c|%.3c|%5c|%-5c|', 'xyz', 'ab', 'q', 'r')", "printf('%x %X %#o %#x', 255, 255, 8, 16)",
+        "printf('%e %E %g %G', 1e100, 2.5e-7, 123456789.0, 0.000012345)",
+        "printf('%z %s %.2s', 'a', 'bcd', 'efg')", "printf('100%% %')", "printf('%l')",
+        "printf('%lld %ld', 9223372036854775807, -1)", "printf('%5')", "format('%d %d %d', 1)",
+        "printf('%.*c', 9999, 'z')", "printf('%9999d', 1)", "printf('%.4294967299c', 'w')",
+        "printf('%4294967301d', 3)", "printf('%p %n %i %u', 16, 5, -5)",
+        "printf('%.*s', 3, 'abcdef')", "printf(x'2573', x'41')", "printf(12, 3)",
+    };
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 10000);
+    json_t *spec = make_spec(GOLD, false);
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        char *q = vat_xasprintf("SELECT %s", calls[i]);
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+        int rc = sqlite3_step(st);
+        struct vat_verdict v;
+        json_t *rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+        if (rc != SQLITE_ROW) {
+            if (rows)
+                fail_msg("%s: SQLite fails (%s), the sandbox gives a row", calls[i],
+                         sqlite3_errmsg(db));
+        } else {
+            if (!rows)
+                fail_msg("%s: SQLite gives a row, the sandbox %s: %s", calls[i], v.code,
+                         v.reason);
+            const json_t *got = json_array_get(json_array_get(rows, 0), 0);
+            const char *want = (const char *)sqlite3_column_text(st, 0);
+            if (!want ? !json_is_null(got)
+                      : (!json_is_string(got) || strcmp(json_string_value(got), want) != 0))
+                fail_msg("%s: SQLite gives '%.60s', the sandbox '%.60s'", calls[i],
+                         want ? want : "NULL", json_string_value(got));
+        }
+        json_decref(rows);
+        sqlite3_finalize(st);
+        free(q);
+    }
+    json_decref(spec);
+    sqlite3_close(db);
+}
+
 static void test_checker_version(void **state)
 {
     (void)state;
     char want[64];
-    snprintf(want, sizeof want, "vat-sql/1 sqlite/%s", sqlite3_libversion());
+    snprintf(want, sizeof want, "vat-sql/2 sqlite/%s", sqlite3_libversion());
     assert_string_equal(vat_sql_checker_version(), want);
     assert_ptr_equal(vat_sql_checker_version(), vat_sql_checker_version());
 }
@@ -989,6 +1227,10 @@ int main(void)
         cmocka_unit_test(test_unsafe_fixture_paths),
         cmocka_unit_test(test_bad_specs_and_fixtures),
         cmocka_unit_test(test_run_rows_as_json),
+        cmocka_unit_test(test_prepare_growth_bounded),
+        cmocka_unit_test(test_unbounded_builtins),
+        cmocka_unit_test(test_costly_answer_counted),
+        cmocka_unit_test(test_printf_matches_sqlite),
         cmocka_unit_test(test_checker_version),
         cmocka_unit_test(test_trim_matches_sqlite),
         cmocka_unit_test(test_gold_admissible),

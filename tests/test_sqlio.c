@@ -295,6 +295,99 @@ static void test_open_errors(void **state)
     assert_null(db);
 }
 
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The fixture still opens, passes SQLite's own integrity check and holds
+ * its 300 invoices. */
+static void assert_sound(const char *root, const char *rel)
+{
+    struct vat_err e = {{0}};
+    sqlite3 *db = NULL;
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &db, &e), 0);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM invoices", -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 300);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* A committed fixture's header names VAT_SQLITE_HEADER_VERSION as its
+ * writer, whatever library wrote it, with version-valid-for equal to the
+ * change counter, and the file is still a sound database. */
+static void test_header_pinned(void **state)
+{
+    const char *root = *state;
+    write_fixture(root, "fixtures/h/pinned.sqlite", 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fixtures/h/pinned.sqlite", root);
+    size_t n = 0;
+    unsigned char *b = (unsigned char *)vat_test_read_file(path, &n);
+    assert_non_null(b);
+    assert_true(n >= 100);
+    assert_int_equal(be32(b + 96), VAT_SQLITE_HEADER_VERSION);
+    assert_int_equal(be32(b + 92), be32(b + 24));
+    assert_true(be32(b + 24) > 0);
+    free(b);
+    assert_sound(root, "fixtures/h/pinned.sqlite");
+}
+
+/* vat_sqlite_pin_header rewrites the fields a newer library would leave
+ * (another version number, a stale version-valid-for), touches no other
+ * byte, and refuses a file that is not a database. */
+static void test_pin_header_rewrites(void **state)
+{
+    const char *root = *state;
+    struct vat_err e = {{0}};
+    write_fixture(root, "fixtures/h/other.sqlite", 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fixtures/h/other.sqlite", root);
+    size_t n = 0, m = 0;
+    unsigned char *pinned = (unsigned char *)vat_test_read_file(path, &n);
+    assert_non_null(pinned);
+
+    /* as SQLite 3.46.0 would have written it, six commits later */
+    static const unsigned char other[8] = {0, 0, 0, 8, 0, 0x2e, 0x7a, 0x70};
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 92, SEEK_SET), 0);
+    assert_int_equal(fwrite(other, 1, sizeof other, f), sizeof other);
+    assert_int_equal(fclose(f), 0);
+    unsigned char *b = (unsigned char *)vat_test_read_file(path, &m);
+    assert_int_equal(be32(b + 96), 3046000);
+    assert_true(memcmp(b, pinned, n) != 0);
+    free(b);
+
+    assert_int_equal(vat_sqlite_pin_header(path, &e), 0);
+    b = (unsigned char *)vat_test_read_file(path, &m);
+    assert_int_equal(m, n);
+    assert_memory_equal(b, pinned, n); /* the same bytes as the first commit */
+    free(b);
+    free(pinned);
+    assert_sound(root, "fixtures/h/other.sqlite");
+
+    char junk[512];
+    snprintf(junk, sizeof junk, "%s/junk.bin", root);
+    f = fopen(junk, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < 20; i++)
+        fputs("not a database, ", f);
+    fclose(f);
+    assert_int_equal(vat_sqlite_pin_header(junk, &e), -1);
+    assert_non_null(strstr(e.msg, "no SQLite database header"));
+    snprintf(junk, sizeof junk, "%s/missing.sqlite", root);
+    assert_int_equal(vat_sqlite_pin_header(junk, &e), -1);
+    assert_non_null(strstr(e.msg, "cannot open"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +399,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_failed_insert_poisons_writer, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_open_errors, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_header_pinned, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_pin_header_rewrites, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

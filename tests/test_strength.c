@@ -17,6 +17,7 @@
 
 #include "jsonout.h"
 #include "strength.h"
+#include "tables.h"
 #include "template.h"
 #include "testutil.h"
 #include "verifiers.h"
@@ -301,6 +302,17 @@ static void put_line(FILE *f, json_t *row)
     json_decref(row);
 }
 
+/* A verifiers row of the tables' layout holding spec (consumed). */
+static json_t *verifier_row(json_t *spec, const char *task_id, const char *tmpl)
+{
+    json_t *row = json_object();
+    json_object_set_new(row, "task_id", json_string(task_id));
+    json_object_set_new(row, "template", json_string(tmpl));
+    vat_verifier_set_spec(row, spec);
+    json_decref(spec);
+    return row;
+}
+
 /* A corpus of two tasks under registered regex and sql template names,
  * with the synthetic specs above (their checks are the default check). */
 static void write_corpus(const char *root, bool strong)
@@ -317,14 +329,10 @@ static void write_corpus(const char *root, bool strong)
     const char *texts[] = {"order ORD-123456 shipped", "XORD-123456 and ORD-1234567",
                            "ref ORD-12AB56 pending"};
     const char *expected[] = {"[\"ORD-123456\"]", "[]", "[]"};
-    json_t *rs = regex_spec(texts, expected, strong ? 3 : 2);
-    json_object_set_new(rs, "task_id", json_string("regex_iso_dates-00000"));
-    json_object_set_new(rs, "template", json_string("regex_iso_dates"));
-    put_line(v, rs);
-    json_t *ss = sql_spec(SQL_GOLD, true, 2);
-    json_object_set_new(ss, "task_id", json_string("sql_paid_revenue-00003"));
-    json_object_set_new(ss, "template", json_string("sql_paid_revenue"));
-    put_line(v, ss);
+    put_line(v, verifier_row(regex_spec(texts, expected, strong ? 3 : 2), "regex_iso_dates-00000",
+                             "regex_iso_dates"));
+    put_line(v, verifier_row(sql_spec(SQL_GOLD, true, 2), "sql_paid_revenue-00003",
+                             "sql_paid_revenue"));
     json_t *vr = json_object();
     json_object_set_new(vr, "task_id", json_string("grouped_sum-00000"));
     json_object_set_new(vr, "template", json_string("grouped_sum"));

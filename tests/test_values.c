@@ -320,6 +320,103 @@ static void test_dirty_labels(void **state)
     assert_string_equal(out, "");
 }
 
+/* Variants of any string, lower-case ones included: each differs from the
+ * input (or says it cannot), and all but INNER normalise back. */
+static void test_variants(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        enum vat_variant kind;
+        const char *out;
+        int differs;
+    } cases[] = {
+        {"maria.lopez@example.com", VAT_VARIANT_UPPER, "MARIA.LOPEZ@EXAMPLE.COM", 1},
+        {"maria.lopez@example.com", VAT_VARIANT_CAPITAL, "Maria.lopez@example.com", 1},
+        {"maria.lopez@example.com", VAT_VARIANT_LOWER, "maria.lopez@example.com", 0},
+        {"maria.lopez@example.com", VAT_VARIANT_LEAD, " maria.lopez@example.com", 1},
+        {"maria.lopez@example.com", VAT_VARIANT_TRAIL, "maria.lopez@example.com ", 1},
+        {"maria.lopez@example.com", VAT_VARIANT_BOTH, "  maria.lopez@example.com ", 1},
+        {"maria.lopez@example.com", VAT_VARIANT_INNER, "maria.lopez@example.com", 0},
+        {"Field Ops", VAT_VARIANT_LOWER, "field ops", 1},
+        {"Field Ops", VAT_VARIANT_INNER, "Field  Ops", 1},
+        {"a b c", VAT_VARIANT_INNER, "a  b c", 1},
+        {"123", VAT_VARIANT_UPPER, "123", 0},
+        {"123", VAT_VARIANT_CAPITAL, "123", 0},
+        {"x", VAT_VARIANT_N, "x", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[64], key[64], want[64];
+        int d = vat_variant(cases[i].in, cases[i].kind, out, sizeof out);
+        assert_string_equal(out, cases[i].out);
+        assert_int_equal(d, cases[i].differs);
+        if (cases[i].kind != VAT_VARIANT_INNER && cases[i].kind != VAT_VARIANT_N)
+            assert_string_equal(vat_norm_label(out, key, sizeof key),
+                                vat_norm_label(cases[i].in, want, sizeof want));
+    }
+    char small[5];
+    vat_variant("abcdef", VAT_VARIANT_BOTH, small, sizeof small);
+    assert_string_equal(small, "  ab");
+}
+
+/* Addresses are lower-case ASCII, one '@', a known domain, and the same
+ * stream gives the same address. */
+static void test_email(void **state)
+{
+    (void)state;
+    struct vat_rng a, b;
+    vat_rng_seed(&a, 9, 9);
+    vat_rng_seed(&b, 9, 9);
+    for (int i = 0; i < 200; i++) {
+        char x[64], y[64];
+        vat_gen_email(&a, x, sizeof x);
+        vat_gen_email(&b, y, sizeof y);
+        assert_string_equal(x, y);
+        const char *at = strchr(x, '@');
+        assert_non_null(at);
+        assert_null(strchr(at + 1, '@'));
+        assert_true(at > x);
+        assert_non_null(strstr(at, ".example.") ? at : strstr(at, "@example."));
+        for (const char *p = x; *p; p++)
+            assert_true((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+                        *p == '_' || *p == '@' || *p == '-');
+    }
+}
+
+static void test_months(void **state)
+{
+    (void)state;
+    static const struct {
+        int y, m, k, ry, rm;
+    } add[] = {
+        {2024, 1, 0, 2024, 1},  {2024, 12, 1, 2025, 1},  {2024, 1, -1, 2023, 12},
+        {2024, 3, -14, 2023, 1}, {2024, 11, 26, 2027, 1}, {0, 1, -1, -1, 12},
+    };
+    for (size_t i = 0; i < sizeof add / sizeof add[0]; i++) {
+        int ry, rm;
+        vat_month_add(add[i].y, add[i].m, add[i].k, &ry, &rm);
+        assert_int_equal(ry, add[i].ry);
+        assert_int_equal(rm, add[i].rm);
+    }
+    assert_int_equal(vat_month_days(2024, 2), 29);
+    assert_int_equal(vat_month_days(2023, 2), 28);
+    assert_int_equal(vat_month_days(1900, 2), 28);
+    assert_int_equal(vat_month_days(2000, 2), 29);
+    assert_int_equal(vat_month_days(2024, 12), 31);
+    assert_int_equal(vat_month_days(2024, 4), 30);
+    assert_int_equal(vat_month_first_day(2024, 3), vat_date_from_civil(2024, 3, 1));
+    assert_string_equal(vat_month_name(1), "January");
+    assert_string_equal(vat_month_name(12), "December");
+    assert_null(vat_month_name(0));
+    assert_null(vat_month_name(13));
+    char ym[8];
+    assert_string_equal(vat_fmt_month(2024, 3, ym), "2024-03");
+    int y, m;
+    assert_int_equal(vat_parse_month(vat_fmt_month(1999, 12, ym), &y, &m), 0);
+    assert_int_equal(y, 1999);
+    assert_int_equal(m, 12);
+}
+
 static void test_norm_label(void **state)
 {
     (void)state;
@@ -700,6 +797,9 @@ int main(void)
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_parse_timestamp),
         cmocka_unit_test(test_parse_month),
+        cmocka_unit_test(test_variants),
+        cmocka_unit_test(test_email),
+        cmocka_unit_test(test_months),
         cmocka_unit_test(test_fmt_cents),
         cmocka_unit_test(test_parse_cents),
         cmocka_unit_test(test_cents_round_trip_and_range),

@@ -1,25 +1,26 @@
-/* check.c — the default template check: one dispatch from a task's
- * checker spec to the shared verifier of its kind.  Exports
- * vat_check_task. */
+/* check.c — one dispatch from a checker spec to the shared verifier of its
+ * kind.  The template layer (templates/check_task.c) and the library
+ * (lib/corpus.c) both score through it.  Exports vat_check_spec. */
 #include <string.h>
 
-#include "template.h"
 #include "verifiers.h"
 
-struct vat_verdict vat_check_task(const struct vat_task *t, const char *answer, size_t len)
+struct vat_verdict vat_check_spec(const json_t *spec, const char *root, const char *task_id,
+                                  const char *answer, size_t len)
 {
-    const char *kind = t->spec ? json_string_value(json_object_get(t->spec, "checker")) : NULL;
+    const char *kind = spec ? json_string_value(json_object_get(spec, "checker")) : NULL;
     if (!answer)
         return vat_verdict_make(false, 0, VAT_PARSE, "no answer given");
     if (!kind)
-        return vat_verdict_make(false, 0, VAT_INTERNAL, "task '%s' has no checker spec", t->id);
+        return vat_verdict_make(false, 0, VAT_INTERNAL, "task '%s' has no checker spec",
+                                task_id ? task_id : "");
     if (strcmp(kind, "value") == 0)
-        return vat_check_value(t->spec, answer, len);
+        return vat_check_value(spec, answer, len);
     if (strcmp(kind, "regex") == 0)
-        return vat_check_regex(t->spec, answer, len);
+        return vat_check_regex(spec, answer, len);
     if (strcmp(kind, "sql") == 0)
-        return vat_check_sql(t->spec, t->root, answer, len);
+        return vat_check_sql(spec, root, answer, len);
     if (strcmp(kind, "abstain") == 0)
-        return vat_check_abstain(t->spec, answer, len);
+        return vat_check_abstain(spec, answer, len);
     return vat_verdict_make(false, 0, VAT_INTERNAL, "unknown checker '%s'", kind);
 }

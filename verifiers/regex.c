@@ -3,7 +3,8 @@
  * way Python's re parser reads it and rewritten into a PCRE2 pattern that
  * means the same thing; PCRE-only syntax is refused at the gate.  The
  * result is compiled once per call and run over every case with match,
- * depth and heap limits, extracting what Python's
+ * depth and heap limits (the match limit derived from a budget over the
+ * whole scan, see RX_DEFAULT_SCAN_BUDGET), extracting what Python's
  * [m.group(0) for m in re.finditer(p, s)] would.
  * Exports vat_check_regex and vat_regex_extract.
  *
@@ -65,6 +66,18 @@
 #define RX_JIT_STACK_MAX (512 * 1024)
 
 #define RX_DEFAULT_MATCH_LIMIT 1000000
+/* The whole-scan budget: match() calls of the PCRE2 interpreter over every
+ * match attempt of every case of one check.  PCRE2's match limit counts
+ * per start position, so a pattern costing the full limit at each of the
+ * 2,500 positions of a case ran 2.5 billion steps (6 s) and still passed.
+ * The scan can make at most 2 * (bytes + 1) attempts per case (each start
+ * position once, and once more after an empty match there), so each
+ * attempt gets the budget divided by that bound (never below
+ * RX_MIN_ATTEMPT_LIMIT, never above the spec's match_limit): the whole
+ * check then stays within the budget, counted by the interpreter, whatever
+ * the machine.  The spec may set "scan_budget" to change it. */
+#define RX_DEFAULT_SCAN_BUDGET 20000000
+#define RX_MIN_ATTEMPT_LIMIT 200
 #define RX_DEFAULT_DEPTH_LIMIT 10000
 #define RX_DEFAULT_HEAP_KIB 20000
 #define RX_DEFAULT_MAX_PATTERN 1024
@@ -77,6 +90,7 @@
 /* ---- limits from the spec ----------------------------------------------- */
 
 struct rx_limits {
+    uint32_t scan_budget;
     uint32_t match_limit;
     uint32_t depth_limit;
     uint32_t heap_kib;
@@ -115,7 +129,8 @@ static int limits_read(const json_t *spec, struct rx_limits *l, struct vat_verdi
                               "regex spec dialect is not 'python-re'");
         return -1;
     }
-    if (limit_get(spec, "match_limit", RX_DEFAULT_MATCH_LIMIT, &l->match_limit, v) ||
+    if (limit_get(spec, "scan_budget", RX_DEFAULT_SCAN_BUDGET, &l->scan_budget, v) ||
+        limit_get(spec, "match_limit", RX_DEFAULT_MATCH_LIMIT, &l->match_limit, v) ||
         limit_get(spec, "depth_limit", RX_DEFAULT_DEPTH_LIMIT, &l->depth_limit, v) ||
         limit_get(spec, "heap_limit_kib", RX_DEFAULT_HEAP_KIB, &l->heap_kib, v) ||
         limit_get(spec, "max_pattern_bytes", RX_DEFAULT_MAX_PATTERN, &maxpat, v))
@@ -1349,11 +1364,22 @@ static void rx_free(void *ptr, void *data)
     free(ptr);
 }
 
+/* The per-attempt match limit that keeps a scan of at most attempts
+ * match attempts within the whole-scan budget. */
+static uint32_t attempt_limit(const struct rx_limits *lim, size_t attempts)
+{
+    uint64_t per = attempts ? lim->scan_budget / attempts : lim->scan_budget;
+    if (per < RX_MIN_ATTEMPT_LIMIT)
+        per = RX_MIN_ATTEMPT_LIMIT;
+    return per < lim->match_limit ? (uint32_t)per : lim->match_limit;
+}
+
 /* Gates the answer, translates and compiles it.  utf_subjects says some
- * subject is not ASCII; subject_bytes is the length of all of them.
+ * subject is not ASCII; subject_bytes is the length of all of them, and
+ * attempts the most match attempts the scan of them can make.
  * Returns 0, or -1 with *v the gate verdict. */
 static int prog_build(struct rx_prog *p, const struct rx_limits *lim, const char *pat,
-                      size_t len, bool utf_subjects, size_t subject_bytes,
+                      size_t len, bool utf_subjects, size_t subject_bytes, size_t attempts,
                       struct vat_verdict *v)
 {
     memset(p, 0, sizeof *p);
@@ -1423,7 +1449,7 @@ static int prog_build(struct rx_prog *p, const struct rx_limits *lim, const char
         return -1;
     }
     p->mctx = pcre2_match_context_create(p->gctx);
-    pcre2_set_match_limit(p->mctx, lim->match_limit);
+    pcre2_set_match_limit(p->mctx, attempt_limit(lim, attempts));
     pcre2_set_depth_limit(p->mctx, lim->depth_limit);
     pcre2_set_heap_limit(p->mctx, lim->heap_kib);
     if (subject_bytes >= RX_JIT_MIN_SUBJECT &&
@@ -1452,9 +1478,11 @@ static int prog_scan(struct rx_prog *p, const char *s, size_t n, size_t cap, siz
     *count = 0;
     for (;;) {
         int rc = pcre2_match(p->code, (PCRE2_SPTR)s, n, pos, opts, p->md, p->mctx);
-        if (rc == PCRE2_ERROR_JIT_STACKLIMIT && p->jit)
-            /* Deep but legitimate patterns get the interpreter, which
-             * works within the heap limit instead of a fixed stack. */
+        if (p->jit && (rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_MATCHLIMIT ||
+                       rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT))
+            /* The JIT counts its limits its own way (and has a fixed
+             * stack): when it reports one, the interpreter, whose counts
+             * the limits are defined by, decides. */
             rc = pcre2_match(p->code, (PCRE2_SPTR)s, n, pos, opts | PCRE2_NO_JIT, p->md,
                              p->mctx);
         if (rc == PCRE2_ERROR_NOMATCH)
@@ -1639,7 +1667,8 @@ struct vat_verdict vat_check_regex(const json_t *spec, const char *answer, size_
     const json_t *cases = cases_get(spec, &utf, &bytes, &v);
     if (!cases)
         return v;
-    if (prog_build(&p, &lim, answer, len, utf, bytes, &v))
+    if (prog_build(&p, &lim, answer, len, utf, bytes,
+                   2 * (bytes + json_array_size(cases)), &v))
         return v;
 
     size_t i, cap = 0;
@@ -1725,7 +1754,7 @@ json_t *vat_regex_extract(const json_t *spec, const char *pattern, size_t plen, 
         *v = vat_verdict_make(false, 0, VAT_INTERNAL, "text is not valid UTF-8");
         return NULL;
     }
-    if (prog_build(&p, &lim, pattern, plen, utf, n, v))
+    if (prog_build(&p, &lim, pattern, plen, utf, n, 2 * (n + 1), v))
         return NULL;
     /* A text of n bytes holds at most 2n + 1 matches (n non-empty ones and
      * an empty one at each of n + 1 places), so size the spans by the

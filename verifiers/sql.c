@@ -18,22 +18,31 @@
  *    'now' and date() with no argument read as NULL, whatever the text).
  *  - Memory: SQLite has no per-connection cap, and sqlite3_hard_heap_limit64
  *    is process-wide (one answer would fail another thread's check), so
- *    memory is bounded by construction: values and rows by
+ *    vat gives SQLite a counting allocator (see "counted memory"): what a
+ *    query holds while it prepares and runs, and what preparing requests in
+ *    all, are capped per thread, in bytes SQLite asks for, the same on
+ *    every machine and build.  Values and rows are also capped by
  *    SQLITE_LIMIT_LENGTH, sorters and ephemeral tables by their page caches
- *    (their spill is refused), results by max_rows and max_bytes.
+ *    (their spill is refused), results by max_rows and max_bytes.  The
+ *    optimisations that copy expressions (flattener, push-down, constant
+ *    propagation) are off, so preparing does not multiply them.
  *  - Time: the VM-step budget is the deterministic limit.  SQLite checks it
  *    only at loop jumps, so the cost of one step is bounded too: LENGTH is
- *    small enough that the quadratic built-ins (replace, instr, LIKE) stay
- *    in milliseconds, trim/ltrim/rtrim with a character set are replaced by
- *    an equivalent that is linear in the input, and the number of function
- *    calls per statement is capped.  A ceiling on the thread's CPU time,
- *    far above what the step budget allows, is a last net only: CPU time
- *    rather than wall time, so a loaded machine does not trip it.
+ *    small, printf/format refuse widths and precisions past it (their one
+ *    call once looped 2^31 times), instr, replace, LIKE and GLOB charge the
+ *    step budget by the product of their lengths, trim/ltrim/rtrim with a
+ *    character set are replaced by an equivalent that is linear in the
+ *    input, and the number of function calls per statement is capped.  A
+ *    ceiling on the thread's CPU time, far above what the counted budgets
+ *    allow, is a last net only (verdict checker_limit): CPU time rather
+ *    than wall time, so a loaded machine does not trip it.
+ *  Every limit and its verdict code: docs/limits.md.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "verifiers.h"
@@ -58,8 +68,12 @@
  * counted in these units. */
 #define SQL_PROGRESS_OPS 100
 /* The CPU-time net per statement (see the file comment), checked every
- * SQL_CPU_CHECK_EVERY progress calls since reading the clock is a syscall. */
-#define SQL_CPU_MS 1500
+ * SQL_CPU_CHECK_EVERY progress calls since reading the clock is a syscall.
+ * A last resort only, far above what the counted budgets allow (they stop
+ * every known attack in well under a second): a query it stops scores 0
+ * with code checker_limit, which says the checker, not the answer, ran
+ * out, and which admission and strength treat as fatal. */
+#define SQL_CPU_MS 20000
 #define SQL_CPU_CHECK_EVERY 10
 #define SQL_MAX_FIXTURE_BYTES ((size_t)64 << 20)
 /* The longest string, blob or row a query may build.  Far above any value
@@ -68,6 +82,10 @@
 #define SQL_MAX_VALUE_BYTES 10000
 #define SQL_MAX_FUNCTION_CALLS 256
 #define SQL_MAX_LIKE_PATTERN 100
+/* SQLITE_TESTCTRL_OPTIMIZATIONS bits (sqliteInt.h) turned off in the
+ * sandbox: QueryFlattener 0x1, Transitive 0x80, CountOfView 0x200,
+ * PushDown 0x1000, PropagateConst 0x8000, FlttnUnionAll 0x800000. */
+#define SQL_OFF_OPTIMIZATIONS 0x00809281
 #define SANDBOX_VFS_NAME "vat-sql-sandbox"
 
 /* ---- bounded reasons ------------------------------------------------------ */
@@ -854,6 +872,265 @@ static void sandbox_vfs_init(void)
     sandbox_vfs_rc = sqlite3_vfs_register(&sandbox_vfs, 0);
 }
 
+/* ---- counted memory: the deterministic bound on what one query holds -------- */
+
+/* SQLite has no per-connection memory cap, and sqlite3_hard_heap_limit64 is
+ * process-wide.  So vat gives SQLite its own allocator (installed before
+ * SQLite starts, by the constructor below) that counts, per thread, the
+ * bytes requested while a sandboxed query prepares or runs, and refuses
+ * the request that would pass the cap: SQLite then fails the query with
+ * SQLITE_NOMEM, which the runner reports as sql_budget.  The counts are the
+ * sizes SQLite asks for, with a size prefix of our own (xSize never asks
+ * the C library), so they are the same in the release and sanitizer
+ * builds and on every machine: a function of the query, the fixture and
+ * the SQLite version.  This is what bounds preparing (the query
+ * flattener, alias and push-down copies of expressions can grow a short
+ * query exponentially before a single VM step runs). */
+#define SQL_MAX_QUERY_HEAP ((sqlite3_int64)32 << 20)
+/* Bytes requested in all while preparing one query (allocations freed
+ * again count too): the work of preparing, counted. */
+#define SQL_MAX_PREPARE_ALLOC ((sqlite3_int64)128 << 20)
+/* When the counting allocator could not be installed (a host process
+ * started SQLite before loading vat), this process-wide net takes its
+ * place; a query that hits it gets checker_limit, not a verdict. */
+#define SQL_HARD_HEAP_NET ((sqlite3_int64)2 << 30)
+
+struct mem_hdr {
+    sqlite3_int64 size;
+    uint64_t gen; /* the counting run that holds it, or 0 */
+};
+
+struct mem_count {
+    uint64_t gen;                /* 0: not counting on this thread */
+    sqlite3_int64 used, cap;     /* bytes held now, and their cap */
+    sqlite3_int64 total, total_cap; /* bytes requested since the last reset */
+    bool hit;
+};
+
+static _Thread_local struct mem_count mem_tls;
+static _Atomic uint64_t mem_gen_next = 1;
+static bool mem_counted;
+static pthread_once_t mem_net_once = PTHREAD_ONCE_INIT;
+
+static bool mem_take(sqlite3_int64 delta)
+{
+    if (!mem_tls.gen)
+        return true;
+    if (delta > 0 && (mem_tls.used + delta > mem_tls.cap ||
+                      mem_tls.total + delta > mem_tls.total_cap)) {
+        mem_tls.hit = true;
+        return false;
+    }
+    return true;
+}
+
+static void *mem_malloc(int n)
+{
+    if (n < 0 || !mem_take(n))
+        return NULL;
+    struct mem_hdr *h = malloc(sizeof *h + (size_t)n);
+    if (!h)
+        return NULL;
+    h->size = n;
+    h->gen = mem_tls.gen;
+    if (mem_tls.gen) {
+        mem_tls.used += n;
+        mem_tls.total += n;
+    }
+    return h + 1;
+}
+
+static void mem_free(void *p)
+{
+    if (!p)
+        return;
+    struct mem_hdr *h = (struct mem_hdr *)p - 1;
+    if (mem_tls.gen && h->gen == mem_tls.gen)
+        mem_tls.used -= h->size;
+    free(h);
+}
+
+static void *mem_realloc(void *p, int n)
+{
+    if (n < 0)
+        return NULL;
+    struct mem_hdr *h = (struct mem_hdr *)p - 1;
+    bool mine = mem_tls.gen && h->gen == mem_tls.gen;
+    sqlite3_int64 delta = mine ? n - h->size : n;
+    if (!mem_take(delta))
+        return NULL;
+    struct mem_hdr *g = realloc(h, sizeof *g + (size_t)n);
+    if (!g)
+        return NULL;
+    if (mem_tls.gen) {
+        mem_tls.used += delta;
+        if (delta > 0)
+            mem_tls.total += delta;
+        g->gen = mem_tls.gen;
+    }
+    g->size = n;
+    return g + 1;
+}
+
+static int mem_size(void *p)
+{
+    return p ? (int)((struct mem_hdr *)p - 1)->size : 0;
+}
+
+static int mem_roundup(int n)
+{
+    return n > 0x7ffffff0 ? n : (n + 7) & ~7;
+}
+
+static int mem_init(void *arg)
+{
+    (void)arg;
+    return SQLITE_OK;
+}
+
+static void mem_shutdown(void *arg)
+{
+    (void)arg;
+}
+
+/* Runs before main (and when a host loads vat), before anything starts
+ * SQLite; sqlite3_config refuses once SQLite has started. */
+__attribute__((constructor)) static void mem_install(void)
+{
+    static const sqlite3_mem_methods methods = {
+        mem_malloc, mem_free, mem_realloc, mem_size, mem_roundup, mem_init, mem_shutdown, NULL,
+    };
+    mem_counted = sqlite3_config(SQLITE_CONFIG_MALLOC, &methods) == SQLITE_OK;
+}
+
+static void mem_net_init(void)
+{
+    if (!mem_counted)
+        sqlite3_hard_heap_limit64(SQL_HARD_HEAP_NET);
+}
+
+/* Starts counting this thread's SQLite allocations afresh. */
+static void mem_count_start(sqlite3_int64 total_cap)
+{
+    mem_tls.gen = atomic_fetch_add(&mem_gen_next, 1);
+    mem_tls.used = 0;
+    mem_tls.total = 0;
+    mem_tls.cap = SQL_MAX_QUERY_HEAP;
+    mem_tls.total_cap = total_cap;
+    mem_tls.hit = false;
+}
+
+static void mem_count_stop(void)
+{
+    mem_tls.gen = 0;
+}
+
+/* ---- built-ins whose one call is not bounded by the length limit ------------ */
+
+/* printf('%.*c', 2147483647, 'x') loops two billion times inside one VM
+ * step (SQLite appends the character once per unit of precision, long
+ * after the length limit stopped the output), and instr, replace, LIKE and
+ * GLOB cost up to the product of their arguments' lengths per call.  These
+ * are replaced, in the sandbox, by wrappers that first check or charge the
+ * call and then hand it to SQLite's own function, run on a second, empty
+ * connection of the sandbox (so results are SQLite's, byte for byte):
+ *  - printf/format refuse a width above the length limit, and a precision
+ *    above it on every conversion but the string ones (where it only cuts),
+ *    as "too big", which is the verdict SQLite's own function reaches for
+ *    the same call when it ends;
+ *  - instr, replace, like and glob charge the step budget one VM step per
+ *    SQL_CHARGE_BYTES of the product of their lengths. */
+#define SQL_CHARGE_BYTES 64
+/* Work that makes or parses big values (printf, upper, hex, json, …) runs
+ * inside one VM step; what it allocates is counted, so running charges
+ * one VM step per this many bytes SQLite requests. */
+#define SQL_ALLOC_BYTES_PER_STEP 32
+#define SQL_AUX_MAX_ARGS 16
+
+enum aux_fn { AUX_PRINTF, AUX_INSTR, AUX_REPLACE, AUX_LIKE, AUX_GLOB, AUX_N };
+
+static const char *const aux_names[AUX_N] = {"printf", "instr", "replace", "like", "glob"};
+
+struct sandbox;
+struct aux_slot {
+    struct sandbox *sb;
+    enum aux_fn fn;
+};
+
+/* The width or precision a printf conversion reads from its digits, as
+ * SQLite reads them: 32-bit unsigned arithmetic that wraps, then the top
+ * bit dropped. */
+static long long printf_digits(const unsigned char **z)
+{
+    uint32_t v = 0;
+    while (**z >= '0' && **z <= '9') {
+        v = v * 10u + (uint32_t)(**z - '0');
+        ++*z;
+    }
+    return (long long)(v & 0x7fffffffu);
+}
+
+/* The width or precision SQLite's printf reads for a '*': the argument as
+ * a 64-bit integer cast to int, negated when negative (INT_MIN reads as
+ * nothing); a missing argument reads as 0. */
+static long long printf_star(sqlite3_value **argv, int argc, int *next)
+{
+    if (*next >= argc)
+        return 0;
+    uint32_t low = (uint32_t)(sqlite3_value_int64(argv[(*next)++]) & 0xffffffff);
+    int64_t v = low >= 0x80000000u ? (int64_t)low - 0x100000000LL : (int64_t)low;
+    if (v == INT32_MIN)
+        return 0;
+    return v < 0 ? -v : v;
+}
+
+/* Whether every width and precision of the format stays within max, read
+ * as SQLite 3.40's printf reads them (flags, width or '*', '.' and
+ * precision or '*', length modifiers, the conversion). */
+static bool printf_bounded(const unsigned char *f, sqlite3_value **argv, int argc, long long max)
+{
+    int next = 1; /* argv[0] is the format */
+    while (f && *f) {
+        if (*f++ != '%')
+            continue;
+        while (*f && strchr("-+ #!0,", *f))
+            f++;
+        long long width = 0, precision = -1;
+        if (*f == '*') {
+            width = printf_star(argv, argc, &next);
+            f++;
+        } else {
+            width = printf_digits(&f);
+        }
+        if (*f == '.') {
+            f++;
+            if (*f == '*') {
+                precision = printf_star(argv, argc, &next);
+                f++;
+            } else {
+                precision = printf_digits(&f);
+            }
+        }
+        while (*f == 'l')
+            f++;
+        unsigned char conv = *f;
+        if (!conv)
+            break;
+        f++;
+        bool string_conv = conv && strchr("sqQwz", conv);
+        if (width > max || (!string_conv && precision > max))
+            return false;
+        if (conv != '%' && conv != 'n')
+            next++;
+    }
+    return true;
+}
+
+/* Charges n VM steps to the query; false (budget spent) stops it. */
+static bool sandbox_charge(struct sandbox *sb, long long n);
+
+static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+
 /* ---- trim with a character set, linear in its input ------------------------- */
 
 /* SQLite's trim(X,Y) tries every character of Y at every position of X,
@@ -1005,6 +1282,10 @@ static void sandbox_trim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 enum stop_why { STOP_NONE, STOP_STEPS, STOP_TIME };
 
+struct stmt_cache;
+static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt **out);
+static void stmt_cache_put(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt *stmt);
+
 struct sandbox_name {
     char *name;
     bool module; /* a virtual table module, usable as a table-valued function */
@@ -1022,10 +1303,113 @@ struct sandbox {
     char denied_2nd[160]; /* one SQLite takes on the query's behalf (a module's
                            * schema update), reported only when alone */
     long long steps, step_budget;
+    long long alloc_charged; /* bytes requested already charged as steps */
     struct timespec cpu_deadline; /* of this thread's CPU clock */
     unsigned progress_calls;
     enum stop_why stop;
+    struct stmt_cache *cache; /* pooled sandboxes only (prepared checks) */
+    /* The second connection the wrappers of the bounded built-ins run
+     * SQLite's own functions on, opened on first use. */
+    sqlite3 *aux;
+    sqlite3_stmt *aux_stmt[AUX_N][SQL_AUX_MAX_ARGS + 1];
+    struct aux_slot slots[AUX_N];
 };
+
+static bool sandbox_charge(struct sandbox *sb, long long n)
+{
+    sb->steps += n;
+    if (sb->steps > sb->step_budget) {
+        sb->stop = STOP_STEPS;
+        return false;
+    }
+    return true;
+}
+
+static int aux_open(struct sandbox *sb)
+{
+    if (sqlite3_open_v2(":memory:", &sb->aux,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        SANDBOX_VFS_NAME) != SQLITE_OK)
+        return -1;
+    sqlite3_limit(sb->aux, SQLITE_LIMIT_LENGTH, SQL_MAX_VALUE_BYTES);
+    sqlite3_limit(sb->aux, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, SQL_MAX_LIKE_PATTERN);
+    sqlite3_limit(sb->aux, SQLITE_LIMIT_FUNCTION_ARG, SQL_AUX_MAX_ARGS);
+    return 0;
+}
+
+static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct aux_slot *slot = sqlite3_user_data(ctx);
+    struct sandbox *sb = slot->sb;
+    if (argc < 1 || argc > SQL_AUX_MAX_ARGS)
+        return; /* printf() is NULL; the others have fixed arities */
+    if (slot->fn == AUX_PRINTF) {
+        if (!printf_bounded(sqlite3_value_text(argv[0]), argv, argc, SQL_MAX_VALUE_BYTES)) {
+            sqlite3_result_error_toobig(ctx);
+            return;
+        }
+    } else {
+        long long a = sqlite3_value_bytes(argv[0]);
+        long long b = argc > 1 ? sqlite3_value_bytes(argv[1]) : 0;
+        if (!sandbox_charge(sb, a * b / SQL_CHARGE_BYTES)) {
+            sqlite3_result_error(ctx, "the step budget is spent", -1);
+            return;
+        }
+    }
+    if (!sb->aux && aux_open(sb) != 0) {
+        sqlite3_result_error(ctx, "the sandbox cannot run the function", -1);
+        return;
+    }
+    sqlite3_stmt **st = &sb->aux_stmt[slot->fn][argc];
+    if (!*st) {
+        char sql[160];
+        int k = snprintf(sql, sizeof sql, "SELECT %s(", aux_names[slot->fn]);
+        for (int i = 1; i <= argc; i++)
+            k += snprintf(sql + k, sizeof sql - (size_t)k, "%s?%d", i > 1 ? "," : "", i);
+        snprintf(sql + k, sizeof sql - (size_t)k, ")");
+        if (sqlite3_prepare_v2(sb->aux, sql, -1, st, NULL) != SQLITE_OK) {
+            sqlite3_result_error(ctx, sqlite3_errmsg(sb->aux), -1);
+            return;
+        }
+    }
+    for (int i = 0; i < argc; i++)
+        sqlite3_bind_value(*st, i + 1, argv[i]);
+    int rc = sqlite3_step(*st);
+    if (rc == SQLITE_ROW)
+        sqlite3_result_value(ctx, sqlite3_column_value(*st, 0));
+    else if ((rc & 0xff) == SQLITE_TOOBIG)
+        sqlite3_result_error_toobig(ctx);
+    else if ((rc & 0xff) == SQLITE_NOMEM)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_error(ctx, sqlite3_errmsg(sb->aux), -1);
+    sqlite3_reset(*st);
+    sqlite3_clear_bindings(*st);
+}
+
+/* Installs the wrappers of the bounded built-ins on sb's connection. */
+static int aux_install(struct sandbox *sb)
+{
+    static const struct {
+        const char *name;
+        int nargs;
+        enum aux_fn fn;
+    } fns[] = {{"printf", -1, AUX_PRINTF}, {"format", -1, AUX_PRINTF},
+               {"instr", 2, AUX_INSTR},   {"replace", 3, AUX_REPLACE},
+               {"like", 2, AUX_LIKE},     {"like", 3, AUX_LIKE},
+               {"glob", 2, AUX_GLOB}};
+    for (size_t i = 0; i < AUX_N; i++) {
+        sb->slots[i].sb = sb;
+        sb->slots[i].fn = (enum aux_fn)i;
+    }
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (sqlite3_create_function_v2(sb->db, fns[i].name, fns[i].nargs,
+                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                       &sb->slots[fns[i].fn], aux_call, NULL, NULL,
+                                       NULL) != SQLITE_OK)
+            return -1;
+    return 0;
+}
 
 static const char *const denied_functions[] = {
     "random", "randomblob", "changes", "total_changes", "last_insert_rowid",
@@ -1182,7 +1566,9 @@ static int sandbox_authorize(void *arg, int action, const char *a3, const char *
 static int sandbox_progress(void *arg)
 {
     struct sandbox *sb = arg;
-    sb->steps += SQL_PROGRESS_OPS;
+    long long fresh = (long long)mem_tls.total - sb->alloc_charged;
+    sb->alloc_charged += fresh - fresh % SQL_ALLOC_BYTES_PER_STEP;
+    sb->steps += SQL_PROGRESS_OPS + fresh / SQL_ALLOC_BYTES_PER_STEP;
     if (sb->steps > sb->step_budget) {
         sb->stop = STOP_STEPS;
         return 1;
@@ -1242,6 +1628,14 @@ enum run_mode {
 
 static void sandbox_close(struct sandbox *sb)
 {
+    for (size_t f = 0; f < AUX_N; f++)
+        for (size_t k = 0; k <= SQL_AUX_MAX_ARGS; k++) {
+            sqlite3_finalize(sb->aux_stmt[f][k]);
+            sb->aux_stmt[f][k] = NULL;
+        }
+    if (sb->aux)
+        sqlite3_close_v2(sb->aux);
+    sb->aux = NULL;
     if (sb->db)
         sqlite3_close_v2(sb->db);
     sb->db = NULL;
@@ -1387,6 +1781,14 @@ static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
                                        (void *)trims[i].flags, sandbox_trim, NULL, NULL,
                                        NULL) != SQLITE_OK)
             return sandbox_fail(sb, v, "cannot install trim");
+    if (aux_install(sb) != 0)
+        return sandbox_fail(sb, v, "cannot install the bounded built-ins");
+    /* The optimisations that copy an expression into every place that
+     * reads it (flattening a subquery into its parent, pushing a WHERE term
+     * down into one, propagating constants) are off: through nested
+     * subqueries their copies multiply.  Results are the same; only the
+     * plan differs. */
+    sqlite3_test_control(SQLITE_TESTCTRL_OPTIMIZATIONS, sb->db, SQL_OFF_OPTIMIZATIONS);
     if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK)
         return sandbox_fail(sb, v, "cannot install the authorizer");
     sqlite3_progress_handler(sb->db, SQL_PROGRESS_OPS, sandbox_progress, sb);
@@ -1469,6 +1871,7 @@ static size_t rows_take(struct sql_rows *r, sqlite3_stmt *stmt)
 static void budget_reset(struct sandbox *sb)
 {
     sb->steps = 0;
+    sb->alloc_charged = 0;
     sb->stop = STOP_NONE;
     sb->progress_calls = 0;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &sb->cpu_deadline);
@@ -1493,9 +1896,27 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
     struct reason r = {{0}, 0};
     memset(out, 0, sizeof *out);
     budget_reset(sb); /* preparing can run VM code too (a module's setup) */
-    int rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, &stmt, &tail);
+    int rc;
+    /* A pooled sandbox keeps the statements of queries that ran to the
+     * end: the same text runs the same program, already through the gate
+     * below (prepared checks only; see stmt_cache). */
+    if (sb->cache && stmt_cache_take(sb->cache, q, qlen, &stmt))
+        goto run;
+    mem_count_start(SQL_MAX_PREPARE_ALLOC);
+    rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, &stmt, &tail);
     if (rc != SQLITE_OK) {
-        if (sb->too_many_functions) {
+        mem_count_stop();
+        if (mem_tls.hit) {
+            *v = verdictf(true, VAT_SQL_BUDGET,
+                          "preparing the query needs more than the sandbox's %lld MiB of "
+                          "memory or %lld MiB of allocations",
+                          (long long)(SQL_MAX_QUERY_HEAP >> 20),
+                          (long long)(SQL_MAX_PREPARE_ALLOC >> 20));
+        } else if ((rc & 0xff) == SQLITE_NOMEM) {
+            *v = verdictf(true, VAT_CHECKER_LIMIT,
+                          "the checker ran out of memory preparing the query (process-wide "
+                          "SQLite heap net)");
+        } else if (sb->too_many_functions) {
             *v = verdictf(true, VAT_SQL_BUDGET, "the query makes more than %d function calls",
                           SQL_MAX_FUNCTION_CALLS);
         } else if (denied_text(sb)) {
@@ -1512,6 +1933,7 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
         sqlite3_finalize(stmt);
         return -1;
     }
+    mem_count_stop();
     if (!stmt) {
         *v = verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
         return -1;
@@ -1544,9 +1966,13 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
         sqlite3_finalize(stmt);
         return -1;
     }
+run:
     out->ncol = (size_t)sqlite3_column_count(stmt);
     size_t bytes = 0;
     budget_reset(sb);
+    /* Running counts what the query holds; what it allocates and frees
+     * again per row is work the step budget counts. */
+    mem_count_start(INT64_MAX);
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         if (out->nrow >= s->max_rows) {
             *v = verdictf(true, VAT_SQL_BUDGET, "fixture %s: the query returns more than %zu rows",
@@ -1561,20 +1987,33 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
             goto fail;
         }
     }
+    mem_count_stop();
     if (rc == SQLITE_DONE) {
-        sqlite3_finalize(stmt);
+        if (sb->cache)
+            stmt_cache_put(sb->cache, q, qlen, stmt);
+        else
+            sqlite3_finalize(stmt);
         return 0;
+    }
+    if (sb->stop == STOP_STEPS) {
+        *v = verdictf(true, VAT_SQL_BUDGET,
+                      "fixture %s: the query ran past its budget of %lld VM steps", label,
+                      s->step_budget);
+        goto fail;
+    }
+    if (mem_tls.hit) {
+        *v = verdictf(true, VAT_SQL_BUDGET,
+                      "fixture %s: the query needs more than the sandbox's %lld MiB of memory",
+                      label, (long long)(SQL_MAX_QUERY_HEAP >> 20));
+        goto fail;
     }
     switch (rc & 0xff) {
     case SQLITE_INTERRUPT:
-        if (sb->stop == STOP_TIME)
-            *v = verdictf(true, VAT_SQL_BUDGET,
-                          "fixture %s: the query ran past the sandbox's %d ms CPU time limit",
-                          label, SQL_CPU_MS);
-        else
-            *v = verdictf(true, VAT_SQL_BUDGET,
-                          "fixture %s: the query ran past its budget of %lld VM steps", label,
-                          s->step_budget);
+        /* Only the CPU net interrupts without stop == STOP_STEPS. */
+        *v = verdictf(true, VAT_CHECKER_LIMIT,
+                      "fixture %s: the checker's last-resort net of %d ms of CPU time stopped "
+                      "the query",
+                      label, SQL_CPU_MS);
         break;
     case SQLITE_TOOBIG:
         *v = verdictf(true, VAT_SQL_BUDGET,
@@ -1588,7 +2027,10 @@ static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const cha
                       label);
         break;
     case SQLITE_NOMEM:
-        *v = verdictf(true, VAT_SQL_BUDGET, "fixture %s: the query ran out of memory", label);
+        /* Not the counted cap (mem_tls.hit is false): the process-wide net
+         * or the machine itself. */
+        *v = verdictf(true, VAT_CHECKER_LIMIT,
+                      "fixture %s: the checker ran out of memory running the query", label);
         break;
     case SQLITE_AUTH:
         reason_puts(&r, "the sandbox denies ");
@@ -1639,11 +2081,10 @@ static int fixture_load(const char *root, const char *rel, struct fixture_img *i
     img->n = 0;
     if (!rel || !vat_path_is_safe(rel))
         return spec_unsafe_path(v, rel ? rel : "");
-    char *path = vat_path_join(root, rel);
-    /* O_NONBLOCK: a FIFO placed there must not hang the checker. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    /* Beneath root, no symbolic link followed; O_NONBLOCK: a FIFO placed
+     * there must not hang the checker. */
+    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, NULL);
     int open_errno = errno;
-    free(path);
     if (fd < 0)
         return fixture_fail(v, rel, "cannot be opened", strerror(open_errno));
     struct stat st;
@@ -1691,6 +2132,7 @@ static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
     sb.mentions_now = qf->mentions_now;
     sb.step_budget = s->step_budget;
     memset(out, 0, sizeof *out);
+    pthread_once(&mem_net_once, mem_net_init);
     if (sandbox_open(&sb, img->data, img->n, mode, v) != 0)
         return -1;
     int rc = sandbox_query(&sb, s, label, q, qlen, out, v);
@@ -2123,7 +2565,7 @@ static pthread_once_t checker_version_once = PTHREAD_ONCE_INIT;
 
 static void checker_version_init(void)
 {
-    snprintf(checker_version, sizeof checker_version, "vat-sql/1 sqlite/%s",
+    snprintf(checker_version, sizeof checker_version, "vat-sql/2 sqlite/%s",
              sqlite3_libversion());
 }
 
@@ -2181,4 +2623,294 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
                                label);
     }
     return 0;
+}
+
+/* ---- prepared checks: fixtures and gold rows cached (libvat) ------------------ */
+
+/* A task's fixtures held in memory for the life of the prepared check, the
+ * gold (and trap) rows on each computed once, and a pool of sandboxes per
+ * fixture so a check runs only the candidate's query.  A pooled sandbox is
+ * reused only after a query that ran to completion (a failed query closes
+ * it), and every query starts from a fresh per-query state (sandbox_rearm),
+ * so a reused connection is exactly as strict as a fresh one: the fixture
+ * is deserialized read-only, the authorizer and limits stay installed, and
+ * the statement must still be one read-only SELECT. */
+struct sql_pool {
+    pthread_mutex_t lock;
+    struct sandbox **free_sb;
+    size_t n_free, cap;
+};
+
+struct vat_sql_prep {
+    json_t *spec; /* own reference: s points into it */
+    struct sql_spec s;
+    size_t n;
+    struct fixture_img *img;
+    struct sql_rows *gold, *trap; /* trap NULL when no trap was given */
+    struct sql_pool *pool;
+};
+
+/* The statements a pooled sandbox keeps, by exact query text, most
+ * recent first.  A statement is kept only after it ran to SQLITE_DONE
+ * (every gate passed, every budget held) and is reset before it runs
+ * again; the budgets are counted afresh on every run. */
+#define STMT_CACHE_SIZE 8
+struct stmt_cache {
+    struct {
+        char *q;
+        size_t n;
+        sqlite3_stmt *stmt;
+    } e[STMT_CACHE_SIZE];
+    size_t used;
+};
+
+static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt **out)
+{
+    for (size_t i = 0; i < c->used; i++)
+        if (c->e[i].n == n && memcmp(c->e[i].q, q, n) == 0) {
+            *out = c->e[i].stmt;
+            free(c->e[i].q);
+            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
+            c->used--;
+            return true;
+        }
+    return false;
+}
+
+static void stmt_cache_put(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt *stmt)
+{
+    sqlite3_reset(stmt);
+    if (c->used == STMT_CACHE_SIZE) {
+        c->used--;
+        sqlite3_finalize(c->e[c->used].stmt);
+        free(c->e[c->used].q);
+    }
+    memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
+    c->e[0].q = vat_xstrndup(q, n);
+    c->e[0].n = n;
+    c->e[0].stmt = stmt;
+    c->used++;
+}
+
+static void stmt_cache_free(struct stmt_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->used; i++) {
+        sqlite3_finalize(c->e[i].stmt);
+        free(c->e[i].q);
+    }
+    free(c);
+}
+
+/* Resets what one query may have left on a pooled sandbox. */
+static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf)
+{
+    sb->mentions_now = qf->mentions_now;
+    sb->function_calls = 0;
+    sb->too_many_functions = false;
+    sb->denied[0] = 0;
+    sb->denied_2nd[0] = 0;
+    sb->steps = 0;
+    sb->alloc_charged = 0;
+    sb->stop = STOP_NONE;
+    sb->progress_calls = 0;
+}
+
+static void sandbox_destroy(struct sandbox *sb)
+{
+    stmt_cache_free(sb->cache); /* its statements go before the connection */
+    sb->cache = NULL;
+    sandbox_close(sb);
+    free(sb);
+}
+
+/* Runs q on fixture i through the pool.  Returns 0, or -1 with *v set. */
+static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const char *q,
+                    size_t qlen, const struct query_facts *qf, struct sql_rows *out,
+                    struct vat_verdict *v)
+{
+    struct sql_pool *pl = &p->pool[i];
+    struct sandbox *sb = NULL;
+    pthread_mutex_lock(&pl->lock);
+    if (pl->n_free)
+        sb = pl->free_sb[--pl->n_free];
+    pthread_mutex_unlock(&pl->lock);
+    memset(out, 0, sizeof *out);
+    if (!sb) {
+        sb = vat_xcalloc(1, sizeof *sb);
+        sb->tables = p->s.tables;
+        sb->step_budget = p->s.step_budget;
+        sb->mentions_now = qf->mentions_now;
+        if (sandbox_open(sb, p->img[i].data, p->img[i].n, RUN_PLAIN, v) != 0) {
+            free(sb);
+            return -1;
+        }
+        sb->cache = vat_xcalloc(1, sizeof *sb->cache);
+        /* The pooled connection is the only user of its private copy:
+         * exclusive locking keeps its page cache across statements
+         * instead of re-reading the image for every read transaction.
+         * Set by us with the authorizer lifted for that one pragma. */
+        sqlite3_set_authorizer(sb->db, NULL, NULL);
+        int prc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
+        if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK ||
+            prc != SQLITE_OK) {
+            *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
+            sandbox_destroy(sb);
+            return -1;
+        }
+    }
+    sandbox_rearm(sb, qf);
+    int rc = sandbox_query(sb, &p->s, label, q, qlen, out, v);
+    if (rc != 0) {
+        sandbox_destroy(sb);
+        return rc;
+    }
+    pthread_mutex_lock(&pl->lock);
+    if (pl->n_free == pl->cap) {
+        pl->cap = pl->cap ? 2 * pl->cap : 4;
+        pl->free_sb = vat_xrealloc(pl->free_sb, pl->cap * sizeof *pl->free_sb);
+    }
+    pl->free_sb[pl->n_free++] = sb;
+    pthread_mutex_unlock(&pl->lock);
+    return 0;
+}
+
+void vat_sql_prep_free(struct vat_sql_prep *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->img[i].data);
+        rows_release(&p->gold[i]);
+        if (p->trap)
+            rows_release(&p->trap[i]);
+        for (size_t k = 0; k < p->pool[i].n_free; k++)
+            sandbox_destroy(p->pool[i].free_sb[k]);
+        free(p->pool[i].free_sb);
+        pthread_mutex_destroy(&p->pool[i].lock);
+    }
+    free(p->img);
+    free(p->gold);
+    free(p->trap);
+    free(p->pool);
+    json_decref(p->spec);
+    free(p);
+}
+
+static void sha256_hex(const unsigned char *d, size_t n, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    EVP_Digest(d, n, md, &ml, EVP_sha256(), NULL);
+    for (unsigned k = 0; k < ml && k < 32; k++)
+        snprintf(out + 2 * k, 3, "%02x", md[k]);
+    out[64] = 0;
+}
+
+struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
+                                     const char *const *sha256, const char *trap,
+                                     size_t trap_len, struct vat_verdict *v)
+{
+    struct vat_sql_prep *p = vat_xcalloc(1, sizeof *p);
+    p->spec = json_incref((json_t *)spec);
+    if (spec_read(p->spec, true, true, &p->s, v) != 0)
+        goto fail;
+    struct query_facts rf, tf;
+    if (!query_gate(p->s.reference, p->s.reference_len, &rf, v)) {
+        struct reason r = {{0}, 0};
+        reason_printf(&r, "the reference query fails the gate (%s): ", v->code);
+        reason_puts(&r, v->reason);
+        *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+        goto fail;
+    }
+    /* A trap that fails the gate cannot be matched by any answer's rows. */
+    bool with_trap = trap && query_gate(trap, trap_len, &tf, v);
+    p->n = p->s.n_fixtures;
+    p->img = vat_xcalloc(p->n, sizeof *p->img);
+    p->gold = vat_xcalloc(p->n, sizeof *p->gold);
+    p->trap = with_trap ? vat_xcalloc(p->n, sizeof *p->trap) : NULL;
+    p->pool = vat_xcalloc(p->n, sizeof *p->pool);
+    for (size_t i = 0; i < p->n; i++)
+        pthread_mutex_init(&p->pool[i].lock, NULL);
+    for (size_t i = 0; i < p->n; i++) {
+        const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
+        if (fixture_load(root, rel, &p->img[i], v) != 0)
+            goto fail;
+        if (sha256) {
+            char hex[65];
+            sha256_hex(p->img[i].data, p->img[i].n, hex);
+            if (!sha256[i] || strcmp(hex, sha256[i]) != 0) {
+                struct reason r = {{0}, 0};
+                reason_puts(&r, "fixture '");
+                reason_text(&r, rel, strlen(rel), 100);
+                reason_puts(&r, sha256[i] ? "' does not match the sha256 the tables record"
+                                          : "' has no sha256 recorded in the tables");
+                *v = reason_verdict(false, 0, VAT_TAMPERED, &r);
+                goto fail;
+            }
+        }
+        char label[32];
+        fixture_label(label, sizeof label, i);
+        if (prep_run(p, i, label, p->s.reference, p->s.reference_len, &rf, &p->gold[i], v) !=
+            0) {
+            struct reason r = {{0}, 0};
+            reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
+            reason_puts(&r, v->reason);
+            *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+            goto fail;
+        }
+        if (p->trap &&
+            prep_run(p, i, label, trap, trap_len, &tf, &p->trap[i], v) != 0) {
+            /* A trap that fails on a fixture matches no answer's rows. */
+            for (size_t k = 0; k < i; k++)
+                rows_release(&p->trap[k]);
+            free(p->trap);
+            p->trap = NULL;
+        }
+    }
+    return p;
+fail:
+    vat_sql_prep_free(p);
+    return NULL;
+}
+
+struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *answer,
+                                          size_t len, bool *is_trap)
+{
+    struct vat_verdict v, tv;
+    bool trap_same = p->trap != NULL, failed = false;
+    if (is_trap)
+        *is_trap = false;
+    if (!answer)
+        return verdictf(false, VAT_PARSE, "no answer given");
+    struct query_facts qf;
+    if (!query_gate(answer, len, &qf, &v))
+        return v;
+    /* The verdict is that of the first fixture where the rows differ, as
+     * in vat_check_sql; the scan goes on past it only while the answer
+     * still gives the trap's rows, to tell whether it is the trap. */
+    for (size_t i = 0; i < p->n && (!failed || trap_same); i++) {
+        char label[32];
+        fixture_label(label, sizeof label, i);
+        struct sql_rows got;
+        struct vat_verdict rv;
+        if (prep_run(p, i, label, answer, len, &qf, &got, &rv) != 0) {
+            if (!failed)
+                v = rv;
+            return v;
+        }
+        if (!failed && !rows_agree(&got, &p->gold[i], p->s.ordered, p->s.rel_tol, p->s.abs_tol,
+                                   label, &v))
+            failed = true;
+        if (trap_same)
+            trap_same = rows_agree(&got, &p->trap[i], p->s.ordered, p->s.rel_tol,
+                                   p->s.abs_tol, label, &tv);
+        rows_release(&got);
+    }
+    if (is_trap)
+        *is_trap = trap_same;
+    if (failed)
+        return v;
+    return vat_verdict_make(true, 1, VAT_OK, "rows match on all %zu fixtures", p->n);
 }

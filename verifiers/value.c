@@ -767,10 +767,14 @@ static bool item_eq(const struct vat_value_spec *vs, const struct item *a, const
     return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
 }
 
+/* A total order: -0 before 0, which compare equal but print differently
+ * in a reason, so the reason does not depend on the libc's qsort. */
 static int cmp_num(const void *pa, const void *pb)
 {
     const struct item *a = pa, *b = pb;
-    return (a->d > b->d) - (a->d < b->d);
+    if (a->d != b->d)
+        return (a->d > b->d) - (a->d < b->d);
+    return (signbit(b->d) != 0) - (signbit(a->d) != 0);
 }
 
 static int cmp_str(const void *pa, const void *pb)

@@ -37,6 +37,12 @@
 /* Numbers agree: |a-b| <= max(rel_tol*max(|a|,|b|), abs_tol); never ==. */
 bool vat_close(double a, double b, double rel_tol, double abs_tol);
 
+/* Scores an answer with the shared verifier the spec's "checker" member
+ * names (root: the corpus root SQL fixtures are relative to; task_id only
+ * names the task in a message). */
+struct vat_verdict vat_check_spec(const json_t *spec, const char *root, const char *task_id,
+                                  const char *answer, size_t len);
+
 /* ---- value -------------------------------------------------------------- */
 struct vat_verdict vat_check_value(const json_t *spec, const char *answer, size_t len);
 
@@ -67,6 +73,22 @@ const char *vat_sql_checker_version(void);
  * main fixture (on variants too unless spec "allow_empty_variants" is
  * true).  Returns 0, or -1 with e saying why. */
 int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err *e);
+
+/* Prepared SQL checks (libvat): the task's fixtures read once (their
+ * sha256 verified against sha256[i] when sha256 is not NULL: a mismatch or
+ * a NULL entry gives VAT_TAMPERED), the reference rows and, when trap is
+ * given, the trap's rows on every fixture computed once.  Returns NULL
+ * with *v set (internal or tampered).  vat_sql_check_prepared gives the
+ * same verdict as vat_check_sql and may be called from many threads at
+ * once; *is_trap (may be NULL) tells whether the answer gives the trap's
+ * rows on every fixture. */
+struct vat_sql_prep;
+struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
+                                     const char *const *sha256, const char *trap,
+                                     size_t trap_len, struct vat_verdict *v);
+struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *answer,
+                                          size_t len, bool *is_trap);
+void vat_sql_prep_free(struct vat_sql_prep *p);
 
 /* ---- abstain ------------------------------------------------------------ */
 /* spec: "answerable": bool, "abstention": the JSON value meaning abstain,

@@ -1,0 +1,592 @@
+/* vat.c — errors, allocation, buffers, verdicts, task records and safe
+ * corpus paths (see vat.h). */
+#include "vat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "template.h"
+
+int vat_err_set(struct vat_err *e, const char *fmt, ...)
+{
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static void oom(void)
+{
+    fputs("vat: out of memory\n", stderr);
+    abort();
+}
+
+void *vat_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *vat_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom();
+    return p;
+}
+
+void *vat_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom();
+    return q;
+}
+
+char *vat_xstrdup(const char *s)
+{
+    return vat_xstrndup(s, strlen(s));
+}
+
+char *vat_xstrndup(const char *s, size_t n)
+{
+    char *p = vat_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+char *vat_xasprintf(const char *fmt, ...)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    vat_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return vat_buf_detach(&b);
+}
+
+static void buf_grow(struct vat_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    b->data = vat_xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void vat_buf_putn(struct vat_buf *b, const char *s, size_t n)
+{
+    buf_grow(b, n);
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void vat_buf_puts(struct vat_buf *b, const char *s)
+{
+    vat_buf_putn(b, s, strlen(s));
+}
+
+void vat_buf_putc(struct vat_buf *b, char c)
+{
+    vat_buf_putn(b, &c, 1);
+}
+
+void vat_buf_vprintf(struct vat_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n <= 0)
+        return;
+    buf_grow(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void vat_buf_printf(struct vat_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vat_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+char *vat_buf_detach(struct vat_buf *b)
+{
+    char *p = b->data ? b->data : vat_xstrdup("");
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return p;
+}
+
+void vat_buf_release(struct vat_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t len;
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    /* Overlongs and surrogates, as jansson rejects them. */
+    if (len == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)))
+        return 0;
+    if (len == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)))
+        return 0;
+    return len;
+}
+
+/* Reasons reach JSON output and one-line reports: keep them valid UTF-8
+ * without control bytes even when truncation cut a character or an
+ * answer's bytes slipped in ('?' replaces them; a group name holding a
+ * newline once put it in a regex reason, found by fuzz/fuzz_regex.c). */
+static void utf8_sanitise(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    size_t n = strlen(s), i = 0;
+    while (i < n) {
+        size_t k = utf8_seq(p + i, n - i);
+        if (k == 0) {
+            if (n - i < 4 && p[i] >= 0xc2) { /* a cut trailing character */
+                p[i] = 0;
+                return;
+            }
+            p[i] = '?';
+            k = 1;
+        } else if (k == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
+            p[i] = '?';
+        }
+        i += k;
+    }
+}
+
+static _Thread_local unsigned long checker_limit_hits;
+
+unsigned long vat_checker_limit_hits(void)
+{
+    return checker_limit_hits;
+}
+
+struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *code,
+                                    const char *fmt, ...)
+{
+    struct vat_verdict v;
+    if (code && strcmp(code, VAT_CHECKER_LIMIT) == 0)
+        checker_limit_hits++;
+    v.gate_passed = gate_passed;
+    v.score = score;
+    v.code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v.reason, sizeof v.reason, fmt, ap);
+    va_end(ap);
+    utf8_sanitise(v.reason);
+    return v;
+}
+
+void vat_task_init(struct vat_task *t, const struct vat_template *tmpl, uint32_t index,
+                   const char *root)
+{
+    memset(t, 0, sizeof *t);
+    t->tmpl = tmpl;
+    t->index = index;
+    t->root = root;
+    snprintf(t->id, sizeof t->id, "%s-%05u", tmpl ? tmpl->name : "task", (unsigned)index);
+}
+
+void vat_task_clear(struct vat_task *t)
+{
+    free(t->prompt);
+    json_decref(t->params);
+    json_decref(t->spec);
+    for (int i = 0; i < t->n_fixtures; i++) {
+        free(t->fixture[i].path);
+        json_decref(t->fixture[i].columns);
+    }
+    if (t->priv && t->priv_free)
+        t->priv_free(t->priv);
+    free(t->gold);
+    free(t->trap);
+    free(t->malformed);
+    for (int i = 0; i < t->n_traps; i++)
+        free(t->traps[i].answer);
+    memset(t->traps, 0, sizeof t->traps);
+    t->n_traps = 0;
+    t->phrasing[0] = 0;
+    t->prompt = NULL;
+    t->params = NULL;
+    t->spec = NULL;
+    memset(t->fixture, 0, sizeof t->fixture);
+    t->n_fixtures = 0;
+    t->priv = NULL;
+    t->priv_free = NULL;
+    t->gold = t->trap = t->malformed = NULL;
+    t->difficulty = 0;
+    t->self_contained = false;
+}
+
+struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath,
+                                         const char *format, const char *role)
+{
+    if (t->n_fixtures >= VAT_MAX_FIXTURES) {
+        fprintf(stderr, "vat: task '%s' has more than %d fixtures\n", t->id, VAT_MAX_FIXTURES);
+        abort();
+    }
+    struct vat_fixture *f = &t->fixture[t->n_fixtures++];
+    memset(f, 0, sizeof *f);
+    f->path = vat_xstrdup(relpath);
+    f->format = format;
+    f->role = role;
+    f->columns = json_array();
+    return f;
+}
+
+char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix)
+{
+    return vat_xasprintf("fixtures/%s/%s%s", t->tmpl ? t->tmpl->name : "task", t->id, suffix);
+}
+
+char *vat_path_join(const char *root, const char *rel)
+{
+    if (!root || !*root)
+        return vat_xstrdup(rel);
+    size_t rl = strlen(root);
+    if (root[rl - 1] == '/')
+        return vat_xasprintf("%s%s", root, rel);
+    return vat_xasprintf("%s/%s", root, rel);
+}
+
+bool vat_path_is_safe(const char *rel)
+{
+    if (!rel || !*rel || rel[0] == '/')
+        return false;
+    const char *p = rel;
+    while (*p) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return false;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)p[i];
+            if (c < 0x20 || c == 0x7f || c == '\\')
+                return false;
+        }
+        if (!slash)
+            break;
+        p = slash + 1;
+        if (!*p)
+            return false; /* trailing slash: not a file */
+    }
+    return true;
+}
+
+/* ---- containment ---------------------------------------------------------- */
+
+int vat_root_open(const char *root, struct vat_err *e)
+{
+    const char *r = root && *root ? root : ".";
+    int fd = open(r, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        vat_err_set(e, "vat: cannot open the root '%s': %s", r, strerror(err));
+        errno = err;
+    }
+    return fd;
+}
+
+/* Why opening component [0, n) of rel beneath dirfd failed: a symbolic
+ * link is named as such, anything else by its errno. */
+static int beneath_fail(int dirfd, const char *comp, const char *rel, size_t n, int err,
+                        struct vat_err *e)
+{
+    struct stat st;
+    if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+        vat_err_set(e, "vat: '%.*s' is a symbolic link; vat follows none below the root",
+                    (int)n, rel);
+        err = ELOOP;
+    } else {
+        vat_err_set(e, "vat: cannot open '%.*s': %s", (int)n, rel, strerror(err));
+    }
+    errno = err;
+    return -1;
+}
+
+/* Opens every component of rel but the last as a directory beneath dirfd
+ * (creating them when mkdirs); returns the last directory's descriptor
+ * (dirfd itself duplicated when rel has one component) and sets *last. */
+static int beneath_parent(int dirfd, const char *rel, bool mkdirs, const char **last,
+                          struct vat_err *e)
+{
+    if (!vat_path_is_safe(rel)) {
+        vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+        errno = EINVAL;
+        return -1;
+    }
+    int cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (cur < 0)
+        return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
+    const char *p = rel;
+    for (const char *slash; (slash = strchr(p, '/')) != NULL; p = slash + 1) {
+        char comp[256];
+        size_t n = (size_t)(slash - p);
+        if (n >= sizeof comp) {
+            close(cur);
+            errno = ENAMETOOLONG;
+            return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));
+        }
+        memcpy(comp, p, n);
+        comp[n] = 0;
+        if (mkdirs && mkdirat(cur, comp, 0777) != 0 && errno != EEXIST) {
+            int err = errno;
+            vat_err_set(e, "vat: cannot create directory '%.*s': %s", (int)(slash - rel), rel,
+                        strerror(err));
+            close(cur);
+            errno = err;
+            return -1;
+        }
+        int next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0) {
+            beneath_fail(cur, comp, rel, (size_t)(slash - rel), errno, e);
+            int err = errno;
+            close(cur);
+            errno = err;
+            return -1;
+        }
+        close(cur);
+        cur = next;
+    }
+    *last = p;
+    return cur;
+}
+
+int vat_openat_beneath(int dirfd, const char *rel, int flags, struct vat_err *e)
+{
+    const char *last;
+    int dir = beneath_parent(dirfd, rel, false, &last, e);
+    if (dir < 0)
+        return -1;
+    bool reading = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_CREAT));
+    /* O_NONBLOCK while opening: a FIFO planted there must not block. */
+    int fd = openat(dir, last, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | (reading ? O_NONBLOCK : 0),
+                    0666);
+    if (fd < 0) {
+        beneath_fail(dir, last, rel, strlen(rel), errno, e);
+        int err = errno;
+        close(dir);
+        errno = err;
+        return -1;
+    }
+    close(dir);
+    if (reading && !(flags & O_NONBLOCK))
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_err *e)
+{
+    int rfd = vat_root_open(root, e);
+    if (rfd < 0)
+        return -1;
+    int fd = vat_openat_beneath(rfd, rel, flags, e);
+    int err = errno;
+    close(rfd);
+    errno = err;
+    return fd;
+}
+
+FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e)
+{
+    int fd = vat_open_beneath(root, rel, O_RDONLY, e);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        vat_err_set(e, "vat: cannot read '%s': not a regular file", rel);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int err = errno;
+        close(fd);
+        vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(err));
+        errno = err;
+    }
+    return f;
+}
+
+int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **out, size_t *len,
+                          struct vat_err *e)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = vat_open_beneath(root, rel, O_RDONLY, e);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return vat_err_set(e, "vat: cannot read '%s': not a regular file", rel);
+    }
+    if ((uintmax_t)st.st_size > cap) {
+        close(fd);
+        return vat_err_set(e, "vat: cannot read '%s': larger than %zu bytes", rel, cap);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    char *buf = vat_xmalloc(n + 1);
+    while (got < n) {
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int err = k < 0 ? errno : EIO;
+            close(fd);
+            free(buf);
+            return vat_err_set(e, "vat: cannot read '%s': %s", rel,
+                               k < 0 ? strerror(err) : "the file shrank while read");
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    buf[n] = 0;
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e)
+{
+    int rfd = vat_root_open(root, e);
+    if (rfd < 0)
+        return -1;
+    const char *last;
+    int dir = beneath_parent(rfd, rel, true, &last, e);
+    close(rfd);
+    if (dir < 0)
+        return -1;
+    close(dir);
+    return 0;
+}
+
+static const json_t *task_param(const struct vat_task *t, const char *name)
+{
+    const json_t *v = t->cfg ? json_object_get(t->cfg, name) : NULL;
+    if (!v) {
+        fprintf(stderr, "vat: template '%s' reads undeclared param '%s'\n",
+                t->tmpl ? t->tmpl->name : "?", name);
+        abort();
+    }
+    return v;
+}
+
+long vat_task_int(const struct vat_task *t, const char *name)
+{
+    return (long)json_integer_value(task_param(t, name));
+}
+
+double vat_task_real(const struct vat_task *t, const char *name)
+{
+    return json_number_value(task_param(t, name));
+}
+
+bool vat_task_bool(const struct vat_task *t, const char *name)
+{
+    return json_is_true(task_param(t, name));
+}
+
+const char *vat_task_str(const struct vat_task *t, const char *name)
+{
+    const char *s = json_string_value(task_param(t, name));
+    return s ? s : "";
+}
+
+int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
+                          struct vat_err *e)
+{
+    int rfd = vat_root_open(root, e);
+    if (rfd < 0)
+        return -1;
+    const char *last;
+    int dir = beneath_parent(rfd, rel, true, &last, e);
+    close(rfd);
+    if (dir < 0)
+        return -1;
+    int rc = 0;
+    struct stat st;
+    if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+        rc = vat_err_set(e, "vat: '%s' is %s; refusing to replace it", rel,
+                         S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+        close(dir);
+        return rc;
+    }
+    char *tmp = vat_xasprintf("%s.tmp", last);
+    /* A stale temporary of ours (a regular file) goes; anything else there
+     * is reported, never opened. */
+    if (fstatat(dir, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+        unlinkat(dir, tmp, 0);
+    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0) {
+        rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(errno));
+    } else {
+        size_t put = 0;
+        while (put < len) {
+            ssize_t k = write(fd, data + put, len - put);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel,
+                                 k < 0 ? strerror(errno) : "short write");
+                break;
+            }
+            put += (size_t)k;
+        }
+        if (close(fd) != 0 && rc == 0)
+            rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(errno));
+        if (rc == 0 && renameat(dir, tmp, dir, last) != 0)
+            rc = vat_err_set(e, "vat: cannot rename '%s.tmp': %s", rel, strerror(errno));
+        if (rc != 0)
+            unlinkat(dir, tmp, 0);
+    }
+    free(tmp);
+    close(dir);
+    return rc;
+}
+
+size_t vat_task_inline_cap(const struct vat_task *t)
+{
+    return t->inline_full ? SIZE_MAX / 4 : t->inline_max_bytes;
+}

@@ -1,0 +1,261 @@
+/* vat.h — the core types every part of vat shares: errors as values,
+ * growable buffers, allocation that never returns NULL, the task record
+ * and the verdict.  Exports struct vat_err, struct vat_buf, struct
+ * vat_task, struct vat_fixture, struct vat_verdict and their helpers. */
+#ifndef VAT_H
+#define VAT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "rng.h"
+
+#define VAT_VERSION "0.1.0"
+
+/* ---- errors travel as values ------------------------------------------ */
+
+struct vat_err {
+    char msg[512];
+};
+
+/* Formats the message into e (if e is not NULL); returns -1 so callers can
+ * write `return vat_err_set(e, "...")`. */
+int vat_err_set(struct vat_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- allocation: out of memory is the one thing we do not survive ------ */
+
+void *vat_xmalloc(size_t n);
+void *vat_xcalloc(size_t n, size_t size);
+void *vat_xrealloc(void *p, size_t n);
+char *vat_xstrdup(const char *s);
+char *vat_xstrndup(const char *s, size_t n);
+/* Returns a newly allocated printf-formatted string. */
+char *vat_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- growable byte buffer (always NUL-terminated) ---------------------- */
+
+struct vat_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+};
+#define VAT_BUF_INIT {NULL, 0, 0}
+
+void vat_buf_putn(struct vat_buf *b, const char *s, size_t n);
+void vat_buf_puts(struct vat_buf *b, const char *s);
+void vat_buf_putc(struct vat_buf *b, char c);
+void vat_buf_printf(struct vat_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void vat_buf_vprintf(struct vat_buf *b, const char *fmt, va_list ap);
+/* Returns the contents (never NULL; "" when empty) and resets b. */
+char *vat_buf_detach(struct vat_buf *b);
+void vat_buf_release(struct vat_buf *b);
+
+/* ---- verdicts ----------------------------------------------------------- */
+
+/* Stable verdict codes; reports group failures by these, never by reason. */
+#define VAT_OK "ok"
+#define VAT_SHAPE "shape"               /* wrong JSON type / shape          */
+#define VAT_PARSE "parse"               /* not parseable at all             */
+#define VAT_TOO_LARGE "too_large"       /* over the length / depth caps     */
+#define VAT_NOT_FINITE "not_finite"     /* NaN / Infinity / overflow        */
+#define VAT_WRONG_VALUE "wrong_value"   /* a number outside tolerance       */
+#define VAT_MISSING_KEY "missing_key"
+#define VAT_EXTRA_KEY "extra_key"
+#define VAT_KEY_CASE "key_case"         /* key differs only by case/space   */
+#define VAT_WRONG_ITEMS "wrong_items"   /* list holds other items           */
+#define VAT_WRONG_ORDER "wrong_order"   /* right items, wrong order         */
+#define VAT_DUPLICATE "duplicate"       /* repeated item where unique       */
+#define VAT_WRONG_LENGTH "wrong_length"
+#define VAT_REGEX_COMPILE "regex_compile"
+#define VAT_REGEX_UNSUPPORTED "regex_unsupported"
+#define VAT_REGEX_LIMIT "regex_limit"
+#define VAT_WRONG_EXTRACTION "wrong_extraction"
+#define VAT_SQL_MULTI "sql_multi"       /* more than one statement          */
+#define VAT_SQL_NOT_SELECT "sql_not_select"
+#define VAT_SQL_DENIED "sql_denied"     /* the authorizer refused an action */
+#define VAT_SQL_BUDGET "sql_budget"     /* VM steps / rows / memory cap     */
+#define VAT_SQL_ERROR "sql_error"       /* runtime error of the query       */
+#define VAT_COLUMN_COUNT "column_count"
+#define VAT_MISSING_ROWS "missing_rows"
+#define VAT_EXTRA_ROWS "extra_rows"
+#define VAT_WRONG_ROWS "wrong_rows"     /* same count, different rows       */
+#define VAT_ABSTAINED "abstained"       /* abstained where an answer exists */
+#define VAT_NOT_ABSTAINED "not_abstained"
+#define VAT_INTERNAL "internal"         /* the task itself is unusable      */
+#define VAT_COMPLETION_TOO_LARGE "completion_too_large" /* over VAT_MAX_COMPLETION_BYTES (extract.h) */
+#define VAT_TAMPERED "tampered"         /* a fixture or verifier whose digest does not match */
+/* A last-resort net of the checker (CPU time, the process-wide SQLite
+ * heap) stopped it: the checker, not the answer, hit a limit.  Scores 0;
+ * fatal during build admission and strength (docs/limits.md). */
+#define VAT_CHECKER_LIMIT "checker_limit"
+
+struct vat_verdict {
+    bool gate_passed;
+    double score;
+    const char *code;   /* one of the VAT_* codes above (static storage) */
+    char reason[256];
+};
+
+/* Builds a verdict; reason is printf-formatted and truncated to fit. */
+struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *code,
+                                    const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* How many checker_limit verdicts this thread has made so far: admission
+ * and strength compare it before and after a task, so a last-resort net hit
+ * anywhere inside (a generator's own reference run included) is fatal
+ * rather than a silent rejection. */
+unsigned long vat_checker_limit_hits(void);
+
+/* ---- tasks -------------------------------------------------------------- */
+
+#define VAT_MAX_FIXTURES 8
+
+struct vat_fixture {
+    char *path;         /* relative to the corpus root: fixtures/<tmpl>/<id>.csv */
+    const char *format; /* "csv" | "sqlite" (static)                           */
+    const char *role;   /* "main" | "variant" (static)                         */
+    long rows;          /* data rows (all tables for sqlite)                   */
+    json_t *columns;    /* array of column names; for sqlite "table.column"   */
+    char sha256[65];    /* filled by the pipeline after generate               */
+};
+
+struct vat_template;
+
+/* Compound templates arm several traps at once; each is one single mistake
+ * whose answer admission proves separately (differs from gold, passes the
+ * gate, scores below 1) and the tables replay under its own role. */
+#define VAT_MAX_TRAPS 6
+struct vat_trap {
+    const char *name;   /* short, stable: "duplicates" (static)             */
+    const char *text;   /* one sentence: the mistake (static)               */
+    char *answer;       /* what that mistake alone answers                  */
+};
+
+struct vat_task {
+    const struct vat_template *tmpl;
+    char id[96];            /* "<template>-<index:05>"                           */
+    uint32_t index;
+    uint32_t attempt;       /* redraw number: 0 for the first draw               */
+    uint64_t master_seed;
+    char stream_hex[33];    /* the derived PCG32 (state, seq) that drew it       */
+    const char *root;       /* corpus root: fixtures live below it               */
+    const json_t *cfg;      /* the template's resolved params from seeds.toml    */
+    size_t inline_max_bytes;/* prompts inline the data up to this size          */
+
+    /* generate() fills these */
+    char *prompt;
+    json_t *params;         /* the question's values, as the prompt states them */
+    int difficulty;         /* 1 (easy) .. 5 (hard)                              */
+    /* True when the prompt alone answers the question without opening a
+     * file: for value answers every fixture row the answer depends on is
+     * shown; for regex and SQL the description of the strings or of the
+     * schema suffices (held-out cases and variants are hidden by design).
+     * generate() sets it (the prompt helpers of generators/ do for the
+     * templates that use them); false until then. */
+    bool self_contained;
+    struct vat_fixture fixture[VAT_MAX_FIXTURES]; /* [0] is the main fixture */
+    int n_fixtures;
+    json_t *spec;           /* checker parameters; reference() completes it      */
+    void *priv;             /* template-private state (planted truth etc.)       */
+    void (*priv_free)(void *);
+
+    /* reference() fills gold; trap_answer() fills trap (and may set
+     * malformed, otherwise the pipeline derives one from the answer kind). */
+    char *gold;             /* the answer exactly as a solver should give it    */
+    char *trap;
+    char *malformed;
+
+    /* Prompt style (issue 13): set by the pipeline before generate() from
+     * the "prompt" sub-stream, so neither changes a fixture draw. */
+    const char *prompt_style; /* "explicit" | "natural" (static)               */
+    struct vat_rng prompt_rng;/* phrasings are drawn from here only            */
+    char phrasing[64];        /* the phrasings drawn, e.g. "q2d0a3"            */
+    bool inline_full;         /* seeds.toml inline = "full": size fixtures to
+                                 be shown whole in the prompt                  */
+    /* trap_answer() of a compound template fills these (t->trap is then
+     * the answer of every mistake at once). */
+    struct vat_trap traps[VAT_MAX_TRAPS];
+    int n_traps;
+};
+
+/* Sets t->id and the identity fields; everything else zeroed. */
+void vat_task_init(struct vat_task *t, const struct vat_template *tmpl, uint32_t index,
+                   const char *root);
+/* Frees everything the task owns (keeps identity fields) so it can be redrawn. */
+void vat_task_clear(struct vat_task *t);
+
+/* Adds a fixture record; path is relative to the root and copied.
+ * Returns the fixture (never NULL; aborts past VAT_MAX_FIXTURES). */
+struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath,
+                                         const char *format, const char *role);
+/* The relative path "fixtures/<template>/<id><suffix>" in a new string. */
+char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix);
+/* Joins root and a relative path into a new string (no checks). */
+char *vat_path_join(const char *root, const char *rel);
+/* Returns true if rel is a safe corpus-relative path: not absolute, no "..",
+ * no empty or "." components, no backslashes or control bytes. */
+bool vat_path_is_safe(const char *rel);
+/* Creates the parent directories of root/rel beneath root, following no
+ * symbolic link (a planted one is reported); 0 or -1 with e set. */
+int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e);
+
+/* Writes len bytes to root/rel: a new file rel.tmp (O_EXCL, so an
+ * existing file, or a hard link to one outside the root, is never opened
+ * for writing) renamed over rel, creating parent directories, all
+ * resolved beneath root with no symbolic link followed.  A symbolic link
+ * or directory at rel is reported, never replaced.  0, or -1 with e set. */
+int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
+                          struct vat_err *e);
+
+/* ---- containment: every path below a corpus root ------------------------- *
+ * The root itself is the user's choice and is opened as given; below it
+ * every component is opened from the directory handle of the one before
+ * (openat with O_NOFOLLOW, O_DIRECTORY for folders), so no symbolic link
+ * anywhere under the root is followed and ".." never appears (rel must
+ * pass vat_path_is_safe). */
+
+/* Opens the root directory (root "" is the current directory); returns a
+ * descriptor or -1 with e set. */
+int vat_root_open(const char *root, struct vat_err *e);
+/* Opens rel beneath the directory dirfd.  flags are open(2) flags (O_RDONLY,
+ * O_DIRECTORY, O_WRONLY|O_CREAT|O_EXCL, ...); O_NOFOLLOW, O_CLOEXEC and
+ * O_NOCTTY are added.  A plain read-only open never blocks on a FIFO (it
+ * is opened O_NONBLOCK, cleared afterwards unless flags ask for it); the
+ * caller checks the file type with fstat.  Returns a
+ * descriptor, or -1 with errno set (ELOOP for a symbolic link on the way)
+ * and e set (e may be NULL) naming the component that failed. */
+int vat_openat_beneath(int dirfd, const char *rel, int flags, struct vat_err *e);
+/* The same from a root path: vat_root_open then vat_openat_beneath. */
+int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_err *e);
+/* Opens root/rel for reading as a stdio stream: beneath root, a regular
+ * file only (a FIFO or device is refused without blocking).  NULL with
+ * errno and e set (e may be NULL). */
+FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e);
+/* Reads root/rel (a regular file, opened beneath root) whole into a new
+ * NUL-terminated buffer; a file larger than cap bytes is refused.  0, or
+ * -1 with e set. */
+int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **out, size_t *len,
+                          struct vat_err *e);
+
+/* Resolved template params from seeds.toml (aborts on a missing name: the
+ * template declared it, so config.c always provides it). */
+long vat_task_int(const struct vat_task *t, const char *name);
+/* How many bytes of data a prompt may inline: t->inline_max_bytes, or no
+ * limit under inline = "full" (then config.c has capped the params
+ * rows_min and rows_max of analytics, SQL and probe templates at about
+ * inline_max_bytes / VAT_INLINE_ROW_BYTES rows, never below the param's
+ * declared minimum, so every fixture is drawn small enough to show whole). */
+size_t vat_task_inline_cap(const struct vat_task *t);
+#define VAT_INLINE_ROW_BYTES 70
+double vat_task_real(const struct vat_task *t, const char *name);
+bool vat_task_bool(const struct vat_task *t, const char *name);
+const char *vat_task_str(const struct vat_task *t, const char *name);
+
+#endif

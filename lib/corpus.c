@@ -1,0 +1,853 @@
+/* corpus.c — libvat: a built corpus opened once and scored from many
+ * threads (include/libvat.h is the contract; lib/corpus.h the internal
+ * calls of vat's own tools).
+ *
+ * Opening reads out/verifiers/{train,test}.jsonl whole and indexes every
+ * row by its task id in an open-addressing hash table without parsing the
+ * rows: the index holds byte ranges, found by the "task_id" member's
+ * bytes (a row whose id is escaped is parsed to read it).  A row is parsed
+ * on its task's first score and the task's state (its checker spec, its
+ * trap, its prepared SQL check with fixtures and gold rows) is built once
+ * and published with an atomic pointer; later scores of the task take no
+ * lock but the SQL checker's sandbox pool lock.  The experience and
+ * rollouts tables are indexed the same way on first need (the fixture
+ * digests, the trap).
+ *
+ * Tampering: when out/manifest.json exists, every table file the handle
+ * reads must have the sha256 the manifest gives it; otherwise every score
+ * of the corpus is `tampered` (opening still succeeds, so an RL loop gets
+ * zero rewards with a reason, and `vat score` exits 1).  An SQL fixture
+ * whose bytes do not have the sha256 its experience row records gives
+ * `tampered` on that task.
+ *
+ * Threads: the handle is shared; lazily built parts are built under one
+ * mutex and published with release stores, read with acquire loads. */
+#define _GNU_SOURCE /* memmem */
+#include "corpus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "extract.h"
+#include "tables.h"
+#include "verifiers.h"
+
+/* ---- one table file read whole ------------------------------------------- */
+
+struct tfile {
+    char *data;
+    size_t n;
+    bool present;
+};
+
+static void tfile_release(struct tfile *f)
+{
+    free(f->data);
+    memset(f, 0, sizeof *f);
+}
+
+/* Reads root/rel into f.  A missing file is not an error (f->present
+ * false); anything else is. */
+static int tfile_read(const char *root, const char *rel, struct tfile *f, char *msg, size_t cap)
+{
+    memset(f, 0, sizeof *f);
+    /* Beneath root, no symbolic link on the way followed (docs/corpus-store.md). */
+    struct vat_err ve = {{0}};
+    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, &ve);
+    int e = errno;
+    if (fd < 0) {
+        if (e == ENOENT)
+            return 0;
+        snprintf(msg, cap, "%.200s", ve.msg[0] ? ve.msg : strerror(e));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(msg, cap, "'%s' is not a regular file", rel);
+        return -1;
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    char *buf = vat_xmalloc(n + 1);
+    while (got < n) {
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (got != n) {
+        free(buf);
+        snprintf(msg, cap, "cannot read '%s'", rel);
+        return -1;
+    }
+    buf[n] = 0;
+    f->data = buf;
+    f->n = n;
+    f->present = true;
+    return 0;
+}
+
+static void sha256_hex(const void *d, size_t n, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    EVP_Digest(d, n, md, &ml, EVP_sha256(), NULL);
+    for (unsigned k = 0; k < ml && k < 32; k++)
+        snprintf(out + 2 * k, 3, "%02x", md[k]);
+    out[64] = 0;
+}
+
+/* ---- finding a member's string without parsing the row ------------------- */
+
+/* Finds the string value of member key in one JSONL row by its bytes: the
+ * first `"key":"` whose opening quote is a real quote (an even run of
+ * backslashes before it; inside a JSON string every quote is escaped).
+ * Returns false when it is absent or holds an escape (the caller parses
+ * the row then). */
+static bool key_string(const char *s, size_t n, const char *key, const char **v, size_t *vlen)
+{
+    char pat[40];
+    int pl = snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    if (pl <= 0 || (size_t)pl >= sizeof pat)
+        return false;
+    const char *end = s + n, *p = s;
+    while (p + pl <= end) {
+        const char *hit = memmem(p, (size_t)(end - p), pat, (size_t)pl);
+        if (!hit)
+            return false;
+        size_t bs = 0;
+        while (hit - bs > s && hit[-(ptrdiff_t)bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 0) {
+            const char *q = hit + pl, *e = q;
+            while (e < end && *e != '"' && *e != '\\')
+                e++;
+            if (e >= end || *e == '\\')
+                return false;
+            *v = q;
+            *vlen = (size_t)(e - q);
+            return true;
+        }
+        p = hit + 1;
+    }
+    return false;
+}
+
+/* ---- the task index ---------------------------------------------------------- */
+
+enum { ROLE_GOLD, ROLE_TRAP, ROLE_MALFORMED, N_ROLES };
+static const char *const role_names[N_ROLES] = {"gold", "trap", "malformed"};
+
+enum kind { K_NONE, K_VALUE, K_REGEX, K_SQL, K_ABSTAIN };
+
+struct task_state {
+    json_t *row;           /* the parsed verifiers row */
+    json_t *spec;          /* vat_verifier_spec(row) */
+    enum kind kind;
+    const char *kind_name; /* "value" | "regex" | "sql" | "abstain" */
+    /* built on first need, under c->lock */
+    _Atomic int prep_state; /* 0 not built, 1 built (prep or prep_v) */
+    struct vat_sql_prep *prep;
+    struct vat_verdict prep_v;
+    _Atomic int trap_state; /* 0 not built, 1 built */
+    json_t *trap_spec;      /* value/abstain/regex: answer scoring 1 here is the trap */
+    bool trap_abstains;     /* abstain: the trap is the abstention */
+};
+
+struct entry {
+    const char *id;
+    size_t id_len;
+    uint64_t hash;
+    const char *row;
+    size_t row_len;
+    _Atomic(struct task_state *) st;
+    /* filled when the experience / rollouts tables are indexed */
+    const char *exp_row, *roll_row[N_ROLES];
+    size_t exp_len, roll_len[N_ROLES];
+    _Atomic(json_t *) exp_json;
+    _Atomic(char *) roll_answer[N_ROLES];
+};
+
+enum { T_VER_TRAIN, T_VER_TEST, T_EXP_TRAIN, T_EXP_TEST, T_ROLL_TRAIN, T_ROLL_TEST, N_TFILES };
+static const char *const tfile_rel[N_TFILES] = {
+    "out/verifiers/train.jsonl",  "out/verifiers/test.jsonl", "out/experience/train.jsonl",
+    "out/experience/test.jsonl", "out/rollouts/train.jsonl",  "out/rollouts/test.jsonl",
+};
+
+struct vat_corpus {
+    char *root;
+    struct tfile file[N_TFILES];
+    struct entry *ent;
+    size_t n;
+    size_t *slot; /* index+1 into ent; 0 empty */
+    size_t nslot; /* a power of two */
+    json_t *manifest_files; /* "files" of out/manifest.json, or NULL */
+    pthread_mutex_t lock;        /* lazily built parts */
+    pthread_mutex_t tamper_lock; /* tamper_msg; may be taken under lock */
+    _Atomic int exp_ready, roll_ready;
+    _Atomic int tampered;
+    char tamper_msg[256];
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static struct entry *find(const vat_corpus *c, const char *id, size_t len)
+{
+    if (!c || !id || !c->nslot)
+        return NULL;
+    uint64_t h = hash_bytes(id, len);
+    for (size_t i = (size_t)h & (c->nslot - 1);; i = (i + 1) & (c->nslot - 1)) {
+        size_t k = c->slot[i];
+        if (!k)
+            return NULL;
+        struct entry *e = &c->ent[k - 1];
+        if (e->hash == h && e->id_len == len && memcmp(e->id, id, len) == 0)
+            return e;
+    }
+}
+
+/* Marks the corpus tampered (the first reason stays). */
+static void set_tampered(vat_corpus *c, const char *rel, const char *what)
+{
+    pthread_mutex_lock(&c->tamper_lock);
+    if (!atomic_load(&c->tampered)) {
+        snprintf(c->tamper_msg, sizeof c->tamper_msg, "'%s' %s", rel, what);
+        atomic_store_explicit(&c->tampered, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->tamper_lock);
+}
+
+/* Checks file k against the manifest, when there is one. */
+static void manifest_check(vat_corpus *c, int k)
+{
+    if (!c->manifest_files)
+        return;
+    const char *want = json_string_value(json_object_get(c->manifest_files, tfile_rel[k]));
+    const struct tfile *f = &c->file[k];
+    if (!f->present) {
+        if (want)
+            set_tampered(c, tfile_rel[k], "is listed in out/manifest.json but missing");
+        return;
+    }
+    if (!want) {
+        set_tampered(c, tfile_rel[k], "is not listed in out/manifest.json");
+        return;
+    }
+    char hex[65];
+    sha256_hex(f->data, f->n, hex);
+    if (strcmp(hex, want) != 0)
+        set_tampered(c, tfile_rel[k], "does not match the sha256 out/manifest.json records");
+}
+
+/* Calls fn(c, line, len) on every non-blank line of file k. */
+static void each_line(vat_corpus *c, int k, void (*fn)(vat_corpus *, const char *, size_t))
+{
+    const struct tfile *f = &c->file[k];
+    const char *p = f->data, *end = f->data + f->n;
+    while (p && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        if (le > p)
+            fn(c, p, (size_t)(le - p));
+        p = le + 1;
+    }
+}
+
+/* The task id of a row: by its bytes, else by parsing the row (the id is
+ * then copied into a string kept with the row's parse, freed at close). */
+static bool row_task_id(const char *line, size_t len, const char **id, size_t *idlen,
+                        json_t **parsed)
+{
+    *parsed = NULL;
+    if (key_string(line, len, "task_id", id, idlen))
+        return true;
+    json_t *o = json_loadb(line, len, 0, NULL);
+    const json_t *j = json_object_get(o, "task_id");
+    if (!json_is_string(j)) {
+        json_decref(o);
+        return false;
+    }
+    *id = json_string_value(j);
+    *idlen = json_string_length(j);
+    *parsed = o;
+    return true;
+}
+
+static void add_verifier_line(vat_corpus *c, const char *line, size_t len)
+{
+    const char *id;
+    size_t idlen;
+    json_t *parsed;
+    if (!row_task_id(line, len, &id, &idlen, &parsed))
+        return;
+    if (memchr(id, 0, idlen) || find(c, id, idlen)) {
+        /* a task id listed twice (a damaged corpus) keeps its first row */
+        json_decref(parsed);
+        return;
+    }
+    struct entry *e = &c->ent[c->n];
+    memset(e, 0, sizeof *e);
+    e->id = vat_xstrndup(id, idlen); /* NUL-terminated for the callers */
+    e->id_len = idlen;
+    json_decref(parsed);
+    e->hash = hash_bytes(e->id, idlen);
+    e->row = line;
+    e->row_len = len;
+    size_t i = (size_t)e->hash & (c->nslot - 1);
+    while (c->slot[i])
+        i = (i + 1) & (c->nslot - 1);
+    c->slot[i] = ++c->n;
+}
+
+static void add_experience_line(vat_corpus *c, const char *line, size_t len)
+{
+    const char *id;
+    size_t idlen;
+    json_t *parsed;
+    if (!row_task_id(line, len, &id, &idlen, &parsed))
+        return;
+    struct entry *e = find(c, id, idlen);
+    json_decref(parsed);
+    if (e && !e->exp_row) {
+        e->exp_row = line;
+        e->exp_len = len;
+    }
+}
+
+static void add_rollout_line(vat_corpus *c, const char *line, size_t len)
+{
+    const char *id, *role;
+    size_t idlen, rlen;
+    json_t *parsed;
+    if (!row_task_id(line, len, &id, &idlen, &parsed))
+        return;
+    struct entry *e = find(c, id, idlen);
+    json_decref(parsed);
+    if (!e || !key_string(line, len, "role", &role, &rlen))
+        return;
+    for (int r = 0; r < N_ROLES; r++)
+        if (rlen == strlen(role_names[r]) && memcmp(role, role_names[r], rlen) == 0 &&
+            !e->roll_row[r]) {
+            e->roll_row[r] = line;
+            e->roll_len[r] = len;
+        }
+}
+
+/* Reads and indexes the experience or rollouts table on first need. */
+static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
+                         void (*fn)(vat_corpus *, const char *, size_t))
+{
+    if (atomic_load_explicit(ready, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load_explicit(ready, memory_order_relaxed)) {
+        for (int k = k0; k < k0 + 2; k++) {
+            char msg[256];
+            if (tfile_read(c->root, tfile_rel[k], &c->file[k], msg, sizeof msg) != 0) {
+                /* unreadable tables: the tasks needing them get no digest / trap */
+                c->file[k].present = false;
+                continue;
+            }
+            manifest_check(c, k);
+            each_line(c, k, fn);
+        }
+        atomic_store_explicit(ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- opening and closing ------------------------------------------------------ */
+
+static int fail(vat_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(vat_error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err)
+{
+    if (!out)
+        return fail(err, "vat_corpus_open: %s", "no handle to fill");
+    *out = NULL;
+    if (!root || !*root)
+        return fail(err, "vat_corpus_open: %s", "no corpus root given");
+    vat_corpus *c = vat_xcalloc(1, sizeof *c);
+    c->root = vat_xstrdup(root);
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->tamper_lock, NULL);
+    char msg[256];
+    int present = 0;
+    for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++) {
+        if (tfile_read(root, tfile_rel[k], &c->file[k], msg, sizeof msg) != 0) {
+            vat_corpus_close(c);
+            return fail(err, "vat: corpus '%s': %s", root, msg);
+        }
+        present += c->file[k].present;
+    }
+    if (!present) {
+        vat_corpus_close(c);
+        return fail(err, "vat: no corpus at '%s' (out/verifiers/*.jsonl missing; run 'vat build')",
+                    root);
+    }
+    struct tfile man;
+    if (tfile_read(root, "out/manifest.json", &man, msg, sizeof msg) != 0) {
+        vat_corpus_close(c);
+        return fail(err, "vat: corpus '%s': %s", root, msg);
+    }
+    if (man.present) {
+        json_t *m = json_loadb(man.data, man.n, 0, NULL);
+        json_t *files = json_object_get(m, "files");
+        if (json_is_object(files)) {
+            c->manifest_files = json_incref(files);
+        } else {
+            c->manifest_files = json_object(); /* lists nothing: every file mismatches */
+            set_tampered(c, "out/manifest.json", "cannot be read as a manifest");
+        }
+        json_decref(m);
+        tfile_release(&man);
+    }
+    /* Lines bound the task count: size the table for them. */
+    size_t lines = 0;
+    for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++)
+        for (const char *p = c->file[k].data, *end = p + c->file[k].n;
+             p && (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+            lines++;
+    lines += 2;
+    c->ent = vat_xcalloc(lines, sizeof *c->ent);
+    c->nslot = 16;
+    while (c->nslot < 2 * lines)
+        c->nslot *= 2;
+    c->slot = vat_xcalloc(c->nslot, sizeof *c->slot);
+    for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++) {
+        manifest_check(c, k);
+        each_line(c, k, add_verifier_line);
+    }
+    *out = c;
+    return 0;
+}
+
+static void state_free(struct task_state *st)
+{
+    if (!st)
+        return;
+    json_decref(st->row);
+    json_decref(st->spec);
+    vat_sql_prep_free(st->prep);
+    json_decref(st->trap_spec);
+    free(st);
+}
+
+void vat_corpus_close(vat_corpus *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++) {
+        struct entry *e = &c->ent[i];
+        state_free(atomic_load(&e->st));
+        json_decref(atomic_load(&e->exp_json));
+        for (int r = 0; r < N_ROLES; r++)
+            free(atomic_load(&e->roll_answer[r]));
+        free((char *)e->id);
+    }
+    for (int k = 0; k < N_TFILES; k++)
+        tfile_release(&c->file[k]);
+    free(c->ent);
+    free(c->slot);
+    json_decref(c->manifest_files);
+    pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->tamper_lock);
+    free(c->root);
+    free(c);
+}
+
+size_t vat_corpus_size(const vat_corpus *c)
+{
+    return c ? c->n : 0;
+}
+
+int vat_corpus_has_task(const vat_corpus *c, const char *task_id)
+{
+    return task_id && find(c, task_id, strlen(task_id)) ? 1 : 0;
+}
+
+size_t vat_corpus_task_count(const vat_corpus *c)
+{
+    return c ? c->n : 0;
+}
+
+const char *vat_corpus_task_id(const vat_corpus *c, size_t i)
+{
+    return c && i < c->n ? c->ent[i].id : NULL;
+}
+
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+/* ---- a task's state, built on its first use ---------------------------------- */
+
+static struct task_state *task_state(vat_corpus *c, struct entry *e)
+{
+    struct task_state *st = atomic_load_explicit(&e->st, memory_order_acquire);
+    if (st)
+        return st;
+    pthread_mutex_lock(&c->lock);
+    st = atomic_load_explicit(&e->st, memory_order_relaxed);
+    if (!st) {
+        st = vat_xcalloc(1, sizeof *st);
+        json_t *row = json_loadb(e->row, e->row_len, 0, NULL);
+        const char *id = json_string_value(json_object_get(row, "task_id"));
+        /* the index found the row by its bytes; the parse must agree */
+        if (json_is_object(row) && id && strcmp(id, e->id) == 0) {
+            st->row = row;
+            st->spec = vat_verifier_spec(row);
+        } else {
+            json_decref(row);
+        }
+        const char *k = st->spec ? json_string_value(json_object_get(st->spec, "checker")) : NULL;
+        static const struct {
+            const char *name;
+            enum kind kind;
+        } kinds[] = {{"value", K_VALUE}, {"regex", K_REGEX}, {"sql", K_SQL}, {"abstain", K_ABSTAIN}};
+        for (size_t i = 0; k && i < sizeof kinds / sizeof kinds[0]; i++)
+            if (strcmp(k, kinds[i].name) == 0) {
+                st->kind = kinds[i].kind;
+                st->kind_name = kinds[i].name;
+            }
+        atomic_store_explicit(&e->st, st, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return st;
+}
+
+const json_t *vat_corpus_row(vat_corpus *c, const char *task_id)
+{
+    struct entry *e = task_id ? find(c, task_id, strlen(task_id)) : NULL;
+    return e ? task_state(c, e)->row : NULL;
+}
+
+static const json_t *experience_json(vat_corpus *c, struct entry *e)
+{
+    ensure_table(c, &c->exp_ready, T_EXP_TRAIN, add_experience_line);
+    json_t *j = atomic_load_explicit(&e->exp_json, memory_order_acquire);
+    if (j || !e->exp_row)
+        return j;
+    pthread_mutex_lock(&c->lock);
+    j = atomic_load_explicit(&e->exp_json, memory_order_relaxed);
+    if (!j) {
+        j = json_loadb(e->exp_row, e->exp_len, 0, NULL);
+        if (!json_is_object(j) ||
+            strcmp(nz(json_string_value(json_object_get(j, "task_id"))), e->id) != 0) {
+            json_decref(j);
+            j = json_object(); /* no usable row: an empty one, parsed once */
+        }
+        atomic_store_explicit(&e->exp_json, j, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return j;
+}
+
+const json_t *vat_corpus_experience_row(vat_corpus *c, const char *task_id)
+{
+    struct entry *e = task_id ? find(c, task_id, strlen(task_id)) : NULL;
+    const json_t *j = e ? experience_json(c, e) : NULL;
+    return j && json_object_size(j) ? j : NULL;
+}
+
+static const char *rollout_answer(vat_corpus *c, struct entry *e, int role)
+{
+    ensure_table(c, &c->roll_ready, T_ROLL_TRAIN, add_rollout_line);
+    char *a = atomic_load_explicit(&e->roll_answer[role], memory_order_acquire);
+    if (a || !e->roll_row[role])
+        return a;
+    pthread_mutex_lock(&c->lock);
+    a = atomic_load_explicit(&e->roll_answer[role], memory_order_relaxed);
+    if (!a) {
+        json_t *j = json_loadb(e->roll_row[role], e->roll_len[role], 0, NULL);
+        const json_t *ans = json_object_get(j, "answer");
+        const char *id = json_string_value(json_object_get(j, "task_id"));
+        if (id && strcmp(id, e->id) == 0 && json_is_string(ans))
+            a = vat_xstrndup(json_string_value(ans), json_string_length(ans));
+        json_decref(j);
+        if (a)
+            atomic_store_explicit(&e->roll_answer[role], a, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return a;
+}
+
+const char *vat_corpus_rollout_answer(vat_corpus *c, const char *task_id, const char *role)
+{
+    struct entry *e = task_id ? find(c, task_id, strlen(task_id)) : NULL;
+    for (int r = 0; e && role && r < N_ROLES; r++)
+        if (strcmp(role, role_names[r]) == 0)
+            return rollout_answer(c, e, r);
+    return NULL;
+}
+
+/* The sha256 the experience row records for fixture path rel, or NULL. */
+static const char *fixture_sha(const json_t *exp, const char *rel)
+{
+    const json_t *f = json_object_get(exp, "fixture");
+    if (rel && strcmp(nz(json_string_value(json_object_get(f, "path"))), rel) == 0)
+        return json_string_value(json_object_get(f, "sha256"));
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(exp, "variants"), i, x) {
+        if (rel && strcmp(nz(json_string_value(json_object_get(x, "path"))), rel) == 0)
+            return json_string_value(json_object_get(x, "sha256"));
+    }
+    return NULL;
+}
+
+/* The prepared SQL check of a task: fixtures verified and held, gold and
+ * trap rows cached.  NULL with st->prep_v set when it cannot be built. */
+static struct vat_sql_prep *sql_prep(vat_corpus *c, struct entry *e, struct task_state *st)
+{
+    if (atomic_load_explicit(&st->prep_state, memory_order_acquire))
+        return st->prep;
+    const json_t *exp = experience_json(c, e);
+    const char *trap = rollout_answer(c, e, ROLE_TRAP);
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load_explicit(&st->prep_state, memory_order_relaxed)) {
+        const json_t *fx = json_object_get(st->spec, "fixtures");
+        size_t n = json_array_size(fx);
+        const char **sha = vat_xcalloc(n ? n : 1, sizeof *sha);
+        for (size_t i = 0; i < n; i++)
+            sha[i] = fixture_sha(exp, json_string_value(json_array_get(fx, i)));
+        st->prep = vat_sql_prepare(st->spec, c->root, sha, trap, trap ? strlen(trap) : 0,
+                                   &st->prep_v);
+        free(sha);
+        atomic_store_explicit(&st->prep_state, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return st->prep;
+}
+
+/* What an answer must score 1.0 against to be the trap (value, abstain and
+ * regex tasks): the spec with the trap's value, or the trap's extraction
+ * on every case, as the expected answer. */
+static void trap_build(vat_corpus *c, struct entry *e, struct task_state *st)
+{
+    if (atomic_load_explicit(&st->trap_state, memory_order_acquire))
+        return;
+    const char *trap = rollout_answer(c, e, ROLE_TRAP);
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load_explicit(&st->trap_state, memory_order_relaxed) && trap && st->spec) {
+        size_t tlen = strlen(trap);
+        if (st->kind == K_VALUE || st->kind == K_ABSTAIN) {
+            json_t *tv = json_loadb(trap, tlen, JSON_DECODE_ANY, NULL);
+            if (tv && st->kind == K_ABSTAIN &&
+                json_equal(tv, json_object_get(st->spec, "abstention"))) {
+                st->trap_abstains = true;
+            } else if (tv) {
+                st->trap_spec = json_deep_copy(st->spec);
+                json_object_set(st->trap_spec, "expected", tv);
+                if (st->kind == K_ABSTAIN)
+                    json_object_set_new(st->trap_spec, "answerable", json_true());
+            }
+            json_decref(tv);
+        } else if (st->kind == K_REGEX) {
+            json_t *ts = json_deep_copy(st->spec);
+            size_t i;
+            json_t *cs;
+            json_array_foreach(json_object_get(ts, "cases"), i, cs) {
+                struct vat_verdict v;
+                const char *text = json_string_value(json_object_get(cs, "text"));
+                json_t *got = vat_regex_extract(st->spec, trap, tlen, text ? text : "", &v);
+                if (!got) {
+                    json_decref(ts);
+                    ts = NULL;
+                    break;
+                }
+                json_object_set_new(cs, "expected", got);
+            }
+            st->trap_spec = ts;
+        }
+    }
+    atomic_store_explicit(&st->trap_state, 1, memory_order_release);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static bool is_trap(vat_corpus *c, struct entry *e, struct task_state *st,
+                    const struct vat_verdict *v, const char *ans, size_t len)
+{
+    trap_build(c, e, st);
+    if (st->trap_abstains)
+        return strcmp(v->code, VAT_ABSTAINED) == 0;
+    if (!st->trap_spec)
+        return false;
+    struct vat_verdict t = vat_check_spec(st->trap_spec, c->root, e->id, ans, len);
+    return t.gate_passed && t.score == 1.0;
+}
+
+/* ---- scoring -------------------------------------------------------------------- */
+
+void vat_scored_release(struct vat_scored *s)
+{
+    if (!s)
+        return;
+    free(s->extracted);
+    s->extracted = NULL;
+}
+
+int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *completion,
+                             size_t len, vat_extract_mode mode, struct vat_scored *out,
+                             vat_error *err)
+{
+    if (!out)
+        return fail(err, "vat_corpus_score: %s", "no result to fill");
+    memset(out, 0, sizeof *out);
+    out->rule = "raw";
+    if (!c || !task_id)
+        return fail(err, "vat_corpus_score: %s", "no corpus or no task id");
+    if (!completion && len)
+        return fail(err, "vat_corpus_score: %s", "no completion text");
+    if (mode != VAT_EXTRACT_RAW && mode != VAT_EXTRACT_AUTO)
+        return fail(err, "vat_corpus_score: %s", "unknown extraction mode");
+    struct entry *e = find(c, task_id, strlen(task_id));
+    if (!e) {
+        char shown[120];
+        snprintf(shown, sizeof shown, "%.100s", task_id);
+        return fail(err, "vat: no task '%s' in the corpus at '%s'", shown, c->root);
+    }
+    struct task_state *st = task_state(c, e);
+    if (!completion)
+        completion = "";
+    if (atomic_load_explicit(&c->tampered, memory_order_acquire)) {
+        out->v = vat_verdict_make(false, 0, VAT_TAMPERED, "the corpus is tampered: %s",
+                                  c->tamper_msg);
+        out->extracted = vat_xstrdup("");
+        return 0;
+    }
+    if (!st->kind_name) {
+        out->v = vat_verdict_make(false, 0, VAT_INTERNAL,
+                                  "task '%s' has no usable checker spec in its verifiers row",
+                                  e->id);
+        out->extracted = vat_xstrdup("");
+        return 0;
+    }
+    struct vat_extraction x;
+    if (vat_extract(st->kind_name, completion, len, (int)mode, &x) != 0) {
+        out->v = vat_verdict_make(false, 0, VAT_COMPLETION_TOO_LARGE,
+                                  "the completion is %zu bytes, over the %u-byte limit", len,
+                                  (unsigned)VAT_MAX_COMPLETION_BYTES);
+        out->extracted = vat_xstrdup("");
+        return 0;
+    }
+    out->rule = x.rule;
+    out->extracted = vat_xstrndup(x.text ? x.text : "", x.text ? x.len : 0);
+    out->extracted_len = x.text ? x.len : 0;
+    const char *ans = out->extracted;
+    size_t alen = out->extracted_len;
+    if (st->kind == K_SQL) {
+        struct vat_sql_prep *p = sql_prep(c, e, st);
+        out->v = p ? vat_sql_check_prepared(p, ans, alen, &out->is_trap) : st->prep_v;
+        return 0;
+    }
+    out->v = vat_check_spec(st->spec, c->root, e->id, ans, alen);
+    if (out->v.score < 1.0 && strcmp(out->v.code, VAT_INTERNAL) != 0)
+        out->is_trap = is_trap(c, e, st, &out->v, ans, alen);
+    return 0;
+}
+
+/* ---- the public result -------------------------------------------------------- */
+
+struct vat_result {
+    struct vat_scored s;
+};
+
+int vat_corpus_score(vat_corpus *c, const char *task_id, const char *completion, size_t len,
+                     vat_extract_mode mode, vat_result **out, vat_error *err)
+{
+    if (!out)
+        return fail(err, "vat_corpus_score: %s", "no result to fill");
+    *out = NULL;
+    struct vat_result *r = vat_xcalloc(1, sizeof *r);
+    if (vat_corpus_score_verdict(c, task_id, completion, len, mode, &r->s, err) != 0) {
+        vat_scored_release(&r->s);
+        free(r);
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+int vat_result_gate_passed(const vat_result *r)
+{
+    return r && r->s.v.gate_passed;
+}
+
+double vat_result_score(const vat_result *r)
+{
+    return r ? r->s.v.score : 0.0;
+}
+
+const char *vat_result_code(const vat_result *r)
+{
+    return r && r->s.v.code ? r->s.v.code : "";
+}
+
+const char *vat_result_reason(const vat_result *r)
+{
+    return r ? r->s.v.reason : "";
+}
+
+const char *vat_result_extracted(const vat_result *r, size_t *len)
+{
+    if (len)
+        *len = r ? r->s.extracted_len : 0;
+    return r && r->s.extracted ? r->s.extracted : "";
+}
+
+const char *vat_result_extract_rule(const vat_result *r)
+{
+    return r && r->s.rule ? r->s.rule : "raw";
+}
+
+int vat_result_is_trap(const vat_result *r)
+{
+    return r && r->s.is_trap;
+}
+
+void vat_result_free(vat_result *r)
+{
+    if (!r)
+        return;
+    vat_scored_release(&r->s);
+    free(r);
+}
+
+const char *vat_version(void)
+{
+    return VAT_VERSION;
+}

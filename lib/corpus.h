@@ -1,0 +1,47 @@
+/* corpus.h — libvat's corpus handle as vat's own command-line tools see
+ * it: the public calls of include/libvat.h plus the internal ones `vat
+ * check`, `vat score` and `vat-bench` need (the task rows, the verdict as
+ * a struct).  Not installed: the shared library exports only libvat.h.
+ * Exports vat_corpus_task_count, vat_corpus_task_id, vat_corpus_row,
+ * vat_corpus_experience_row, vat_corpus_rollout_answer,
+ * vat_corpus_score_verdict. */
+#ifndef VAT_CORPUS_H
+#define VAT_CORPUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "../include/libvat.h"
+#include "vat.h"
+
+/* The verdict of one scored completion, as the library computes it. */
+struct vat_scored {
+    struct vat_verdict v;
+    bool is_trap;
+    const char *rule;       /* the extraction rule that fired (static) */
+    char *extracted;        /* the answer the checker saw (NUL-terminated copy) */
+    size_t extracted_len;
+};
+
+/* Tasks in verifiers-table order (train then test), duplicates dropped. */
+size_t vat_corpus_task_count(const vat_corpus *c);
+const char *vat_corpus_task_id(const vat_corpus *c, size_t i);
+/* The parsed verifiers row of a task (borrowed; lives as long as c), or
+ * NULL when the task is unknown or its row cannot be parsed. */
+const json_t *vat_corpus_row(vat_corpus *c, const char *task_id);
+/* The parsed experience row of a task (borrowed), or NULL. */
+const json_t *vat_corpus_experience_row(vat_corpus *c, const char *task_id);
+/* The answer text of the task's rollout of that role ("gold", "trap",
+ * "malformed"), borrowed, or NULL. */
+const char *vat_corpus_rollout_answer(vat_corpus *c, const char *task_id, const char *role);
+
+/* Scores like vat_corpus_score, into *out (release with
+ * vat_scored_release).  Returns -1 with err set only for an unknown task. */
+int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *completion,
+                             size_t len, vat_extract_mode mode, struct vat_scored *out,
+                             vat_error *err);
+void vat_scored_release(struct vat_scored *s);
+
+#endif

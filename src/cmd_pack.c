@@ -1,0 +1,380 @@
+/* cmd_pack.c — `vat pack --root DIR --to DEST`: one folder, one dataset.
+ *
+ * A build keeps its own layout (DIR/out/ with the tables and the card,
+ * DIR/fixtures/), where the card sits one folder below the paths its rows
+ * name.  pack writes DEST as one uploadable dataset: DEST/README.md (the
+ * card, its data_files under out/), DEST/out/<table>/<split>.jsonl (and
+ * out/manifest.json when the build wrote one), DEST/fixtures/... (every
+ * fixture a row names) and DEST/.gitattributes (binary fixtures through
+ * Git LFS), so every path of every row resolves from DEST.
+ *
+ * Files are hard links where the file system allows and copies otherwise.
+ * vat never writes into an existing file (it writes a temporary file and
+ * renames it), so a later build cannot change a packed file through its
+ * link.  Nothing existing is ever written: DEST is assembled in a new
+ * sibling folder DEST.tmp, every file created with O_EXCL, and renamed
+ * into place at the end (DEST may exist only as an empty folder); on any
+ * failure what was created is removed.  Exports vat_pack, vat_cmd_pack. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "card.h"
+#include "cli.h"
+#include "tables.h"
+
+static const char gitattributes[] =
+    "# Binary fixtures (SQLite databases) go through Git LFS, as dataset hubs expect.\n"
+    "*.sqlite filter=lfs diff=lfs merge=lfs -text\n"
+    "*.sqlite3 filter=lfs diff=lfs merge=lfs -text\n"
+    "*.db filter=lfs diff=lfs merge=lfs -text\n";
+
+/* What pack created below the staging folder, to undo on failure. */
+struct created {
+    char **path; /* absolute-or-relative paths as opened, in creation order */
+    size_t n, cap;
+};
+
+static void created_add(struct created *c, const char *path)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 64;
+        c->path = vat_xrealloc(c->path, c->cap * sizeof *c->path);
+    }
+    c->path[c->n++] = vat_xstrdup(path);
+}
+
+/* Removes everything created, newest first (files before their folders). */
+static void created_undo(struct created *c)
+{
+    for (size_t i = c->n; i-- > 0;)
+        if (unlink(c->path[i]) != 0)
+            rmdir(c->path[i]);
+}
+
+static void created_release(struct created *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->path[i]);
+    free(c->path);
+    memset(c, 0, sizeof *c);
+}
+
+/* Creates the folders of rel below base that do not exist yet. */
+static int make_parents(const char *base, const char *rel, struct created *cr, struct vat_err *e)
+{
+    char *p = vat_path_join(base, rel);
+    size_t skip = strlen(base) + 1;
+    for (char *s = p + skip; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        if (mkdir(p, 0777) == 0)
+            created_add(cr, p);
+        else if (errno != EEXIST) {
+            vat_err_set(e, "vat pack: cannot create '%s': %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    free(p);
+    return 0;
+}
+
+/* Writes len bytes to a new file (never an existing one). */
+static int write_new(const char *path, const char *data, size_t len, struct created *cr,
+                     struct vat_err *e)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return vat_err_set(e, "vat pack: cannot create '%s': %s", path, strerror(errno));
+    created_add(cr, path);
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            close(fd);
+            return vat_err_set(e, "vat pack: cannot write '%s': %s", path, strerror(errno));
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) != 0)
+        return vat_err_set(e, "vat pack: cannot write '%s': %s", path, strerror(errno));
+    return 0;
+}
+
+/* Copies the regular file from into a new file to. */
+static int copy_new(const char *from, const char *to, struct created *cr, struct vat_err *e)
+{
+    int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0)
+        return vat_err_set(e, "vat pack: cannot open '%s': %s", from, strerror(errno));
+    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out < 0) {
+        close(in);
+        return vat_err_set(e, "vat pack: cannot create '%s': %s", to, strerror(errno));
+    }
+    created_add(cr, to);
+    char buf[65536];
+    int rc = 0;
+    for (;;) {
+        ssize_t r = read(in, buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = vat_err_set(e, "vat pack: cannot read '%s': %s", from, strerror(errno));
+            break;
+        }
+        if (r == 0)
+            break;
+        for (ssize_t off = 0; off < r && rc == 0;) {
+            ssize_t w = write(out, buf + off, (size_t)(r - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                rc = vat_err_set(e, "vat pack: cannot write '%s': %s", to, strerror(errno));
+            else
+                off += w;
+        }
+        if (rc)
+            break;
+    }
+    close(in);
+    if (close(out) != 0 && rc == 0)
+        rc = vat_err_set(e, "vat pack: cannot write '%s': %s", to, strerror(errno));
+    return rc;
+}
+
+/* Places root/rel at stage/rel: a hard link, else a copy. */
+static int place(const char *root, const char *stage, const char *rel, struct vat_pack_stats *st,
+                 struct created *cr, struct vat_err *e)
+{
+    if (!vat_path_is_safe(rel))
+        return vat_err_set(e, "vat pack: a row names the unsafe path '%s'", rel);
+    char *from = vat_path_join(root, rel), *to = vat_path_join(stage, rel);
+    int rc = 0;
+    struct stat sb;
+    if (lstat(from, &sb) != 0)
+        rc = vat_err_set(e, "vat pack: '%s' named by the tables is missing below '%s': %s", rel,
+                         root, strerror(errno));
+    else if (!S_ISREG(sb.st_mode))
+        rc = vat_err_set(e, "vat pack: '%s' below '%s' is not a regular file", rel, root);
+    else if (make_parents(stage, rel, cr, e) != 0)
+        rc = -1;
+    else if (link(from, to) == 0) {
+        created_add(cr, to);
+        st->linked++;
+        st->bytes += (long long)sb.st_size;
+    } else if (errno == EXDEV || errno == EPERM || errno == EMLINK || errno == ENOTSUP ||
+               errno == EACCES) {
+        rc = copy_new(from, to, cr, e);
+        if (rc == 0) {
+            st->copied++;
+            st->bytes += (long long)sb.st_size;
+        }
+    } else {
+        rc = vat_err_set(e, "vat pack: cannot link '%s' to '%s': %s", from, to, strerror(errno));
+    }
+    free(from);
+    free(to);
+    return rc;
+}
+
+/* Adds rel to the set (a JSON object used as a sorted-on-output set). */
+static void add_path(json_t *set, const json_t *v)
+{
+    if (json_is_string(v))
+        json_object_set_new(set, json_string_value(v), json_true());
+}
+
+/* Every fixture path any row names: fixture_generators paths, experience
+ * fixture and variants, verifiers spec fixtures. */
+static int row_paths(const char *root, json_t *set, struct vat_err *e)
+{
+    static const int tables[] = {VAT_T_FIXTURE_GENERATORS, VAT_T_EXPERIENCE, VAT_T_VERIFIERS};
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
+        int t = tables[k];
+        for (int s = 0; s < VAT_N_SPLITS; s++) {
+            char rel[128];
+            snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
+            char *path = vat_path_join(root, rel);
+            FILE *f = fopen(path, "rb");
+            free(path);
+            if (!f)
+                return vat_err_set(e, "vat pack: cannot open '%s' below '%s': %s (run 'vat build')",
+                                   rel, root, strerror(errno));
+            char *line = NULL;
+            size_t cap = 0;
+            ssize_t got;
+            long lineno = 0;
+            int rc = 0;
+            while (rc == 0 && (got = getline(&line, &cap, f)) > 0) {
+                lineno++;
+                json_t *row = json_loadb(line, (size_t)got, JSON_REJECT_DUPLICATES, NULL);
+                if (!json_is_object(row)) {
+                    rc = vat_err_set(e, "vat pack: %s line %ld is not a JSON object", rel, lineno);
+                } else if (t == VAT_T_FIXTURE_GENERATORS) {
+                    add_path(set, json_object_get(row, "path"));
+                } else if (t == VAT_T_EXPERIENCE) {
+                    add_path(set, json_object_get(json_object_get(row, "fixture"), "path"));
+                    size_t i;
+                    json_t *v;
+                    json_array_foreach(json_object_get(row, "variants"), i, v)
+                        add_path(set, json_object_get(v, "path"));
+                } else {
+                    json_t *spec = vat_verifier_spec(row);
+                    size_t i;
+                    json_t *v;
+                    json_array_foreach(json_object_get(spec, "fixtures"), i, v)
+                        add_path(set, v);
+                    json_decref(spec);
+                }
+                json_decref(row);
+            }
+            free(line);
+            fclose(f);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e);
+
+int vat_pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e)
+{
+    memset(st, 0, sizeof *st);
+    /* "DEST/" names DEST: the staging folder must be its sibling, not its child. */
+    char *d = vat_xstrdup(dest ? dest : "");
+    size_t n = strlen(d);
+    while (n > 1 && d[n - 1] == '/')
+        d[--n] = 0;
+    int rc = 0;
+    if (n == 0 || strcmp(d, "/") == 0 || strcmp(d, ".") == 0 || strcmp(d, "..") == 0 ||
+        (n >= 2 && strcmp(d + n - 2, "/.") == 0) || (n >= 3 && strcmp(d + n - 3, "/..") == 0))
+        rc = vat_err_set(e, "vat pack: '%s' cannot be a new dataset folder; name a new one",
+                         dest ? dest : "");
+    else
+        rc = pack(root, d, st, e);
+    free(d);
+    return rc;
+}
+
+static int pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e)
+{
+    struct stat sb;
+    if (stat(dest, &sb) == 0) {
+        if (!S_ISDIR(sb.st_mode))
+            return vat_err_set(e, "vat pack: '%s' exists and is not a folder", dest);
+        if (rmdir(dest) != 0) /* only an empty folder may be replaced */
+            return vat_err_set(e, "vat pack: '%s' exists and is not empty; pack into a new folder",
+                               dest);
+        if (mkdir(dest, 0777) != 0) /* put it back until the rename */
+            return vat_err_set(e, "vat pack: cannot recreate '%s': %s", dest, strerror(errno));
+    }
+    char *card = vat_card_packed(root, e);
+    if (!card)
+        return -1;
+    json_t *set = json_object();
+    if (row_paths(root, set, e) != 0) {
+        json_decref(set);
+        free(card);
+        return -1;
+    }
+
+    /* The files, in a fixed order: the tables, the manifest, the fixtures. */
+    size_t n = 0, cap = json_object_size(set) + 2 * VAT_N_TABLES + 1;
+    char **rel = vat_xcalloc(cap, sizeof *rel);
+    for (int t = 0; t < VAT_N_TABLES; t++)
+        for (int s = 0; s < VAT_N_SPLITS; s++)
+            rel[n++] = vat_xasprintf("out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
+    char *manifest = vat_path_join(root, "out/manifest.json");
+    if (lstat(manifest, &sb) == 0)
+        rel[n++] = vat_xstrdup("out/manifest.json");
+    free(manifest);
+    size_t nfix_start = n;
+    const char *k;
+    json_t *x;
+    json_object_foreach(set, k, x)
+        rel[n++] = vat_xstrdup(k);
+    qsort(rel + nfix_start, n - nfix_start, sizeof *rel, cmp_str);
+    json_decref(set);
+
+    char *stage = vat_xasprintf("%s.tmp", dest);
+    struct created cr = {0};
+    int rc = 0;
+    if (mkdir(stage, 0777) != 0) {
+        rc = vat_err_set(e, "vat pack: cannot create '%s': %s%s", stage, strerror(errno),
+                         errno == EEXIST ? " (left by an interrupted pack? remove it)" : "");
+    } else {
+        created_add(&cr, stage);
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            if (i >= nfix_start && strncmp(rel[i], "fixtures/", 9) != 0)
+                rc = vat_err_set(e, "vat pack: a row names '%s', outside fixtures/", rel[i]);
+            else
+                rc = place(root, stage, rel[i], st, &cr, e);
+            if (rc == 0 && i >= nfix_start)
+                st->fixtures++;
+        }
+        char *readme = vat_path_join(stage, "README.md");
+        char *ga = vat_path_join(stage, ".gitattributes");
+        if (rc == 0)
+            rc = write_new(readme, card, strlen(card), &cr, e);
+        if (rc == 0)
+            rc = write_new(ga, gitattributes, strlen(gitattributes), &cr, e);
+        free(readme);
+        free(ga);
+        if (rc == 0 && rename(stage, dest) != 0)
+            rc = vat_err_set(e, "vat pack: cannot rename '%s' to '%s': %s", stage, dest,
+                             strerror(errno));
+        if (rc != 0)
+            created_undo(&cr);
+    }
+    st->files = (long)n;
+    created_release(&cr);
+    free(stage);
+    for (size_t i = 0; i < n; i++)
+        free(rel[i]);
+    free(rel);
+    free(card);
+    return rc;
+}
+
+int vat_cmd_pack(int argc, char **argv)
+{
+    const char *root = ".", *dest = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--root") == 0 && i + 1 < argc)
+            root = argv[++i];
+        else if (strcmp(a, "--to") == 0 && i + 1 < argc)
+            dest = argv[++i];
+        else
+            return vat_cli_usage_error_arg("pack", a);
+    }
+    if (!dest || !*dest)
+        return vat_cli_usage_error("pack needs --to DEST (a new or empty folder)");
+    struct vat_pack_stats st;
+    struct vat_err e = {{0}};
+    if (vat_pack(root, dest, &st, &e) != 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        return VAT_EXIT_USAGE;
+    }
+    printf("vat: packed '%s' into '%s': %ld files (%ld fixtures), %ld hard links, %ld copies, "
+           "%lld bytes, plus README.md and .gitattributes\n",
+           root, dest, st.files, st.fixtures, st.linked, st.copied, st.bytes);
+    return VAT_EXIT_OK;
+}

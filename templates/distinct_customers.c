@@ -1,0 +1,264 @@
+/* distinct_customers.c — how many distinct customers ordered in month M,
+ * over an orders CSV (order_id, customer_email, amount, ordered_on) whose
+ * e-mail addresses were typed in several tools, so one customer shows up
+ * in upper case, capitalised, or with spaces at either end.  The trap
+ * counts the raw distinct strings; it is armed by construction: one
+ * customer orders twice in M, once clean and once under a dirty spelling.
+ * Written from templates/skeleton.c by the documented path
+ * (docs/adding-a-template.md).  Exports vat_tmpl_distinct_customers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "template.h"
+#include "values.h"
+
+#define DC_MAX_CUSTOMERS 40
+#define DC_EMAIL 64
+
+enum { C_ID, C_EMAIL, C_AMOUNT, C_DATE, DC_NCOLS };
+static const char *const cols[DC_NCOLS] = {"order_id", "customer_email", "amount", "ordered_on"};
+
+static const struct vat_param params[] = {
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 6, .max = 2000,
+     .doc = "fewest data rows"},
+    {.name = "rows_max", .type = VAT_PARAM_INT, .def = 60, .min = 6, .max = 2000,
+     .doc = "most data rows"},
+    {.name = "customers_min", .type = VAT_PARAM_INT, .def = 5, .min = 3,
+     .max = DC_MAX_CUSTOMERS, .doc = "fewest distinct customers in the file"},
+    {.name = "customers_max", .type = VAT_PARAM_INT, .def = 14, .min = 3,
+     .max = DC_MAX_CUSTOMERS, .doc = "most distinct customers in the file"},
+    {.name = "dirty_share", .type = VAT_PARAM_REAL, .def = 0.3, .min = 0, .max = 0.9,
+     .doc = "chance that an order outside the planted rows spells its e-mail dirty"},
+    {0},
+};
+
+/* The dirty spellings an e-mail address gets (all normalise back). */
+static const enum vat_variant dirty_kinds[] = {VAT_VARIANT_UPPER, VAT_VARIANT_CAPITAL,
+                                               VAT_VARIANT_LEAD, VAT_VARIANT_TRAIL,
+                                               VAT_VARIANT_BOTH};
+#define DC_NKINDS (sizeof dirty_kinds / sizeof dirty_kinds[0])
+
+static char *gen_email(struct vat_rng *r, const void *arg, char *out, size_t cap)
+{
+    (void)arg;
+    return vat_gen_email(r, out, cap);
+}
+
+struct dc_row {
+    int32_t day;
+    int cust;
+    int kind; /* -1 clean, else an index into dirty_kinds */
+    int64_t cents;
+    size_t seq; /* draw order, the tie-break of the sort */
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+    const struct dc_row *x = a, *y = b;
+    if (x->day != y->day)
+        return (x->day > y->day) - (x->day < y->day);
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* A day of month offset k (-1, 0, 1) around y-m, uniform in the month. */
+static int32_t day_in(struct vat_rng *r, int y, int m, int k)
+{
+    int ry, rm;
+    vat_month_add(y, m, k, &ry, &rm);
+    int32_t first = vat_month_first_day(ry, rm);
+    return first + (int32_t)vat_rng_below(r, (uint32_t)vat_month_days(ry, rm));
+}
+
+static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
+{
+    long lo = vat_task_int(t, "rows_min"), hi = vat_task_int(t, "rows_max");
+    long clo = vat_task_int(t, "customers_min"), chi = vat_task_int(t, "customers_max");
+    double dirty = vat_task_real(t, "dirty_share");
+    size_t n = (size_t)vat_rng_range(rng, lo, hi > lo ? hi : lo);
+    int ncust = (int)vat_rng_range(rng, clo, chi > clo ? chi : clo);
+    int year = (int)vat_rng_range(rng, 2022, 2025);
+    int month = (int)vat_rng_range(rng, 1, 12);
+
+    char (*email)[DC_EMAIL] = vat_xcalloc((size_t)ncust, sizeof *email);
+    if (vat_gen_unique(rng, gen_email, NULL, email[0], (size_t)ncust, sizeof email[0]) <
+        (size_t)ncust) {
+        free(email);
+        return vat_err_set(e, "%s: cannot draw %d distinct e-mail addresses", t->id, ncust);
+    }
+
+    /* Planted rows: customer 0 orders twice in M, clean and dirty (the
+     * trap's corner); one order on M's last day and one on the next
+     * month's first (the month's bounds); the last customer orders only
+     * outside M (a customer who must not count). */
+    struct dc_row *rows = vat_xcalloc(n, sizeof *rows);
+    int nm_days = vat_month_days(year, month);
+    int32_t m_first = vat_month_first_day(year, month);
+    for (size_t i = 0; i < n; i++) {
+        struct dc_row *x = &rows[i];
+        x->seq = i;
+        x->kind = -1;
+        if (i == 0 || i == 1) {
+            x->cust = 0;
+            x->day = day_in(rng, year, month, 0);
+            if (i == 1)
+                x->kind = (int)vat_rng_below(rng, DC_NKINDS);
+        } else if (i == 2 || i == 3) {
+            x->cust = ncust - 1;
+            int k = vat_rng_chance(rng, 0.5) ? -1 : 1;
+            x->day = day_in(rng, year, month, k);
+        } else if (i == 4) {
+            x->cust = (int)vat_rng_below(rng, (uint32_t)(ncust - 1));
+            x->day = m_first + nm_days - 1;
+        } else if (i == 5) {
+            x->cust = (int)vat_rng_below(rng, (uint32_t)(ncust - 1));
+            x->day = m_first + nm_days;
+        } else {
+            x->cust = (int)vat_rng_below(rng, (uint32_t)ncust);
+            int k = (int)vat_rng_range(rng, -1, 1);
+            if (x->cust == ncust - 1 && k == 0)
+                k = 1;
+            x->day = day_in(rng, year, month, k);
+            if (vat_rng_chance(rng, dirty))
+                x->kind = (int)vat_rng_below(rng, DC_NKINDS);
+        }
+        x->cents = vat_gen_cents(rng, 500, 40000);
+    }
+    qsort(rows, n, sizeof *rows, cmp_row);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    vat_csv_add_row(&c, cols, DC_NCOLS);
+    long id = (long)vat_rng_range(rng, 10000, 90000);
+    size_t ndirty = 0;
+    for (size_t i = 0; i < n; i++) {
+        char spell[DC_EMAIL + 4], money[32], date[11];
+        const char *addr = email[rows[i].cust];
+        if (rows[i].kind >= 0)
+            ndirty += vat_variant(addr, dirty_kinds[rows[i].kind], spell, sizeof spell);
+        else
+            snprintf(spell, sizeof spell, "%s", addr);
+        id += (long)vat_rng_range(rng, 1, 4);
+        vat_csv_row_begin(&c);
+        vat_csv_addf(&c, "ORD-%06ld", id);
+        vat_csv_add(&c, spell);
+        vat_csv_add(&c, vat_fmt_cents(rows[i].cents, money, sizeof money));
+        vat_csv_add(&c, vat_fmt_date(rows[i].day, date));
+    }
+    free(rows);
+    free(email);
+    int fi = vat_an_write_csv(t, &c, ".csv", "main", e);
+    if (fi < 0) {
+        vat_csv_release(&c);
+        return -1;
+    }
+
+    char ym[8];
+    vat_fmt_month(year, month, ym);
+    t->params = json_pack("{s:s, s:s}", "month", ym, "key_normalisation",
+                          "trim spaces at both ends, lower-case");
+    int d = 1 + (n > 40) + (ncust > 10) + (ndirty > 6);
+    t->difficulty = d > 5 ? 5 : d;
+    struct vat_an_spec s = {.shape = "number", .integer = true, .rel_tol = 0, .abs_tol = 0};
+    t->spec = vat_an_value_spec(&s);
+
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "You are given an export of web-shop orders, one order per row, with the "
+                     "columns `order_id`, `customer_email` (the customer's e-mail address), "
+                     "`amount` and `ordered_on` (YYYY-MM-DD). The e-mail addresses were typed "
+                     "in several tools, so one customer's address can appear in different letter "
+                     "case and with spaces before or after it.\n\n");
+    vat_an_prompt_csv(&b, t, fi, &c);
+    vat_buf_printf(&b,
+                   "\nQuestion: how many distinct customers placed at least one order in %s "
+                   "%d (`ordered_on` from %s-01 through %s-%02d)? Two addresses belong to the "
+                   "same customer when they are equal after removing the spaces at both ends "
+                   "and lower-casing.\n\nAnswer with one JSON value: the number of customers "
+                   "as a JSON integer, for example 7. It must be exact.\n",
+                   vat_month_name(month), year, ym, ym, nm_days);
+    t->prompt = vat_buf_detach(&b);
+    vat_csv_release(&c);
+    return 0;
+}
+
+/* Distinct customers who ordered in the asked month, from the file as
+ * written: by the normalised address (gold) or by the raw cell (the trap).
+ * Every row's amount and date must parse.  A JSON integer, or NULL with
+ * e set. */
+static json_t *count_from_file(const struct vat_task *t, bool normalise, struct vat_err *e)
+{
+    int y, m;
+    struct vat_csv c = VAT_CSV_INIT;
+    if (vat_an_param_month(t, "month", &y, &m, e) != 0 ||
+        vat_an_read_csv(t, 0, cols, DC_NCOLS, &c, e) != 0)
+        return NULL;
+    int32_t first = vat_month_first_day(y, m), end = first + vat_month_days(y, m);
+    struct vat_an_tally seen = VAT_AN_TALLY_INIT;
+    json_t *v = NULL;
+    for (size_t r = 1; r < c.nrows; r++) {
+        int32_t day;
+        int64_t cents;
+        if (vat_an_csv_date(t, 0, &c, r, C_DATE, &day, e) != 0 ||
+            vat_an_csv_cents(t, 0, &c, r, C_AMOUNT, &cents, e) != 0)
+            goto out;
+        const char *raw = vat_csv_get(&c, r, C_EMAIL);
+        char key[DC_EMAIL + 8];
+        vat_norm_label(raw, key, sizeof key);
+        if (!key[0] || strlen(raw) >= DC_EMAIL + 8) {
+            vat_err_set(e, "%s: '%s' record %zu: customer_email '%s' is blank or too long",
+                        t->id, t->fixture[0].path, r + 1, raw);
+            goto out;
+        }
+        if (day >= first && day < end)
+            vat_an_tally_add(&seen, normalise ? key : raw, 1);
+    }
+    v = json_integer((json_int_t)seen.n);
+out:
+    vat_an_tally_release(&seen);
+    vat_csv_release(&c);
+    return v;
+}
+
+static int reference(struct vat_task *t, struct vat_err *e)
+{
+    return vat_an_gold_from(t, count_from_file(t, true, e), NULL, e);
+}
+
+/* SQL over the CSV loaded into SQLite: the month by its text prefix and
+ * SQLite's own lower(trim()), not the C date parse and normalisation. */
+static int confirm(const struct vat_task *t, struct vat_err *e)
+{
+    int y, m;
+    if (vat_an_param_month(t, "month", &y, &m, e) != 0)
+        return -1;
+    char sql[200], ym[8];
+    snprintf(sql, sizeof sql,
+             "SELECT COUNT(DISTINCT lower(trim(customer_email))) FROM orders "
+             "WHERE substr(ordered_on, 1, 7) = '%s'",
+             vat_fmt_month(y, m, ym));
+    struct vat_an_query q = {.table = "orders", .sql = sql, .kind = VAT_AN_NUMBER};
+    return vat_an_confirm_query(t, &q, 0, 0, e);
+}
+
+static int trap_answer(struct vat_task *t, struct vat_err *e)
+{
+    return vat_an_trap_from(t, count_from_file(t, false, e));
+}
+
+const struct vat_template vat_tmpl_distinct_customers = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "distinct_customers",
+    .family = "analytics",
+    .answer_kind = "value",
+    .trap = "Counting the raw distinct e-mail strings, so case and edge-space spellings of one "
+            "customer count as several customers.",
+    .summary = "How many distinct customers (e-mail trimmed and lower-cased) ordered in a month.",
+    .params = params,
+    .default_count = 12,
+    .generate = generate,
+    .reference = reference,
+    .confirm = confirm,
+    .trap_answer = trap_answer,
+    .check = vat_check_task,
+};
