@@ -279,35 +279,48 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     size_t n = 0;
     int g = (int)vat_rng_below(r, (uint32_t)ncust); /* where the plants go */
     int64_t in_day = (int64_t)vat_rng_range(r, d1, d2 - 1) * PR_DAY;
+    /* One draw per statement (docs/determinism.md): each plant's fields
+     * are drawn first, then the event is filled in. */
+    struct pr_event x;
     /* duplicates: a settled charge delivered twice */
-    ev[n++] = (struct pr_event){.at = in_day + vat_rng_range(r, 8 * 3600, 18 * 3600),
-                                .cust = g, .status = 0, .copies = 2};
+    x = (struct pr_event){.cust = g, .copies = 2};
+    x.at = in_day + vat_rng_range(r, 8 * 3600, 18 * 3600);
+    ev[n++] = x;
     /* status: an unsettled charge inside the window */
-    ev[n++] = (struct pr_event){.at = in_day + vat_rng_range(r, 0, PR_DAY - 1),
-                                .cust = (int)vat_rng_below(r, (uint32_t)ncust),
-                                .status = 1 + (int)vat_rng_below(r, 3), .copies = 1};
+    x = (struct pr_event){.copies = 1};
+    x.at = in_day + vat_rng_range(r, 0, PR_DAY - 1);
+    x.cust = (int)vat_rng_below(r, (uint32_t)ncust);
+    x.status = 1 + (int)vat_rng_below(r, 3);
+    ev[n++] = x;
     /* window: a settled charge during D2 */
-    ev[n++] = (struct pr_event){.at = (int64_t)d2 * PR_DAY + vat_rng_range(r, 60, PR_DAY - 1),
-                                .cust = g, .status = 0, .copies = 1};
+    x = (struct pr_event){.cust = g, .copies = 1};
+    x.at = (int64_t)d2 * PR_DAY + vat_rng_range(r, 60, PR_DAY - 1);
+    ev[n++] = x;
     /* the bounds: D1 at midnight in, a second either side out */
-    ev[n++] = (struct pr_event){.at = (int64_t)d1 * PR_DAY,
-                                .cust = (int)vat_rng_below(r, (uint32_t)ncust), .copies = 1};
-    ev[n++] = (struct pr_event){.at = (int64_t)d1 * PR_DAY - 1,
-                                .cust = (int)vat_rng_below(r, (uint32_t)ncust), .copies = 1};
-    ev[n++] = (struct pr_event){.at = (int64_t)(d2 + 1) * PR_DAY,
-                                .cust = (int)vat_rng_below(r, (uint32_t)ncust), .copies = 1};
+    x = (struct pr_event){.at = (int64_t)d1 * PR_DAY, .copies = 1};
+    x.cust = (int)vat_rng_below(r, (uint32_t)ncust);
+    ev[n++] = x;
+    x = (struct pr_event){.at = (int64_t)d1 * PR_DAY - 1, .copies = 1};
+    x.cust = (int)vat_rng_below(r, (uint32_t)ncust);
+    ev[n++] = x;
+    x = (struct pr_event){.at = (int64_t)(d2 + 1) * PR_DAY, .copies = 1};
+    x.cust = (int)vat_rng_below(r, (uint32_t)ncust);
+    ev[n++] = x;
     /* refunds: one written negative always; refund_sign: one positive */
-    ev[n++] = (struct pr_event){.at = in_day + vat_rng_range(r, 0, PR_DAY - 1),
-                                .cust = (int)vat_rng_below(r, (uint32_t)ncust), .refund = true,
-                                .copies = 1};
-    if (sign_armed)
-        ev[n++] = (struct pr_event){.at = in_day + vat_rng_range(r, 0, PR_DAY - 1), .cust = g,
-                                    .refund = true, .positive = true, .copies = 1};
+    x = (struct pr_event){.refund = true, .copies = 1};
+    x.at = in_day + vat_rng_range(r, 0, PR_DAY - 1);
+    x.cust = (int)vat_rng_below(r, (uint32_t)ncust);
+    ev[n++] = x;
+    if (sign_armed) {
+        x = (struct pr_event){.cust = g, .refund = true, .positive = true, .copies = 1};
+        x.at = in_day + vat_rng_range(r, 0, PR_DAY - 1);
+        ev[n++] = x;
+    }
     size_t rows = n + 1; /* the planted duplicate */
     while (rows < (size_t)nrows && n < cap) {
-        struct pr_event x = {.copies = 1};
-        x.at = (int64_t)(first + (int32_t)vat_rng_range(r, 0, span - 1)) * PR_DAY +
-               vat_rng_range(r, 0, PR_DAY - 1);
+        x = (struct pr_event){.copies = 1};
+        int32_t day = first + (int32_t)vat_rng_range(r, 0, span - 1);
+        x.at = (int64_t)day * PR_DAY + vat_rng_range(r, 0, PR_DAY - 1);
         x.cust = (int)vat_rng_below(r, (uint32_t)ncust);
         x.refund = vat_rng_chance(r, 0.15);
         x.positive = x.refund && sign_armed && vat_rng_chance(r, 0.5);
@@ -351,16 +364,16 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_csv_add_row(&c, pr_cols, PR_NCOLS);
     char money[32], stamp[20];
     for (size_t k = 0; k < m; k++) {
-        const struct pr_event *x = &ev[dl[k].ev];
+        const struct pr_event *pe = &ev[dl[k].ev];
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "evt_%ld", base + 7 * (long)order[dl[k].ev]);
         vat_csv_add(&c, vat_fmt_timestamp(dl[k].received, stamp));
-        vat_csv_add(&c, vat_fmt_timestamp(x->at, stamp));
-        vat_csv_add(&c, cust[x->cust]);
-        vat_csv_add(&c, pr_currencies[cur_of[x->cust]]);
-        vat_csv_add(&c, x->refund ? "refund" : "charge");
-        vat_csv_add(&c, x->status ? pr_unsettled[x->status - 1] : pr_settled);
-        int64_t v = x->refund && !x->positive ? -x->cents : x->cents;
+        vat_csv_add(&c, vat_fmt_timestamp(pe->at, stamp));
+        vat_csv_add(&c, cust[pe->cust]);
+        vat_csv_add(&c, pr_currencies[cur_of[pe->cust]]);
+        vat_csv_add(&c, pe->refund ? "refund" : "charge");
+        vat_csv_add(&c, pe->status ? pr_unsettled[pe->status - 1] : pr_settled);
+        int64_t v = pe->refund && !pe->positive ? -pe->cents : pe->cents;
         vat_csv_add(&c, vat_fmt_cents(v, money, sizeof money));
     }
     free(order);

@@ -403,7 +403,10 @@ static void fill_plan(struct plan *p, const struct question *q, struct vat_rng *
     }
     /* unpaid orders of active customers inside the window */
     for (size_t k = 0; k < extra / 3 + 1 && nactive; k++) {
-        add_order(p, rng, active[vat_rng_below(rng, (uint32_t)nactive)], draw_day(q, rng, true));
+        /* one draw per statement (docs/determinism.md) */
+        int who = active[vat_rng_below(rng, (uint32_t)nactive)];
+        int32_t day = draw_day(q, rng, true);
+        add_order(p, rng, who, day);
         p->o[p->no - 1].status = 1 + (int)vat_rng_below(rng, N_UNPAID);
     }
     for (size_t k = 0; k < n_null; k++)
@@ -440,16 +443,21 @@ static void plan_main(const struct question *q, struct vat_rng *rng, struct plan
     mark(roles, nc, rng, (size_t)vat_rng_range(rng, 2, 4), 1);
     mark(roles, nc, rng, (size_t)vat_rng_range(rng, 1, 2), 2);
     mark(roles, nc, rng, (size_t)vat_rng_range(rng, 1, 2), 3);
-    fill_plan(p, q, rng, roles, NULL, 3, vat_rng_below(rng, 2), vat_rng_below(rng, 2), 1);
+    size_t n_null = vat_rng_below(rng, 2);
+    size_t n_unknown = vat_rng_below(rng, 2);
+    fill_plan(p, q, rng, roles, NULL, 3, n_null, n_unknown, 1);
     /* then orders of active customers, in and out of the window, up to n */
     int *active = vat_xcalloc(nc, sizeof *active);
     size_t nactive = 0;
     for (size_t i = 0; i < nc; i++)
         if (roles[i] == 0)
             active[nactive++] = (int)i;
-    while ((long)p->no < n && nactive)
-        add_order(p, rng, active[vat_rng_below(rng, (uint32_t)nactive)],
-                  draw_day(q, rng, vat_rng_chance(rng, 0.7)));
+    while ((long)p->no < n && nactive) {
+        int who = active[vat_rng_below(rng, (uint32_t)nactive)];
+        bool in = vat_rng_chance(rng, 0.7);
+        int32_t day = draw_day(q, rng, in);
+        add_order(p, rng, who, day);
+    }
     free(active);
     free(roles);
 }
