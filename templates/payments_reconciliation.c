@@ -563,6 +563,11 @@ static int pr_trap(struct vat_task *t, struct vat_err *e)
 {
     bool sign = json_is_true(json_object_get(t->params, "mixed_refund_signs"));
     int all = 0;
+    /* trap_answer may run again on a recrafted fixture (tests/test_analytics.c) */
+    for (int i = 0; i < t->n_traps; i++) {
+        free(t->traps[i].answer);
+        t->traps[i].answer = NULL;
+    }
     t->n_traps = 0;
     for (size_t i = 0; i < PR_NMISTAKES; i++) {
         if (pr_mistakes[i].bit == M_SIGN && !sign)

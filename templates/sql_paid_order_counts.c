@@ -1050,6 +1050,11 @@ static int confirm(const struct vat_task *t, struct vat_err *e)
 static int trap_answer(struct vat_task *t, struct vat_err *e)
 {
     int all = 0;
+    /* trap_answer may run again on a recrafted fixture (tests/test_analytics.c) */
+    for (int i = 0; i < t->n_traps; i++) {
+        free(t->traps[i].answer);
+        t->traps[i].answer = NULL;
+    }
     t->n_traps = 0;
     for (size_t i = 0; i < N_MISTAKES; i++) {
         if (vat_sqlgen_set_trap(t, build_query(t->priv, mistakes[i].bit), REL_TOL, ABS_TOL, e) !=
