@@ -241,6 +241,11 @@ void vat_task_clear(struct vat_task *t)
     free(t->gold);
     free(t->trap);
     free(t->malformed);
+    for (int i = 0; i < t->n_traps; i++)
+        free(t->traps[i].answer);
+    memset(t->traps, 0, sizeof t->traps);
+    t->n_traps = 0;
+    t->phrasing[0] = 0;
     t->prompt = NULL;
     t->params = NULL;
     t->spec = NULL;
@@ -579,4 +584,9 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
     free(tmp);
     close(dir);
     return rc;
+}
+
+size_t vat_task_inline_cap(const struct vat_task *t)
+{
+    return t->inline_full ? SIZE_MAX / 4 : t->inline_max_bytes;
 }

@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include "rng.h"
+
 #define VAT_VERSION "0.1.0"
 
 /* ---- errors travel as values ------------------------------------------ */
@@ -126,6 +128,16 @@ struct vat_fixture {
 
 struct vat_template;
 
+/* Compound templates arm several traps at once; each is one single mistake
+ * whose answer admission proves separately (differs from gold, passes the
+ * gate, scores below 1) and the tables replay under its own role. */
+#define VAT_MAX_TRAPS 6
+struct vat_trap {
+    const char *name;   /* short, stable: "duplicates" (static)             */
+    const char *text;   /* one sentence: the mistake (static)               */
+    char *answer;       /* what that mistake alone answers                  */
+};
+
 struct vat_task {
     const struct vat_template *tmpl;
     char id[96];            /* "<template>-<index:05>"                           */
@@ -159,6 +171,18 @@ struct vat_task {
     char *gold;             /* the answer exactly as a solver should give it    */
     char *trap;
     char *malformed;
+
+    /* Prompt style (issue 13): set by the pipeline before generate() from
+     * the "prompt" sub-stream, so neither changes a fixture draw. */
+    const char *prompt_style; /* "explicit" | "natural" (static)               */
+    struct vat_rng prompt_rng;/* phrasings are drawn from here only            */
+    char phrasing[64];        /* the phrasings drawn, e.g. "q2d0a3"            */
+    bool inline_full;         /* seeds.toml inline = "full": size fixtures to
+                                 be shown whole in the prompt                  */
+    /* trap_answer() of a compound template fills these (t->trap is then
+     * the answer of every mistake at once). */
+    struct vat_trap traps[VAT_MAX_TRAPS];
+    int n_traps;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */
@@ -223,6 +247,13 @@ int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **
 /* Resolved template params from seeds.toml (aborts on a missing name: the
  * template declared it, so config.c always provides it). */
 long vat_task_int(const struct vat_task *t, const char *name);
+/* How many bytes of data a prompt may inline: t->inline_max_bytes, or no
+ * limit under inline = "full" (then config.c has capped the params
+ * rows_min and rows_max of analytics, SQL and probe templates at about
+ * inline_max_bytes / VAT_INLINE_ROW_BYTES rows, never below the param's
+ * declared minimum, so every fixture is drawn small enough to show whole). */
+size_t vat_task_inline_cap(const struct vat_task *t);
+#define VAT_INLINE_ROW_BYTES 70
 double vat_task_real(const struct vat_task *t, const char *name);
 bool vat_task_bool(const struct vat_task *t, const char *name);
 const char *vat_task_str(const struct vat_task *t, const char *name);

@@ -14,6 +14,7 @@ json_t *vat_template_default_params(const struct vat_template *tmpl)
 {
     json_t *o = json_object();
     json_object_set_new(o, "count", json_integer(tmpl->default_count));
+    json_object_set_new(o, "prompt_style", json_string("explicit"));
     for (const struct vat_param *p = tmpl->params; p && p->name; p++) {
         switch (p->type) {
         case VAT_PARAM_INT: json_object_set_new(o, p->name, json_integer((json_int_t)p->def)); break;
@@ -82,6 +83,16 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     vat_rng_stream(&rng, o->master_seed, tm->name, t->index, "task", attempt, t->stream_hex);
     memset(r, 0, sizeof *r);
 
+    /* The prompt's style and wording come from a sub-stream of their own
+     * (same task, purpose "prompt"), so they never move a fixture draw. */
+    vat_rng_stream(&t->prompt_rng, o->master_seed, tm->name, t->index, "prompt", attempt, NULL);
+    const char *style = json_string_value(json_object_get(o->cfg, "prompt_style"));
+    if (style && strcmp(style, "mixed") == 0)
+        style = vat_rng_chance(&t->prompt_rng, 0.5) ? "natural" : "explicit";
+    t->prompt_style = style && strcmp(style, "natural") == 0 && tm->giveaways ? "natural"
+                                                                               : "explicit";
+    t->inline_full = o->inline_full;
+
     if (tm->generate(t, &rng, e) != 0)
         return -1;
     if (!t->prompt || t->n_fixtures < 1 || !t->spec)
@@ -108,6 +119,25 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     const char *ans[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
     for (int k = 0; k < VAT_N_ROLES; k++)
         r->v[k] = tm->check(t, ans[k], strlen(ans[k]));
+
+    /* A compound task proves each of its traps on its own: the answer of
+     * that single mistake differs from gold, passes the gate and scores
+     * below 1, or the task is redrawn. */
+    for (int i = 0; i < t->n_traps; i++) {
+        const struct vat_trap *tp = &t->traps[i];
+        if (!tp->name || !tp->answer)
+            return vat_err_set(e, "%s: trap %d left unset", t->id, i);
+        if (strcmp(tp->answer, t->gold) == 0)
+            return vat_err_set(e, "%s: trap '%s' not armed (its answer is gold)", t->id,
+                               tp->name);
+        r->traps[i] = tm->check(t, tp->answer, strlen(tp->answer));
+        if (!r->traps[i].gate_passed)
+            return vat_err_set(e, "%s: trap '%s' failed the gate (%s: %s)", t->id, tp->name,
+                               r->traps[i].code, r->traps[i].reason);
+        if (!(r->traps[i].score < 1.0))
+            return vat_err_set(e, "%s: trap '%s' not armed (it scored %g)", t->id, tp->name,
+                               r->traps[i].score);
+    }
 
     const struct vat_verdict *g = &r->v[VAT_ROLE_GOLD], *tr = &r->v[VAT_ROLE_TRAP],
                              *m = &r->v[VAT_ROLE_MALFORMED];

@@ -14,6 +14,7 @@ extern const char *const vat_role_names[VAT_N_ROLES];
 
 struct vat_replay {
     struct vat_verdict v[VAT_N_ROLES];
+    struct vat_verdict traps[VAT_MAX_TRAPS]; /* t->traps[i], compound templates */
 };
 
 struct vat_draw_opts {
@@ -22,14 +23,18 @@ struct vat_draw_opts {
     size_t inline_max_bytes;
     double strength_target;   /* regex/sql: least share of gold mutants the
                                  cases must kill (0: not measured)        */
+    bool inline_full;         /* seeds.toml inline = "full"               */
 };
 
 /* Draws attempt `attempt` of task t (t initialised with vat_task_init):
- * clears what a previous attempt left, seeds the "task" stream, runs
+ * clears what a previous attempt left, seeds the "task" stream and the
+ * "prompt" sub-stream (style when cfg's prompt_style is "mixed", then
+ * phrasings), runs
  * generate, fills fixture digests, reference, confirm, trap_answer, the
  * malformed answer, and the three replays into *r.  Returns 0 when the task
  * is admissible (confirm agrees, gold 1.0, trap gate passed and < 1.0,
- * malformed fails the gate, and for regex and SQL tasks the cases kill at
+ * malformed fails the gate, every trap of t->traps[] is proven on its own
+ * as the single trap is, and for regex and SQL tasks the cases kill at
  * least strength_target of the gold's mutants), else -1 with e saying
  * which rule failed, or VAT_DRAW_FATAL when a checker's last-resort net
  * (verdict checker_limit) stopped any step of it: the build must fail

@@ -52,6 +52,7 @@ static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attemp
         .cfg = s->cfg,
         .inline_max_bytes = (size_t)p->c->inline_max_bytes,
         .strength_target = p->c->strength_target,
+        .inline_full = p->c->inline_full,
     };
     s->admitted = 0;
     for (uint32_t a = first_attempt; a <= first_attempt + (uint32_t)p->c->max_redraws; a++) {

@@ -37,6 +37,8 @@ struct tmpl_count {
     const struct vat_template *t;
     long requested, admitted, rejected;
     long split[VAT_N_SPLITS];
+    long difficulty[6];  /* tasks per difficulty 1..5 ([0]: out of range) */
+    long style[2];       /* explicit, natural */
     long self_contained;
 };
 
@@ -126,6 +128,11 @@ static int read_tables(struct facts *f, const char *root, struct vat_err *e)
                     if (tc) {
                         tc->split[s]++;
                         tc->self_contained += sc;
+                        json_int_t d = json_integer_value(json_object_get(row, "difficulty"));
+                        tc->difficulty[d >= 1 && d <= 5 ? d : 0]++;
+                        const char *st =
+                            json_string_value(json_object_get(row, "prompt_style"));
+                        tc->style[st && strcmp(st, "natural") == 0]++;
                     }
                     f->tasks[s]++;
                     f->self_contained[s] += sc;
@@ -361,6 +368,17 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                        tc->split[VAT_SPLIT_TEST]);
         if (tc->requested >= 0)
             vat_buf_printf(b, " (requested %ld, admitted %ld)", tc->requested, tc->admitted);
+        /* issue 13: the prompt styles and how hard the tasks are */
+        vat_buf_printf(b, "\n- prompt styles: explicit %ld, natural %ld", tc->style[0],
+                       tc->style[1]);
+        vat_buf_puts(b, "\n- difficulty:");
+        for (int d = 1; d <= 5; d++)
+            vat_buf_printf(b, "%s %d: %ld", d > 1 ? "," : "", d, tc->difficulty[d]);
+        if (tc->t->difficulty_doc) {
+            vat_buf_puts(b, " (");
+            put_oneline(b, tc->t->difficulty_doc);
+            vat_buf_puts(b, ")");
+        }
         vat_buf_puts(b, "\n\n");
     }
 

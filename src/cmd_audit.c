@@ -8,6 +8,7 @@
 #include "audit.h"
 #include "cli.h"
 #include "jsonout.h"
+#include "prompt_stats.h"
 
 static const char audit_usage[] =
     "usage: vat audit [--root DIR] [--max-per-kind N]\n"
@@ -17,6 +18,9 @@ static const char audit_usage[] =
     "held-out string on both sides, or a fixture sharing more than half of\n"
     "its data rows with one fixture on the other side; for duplicates within\n"
     "a side; and for rows that are unparsable, out of order or unsafe.\n"
+    "The summary line also reports, per template, the tasks of each prompt\n"
+    "style, the distinct phrasings drawn and the share of distinct word\n"
+    "4-grams across its prompts (\"prompts\").\n"
     "\n"
     "  --root DIR          the corpus root (out/ and fixtures/ below it)\n"
     "  --max-per-kind N    print at most N findings of each kind (default 100;\n"
@@ -62,7 +66,13 @@ int vat_cmd_audit(int argc, char **argv)
     }
     for (size_t i = 0; i < r.nf; i++)
         print_json_line(vat_audit_finding_json(&r.f[i]));
-    print_json_line(vat_audit_summary_json(&r));
+    json_t *summary = vat_audit_summary_json(&r);
+    /* Issue 13: how varied the prompts are, per template (not a finding). */
+    struct vat_err pe = {{0}};
+    json_t *prompts = vat_prompt_stats(root, &pe);
+    if (prompts)
+        json_object_set_new(summary, "prompts", prompts);
+    print_json_line(summary);
     fflush(stdout);
     if (r.findings)
         fprintf(stderr, "audit: %ld finding%s\n", r.findings, r.findings == 1 ? "" : "s");

@@ -29,13 +29,24 @@ static const char *const ROOT_KEYS[] = {"corpus", "templates"};
 static const char *const CORPUS_KEYS[] = {
     "master_seed", "test_fraction", "split", "held_out_templates",
     "split_salt", "inline_max_bytes", "max_redraws", "strength_target",
+    "prompt_style", "inline",
 };
+
+/* Prompt styles (issue 13): "mixed" draws explicit or natural per task. */
+static bool style_ok(const char *s)
+{
+    return s && (strcmp(s, "explicit") == 0 || strcmp(s, "natural") == 0 ||
+                 strcmp(s, "mixed") == 0);
+}
 
 struct ctx {
     const char *path;
     json_t *lines;
     const struct vat_template *const *reg;
     struct vat_err *e;
+    const char *prompt_style; /* the corpus-wide style, once [corpus] is read */
+    bool inline_full;         /* [corpus] inline = "full"                    */
+    long inline_max_bytes;
 };
 
 /* Reports at the line where key_path was defined, else at fallback. */
@@ -232,6 +243,20 @@ static int check_corpus(const struct ctx *x, struct vat_config *c, json_t *corpu
         } else if (strcmp(key, "max_redraws") == 0) {
             if ((rc = get_int(x, kp, v, 0, MAX_REDRAWS, &n)) == 0)
                 c->max_redraws = (long)n;
+        } else if (strcmp(key, "prompt_style") == 0) {
+            const char *st = json_string_value(v);
+            if (!style_ok(st)) {
+                rc = cerr(x, kp, table_line, "'%s' must be 'explicit', 'natural' or 'mixed'", kp);
+            } else {
+                free(c->prompt_style);
+                c->prompt_style = vat_xstrdup(st);
+            }
+        } else if (strcmp(key, "inline") == 0) {
+            const char *st = json_string_value(v);
+            if (!st || (strcmp(st, "sample") != 0 && strcmp(st, "full") != 0))
+                rc = cerr(x, kp, table_line, "'%s' must be 'sample' or 'full'", kp);
+            else
+                c->inline_full = strcmp(st, "full") == 0;
         } else if (strcmp(key, "strength_target") == 0) {
             if ((rc = get_number(x, kp, v, &d)) == 0) {
                 if (!(d >= 0 && d <= 1))
@@ -313,12 +338,13 @@ static const struct vat_param *find_param(const struct vat_template *t, const ch
 static int unknown_param(const struct ctx *x, const struct vat_template *t, const char *kp,
                          const char *key, long fallback)
 {
-    size_t n = 1;
+    size_t n = 2;
     for (const struct vat_param *p = t->params; p && p->name; p++)
         n++;
     const char **names = vat_xcalloc(n, sizeof *names);
     names[0] = "count";
-    n = 1;
+    names[1] = "prompt_style";
+    n = 2;
     for (const struct vat_param *p = t->params; p && p->name; p++)
         names[n++] = p->name;
     char hint[128];
@@ -379,6 +405,11 @@ static int check_template(const struct ctx *x, const struct vat_template *t, con
         int rc;
         if (strcmp(key, "count") == 0)
             rc = get_int(x, kp, v, 0, MAX_COUNT, &n);
+        else if (strcmp(key, "prompt_style") == 0)
+            rc = style_ok(json_string_value(v))
+                     ? 0
+                     : cerr(x, kp, table_line, "'%s' must be 'explicit', 'natural' or 'mixed'",
+                            kp);
         else if ((p = find_param(t, key)) != NULL)
             rc = check_param(x, kp, p, v, table_line);
         else
@@ -441,8 +472,26 @@ static json_t *resolve_templates(const struct ctx *x, json_t *templates)
         json_t *obj = json_object();
         json_object_set_new(obj, "count",
                             json_integer(count ? json_integer_value(count) : t->default_count));
-        for (const struct vat_param *p = t->params; p && p->name; p++)
-            json_object_set_new(obj, p->name, param_value(p, json_object_get(given, p->name)));
+        /* The style this template's tasks are drawn in: its own override,
+         * else the corpus-wide setting. */
+        json_t *style = json_object_get(given, "prompt_style");
+        json_object_set_new(obj, "prompt_style",
+                            json_string(style ? json_string_value(style) : x->prompt_style));
+        for (const struct vat_param *p = t->params; p && p->name; p++) {
+            json_t *v = param_value(p, json_object_get(given, p->name));
+            /* inline = "full": fixtures drawn small enough to show whole
+             * (regex held-out lines are never shown, so they stay). */
+            if (x->inline_full && strcmp(t->family, "regex") != 0 &&
+                p->type == VAT_PARAM_INT &&
+                (strcmp(p->name, "rows_min") == 0 || strcmp(p->name, "rows_max") == 0)) {
+                json_int_t cap = (json_int_t)(x->inline_max_bytes / VAT_INLINE_ROW_BYTES);
+                if (cap < (json_int_t)p->min)
+                    cap = (json_int_t)p->min;
+                if (json_integer_value(v) > cap)
+                    json_integer_set(v, cap);
+            }
+            json_object_set_new(obj, p->name, v);
+        }
         json_object_set_new(out, t->name, obj);
     }
     return out;
@@ -455,6 +504,7 @@ void vat_config_release(struct vat_config *c)
     free(c->path);
     free(c->split);
     free(c->split_salt);
+    free(c->prompt_style);
     json_decref(c->held_out);
     json_decref(c->templates);
     memset(c, 0, sizeof *c);
@@ -479,6 +529,8 @@ int vat_config_parse_registry(struct vat_config *c, const char *text, size_t len
     c->inline_max_bytes = 6000;
     c->max_redraws = 40;
     c->strength_target = 0.9;
+    c->prompt_style = vat_xstrdup("explicit");
+    c->inline_full = false;
 
     const char *key;
     json_t *v;
@@ -509,6 +561,9 @@ int vat_config_parse_registry(struct vat_config *c, const char *text, size_t len
         rc = check_corpus(&x, c, empty);
         json_decref(empty);
     }
+    x.prompt_style = c->prompt_style;
+    x.inline_full = c->inline_full;
+    x.inline_max_bytes = c->inline_max_bytes;
     if (rc == 0)
         c->templates = resolve_templates(&x, templates);
     json_decref(root);

@@ -16,11 +16,18 @@
  *             strength_target (0..1; default 0.9): a regex or SQL task is
  *             admitted only when its cases kill at least this share of
  *             the mutants of its gold (0 turns the rule off)
- *   [templates.<name>]  count (int 0..100000) and the template's own
+ *             prompt_style ("explicit" | "natural" | "mixed"; default
+ *               "explicit"): how prompts are worded; "mixed" draws one
+ *               of the two per task (docs/tables.md, prompt_style)
+ *             inline ("sample" | "full"; default "sample"): "full" sizes
+ *               every fixture to be shown whole in its prompt
+ *   [templates.<name>]  count (int 0..100000), prompt_style (as in
+ *             [corpus], overriding it for this template) and the template's own
  *             params (struct vat_param list), each optional. */
 #ifndef VAT_CONFIG_H
 #define VAT_CONFIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -37,9 +44,11 @@ struct vat_config {
     long inline_max_bytes;
     long max_redraws;
     double strength_target;
+    char *prompt_style;       /* "explicit" | "natural" | "mixed"          */
+    bool inline_full;         /* inline = "full"                           */
     json_t *templates;        /* name -> resolved params object, with "count",
-                                 for every registered template, in registry
-                                 order                                     */
+                                 then "prompt_style" (resolved), for every
+                                 registered template, in registry order    */
 };
 
 /* Loads and validates path.  0, or -1 with e = "PATH:LINE: reason" (or

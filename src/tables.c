@@ -44,6 +44,8 @@ static const struct vat_column experience_cols[] = {
     COL("gold", "string"), COL("self_contained", "bool"),
     {"fixture", 's', NULL, fixture_cols, false}, {"variants", 'l', NULL, fixture_cols, false},
     COL("params_json", "string"), COL("difficulty", "int64"), COL("trap", "string"),
+    COL("prompt_style", "string"), COL("phrasing", "string"),
+    {"armed_traps", 'q', "string", NULL, false},
     {"seed", 's', NULL, seed_cols, false}, COL("vat_version", "string"),
     {NULL, 0, NULL, NULL, false},
 };
@@ -264,6 +266,14 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_object_set_new(row, "params_json", json_text(params));
     json_object_set_new(row, "difficulty", json_integer(t->difficulty));
     json_object_set_new(row, "trap", json_string(tm->trap));
+    /* issue 13: how the prompt is worded, and which phrasings it drew */
+    json_object_set_new(row, "prompt_style",
+                        json_string(t->prompt_style ? t->prompt_style : "explicit"));
+    json_object_set_new(row, "phrasing", json_string(t->phrasing));
+    json_t *armed = json_array();
+    for (int i = 0; i < t->n_traps; i++)
+        json_array_append_new(armed, json_string(t->traps[i].name));
+    json_object_set_new(row, "armed_traps", armed);
     json_object_set_new(row, "seed", seed_json(t));
     json_object_set_new(row, "vat_version", json_string(VAT_VERSION));
     add_row(tb, VAT_T_EXPERIENCE, split, row);
@@ -320,6 +330,21 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
         json_object_set_new(row, "reason", json_string(v->reason));
         add_row(tb, VAT_T_ROLLOUTS, split, row);
     }
+    /* A compound task replays each single mistake under its own role. */
+    for (int i = 0; i < t->n_traps; i++) {
+        const struct vat_verdict *v = &r->traps[i];
+        row = json_object();
+        json_object_set_new(row, "rollout_id", json_sprintf("%s/trap:%s", t->id, t->traps[i].name));
+        json_object_set_new(row, "task_id", json_string(t->id));
+        json_object_set_new(row, "split", json_string(split));
+        json_object_set_new(row, "role", json_sprintf("trap:%s", t->traps[i].name));
+        json_object_set_new(row, "answer", json_string(t->traps[i].answer));
+        json_object_set_new(row, "gate_passed", json_boolean(v->gate_passed));
+        json_object_set_new(row, "score", json_real(v->score));
+        json_object_set_new(row, "code", json_string(v->code));
+        json_object_set_new(row, "reason", json_string(v->reason));
+        add_row(tb, VAT_T_ROLLOUTS, split, row);
+    }
 
     /* preference_pairs: the armed trap is the rejected side */
     const struct vat_verdict *tv = &r->v[VAT_ROLE_TRAP];
@@ -370,6 +395,19 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
         json_object_set_new(row, "weight", json_real(items[i].weight));
         add_row(tb, VAT_T_RUBRIC_ITEMS, split, row);
         free(items[i].text);
+    }
+    /* One rubric item per armed trap of a compound task, named by it. */
+    for (int i = 0; i < t->n_traps; i++) {
+        row = json_object();
+        json_object_set_new(row, "item_id", json_sprintf("%s/trap:%s", t->id, t->traps[i].name));
+        json_object_set_new(row, "task_id", json_string(t->id));
+        json_object_set_new(row, "split", json_string(split));
+        json_object_set_new(row, "item", json_sprintf("trap:%s", t->traps[i].name));
+        json_object_set_new(row, "kind", json_string("trap"));
+        json_object_set_new(row, "text", json_sprintf("The answer avoids the mistake '%s': %s",
+                                                      t->traps[i].name, t->traps[i].text));
+        json_object_set_new(row, "weight", json_real(0.0));
+        add_row(tb, VAT_T_RUBRIC_ITEMS, split, row);
     }
     free(gate);
     free(score);

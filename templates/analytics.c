@@ -83,7 +83,7 @@ size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
     size_t shown = data_rows;
     char *text = all;
 
-    if (strlen(all) > t->inline_max_bytes) {
+    if (strlen(all) > vat_task_inline_cap(t)) {
         /* Records are serialised one after another, so the text of the
          * first k rows is a prefix of the file; find the largest k that
          * fits.  The header always stays: the question names its columns. */
@@ -95,7 +95,7 @@ size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
             char *s = vat_csv_to_string(&view);
             size_t n = strlen(s);
             free(s);
-            if (n <= t->inline_max_bytes)
+            if (n <= vat_task_inline_cap(t))
                 lo = mid;
             else
                 hi = mid - 1;

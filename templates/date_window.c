@@ -13,6 +13,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -24,6 +25,26 @@ enum { C_ID, C_PAYER, C_METHOD, C_AMOUNT, C_PAID_AT, DW_NCOLS };
 static const char *const dw_cols[DW_NCOLS] = {"payment_id", "payer", "method", "amount",
                                               "paid_at"};
 static const char *const dw_methods[] = {"card", "bank_transfer", "direct_debit", "wallet"};
+
+/* Natural style (issue 13): "from 17 to 19 January" is inclusive by
+ * convention, whole days. */
+static const char *const dw_q_natural[] = {
+    "How much did we take in payments from {from} to {to}?",
+    "What was the total paid to us between {from} and {to}?",
+    "Could you add up the payments we received from {from} to {to}?",
+    "What's our payment total for {from} to {to}?",
+};
+static const char *const dw_q_natural_day[] = {
+    "How much did we take in payments on {from}?",
+    "What was the total paid to us on {from}?",
+    "Could you add up the payments we received on {from}?",
+    "What's our payment total for {from}?",
+};
+static const char *const dw_giveaways[] = {
+    "inclusive", "in full", "whatever its time", "whole day", "any other day", "time of day",
+    "tolerance", "Sum the amounts exactly", NULL,
+};
+static const char *const dw_answer_columns[] = {"amount", "paid_at", NULL};
 
 static const struct vat_param dw_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 8, .max = 2000,
@@ -161,31 +182,51 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_fmt_date(d1, from);
     vat_fmt_date(d2, to);
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given an export of payments received by a business, one payment "
-                     "per row, with the columns `payment_id`, `payer`, `method` (how it was "
-                     "paid), `amount` (a decimal with two places) and `paid_at` (when the "
-                     "payment was made, YYYY-MM-DD HH:MM:SS on a 24-hour clock; all times are in "
-                     "the same time zone).\n\n");
-    if (d1 == d2)
-        vat_buf_printf(&b,
-                       "Question: what is the total `amount` of the payments made on %s? The "
-                       "whole day counts: include every payment whose `paid_at` falls on %s, "
-                       "whatever its time of day, and no payment from any other day. ",
-                       from, from);
-    else
-        vat_buf_printf(&b,
-                       "Question: what is the total `amount` of the payments made from %s "
-                       "through %s inclusive? Both days count in full: include every payment "
-                       "whose `paid_at` falls on %s, on %s or on any day in between, whatever "
-                       "its time of day, and no payment from any other day. ",
-                       from, to, from, to);
-    vat_buf_puts(&b, "Sum the amounts exactly: the total is a number with at most two "
-                     "decimals.\n\n");
-    vat_buf_puts(&b, "Answer with one JSON value: the total as a JSON number, for example "
-                     "<total> written as digits with at most two decimals (no currency sign, no "
-                     "quotes). ");
-    vat_an_prompt_tolerance(&b, DW_REL_TOL, DW_ABS_TOL);
-    vat_buf_puts(&b, ".\n\n");
+    if (vat_prompt_natural(t)) {
+        char from_h[32], to_h[32];
+        vat_prompt_human_date(d1, from_h);
+        vat_prompt_human_date(d2, to_h);
+        vat_prompt_data(&b, t, "the payments our business received", "payment",
+                        "`payment_id`, `payer`, `method`, `amount` (two decimals) and `paid_at` "
+                        "(YYYY-MM-DD HH:MM:SS, 24-hour clock, one time zone)");
+        vat_buf_puts(&b, "\n\n");
+        const char *kv[] = {"from", from_h, "to", to_h, NULL};
+        if (d1 == d2)
+            VAT_PROMPT_PUT(&b, t, 'q', dw_q_natural_day, kv);
+        else
+            VAT_PROMPT_PUT(&b, t, 'q', dw_q_natural, kv);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "the total as one JSON number, like 1234.5");
+    } else {
+        vat_prompt_data(&b, t, "an export of payments received by a business", "payment",
+                        "`payment_id`, `payer`, `method` (how it was paid), `amount` (a decimal "
+                        "with two places) and `paid_at` (when the payment was made, YYYY-MM-DD "
+                        "HH:MM:SS on a 24-hour clock; all times are in the same time zone)");
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        if (d1 == d2)
+            vat_buf_printf(&b,
+                           "what is the total `amount` of the payments made on %s? The whole "
+                           "day counts: include every payment whose `paid_at` falls on %s, "
+                           "whatever its time of day, and no payment from any other day. ",
+                           from, from);
+        else
+            vat_buf_printf(&b,
+                           "what is the total `amount` of the payments made from %s through %s "
+                           "inclusive? Both days count in full: include every payment whose "
+                           "`paid_at` falls on %s, on %s or on any day in between, whatever its "
+                           "time of day, and no payment from any other day. ",
+                           from, to, from, to);
+        vat_buf_puts(&b, "Sum the amounts exactly: the total is a number with at most two "
+                         "decimals.\n\n");
+        vat_prompt_answer(&b, t, "the total as a JSON number, for example <total> written as "
+                                 "digits with at most two decimals (no currency sign, no "
+                                 "quotes)");
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, DW_REL_TOL, DW_ABS_TOL);
+        vat_buf_putc(&b, '.');
+    }
+    vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -193,7 +234,7 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->params = json_pack("{s:s, s:s, s:b, s:s, s:s}", "from", from, "to", to, "inclusive", 1,
                           "sum_of", "amount", "timestamp", "paid_at");
 
-    int d = 1 + (n > 50) + (n > 150) + (width >= 7) + at_midnight_d2;
+    int d = 1 + (n > 50) + (n > 150) + (width >= 7) + at_midnight_d2 + vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "number", .rel_tol = DW_REL_TOL, .abs_tol = DW_ABS_TOL};
@@ -313,4 +354,8 @@ const struct vat_template vat_tmpl_date_window = {
     .confirm = dw_confirm,
     .trap_answer = dw_trap,
     .check = vat_check_task,
+    .giveaways = dw_giveaways,
+    .answer_columns = dw_answer_columns,
+    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 for a window of 7 days or more + 1 with a "
+                      "payment at D2 00:00:00 + 1 in the natural style, at most 5.",
 };

@@ -12,6 +12,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -26,6 +27,20 @@ static const char *const da_cols[DA_NCOLS] = {"delivery_id", "received_at", "eve
 static const char *const da_sources[] = {"ios", "android", "web"};
 /* App-store price points; the rest of the amounts are free top-ups. */
 static const int64_t da_prices[] = {99, 199, 299, 499, 999, 1499, 1999, 4999, 9999};
+
+/* Natural style (issue 13): the log's rows are deliveries (a fact about
+ * the data); "how much did each user spend" counts purchases. */
+static const char *const da_q_natural[] = {
+    "How much did each user spend?",
+    "What is each `user`'s total purchase amount?",
+    "Could you work out how much money each user paid us?",
+    "Per user, what did they spend in total?",
+};
+static const char *const da_giveaways[] = {
+    "exactly once", "each distinct", "however many times", "delivers the same event again",
+    "retried", "retry", "duplicate", "tolerance", "Sum the amounts exactly", NULL,
+};
+static const char *const da_answer_columns[] = {"event_id", "user", "amount", NULL};
 
 static const struct vat_param da_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -234,26 +249,43 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b,
-                 "You are given the delivery log of a payments webhook for an app: one row per "
-                 "delivery, with the columns `delivery_id` (unique to each delivery), "
-                 "`received_at` (when the delivery arrived, YYYY-MM-DD HH:MM:SS), `event_id` "
-                 "(the purchase event being reported), `user` (the account that paid), `source` "
-                 "(`ios`, `android` or `web`) and `amount` (the purchase amount, a decimal with "
-                 "two places). When the sender gets no acknowledgement it delivers the same "
-                 "event again: a retried event repeats with the same `event_id`, `user`, "
-                 "`source` and `amount`, but with a new `delivery_id` and a later "
-                 "`received_at`. An event may be delivered more than twice.\n\n");
-    vat_buf_puts(&b, "Question: what is the total `amount` per `user`, counting each event (each "
-                     "distinct `event_id`) exactly once, however many times it was delivered? "
-                     "Every user in the file appears in the answer. Sum the amounts exactly: each "
-                     "total is a number with at most two decimals.\n\n");
-    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the users spelled "
-                     "exactly as in the `user` column and whose values are the totals as JSON "
-                     "numbers, for example {\"<user>\": <total>, \"<other user>\": <total>}. Key "
-                     "order does not matter. ");
-    vat_an_prompt_tolerance(&b, DA_REL_TOL, DA_ABS_TOL);
-    vat_buf_puts(&b, ".\n\n");
+    if (vat_prompt_natural(t)) {
+        vat_prompt_data(&b, t, "our app's payments webhook delivery log", "delivery received",
+                        "`delivery_id`, `received_at` (when the delivery arrived, YYYY-MM-DD "
+                        "HH:MM:SS), `event_id` (the purchase event it reports), `user` (the "
+                        "account that paid), `source` (`ios`, `android` or `web`) and `amount` "
+                        "(two decimals)");
+        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', da_q_natural, NULL);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "a JSON object from every `user` in the log to their total as "
+                                 "a number, like {\"<user>\": <total>}");
+    } else {
+        vat_prompt_data(&b, t, "the delivery log of a payments webhook for an app", "delivery",
+                        "`delivery_id` (unique to each delivery), `received_at` (when the "
+                        "delivery arrived, YYYY-MM-DD HH:MM:SS), `event_id` (the purchase event "
+                        "being reported), `user` (the account that paid), `source` (`ios`, "
+                        "`android` or `web`) and `amount` (the purchase amount, a decimal with "
+                        "two places). When the sender gets no acknowledgement it delivers the "
+                        "same event again: a retried event repeats with the same `event_id`, "
+                        "`user`, `source` and `amount`, but with a new `delivery_id` and a "
+                        "later `received_at`. An event may be delivered more than twice");
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_puts(&b, "what is the total `amount` per `user`, counting each event (each "
+                         "distinct `event_id`) exactly once, however many times it was "
+                         "delivered? Every user in the file appears in the answer. Sum the "
+                         "amounts exactly: each total is a number with at most two "
+                         "decimals.\n\n");
+        vat_prompt_answer(&b, t, "an object whose keys are the users spelled exactly as in the "
+                                 "`user` column and whose values are the totals as JSON numbers, "
+                                 "for example {\"<user>\": <total>, \"<other user>\": <total>}. "
+                                 "Key order does not matter");
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, DA_REL_TOL, DA_ABS_TOL);
+        vat_buf_putc(&b, '.');
+    }
+    vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -262,7 +294,7 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "count_once_per", "event_id", "retries",
                           "same event_id and payload, later received_at");
 
-    int d = 1 + (ndel > 50) + (ndel > 150) + (nusers >= 6) + triple;
+    int d = 1 + (ndel > 50) + (ndel > 150) + (nusers >= 6) + triple + vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = DA_REL_TOL, .abs_tol = DA_ABS_TOL};
@@ -365,4 +397,8 @@ const struct vat_template vat_tmpl_dedupe_aggregate = {
     .confirm = da_confirm,
     .trap_answer = da_trap,
     .check = vat_check_task,
+    .giveaways = da_giveaways,
+    .answer_columns = da_answer_columns,
+    .difficulty_doc = "1 + 1 above 50 deliveries + 1 above 150 + 1 with 6 or more users + 1 when an event is "
+                      "delivered three times + 1 in the natural style, at most 5.",
 };

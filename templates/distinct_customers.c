@@ -12,6 +12,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -20,6 +21,19 @@
 
 enum { C_ID, C_EMAIL, C_AMOUNT, C_DATE, DC_NCOLS };
 static const char *const cols[DC_NCOLS] = {"order_id", "customer_email", "amount", "ordered_on"};
+
+/* Natural style (issue 13): the data description keeps the one fact
+ * needed (addresses typed by hand); the question asks in shop words. */
+static const char *const dc_q_natural[] = {
+    "How many different customers ordered from us in {when}?",
+    "How many customers placed an order in {when}?",
+    "Could you count the customers who bought something in {when}?",
+    "In {when}, how many distinct customers did we have?",
+};
+static const char *const dc_giveaways[] = {
+    "removing the spaces", "lower-casing", "equal after", "must be exact", "tolerance", NULL,
+};
+static const char *const dc_answer_columns[] = {"customer_email", "ordered_on", NULL};
 
 static const struct vat_param params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 6, .max = 2000,
@@ -158,25 +172,47 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     vat_fmt_month(year, month, ym);
     t->params = json_pack("{s:s, s:s}", "month", ym, "key_normalisation",
                           "trim spaces at both ends, lower-case");
-    int d = 1 + (n > 40) + (ncust > 10) + (ndirty > 6);
+    int d = 1 + (n > 40) + (ncust > 10) + (ndirty > 6) + vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
     struct vat_an_spec s = {.shape = "number", .integer = true, .rel_tol = 0, .abs_tol = 0};
     t->spec = vat_an_value_spec(&s);
 
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given an export of web-shop orders, one order per row, with the "
-                     "columns `order_id`, `customer_email` (the customer's e-mail address), "
-                     "`amount` and `ordered_on` (YYYY-MM-DD). The e-mail addresses were typed "
-                     "in several tools, so one customer's address can appear in different letter "
-                     "case and with spaces before or after it.\n\n");
+    bool nat = vat_prompt_natural(t);
+    if (nat)
+        vat_prompt_data(&b, t, "our web-shop orders", "order",
+                        "`order_id`, `customer_email` (the customer's e-mail address, typed in "
+                        "several tools, so one customer's address shows up in different letter "
+                        "case and with stray spaces around it), `amount` and `ordered_on` "
+                        "(YYYY-MM-DD)");
+    else
+        vat_prompt_data(&b, t, "an export of web-shop orders", "order",
+                        "`order_id`, `customer_email` (the customer's e-mail address), `amount` "
+                        "and `ordered_on` (YYYY-MM-DD). The e-mail addresses were typed in "
+                        "several tools, so one customer's address can appear in different "
+                        "letter case and with spaces before or after it");
+    vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, fi, &c);
-    vat_buf_printf(&b,
-                   "\nQuestion: how many distinct customers placed at least one order in %s "
-                   "%d (`ordered_on` from %s-01 through %s-%02d)? Two addresses belong to the "
-                   "same customer when they are equal after removing the spaces at both ends "
-                   "and lower-casing.\n\nAnswer with one JSON value: the number of customers "
-                   "as a JSON integer, for example 7. It must be exact.\n",
-                   vat_month_name(month), year, ym, ym, nm_days);
+    vat_buf_puts(&b, "\n");
+    if (nat) {
+        char when[32];
+        snprintf(when, sizeof when, "%s %d", vat_month_name(month), year);
+        const char *kv[] = {"when", when, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', dc_q_natural, kv);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "the count as one JSON integer, like 7");
+    } else {
+        vat_prompt_lead(&b, t);
+        vat_buf_printf(&b,
+                       "how many distinct customers placed at least one order in %s %d "
+                       "(`ordered_on` from %s-01 through %s-%02d)? Two addresses belong to "
+                       "the same customer when they are equal after removing the spaces at "
+                       "both ends and lower-casing.\n\n",
+                       vat_month_name(month), year, ym, ym, nm_days);
+        vat_prompt_answer(&b, t, "the number of customers as a JSON integer, for example 7. It "
+                                 "must be exact");
+    }
+    vat_buf_puts(&b, "\n");
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
     return 0;
@@ -261,4 +297,8 @@ const struct vat_template vat_tmpl_distinct_customers = {
     .confirm = confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
+    .giveaways = dc_giveaways,
+    .answer_columns = dc_answer_columns,
+    .difficulty_doc = "1 + 1 above 40 rows + 1 above 10 customers + 1 with more than 6 dirty "
+                      "spellings + 1 in the natural style, at most 5.",
 };

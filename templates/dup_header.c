@@ -234,7 +234,7 @@ static bool dh_prompt_data(struct vat_buf *b, const struct vat_task *t, const st
     char *all = vat_csv_to_string(c);
     char *text = all;
     size_t shown = data_rows;
-    if (strlen(all) > t->inline_max_bytes) {
+    if (strlen(all) > vat_task_inline_cap(t)) {
         struct vat_csv view = *c;
         size_t lo = data_start, hi = c->nrows;
         while (lo < hi) {
@@ -243,7 +243,7 @@ static bool dh_prompt_data(struct vat_buf *b, const struct vat_task *t, const st
             char *s = vat_csv_to_string(&view);
             size_t len = strlen(s);
             free(s);
-            if (len <= t->inline_max_bytes)
+            if (len <= vat_task_inline_cap(t))
                 lo = mid;
             else
                 hi = mid - 1;

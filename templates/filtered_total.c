@@ -12,6 +12,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -23,6 +24,20 @@ enum { C_ID, C_DATE, C_ACCOUNT, C_KIND, C_AMOUNT, C_MEMO, FT_NCOLS };
 static const char *const ft_cols[FT_NCOLS] = {"entry_id", "posted_on", "account",
                                               "kind",     "amount",    "memo"};
 static const char ft_adjustment[] = "adjustment";
+
+/* Natural style (issue 13): "gross" is the accountant's word for the sum
+ * of the sizes, debits and credits alike. */
+static const char *const ft_q_natural[] = {
+    "What is the gross amount of the {kind} entries on account `{account}`?",
+    "Audit wants the gross value of all {kind}s posted to `{account}`. What is it?",
+    "How much was booked as {kind}s on `{account}`, gross?",
+    "Could you give me the gross {kind} total for account `{account}`?",
+};
+static const char *const ft_giveaways[] = {
+    "absolute value", "by its size", "adds 5.00", "magnitude", "is exactly", "tolerance",
+    "Sum exactly", NULL,
+};
+static const char *const ft_answer_columns[] = {"account", "kind", "amount", NULL};
 
 static const struct vat_param ft_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -194,24 +209,42 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         if (seen[i])
             shown[nshown++] = ft_kinds[i].name;
 
-    struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given a ledger export, one entry per row, with the columns "
-                     "`entry_id`, `posted_on` (YYYY-MM-DD), `account` (the ledger account), "
-                     "`kind` (");
-    vat_an_prompt_words(&b, shown, (size_t)nshown);
-    vat_buf_puts(&b, "), `amount` (signed, a decimal with two places: positive amounts credit "
-                     "the account, negative amounts debit it) and `memo`.\n\n");
-    vat_buf_printf(&b,
-                   "Question: what is the total magnitude of the `%s` entries of the account "
-                   "`%s`, that is the sum of the absolute values of `amount` over the rows "
-                   "whose `account` is exactly `%s` and whose `kind` is exactly `%s`? A "
-                   "negative adjustment counts by its size: an amount of -5.00 adds 5.00. Sum "
-                   "exactly: the total is a number with at most two decimals.\n\n",
-                   ft_adjustment, asked, asked, ft_adjustment);
-    vat_buf_puts(&b, "Answer with one JSON value: the total as a JSON number, written like "
-                     "<total> with no quotes, currency sign or thousands separator. ");
-    vat_an_prompt_tolerance(&b, FT_REL_TOL, FT_ABS_TOL);
-    vat_buf_puts(&b, ".\n\n");
+    struct vat_buf b = VAT_BUF_INIT, kinds = VAT_BUF_INIT, cols = VAT_BUF_INIT;
+    vat_an_prompt_words(&kinds, shown, (size_t)nshown);
+    if (vat_prompt_natural(t)) {
+        vat_buf_printf(&cols, "`entry_id`, `posted_on` (YYYY-MM-DD), `account`, `kind` (%s), "
+                              "`amount` (signed, two decimals: credits positive, debits "
+                              "negative) and `memo`", kinds.data);
+        vat_prompt_data(&b, t, "the general ledger export", "entry", cols.data);
+        vat_buf_puts(&b, "\n\n");
+        const char *kv[] = {"account", asked, "kind", ft_adjustment, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', ft_q_natural, kv);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "the total as one JSON number, like 1234.5");
+    } else {
+        vat_buf_printf(&cols, "`entry_id`, `posted_on` (YYYY-MM-DD), `account` (the ledger "
+                              "account), `kind` (%s), `amount` (signed, a decimal with two "
+                              "places: positive amounts credit the account, negative amounts "
+                              "debit it) and `memo`", kinds.data);
+        vat_prompt_data(&b, t, "a ledger export", "entry", cols.data);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_printf(&b,
+                       "what is the total magnitude of the `%s` entries of the account "
+                       "`%s`, that is the sum of the absolute values of `amount` over the rows "
+                       "whose `account` is exactly `%s` and whose `kind` is exactly `%s`? A "
+                       "negative adjustment counts by its size: an amount of -5.00 adds 5.00. Sum "
+                       "exactly: the total is a number with at most two decimals.\n\n",
+                       ft_adjustment, asked, asked, ft_adjustment);
+        vat_prompt_answer(&b, t, "the total as a JSON number, written like <total> with no "
+                                 "quotes, currency sign or thousands separator");
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, FT_REL_TOL, FT_ABS_TOL);
+        vat_buf_putc(&b, '.');
+    }
+    vat_buf_puts(&b, "\n\n");
+    vat_buf_release(&kinds);
+    vat_buf_release(&cols);
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -219,7 +252,8 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->params = json_pack("{s:s, s:s, s:s}", "account", asked, "kind", ft_adjustment,
                           "measure", "sum of absolute amount");
 
-    int d = 1 + (n > 50) + (n > 150) + (nacc >= 4) + (asked_adjustments >= 4);
+    int d = 1 + (n > 50) + (n > 150) + (nacc >= 4) + (asked_adjustments >= 4) +
+            vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "number", .rel_tol = FT_REL_TOL, .abs_tol = FT_ABS_TOL};
@@ -309,4 +343,8 @@ const struct vat_template vat_tmpl_filtered_total = {
     .confirm = ft_confirm,
     .trap_answer = ft_trap,
     .check = vat_check_task,
+    .giveaways = ft_giveaways,
+    .answer_columns = ft_answer_columns,
+    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 4 or more accounts + 1 with 4 or more "
+                      "adjustments on the account asked + 1 in the natural style, at most 5.",
 };

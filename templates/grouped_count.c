@@ -12,6 +12,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -21,6 +22,20 @@
 enum { C_ID, C_OPENED, C_REQUESTER, C_TEAM, C_PRIORITY, C_CHANNEL, GC_NCOLS };
 static const char *const gc_cols[GC_NCOLS] = {"ticket_id", "opened_at", "requester",
                                               "team",      "priority",  "channel"};
+
+/* Natural style (issue 13): the data description keeps the one fact a
+ * reader needs (labels typed by hand); the question just asks per team. */
+static const char *const gc_q_natural[] = {
+    "How many tickets does each team have?",
+    "What's the ticket count per `team`?",
+    "Could you tell me how many tickets each team is holding?",
+    "Per team, how many tickets are there?",
+};
+static const char *const gc_giveaways[] = {
+    "removing the spaces", "lower-casing", "equal after", "would all be the team",
+    "Count every ticket row", "normalised", "tolerance", NULL,
+};
+static const char *const gc_answer_columns[] = {"team", NULL};
 
 static const struct vat_param gc_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -194,21 +209,40 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given an export of support tickets, one ticket per row, with the "
-                     "columns `ticket_id`, `opened_at` (YYYY-MM-DD HH:MM:SS), `requester`, `team` "
-                     "(the team the ticket is assigned to), `priority` and `channel`. The `team` "
-                     "labels were typed by hand in several tools, so the same team can appear "
-                     "with different letter case and with spaces before or after its name.\n\n");
-    vat_buf_puts(&b, "Question: how many tickets does each team have? Two labels name the same "
-                     "team when they are equal after removing the spaces at both ends and "
-                     "lower-casing; spaces inside a name stay. For example `Field Ops`, `field "
-                     "ops ` and ` FIELD OPS` would all be the team `field ops`. Count every "
-                     "ticket row.\n\n");
-    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the normalised team "
-                     "names (trimmed and in lower case, exactly as described above) and whose "
-                     "values are the ticket counts as JSON integers, for example {\"<team>\": "
-                     "<count>, \"<other team>\": <count>}. Key order does not matter. Counts must "
-                     "be exact: they are compared with an absolute tolerance of 0.\n\n");
+    if (vat_prompt_natural(t)) {
+        vat_prompt_data(&b, t, "our support tickets", "ticket",
+                        "`ticket_id`, `opened_at` (YYYY-MM-DD HH:MM:SS), `requester`, `team` "
+                        "(the team it is assigned to; typed by hand in several tools, so a team "
+                        "shows up with different letter case and stray spaces around its name), "
+                        "`priority` and `channel`");
+        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', gc_q_natural, NULL);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "a JSON object from each team's name, written in lower case, "
+                                 "to its number of tickets as an integer, like {\"<team>\": "
+                                 "<count>}");
+    } else {
+        vat_prompt_data(&b, t, "an export of support tickets", "ticket",
+                        "`ticket_id`, `opened_at` (YYYY-MM-DD HH:MM:SS), `requester`, `team` "
+                        "(the team the ticket is assigned to), `priority` and `channel`. The "
+                        "`team` labels were typed by hand in several tools, so the same team can "
+                        "appear with different letter case and with spaces before or after its "
+                        "name");
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_puts(&b, "how many tickets does each team have? Two labels name the same "
+                         "team when they are equal after removing the spaces at both ends and "
+                         "lower-casing; spaces inside a name stay. For example `Field Ops`, "
+                         "`field ops ` and ` FIELD OPS` would all be the team `field ops`. Count "
+                         "every ticket row.\n\n");
+        vat_prompt_answer(&b, t, "an object whose keys are the normalised team names (trimmed "
+                                 "and in lower case, exactly as described above) and whose "
+                                 "values are the ticket counts as JSON integers, for example "
+                                 "{\"<team>\": <count>, \"<other team>\": <count>}. Key order "
+                                 "does not matter. Counts must be exact: they are compared with "
+                                 "an absolute tolerance of 0");
+    }
+    vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -216,7 +250,8 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->params = json_pack("{s:s, s:s, s:s}", "group_by", "team", "count_of", "tickets",
                           "key_normalisation", "trim spaces at both ends, lower-case");
 
-    int d = 1 + (n > 50) + (n > 150) + (nteam >= 5) + (nspell >= (size_t)nteam + 4);
+    int d = 1 + (n > 50) + (n > 150) + (nteam >= 5) + (nspell >= (size_t)nteam + 4) +
+            vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
     free(tm);
 
@@ -293,4 +328,8 @@ const struct vat_template vat_tmpl_grouped_count = {
     .confirm = gc_confirm,
     .trap_answer = gc_trap,
     .check = vat_check_task,
+    .giveaways = gc_giveaways,
+    .answer_columns = gc_answer_columns,
+    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more teams + 1 with 4 or more extra "
+                      "spellings + 1 in the natural style, at most 5.",
 };

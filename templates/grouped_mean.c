@@ -13,6 +13,7 @@
 #include "analytics.h"
 #include "anxl.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -24,6 +25,20 @@
 enum { C_ID, C_PRODUCT, C_REVIEWER, C_DATE, C_RATING, C_VERIFIED, GM_NCOLS };
 static const char *const gm_cols[GM_NCOLS] = {"review_id",   "product", "reviewer",
                                               "reviewed_on", "rating",  "verified_purchase"};
+
+/* Natural style (issue 13): "the average rating" ignores blanks as every
+ * analytics tool does. */
+static const char *const gm_q_natural[] = {
+    "What is the average rating of each product?",
+    "How well is each `product` rated on average?",
+    "Could you give me the mean star rating per product?",
+    "For each product, what's its average `rating` so far?",
+};
+static const char *const gm_giveaways[] = {
+    "missing, not zero", "not zero", "as zero", "sum and the count", "left out of the answer",
+    "not listed with 0", "tolerance", "11/3", NULL,
+};
+static const char *const gm_answer_columns[] = {"product", "rating", NULL};
 
 static const struct vat_param gm_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -202,24 +217,41 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given an export of product reviews from an online shop, one review "
-                     "per row, with the columns `review_id`, `product` (the product reviewed), "
-                     "`reviewer` (the name shown on the site), `reviewed_on` (YYYY-MM-DD), "
-                     "`rating` (the star rating, a whole number from 1 to 5; the cell is blank "
-                     "when the reviewer wrote a review without giving stars) and "
-                     "`verified_purchase` (`yes` or `no`).\n\n");
-    vat_buf_puts(&b, "Question: what is the mean `rating` of each `product`? A blank rating is "
-                     "missing, not zero: leave it out of both the sum and the count of that "
-                     "product's ratings. A product whose ratings are all blank has no mean and is "
-                     "left out of the answer (not listed with 0 or null). Give each mean exactly "
-                     "as computed, unrounded (for example 11/3 is 3.6666666666666665, or 3.666667 "
-                     "at the least; 3.67 is too coarse).\n\n");
-    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the product names "
-                     "spelled exactly as in the `product` column and whose values are the means "
-                     "as JSON numbers, for example {\"<product>\": <mean>, \"<other product>\": "
-                     "<mean>}. Key order does not matter. ");
-    vat_an_prompt_tolerance(&b, GM_REL_TOL, GM_ABS_TOL);
-    vat_buf_puts(&b, ".\n\n");
+    if (vat_prompt_natural(t)) {
+        vat_prompt_data(&b, t, "the product reviews from our shop", "review",
+                        "`review_id`, `product`, `reviewer` (name shown on the site), "
+                        "`reviewed_on` (YYYY-MM-DD), `rating` (stars, 1 to 5; blank when the "
+                        "reviewer gave no stars) and `verified_purchase` (`yes` or `no`)");
+        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', gm_q_natural, NULL);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "a JSON object mapping each product that has a rating, "
+                                 "spelled as in `product`, to its average rating as a number "
+                                 "at full precision (not rounded), like {\"<product>\": <mean>}");
+    } else {
+        vat_prompt_data(&b, t, "an export of product reviews from an online shop", "review",
+                        "`review_id`, `product` (the product reviewed), `reviewer` (the name "
+                        "shown on the site), `reviewed_on` (YYYY-MM-DD), `rating` (the star "
+                        "rating, a whole number from 1 to 5; the cell is blank when the "
+                        "reviewer wrote a review without giving stars) and `verified_purchase` "
+                        "(`yes` or `no`)");
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_puts(&b, "what is the mean `rating` of each `product`? A blank rating is "
+                         "missing, not zero: leave it out of both the sum and the count of that "
+                         "product's ratings. A product whose ratings are all blank has no mean "
+                         "and is left out of the answer (not listed with 0 or null). Give each "
+                         "mean exactly as computed, unrounded (for example 11/3 is "
+                         "3.6666666666666665, or 3.666667 at the least; 3.67 is too coarse).\n\n");
+        vat_prompt_answer(&b, t, "an object whose keys are the product names spelled exactly as "
+                                 "in the `product` column and whose values are the means as "
+                                 "JSON numbers, for example {\"<product>\": <mean>, \"<other "
+                                 "product>\": <mean>}. Key order does not matter");
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, GM_REL_TOL, GM_ABS_TOL);
+        vat_buf_putc(&b, '.');
+    }
+    vat_buf_puts(&b, "\n\n");
     vat_axl_prompt(&b, t, &st, 0, &c, &gm_desc);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -229,7 +261,8 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "rounding", "none");
     vat_axl_finish(t, &st);
 
-    int d = 1 + (n > 50) + (n > 150) + (nprod >= 5) + (unrated >= 0 || blanks * 5 > n);
+    int d = 1 + (n > 50) + (n > 150) + (nprod >= 5) + (unrated >= 0 || blanks * 5 > n) +
+            vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = GM_REL_TOL, .abs_tol = GM_ABS_TOL};
@@ -341,4 +374,9 @@ const struct vat_template vat_tmpl_grouped_mean = {
     .confirm = gm_confirm,
     .trap_answer = gm_trap,
     .check = vat_check_task,
+    .giveaways = gm_giveaways,
+    .answer_columns = gm_answer_columns,
+    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more products + 1 "
+                      "when a product is unrated or blanks exceed a fifth of the rows + 1 in the "
+                      "natural style, at most 5.",
 };

@@ -10,6 +10,7 @@
 #include "analytics.h"
 #include "anxl.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -58,6 +59,20 @@ static const struct vat_axl_desc gs_desc = {
     .traps = VAT_AXL_BIT(VAT_AXL_TWO_TABLES) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS),
     .decor = VAT_AXL_BIT(VAT_AXL_TITLE_NOTES) | VAT_AXL_BIT(VAT_AXL_GROUP_HEADER) |
              VAT_AXL_BIT(VAT_AXL_TOTALS) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS)};
+/* Natural style (issue 13): the question as a colleague asks it; "paid"
+ * fixes the status filter by convention. */
+static const char *const gs_q_natural[] = {
+    "What did each region bring in from paid orders?",
+    "How much revenue did each `region` book from the orders that were paid?",
+    "Could you total the paid orders by region for me?",
+    "Per region, what is the total value of the paid orders?",
+};
+/* Phrases the explicit prompt uses to name the trap (none in natural). */
+static const char *const gs_giveaways[] = {
+    "exactly `paid`", "any other status", "not counted", "left out", "not listed with 0",
+    "tolerance", "Sum the amounts exactly", NULL,
+};
+static const char *const gs_answer_columns[] = {"region", "status", "amount", NULL};
 
 /* What the generator planted, for confirm's cross-check. */
 struct gs_priv {
@@ -221,24 +236,44 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         if (seen[i])
             shown[nshown++] = status[i];
 
-    struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given an export of customer orders from an online shop, one "
-                     "order per row, with the columns `order_id`, `customer`, `region` (the sales "
-                     "region), `status` (");
-    vat_an_prompt_words(&b, shown, (size_t)nshown);
-    vat_buf_puts(&b, "), `amount` (the order total, a decimal with two places) and "
-                     "`ordered_on` (the order date, YYYY-MM-DD).\n\n");
-    vat_buf_puts(&b, "Question: what is the total `amount` per `region` over the orders whose "
-                     "`status` is exactly `paid`? Orders with any other status are not counted. "
-                     "Include only regions that have at least one paid order; a region without "
-                     "any paid order is left out of the answer (not listed with 0). Sum the "
-                     "amounts exactly: each total is a number with at most two decimals.\n\n");
-    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the region names "
-                     "spelled exactly as in the `region` column and whose values are the totals "
-                     "as JSON numbers, for example {\"<region>\": <total>, \"<other region>\": "
-                     "<total>}. Key order does not matter. ");
-    vat_an_prompt_tolerance(&b, GS_REL_TOL, GS_ABS_TOL);
-    vat_buf_puts(&b, ".\n\n");
+    struct vat_buf wl = VAT_BUF_INIT, cols = VAT_BUF_INIT, b = VAT_BUF_INIT;
+    vat_an_prompt_words(&wl, shown, (size_t)nshown);
+    if (vat_prompt_natural(t)) {
+        vat_buf_printf(&cols, "`order_id`, `customer`, `region` (sales region), `status` (%s), "
+                              "`amount` (order total, two decimals) and `ordered_on` "
+                              "(YYYY-MM-DD)", wl.data);
+        vat_prompt_data(&b, t, "our online shop's order export", "order", cols.data);
+        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', gs_q_natural, NULL);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "a JSON object mapping each region that has paid orders, "
+                                 "spelled as in `region`, to its total as a number, like "
+                                 "{\"<region>\": <total>}");
+    } else {
+        vat_buf_printf(&cols, "`order_id`, `customer`, `region` (the sales region), `status` "
+                              "(%s), `amount` (the order total, a decimal with two places) and "
+                              "`ordered_on` (the order date, YYYY-MM-DD)", wl.data);
+        vat_prompt_data(&b, t, "an export of customer orders from an online shop", "order",
+                        cols.data);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_puts(&b, "what is the total `amount` per `region` over the orders whose "
+                         "`status` is exactly `paid`? Orders with any other status are not "
+                         "counted. Include only regions that have at least one paid order; a "
+                         "region without any paid order is left out of the answer (not listed "
+                         "with 0). Sum the amounts exactly: each total is a number with at most "
+                         "two decimals.\n\n");
+        vat_prompt_answer(&b, t, "an object whose keys are the region names spelled exactly as "
+                                 "in the `region` column and whose values are the totals as "
+                                 "JSON numbers, for example {\"<region>\": <total>, \"<other "
+                                 "region>\": <total>}. Key order does not matter");
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, GS_REL_TOL, GS_ABS_TOL);
+        vat_buf_putc(&b, '.');
+    }
+    vat_buf_puts(&b, "\n\n");
+    vat_buf_release(&wl);
+    vat_buf_release(&cols);
     vat_axl_prompt(&b, t, &st, 0, &c, &gs_desc);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -250,7 +285,7 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "sum_of", "amount", "regions_without_paid", "omitted", "statuses", sts);
     vat_axl_finish(t, &st);
 
-    int d = 1 + (n > 50) + (n > 150) + (nreg >= 5) + (empty >= 0);
+    int d = 1 + (n > 50) + (n > 150) + (nreg >= 5) + (empty >= 0) + vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = GS_REL_TOL, .abs_tol = GS_ABS_TOL};
@@ -332,4 +367,8 @@ const struct vat_template vat_tmpl_grouped_sum = {
     .confirm = gs_confirm,
     .trap_answer = gs_trap,
     .check = vat_check_task,
+    .giveaways = gs_giveaways,
+    .answer_columns = gs_answer_columns,
+    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more regions + 1 "
+                      "when a region has only unpaid orders + 1 in the natural style, at most 5.",
 };

@@ -14,6 +14,7 @@
 
 #include "analytics.h"
 #include "anxl.h"
+#include "prompt.h"
 #include "sqlgen.h"
 #include "sqlio.h"
 #include "trace.h"
@@ -43,6 +44,34 @@ static const char *const ja_columns[] = {
     "orders.ordered_on",         "customer_history.customer_id",
     "customer_history.country", "customer_history.valid_from",
 };
+
+/* Natural style (issue 13): "by each customer's current country" is the
+ * domain phrase; the history table's meaning is a fact about the data. */
+static const char *const ja_q_natural[] = {
+    "What is our total order value per country, going by where each customer lives now?",
+    "How much have customers in each country ordered, counting each customer under their "
+    "current country?",
+    "Could you total all orders by the customer's current `country`?",
+    "Per current country of the customer, what is the order total?",
+};
+static const char *const ja_d_natural[] = {
+    "Our shop's database is attached as `{rel}` (SQLite), with two tables.",
+    "Here is the SQLite file `{rel}` from our shop; it has two tables.",
+    "The shop data is in `{rel}`, an SQLite database of two tables.",
+    "I've put our orders and customer history in the SQLite file `{rel}`.",
+};
+static const char *const ja_d_explicit[] = {
+    "The SQLite database file `{rel}` holds two tables of an online shop.",
+    "You are given the SQLite database `{rel}` with two tables of an online shop.",
+    "The file `{rel}` is an SQLite database with two tables of an online shop.",
+    "Two tables of an online shop are stored in the SQLite database file `{rel}`.",
+};
+static const char *const ja_giveaways[] = {
+    "exactly once", "lived elsewhere", "left out", "not listed with 0", "latest `valid_from`",
+    "tolerance", "Sum the amounts exactly", "double", NULL,
+};
+static const char *const ja_answer_columns[] = {"amount", "customer_id", "country", "valid_from",
+                                                NULL};
 
 static const struct vat_param ja_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -412,33 +441,69 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     if (book) {
+        /* Workbook prompts of this template are written in the explicit
+         * style only (yet); the row records what the prompt is. */
+        t->prompt_style = VAT_STYLE_EXPLICIT;
         ja_prompt_book(t, &st, rel);
         free(rel);
         goto params;
     }
     struct vat_buf data = VAT_BUF_INIT;
     bool cut = false;
-    if (vat_sqlgen_render(t->root, rel, ja_tables, 2, t->inline_max_bytes, &data, &cut, e) != 0) {
+    if (vat_sqlgen_render(t->root, rel, ja_tables, 2, vat_task_inline_cap(t), &data, &cut, e) != 0) {
         vat_buf_release(&data);
         free(rel);
         return -1;
     }
     t->self_contained = !cut;
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_printf(&b,
-                   "The SQLite database file `%s` holds two tables of an online shop. `orders` "
-                   "has one row per order: `order_id`, `customer_id` (who placed it), `amount` "
-                   "(the order total in currency units, at most two decimals) and `ordered_on` "
-                   "(YYYY-MM-DD). "
-                   "`customer_history` records where each customer has lived: one row each time "
-                   "a customer's country was set or changed, with `customer_id`, `country` and "
-                   "`valid_from` (YYYY-MM-DD, the date from which that country applies). A "
-                   "customer has one or more history rows; their current country is the "
-                   "`country` of their history row with the latest `valid_from`.\n\n",
-                   rel);
-    ja_prompt_question(&b);
-    vat_buf_printf(&b, ".\n\nThe schema and %s (as SQL):\n\n```sql\n",
-                   cut ? "the leading rows of each table" : "all rows");
+    bool nat = vat_prompt_natural(t);
+    if (nat) {
+        const char *kv[] = {"rel", rel, NULL};
+        VAT_PROMPT_PUT(&b, t, 'd', ja_d_natural, kv);
+        vat_buf_printf(&b,
+                       " `orders`: `order_id`, `customer_id` (who placed it), `amount` (order "
+                       "total, at most two decimals) and `ordered_on` (YYYY-MM-DD). "
+                       "`customer_history`: one row each time a customer's country was set or "
+                       "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, "
+                       "from when that country applies).\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', ja_q_natural, NULL);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "a JSON object from each country with orders, spelled as in "
+                                 "`country`, to its total as a number, like {\"<country>\": "
+                                 "<total>}");
+        vat_buf_printf(&b, "\n\nThe schema and %s (as SQL):\n\n```sql\n",
+                       cut ? "the leading rows of each table" : "all rows");
+    } else {
+        const char *kv[] = {"rel", rel, NULL};
+        VAT_PROMPT_PUT(&b, t, 'd', ja_d_explicit, kv);
+        vat_buf_printf(&b,
+                       " `orders` has one row per order: `order_id`, `customer_id` (who placed "
+                       "it), `amount` (the order total in currency units, at most two decimals) "
+                       "and `ordered_on` (YYYY-MM-DD). `customer_history` records where each "
+                       "customer has lived: one row each time a customer's country was set or "
+                       "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, "
+                       "the date from which that country applies). A customer has one or more "
+                       "history rows; their current country is the `country` of their history "
+                       "row with the latest `valid_from`.\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_puts(&b, "what is the total `amount` of all orders per customer's current "
+                         "country? Attribute every order to the current country of the customer "
+                         "who placed it, even when the customer lived elsewhere on the order "
+                         "date, and count each order exactly once. List only countries that "
+                         "receive at least one order this way; a country with no order "
+                         "attributed to it is left out (not listed with 0). Sum the amounts "
+                         "exactly: each total is a number with at most two decimals.\n\n");
+        vat_prompt_answer(&b, t, "an object whose keys are the country names spelled exactly "
+                                 "as in the `country` column and whose values are the totals as "
+                                 "JSON numbers, for example {\"<country>\": <total>, \"<other "
+                                 "country>\": <total>}. Key order does not matter");
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, JA_REL_TOL, JA_ABS_TOL);
+    }
+    if (!nat)
+        vat_buf_printf(&b, ".\n\nThe schema and %s (as SQL):\n\n```sql\n",
+                       cut ? "the leading rows of each table" : "all rows");
     vat_buf_putn(&b, data.data, data.len);
     vat_buf_puts(&b, "```\n");
     if (cut)
@@ -456,7 +521,7 @@ params:
                           "customer_id", "countries_without_orders", "omitted");
     vat_axl_finish(t, &st);
 
-    int d = 1 + (nord > 50) + (nord > 150) + (nc >= 12) + (nmoved >= 4);
+    int d = 1 + (nord > 50) + (nord > 150) + (nc >= 12) + (nmoved >= 4) + vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = JA_REL_TOL, .abs_tol = JA_ABS_TOL};
@@ -754,4 +819,8 @@ const struct vat_template vat_tmpl_join_aggregate = {
     .confirm = ja_confirm,
     .trap_answer = ja_trap,
     .check = vat_check_task,
+    .giveaways = ja_giveaways,
+    .answer_columns = ja_answer_columns,
+    .difficulty_doc = "1 + 1 above 50 orders + 1 above 150 + 1 with 12 or more customers + 1 "
+                      "with 4 or more customers who moved + 1 in the natural style, at most 5.",
 };

@@ -13,6 +13,7 @@
 #include "analytics.h"
 #include "anxl.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -24,6 +25,21 @@
 enum { C_ID, C_MONTH, C_CARRIER, C_ORIGIN, C_DEST, C_PARCELS, C_WEIGHT, PV_NCOLS };
 static const char *const pv_cols[PV_NCOLS] = {"shipment_id", "month",   "carrier",  "origin",
                                               "destination", "parcels", "weight_kg"};
+
+/* Natural style (issue 13): a month-by-carrier grid, as a pivot table
+ * in any spreadsheet lays it out. */
+static const char *const pv_q_natural[] = {
+    "Could you pivot the shipments by month and carrier for me?",
+    "How many shipments went out each month with each `carrier`? I'd like it as a month by "
+    "carrier grid.",
+    "Please give me the monthly shipment counts per carrier, as a pivot table.",
+    "I need a month x carrier table of shipment counts.",
+};
+static const char *const pv_giveaways[] = {
+    "count 0", "must still be listed", "no shipment", "Count rows", "whatever its parcels",
+    "not listed", "tolerance", NULL,
+};
+static const char *const pv_answer_columns[] = {"month", "carrier", NULL};
 
 static const struct vat_param pv_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -246,26 +262,44 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given a shipping log of a warehouse, one shipment per row, with the "
-                     "columns `shipment_id`, `month` (the month the shipment left, written "
-                     "YYYY-MM), `carrier` (the company that carried it), `origin`, `destination`, "
-                     "`parcels` and `weight_kg`.\n\n");
-    vat_buf_puts(&b, "Question: how many shipments are there per month and carrier? Count rows: "
-                     "each row is one shipment, whatever its parcels or weight. Lay the counts out "
-                     "as a full table: one entry for every month that appears in the `month` "
-                     "column, and within each month one entry for every carrier that appears "
-                     "anywhere in the `carrier` column. A month and carrier combination with no "
-                     "shipment must still be listed, with the count 0. A calendar month that does "
-                     "not appear in the file at all is not listed.\n\n");
-    vat_buf_puts(&b, "Answer with one JSON value: an object whose keys are the months spelled "
-                     "exactly as in the `month` column (YYYY-MM) and whose values are objects "
-                     "mapping each carrier name, spelled exactly as in the `carrier` column, to "
-                     "its number of shipments in that month as a JSON integer, for example "
-                     "{\"<month>\": {\"<carrier>\": <count>, \"<other carrier>\": 0}, "
-                     "\"<other month>\": {\"<carrier>\": <count>, \"<other carrier>\": <count>}}. "
-                     "Key order does not matter. ");
-    vat_an_prompt_tolerance(&b, PV_REL_TOL, PV_ABS_TOL);
-    vat_buf_puts(&b, ".\n\n");
+    if (vat_prompt_natural(t)) {
+        vat_prompt_data(&b, t, "the warehouse's shipping log", "shipment",
+                        "`shipment_id`, `month` (the month it left, YYYY-MM), `carrier`, "
+                        "`origin`, `destination`, `parcels` and `weight_kg`");
+        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', pv_q_natural, NULL);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "a JSON object with one key per month in the log (YYYY-MM), "
+                                 "each holding an object with every carrier of the log and its "
+                                 "number of shipments that month as an integer, like "
+                                 "{\"<month>\": {\"<carrier>\": <count>, ...}, ...}");
+    } else {
+        vat_prompt_data(&b, t, "a shipping log of a warehouse", "shipment",
+                        "`shipment_id`, `month` (the month the shipment left, written YYYY-MM), "
+                        "`carrier` (the company that carried it), `origin`, `destination`, "
+                        "`parcels` and `weight_kg`");
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_puts(&b, "how many shipments are there per month and carrier? Count rows: each "
+                         "row is one shipment, whatever its parcels or weight. Lay the counts "
+                         "out as a full table: one entry for every month that appears in the "
+                         "`month` column, and within each month one entry for every carrier "
+                         "that appears anywhere in the `carrier` column. A month and carrier "
+                         "combination with no shipment must still be listed, with the count 0. "
+                         "A calendar month that does not appear in the file at all is not "
+                         "listed.\n\n");
+        vat_prompt_answer(&b, t, "an object whose keys are the months spelled exactly as in the "
+                                 "`month` column (YYYY-MM) and whose values are objects mapping "
+                                 "each carrier name, spelled exactly as in the `carrier` column, "
+                                 "to its number of shipments in that month as a JSON integer, "
+                                 "for example {\"<month>\": {\"<carrier>\": <count>, \"<other "
+                                 "carrier>\": 0}, \"<other month>\": {\"<carrier>\": <count>, "
+                                 "\"<other carrier>\": <count>}}. Key order does not matter");
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, PV_REL_TOL, PV_ABS_TOL);
+        vat_buf_putc(&b, '.');
+    }
+    vat_buf_puts(&b, "\n\n");
     vat_axl_prompt(&b, t, &st, 0, &c, &pv_desc);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -276,7 +310,8 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "omitted");
     vat_axl_finish(t, &st);
 
-    int d = 1 + (n > 60) + (n > 150) + (nm * nc >= 20) + (gap >= 0 || nempty >= 3);
+    int d = 1 + (n > 60) + (n > 150) + (nm * nc >= 20) + (gap >= 0 || nempty >= 3) +
+            vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object_of_objects", .integer = true,
@@ -402,4 +437,8 @@ const struct vat_template vat_tmpl_pivot = {
     .confirm = pv_confirm,
     .trap_answer = pv_trap,
     .check = vat_check_task,
+    .giveaways = pv_giveaways,
+    .answer_columns = pv_answer_columns,
+    .difficulty_doc = "1 + 1 above 60 rows + 1 above 150 rows + 1 with 20 or more cells + 1 with a gap month or "
+                      "3 or more empty cells + 1 in the natural style, at most 5.",
 };

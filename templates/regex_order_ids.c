@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prompt.h"
 #include "regexgen.h"
 #include "template.h"
 
@@ -338,7 +339,53 @@ static const struct vat_rx_layout layout = {
 
 /* ---- the task ------------------------------------------------------------ */
 
-static void prompt_rules(struct vat_buf *b, const struct fmt *x)
+/* Issue 13: the data sentence and the question in both styles. */
+static const char *const d_explicit[] = {
+    "The lines below are customer support messages and ticket notes: they mention order ids, "
+    "request ids, times, names and other references.",
+    "Below are support messages and ticket notes that mention order ids, request ids, times, "
+    "names and other references.",
+    "You are given customer support messages and ticket notes; they mention order ids, request "
+    "ids, times, names and other references.",
+    "The example lines are support messages and ticket notes, with order ids, request ids, "
+    "times, names and other references in them.",
+};
+static const char *const l_explicit[] = {
+    "Write a regular expression that extracts every order id of the shape {shape} (each N a "
+    "digit{opt}).",
+    "Give a regular expression that finds every order id of the shape {shape} (each N a "
+    "digit{opt}).",
+    "Task: a regular expression extracting every order id of the shape {shape} (each N a "
+    "digit{opt}).",
+    "Write a regex that pulls out every order id shaped {shape} (each N a digit{opt}).",
+};
+static const char *const d_natural[] = {
+    "These are messages from our support inbox and agents' ticket notes; they mention order "
+    "numbers among request ids, times, names and other references.",
+    "Here are some support messages and ticket notes. Order numbers come up in them, next to "
+    "request ids, times and names.",
+    "Below: a sample of customer messages and internal ticket notes, full of order numbers, "
+    "request ids, timestamps and names.",
+    "I copied these lines from support tickets; they quote order numbers along with other "
+    "references, times and names.",
+};
+static const char *const q_natural[] = {
+    "Our order numbers look like {shape} (N is a digit){case}. Could you write a regex that "
+    "pulls every order number out of lines like these?",
+    "I need a regular expression that picks out our order numbers, which are written {shape} "
+    "(each N a digit){case}.",
+    "Can you give me a regex to extract the order numbers? They have the form {shape}, N being "
+    "a digit{case}.",
+    "Please write a regex that finds every order number in such lines; an order number is "
+    "{shape} with N a digit{case}.",
+};
+static const char *const giveaways[] = {
+    "stands on its own", "not extracted at all", "not even in part", "does not count",
+    "do not count", "right before", "right after", "word boundar", "underscore", NULL,
+};
+static const char *const answer_columns[] = {NULL};
+
+static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt *x)
 {
     char shape[32];
     fmt_shape(x, shape);
@@ -349,13 +396,25 @@ static void prompt_rules(struct vat_buf *b, const struct fmt *x)
         lower[i] = ch ? (char)(ch - 'A' + 'a') : 0;
         capital[i] = i == 0 ? ch : lower[i];
     }
-    vat_buf_puts(b, "The lines below are customer support messages and ticket notes: they "
-                    "mention order ids, request ids, times, names and other references.\n\n");
-    vat_buf_printf(b,
-                   "Write a regular expression that extracts every order id of the shape %s "
-                   "(each N a digit%s). "
-                   "A piece of text is such an order id only when all of these hold:\n",
-                   shape, x->digits_max > x->digits ? ", each (N) a digit that may be absent" : "");
+    if (vat_prompt_natural(t)) {
+        char cs[160];
+        snprintf(cs, sizeof cs, "%s; %s",
+                 x->digits_max > x->digits ? "; a digit shown as (N) may be absent" : "",
+                 x->any_case ? "agents type the prefix in any letter case"
+                             : "the prefix is always written in capitals");
+        const char *kv[] = {"shape", shape, "case", cs, NULL};
+        VAT_PROMPT_PUT(b, t, 'd', d_natural, kv);
+        vat_buf_puts(b, "\n\n");
+        VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
+        vat_buf_puts(b, "\n\n");
+        return;
+    }
+    const char *opt = x->digits_max > x->digits ? ", each (N) a digit that may be absent" : "";
+    const char *kv[] = {"shape", shape, "opt", opt, NULL};
+    VAT_PROMPT_PUT(b, t, 'd', d_explicit, kv);
+    vat_buf_puts(b, "\n\n");
+    VAT_PROMPT_PUT(b, t, 'l', l_explicit, kv);
+    vat_buf_puts(b, " A piece of text is such an order id only when all of these hold:\n");
     if (x->any_case)
         vat_buf_printf(b, "- it starts with the prefix \"%s\" in any mix of upper and lower "
                           "case (\"%s\", \"%s\" and \"%s\" all count);\n",
@@ -426,10 +485,13 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     json_object_set_new(t->params, "digits", json_integer(x.digits));
     json_object_set_new(t->params, "digits_max", json_integer(x.digits_max));
     json_object_set_new(t->params, "case", json_string(x.any_case ? "any" : "exact"));
-    t->difficulty = 2 + x.any_case + (x.sep == 0) + (x.digits != 6 || x.digits_max != 6);
+    t->difficulty = 2 + x.any_case + (x.sep == 0) + (x.digits != 6 || x.digits_max != 6) +
+                    vat_prompt_natural(t);
+    if (t->difficulty > 5)
+        t->difficulty = 5;
 
     struct vat_buf b = VAT_BUF_INIT;
-    prompt_rules(&b, &x);
+    prompt_rules(&b, t, &x);
     vat_rx_task_prompt(t, &b, "messages");
     return 0;
 }
@@ -460,4 +522,8 @@ const struct vat_template vat_tmpl_regex_order_ids = {
     .confirm = vat_rx_task_confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
+    .giveaways = giveaways,
+    .answer_columns = answer_columns,
+    .difficulty_doc = "2 + 1 when the prefix may be in any case + 1 without a separator + 1 "
+                      "for a digit count other than 6 + 1 in the natural style, at most 5.",
 };

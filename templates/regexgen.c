@@ -4,6 +4,8 @@
  * generate, reference, confirm and trap_answer share (see regexgen.h). */
 #include "regexgen.h"
 
+#include "prompt.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -485,19 +487,33 @@ void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, cons
     vat_buf_puts(b, "\n");
 }
 
-void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_kind)
+/* The explicit answer sentence's opening, in four wordings (issue 13). */
+const char *const vat_rx_answer_leads[4] = {
+    "Answer with one Python `re` pattern as a plain string",
+    "Reply with exactly one Python `re` pattern, as a plain string",
+    "Give your answer as one Python `re` pattern in plain text",
+    "Your answer is one Python `re` pattern, written as a plain string",
+};
+
+void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *line_kind,
+                               const char *lead)
 {
     vat_buf_printf(b,
                    "Your pattern is also run on %zu held-out %s of the same kind that are not "
                    "shown here; it must extract exactly the expected list from every line, "
                    "examples and held-out alike.\n\n",
                    n_heldout, line_kind);
-    vat_buf_puts(b,
-                 "Answer with one Python `re` pattern as a plain string: no surrounding slashes "
-                 "or quotes, no flags, no explanation. Each line is scored as "
-                 "`[m.group(0) for m in re.finditer(pattern, line)]`, so only the whole match "
-                 "counts; any groups inside the pattern do not matter. The shape of an answer, "
-                 "for a different task: (?<![A-Za-z])[a-z]+_id(?=:)\n");
+    vat_buf_printf(b,
+                   "%s: no surrounding slashes or quotes, no flags, no explanation. Each line is "
+                   "scored as `[m.group(0) for m in re.finditer(pattern, line)]`, so only the "
+                   "whole match counts; any groups inside the pattern do not matter. The shape "
+                   "of an answer, for a different task: (?<![A-Za-z])[a-z]+_id(?=:)\n",
+                   lead);
+}
+
+void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_kind)
+{
+    vat_rx_prompt_answer_lead(b, n_heldout, line_kind, vat_rx_answer_leads[0]);
 }
 
 /* ---- the regex task driver ------------------------------------------------- */
@@ -697,8 +713,31 @@ void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_
         t->params = json_object();
     json_object_set_new(t->params, "examples", json_integer((json_int_t)p->ex.n));
     json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
-    vat_rx_prompt_examples(b, &p->ex, t->fixture[0].path, t->inline_max_bytes);
-    vat_rx_prompt_answer(b, p->ho.n, line_kind);
+    vat_rx_prompt_examples(b, &p->ex, t->fixture[0].path, vat_task_inline_cap(t));
+    if (vat_prompt_natural(t)) {
+        /* Natural style (issue 13): no checker internals beyond what an
+         * answer's form needs. */
+        static const char *const ans[] = {
+            "The pattern will also be run on other {kind} like these. Reply with just the "
+            "Python `re` pattern as a plain string (no slashes, quotes or flags); each whole "
+            "match of re.finditer(pattern, line) is one extracted item.",
+            "We will run it on more {kind} of the same sort. Send only the Python `re` pattern, "
+            "as plain text without slashes, quotes or flags: every whole match of "
+            "re.finditer(pattern, line) is taken as one item.",
+            "It has to work on the rest of our {kind} too. Please answer with the bare Python "
+            "`re` pattern (no delimiters, quotes or flags); the matches re.finditer(pattern, "
+            "line) finds, whole, are what gets extracted.",
+            "Other {kind} of this kind will go through it as well. The answer is one Python "
+            "`re` pattern written plainly, no slashes, quotes or flags; each full match from "
+            "re.finditer(pattern, line) counts as one extracted item.",
+        };
+        const char *kv[] = {"kind", line_kind, NULL};
+        VAT_PROMPT_PUT(b, t, 'a', ans, kv);
+        vat_buf_putc(b, '\n');
+    } else {
+        vat_rx_prompt_answer_lead(b, p->ho.n, line_kind,
+                                  VAT_PROMPT_PHRASE(t, 'a', vat_rx_answer_leads));
+    }
     t->prompt = vat_buf_detach(b);
     /* The prompt describes the strings to match; held-out lines are hidden
      * by design, so the description is what a solver works from. */

@@ -181,6 +181,12 @@ void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, cons
 /* Appends the held-out notice and the answer format shared by the regex
  * templates (one Python re pattern, finditer group 0 semantics). */
 void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_kind);
+/* The same with the answer sentence opened by lead (one of
+ * vat_rx_answer_leads, drawn by the task driver from the prompt stream;
+ * vat_rx_prompt_answer uses the first). */
+void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *line_kind,
+                               const char *lead);
+extern const char *const vat_rx_answer_leads[4];
 
 /* ---- the regex task driver -----------------------------------------------
  * A regex template is a notation space (an index 0..n_formats-1 decodes to

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prompt.h"
 #include "sqlgen.h"
 #include "template.h"
 #include "values.h"
@@ -660,12 +661,93 @@ static void put_window_text(struct vat_buf *b, const struct question *q)
     }
 }
 
+/* Issue 13: phrasings of both styles. */
+static const char *const d_explicit[] = {"Columns:", "The columns:", "About the columns:",
+                                         "What the columns hold:"};
+static const char *const l_explicit[] = {"Task: write", "Task: give", "Your task: write",
+                                         "Write"};
+static const char *const a_explicit[] = {
+    "Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
+    "Markdown fence; a trailing semicolon is optional.",
+    "Reply with exactly one SQL SELECT statement (SQLite dialect), without prose or a "
+    "Markdown fence; a trailing semicolon is optional.",
+    "Give one SQL SELECT statement (SQLite dialect) as the whole answer: no explanation, no "
+    "fence; the final semicolon is optional.",
+    "Your answer is one SQL SELECT statement in the SQLite dialect, alone: no prose, no "
+    "Markdown; a semicolon at the end is optional.",
+};
+static const char *const a_natural[] = {
+    "Reply with just the SQLite SELECT statement, no explanation or fence.",
+    "Send me only the SELECT query (SQLite), nothing around it.",
+    "Answer with one SQLite SELECT and nothing else.",
+    "Just the SQL, please: a single SQLite SELECT statement, no prose.",
+};
+static const char *const d_natural[] = {
+    "`{otable}.{fk}` is who placed the order (NULL for a guest checkout; some orders belong "
+    "to customers since removed from `{ctable}`), and `{otable}.{date}` when it was placed "
+    "({fmt}). `{ctable}.{key}` is {keykind}; names can repeat.",
+    "In `{otable}`, `{fk}` points at `{ctable}.{key}` ({keykind}; NULL for guests, and some "
+    "point at customers no longer on file) and `{date}` is the order time ({fmt}). Two "
+    "customers may share a name.",
+    "Each `{otable}` row is an order: `{fk}` the customer (a `{ctable}.{key}`, {keykind}, or "
+    "NULL for a guest; a few refer to deleted customers), `{date}` when it was placed ({fmt}). "
+    "Customer names are not unique.",
+    "Orders point at their customer through `{otable}.{fk}` (`{ctable}.{key}` is {keykind}; "
+    "guests have NULL, and some ids are of customers we deleted); `{otable}.{date}` is the "
+    "order time, {fmt}. Names do not identify customers.",
+};
+static const char *const q_natural[] = {
+    "Sales ops would like every customer in `{ctable}` with how many orders they placed{win}.",
+    "How many orders did each of our customers (all of `{ctable}`) place{win}?",
+    "Can you pull, for every customer on file in `{ctable}`, their number of orders{win}?",
+    "We need each customer's order count{win} — every customer in `{ctable}`, please.",
+};
+static const char *const giveaways[] = {
+    "with 0", "listed with 0", "zero", "LEFT JOIN", "COUNT(", "both days included",
+    "calendar day of its timestamp", "neither kind of order counts", "play no part", NULL,
+};
+static const char *const answer_columns[] = {NULL};
+
+/* The natural question: columns as facts, the window in people's words. */
+static void natural_question(struct vat_buf *b, struct vat_task *t, const struct question *q)
+{
+    char h1[32], h2[32], win[96] = "";
+    switch (q->filter) {
+    case F_YEAR: snprintf(win, sizeof win, " in %04d", q->year); break;
+    case F_SINCE:
+        vat_prompt_human_date(q->lo, h1);
+        snprintf(win, sizeof win, " since %s", h1);
+        break;
+    case F_BEFORE:
+        vat_prompt_human_date(q->hi + 1, h1);
+        snprintf(win, sizeof win, " before %s", h1);
+        break;
+    case F_RANGE:
+        vat_prompt_human_date(q->lo, h1);
+        vat_prompt_human_date(q->hi, h2);
+        snprintf(win, sizeof win, " from %s to %s", h1, h2);
+        break;
+    default: break;
+    }
+    const char *kv[] = {
+        "ctable", q->ctable, "otable", q->otable, "key", q->key, "fk", q->fk,
+        "date", q->date_col, "fmt", date_format(q), "win", win,
+        "keykind", q->coded ? "a text code, ordered as text" : "an integer",
+        NULL,
+    };
+    vat_buf_puts(b, "\n");
+    VAT_PROMPT_PUT(b, t, 'd', d_natural, kv);
+    vat_buf_puts(b, "\n\n");
+    VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
+    vat_buf_puts(b, " ");
+}
+
 static int build_prompt(struct vat_task *t, const struct question *q, struct vat_err *e)
 {
     struct vat_buf b = VAT_BUF_INIT, data = VAT_BUF_INIT;
     const char *tabs[2] = {q->ctable, q->otable};
     bool cut = false;
-    if (vat_sqlgen_render(t->root, t->fixture[0].path, tabs, 2, t->inline_max_bytes, &data, &cut,
+    if (vat_sqlgen_render(t->root, t->fixture[0].path, tabs, 2, vat_task_inline_cap(t), &data, &cut,
                           e) != 0) {
         vat_buf_release(&data);
         return -1;
@@ -682,7 +764,13 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         vat_buf_puts(&b, "\nOnly the leading rows fit here; the full tables are in the file.\n");
     vat_buf_release(&data);
 
-    vat_buf_puts(&b, "\nColumns:\n");
+    if (vat_prompt_natural(t)) {
+        natural_question(&b, t, q);
+        goto columns_out;
+    }
+    vat_buf_puts(&b, "\n");
+    VAT_PROMPT_PUT(&b, t, 'd', d_explicit, NULL);
+    vat_buf_puts(&b, "\n");
     vat_buf_printf(&b,
                    "- `%s.%s` identifies a customer (%s); `%s` is the customer's name, and "
                    "names are not unique.\n",
@@ -699,13 +787,15 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     vat_buf_puts(&b, "- `city`, `signed_up_on`, `channel` and `amount` play no part in the "
                      "question; every order counts whatever its channel or amount.\n");
 
-    vat_buf_printf(&b,
-                   "\nTask: write one SQLite SELECT statement that lists every customer in `%s` "
-                   "with the number of orders they ",
+    vat_buf_puts(&b, "\n");
+    VAT_PROMPT_PUT(&b, t, 'l', l_explicit, NULL);
+    vat_buf_printf(&b, " one SQLite SELECT statement that lists every customer in `%s` "
+                       "with the number of orders they ",
                    q->ctable);
     put_window_text(&b, q);
     vat_buf_printf(&b, ". A customer with no %sorder is listed with 0. ",
                    q->filter == F_NONE ? "" : "such ");
+columns_out:;
     int ncol = q->with_name ? 3 : 2;
     vat_buf_printf(&b, "Return exactly %d columns, in this order:\n", ncol);
     vat_buf_printf(&b, "1. `%s`: the customer's id, as stored;\n", q->key);
@@ -726,11 +816,14 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         break;
     }
     vat_buf_puts(&b, ".\n");
-    vat_buf_puts(&b,
-                 "\nThe query is also run on other databases with the same schema and different "
-                 "rows, so it must compute the result from the data, not list values.\n"
-                 "\nAnswer with one SQL SELECT statement (SQLite dialect) and nothing else: no "
-                 "prose, no Markdown fence; a trailing semicolon is optional.\n");
+    vat_buf_puts(&b, "\nThe query is also run on other databases with the same schema and "
+                     "different rows, so it must compute the result from the data, not list "
+                     "values.\n\n");
+    if (vat_prompt_natural(t))
+        VAT_PROMPT_PUT(&b, t, 'a', a_natural, NULL);
+    else
+        VAT_PROMPT_PUT(&b, t, 'a', a_explicit, NULL);
+    vat_buf_puts(&b, "\n");
     t->prompt = vat_buf_detach(&b);
     return 0;
 }
@@ -983,4 +1076,9 @@ const struct vat_template vat_tmpl_sql_order_counts = {
     .confirm = confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
+    .giveaways = giveaways,
+    .answer_columns = answer_columns,
+    .difficulty_doc = "1 + 1 with a date window + 1 for a window over timestamps + 1 when "
+                      "ordered by the count + 1 with the name column, at most 5 (the natural "
+                      "style does not add: its window words carry the same meaning).",
 };

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prompt.h"
 #include "sqlgen.h"
 #include "template.h"
 #include "values.h"
@@ -634,12 +635,77 @@ static const char *const period_text[] = {
     "the calendar year, as text 'YYYY'",
 };
 
+/* Issue 13: phrasings of both styles. */
+static const char *const d_explicit[] = {"Columns:", "The columns:", "About the columns:",
+                                         "What the columns hold:"};
+static const char *const l_explicit[] = {"Task: write", "Task: give", "Your task: write",
+                                         "Write"};
+static const char *const a_explicit[] = {
+    "Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
+    "Markdown fence; a trailing semicolon is optional.",
+    "Reply with exactly one SQL SELECT statement (SQLite dialect), without prose or a "
+    "Markdown fence; a trailing semicolon is optional.",
+    "Give one SQL SELECT statement (SQLite dialect) as the whole answer: no explanation, no "
+    "fence; the final semicolon is optional.",
+    "Your answer is one SQL SELECT statement in the SQLite dialect, alone: no prose, no "
+    "Markdown; a semicolon at the end is optional.",
+};
+static const char *const a_natural[] = {
+    "Reply with just the SQLite SELECT statement, no explanation or fence.",
+    "Send me only the SELECT query (SQLite), nothing around it.",
+    "Answer with one SQLite SELECT and nothing else.",
+    "Just the SQL, please: a single SQLite SELECT statement, no prose.",
+};
+static const char *const d_natural[] = {
+    "In `{table}`, `{status}` says whether the invoice was paid: {paid} mean paid. `{amount}` "
+    "is {unit}, NULL until the invoice is priced; `{date}` is when it was issued ({fmt}).",
+    "`{table}.{status}` holds the payment state ({paid} for a paid invoice); `{amount}` is "
+    "{unit} (NULL before pricing) and `{date}` the issue date ({fmt}).",
+    "Each `{table}` row is an invoice: `{status}` is its payment state, paid being {paid}; "
+    "`{amount}` is {unit}, or NULL while unpriced; `{date}` is its issue time, {fmt}.",
+    "Invoices are in `{table}`. A paid invoice has `{status}` {paid}; `{amount}` is {unit} "
+    "and stays NULL until priced; `{date}` ({fmt}) is when it was issued.",
+};
+static const char *const q_natural[] = {
+    "Finance would like our paid revenue per {period} of issue. Could you write the query?",
+    "I need a query for the revenue we were actually paid, by {period} the invoice was issued.",
+    "Can you give me an SQLite query for paid invoice revenue per {period}?",
+    "Please write the query that totals paid invoices by {period} of issue.",
+};
+static const char *const giveaways[] = {
+    "any other value means not paid", "case-sensitive", "A NULL amount counts as 0",
+    "compared to within", "0.000001", "no other rows", NULL,
+};
+static const char *const answer_columns[] = {NULL};
+
+static void natural_text(struct vat_buf *b, struct vat_task *t, const struct question *q)
+{
+    struct vat_buf paid = VAT_BUF_INIT;
+    for (int i = 0; i < q->npaid; i++) {
+        if (i)
+            vat_buf_puts(&paid, i + 1 == q->npaid ? " or " : ", ");
+        vat_sqlgen_put_literal(&paid, q->paid[i]);
+    }
+    const char *kv[] = {
+        "table", q->table, "status", q->status_col, "paid", paid.data, "amount", q->amount_col,
+        "unit", q->amount_cents ? "in US cents (an integer)" : "in US dollars (whole cents)",
+        "date", q->date_col, "fmt", date_format(q), "period", period_word[q->period],
+        NULL,
+    };
+    vat_buf_puts(b, "\n");
+    VAT_PROMPT_PUT(b, t, 'd', d_natural, kv);
+    vat_buf_puts(b, "\n\n");
+    VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
+    vat_buf_puts(b, " ");
+    vat_buf_release(&paid);
+}
+
 static int build_prompt(struct vat_task *t, const struct question *q, struct vat_err *e)
 {
     struct vat_buf b = VAT_BUF_INIT, data = VAT_BUF_INIT;
     const char *tabs[1] = {q->table};
     bool cut = false;
-    if (vat_sqlgen_render(t->root, t->fixture[0].path, tabs, 1, t->inline_max_bytes, &data, &cut,
+    if (vat_sqlgen_render(t->root, t->fixture[0].path, tabs, 1, vat_task_inline_cap(t), &data, &cut,
                           e) != 0) {
         vat_buf_release(&data);
         return -1;
@@ -657,7 +723,14 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         vat_buf_puts(&b, "\nOnly the leading rows fit here; the full table is in the file.\n");
     vat_buf_release(&data);
 
-    vat_buf_puts(&b, "\nColumns:\n");
+    bool nat = vat_prompt_natural(t);
+    if (nat) {
+        natural_text(&b, t, q);
+        goto output_columns;
+    }
+    vat_buf_puts(&b, "\n");
+    VAT_PROMPT_PUT(&b, t, 'd', d_explicit, NULL);
+    vat_buf_puts(&b, "\n");
     vat_buf_printf(&b, "- `%s` identifies the invoice; `%s` is the customer it was issued to.\n",
                    q->id_col, q->cust_col);
     vat_buf_printf(&b,
@@ -679,14 +752,19 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         vat_buf_printf(&b, "- `%s` is the payment due date; it plays no part in the question.\n",
                        q->due_col);
 
+    vat_buf_puts(&b, "\n");
+    VAT_PROMPT_PUT(&b, t, 'l', l_explicit, NULL);
     vat_buf_printf(&b,
-                   "\nTask: write one SQLite SELECT statement that reports the paid revenue per "
-                   "calendar %s of issue (the %s is taken from `%s`). It must return exactly two "
-                   "columns, in this order:\n",
+                   " one SQLite SELECT statement that reports the paid revenue per calendar %s "
+                   "of issue (the %s is taken from `%s`). ",
                    pw, pw, q->date_col);
+output_columns:
+    vat_buf_puts(&b, "It must return exactly two columns, in this order:\n");
     vat_buf_printf(&b, "1. `%s`: %s;\n", q->out_period, period_text[q->period]);
     vat_buf_printf(&b, "2. `%s`: the total amount of the %s's paid invoices ", q->out_revenue, pw);
-    if (!q->want_cents)
+    if (!q->want_cents && nat)
+        vat_buf_puts(&b, "in US dollars (rounding to cents is fine).\n");
+    else if (!q->want_cents)
         vat_buf_puts(&b, "in US dollars. Every amount is a whole number of cents, so the total "
                          "is too; results are compared to within 0.000001, so rounding to 2 "
                          "decimal places is allowed but not needed.\n");
@@ -695,17 +773,24 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     else
         vat_buf_puts(&b, "in US cents, as an integer (the dollar total times 100, rounded to "
                          "the nearest cent).\n");
-    vat_buf_printf(&b,
-                   "A NULL amount counts as 0, so a %s whose paid invoices all have a NULL amount "
-                   "shows 0. Return one row per %s that has at least one paid invoice and no "
-                   "other rows, ordered by %s %s.\n",
-                   pw, pw, pw, q->descending ? "descending (latest first)"
-                                             : "ascending (earliest first)");
-    vat_buf_puts(&b,
-                 "\nThe query is also run on other databases with the same schema and different "
-                 "rows, so it must compute the result from the data, not list values.\n"
-                 "\nAnswer with one SQL SELECT statement (SQLite dialect) and nothing else: no "
-                 "prose, no Markdown fence; a trailing semicolon is optional.\n");
+    if (nat)
+        vat_buf_printf(&b, "One row per %s with a paid invoice, %s.\n", pw,
+                       q->descending ? "latest first" : "earliest first");
+    else
+        vat_buf_printf(&b,
+                       "A NULL amount counts as 0, so a %s whose paid invoices all have a NULL "
+                       "amount shows 0. Return one row per %s that has at least one paid "
+                       "invoice and no other rows, ordered by %s %s.\n",
+                       pw, pw, pw, q->descending ? "descending (latest first)"
+                                                 : "ascending (earliest first)");
+    vat_buf_puts(&b, "\nThe query is also run on other databases with the same schema and "
+                     "different rows, so it must compute the result from the data, not list "
+                     "values.\n\n");
+    if (nat)
+        VAT_PROMPT_PUT(&b, t, 'a', a_natural, NULL);
+    else
+        VAT_PROMPT_PUT(&b, t, 'a', a_explicit, NULL);
+    vat_buf_puts(&b, "\n");
     t->prompt = vat_buf_detach(&b);
     return 0;
 }
@@ -924,4 +1009,9 @@ const struct vat_template vat_tmpl_sql_paid_revenue = {
     .confirm = confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
+    .giveaways = giveaways,
+    .answer_columns = answer_columns,
+    .difficulty_doc = "1 + 1 for quarters or years + 1 when the answer's unit differs from "
+                      "the stored one + 1 with two paid statuses + 1 with timestamps or a "
+                      "decoy date column, at most 5 (the style does not add).",
 };

@@ -50,6 +50,21 @@ struct vat_template {
     /* Scores a candidate using only t->spec and t->root (so `vat check`
      * can rebuild a task from the verifiers table); never trusts it. */
     struct vat_verdict (*check)(const struct vat_task *t, const char *answer, size_t len);
+
+    /* Appended for issue 13 (still version 1: a template that leaves these
+     * NULL keeps compiling and behaves as before). */
+    /* Phrases the explicit prompt uses to name or avoid the trap, ended by
+     * NULL.  A template that sets it writes natural prompts: none of these
+     * phrases may appear in them (tests/test_prompt.c checks every draw).
+     * NULL: the template has explicit prompts only, and its tasks record
+     * prompt_style "explicit" whatever seeds.toml asks. */
+    const char *const *giveaways;
+    /* Columns every prompt (either style) must name, ended by NULL: the
+     * ones the answer depends on. */
+    const char *const *answer_columns;
+    /* How t->difficulty is computed from the task's content, one sentence
+     * (docs and the dataset card quote it). */
+    const char *difficulty_doc;
 };
 
 /* The question of task t in a question space of n questions: element

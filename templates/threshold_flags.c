@@ -12,6 +12,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -21,6 +22,18 @@
 enum { C_ID, C_HOLDER, C_TYPE, C_BRANCH, C_OPENED, C_BALANCE, TF_NCOLS };
 static const char *const tf_cols[TF_NCOLS] = {"account_id", "holder",    "account_type",
                                               "branch",     "opened_on", "balance"};
+
+/* Natural style (issue 13): "at least T" includes T by convention. */
+static const char *const tf_q_natural[] = {
+    "Which accounts hold at least {thr}?",
+    "Risk wants every account with a `balance` of {thr} or more. Which are they?",
+    "Could you list the accounts whose balance is at least {thr}?",
+    "Which of our accounts have {thr} or more in them?",
+};
+static const char *const tf_giveaways[] = {
+    "is exactly", "at or above", "counts.", "tolerance", NULL,
+};
+static const char *const tf_answer_columns[] = {"account_id", "balance", NULL};
 
 static const struct vat_param tf_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 8, .max = 2000,
@@ -218,18 +231,35 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char thr[32];
     vat_fmt_cents(t_cents, thr, sizeof thr);
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given an export of a bank's accounts, one account per row, with the "
-                     "columns `account_id`, `holder`, `account_type`, `branch`, `opened_on` "
-                     "(YYYY-MM-DD) and `balance` (the current balance, a decimal with two places; "
-                     "negative when the account is overdrawn).\n\n");
-    vat_buf_printf(&b,
-                   "Question: which accounts have a `balance` at or above %s? An account whose "
-                   "balance is exactly %s counts. List their `account_id` values, each once, "
-                   "sorted ascending by byte order: plain string comparison of the ids exactly as "
-                   "written, not numeric order (so `X-10` comes before `X-9`).\n\n",
-                   thr, thr);
-    vat_buf_puts(&b, "Answer with one JSON value: an array of the ids as JSON strings in that "
-                     "order, for example [\"<id>\", \"<next id>\"].\n\n");
+    if (vat_prompt_natural(t)) {
+        vat_prompt_data(&b, t, "the bank's account list", "account",
+                        "`account_id` (a text code), `holder`, `account_type`, `branch`, "
+                        "`opened_on` (YYYY-MM-DD) and `balance` (current balance, two decimals; "
+                        "negative when overdrawn)");
+        vat_buf_puts(&b, "\n\n");
+        const char *kv[] = {"thr", thr, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', tf_q_natural, kv);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "a JSON array of their `account_id`s, each once, sorted as "
+                                 "plain text (byte order), like [\"<id>\", \"<next id>\"]");
+    } else {
+        vat_prompt_data(&b, t, "an export of a bank's accounts", "account",
+                        "`account_id`, `holder`, `account_type`, `branch`, `opened_on` "
+                        "(YYYY-MM-DD) and `balance` (the current balance, a decimal with two "
+                        "places; negative when the account is overdrawn)");
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_printf(&b,
+                       "which accounts have a `balance` at or above %s? An account whose "
+                       "balance is exactly %s counts. List their `account_id` values, each "
+                       "once, sorted ascending by byte order: plain string comparison of the "
+                       "ids exactly as written, not numeric order (so `X-10` comes before "
+                       "`X-9`).\n\n",
+                       thr, thr);
+        vat_prompt_answer(&b, t, "an array of the ids as JSON strings in that order, for "
+                                 "example [\"<id>\", \"<next id>\"]");
+    }
+    vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -238,7 +268,8 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           json_real((double)t_cents / 100.0), "comparison", ">=", "returns",
                           "account_id", "order", "ascending byte order");
 
-    int d = 1 + (n > 60) + (n > 150) + (n_at >= 2) + (n_below + n_above >= 2);
+    int d = 1 + (n > 60) + (n > 150) + (n_at >= 2) + (n_below + n_above >= 2) +
+            vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "list", .items = "string", .ordered = true, .unique = true,
@@ -354,4 +385,8 @@ const struct vat_template vat_tmpl_threshold_flags = {
     .confirm = tf_confirm,
     .trap_answer = tf_trap,
     .check = vat_check_task,
+    .giveaways = tf_giveaways,
+    .answer_columns = tf_answer_columns,
+    .difficulty_doc = "1 + 1 above 60 rows + 1 above 150 rows + 1 with 2 or more balances exactly at T + 1 "
+                      "with 2 or more a cent either side + 1 in the natural style, at most 5.",
 };

@@ -13,6 +13,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
@@ -25,6 +26,24 @@ enum { C_ID, C_DATE, C_CUSTOMER, C_PRODUCT, C_CHANNEL, C_AMOUNT, TN_NCOLS };
 static const char *const tn_cols[TN_NCOLS] = {"sale_id", "sold_on", "customer",
                                               "product", "channel", "amount"};
 static const char *const tn_channels[] = {"online", "store", "phone", "marketplace"};
+
+/* Natural style (issue 13): "top customers by spend" means totals. */
+static const char *const tn_q_natural[] = {
+    "Who are our top {n} customers by total spend?",
+    "Which {n} customers spent the most with us overall?",
+    "Could you list the {n} biggest customers by what they spent in total?",
+    "I need our {n} best customers, ranked by total spend.",
+};
+static const char *const tn_q_natural_one[] = {
+    "Who is our top customer by total spend?",
+    "Which customer spent the most with us overall?",
+    "Who is our biggest customer by what they spent in total?",
+    "I need our best customer by total spend.",
+};
+static const char *const tn_giveaways[] = {
+    "summed over", "all of their sales", "single sale", "largest sale", "tolerance", NULL,
+};
+static const char *const tn_answer_columns[] = {"customer", "amount", NULL};
 
 static const struct vat_param tn_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -302,34 +321,60 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given a sales export from a retail business, one sale per row, "
-                     "with the columns `sale_id`, `sold_on` (the sale date, YYYY-MM-DD), "
-                     "`customer` (the buyer's name), `product`, `channel` (where the sale was "
-                     "made) and `amount` (the sale's total, a decimal with two places).\n\n");
-    if (p.n == 1)
-        vat_buf_puts(&b, "Question: which customer has the largest total `amount`, summed over "
-                         "all of their sales? ");
-    else
-        vat_buf_printf(&b,
-                       "Question: which %d customers have the largest total `amount`, summed "
-                       "over all of their sales? Rank the customers by their total, largest "
-                       "first. ",
-                       p.n);
-    vat_buf_puts(&b, "A customer is identified by the `customer` value exactly as written. When "
-                     "two customers have exactly the same total, the one whose name comes first "
-                     "in ascending byte order (the names compared character by character by "
-                     "their ASCII codes, so \"Jo Ann\" comes before \"Joan Day\", which "
-                     "comes before \"Joe Hill\") ranks higher; this also decides who is in "
-                     "when customers tie for the last place.\n\n");
-    vat_buf_printf(&b,
-                   "Answer with one JSON value: an array of exactly %d string%s, the customer "
-                   "names spelled exactly as in the `customer` column, from rank 1 to rank %d, "
-                   "for example %s. The order matters and no name may appear twice.\n\n",
-                   p.n, p.n == 1 ? "" : "s", p.n,
-                   p.n == 1 ? "[\"<customer ranked 1>\"]"
-                   : p.n == 2
-                       ? "[\"<customer ranked 1>\", \"<customer ranked 2>\"]"
-                       : "[\"<customer ranked 1>\", \"<customer ranked 2>\", ...]");
+    char nbuf[16];
+    snprintf(nbuf, sizeof nbuf, "%d", p.n);
+    const char *example = p.n == 1 ? "[\"<customer ranked 1>\"]"
+                          : p.n == 2 ? "[\"<customer ranked 1>\", \"<customer ranked 2>\"]"
+                                     : "[\"<customer ranked 1>\", \"<customer ranked 2>\", ...]";
+    if (vat_prompt_natural(t)) {
+        vat_prompt_data(&b, t, "our retail sales export", "sale",
+                        "`sale_id`, `sold_on` (YYYY-MM-DD), `customer` (the buyer's name), "
+                        "`product`, `channel` and `amount` (the sale's total, two decimals)");
+        vat_buf_puts(&b, "\n\n");
+        const char *kv[] = {"n", nbuf, NULL};
+        if (p.n == 1)
+            VAT_PROMPT_PUT(&b, t, 'q', tn_q_natural_one, kv);
+        else
+            VAT_PROMPT_PUT(&b, t, 'q', tn_q_natural, kv);
+        vat_buf_puts(&b, " Customers are told apart by their `customer` value; if two have the "
+                         "same total, the name that sorts first in byte (ASCII) order ranks "
+                         "higher.\n\n");
+        char *shape = vat_xasprintf("a JSON array of the %d name%s as written in `customer`, "
+                                    "best first, like %s",
+                                    p.n, p.n == 1 ? "" : "s", example);
+        vat_prompt_answer(&b, t, shape);
+        free(shape);
+    } else {
+        vat_prompt_data(&b, t, "a sales export from a retail business", "sale",
+                        "`sale_id`, `sold_on` (the sale date, YYYY-MM-DD), `customer` (the "
+                        "buyer's name), `product`, `channel` (where the sale was made) and "
+                        "`amount` (the sale's total, a decimal with two places)");
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        if (p.n == 1)
+            vat_buf_puts(&b, "which customer has the largest total `amount`, summed over all "
+                             "of their sales? ");
+        else
+            vat_buf_printf(&b,
+                           "which %d customers have the largest total `amount`, summed over "
+                           "all of their sales? Rank the customers by their total, largest "
+                           "first. ",
+                           p.n);
+        vat_buf_puts(&b, "A customer is identified by the `customer` value exactly as written. "
+                         "When two customers have exactly the same total, the one whose name "
+                         "comes first in ascending byte order (the names compared character by "
+                         "character by their ASCII codes, so \"Jo Ann\" comes before \"Joan "
+                         "Day\", which comes before \"Joe Hill\") ranks higher; this also "
+                         "decides who is in when customers tie for the last place.\n\n");
+        char *shape = vat_xasprintf(
+            "an array of exactly %d string%s, the customer names spelled exactly as in the "
+            "`customer` column, from rank 1 to rank %d, for example %s. The order matters and "
+            "no name may appear twice",
+            p.n, p.n == 1 ? "" : "s", p.n, example);
+        vat_prompt_answer(&b, t, shape);
+        free(shape);
+    }
+    vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -338,7 +383,7 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "rank_by", "sum of amount, descending", "ties",
                           "customer name, ascending byte order", "answer", "ordered list");
 
-    int d = 1 + (nrows > 50) + (nrows > 150) + (p.k >= 10) + p.boundary_tie;
+    int d = 1 + (nrows > 50) + (nrows > 150) + (p.k >= 10) + p.boundary_tie + vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "list", .items = "string", .ordered = true, .unique = true,
@@ -445,4 +490,8 @@ const struct vat_template vat_tmpl_top_n = {
     .confirm = tn_confirm,
     .trap_answer = tn_trap,
     .check = vat_check_task,
+    .giveaways = tn_giveaways,
+    .answer_columns = tn_answer_columns,
+    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 10 or more customers + 1 when a tie "
+                      "decides the last place + 1 in the natural style, at most 5.",
 };

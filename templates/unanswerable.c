@@ -20,6 +20,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "prompt.h"
 #include "jsonout.h"
 #include "template.h"
 #include "values.h"
@@ -57,6 +58,20 @@ static const struct un_measure un_measures[UN_NMEASURES] = {
     {"tax_amount", "tax_rate_pct", "the tax charged on the order, in money", false},
     {"units_shipped", "units_ordered", "the number of units shipped", true},
 };
+
+/* Natural style (issue 13): a plain question; the reader decides whether
+ * the file can answer it. */
+static const char *const un_q_natural[] = {
+    "What was the total `{col}` ({meaning}) of {cust}'s orders in {when}?",
+    "How much `{col}` ({meaning}) did {cust} order from us in {when}, in total?",
+    "Could you give me {cust}'s total `{col}` ({meaning}) for {when}?",
+    "For {when}, what is the sum of `{col}` ({meaning}) over the orders of {cust}?",
+};
+static const char *const un_giveaways[] = {
+    "does not cover", "similar column", "outside the dates", "named exactly", "may not be able",
+    "tolerance", "is exactly", NULL,
+};
+static const char *const un_answer_columns[] = {"customer", "ordered_on", NULL};
 
 static const struct vat_param un_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 12, .max = 2000,
@@ -327,30 +342,56 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_fmt_date(vat_month_first_day(ask_year, m0 + k) + vat_month_days(ask_year, m0 + k) - 1, to);
 
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given an export of orders from a sales system, one order per row. "
-                     "The first line is the header; `ordered_on` is the order date (YYYY-MM-DD) "
-                     "and `customer` the customer's company name.\n\n");
-    vat_buf_printf(&b,
-                   "Question: what is the total `%s` (%s) of the orders of the customer `%s` "
-                   "placed in %s, that is with `ordered_on` from %s through %s? Sum over the "
-                   "rows whose `customer` is exactly `%s`.\n\n",
-                   ms->asked, ms->meaning, asked_cust, month, from, to, asked_cust);
-    vat_buf_printf(&b,
-                   "The file may not be able to answer this. If it has no `%s` column, does "
-                   "not cover %s (the month lies outside the dates the file spans), or has no "
-                   "order of a customer named exactly `%s`, do not answer with a number "
-                   "computed from a similar column, month or customer: answer exactly "
-                   "{\"answerable\": false}.\n\n",
-                   ms->asked, month, asked_cust);
-    if (ms->integer)
-        vat_buf_puts(&b, "Otherwise answer with one JSON value: the total as a JSON number, a "
-                         "whole number written like <total> with no quotes. ");
-    else
-        vat_buf_puts(&b, "Otherwise answer with one JSON value: the total as a JSON number, "
-                         "written like <total> with no quotes, currency sign or thousands "
-                         "separator; sum exactly, the total has at most two decimals. ");
-    vat_an_prompt_tolerance(&b, UN_REL_TOL, UN_ABS_TOL);
-    vat_buf_puts(&b, ".\n\n");
+    if (vat_prompt_natural(t)) {
+        /* Natural style (issue 13): the question and the abstention value;
+         * what would make it unanswerable is left to the reader. */
+        char when[32];
+        snprintf(when, sizeof when, "%s %d", vat_month_name((int)strtol(month + 5, NULL, 10)),
+                 ask_year);
+        vat_prompt_data(&b, t, "an export of orders from our sales system", "order",
+                        "a header line; `ordered_on` is the order date (YYYY-MM-DD) and "
+                        "`customer` the customer's company name");
+        vat_buf_puts(&b, "\n\n");
+        const char *kv[] = {"col", ms->asked, "meaning", ms->meaning, "cust", asked_cust,
+                            "when", when, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', un_q_natural, kv);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, ms->integer
+                                     ? "the total as one JSON number (a whole number), or "
+                                       "exactly {\"answerable\": false} if this file cannot "
+                                       "tell"
+                                     : "the total as one JSON number, or exactly "
+                                       "{\"answerable\": false} if this file cannot tell");
+        vat_buf_puts(&b, "\n\n");
+    } else {
+        vat_prompt_data(&b, t, "an export of orders from a sales system", "order",
+                        "the header on the first line; `ordered_on` is the order date "
+                        "(YYYY-MM-DD) and `customer` the customer's company name");
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_lead(&b, t);
+        vat_buf_printf(&b,
+                       "what is the total `%s` (%s) of the orders of the customer `%s` placed "
+                       "in %s, that is with `ordered_on` from %s through %s? Sum over the rows "
+                       "whose `customer` is exactly `%s`.\n\n",
+                       ms->asked, ms->meaning, asked_cust, month, from, to, asked_cust);
+        vat_buf_printf(&b,
+                       "The file may not be able to answer this. If it has no `%s` column, "
+                       "does not cover %s (the month lies outside the dates the file spans), "
+                       "or has no order of a customer named exactly `%s`, do not answer with a "
+                       "number computed from a similar column, month or customer: answer "
+                       "exactly {\"answerable\": false}.\n\n",
+                       ms->asked, month, asked_cust);
+        vat_prompt_answer(&b, t, ms->integer
+                                     ? "otherwise the total as a JSON number, a whole number "
+                                       "written like <total> with no quotes"
+                                     : "otherwise the total as a JSON number, written like "
+                                       "<total> with no quotes, currency sign or thousands "
+                                       "separator; sum exactly, the total has at most two "
+                                       "decimals");
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, UN_REL_TOL, UN_ABS_TOL);
+        vat_buf_puts(&b, ".\n\n");
+    }
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -359,7 +400,7 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           control ? un_control_name[kind] : un_kind_name[kind], "column",
                           ms->asked, "customer", asked_cust, "month", month, "from", from, "to",
                           to);
-    int d = 1 + (n > 40) + (nc >= 6) + (control ? 1 : 2);
+    int d = 1 + (n > 40) + (nc >= 6) + (control ? 1 : 2) + vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
     t->spec = un_spec(control, ms->integer);
     return 0;
@@ -716,4 +757,8 @@ const struct vat_template vat_tmpl_unanswerable = {
     .confirm = un_confirm,
     .trap_answer = un_trap,
     .check = vat_check_task,
+    .giveaways = un_giveaways,
+    .answer_columns = un_answer_columns,
+    .difficulty_doc = "1 + 1 above 40 rows + 1 with 6 or more customers + 1 for a control, 2 "
+                      "for an unanswerable task + 1 in the natural style, at most 5.",
 };

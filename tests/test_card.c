@@ -280,6 +280,22 @@ static void test_registry_facts(void **state)
         assert_non_null(strstr(s, fam));
         assert_non_null(strstr(s, q));
         assert_non_null(strstr(s, trap));
+        /* issue 13: the difficulty distribution sums to the section's tasks,
+         * and the prompt styles too */
+        long train = -1, test = -1, n[5] = {0}, ex = -1, na = -1;
+        const char *tk = strstr(s, "- tasks: train ");
+        assert_non_null(tk);
+        assert_int_equal(sscanf(tk, "- tasks: train %ld, test %ld", &train, &test), 2);
+        const char *df = strstr(s, "- difficulty: 1: ");
+        assert_non_null(df);
+        assert_int_equal(sscanf(df, "- difficulty: 1: %ld, 2: %ld, 3: %ld, 4: %ld, 5: %ld", &n[0],
+                                &n[1], &n[2], &n[3], &n[4]),
+                         5);
+        assert_int_equal(n[0] + n[1] + n[2] + n[3] + n[4], train + test);
+        const char *ps = strstr(s, "- prompt styles: explicit ");
+        assert_non_null(ps);
+        assert_int_equal(sscanf(ps, "- prompt styles: explicit %ld, natural %ld", &ex, &na), 2);
+        assert_int_equal(ex + na, train + test);
         free(fam);
         free(q);
         free(trap);

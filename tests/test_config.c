@@ -48,7 +48,8 @@ static size_t registry_size(void)
 }
 
 /* c->templates holds every registered template in registry order, each
- * with "count" then its params in declaration order, typed by declaration. */
+ * with "count", then "prompt_style" (one of the three styles), then its
+ * params in declaration order, typed by declaration. */
 static void assert_resolved_shape(const struct vat_config *c,
                                   const struct vat_template *const *reg)
 {
@@ -62,6 +63,13 @@ static void assert_resolved_shape(const struct vat_config *c,
         assert_non_null(it);
         assert_string_equal(json_object_iter_key(it), "count");
         assert_true(json_is_integer(json_object_iter_value(it)));
+        it = json_object_iter_next(obj, it);
+        assert_non_null(it);
+        assert_string_equal(json_object_iter_key(it), "prompt_style");
+        const char *st = json_string_value(json_object_iter_value(it));
+        assert_non_null(st);
+        assert_true(strcmp(st, "explicit") == 0 || strcmp(st, "natural") == 0 ||
+                    strcmp(st, "mixed") == 0);
         for (const struct vat_param *p = reg[i]->params; p && p->name; p++) {
             it = json_object_iter_next(obj, it);
             assert_non_null(it);
@@ -423,9 +431,9 @@ static void test_params_defaults_and_values(void **state)
     assert_int_equal(parse_test_reg(&c, "", &e), 0);
     assert_resolved_shape(&c, TEST_REG);
     assert_json_is(c.templates,
-                   "{\"alpha\": {\"count\": 3, \"rows\": 50, \"ratio\": 0.25, \"dirty\": true,"
+                   "{\"alpha\": {\"count\": 3, \"prompt_style\": \"explicit\", \"rows\": 50, \"ratio\": 0.25, \"dirty\": true,"
                    " \"currency\": \"USD\", \"offset\": -1.5, \"len_min\": 4, \"len_max\": 8},"
-                   " \"beta\": {\"count\": 7}}");
+                   " \"beta\": {\"count\": 7, \"prompt_style\": \"explicit\"}}");
     vat_config_release(&c);
 
     /* the given values, at the edges of their ranges; a real may be
@@ -439,13 +447,39 @@ static void test_params_defaults_and_values(void **state)
                      0);
     assert_resolved_shape(&c, TEST_REG);
     assert_json_is(c.templates,
-                   "{\"alpha\": {\"count\": 3, \"rows\": 200, \"ratio\": 1.0, \"dirty\": false,"
+                   "{\"alpha\": {\"count\": 3, \"prompt_style\": \"explicit\", \"rows\": 200, \"ratio\": 1.0, \"dirty\": false,"
                    " \"currency\": \"EUR\", \"offset\": -2.5, \"len_min\": 8, \"len_max\": 8},"
-                   " \"beta\": {\"count\": 2}}");
+                   " \"beta\": {\"count\": 2, \"prompt_style\": \"explicit\"}}");
+    vat_config_release(&c);
+
+    /* prompt_style: corpus-wide, overridden per template; inline full */
+    assert_int_equal(parse_test_reg(&c,
+                                    "[corpus]\nprompt_style = 'mixed'\ninline = 'full'\n"
+                                    "[templates.beta]\nprompt_style = 'natural'\n",
+                                    &e),
+                     0);
+    assert_resolved_shape(&c, TEST_REG);
+    assert_string_equal(c.prompt_style, "mixed");
+    assert_true(c.inline_full);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(c.templates, "alpha"), "prompt_style")),
+                        "mixed");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(c.templates, "beta"), "prompt_style")),
+                        "natural");
+    vat_config_release(&c);
+    assert_int_equal(parse_test_reg(&c, "", &e), 0);
+    assert_false(c.inline_full);
     vat_config_release(&c);
 }
 
 static const struct bad_case PARAM_BAD[] = {
+    {"unknown prompt style", "[corpus]\nprompt_style = 'chatty'\n",
+     "p.toml:2: 'corpus.prompt_style' must be 'explicit', 'natural' or 'mixed'"},
+    {"unknown template prompt style", "[templates.alpha]\nprompt_style = 1\n",
+     "p.toml:2: 'templates.alpha.prompt_style' must be 'explicit', 'natural' or 'mixed'"},
+    {"unknown inline mode", "[corpus]\ninline = 'all'\n",
+     "p.toml:2: 'corpus.inline' must be 'sample' or 'full'"},
     {"int param above range", "[templates.alpha]\nrows = 201\n",
      "p.toml:2: 'templates.alpha.rows' must be between 20 and 200"},
     {"int param below range", "[templates.alpha]\nrows = 19\n",

@@ -144,7 +144,7 @@ static void test_admitted_with_replays(void **state)
     for (int i = 0; i < NTASKS; i++) {
         const struct vat_task *t = &d->t[i];
         /* the replays again, from the spec and the files alone */
-        struct vat_replay r = {{vat_tt_check(t, t->gold), vat_tt_check(t, t->trap),
+        struct vat_replay r = {.v = {vat_tt_check(t, t->gold), vat_tt_check(t, t->trap),
                                 vat_tt_check(t, t->malformed)}};
         vat_tt_assert_replays(&r);
         assert_int_equal(t->n_fixtures, 4);

@@ -134,6 +134,35 @@ struct vat_verdict vat_tt_check(const struct vat_task *t, const char *answer)
     return t->tmpl->check(t, answer, strlen(answer));
 }
 
+void vat_tt_assert_states_shape(const struct vat_task *t)
+{
+    const char *checker = json_string_value(json_object_get(t->spec, "checker"));
+    if (checker && strcmp(checker, "sql") == 0) {
+        assert_non_null(strstr(t->prompt, "SELECT"));
+        return;
+    }
+    if (checker && strcmp(checker, "regex") == 0) {
+        assert_true(strstr(t->prompt, "pattern") || strstr(t->prompt, "regular expression") ||
+                    strstr(t->prompt, "regex"));
+        return;
+    }
+    const char *shape = json_string_value(json_object_get(t->spec, "shape"));
+    assert_non_null(strstr(t->prompt, "JSON"));
+    const char *word = NULL;
+    if (shape && strcmp(shape, "number") == 0)
+        word = "number";
+    else if (shape && strcmp(shape, "list") == 0)
+        word = "list";
+    else if (shape)
+        word = "object";
+    if (word && strcmp(word, "list") == 0 && strstr(t->prompt, "array"))
+        word = NULL;
+    if (word && strcmp(word, "number") == 0 && strstr(t->prompt, "integer"))
+        word = NULL;
+    if (word && !strstr(t->prompt, word))
+        fail_msg("%s: the prompt never says its answer is a JSON %s", t->id, word);
+}
+
 void vat_tt_assert_replays(const struct vat_replay *r)
 {
     assert_true(r->v[VAT_ROLE_GOLD].gate_passed);

@@ -61,6 +61,12 @@ void vat_tt_assert_same_task(const struct vat_task *a, const struct vat_task *b)
  * fixture other than first's: a redraw is a fresh draw, not a repeat. */
 void vat_tt_assert_redraw_differs(const struct vat_tt_env *v, const char *root, uint32_t index,
                                   const struct vat_task *first);
+/* Asserts that t's prompt states the answer's shape, whatever its wording:
+ * it says JSON and names the spec's shape (a number, an object, a list or array);
+ * an SQL task asks for a SELECT, a regex task for a pattern.
+ * Replaces tests that demanded one literal phrase (issue 13: phrasings
+ * vary). */
+void vat_tt_assert_states_shape(const struct vat_task *t);
 /* Asserts the three admission replays: gold ok/1, trap gated/0, malformed not gated. */
 void vat_tt_assert_replays(const struct vat_replay *r);
 

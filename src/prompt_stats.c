@@ -1,0 +1,191 @@
+/* prompt_stats.c — how varied a corpus's prompts are (see prompt_stats.h). */
+#include "prompt_stats.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The wording of a prompt: fenced blocks and the CSV data section dropped. */
+static char *wording(const char *p)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    const char *csv = strstr(p, "The data is the CSV file");
+    for (;;) {
+        const char *open = strstr(p, "```");
+        if (csv && csv >= p && (!open || csv < open)) {
+            vat_buf_putn(&b, p, (size_t)(csv - p));
+            break;
+        }
+        if (!open) {
+            vat_buf_puts(&b, p);
+            break;
+        }
+        vat_buf_putn(&b, p, (size_t)(open - p));
+        const char *close = strstr(open + 3, "```");
+        if (!close)
+            break;
+        p = close + 3;
+    }
+    return vat_buf_detach(&b);
+}
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)tolower((unsigned char)s[i]);
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool word_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '`';
+}
+
+double vat_prompt_word4_share(const char *const *texts, size_t n)
+{
+    uint64_t *grams = NULL;
+    size_t ng = 0, cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *w = wording(texts[i]);
+        uint64_t last[4] = {0};
+        size_t nw = 0;
+        for (const char *p = w; *p;) {
+            if (!word_char(*p)) {
+                p++;
+                continue;
+            }
+            const char *s = p;
+            while (*p && word_char(*p))
+                p++;
+            memmove(last, last + 1, 3 * sizeof last[0]);
+            last[3] = fnv(0xcbf29ce484222325ULL, s, (size_t)(p - s));
+            if (++nw >= 4) {
+                uint64_t h = 0x9e3779b97f4a7c15ULL;
+                for (int k = 0; k < 4; k++)
+                    h = (h ^ last[k]) * 0x100000001b3ULL + (uint64_t)k;
+                if (ng == cap) {
+                    cap = cap ? 2 * cap : 1024;
+                    grams = vat_xrealloc(grams, cap * sizeof *grams);
+                }
+                grams[ng++] = h;
+            }
+        }
+        free(w);
+    }
+    if (ng == 0) {
+        free(grams);
+        return 1.0;
+    }
+    qsort(grams, ng, sizeof *grams, cmp_u64);
+    size_t distinct = 1;
+    for (size_t i = 1; i < ng; i++)
+        distinct += grams[i] != grams[i - 1];
+    free(grams);
+    return (double)distinct / (double)ng;
+}
+
+struct tstat {
+    char *name;
+    long tasks, style[2];
+    json_t *phr[2];           /* distinct phrasing strings, as object keys */
+    const char **prompts;
+    size_t np, cap;
+};
+
+static int cmp_tstat(const void *a, const void *b)
+{
+    return strcmp(((const struct tstat *)a)->name, ((const struct tstat *)b)->name);
+}
+
+json_t *vat_prompt_stats(const char *root, struct vat_err *e)
+{
+    struct tstat *ts = NULL;
+    size_t nt = 0;
+    json_t *keep = json_array(); /* owns the rows whose prompts we point into */
+    int opened = 0;
+    static const char *const files[] = {"out/experience/train.jsonl", "out/experience/test.jsonl"};
+    for (size_t f = 0; f < 2; f++) {
+        char *path = vat_path_join(root, files[f]);
+        FILE *fp = fopen(path, "rb");
+        free(path);
+        if (!fp)
+            continue;
+        opened++;
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t got;
+        while ((got = getline(&line, &cap, fp)) > 0) {
+            json_t *row = json_loadb(line, (size_t)got, 0, NULL);
+            const char *tm = json_string_value(json_object_get(row, "template"));
+            const char *prompt = json_string_value(json_object_get(row, "prompt"));
+            if (!tm || !prompt) {
+                json_decref(row);
+                continue;
+            }
+            json_array_append_new(keep, row);
+            const char *style = json_string_value(json_object_get(row, "prompt_style"));
+            const char *phr = json_string_value(json_object_get(row, "phrasing"));
+            int s = style && strcmp(style, "natural") == 0;
+            size_t i = 0;
+            while (i < nt && strcmp(ts[i].name, tm) != 0)
+                i++;
+            if (i == nt) {
+                ts = vat_xrealloc(ts, (nt + 1) * sizeof *ts);
+                memset(&ts[nt], 0, sizeof ts[nt]);
+                ts[nt].name = vat_xstrdup(tm);
+                ts[nt].phr[0] = json_object();
+                ts[nt].phr[1] = json_object();
+                nt++;
+            }
+            struct tstat *t = &ts[i];
+            t->tasks++;
+            t->style[s]++;
+            json_object_set_new(t->phr[s], phr ? phr : "", json_true());
+            if (t->np == t->cap) {
+                t->cap = t->cap ? 2 * t->cap : 16;
+                t->prompts = vat_xrealloc(t->prompts, t->cap * sizeof *t->prompts);
+            }
+            t->prompts[t->np++] = prompt;
+        }
+        free(line);
+        fclose(fp);
+    }
+    if (!opened) {
+        json_decref(keep);
+        vat_err_set(e, "vat: cannot open '%s/out/experience/*.jsonl'", root);
+        return NULL;
+    }
+    if (nt)
+        qsort(ts, nt, sizeof *ts, cmp_tstat);
+    json_t *out = json_object();
+    for (size_t i = 0; i < nt; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "tasks", json_integer(ts[i].tasks));
+        json_object_set_new(o, "explicit", json_integer(ts[i].style[0]));
+        json_object_set_new(o, "natural", json_integer(ts[i].style[1]));
+        json_t *ph = json_object();
+        json_object_set_new(ph, "explicit", json_integer((json_int_t)json_object_size(ts[i].phr[0])));
+        json_object_set_new(ph, "natural", json_integer((json_int_t)json_object_size(ts[i].phr[1])));
+        json_object_set_new(o, "phrasings", ph);
+        json_object_set_new(o, "word4_distinct_share",
+                            json_real(vat_prompt_word4_share(ts[i].prompts, ts[i].np)));
+        json_object_set_new(out, ts[i].name, o);
+        free(ts[i].name);
+        free(ts[i].prompts);
+        json_decref(ts[i].phr[0]);
+        json_decref(ts[i].phr[1]);
+    }
+    free(ts);
+    json_decref(keep);
+    return out;
+}

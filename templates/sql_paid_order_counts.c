@@ -1,0 +1,1100 @@
+/* sql_paid_order_counts.c — a compound SQL template (issue 13): an SQLite
+ * database with a customers table and an orders table (with a status and
+ * a placed-at timestamp), and the question "every customer with their
+ * number of paid orders placed from D1 through D2, zero included",
+ * answered with one SQL SELECT.  Gold needs three things at once: a LEFT
+ * JOIN that keeps customers without such orders (their conditions in the
+ * ON clause, COUNT over the order's key), the status filter, and an
+ * inclusive window of whole days over timestamps.  Each of four single
+ * mistakes is a trap armed on the main fixture of every admitted task and
+ * proven on its own at admission:
+ *   where_filter  the status and window conditions in WHERE, which drops
+ *                 every customer without a paid order in the window;
+ *   count_star    COUNT(*) over the LEFT JOIN (1 for such a customer);
+ *   status        no status filter (pending, cancelled, refunded counted);
+ *   window        the timestamps compared with the bare dates as text
+ *                 (placed_at <= 'D2' drops the orders placed during D2).
+ * The question's names, key type, output columns and order are drawn per
+ * task (as in sql_order_counts, whose fixture plans this file adapts); held-
+ * out variants add corner cases: customers with only unpaid orders, only
+ * orders outside the window, orders a second either side of each bound,
+ * guest checkouts and unknown customers, ties.
+ * Exports vat_tmpl_sql_paid_order_counts. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prompt.h"
+#include "sqlgen.h"
+#include "template.h"
+#include "values.h"
+#include "verifiers.h"
+
+#define REL_TOL 0.0
+#define ABS_TOL 0.0
+
+static const struct vat_param params[] = {
+    {"rows_min", VAT_PARAM_INT, 30, NULL, 12, 2000, "fewest orders in the main fixture"},
+    {"rows_max", VAT_PARAM_INT, 90, NULL, 12, 5000, "most orders in the main fixture"},
+    {"variants", VAT_PARAM_INT, 3, NULL, 2, 6, "held-out variant fixtures per task"},
+    {"hardness", VAT_PARAM_REAL, 0.5, NULL, 0, 1,
+     "chance of each harder feature: a date window, timestamps, ordering by the count, the "
+     "name column"},
+    {0},
+};
+
+/* ---- the question space ----------------------------------------------------- */
+
+struct customer_choice {
+    const char *table, *key, *fk, *code_prefix;
+};
+
+/* The customer table, its key, and the column of the orders table that
+ * refers to it (the key is sometimes a bare "id"). */
+static const struct customer_choice customer_tables[] = {
+    {"customers", "customer_id", "customer_id", "C-"},
+    {"customers", "id", "customer_id", "CUS-"},
+    {"clients", "client_id", "client_id", "CL-"},
+    {"clients", "id", "client_id", "CLI-"},
+    {"accounts", "account_id", "account_id", "ACC-"},
+    {"members", "member_id", "member_id", "M-"},
+    {"shoppers", "shopper_id", "shopper_id", "SH-"},
+    {"buyers", "buyer_id", "buyer_id", "B-"},
+    {"patrons", "patron_id", "patron_id", "PT-"},
+};
+
+struct orders_choice {
+    const char *table, *id;
+};
+
+static const struct orders_choice orders_tables[] = {
+    {"orders", "order_id"},        {"orders", "id"},           {"purchases", "purchase_id"},
+    {"sales_orders", "order_no"},  {"web_orders", "order_id"}, {"order_headers", "header_id"},
+    {"shop_orders", "order_ref"},
+};
+
+static const char *const name_cols[] = {"name", "full_name", "display_name", "customer_name",
+                                        "contact_name"};
+static const char *const stamp_cols[] = {"placed_at", "ordered_at", "created_at"};
+static const char *const count_names[] = {"order_count", "orders", "n_orders", "num_orders",
+                                          "total_orders"};
+static const char *const channels[] = {"web", "store", "phone", "marketplace", "app"};
+static const char *const status_cols[] = {"status", "state", "payment_status"};
+/* statuses[0] is the one that counts */
+static const char *const statuses[] = {"paid", "pending", "cancelled", "refunded"};
+#define N_UNPAID 3
+
+/* The single mistakes, each a trap of its own. */
+enum { M_WHERE = 1, M_STAR = 2, M_STATUS = 4, M_WINDOW = 8 };
+static const struct {
+    int bit;
+    const char *name, *text;
+} mistakes[] = {
+    {M_WHERE, "where_filter", "Putting the status and date conditions in WHERE, which turns the "
+                              "LEFT JOIN into an inner join and drops the customers without a "
+                              "paid order in the window."},
+    {M_STAR, "count_star", "COUNT(*) over the LEFT JOIN, which counts 1 for a customer without "
+                           "a paid order in the window."},
+    {M_STATUS, "status", "Dropping the status = 'paid' condition, so pending, cancelled and "
+                         "refunded orders are counted."},
+    {M_WINDOW, "window", "Comparing the timestamps with the bare dates as text (placed_at <= "
+                         "'D2'), which drops the orders placed during D2."},
+};
+#define N_MISTAKES (sizeof mistakes / sizeof mistakes[0])
+
+enum filter { F_NONE, F_YEAR, F_SINCE, F_BEFORE, F_RANGE };
+static const char *const filter_names[] = {"none", "year", "since", "before", "range"};
+
+enum order { O_ID_ASC, O_ID_DESC, O_COUNT_DESC, O_COUNT_ASC };
+static const char *const order_names[] = {"customer id ascending", "customer id descending",
+                                          "count descending, then customer id ascending",
+                                          "count ascending, then customer id ascending"};
+
+/* The drawn question: everything the prompt, the gold query, the fill
+ * function and the second derivation need. */
+struct question {
+    const char *ctable, *key, *fk, *code_prefix, *name_col;
+    const char *otable, *oid, *date_col, *count_name, *status_col;
+    bool coded;      /* customer ids are text codes "C-00042", else integers */
+    bool timestamps; /* 'YYYY-MM-DD HH:MM:SS', else 'YYYY-MM-DD'             */
+    bool with_name;  /* the name is the second output column                 */
+    enum filter filter;
+    enum order order;
+    int32_t span_lo, span_hi; /* days the fixtures' orders fall in     */
+    int32_t lo, hi;           /* the window, inclusive days            */
+    int year;                 /* F_YEAR                                */
+    long rows_min, rows_max;
+    char *schema;
+    char *insert_customer, *insert_order;
+};
+
+static void question_free(void *p)
+{
+    struct question *q = p;
+    if (!q)
+        return;
+    free(q->schema);
+    free(q->insert_customer);
+    free(q->insert_order);
+    free(q);
+}
+
+static void draw_question(struct question *q, struct vat_rng *rng, double hardness)
+{
+    const struct customer_choice *cc =
+        &customer_tables[vat_rng_below(rng, sizeof customer_tables / sizeof *customer_tables)];
+    q->ctable = cc->table;
+    q->key = cc->key;
+    q->fk = cc->fk;
+    q->code_prefix = cc->code_prefix;
+    q->name_col = VAT_PICK(rng, name_cols);
+    const struct orders_choice *oc =
+        &orders_tables[vat_rng_below(rng, sizeof orders_tables / sizeof *orders_tables)];
+    q->otable = oc->table;
+    q->oid = oc->id;
+    q->coded = vat_rng_chance(rng, 0.35);
+    q->timestamps = true;
+    q->date_col = VAT_PICK(rng, stamp_cols);
+    q->status_col = VAT_PICK(rng, status_cols);
+    q->count_name = VAT_PICK(rng, count_names);
+    q->with_name = vat_rng_chance(rng, hardness);
+
+    q->filter = F_RANGE;
+    q->order = O_ID_ASC;
+    if (vat_rng_chance(rng, hardness))
+        q->order = vat_rng_chance(rng, 0.7) ? O_COUNT_DESC : O_COUNT_ASC;
+    else if (vat_rng_chance(rng, 0.4))
+        q->order = O_ID_DESC;
+
+    /* Orders span three calendar years; a window sits inside them, so
+     * every fixture has orders on both sides of it. */
+    int y0 = (int)vat_rng_range(rng, 2018, 2023);
+    q->span_lo = vat_date_from_civil(y0, 1, 1);
+    q->span_hi = vat_date_from_civil(y0 + 2, 12, 31);
+    q->lo = INT32_MIN;
+    q->hi = INT32_MAX;
+    switch (q->filter) {
+    case F_YEAR:
+        q->year = y0 + 1;
+        q->lo = vat_date_from_civil(q->year, 1, 1);
+        q->hi = vat_date_from_civil(q->year, 12, 31);
+        break;
+    case F_SINCE:
+        q->lo = (int32_t)vat_rng_range(rng, q->span_lo + 200, q->span_hi - 200);
+        break;
+    case F_BEFORE:
+        q->hi = (int32_t)vat_rng_range(rng, q->span_lo + 200, q->span_hi - 200) - 1;
+        break;
+    case F_RANGE:
+        q->lo = (int32_t)vat_rng_range(rng, q->span_lo + 120, q->span_hi - 400);
+        q->hi = q->lo + (int32_t)vat_rng_range(rng, 45, 240);
+        break;
+    default: break;
+    }
+}
+
+static void build_schema(struct question *q)
+{
+    struct vat_buf b = VAT_BUF_INIT, ins = VAT_BUF_INIT;
+    const char *ktype = q->coded ? "TEXT" : "INTEGER";
+    const char *fmt = q->timestamps ? "YYYY-MM-DD HH:MM:SS" : "YYYY-MM-DD";
+    vat_buf_printf(&b, "CREATE TABLE %s (\n", q->ctable);
+    vat_buf_printf(&b, "    %s %s PRIMARY KEY,\n", q->key, ktype);
+    vat_buf_printf(&b, "    %s TEXT NOT NULL,\n", q->name_col);
+    vat_buf_puts(&b, "    city TEXT,\n");
+    vat_buf_puts(&b, "    signed_up_on TEXT NOT NULL  -- YYYY-MM-DD\n);\n");
+    vat_buf_printf(&b, "CREATE TABLE %s (\n", q->otable);
+    vat_buf_printf(&b, "    %s INTEGER PRIMARY KEY,\n", q->oid);
+    vat_buf_printf(&b, "    %s %s,  -- %s.%s; NULL for a guest checkout\n", q->fk, ktype,
+                   q->ctable, q->key);
+    vat_buf_printf(&b, "    %s TEXT NOT NULL,  -- %s\n", q->date_col, fmt);
+    vat_buf_printf(&b, "    %s TEXT NOT NULL,  -- 'paid', 'pending', 'cancelled' or 'refunded'\n",
+                   q->status_col);
+    vat_buf_puts(&b, "    channel TEXT NOT NULL,\n");
+    vat_buf_puts(&b, "    amount REAL NOT NULL  -- US dollars\n)");
+    q->schema = vat_buf_detach(&b);
+
+    vat_buf_printf(&ins, "INSERT INTO %s (%s, %s, city, signed_up_on) VALUES (?1, ?2, ?3, ?4)",
+                   q->ctable, q->key, q->name_col);
+    q->insert_customer = vat_buf_detach(&ins);
+    vat_buf_printf(&ins,
+                   "INSERT INTO %s (%s, %s, %s, %s, channel, amount) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                   q->otable, q->oid, q->fk, q->date_col, q->status_col);
+    q->insert_order = vat_buf_detach(&ins);
+}
+
+static bool in_window(const struct question *q, int32_t day)
+{
+    return day >= q->lo && day <= q->hi;
+}
+
+/* ---- the fixture rows ------------------------------------------------------- */
+
+struct cust {
+    int64_t num;      /* the id, or the number in the code            */
+    char name[64];
+    const char *city; /* NULL sometimes                               */
+    int32_t signup;
+};
+
+/* An order's customer: an index into the customers, or one of these. */
+#define CUST_NULL (-1)
+#define CUST_UNKNOWN (-2)
+
+struct ord {
+    int cust;
+    int64_t unknown; /* the id of an unknown customer (CUST_UNKNOWN) */
+    int32_t day;
+    int32_t secs;    /* time of day */
+    int channel;
+    int status; /* index into statuses[]: 0 is paid */
+    int64_t cents;
+    int seq;
+};
+
+struct plan {
+    struct cust *c;
+    size_t nc;
+    struct ord *o;
+    size_t no, cap;
+};
+
+static void add_order(struct plan *p, struct vat_rng *rng, int cust, int32_t day)
+{
+    if (p->no == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->o = vat_xrealloc(p->o, p->cap * sizeof *p->o);
+    }
+    struct ord *o = &p->o[p->no];
+    memset(o, 0, sizeof *o);
+    o->cust = cust;
+    o->day = day;
+    o->secs = (int32_t)vat_rng_range(rng, 7 * 3600, 22 * 3600 + 1800);
+    o->channel = (int)vat_rng_below(rng, sizeof channels / sizeof *channels);
+    o->cents = vat_gen_cents(rng, 799, 48000);
+    o->seq = (int)p->no;
+    p->no++;
+}
+
+/* A day of the span inside (want_in) or outside the window. */
+static int32_t draw_day(const struct question *q, struct vat_rng *rng, bool want_in)
+{
+    for (int tries = 0; tries < 200; tries++) {
+        int32_t d = (int32_t)vat_rng_range(rng, q->span_lo, q->span_hi);
+        if (q->filter == F_NONE || in_window(q, d) == want_in)
+            return d;
+    }
+    /* A narrow window: take its edge or the day next to it. */
+    if (want_in)
+        return q->lo != INT32_MIN ? q->lo : q->hi;
+    return q->lo != INT32_MIN ? q->lo - 1 : q->hi + 1;
+}
+
+/* Draws nc customers with increasing ids (gaps between them) and names,
+ * two of them sharing a name. */
+static void draw_customers(struct plan *p, const struct question *q, struct vat_rng *rng,
+                           size_t nc)
+{
+    p->nc = nc;
+    p->c = vat_xcalloc(nc, sizeof *p->c);
+    int64_t id = q->coded ? vat_rng_range(rng, 10, 4000) : vat_rng_range(rng, 1, 900);
+    size_t ncity;
+    const char *const *cities = vat_words("city", &ncity);
+    for (size_t i = 0; i < nc; i++) {
+        id += vat_rng_range(rng, 1, 9);
+        p->c[i].num = id;
+        vat_gen_person(rng, p->c[i].name, sizeof p->c[i].name);
+        p->c[i].city =
+            vat_rng_chance(rng, 0.1) ? NULL : cities[vat_rng_below(rng, (uint32_t)ncity)];
+        p->c[i].signup = (int32_t)vat_rng_range(rng, q->span_lo - 900, q->span_lo + 300);
+    }
+    /* Names are not unique: grouping by name would merge two customers. */
+    size_t a = vat_rng_below(rng, (uint32_t)nc), b = vat_rng_below(rng, (uint32_t)(nc - 1));
+    if (b >= a)
+        b++;
+    memcpy(p->c[b].name, p->c[a].name, sizeof p->c[b].name);
+}
+
+/* The days next to every edge of the window: orders there kill a query
+ * whose bound is off by one day or uses the wrong comparison. */
+static size_t boundary_days(const struct question *q, int32_t out[4])
+{
+    size_t n = 0;
+    if (q->lo != INT32_MIN) {
+        out[n++] = q->lo - 1;
+        out[n++] = q->lo;
+    }
+    if (q->hi != INT32_MAX) {
+        out[n++] = q->hi;
+        out[n++] = q->hi + 1;
+    }
+    return n;
+}
+
+/* An id no customer has: between two customers or past the last. */
+static int64_t unknown_id(const struct plan *p, struct vat_rng *rng)
+{
+    for (int tries = 0; tries < 50; tries++) {
+        size_t i = vat_rng_below(rng, (uint32_t)p->nc);
+        int64_t cand = p->c[i].num + 1;
+        if (i + 1 == p->nc || p->c[i + 1].num != cand)
+            return cand;
+    }
+    return p->c[p->nc - 1].num + 1;
+}
+
+/* Fills a plan.  roles[i] says what customer i is: 0 active (orders in
+ * the window), 1 without any order, 2 with orders outside the window
+ * only.  target[i] (when not NULL) is the number of in-window orders an
+ * active customer gets; else 1 plus a random share of the extra orders.
+ * Each of the edge_rounds puts one order on every day next to a window
+ * edge; n_null guest checkouts and n_unknown orders of unknown customers
+ * come last. */
+static void fill_plan(struct plan *p, const struct question *q, struct vat_rng *rng,
+                      const int *roles, const int *target, size_t extra, size_t n_null,
+                      size_t n_unknown, int edge_rounds)
+{
+    size_t nactive = 0;
+    int *active = vat_xcalloc(p->nc, sizeof *active);
+    for (size_t i = 0; i < p->nc; i++) {
+        if (roles[i] == 0)
+            active[nactive++] = (int)i;
+        else if (roles[i] == 2) {
+            int k = (int)vat_rng_range(rng, 1, 3);
+            for (int j = 0; j < k; j++)
+                add_order(p, rng, (int)i, draw_day(q, rng, false));
+        } else if (roles[i] == 3) {
+            /* only unpaid orders in the window (a paid one outside) */
+            int k = (int)vat_rng_range(rng, 1, 2);
+            for (int j = 0; j < k; j++) {
+                add_order(p, rng, (int)i, draw_day(q, rng, true));
+                p->o[p->no - 1].status = 1 + (int)vat_rng_below(rng, N_UNPAID);
+            }
+            if (vat_rng_chance(rng, 0.5))
+                add_order(p, rng, (int)i, draw_day(q, rng, false));
+        }
+    }
+    for (size_t i = 0; i < nactive; i++) {
+        int k = target ? target[active[i]] : 1;
+        for (int j = 0; j < k; j++)
+            add_order(p, rng, active[i], draw_day(q, rng, true));
+    }
+    /* Extra orders of active customers, in and out of the window; with
+     * targets only out of it, so the targets hold (and none without a
+     * window, where every order is in it). */
+    if (target && q->filter == F_NONE)
+        extra = 0;
+    for (size_t j = 0; j < extra && nactive; j++) {
+        int who = active[vat_rng_below(rng, (uint32_t)nactive)];
+        bool in = target ? false : vat_rng_chance(rng, 0.7);
+        add_order(p, rng, who, draw_day(q, rng, in));
+    }
+    int32_t days[4];
+    size_t nb = nactive && !target ? boundary_days(q, days) : 0;
+    for (int round = 0; round < edge_rounds; round++) {
+        for (size_t k = 0; k < nb; k++) {
+            add_order(p, rng, active[vat_rng_below(rng, (uint32_t)nactive)], days[k]);
+            /* the last instant of a day punishes comparing a timestamp
+             * with the bare date of the window's end */
+            p->o[p->no - 1].secs = 86399 - (int32_t)vat_rng_below(rng, 600);
+        }
+    }
+    /* unpaid orders of active customers inside the window */
+    for (size_t k = 0; k < extra / 3 + 1 && nactive; k++) {
+        /* one draw per statement (docs/determinism.md) */
+        int who = active[vat_rng_below(rng, (uint32_t)nactive)];
+        int32_t day = draw_day(q, rng, true);
+        add_order(p, rng, who, day);
+        p->o[p->no - 1].status = 1 + (int)vat_rng_below(rng, N_UNPAID);
+    }
+    for (size_t k = 0; k < n_null; k++)
+        add_order(p, rng, CUST_NULL, draw_day(q, rng, true));
+    for (size_t k = 0; k < n_unknown; k++) {
+        add_order(p, rng, CUST_UNKNOWN, draw_day(q, rng, true));
+        p->o[p->no - 1].unknown = unknown_id(p, rng);
+    }
+    free(active);
+}
+
+/* Picks k distinct customer indexes from [0, nc) into roles (value r),
+ * never overwriting a role already set. */
+static void mark(int *roles, size_t nc, struct vat_rng *rng, size_t k, int r)
+{
+    for (size_t done = 0, tries = 0; done < k && tries < 1000; tries++) {
+        size_t i = vat_rng_below(rng, (uint32_t)nc);
+        if (roles[i] == 0) {
+            roles[i] = r;
+            done++;
+        }
+    }
+}
+
+/* Main fixture: realistic; 2 to 4 customers without orders, customers
+ * with orders outside the window only, orders on each side of every
+ * window edge, now and then a guest checkout or an unknown customer. */
+static void plan_main(const struct question *q, struct vat_rng *rng, struct plan *p)
+{
+    long n = (long)vat_rng_range(rng, q->rows_min, q->rows_max);
+    size_t nc = (size_t)(n / 3 < 8 ? 8 : n / 3 > 40 ? 40 : n / 3);
+    draw_customers(p, q, rng, nc);
+    int *roles = vat_xcalloc(nc, sizeof *roles);
+    mark(roles, nc, rng, (size_t)vat_rng_range(rng, 2, 4), 1);
+    mark(roles, nc, rng, (size_t)vat_rng_range(rng, 1, 2), 2);
+    mark(roles, nc, rng, (size_t)vat_rng_range(rng, 1, 2), 3);
+    size_t n_null = vat_rng_below(rng, 2);
+    size_t n_unknown = vat_rng_below(rng, 2);
+    fill_plan(p, q, rng, roles, NULL, 3, n_null, n_unknown, 1);
+    /* then orders of active customers, in and out of the window, up to n */
+    int *active = vat_xcalloc(nc, sizeof *active);
+    size_t nactive = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (roles[i] == 0)
+            active[nactive++] = (int)i;
+    while ((long)p->no < n && nactive) {
+        int who = active[vat_rng_below(rng, (uint32_t)nactive)];
+        bool in = vat_rng_chance(rng, 0.7);
+        int32_t day = draw_day(q, rng, in);
+        add_order(p, rng, who, day);
+    }
+    free(active);
+    free(roles);
+}
+
+/* Variant "edges": the customers with the smallest and the largest id
+ * have no orders, guest checkouts and orders of unknown customers, and
+ * several orders on every window edge. */
+static void plan_edges(const struct question *q, struct vat_rng *rng, struct plan *p)
+{
+    size_t nc = (size_t)vat_rng_range(rng, 6, 10);
+    draw_customers(p, q, rng, nc);
+    int *roles = vat_xcalloc(nc, sizeof *roles);
+    roles[0] = roles[nc - 1] = 1;
+    mark(roles, nc, rng, 1, 2);
+    mark(roles, nc, rng, 1, 3);
+    fill_plan(p, q, rng, roles, NULL, (size_t)vat_rng_range(rng, 6, 14), 2, 2, 2);
+    free(roles);
+}
+
+/* Variant "ties": counts drawn from a small set so several customers tie
+ * at every count, three customers share a name, and some have orders
+ * outside the window only. */
+static void plan_ties(const struct question *q, struct vat_rng *rng, struct plan *p)
+{
+    size_t nc = (size_t)vat_rng_range(rng, 7, 11);
+    draw_customers(p, q, rng, nc);
+    int *roles = vat_xcalloc(nc, sizeof *roles), *target = vat_xcalloc(nc, sizeof *target);
+    mark(roles, nc, rng, 2, 1);
+    if (q->filter != F_NONE)
+        mark(roles, nc, rng, 1, 2);
+    for (size_t i = 0; i < nc; i++)
+        target[i] = (int)vat_rng_range(rng, 1, 2) + (i % 3 == 0);
+    /* a third customer with the shared name */
+    size_t a = vat_rng_below(rng, (uint32_t)nc),
+           b = (a + 1 + vat_rng_below(rng, (uint32_t)nc - 1)) % nc;
+    memcpy(p->c[b].name, p->c[a].name, sizeof p->c[b].name);
+    fill_plan(p, q, rng, roles, target, (size_t)vat_rng_range(rng, 2, 6), 1, 0, 0);
+    free(roles);
+    free(target);
+}
+
+/* Variant "single": one customer has orders in the window, the others
+ * none (or orders outside it only). */
+static void plan_single(const struct question *q, struct vat_rng *rng, struct plan *p)
+{
+    size_t nc = (size_t)vat_rng_range(rng, 3, 6);
+    draw_customers(p, q, rng, nc);
+    int *roles = vat_xcalloc(nc, sizeof *roles);
+    size_t keep = vat_rng_below(rng, (uint32_t)nc);
+    for (size_t i = 0; i < nc; i++)
+        if (i != keep)
+            roles[i] = q->filter != F_NONE && vat_rng_chance(rng, 0.5) ? 2 : 1;
+    fill_plan(p, q, rng, roles, NULL, (size_t)vat_rng_range(rng, 1, 4), 0, 1, 0);
+    free(roles);
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+    const struct ord *x = a, *y = b;
+    if (x->day != y->day)
+        return x->day < y->day ? -1 : 1;
+    if (x->secs != y->secs)
+        return x->secs < y->secs ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void fmt_key(const struct question *q, int64_t num, char out[32])
+{
+    if (q->coded)
+        snprintf(out, 32, "%s%05lld", q->code_prefix, (long long)num);
+    else
+        snprintf(out, 32, "%lld", (long long)num);
+}
+
+static int insert_customer(struct vat_sqlw *w, const struct question *q, const struct cust *c)
+{
+    char key[32], signup[11];
+    vat_fmt_date(c->signup, signup);
+    if (q->coded) {
+        fmt_key(q, c->num, key);
+        return vat_sqlw_insert(w, q->insert_customer, "tttt", key, c->name, c->city, signup);
+    }
+    return vat_sqlw_insert(w, q->insert_customer, "ittt", c->num, c->name, c->city, signup);
+}
+
+static int insert_order(struct vat_sqlw *w, const struct question *q, const struct plan *p,
+                        const struct ord *o, int64_t oid)
+{
+    char when[20], key[32];
+    if (q->timestamps)
+        vat_fmt_timestamp((int64_t)o->day * 86400 + o->secs, when);
+    else
+        vat_fmt_date(o->day, when);
+    double amount = (double)o->cents / 100.0;
+    const char *ch = channels[o->channel], *st = statuses[o->status];
+    if (o->cust == CUST_NULL)
+        return vat_sqlw_insert(w, q->insert_order, "intttd", oid, when, st, ch, amount);
+    int64_t num = o->cust == CUST_UNKNOWN ? o->unknown : p->c[o->cust].num;
+    if (q->coded) {
+        fmt_key(q, num, key);
+        return vat_sqlw_insert(w, q->insert_order, "ittttd", oid, key, when, st, ch, amount);
+    }
+    return vat_sqlw_insert(w, q->insert_order, "iitttd", oid, num, when, st, ch, amount);
+}
+
+static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, struct vat_err *e)
+{
+    const struct question *q = ctx;
+    struct plan p = {NULL, 0, NULL, 0, 0};
+    switch (corner == 0 ? 0 : (corner - 1) % 3 + 1) {
+    case 0: plan_main(q, rng, &p); break;
+    case 1: plan_edges(q, rng, &p); break;
+    case 2: plan_ties(q, rng, &p); break;
+    default: plan_single(q, rng, &p); break;
+    }
+    /* Customers are stored in sign-up-ish, not id, order, so only ORDER
+     * BY gives the asked order; orders are numbered as they were placed. */
+    size_t *perm = vat_xcalloc(p.nc, sizeof *perm);
+    for (size_t i = 0; i < p.nc; i++)
+        perm[i] = i;
+    vat_rng_shuffle(rng, perm, p.nc, sizeof *perm);
+    qsort(p.o, p.no, sizeof *p.o, cmp_order);
+    int64_t next_id = vat_rng_range(rng, 1000, 90000);
+    int rc = 0;
+    for (size_t i = 0; i < p.nc && rc == 0; i++)
+        rc = insert_customer(w, q, &p.c[perm[i]]);
+    for (size_t i = 0; i < p.no && rc == 0; i++)
+        rc = insert_order(w, q, &p, &p.o[i], next_id + (int64_t)i);
+    if (rc != 0)
+        vat_err_set(e, "vat: cannot insert into '%s' or '%s'", q->ctable, q->otable);
+    free(perm);
+    free(p.c);
+    free(p.o);
+    return rc;
+}
+
+/* ---- the question as text ---------------------------------------------------- */
+
+/* The reference query with the mistakes in `m` (M_* bits) made: 0 is gold. */
+static char *build_query(const struct question *q, int m)
+{
+    char d1[11], d2[11];
+    vat_fmt_date(q->lo, d1);
+    vat_fmt_date(q->hi, d2);
+    struct vat_buf cond = VAT_BUF_INIT, b = VAT_BUF_INIT;
+    if (!(m & M_STATUS))
+        vat_buf_printf(&cond, "o.%s = 'paid'", q->status_col);
+    if (cond.len)
+        vat_buf_puts(&cond, m & M_WHERE ? "\n  AND " : "\n    AND ");
+    if (m & M_WINDOW)
+        vat_buf_printf(&cond, "o.%s >= '%s' AND o.%s <= '%s'", q->date_col, d1, q->date_col, d2);
+    else
+        vat_buf_printf(&cond, "date(o.%s) >= '%s' AND date(o.%s) <= '%s'", q->date_col, d1,
+                       q->date_col, d2);
+    vat_buf_printf(&b, "SELECT c.%s", q->key);
+    if (q->with_name)
+        vat_buf_printf(&b, ", c.%s", q->name_col);
+    if (m & M_STAR)
+        vat_buf_printf(&b, ", COUNT(*) AS %s\n", q->count_name);
+    else
+        vat_buf_printf(&b, ", COUNT(o.%s) AS %s\n", q->oid, q->count_name);
+    vat_buf_printf(&b, "FROM %s AS c\nLEFT JOIN %s AS o ON o.%s = c.%s", q->ctable, q->otable,
+                   q->fk, q->key);
+    if (m & M_WHERE)
+        vat_buf_printf(&b, "\nWHERE %s", cond.data);
+    else
+        vat_buf_printf(&b, "\n    AND %s", cond.data);
+    vat_buf_release(&cond);
+    vat_buf_printf(&b, "\nGROUP BY c.%s", q->key);
+    if (q->with_name)
+        vat_buf_printf(&b, ", c.%s", q->name_col);
+    vat_buf_puts(&b, "\nORDER BY ");
+    switch (q->order) {
+    case O_ID_ASC: vat_buf_printf(&b, "c.%s ASC", q->key); break;
+    case O_ID_DESC: vat_buf_printf(&b, "c.%s DESC", q->key); break;
+    case O_COUNT_DESC: vat_buf_printf(&b, "%s DESC, c.%s ASC", q->count_name, q->key); break;
+    default: vat_buf_printf(&b, "%s ASC, c.%s ASC", q->count_name, q->key); break;
+    }
+    return vat_buf_detach(&b);
+}
+
+static const char *date_format(const struct question *q)
+{
+    (void)q;
+    return "YYYY-MM-DD HH:MM:SS";
+}
+
+/* "3 March 2024", the way people write a day. */
+static void human_date(int32_t day, char out[32])
+{
+    static const char *const months[] = {"January", "February", "March",     "April",
+                                         "May",     "June",     "July",      "August",
+                                         "September", "October", "November", "December"};
+    char iso[11];
+    vat_fmt_date(day, iso);
+    snprintf(out, 32, "%d %s %d", atoi(iso + 8), months[(atoi(iso + 5) + 11) % 12], atoi(iso));
+}
+
+/* Natural style: an account manager's request, in shop words. */
+static const char *const q_natural[] = {
+    "Sales ops would like a list of every customer in `{ctable}` with how many paid orders "
+    "they placed from {from_h} to {to_h}.",
+    "For the loyalty review: how many paid orders did each of our customers (all of "
+    "`{ctable}`) place between {from_h} and {to_h}?",
+    "Can you pull, for every customer on file in `{ctable}`, the number of paid orders they "
+    "placed between {from_h} and {to_h}?",
+    "We need each customer's count of paid orders for {from_h} to {to_h} — every customer in "
+    "`{ctable}`, please.",
+};
+static const char *const d_natural[] = {
+    "`{otable}.{status}` says where the order stands, `{otable}.{date}` is when it was placed "
+    "(local time), and `{otable}.{fk}` is the customer who placed it (NULL for a guest "
+    "checkout). `{ctable}.{key}` is {keykind}; customer names are not unique.",
+    "Orders live in `{otable}`: `{fk}` points at `{ctable}.{key}` ({keykind}; empty for guest "
+    "checkouts), `{date}` is the placement time and `{status}` the order's state. Names in "
+    "`{ctable}` can repeat.",
+    "Each row of `{otable}` is one order: who placed it (`{fk}`, referring to "
+    "`{ctable}.{key}`, which is {keykind}; NULL for guests), when (`{date}`) and its state "
+    "(`{status}`). Two customers may share a name.",
+    "In `{otable}`, `{status}` is the order's state, `{date}` the time it was placed and "
+    "`{fk}` the customer (a `{ctable}.{key}`, {keykind}, or NULL for a guest checkout). A "
+    "customer's name does not identify them.",
+};
+static const char *const a_natural[] = {
+    "Reply with just the SQLite SELECT statement, no explanation or fence.",
+    "Send me only the SELECT query (SQLite), nothing around it.",
+    "Answer with one SQLite SELECT and nothing else.",
+    "Just the SQL, please: a single SQLite SELECT statement, no prose.",
+};
+
+/* Explicit style: every rule spelled out, the traps included. */
+static const char *const q_explicit[] = {
+    "Task: write one SQLite SELECT statement that lists every customer in `{ctable}` with "
+    "the number of orders they placed from {from} through {to} (both days included) whose "
+    "`{status}` is exactly 'paid'. A customer with no such order is listed with 0. An order "
+    "belongs to the calendar day of its timestamp.",
+    "Task: one SQLite SELECT listing every row of `{ctable}` with its count of 'paid' orders "
+    "(`{status}` = 'paid') placed between {from} and {to} inclusive, by calendar day of "
+    "`{date}`; customers without such an order appear with 0 (keep them with a LEFT JOIN "
+    "whose conditions are in the ON clause).",
+    "Task: count, for every customer in `{ctable}` (zero included), the orders with "
+    "`{status}` = 'paid' whose `{date}` falls on a day from {from} through {to} inclusive, "
+    "whatever the time of day. Write it as one SQLite SELECT.",
+    "Task: write a single SQLite SELECT: every customer of `{ctable}`, and how many of their "
+    "orders are paid (`{status}` exactly 'paid') and were placed on {from}, on {to} or on a "
+    "day in between, timestamps compared by their day. Customers with none get 0.",
+};
+static const char *const d_explicit[] = {
+    "- `{otable}.{fk}` is the customer who placed the order; NULL for a guest checkout, and "
+    "some orders refer to customers no longer in `{ctable}`: neither counts for any customer.\n"
+    "- `{otable}.{status}` is 'paid', 'pending', 'cancelled' or 'refunded'; only 'paid' "
+    "counts.\n- `{otable}.{date}` is ISO text 'YYYY-MM-DD HH:MM:SS'.\n- `{ctable}.{key}` is "
+    "{keykind}; names are not unique.",
+    "- `{ctable}.{key}` identifies a customer ({keykind}); names repeat.\n- `{otable}.{fk}` "
+    "refers to it (NULL: guest checkout; an unknown id: a deleted customer; neither counts).\n"
+    "- `{otable}.{status}`: 'paid', 'pending', 'cancelled' or 'refunded'.\n- `{otable}.{date}`:"
+    " 'YYYY-MM-DD HH:MM:SS'.",
+    "- `{otable}.{date}` holds timestamps 'YYYY-MM-DD HH:MM:SS'.\n- `{otable}.{status}` is one "
+    "of 'paid', 'pending', 'cancelled', 'refunded'.\n- `{otable}.{fk}` is the customer "
+    "(`{ctable}.{key}`, {keykind}) or NULL for a guest; orders of unknown customers count "
+    "for nobody.\n- Customer names are not unique.",
+    "- Customers: `{ctable}.{key}` ({keykind}), names not unique.\n- Orders: `{otable}.{fk}` "
+    "(NULL for guests; some ids match no customer and count for nobody), `{otable}.{status}` "
+    "('paid', 'pending', 'cancelled', 'refunded'), `{otable}.{date}` ('YYYY-MM-DD "
+    "HH:MM:SS').",
+};
+static const char *const a_explicit[] = {
+    "Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
+    "Markdown fence; a trailing semicolon is optional.",
+    "Answer with exactly one SQLite SELECT statement, without prose or a code fence (a "
+    "trailing semicolon is allowed).",
+    "Your answer is one SELECT statement in the SQLite dialect, alone: no explanation, no "
+    "fence; the final semicolon is optional.",
+    "Give one SQLite SELECT statement as the whole answer: no Markdown, no comments around "
+    "it; a semicolon at the end is optional.",
+};
+
+static int build_prompt(struct vat_task *t, const struct question *q, struct vat_err *e)
+{
+    struct vat_buf b = VAT_BUF_INIT, data = VAT_BUF_INIT;
+    const char *tabs[2] = {q->ctable, q->otable};
+    bool cut = false;
+    size_t cap = vat_task_inline_cap(t);
+    if (vat_sqlgen_render(t->root, t->fixture[0].path, tabs, 2, cap, &data, &cut, e) != 0) {
+        vat_buf_release(&data);
+        return -1;
+    }
+    char from[11], to[11], from_h[32], to_h[32];
+    vat_fmt_date(q->lo, from);
+    vat_fmt_date(q->hi, to);
+    human_date(q->lo, from_h);
+    human_date(q->hi, to_h);
+    const char *kv[] = {
+        "ctable", q->ctable, "otable", q->otable, "key", q->key, "fk", q->fk,
+        "date", q->date_col, "status", q->status_col, "from", from, "to", to,
+        "from_h", from_h, "to_h", to_h,
+        "keykind", q->coded ? "a text code, ordered as text" : "an integer",
+        NULL,
+    };
+    bool nat = vat_prompt_natural(t);
+    vat_buf_printf(&b,
+                   "The SQLite database file `%s` holds a shop's customers, `%s`, and their "
+                   "orders, `%s`. The schema and %s:\n\n",
+                   t->fixture[0].path, q->ctable, q->otable,
+                   cut ? "the leading rows of each table" : "all the rows");
+    vat_buf_putn(&b, data.data, data.len);
+    if (cut)
+        vat_buf_puts(&b, "\nOnly the leading rows fit here; the full tables are in the file.\n");
+    vat_buf_release(&data);
+    vat_buf_puts(&b, "\n");
+    if (nat) {
+        VAT_PROMPT_PUT(&b, t, 'd', d_natural, kv);
+        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', q_natural, kv);
+    } else {
+        vat_buf_puts(&b, "Columns:\n");
+        VAT_PROMPT_PUT(&b, t, 'd', d_explicit, kv);
+        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', q_explicit, kv);
+    }
+    int ncol = q->with_name ? 3 : 2;
+    vat_buf_printf(&b, " Return exactly %d columns, in this order:\n", ncol);
+    vat_buf_printf(&b, "1. `%s`: the customer's id, as stored;\n", q->key);
+    if (q->with_name)
+        vat_buf_printf(&b, "2. `%s`: the customer's name;\n", q->name_col);
+    vat_buf_printf(&b, "%d. `%s`: the number of orders, an integer.\n", ncol, q->count_name);
+    vat_buf_puts(&b, "One row per customer, ordered by ");
+    switch (q->order) {
+    case O_ID_ASC: vat_buf_printf(&b, "`%s` ascending", q->key); break;
+    case O_ID_DESC: vat_buf_printf(&b, "`%s` descending", q->key); break;
+    case O_COUNT_DESC:
+        vat_buf_printf(&b, "`%s` descending (most orders first), ties by `%s` ascending",
+                       q->count_name, q->key);
+        break;
+    default:
+        vat_buf_printf(&b, "`%s` ascending (fewest orders first), ties by `%s` ascending",
+                       q->count_name, q->key);
+        break;
+    }
+    vat_buf_puts(&b, ".\n\nThe query is also run on other databases with the same schema and "
+                     "different rows, so it must compute the result from the data.\n\n");
+    if (nat)
+        VAT_PROMPT_PUT(&b, t, 'a', a_natural, kv);
+    else
+        VAT_PROMPT_PUT(&b, t, 'a', a_explicit, kv);
+    vat_buf_puts(&b, "\n");
+    t->prompt = vat_buf_detach(&b);
+    /* The schema in the prompt is all an SQL answer needs; the variant
+     * databases are hidden by design (docs/tables.md, self_contained). */
+    t->self_contained = true;
+    return 0;
+}
+
+static json_t *build_params(const struct question *q)
+{
+    char d1[11], d2[11];
+    json_t *p = json_object();
+    json_object_set_new(p, "customers_table", json_string(q->ctable));
+    json_object_set_new(p, "customer_key", json_string(q->key));
+    json_object_set_new(p, "customer_key_type", json_string(q->coded ? "text" : "integer"));
+    json_object_set_new(p, "name_column", json_string(q->name_col));
+    json_object_set_new(p, "orders_table", json_string(q->otable));
+    json_object_set_new(p, "order_id_column", json_string(q->oid));
+    json_object_set_new(p, "order_customer_column", json_string(q->fk));
+    json_object_set_new(p, "date_column", json_string(q->date_col));
+    json_object_set_new(p, "date_format", json_string(date_format(q)));
+    json_object_set_new(p, "status_column", json_string(q->status_col));
+    json_t *w = json_object();
+    json_object_set_new(w, "kind", json_string(filter_names[q->filter]));
+    switch (q->filter) {
+    case F_YEAR: json_object_set_new(w, "year", json_integer(q->year)); break;
+    case F_SINCE: json_object_set_new(w, "from", json_string(vat_fmt_date(q->lo, d1))); break;
+    case F_BEFORE:
+        json_object_set_new(w, "before", json_string(vat_fmt_date(q->hi + 1, d1)));
+        break;
+    case F_RANGE:
+        json_object_set_new(w, "from", json_string(vat_fmt_date(q->lo, d1)));
+        json_object_set_new(w, "through", json_string(vat_fmt_date(q->hi, d2)));
+        break;
+    default: break;
+    }
+    json_object_set_new(p, "window", w);
+    json_object_set_new(p, "order", json_string(order_names[q->order]));
+    json_t *out = json_array();
+    json_array_append_new(out, json_string(q->key));
+    if (q->with_name)
+        json_array_append_new(out, json_string(q->name_col));
+    json_array_append_new(out, json_string(q->count_name));
+    json_object_set_new(p, "output_columns", out);
+    return p;
+}
+
+/* ---- the template callbacks ------------------------------------------------- */
+
+static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
+{
+    struct question *q = vat_xcalloc(1, sizeof *q);
+    t->priv = q;
+    t->priv_free = question_free;
+    q->rows_min = vat_task_int(t, "rows_min");
+    q->rows_max = vat_task_int(t, "rows_max");
+    if (q->rows_max < q->rows_min)
+        q->rows_max = q->rows_min;
+    draw_question(q, rng, vat_task_real(t, "hardness"));
+    build_schema(q);
+
+    const char *tabs[2] = {q->ctable, q->otable};
+    struct vat_sqlgen_set set = {
+        .schema_sql = q->schema,
+        .tables = tabs,
+        .ntables = 2,
+        .nvariants = (int)vat_task_int(t, "variants"),
+        .fill = fill,
+        .ctx = q,
+    };
+    if (vat_sqlgen_write_set(t, rng, &set, e) != 0)
+        return -1;
+    t->spec = vat_sqlgen_spec(t, tabs, 2, true, REL_TOL, ABS_TOL);
+    t->params = build_params(q);
+    /* Difficulty: the four armed traps count 2, then the ordering by the
+     * count, the name column and the natural style one each. */
+    int d = 2 + (q->order == O_COUNT_DESC || q->order == O_COUNT_ASC) + q->with_name +
+            vat_prompt_natural(t);
+    t->difficulty = d > 5 ? 5 : d;
+    return build_prompt(t, q, e);
+}
+
+static int reference(struct vat_task *t, struct vat_err *e)
+{
+    const struct question *q = t->priv;
+    char *gold = build_query(q, 0);
+    /* The admission check reads the query from the spec. */
+    json_object_set_new(t->spec, "reference_sql", json_string(gold));
+    struct vat_err ae;
+    if (vat_sql_gold_admissible(t->spec, t->root, &ae) != 0) {
+        vat_err_set(e, "%s: %s", t->id, ae.msg);
+        free(gold);
+        return -1;
+    }
+    json_t *results = vat_sqlgen_run_all(t, gold, e);
+    int rc = results ? vat_sqlgen_variants_differ(t, results, true, REL_TOL, ABS_TOL, e) : -1;
+    json_decref(results);
+    if (rc != 0) {
+        free(gold);
+        return -1;
+    }
+    t->gold = gold;
+    return 0;
+}
+
+/* ---- the second derivation: plain row reads counted in C ------------------- */
+
+struct tally {
+    const json_t *key, *name;
+    long count;
+};
+
+static int cmp_key(const json_t *a, const json_t *b)
+{
+    if (json_is_integer(a) && json_is_integer(b)) {
+        json_int_t x = json_integer_value(a), y = json_integer_value(b);
+        return (x > y) - (x < y);
+    }
+    const char *x = json_string_value(a), *y = json_string_value(b);
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+static bool same_key(const json_t *a, const json_t *b)
+{
+    if (!a || !b || json_is_null(a) || json_is_null(b))
+        return false;
+    if (json_is_integer(a) != json_is_integer(b))
+        return false;
+    return cmp_key(a, b) == 0;
+}
+
+/* One comparator per ordering of the rows (qsort takes no context). */
+static int cmp_id_asc(const void *a, const void *b)
+{
+    return cmp_key(((const struct tally *)a)->key, ((const struct tally *)b)->key);
+}
+
+static int cmp_id_desc(const void *a, const void *b)
+{
+    return -cmp_id_asc(a, b);
+}
+
+static int cmp_count_desc(const void *a, const void *b)
+{
+    const struct tally *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return cmp_id_asc(a, b);
+}
+
+static int cmp_count_asc(const void *a, const void *b)
+{
+    const struct tally *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? -1 : 1;
+    return cmp_id_asc(a, b);
+}
+
+/* Day number of the 'YYYY-MM-DD' that starts s, or INT32_MIN. */
+static int32_t day_of(const char *s)
+{
+    char d[11];
+    int32_t days;
+    if (!s || strlen(s) < 10)
+        return INT32_MIN;
+    memcpy(d, s, 10);
+    d[10] = 0;
+    return vat_parse_date(d, &days) == 0 ? days : INT32_MIN;
+}
+
+static json_t *derive_rows(const void *question, const char *root, const char *rel,
+                           struct vat_err *e)
+{
+    const struct question *q = question;
+    json_t *ccols = NULL, *ocols = NULL;
+    json_t *crows = vat_sqlgen_read_table(root, rel, q->ctable, &ccols, e);
+    json_t *orows = crows ? vat_sqlgen_read_table(root, rel, q->otable, &ocols, e) : NULL;
+    json_t *out = NULL;
+    if (!orows)
+        goto done;
+    int ck = vat_sqlgen_col(ccols, q->key), cn = vat_sqlgen_col(ccols, q->name_col),
+        of = vat_sqlgen_col(ocols, q->fk), od = vat_sqlgen_col(ocols, q->date_col),
+        os = vat_sqlgen_col(ocols, q->status_col);
+    if (ck < 0 || cn < 0 || of < 0 || od < 0 || os < 0) {
+        vat_err_set(e, "vat: '%s' lacks a column the question names", rel);
+        goto done;
+    }
+    size_t nc = json_array_size(crows);
+    struct tally *tl = vat_xcalloc(nc + 1, sizeof *tl);
+    for (size_t i = 0; i < nc; i++) {
+        tl[i].key = json_array_get(json_array_get(crows, i), (size_t)ck);
+        tl[i].name = json_array_get(json_array_get(crows, i), (size_t)cn);
+    }
+    size_t i;
+    json_t *row;
+    json_array_foreach(orows, i, row) {
+        const json_t *fk = json_array_get(row, (size_t)of);
+        int32_t day = day_of(json_string_value(json_array_get(row, (size_t)od)));
+        if (day == INT32_MIN) {
+            vat_err_set(e, "vat: '%s' has an order without a readable date", rel);
+            free(tl);
+            goto done;
+        }
+        if (!in_window(q, day))
+            continue;
+        const char *st = json_string_value(json_array_get(row, (size_t)os));
+        if (!st || strcmp(st, "paid") != 0)
+            continue;
+        for (size_t k = 0; k < nc; k++)
+            if (same_key(fk, tl[k].key)) {
+                tl[k].count++;
+                break;
+            }
+    }
+    static int (*const cmps[])(const void *, const void *) = {cmp_id_asc, cmp_id_desc,
+                                                              cmp_count_desc, cmp_count_asc};
+    qsort(tl, nc, sizeof *tl, cmps[q->order]);
+    out = json_array();
+    for (size_t k = 0; k < nc; k++) {
+        json_t *r = json_array();
+        json_array_append(r, (json_t *)tl[k].key);
+        if (q->with_name)
+            json_array_append(r, (json_t *)tl[k].name);
+        json_array_append_new(r, json_integer(tl[k].count));
+        json_array_append_new(out, r);
+    }
+    free(tl);
+done:
+    json_decref(ccols);
+    json_decref(ocols);
+    json_decref(crows);
+    json_decref(orows);
+    return out;
+}
+
+static int confirm(const struct vat_task *t, struct vat_err *e)
+{
+    return vat_sqlgen_confirm(t, derive_rows, t->priv, REL_TOL, ABS_TOL, e);
+}
+
+/* Every single mistake is proven to change the main fixture's rows (the
+ * plans put customers without paid orders in the window, unpaid orders in
+ * it and paid orders late on D2 in every main fixture), then the naive
+ * query making all four is the task's trap. */
+static int trap_answer(struct vat_task *t, struct vat_err *e)
+{
+    int all = 0;
+    /* trap_answer may run again on a recrafted fixture (tests/test_analytics.c) */
+    for (int i = 0; i < t->n_traps; i++) {
+        free(t->traps[i].answer);
+        t->traps[i].answer = NULL;
+    }
+    t->n_traps = 0;
+    for (size_t i = 0; i < N_MISTAKES; i++) {
+        if (vat_sqlgen_set_trap(t, build_query(t->priv, mistakes[i].bit), REL_TOL, ABS_TOL, e) !=
+            0)
+            return -1;
+        struct vat_trap *tp = &t->traps[t->n_traps++];
+        tp->name = mistakes[i].name;
+        tp->text = mistakes[i].text;
+        tp->answer = t->trap;
+        t->trap = NULL;
+        all |= mistakes[i].bit;
+    }
+    return vat_sqlgen_set_trap(t, build_query(t->priv, all), REL_TOL, ABS_TOL, e);
+}
+
+static const char *const giveaways[] = {
+    "with 0", "listed with 0", "get 0", "zero", "LEFT JOIN", "ON clause", "inclusive",
+    "both days", "included", "whatever the time", "calendar day", "by their day",
+    "exactly 'paid'", "only 'paid' counts", "count for nobody", "neither counts", NULL,
+};
+static const char *const answer_columns[] = {NULL};
+
+const struct vat_template vat_tmpl_sql_paid_order_counts = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "sql_paid_order_counts",
+    .family = "sql",
+    .answer_kind = "sql",
+    .trap = "The naive query: the conditions in WHERE, COUNT(*), no status filter and the "
+            "timestamps compared with the bare dates.",
+    .summary = "One SQLite SELECT listing every customer with their number of paid orders "
+               "placed from D1 through D2 inclusive (zero included), in a stated order.",
+    .params = params,
+    .default_count = 12,
+    .generate = generate,
+    .reference = reference,
+    .confirm = confirm,
+    .trap_answer = trap_answer,
+    .check = vat_check_task,
+    .giveaways = giveaways,
+    .answer_columns = answer_columns,
+    .difficulty_doc = "2 (four armed traps) + 1 when ordered by the count + 1 with the name "
+                      "column + 1 in the natural style, at most 5.",
+};
