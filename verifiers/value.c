@@ -934,17 +934,48 @@ struct vat_verdict vat_value_score(const struct vat_value_spec *vs, const json_t
     return vat_verdict_make(false, 0, VAT_INTERNAL, "the checker spec has no shape to score");
 }
 
+static struct vat_verdict check_read(const struct vat_value_spec *vs, const char *answer,
+                                     size_t len)
+{
+    struct vat_verdict v;
+    json_t *a = vat_value_parse(vs, answer, len, &v);
+    if (!a)
+        return v;
+    if (vat_value_gate(vs, a, &v))
+        v = vat_value_score(vs, a);
+    json_decref(a);
+    return v;
+}
+
 struct vat_verdict vat_check_value(const json_t *spec, const char *answer, size_t len)
 {
     struct vat_value_spec vs;
     struct vat_verdict v;
     if (vat_value_spec_read(spec, true, false, &vs, &v) < 0)
         return v;
-    json_t *a = vat_value_parse(&vs, answer, len, &v);
-    if (!a)
-        return v;
-    if (vat_value_gate(&vs, a, &v))
-        v = vat_value_score(&vs, a);
-    json_decref(a);
-    return v;
+    return check_read(&vs, answer, len);
+}
+
+struct vat_value_prep {
+    int rc; /* vat_value_spec_read's */
+    struct vat_value_spec vs;
+    struct vat_verdict v; /* the spec's verdict when rc < 0 */
+};
+
+struct vat_value_prep *vat_value_prepare(const json_t *spec)
+{
+    struct vat_value_prep *p = vat_xcalloc(1, sizeof *p);
+    p->rc = vat_value_spec_read(spec, true, false, &p->vs, &p->v);
+    return p;
+}
+
+void vat_value_prep_free(struct vat_value_prep *p)
+{
+    free(p);
+}
+
+struct vat_verdict vat_check_value_prepared(const struct vat_value_prep *p, const char *answer,
+                                            size_t len)
+{
+    return p->rc < 0 ? p->v : check_read(&p->vs, answer, len);
 }
