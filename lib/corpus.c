@@ -172,6 +172,7 @@ struct task_state {
     struct vat_rx_prep *rx_prep;   /* regex tasks: the spec through rx */
     struct vat_rx_prep *trap_rx;   /* regex tasks: trap_spec through rx */
     struct vat_value_prep *trap_value; /* value tasks: trap_spec read once */
+    struct vat_abstain_prep *abstain;  /* abstain tasks */
 };
 
 struct entry {
@@ -470,6 +471,7 @@ static void state_free(struct task_state *st)
     json_decref(st->trap_spec);
     vat_value_prep_free(st->value);
     vat_value_prep_free(st->trap_value);
+    vat_abstain_prep_free(st->abstain);
     vat_rx_prep_free(st->rx_prep);
     vat_rx_prep_free(st->trap_rx);
     vat_rx_cache_free(st->rx);
@@ -556,6 +558,8 @@ static struct task_state *task_state(vat_corpus *c, struct entry *e)
             }
         if (st->kind == K_VALUE && st->kind_name)
             st->value = vat_value_prepare(st->spec);
+        else if (st->kind == K_ABSTAIN)
+            st->abstain = vat_abstain_prepare(st->spec);
         else if (st->kind == K_REGEX) {
             st->rx = vat_rx_cache_new();
             st->rx_prep = vat_rx_prepare(st->spec, st->rx);
@@ -802,6 +806,8 @@ int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *com
      * prepared state (ans is never NULL here) */
     if (st->value)
         out->v = vat_check_value_prepared(st->value, ans, alen);
+    else if (st->abstain)
+        out->v = vat_check_abstain_prepared(st->abstain, ans, alen);
     else if (st->rx_prep)
         out->v = vat_check_regex_prepared(st->rx_prep, ans, alen);
     else

@@ -117,5 +117,14 @@ void vat_sql_prep_free(struct vat_sql_prep *p);
 /* spec: "answerable": bool, "abstention": the JSON value meaning abstain,
  * and for answerable tasks the value spec members to score the answer. */
 struct vat_verdict vat_check_abstain(const json_t *spec, const char *answer, size_t len);
+/* An abstain spec prepared once: an answer that is the abstention's
+ * compact JSON text (up to surrounding whitespace) gets the verdict the
+ * full check gave that text when prepared; any other answer is checked in
+ * full.  Never NULL; the spec must outlive it. */
+struct vat_abstain_prep;
+struct vat_abstain_prep *vat_abstain_prepare(const json_t *spec);
+void vat_abstain_prep_free(struct vat_abstain_prep *p);
+struct vat_verdict vat_check_abstain_prepared(const struct vat_abstain_prep *p, const char *answer,
+                                              size_t len);
 
 #endif
