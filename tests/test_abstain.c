@@ -76,9 +76,16 @@ static void test_abstain_on_unanswerable(void **state)
     expect(UNANSWERABLE, "  {\n  \"answerable\" : false\n}\n", true, 1, VAT_OK);
     expect(UNANSWERABLE, "\t\r\n{\"answerable\":false} \r", true, 1, VAT_OK);
     expect(ANSWERABLE, " {\"answerable\":false}\n", true, 0, VAT_ABSTAINED);
-    expect(NO_SHAPE, "{\"answerable\":false}", true, 1, VAT_OK);
     expect(UNANSWERABLE, "\f{\"answerable\":false}", false, 0, VAT_PARSE);
     expect(NO_SHAPE, "{\"answerable\":false}", true, 1, VAT_OK);
+    /* answerable: the value checker's fast path, and an abstention of the
+     * answer's own shape, which must still read as abstaining */
+    expect(ANSWERABLE, " {\"south\": 2.5, \"north\": 10.0}\n", true, 1, VAT_OK);
+    expect(ANSWERABLE, "{\"north\":10,\"south\":2.6}", true, 0, VAT_WRONG_VALUE);
+    const char *num_abst = "{\"checker\":\"abstain\",\"answerable\":true,\"abstention\":-1,"
+                           "\"shape\":\"number\",\"expected\":-1}";
+    expect(num_abst, "-1", true, 0, VAT_ABSTAINED);
+    expect(num_abst, " -1.0 ", true, 0, VAT_ABSTAINED);
 }
 
 static void test_abstain_on_answerable(void **state)

@@ -1273,6 +1273,17 @@ static bool fast_accept(const struct vat_value_prep *p, const char *answer, size
     return ok && in.s == in.end;
 }
 
+bool vat_value_prep_accepts(const struct vat_value_prep *p, const char *answer, size_t len)
+{
+    return p->rc == 0 && fast_accept(p, answer, len);
+}
+
+bool vat_value_prep_gates(const struct vat_value_prep *p, const json_t *j)
+{
+    struct vat_verdict v;
+    return p->rc == 0 && j && vat_value_gate(&p->vs, j, &v);
+}
+
 struct vat_verdict vat_check_value_prepared(const struct vat_value_prep *p, const char *answer,
                                             size_t len)
 {
