@@ -166,6 +166,13 @@ struct task_state {
     _Atomic int trap_state; /* 0 not built, 1 built */
     json_t *trap_spec;      /* value/abstain/regex: answer scoring 1 here is the trap */
     bool trap_abstains;     /* abstain: the trap is the abstention */
+    /* read once with the row, so a check walks no spec JSON */
+    struct vat_value_prep *value;  /* value tasks */
+    struct vat_rx_cache *rx;       /* regex tasks: compiled answers */
+    struct vat_rx_prep *rx_prep;   /* regex tasks: the spec through rx */
+    struct vat_rx_prep *trap_rx;   /* regex tasks: trap_spec through rx */
+    struct vat_value_prep *trap_value; /* value tasks: trap_spec read once */
+    struct vat_abstain_prep *abstain;  /* abstain tasks */
 };
 
 struct entry {
@@ -462,6 +469,12 @@ static void state_free(struct task_state *st)
     json_decref(st->spec);
     vat_sql_prep_free(st->prep);
     json_decref(st->trap_spec);
+    vat_value_prep_free(st->value);
+    vat_value_prep_free(st->trap_value);
+    vat_abstain_prep_free(st->abstain);
+    vat_rx_prep_free(st->rx_prep);
+    vat_rx_prep_free(st->trap_rx);
+    vat_rx_cache_free(st->rx);
     free(st);
 }
 
@@ -543,6 +556,14 @@ static struct task_state *task_state(vat_corpus *c, struct entry *e)
                 st->kind = kinds[i].kind;
                 st->kind_name = kinds[i].name;
             }
+        if (st->kind == K_VALUE && st->kind_name)
+            st->value = vat_value_prepare(st->spec);
+        else if (st->kind == K_ABSTAIN)
+            st->abstain = vat_abstain_prepare(st->spec);
+        else if (st->kind == K_REGEX) {
+            st->rx = vat_rx_cache_new();
+            st->rx_prep = vat_rx_prepare(st->spec, st->rx);
+        }
         atomic_store_explicit(&e->st, st, memory_order_release);
     }
     pthread_mutex_unlock(&c->lock);
@@ -674,6 +695,8 @@ static void trap_build(vat_corpus *c, struct entry *e, struct task_state *st)
                 json_object_set(st->trap_spec, "expected", tv);
                 if (st->kind == K_ABSTAIN)
                     json_object_set_new(st->trap_spec, "answerable", json_true());
+                else
+                    st->trap_value = vat_value_prepare(st->trap_spec);
             }
             json_decref(tv);
         } else if (st->kind == K_REGEX) {
@@ -692,6 +715,8 @@ static void trap_build(vat_corpus *c, struct entry *e, struct task_state *st)
                 json_object_set_new(cs, "expected", got);
             }
             st->trap_spec = ts;
+            if (ts)
+                st->trap_rx = vat_rx_prepare(ts, st->rx);
         }
     }
     atomic_store_explicit(&st->trap_state, 1, memory_order_release);
@@ -706,7 +731,10 @@ static bool is_trap(vat_corpus *c, struct entry *e, struct task_state *st,
         return strcmp(v->code, VAT_ABSTAINED) == 0;
     if (!st->trap_spec)
         return false;
-    struct vat_verdict t = vat_check_spec(st->trap_spec, c->root, e->id, ans, len);
+    /* the trap spec's cases are the task's, so its compiles are the same */
+    struct vat_verdict t = st->trap_value ? vat_check_value_prepared(st->trap_value, ans, len)
+                         : st->trap_rx ? vat_check_regex_prepared(st->trap_rx, ans, len)
+                                  : vat_check_spec(st->trap_spec, c->root, e->id, ans, len);
     return t.gate_passed && t.score == 1.0;
 }
 
@@ -774,7 +802,16 @@ int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *com
         out->v = p ? vat_sql_check_prepared(p, ans, alen, &out->is_trap) : st->prep_v;
         return 0;
     }
-    out->v = vat_check_spec(st->spec, c->root, e->id, ans, alen);
+    /* the same verifiers vat_check_spec dispatches to, with the task's
+     * prepared state (ans is never NULL here) */
+    if (st->value)
+        out->v = vat_check_value_prepared(st->value, ans, alen);
+    else if (st->abstain)
+        out->v = vat_check_abstain_prepared(st->abstain, ans, alen);
+    else if (st->rx_prep)
+        out->v = vat_check_regex_prepared(st->rx_prep, ans, alen);
+    else
+        out->v = vat_check_spec(st->spec, c->root, e->id, ans, alen);
     if (out->v.score < 1.0 && strcmp(out->v.code, VAT_INTERNAL) != 0)
         out->is_trap = is_trap(c, e, st, &out->v, ans, alen);
     return 0;

@@ -33,6 +33,14 @@ static struct vat_verdict check_n(const char *spec, const char *answer, size_t l
     if (!s)
         fail_msg("bad spec in test: %s: %s", spec, err.text);
     struct vat_verdict v = vat_check_abstain(s, answer, len);
+    /* the prepared form (the corpus handle's) gives the same verdict */
+    struct vat_abstain_prep *p = vat_abstain_prepare(s);
+    struct vat_verdict pv = vat_check_abstain_prepared(p, answer, len);
+    vat_abstain_prep_free(p);
+    if (pv.gate_passed != v.gate_passed || pv.score != v.score || strcmp(pv.code, v.code) != 0 ||
+        strcmp(pv.reason, v.reason) != 0)
+        fail_msg("answer '%.60s': prepared %s (%s), full %s (%s)", answer, pv.code, pv.reason,
+                 v.code, v.reason);
     json_decref(s);
     return v;
 }
@@ -66,7 +74,18 @@ static void test_abstain_on_unanswerable(void **state)
     (void)state;
     expect(UNANSWERABLE, "{\"answerable\":false}", true, 1, VAT_OK);
     expect(UNANSWERABLE, "  {\n  \"answerable\" : false\n}\n", true, 1, VAT_OK);
+    expect(UNANSWERABLE, "\t\r\n{\"answerable\":false} \r", true, 1, VAT_OK);
+    expect(ANSWERABLE, " {\"answerable\":false}\n", true, 0, VAT_ABSTAINED);
+    expect(UNANSWERABLE, "\f{\"answerable\":false}", false, 0, VAT_PARSE);
     expect(NO_SHAPE, "{\"answerable\":false}", true, 1, VAT_OK);
+    /* answerable: the value checker's fast path, and an abstention of the
+     * answer's own shape, which must still read as abstaining */
+    expect(ANSWERABLE, " {\"south\": 2.5, \"north\": 10.0}\n", true, 1, VAT_OK);
+    expect(ANSWERABLE, "{\"north\":10,\"south\":2.6}", true, 0, VAT_WRONG_VALUE);
+    const char *num_abst = "{\"checker\":\"abstain\",\"answerable\":true,\"abstention\":-1,"
+                           "\"shape\":\"number\",\"expected\":-1}";
+    expect(num_abst, "-1", true, 0, VAT_ABSTAINED);
+    expect(num_abst, " -1.0 ", true, 0, VAT_ABSTAINED);
 }
 
 static void test_abstain_on_answerable(void **state)

@@ -620,6 +620,12 @@ static void test_bad_specs(void **state)
 
 /* ---- golden cases -------------------------------------------------------- */
 
+static bool same_verdict(const struct vat_verdict *a, const struct vat_verdict *b)
+{
+    return a->gate_passed == b->gate_passed && a->score == b->score &&
+           strcmp(a->code, b->code) == 0 && strcmp(a->reason, b->reason) == 0;
+}
+
 static char *cases_path(void)
 {
     const char *src = getenv("VAT_SOURCE_DIR");
@@ -678,6 +684,15 @@ static void test_golden_cases(void **state)
         *tab = '\0';
         const char *code = tab + 1;
         struct vat_verdict v = vat_check_value(spec, line, strlen(line));
+        /* the prepared path (fast accept, then the full path) agrees */
+        struct vat_value_prep *prep = vat_value_prepare(spec);
+        struct vat_verdict pv = vat_check_value_prepared(prep, line, strlen(line));
+        vat_value_prep_free(prep);
+        if (!same_verdict(&v, &pv)) {
+            print_error("%s:%d: answer %s: prepared %s (%s), full %s (%s)\n", path, lineno, line,
+                        pv.code, pv.reason, v.code, v.reason);
+            failures++;
+        }
         cases++;
         bool want_ok = strcmp(code, VAT_OK) == 0;
         bool want_gated = strcmp(code, VAT_SHAPE) == 0 || strcmp(code, VAT_PARSE) == 0 ||
@@ -699,6 +714,119 @@ static void test_golden_cases(void **state)
     /* the file must keep exercising all three outcomes */
     assert_true(cases >= 40);
     assert_true(ok >= 10 && gate_fail >= 10 && cases - ok - gate_fail >= 10);
+}
+
+/* ---- the prepared path against the full path, on random answers ---------- */
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15u;
+
+static uint32_t rnd(uint32_t n)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return (uint32_t)(rnd_state % n);
+}
+
+/* A variant of the gold text g: small edits that keep it valid JSON or
+ * break it, as a model's answers might. */
+static void mutate(struct vat_buf *b, const char *g)
+{
+    static const char *const junk[] = {" ", "\t", "\n", "\"", "\\u0041", "\\n", "0", "1e3",
+                                       "-", ".", ",", ":", "{", "}", "[", "]", "x", "00",
+                                       "1e999", "\xc3\xa9", "\xff", "\"a\"", "0.1", "E+1"};
+    size_t edits = rnd(3);
+    vat_buf_puts(b, g);
+    for (size_t k = 0; k < edits; k++) {
+        size_t at = rnd((uint32_t)b->len + 1);
+        char *cur = vat_buf_detach(b);
+        size_t len = strlen(cur);
+        switch (rnd(4)) {
+        case 0: /* insert junk */
+            vat_buf_putn(b, cur, at);
+            vat_buf_puts(b, junk[rnd(sizeof junk / sizeof junk[0])]);
+            vat_buf_puts(b, cur + at);
+            break;
+        case 1: /* delete a byte */
+            vat_buf_putn(b, cur, at);
+            if (at < len)
+                vat_buf_puts(b, cur + at + 1);
+            break;
+        case 2: /* change a digit or a letter's case */
+            for (size_t i = at; i < len; i++) {
+                if (cur[i] >= '0' && cur[i] <= '9') {
+                    cur[i] = (char)('0' + rnd(10));
+                    break;
+                }
+                if (cur[i] >= 'a' && cur[i] <= 'z') {
+                    cur[i] = (char)(cur[i] - 'a' + 'A');
+                    break;
+                }
+            }
+            vat_buf_puts(b, cur);
+            break;
+        default: { /* a tiny change after a decimal point, within tolerance or not */
+            static const char *const tails[] = {"0000000001", "00000001", "0001", "9999999999"};
+            const char *dot = strchr(cur + at, '.');
+            size_t cut = dot ? (size_t)(dot - cur) + 1 : len;
+            vat_buf_putn(b, cur, cut);
+            if (dot)
+                vat_buf_puts(b, tails[rnd(4)]);
+            vat_buf_puts(b, cur + cut);
+            break;
+        }
+        }
+        free(cur);
+    }
+}
+
+static void test_prepared_matches_full(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {
+        "{\"checker\":\"value\",\"shape\":\"number\",\"expected\":12.5}",
+        "{\"checker\":\"value\",\"shape\":\"number\",\"expected\":\"7\",\"integer\":true}",
+        "{\"checker\":\"value\",\"shape\":\"object\",\"expected\":{\"a\":1,\"Bb\":2.25,\"c d\":-3}}",
+        "{\"checker\":\"value\",\"shape\":\"object\",\"expected\":{}}",
+        "{\"checker\":\"value\",\"shape\":\"object_of_objects\",\"expected\":"
+        "{\"x\":{\"p\":1,\"q\":0},\"y\":{\"p\":2,\"q\":3e-7},\"z\":{}}}",
+        "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"number\",\"ordered\":true,"
+        "\"expected\":[3,1,2,1e-12]}",
+        "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"number\",\"unique\":true,"
+        "\"expected\":[3,1,2]}",
+        "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"string\",\"ordered\":true,"
+        "\"expected\":[\"AC-1\",\"b\",\"c d\"]}",
+        "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"string\",\"expected\":[\"x\",\"y\",\"x\"]}",
+        "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"string\",\"expected\":[]}",
+    };
+    int compared = 0, oks = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        json_t *spec = json_loads(specs[i], 0, NULL);
+        assert_non_null(spec);
+        struct vat_value_prep *prep = vat_value_prepare(spec);
+        char *gold = json_dumps(json_object_get(spec, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
+        char *spaced = json_dumps(json_object_get(spec, "expected"), JSON_ENCODE_ANY | JSON_INDENT(2));
+        for (int k = 0; k < 3000; k++) {
+            struct vat_buf b = VAT_BUF_INIT;
+            mutate(&b, k % 2 ? gold : spaced);
+            char *ans = vat_buf_detach(&b);
+            size_t len = strlen(ans);
+            struct vat_verdict full = vat_check_value(spec, ans, len);
+            struct vat_verdict fast = vat_check_value_prepared(prep, ans, len);
+            if (!same_verdict(&full, &fast))
+                fail_msg("spec %zu, answer '%s': prepared %s (%s), full %s (%s)", i, ans,
+                         fast.code, fast.reason, full.code, full.reason);
+            compared++;
+            oks += strcmp(full.code, VAT_OK) == 0;
+            free(ans);
+        }
+        free(gold);
+        free(spaced);
+        vat_value_prep_free(prep);
+        json_decref(spec);
+    }
+    /* both outcomes are exercised */
+    assert_true(oks > compared / 10 && oks < compared * 9 / 10);
 }
 
 int main(void)
@@ -725,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_reason_safety),
         cmocka_unit_test(test_bad_specs),
         cmocka_unit_test(test_golden_cases),
+        cmocka_unit_test(test_prepared_matches_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

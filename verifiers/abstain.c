@@ -1,7 +1,9 @@
 /* abstain.c — the abstain checker for probe tasks: the answer either is
  * the abstention value the prompt defines (right only when the task is
  * unanswerable) or a value judged as the value checker judges it (right
- * only when the task is answerable).  Exports vat_check_abstain. */
+ * only when the task is answerable).  Exports vat_check_abstain and its
+ * prepared form (vat_abstain_prepare, vat_check_abstain_prepared). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "value_internal.h"
@@ -108,4 +110,73 @@ struct vat_verdict vat_check_abstain(const json_t *spec, const char *answer, siz
     }
     json_decref(a);
     return v;
+}
+
+/* The abstention's text and the full check's verdict on it: the same
+ * bytes parse to the same value, and whitespace around a JSON text does
+ * not change it, so the verdict is the full check's for such answers. */
+struct vat_abstain_prep {
+    const json_t *spec;
+    char *text; /* NULL: no shortcut */
+    size_t len;
+    struct vat_verdict v;
+    /* answerable tasks whose abstention is not of the answer's shape: an
+     * answer the value checker's fast path accepts has that shape, so it
+     * is not the abstention, and the full check scores it as the value
+     * checker does (ok).  NULL: no such shortcut. */
+    struct vat_value_prep *value;
+};
+
+struct vat_abstain_prep *vat_abstain_prepare(const json_t *spec)
+{
+    struct vat_abstain_prep *p = vat_xcalloc(1, sizeof *p);
+    p->spec = spec;
+    const json_t *abst = json_object_get(spec, "abstention");
+    char *t = abst ? json_dumps(abst, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    if (t && strlen(t) <= VAT_MAX_ANSWER_BYTES) {
+        p->text = t;
+        p->len = strlen(t);
+        p->v = vat_check_abstain(spec, t, p->len);
+    } else {
+        free(t);
+    }
+    if (json_is_true(json_object_get(spec, "answerable")) && abst) {
+        p->value = vat_value_prepare(spec);
+        if (vat_value_prep_gates(p->value, abst)) {
+            vat_value_prep_free(p->value);
+            p->value = NULL;
+        }
+    }
+    return p;
+}
+
+void vat_abstain_prep_free(struct vat_abstain_prep *p)
+{
+    if (!p)
+        return;
+    free(p->text);
+    vat_value_prep_free(p->value);
+    free(p);
+}
+
+static bool json_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+struct vat_verdict vat_check_abstain_prepared(const struct vat_abstain_prep *p, const char *answer,
+                                              size_t len)
+{
+    if (p->text && answer && len <= VAT_MAX_ANSWER_BYTES) {
+        const char *s = answer, *e = answer + len;
+        while (s < e && json_space(*s))
+            s++;
+        while (e > s && json_space(e[-1]))
+            e--;
+        if ((size_t)(e - s) == p->len && memcmp(s, p->text, p->len) == 0)
+            return p->v;
+    }
+    if (p->value && vat_value_prep_accepts(p->value, answer, len))
+        return vat_verdict_make(true, 1, VAT_OK, "matches");
+    return vat_check_abstain(p->spec, answer, len);
 }

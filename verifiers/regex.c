@@ -2,11 +2,14 @@
  * `re` syntax (as Python 3.11 reads a str pattern).  It is parsed here the
  * way Python's re parser reads it and rewritten into a PCRE2 pattern that
  * means the same thing; PCRE-only syntax is refused at the gate.  The
- * result is compiled once per call and run over every case with match,
+ * result is compiled once per call (or taken from a task's cache of
+ * compiled patterns, see vat_rx_prepare) and run over every case with match,
  * depth and heap limits (the match limit derived from a budget over the
  * whole scan, see RX_DEFAULT_SCAN_BUDGET), extracting what Python's
  * [m.group(0) for m in re.finditer(p, s)] would.
- * Exports vat_check_regex and vat_regex_extract.
+ * Exports vat_check_regex, vat_rx_prepare / vat_check_regex_prepared (a
+ * spec read once, with the compiled-pattern cache vat_rx_cache_*) and
+ * vat_regex_extract.
  *
  * Why a full parse rather than a few textual substitutions: a rewrite
  * that does not know where an escape, a class or a verbose-mode comment
@@ -42,6 +45,7 @@
 #include <string.h>
 
 #include <pcre2.h>
+#include <pthread.h>
 
 #include "verifiers.h"
 
@@ -1329,9 +1333,13 @@ static int tr_run(struct rx_tr *t, const char *pat, size_t len, bool utf)
 
 /* ---- compile and match -------------------------------------------------- */
 
+struct rx_cached;
+
 struct rx_prog {
     pcre2_general_context *gctx;
     pcre2_code *code;
+    struct rx_cached *shared; /* code belongs to this cache entry */
+    struct vat_rx_cache *cache;
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     pcre2_jit_stack *jstack;
@@ -1339,14 +1347,149 @@ struct rx_prog {
     bool utf;
 };
 
+static void cache_release(struct vat_rx_cache *c, struct rx_cached *e);
+
 static void prog_free(struct rx_prog *p)
 {
     pcre2_match_data_free(p->md);
     pcre2_match_context_free(p->mctx);
     pcre2_jit_stack_free(p->jstack);
-    pcre2_code_free(p->code);
+    if (p->shared)
+        cache_release(p->cache, p->shared);
+    else
+        pcre2_code_free(p->code);
     pcre2_general_context_free(p->gctx);
     memset(p, 0, sizeof *p);
+}
+
+/* ---- the compiled-pattern cache ------------------------------------------ */
+
+/* Entries per cache: enough for the few distinct answers a task sees
+ * repeated (gold, trap, a model's favourite spellings); the oldest goes. */
+#define RX_CACHE_SLOTS 16
+
+/* One compiled pattern: the translation and compile (and JIT) of pat under
+ * utf_in / jit_in, which are all that the compile depends on (the limits
+ * live in the per-call match context).  Freed when evicted and unused. */
+struct rx_cached {
+    char *pat;
+    size_t len;
+    bool utf_in, jit_in; /* the key beside the text */
+    bool utf, jit;       /* what the compile settled on */
+    pcre2_code *code;
+    unsigned refs;       /* checks using code now */
+    bool evicted;
+    unsigned long used;  /* tick of the last hit, for eviction */
+};
+
+struct vat_rx_cache {
+    pthread_mutex_t lock;
+    struct rx_cached *slot[RX_CACHE_SLOTS];
+    unsigned long tick;
+};
+
+struct vat_rx_cache *vat_rx_cache_new(void)
+{
+    struct vat_rx_cache *c = vat_xcalloc(1, sizeof *c);
+    pthread_mutex_init(&c->lock, NULL);
+    return c;
+}
+
+static void cached_free(struct rx_cached *e)
+{
+    pcre2_code_free(e->code);
+    free(e->pat);
+    free(e);
+}
+
+void vat_rx_cache_free(struct vat_rx_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < RX_CACHE_SLOTS; i++)
+        if (c->slot[i])
+            cached_free(c->slot[i]);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* The entry for this key with a reference taken, or NULL.  Under c->lock. */
+static struct rx_cached *cache_find(struct vat_rx_cache *c, const char *pat, size_t len,
+                                    bool utf_in, bool jit_in)
+{
+    for (size_t i = 0; i < RX_CACHE_SLOTS; i++) {
+        struct rx_cached *e = c->slot[i];
+        if (e && e->len == len && e->utf_in == utf_in && e->jit_in == jit_in &&
+            memcmp(e->pat, pat, len) == 0) {
+            e->refs++;
+            e->used = ++c->tick;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static struct rx_cached *cache_lookup(struct vat_rx_cache *c, const char *pat, size_t len,
+                                      bool utf_in, bool jit_in)
+{
+    pthread_mutex_lock(&c->lock);
+    struct rx_cached *e = cache_find(c, pat, len, utf_in, jit_in);
+    pthread_mutex_unlock(&c->lock);
+    return e;
+}
+
+/* Hands p's freshly compiled code to the cache (p then holds a reference);
+ * when another thread compiled the same key meanwhile, p uses that one. */
+static void cache_insert(struct vat_rx_cache *c, struct rx_prog *p, const char *pat, size_t len,
+                         bool utf_in, bool jit_in)
+{
+    pthread_mutex_lock(&c->lock);
+    struct rx_cached *e = cache_find(c, pat, len, utf_in, jit_in);
+    if (e) {
+        pcre2_code_free(p->code);
+    } else {
+        e = vat_xcalloc(1, sizeof *e);
+        e->pat = vat_xmalloc(len);
+        memcpy(e->pat, pat, len);
+        e->len = len;
+        e->utf_in = utf_in;
+        e->jit_in = jit_in;
+        e->utf = p->utf;
+        e->jit = p->jit;
+        e->code = p->code;
+        e->refs = 1;
+        e->used = ++c->tick;
+        size_t at = 0;
+        for (size_t i = 0; i < RX_CACHE_SLOTS; i++) {
+            if (!c->slot[i]) {
+                at = i;
+                break;
+            }
+            if (c->slot[i]->used < c->slot[at]->used)
+                at = i;
+        }
+        struct rx_cached *old = c->slot[at];
+        c->slot[at] = e;
+        if (old) {
+            old->evicted = true;
+            if (old->refs == 0)
+                cached_free(old);
+        }
+    }
+    p->code = e->code;
+    p->utf = e->utf;
+    p->jit = e->jit;
+    p->shared = e;
+    p->cache = c;
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void cache_release(struct vat_rx_cache *c, struct rx_cached *e)
+{
+    pthread_mutex_lock(&c->lock);
+    if (--e->refs == 0 && e->evicted)
+        cached_free(e);
+    pthread_mutex_unlock(&c->lock);
 }
 
 /* PCRE2 allocates through these, so running out of memory ends the
@@ -1374,13 +1517,64 @@ static uint32_t attempt_limit(const struct rx_limits *lim, size_t attempts)
     return per < lim->match_limit ? (uint32_t)per : lim->match_limit;
 }
 
-/* Gates the answer, translates and compiles it.  utf_subjects says some
+/* Translates and compiles pat into p->code (p->gctx set), JIT-compiled
+ * when jit_in.  Returns 0, or -1 with *v the gate verdict. */
+static int prog_compile(struct rx_prog *p, const char *pat, size_t len, bool utf_subjects,
+                        bool jit_in, struct vat_verdict *v)
+{
+    struct rx_tr t;
+    bool utf = utf_subjects;
+    int rc = tr_run(&t, pat, len, utf);
+    if (rc && t.restart && !utf) {
+        tr_release(&t);
+        utf = true;
+        rc = tr_run(&t, pat, len, utf);
+    }
+    if (rc) {
+        *v = vat_verdict_make(false, 0, t.code ? t.code : VAT_INTERNAL, "%s",
+                              t.code ? t.msg : "pattern translation failed");
+        tr_release(&t);
+        return -1;
+    }
+
+    int err;
+    PCRE2_SIZE erroff;
+    pcre2_compile_context *cctx = pcre2_compile_context_create(p->gctx);
+    pcre2_set_max_pattern_length(cctx, RX_MAX_OUT);
+    pcre2_set_newline(cctx, PCRE2_NEWLINE_LF);
+    pcre2_set_parens_nest_limit(cctx, 2 * RX_MAX_NEST + 16);
+    /* ALT_CIRCUMFLEX: Python's multiline ^ also matches after a final
+     * newline, PCRE2's does not by default. */
+    uint32_t opts = PCRE2_ALT_CIRCUMFLEX | PCRE2_NEVER_BACKSLASH_C;
+    if (utf)
+        opts |= PCRE2_UTF | PCRE2_UCP;
+    p->utf = utf;
+    const char *tp = t.out.data ? t.out.data : "";
+    p->code = pcre2_compile((PCRE2_SPTR)tp, t.out.len, opts, &err, &erroff, cctx);
+    pcre2_compile_context_free(cctx);
+    tr_release(&t);
+    if (!p->code) {
+        PCRE2_UCHAR msg[160];
+        pcre2_get_error_message(err, msg, sizeof msg);
+        *v = vat_verdict_make(false, 0, VAT_REGEX_COMPILE,
+                              "pattern does not compile: %s (offset %zu of the translated "
+                              "pattern)",
+                              (const char *)msg, (size_t)erroff);
+        return -1;
+    }
+    if (jit_in && pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE) == 0)
+        p->jit = true;
+    return 0;
+}
+
+/* Gates the answer, translates and compiles it (or takes the compiled
+ * pattern from cache, when given).  utf_subjects says some
  * subject is not ASCII; subject_bytes is the length of all of them, and
  * attempts the most match attempts the scan of them can make.
  * Returns 0, or -1 with *v the gate verdict. */
 static int prog_build(struct rx_prog *p, const struct rx_limits *lim, const char *pat,
                       size_t len, bool utf_subjects, size_t subject_bytes, size_t attempts,
-                      struct vat_verdict *v)
+                      struct vat_rx_cache *cache, struct vat_verdict *v)
 {
     memset(p, 0, sizeof *p);
     if (!pat) {
@@ -1406,55 +1600,26 @@ static int prog_build(struct rx_prog *p, const struct rx_limits *lim, const char
         return -1;
     }
 
-    struct rx_tr t;
-    bool utf = utf_subjects;
-    int rc = tr_run(&t, pat, len, utf);
-    if (rc && t.restart && !utf) {
-        tr_release(&t);
-        utf = true;
-        rc = tr_run(&t, pat, len, utf);
-    }
-    if (rc) {
-        *v = vat_verdict_make(false, 0, t.code ? t.code : VAT_INTERNAL, "%s",
-                              t.code ? t.msg : "pattern translation failed");
-        tr_release(&t);
-        return -1;
-    }
-
-    int err;
-    PCRE2_SIZE erroff;
+    bool jit_in = subject_bytes >= RX_JIT_MIN_SUBJECT;
     p->gctx = pcre2_general_context_create(rx_alloc, rx_free, NULL);
-    pcre2_compile_context *cctx = pcre2_compile_context_create(p->gctx);
-    pcre2_set_max_pattern_length(cctx, RX_MAX_OUT);
-    pcre2_set_newline(cctx, PCRE2_NEWLINE_LF);
-    pcre2_set_parens_nest_limit(cctx, 2 * RX_MAX_NEST + 16);
-    /* ALT_CIRCUMFLEX: Python's multiline ^ also matches after a final
-     * newline, PCRE2's does not by default. */
-    uint32_t opts = PCRE2_ALT_CIRCUMFLEX | PCRE2_NEVER_BACKSLASH_C;
-    if (utf)
-        opts |= PCRE2_UTF | PCRE2_UCP;
-    p->utf = utf;
-    const char *tp = t.out.data ? t.out.data : "";
-    p->code = pcre2_compile((PCRE2_SPTR)tp, t.out.len, opts, &err, &erroff, cctx);
-    pcre2_compile_context_free(cctx);
-    tr_release(&t);
-    if (!p->code) {
-        PCRE2_UCHAR msg[160];
-        pcre2_get_error_message(err, msg, sizeof msg);
-        *v = vat_verdict_make(false, 0, VAT_REGEX_COMPILE,
-                              "pattern does not compile: %s (offset %zu of the translated "
-                              "pattern)",
-                              (const char *)msg, (size_t)erroff);
+    struct rx_cached *hit = cache ? cache_lookup(cache, pat, len, utf_subjects, jit_in) : NULL;
+    if (hit) {
+        p->code = hit->code;
+        p->utf = hit->utf;
+        p->jit = hit->jit;
+        p->shared = hit;
+        p->cache = cache;
+    } else if (prog_compile(p, pat, len, utf_subjects, jit_in, v) < 0) {
         prog_free(p);
         return -1;
+    } else if (cache) {
+        cache_insert(cache, p, pat, len, utf_subjects, jit_in);
     }
     p->mctx = pcre2_match_context_create(p->gctx);
     pcre2_set_match_limit(p->mctx, attempt_limit(lim, attempts));
     pcre2_set_depth_limit(p->mctx, lim->depth_limit);
     pcre2_set_heap_limit(p->mctx, lim->heap_kib);
-    if (subject_bytes >= RX_JIT_MIN_SUBJECT &&
-        pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE) == 0) {
-        p->jit = true;
+    if (p->jit) {
         /* Without its own stack the JIT uses 32 KiB of the machine stack. */
         p->jstack = pcre2_jit_stack_create(RX_JIT_STACK_MIN, RX_JIT_STACK_MAX, p->gctx);
         if (p->jstack)
@@ -1655,67 +1820,135 @@ static const json_t *cases_get(const json_t *spec, bool *utf, size_t *bytes,
     return cases;
 }
 
-struct vat_verdict vat_check_regex(const json_t *spec, const char *answer, size_t len)
-{
+/* One case of a prepared spec: pointers into the spec's strings. */
+struct rx_case {
+    const char *text;
+    size_t n;
+    const json_t *exp; /* for reasons */
+    const char **e;    /* the expected strings and their lengths */
+    size_t *el;
+    size_t ne;
+    bool held;
+};
+
+/* A regex spec read once: limits and cases as C data, or the spec's
+ * verdict when it is unusable. */
+struct vat_rx_prep {
+    bool bad;
     struct vat_verdict v;
     struct rx_limits lim;
-    struct rx_prog p;
     bool utf;
-    size_t bytes;
-    if (!spec || limits_read(spec, &lim, &v))
-        return spec ? v : vat_verdict_make(false, 0, VAT_INTERNAL, "no regex spec");
-    const json_t *cases = cases_get(spec, &utf, &bytes, &v);
-    if (!cases)
-        return v;
-    if (prog_build(&p, &lim, answer, len, utf, bytes,
-                   2 * (bytes + json_array_size(cases)), &v))
-        return v;
+    size_t bytes, ncases, cap;
+    struct rx_case *cases;
+    struct vat_rx_cache *cache; /* borrowed; NULL compiles every time */
+};
 
-    size_t i, cap = 0;
+struct vat_rx_prep *vat_rx_prepare(const json_t *spec, struct vat_rx_cache *cache)
+{
+    struct vat_rx_prep *p = vat_xcalloc(1, sizeof *p);
+    p->cache = cache;
+    const json_t *cases;
+    if (!spec || limits_read(spec, &p->lim, &p->v)) {
+        if (!spec)
+            p->v = vat_verdict_make(false, 0, VAT_INTERNAL, "no regex spec");
+        p->bad = true;
+        return p;
+    }
+    cases = cases_get(spec, &p->utf, &p->bytes, &p->v);
+    if (!cases) {
+        p->bad = true;
+        return p;
+    }
+    p->ncases = json_array_size(cases);
+    p->cases = vat_xcalloc(p->ncases, sizeof *p->cases);
+    size_t i;
     const json_t *c;
     json_array_foreach(cases, i, c) {
-        size_t ne = json_array_size(json_object_get(c, "expected"));
-        if (ne + 1 > cap)
-            cap = ne + 1;
+        struct rx_case *k = &p->cases[i];
+        const json_t *text = json_object_get(c, "text");
+        k->text = json_string_value(text);
+        k->n = json_string_length(text);
+        k->exp = json_object_get(c, "expected");
+        k->ne = json_array_size(k->exp);
+        k->e = vat_xcalloc(k->ne ? k->ne : 1, sizeof *k->e);
+        k->el = vat_xcalloc(k->ne ? k->ne : 1, sizeof *k->el);
+        for (size_t j = 0; j < k->ne; j++) {
+            const json_t *e = json_array_get(k->exp, j);
+            k->e[j] = json_string_value(e);
+            k->el[j] = json_string_length(e);
+        }
+        k->held = json_is_true(json_object_get(c, "heldout"));
+        if (k->ne + 1 > p->cap)
+            p->cap = k->ne + 1;
     }
     /* One more span than a case expects is enough to know it is wrong; a
      * few more make the reason say what the pattern does instead. */
-    if (cap < RX_REASON_SPANS)
-        cap = RX_REASON_SPANS;
-    size_t *spans = vat_xmalloc(2 * cap * sizeof *spans);
+    if (p->cap < RX_REASON_SPANS)
+        p->cap = RX_REASON_SPANS;
+    return p;
+}
+
+void vat_rx_prep_free(struct vat_rx_prep *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->ncases; i++) {
+        free(p->cases[i].e);
+        free(p->cases[i].el);
+    }
+    free(p->cases);
+    free(p);
+}
+
+/* Spans for up to RX_PREP_STACK_SPANS matches live on the stack. */
+#define RX_PREP_STACK_SPANS 64
+
+struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *pr, const char *answer,
+                                            size_t len)
+{
+    struct vat_verdict v;
+    struct rx_prog p;
+    if (pr->bad)
+        return pr->v;
+    if (prog_build(&p, &pr->lim, answer, len, pr->utf, pr->bytes, 2 * (pr->bytes + pr->ncases),
+                   pr->cache, &v))
+        return v;
+
+    size_t cap = pr->cap;
+    size_t stack_spans[2 * RX_PREP_STACK_SPANS];
+    size_t *spans = cap <= RX_PREP_STACK_SPANS ? stack_spans
+                                               : vat_xmalloc(2 * cap * sizeof *spans);
     v = vat_verdict_make(true, 1, VAT_OK, "extracted the expected list from all %zu cases",
-                         json_array_size(cases));
-    json_array_foreach(cases, i, c) {
-        const json_t *text = json_object_get(c, "text");
-        const json_t *exp = json_object_get(c, "expected");
-        const char *s = json_string_value(text);
-        size_t n = json_string_length(text), ne = json_array_size(exp), count;
-        bool held = json_is_true(json_object_get(c, "heldout"));
+                         pr->ncases);
+    for (size_t i = 0; i < pr->ncases; i++) {
+        const struct rx_case *k = &pr->cases[i];
+        const char *s = k->text;
+        size_t n = k->n, ne = k->ne, count;
         char what[48];
-        snprintf(what, sizeof what, "case %zu (%s)", i, held ? "held-out" : "example");
         size_t want = ne + 1 > RX_REASON_SPANS ? ne + 1 : RX_REASON_SPANS;
         int rc = prog_scan(&p, s, n, want, spans, &count);
+        /* what is written only for a reason: a passing case needs none */
         if (rc < 0) {
+            snprintf(what, sizeof what, "case %zu (%s)", i, k->held ? "held-out" : "example");
             v = scan_failure(rc, what, want);
             break;
         }
         size_t j = 0;
         while (j < ne && j < count) {
-            const json_t *e = json_array_get(exp, j);
-            size_t el = json_string_length(e);
-            if (el != spans[2 * j + 1] - spans[2 * j] ||
-                memcmp(json_string_value(e), s + spans[2 * j], el) != 0)
+            size_t el = k->el[j];
+            if (el != spans[2 * j + 1] - spans[2 * j] || memcmp(k->e[j], s + spans[2 * j], el) != 0)
                 break;
             j++;
         }
         if (rc == 0 && j == ne && j == count)
             continue;
+        snprintf(what, sizeof what, "case %zu (%s)", i, k->held ? "held-out" : "example");
         size_t at = j < count ? spans[2 * j] : j ? spans[2 * j - 1] : 0;
         struct vat_buf b = VAT_BUF_INIT;
         vat_buf_printf(&b, "%s ", what);
         quote_window(&b, s, n, at, RX_QUOTE_TEXT);
         vat_buf_puts(&b, ": expected ");
-        quote_list(&b, exp, NULL, NULL, ne, RX_QUOTE_LIST);
+        quote_list(&b, k->exp, NULL, NULL, ne, RX_QUOTE_LIST);
         vat_buf_puts(&b, " got ");
         quote_list(&b, NULL, s, spans, count, RX_QUOTE_LIST);
         if (rc == RX_OVER_CAP)
@@ -1724,8 +1957,17 @@ struct vat_verdict vat_check_regex(const json_t *spec, const char *answer, size_
         vat_buf_release(&b);
         break;
     }
-    free(spans);
+    if (spans != stack_spans)
+        free(spans);
     prog_free(&p);
+    return v;
+}
+
+struct vat_verdict vat_check_regex(const json_t *spec, const char *answer, size_t len)
+{
+    struct vat_rx_prep *p = vat_rx_prepare(spec, NULL);
+    struct vat_verdict v = vat_check_regex_prepared(p, answer, len);
+    vat_rx_prep_free(p);
     return v;
 }
 
@@ -1754,7 +1996,7 @@ json_t *vat_regex_extract(const json_t *spec, const char *pattern, size_t plen, 
         *v = vat_verdict_make(false, 0, VAT_INTERNAL, "text is not valid UTF-8");
         return NULL;
     }
-    if (prog_build(&p, &lim, pattern, plen, utf, n, 2 * (n + 1), v))
+    if (prog_build(&p, &lim, pattern, plen, utf, n, 2 * (n + 1), NULL, v))
         return NULL;
     /* A text of n bytes holds at most 2n + 1 matches (n non-empty ones and
      * an empty one at each of n + 1 places), so size the spans by the

@@ -5,6 +5,7 @@
  * vat_close and vat_check_value, plus the steps declared in
  * value_internal.h that the abstain checker reuses. */
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -934,17 +935,361 @@ struct vat_verdict vat_value_score(const struct vat_value_spec *vs, const json_t
     return vat_verdict_make(false, 0, VAT_INTERNAL, "the checker spec has no shape to score");
 }
 
+static struct vat_verdict check_read(const struct vat_value_spec *vs, const char *answer,
+                                     size_t len)
+{
+    struct vat_verdict v;
+    json_t *a = vat_value_parse(vs, answer, len, &v);
+    if (!a)
+        return v;
+    if (vat_value_gate(vs, a, &v))
+        v = vat_value_score(vs, a);
+    json_decref(a);
+    return v;
+}
+
 struct vat_verdict vat_check_value(const json_t *spec, const char *answer, size_t len)
 {
     struct vat_value_spec vs;
     struct vat_verdict v;
     if (vat_value_spec_read(spec, true, false, &vs, &v) < 0)
         return v;
-    json_t *a = vat_value_parse(&vs, answer, len, &v);
-    if (!a)
-        return v;
-    if (vat_value_gate(&vs, a, &v))
-        v = vat_value_score(&vs, a);
-    json_decref(a);
-    return v;
+    return check_read(&vs, answer, len);
+}
+
+/* ---- the fast accept path ------------------------------------------------ */
+
+/* A prepared spec also holds its expected value as C data, so that a check
+ * can read a plain answer (numbers, ASCII strings without escapes, the
+ * spec's shape) straight against it without building JSON.  The fast path
+ * only ever ACCEPTS: when it reads the whole answer and everything agrees
+ * it returns the verdict the full path would (ok, "matches"); anything
+ * else (an escape, a number written as a string, a duplicate or missing
+ * key, a value out of tolerance, a byte it does not know, too many
+ * items) sends the answer down the full jansson path, which writes the
+ * reason.  So verdicts are the full path's by construction; tests compare
+ * the two over the golden cases and random answers. */
+
+/* Expected objects and lists up to this size are held for the fast path. */
+#define FAST_MAX_ITEMS SMALL_LIST
+/* A number literal longer than this goes down the full path. */
+#define FAST_NUM_MAX 64
+
+struct fast_obj;
+struct fast_key {
+    const char *k; /* borrowed from the spec */
+    size_t n;
+    double d;                  /* objects of numbers */
+    const struct fast_obj *sub; /* objects of objects */
+};
+struct fast_obj {
+    size_t n;
+    struct fast_key *keys;
+};
+
+struct vat_value_prep {
+    int rc; /* vat_value_spec_read's */
+    struct vat_value_spec vs;
+    struct vat_verdict v; /* the spec's verdict when rc < 0 */
+    bool fast;            /* the expected value is held below */
+    double num;           /* VAT_SHAPE_NUMBER */
+    struct fast_obj obj;  /* VAT_SHAPE_OBJECT and _OF_OBJECTS (outer) */
+    struct fast_obj *subs;
+    struct item *items;   /* VAT_SHAPE_LIST, as load_items reads them */
+    size_t nitems;
+};
+
+/* Reads an object of numbers (or, with subs, of objects of numbers) from
+ * the spec; false when it does not fit the fast path. */
+static bool fast_obj_read(const json_t *e, struct fast_obj *o, struct fast_obj *subs)
+{
+    size_t n = json_object_size(e), i = 0;
+    if (n > FAST_MAX_ITEMS)
+        return false;
+    o->keys = vat_xcalloc(n ? n : 1, sizeof *o->keys);
+    o->n = n;
+    for (void *it = json_object_iter((json_t *)e); it; it = json_object_iter_next((json_t *)e, it)) {
+        const char *k = json_object_iter_key(it);
+        const json_t *val = json_object_iter_value(it);
+        struct fast_key *fk = &o->keys[i];
+        fk->k = k;
+        fk->n = json_object_iter_key_len(it);
+        /* a key holding a NUL is looked up by its prefix on the full path */
+        if (strlen(k) != fk->n || i >= n)
+            return false;
+        if (subs) {
+            if (!fast_obj_read(val, &subs[i], NULL))
+                return false;
+            fk->sub = &subs[i];
+        } else if (number_of(val, &fk->d) != NUM_OK) {
+            return false;
+        }
+        i++;
+    }
+    return i == n;
+}
+
+static void fast_obj_free(struct fast_obj *o)
+{
+    free(o->keys);
+}
+
+static void fast_prepare(struct vat_value_prep *p)
+{
+    const struct vat_value_spec *vs = &p->vs;
+    const json_t *e = vs->expected;
+    switch (vs->shape) {
+    case VAT_SHAPE_NUMBER:
+        p->fast = number_of(e, &p->num) == NUM_OK;
+        break;
+    case VAT_SHAPE_OBJECT:
+        p->fast = fast_obj_read(e, &p->obj, NULL);
+        break;
+    case VAT_SHAPE_OBJECT_OF_OBJECTS:
+        if (json_object_size(e) > FAST_MAX_ITEMS)
+            break;
+        p->subs = vat_xcalloc(json_object_size(e) + 1, sizeof *p->subs);
+        p->fast = fast_obj_read(e, &p->obj, p->subs);
+        break;
+    case VAT_SHAPE_LIST:
+        p->nitems = json_array_size(e);
+        if (p->nitems > FAST_MAX_ITEMS)
+            break;
+        p->items = vat_xcalloc(p->nitems + 1, sizeof *p->items);
+        load_items(vs, e, p->items);
+        p->fast = true;
+        break;
+    case VAT_SHAPE_ANY:
+        break;
+    }
+}
+
+struct vat_value_prep *vat_value_prepare(const json_t *spec)
+{
+    struct vat_value_prep *p = vat_xcalloc(1, sizeof *p);
+    p->rc = vat_value_spec_read(spec, true, false, &p->vs, &p->v);
+    if (p->rc == 0)
+        fast_prepare(p);
+    return p;
+}
+
+void vat_value_prep_free(struct vat_value_prep *p)
+{
+    if (!p)
+        return;
+    if (p->subs)
+        for (size_t i = 0; i < p->obj.n; i++)
+            fast_obj_free(&p->subs[i]);
+    fast_obj_free(&p->obj);
+    free(p->subs);
+    free(p->items);
+    free(p);
+}
+
+/* A cursor over the answer; every reader returns false to give up. */
+struct fast_in {
+    const char *s, *end;
+};
+
+/* jansson's whitespace */
+static void fast_ws(struct fast_in *in)
+{
+    while (in->s < in->end && (*in->s == ' ' || *in->s == '\t' || *in->s == '\n' || *in->s == '\r'))
+        in->s++;
+}
+
+static bool fast_char(struct fast_in *in, char c)
+{
+    fast_ws(in);
+    if (in->s < in->end && *in->s == c) {
+        in->s++;
+        return true;
+    }
+    return false;
+}
+
+/* A string of printable ASCII without escapes: its bytes are its value. */
+static bool fast_string(struct fast_in *in, const char **out, size_t *n)
+{
+    fast_ws(in);
+    if (in->s >= in->end || *in->s != '"')
+        return false;
+    const char *b = ++in->s;
+    while (in->s < in->end) {
+        unsigned char c = (unsigned char)*in->s;
+        if (c == '"') {
+            *out = b;
+            *n = (size_t)(in->s - b);
+            in->s++;
+            return true;
+        }
+        if (c < 0x20 || c > 0x7e || c == '\\')
+            return false;
+        in->s++;
+    }
+    return false;
+}
+
+static const char *fast_digits(const char *s, const char *end)
+{
+    while (s < end && is_digit(*s))
+        s++;
+    return s;
+}
+
+/* A number in JSON's grammar, read as jansson reads it with
+ * JSON_DECODE_INT_AS_REAL: strtod over the literal (the C locale's point
+ * is checked by the caller); an overflow goes down the full path. */
+static bool fast_number(struct fast_in *in, double *d)
+{
+    fast_ws(in);
+    const char *b = in->s, *s = b, *end = in->end;
+    if (s < end && *s == '-')
+        s++;
+    if (s >= end || !is_digit(*s))
+        return false;
+    s = *s == '0' ? s + 1 : fast_digits(s, end);
+    if (s < end && *s == '.') {
+        if (s + 1 >= end || !is_digit(s[1]))
+            return false;
+        s = fast_digits(s + 1, end);
+    }
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (s < end && (*s == '+' || *s == '-'))
+            s++;
+        if (s >= end || !is_digit(*s))
+            return false;
+        s = fast_digits(s, end);
+    }
+    size_t n = (size_t)(s - b);
+    char buf[FAST_NUM_MAX];
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, b, n);
+    buf[n] = '\0';
+    char *stop;
+    double v = strtod(buf, &stop);
+    if (stop != buf + n || !isfinite(v))
+        return false;
+    *d = v;
+    in->s = s;
+    return true;
+}
+
+/* Reads an object whose keys are exactly o's, each once, with every value
+ * agreeing (numbers within tolerance, or objects read the same way). */
+static bool fast_object(struct fast_in *in, const struct vat_value_spec *vs,
+                        const struct fast_obj *o)
+{
+    bool seen[FAST_MAX_ITEMS] = {false};
+    size_t count = 0;
+    if (!fast_char(in, '{'))
+        return false;
+    if (fast_char(in, '}'))
+        return o->n == 0;
+    for (;;) {
+        const char *k;
+        size_t n, i = 0;
+        if (!fast_string(in, &k, &n))
+            return false;
+        while (i < o->n && (o->keys[i].n != n || memcmp(o->keys[i].k, k, n) != 0))
+            i++;
+        if (i == o->n || seen[i] || !fast_char(in, ':'))
+            return false;
+        seen[i] = true;
+        count++;
+        if (o->keys[i].sub) {
+            if (!fast_object(in, vs, o->keys[i].sub))
+                return false;
+        } else {
+            double d;
+            if (!fast_number(in, &d) || !vat_close(d, o->keys[i].d, vs->rel_tol, vs->abs_tol))
+                return false;
+        }
+        if (fast_char(in, ','))
+            continue;
+        if (fast_char(in, '}'))
+            break;
+        return false;
+    }
+    return count == o->n;
+}
+
+/* A list of the spec's item type, judged by the list rules themselves. */
+static bool fast_list(struct fast_in *in, const struct vat_value_prep *p)
+{
+    const struct vat_value_spec *vs = &p->vs;
+    struct item A[FAST_MAX_ITEMS], As[FAST_MAX_ITEMS], Es[FAST_MAX_ITEMS];
+    size_t na = 0;
+    if (!fast_char(in, '['))
+        return false;
+    if (!fast_char(in, ']')) {
+        for (;;) {
+            if (na == FAST_MAX_ITEMS)
+                return false;
+            struct item *it = &A[na++];
+            it->s = NULL;
+            it->n = 0;
+            it->d = NAN;
+            if (vs->items_number ? !fast_number(in, &it->d) : !fast_string(in, &it->s, &it->n))
+                return false;
+            if (fast_char(in, ','))
+                continue;
+            if (fast_char(in, ']'))
+                break;
+            return false;
+        }
+    }
+    struct vat_verdict v = judge_list(vs, A, na, p->items, p->nitems, As, Es);
+    return v.score == 1.0 && v.gate_passed;
+}
+
+/* True when the answer certainly scores 1 on the full path. */
+static bool fast_accept(const struct vat_value_prep *p, const char *answer, size_t len)
+{
+    const struct lconv *lc = localeconv();
+    if (!p->fast || !answer || len > VAT_MAX_ANSWER_BYTES || strcmp(lc->decimal_point, ".") != 0)
+        return false;
+    struct fast_in in = {answer, answer + len};
+    bool ok = false;
+    switch (p->vs.shape) {
+    case VAT_SHAPE_NUMBER: {
+        double d;
+        ok = fast_number(&in, &d) && vat_close(d, p->num, p->vs.rel_tol, p->vs.abs_tol);
+        break;
+    }
+    case VAT_SHAPE_OBJECT:
+    case VAT_SHAPE_OBJECT_OF_OBJECTS:
+        ok = fast_object(&in, &p->vs, &p->obj);
+        break;
+    case VAT_SHAPE_LIST:
+        ok = fast_list(&in, p);
+        break;
+    case VAT_SHAPE_ANY:
+        break;
+    }
+    fast_ws(&in);
+    return ok && in.s == in.end;
+}
+
+bool vat_value_prep_accepts(const struct vat_value_prep *p, const char *answer, size_t len)
+{
+    return p->rc == 0 && fast_accept(p, answer, len);
+}
+
+bool vat_value_prep_gates(const struct vat_value_prep *p, const json_t *j)
+{
+    struct vat_verdict v;
+    return p->rc == 0 && j && vat_value_gate(&p->vs, j, &v);
+}
+
+struct vat_verdict vat_check_value_prepared(const struct vat_value_prep *p, const char *answer,
+                                            size_t len)
+{
+    if (p->rc < 0)
+        return p->v;
+    if (fast_accept(p, answer, len))
+        return ok_verdict();
+    return check_read(&p->vs, answer, len);
 }

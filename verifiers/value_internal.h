@@ -54,6 +54,14 @@ bool vat_value_gate(const struct vat_value_spec *vs, const json_t *answer, struc
  * "ok", or score 0 with the first difference. */
 struct vat_verdict vat_value_score(const struct vat_value_spec *vs, const json_t *answer);
 
+/* For a value spec prepared by vat_value_prepare (verifiers.h): true
+ * when the answer certainly scores 1 (ok, "matches") by the full path,
+ * read without building JSON; false says nothing. */
+struct vat_value_prep;
+bool vat_value_prep_accepts(const struct vat_value_prep *p, const char *answer, size_t len);
+/* True when the prepared spec is usable and j has its shape. */
+bool vat_value_prep_gates(const struct vat_value_prep *p, const json_t *j);
+
 /* ---- bounded reasons ---------------------------------------------------- */
 
 /* A reason being built: always NUL-terminated valid UTF-8, truncated at a

@@ -45,9 +45,32 @@ struct vat_verdict vat_check_spec(const json_t *spec, const char *root, const ch
 
 /* ---- value -------------------------------------------------------------- */
 struct vat_verdict vat_check_value(const json_t *spec, const char *answer, size_t len);
+/* A value spec read once (shape, tolerances, expected gated), for a task
+ * checked many times; never NULL.  The spec must outlive it.  Checks
+ * through it give vat_check_value's verdicts, including a bad spec's. */
+struct vat_value_prep;
+struct vat_value_prep *vat_value_prepare(const json_t *spec);
+void vat_value_prep_free(struct vat_value_prep *p);
+struct vat_verdict vat_check_value_prepared(const struct vat_value_prep *p, const char *answer,
+                                            size_t len);
 
 /* ---- regex -------------------------------------------------------------- */
 struct vat_verdict vat_check_regex(const json_t *spec, const char *answer, size_t len);
+/* A bounded cache of compiled patterns keyed by the exact pattern text (and
+ * the compile mode the subjects ask for), for one task's repeated checks:
+ * Python's re caches its compiled patterns the same way.  Safe to share
+ * between threads; verdicts and limits are those of vat_check_regex. */
+struct vat_rx_cache;
+struct vat_rx_cache *vat_rx_cache_new(void);
+void vat_rx_cache_free(struct vat_rx_cache *c);
+/* A regex spec read once (limits, cases as C strings), checking through
+ * cache (NULL: compile every time); never NULL.  The spec and the cache
+ * must outlive it.  Verdicts are vat_check_regex's, a bad spec's too. */
+struct vat_rx_prep;
+struct vat_rx_prep *vat_rx_prepare(const json_t *spec, struct vat_rx_cache *cache);
+void vat_rx_prep_free(struct vat_rx_prep *p);
+struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *p, const char *answer,
+                                            size_t len);
 /* Extracts [m.group(0) for m in re.finditer(pattern, text)] into a new JSON
  * array, with the same translation, rejection and limits as the checker.
  * Returns NULL with *v set to the failing verdict (compile/limit/...). */
@@ -94,5 +117,14 @@ void vat_sql_prep_free(struct vat_sql_prep *p);
 /* spec: "answerable": bool, "abstention": the JSON value meaning abstain,
  * and for answerable tasks the value spec members to score the answer. */
 struct vat_verdict vat_check_abstain(const json_t *spec, const char *answer, size_t len);
+/* An abstain spec prepared once: an answer that is the abstention's
+ * compact JSON text (up to surrounding whitespace) gets the verdict the
+ * full check gave that text when prepared; any other answer is checked in
+ * full.  Never NULL; the spec must outlive it. */
+struct vat_abstain_prep;
+struct vat_abstain_prep *vat_abstain_prepare(const json_t *spec);
+void vat_abstain_prep_free(struct vat_abstain_prep *p);
+struct vat_verdict vat_check_abstain_prepared(const struct vat_abstain_prep *p, const char *answer,
+                                              size_t len);
 
 #endif
