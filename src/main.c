@@ -19,7 +19,7 @@ static const char usage_text[] =
     "usage: vat <command> [options]\n"
     "\n"
     "commands:\n"
-    "  build  [--config FILE] [--root DIR] [--jobs N] [--only a,b]\n"
+    "  build  [--config FILE] [--root DIR] [--jobs N] [--only a,b] [--quiet]\n"
     "                             regenerate the corpus from seeds.toml\n"
     "  audit  [--root DIR] [--max-per-kind N]\n"
     "                             leak audit across the split (exit 1 on findings)\n"
@@ -43,9 +43,12 @@ static int cmd_build(int argc, char **argv)
 {
     const char *config = "seeds.toml", *root = ".", *only = NULL;
     long jobs = 0;
+    int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--config") == 0 && i + 1 < argc)
+        if (strcmp(a, "--quiet") == 0)
+            quiet = 1;
+        else if (strcmp(a, "--config") == 0 && i + 1 < argc)
             config = argv[++i];
         else if (strcmp(a, "--root") == 0 && i + 1 < argc)
             root = argv[++i];
@@ -73,7 +76,12 @@ static int cmd_build(int argc, char **argv)
         .root = root,
         .jobs = (int)jobs,
         .only = only,
-        .progress = isatty(fileno(stderr)) ? stderr : NULL,
+        /* Progress always goes to stderr (a live line on a terminal, a
+         * line every few seconds otherwise; VAT_PROGRESS_EVERY sets the
+         * seconds); the summary table and shortfall lines go to stdout. */
+        .progress = quiet ? NULL : stderr,
+        .progress_tty = isatty(fileno(stderr)),
+        .progress_every = getenv("VAT_PROGRESS_EVERY") ? atof(getenv("VAT_PROGRESS_EVERY")) : 0,
         .summary = stdout,
         .card = 1,
     };
@@ -92,8 +100,9 @@ static int cmd_build(int argc, char **argv)
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     /* Timing goes to stderr so that stdout stays byte-identical per run. */
-    fprintf(stderr, "vat: built %ld of %ld tasks into '%s' in %.2f s with %ld jobs\n",
-            st.admitted, st.tasks, root, secs, jobs);
+    if (!quiet)
+        fprintf(stderr, "vat: built %ld of %ld tasks into '%s' in %.2f s with %ld jobs\n",
+                st.admitted, st.tasks, root, secs, jobs);
     return rc == 0 ? VAT_EXIT_OK : VAT_EXIT_CORPUS;
 }
 
