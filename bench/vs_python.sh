@@ -67,8 +67,8 @@ echo "vat vs Python, $n grouped_sum + $n sql_paid_revenue, one job, CPU seconds 
 awk -v py="$py" -v v0="$v0" -v vd="$vd" 'BEGIN {
     r0 = v0 > 0 ? py / v0 : 0; rd = vd > 0 ? py / vd : 0
     printf "  python pipeline                %7.2f s\n", py
-    printf "  vat, strength_target = 0       %7.2f s  ratio %5.2fx  (target >= 10x: %s)\n", v0, r0, r0 >= 10 ? "met" : "NOT met"
-    printf "  vat, default admission         %7.2f s  ratio %5.2fx  (target >= 4x: %s)\n", vd, rd, rd >= 4 ? "met" : "NOT met"
+    printf "  vat, strength_target = 0       %7.2f s  ratio %5.2fx  (target >= 10x: %s)\n", v0, r0, (r0 >= 10 ? "met" : "NOT met")
+    printf "  vat, default admission         %7.2f s  ratio %5.2fx  (target >= 4x: %s)\n", vd, rd, (rd >= 4 ? "met" : "NOT met")
     exit !(r0 >= 10 && rd >= 4)
 }' && ok=0 || ok=1
 
@@ -77,7 +77,7 @@ printf '  %-22s %8s %10s\n' template cpu_s tasks/cpu_s
 "$vat" list | awk 'NR > 1 { print $1 }' | while read -r t; do
     seeds "$work/t.toml" default "$per" "$t"
     s=$(cpu "$vat" build --config "$work/t.toml" --root "$work/t-$t" --only "$t" --jobs 1 --quiet)
-    awk -v t="$t" -v s="$s" -v n="$per" 'BEGIN { printf "  %-22s %8.2f %10.1f\n", t, s, s > 0 ? n / s : 0 }'
+    awk -v t="$t" -v s="$s" -v n="$per" 'BEGIN { printf "  %-22s %8.2f %10.1f\n", t, s, (s > 0 ? n / s : 0) }'
     rm -rf "$work/t-$t"
 done
 exit $ok
