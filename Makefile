@@ -10,7 +10,7 @@ DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev
                clang libclang-rt-14-dev libxlsxwriter-dev libzip-dev libexpat1-dev python3-openpyxl \
                parallel
 
-.PHONY: deps build corpus test bench install clean
+.PHONY: deps build corpus test bench bench-build install clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -48,6 +48,14 @@ bench: build
 	  taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --big-root $$d/big \
 	    $$(test -d python/vat && echo --pyvat python --libvat $(BUILD)/libvat.so); \
 	  rc=$$?; rm -rf $$d; exit $$rc
+
+# vat's build beside the plain-Python pipeline of the same work, by CPU
+# seconds, one job (issue 12's targets), then tasks per CPU second for
+# every template.  PYPEER: the peer script (not shipped with vat).
+PYPEER ?= ../shared/bench/pypeer.py
+BENCH_N ?= 500
+bench-build: build
+	bench/vs_python.sh --vat $(BUILD)/vat --pypeer $(PYPEER) $(BENCH_N)
 
 # The vat command, libvat (shared + static), include/libvat.h, vat.pc and
 # the Python package; DESTDIR=/staging is honoured.

@@ -9,6 +9,39 @@
 
 #include "rng.h"
 #include "strength.h"
+#include "verifiers.h"
+
+/* One task's checks during admission.  A SQL task scored by the shared
+ * checker (vat_check_task) is prepared once: its fixtures read into
+ * memory, the reference rows on each computed once and a sandbox per
+ * fixture kept open, so gold, trap, malformed and every mutant of the
+ * strength rule run only their own query (vat_sql_check_prepared gives
+ * vat_check_sql's verdicts).  Anything else goes through the template's
+ * own check. */
+struct task_checks {
+    struct vat_sql_prep *prep;
+};
+
+static struct vat_verdict task_check(void *ctx, const struct vat_task *t, const char *answer,
+                                     size_t len)
+{
+    struct task_checks *c = ctx;
+    if (c->prep)
+        return vat_sql_check_prepared(c->prep, answer, len, NULL);
+    return t->tmpl->check(t, answer, len);
+}
+
+static void task_checks_open(struct task_checks *c, const struct vat_task *t)
+{
+    c->prep = NULL;
+    const char *kind = json_string_value(json_object_get(t->spec, "checker"));
+    if (t->tmpl->check != vat_check_task || !kind || strcmp(kind, "sql") != 0)
+        return;
+    /* A spec the prepared path cannot take (say its reference fails)
+     * is left to the ordinary check, which reports it the usual way. */
+    struct vat_verdict v;
+    c->prep = vat_sql_prepare(t->spec, t->root, NULL, NULL, 0, &v);
+}
 
 json_t *vat_template_default_params(const struct vat_template *tmpl)
 {
@@ -69,6 +102,9 @@ static int file_sha256(const char *root, const char *rel, char out[65], long *by
     return 0;
 }
 
+static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct vat_replay *r,
+                      struct task_checks *chk, struct vat_err *e);
+
 static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
                      struct vat_replay *r, struct vat_err *e)
 {
@@ -116,9 +152,20 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     if (!t->malformed)
         t->malformed = vat_malformed_for(t);
 
+    struct task_checks chk;
+    task_checks_open(&chk, t);
+    int rc = task_admit(t, o, r, &chk, e);
+    vat_sql_prep_free(chk.prep);
+    return rc;
+}
+
+static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct vat_replay *r,
+                      struct task_checks *chk, struct vat_err *e)
+{
+    const struct vat_template *tm = t->tmpl;
     const char *ans[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
     for (int k = 0; k < VAT_N_ROLES; k++)
-        r->v[k] = tm->check(t, ans[k], strlen(ans[k]));
+        r->v[k] = task_check(chk, t, ans[k], strlen(ans[k]));
 
     /* A compound task proves each of its traps on its own: the answer of
      * that single mistake differs from gold, passes the gate and scores
@@ -154,7 +201,7 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
         /* A checker that cannot tell gold from its mutants is not proof of
          * anything: redraw the held-out material until it can. */
         struct vat_strength s = VAT_STRENGTH_INIT;
-        int rc = vat_strength_task(t, &s);
+        int rc = vat_strength_task_with(t, task_check, chk, &s);
         double share = vat_strength_share(&s);
         if (rc != 0)
             vat_err_set(e, "%s: strength not measurable: %s", t->id, s.error);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "admit.h"
@@ -29,20 +30,43 @@ struct slot {
     struct vat_replay replay;
     const struct vat_template *tmpl;
     const json_t *cfg;
+    size_t tix;   /* the template's place in the build's template list */
+    int state;    /* SLOT_FREE, SLOT_DRAWING or SLOT_DONE */
     int admitted;
     int fatal; /* a checker's last-resort net stopped a draw */
     long redraws;
     char last_err[512];
 };
 
+enum { SLOT_FREE, SLOT_DRAWING, SLOT_DONE };
+
+/* One task of the build, by template and index; the build's list is
+ * sorted by task id, the order the tables are written in. */
+struct work {
+    uint32_t tix;
+    uint32_t index;
+};
+
+/* Workers draw the tasks of the sorted list in order into a window of
+ * slots (list position k uses ring[k % window]); the writer (the thread
+ * that called vat_build) takes the slots in the same order, writes the
+ * task's rows and frees the slot.  A worker waits while the window is
+ * full, so at most `window` tasks are held at once whatever the count. */
 struct pool {
     const struct vat_config *c;
     const struct vat_build_opts *o;
-    struct slot *slots;
+    const char *root;
+    const struct vat_template **tmpl;
+    const json_t **cfg;
+    struct work *list;
+    struct slot *ring;
+    size_t window;
     size_t n;
-    size_t next;
-    size_t done;
+    size_t next;    /* next list position to draw */
+    size_t written; /* list positions taken by the writer */
+    size_t done;    /* draws finished */
     pthread_mutex_t mu;
+    pthread_cond_t slot_done, slot_free;
 };
 
 static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attempt)
@@ -75,20 +99,91 @@ static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attemp
 static void *worker(void *arg)
 {
     struct pool *p = arg;
+    pthread_mutex_lock(&p->mu);
     for (;;) {
-        pthread_mutex_lock(&p->mu);
-        size_t i = p->next < p->n ? p->next++ : p->n;
-        pthread_mutex_unlock(&p->mu);
-        if (i >= p->n)
+        if (p->next >= p->n)
             break;
-        slot_draw_from(p, &p->slots[i], 0);
-        pthread_mutex_lock(&p->mu);
-        p->done++;
-        if (p->o->progress)
-            fprintf(p->o->progress, "\rvat: drawing tasks %zu/%zu", p->done, p->n);
+        size_t k = p->next;
+        if (k >= p->written + p->window) { /* window full: wait for the writer */
+            pthread_cond_wait(&p->slot_free, &p->mu);
+            continue;
+        }
+        p->next++;
+        struct slot *s = &p->ring[k % p->window];
         pthread_mutex_unlock(&p->mu);
+        const struct work *w = &p->list[k];
+        memset(s, 0, sizeof *s);
+        s->tix = w->tix;
+        s->tmpl = p->tmpl[w->tix];
+        s->cfg = p->cfg[w->tix];
+        vat_task_init(&s->task, s->tmpl, w->index, p->root);
+        slot_draw_from(p, s, 0);
+        pthread_mutex_lock(&p->mu);
+        s->state = SLOT_DONE;
+        p->done++;
+        pthread_cond_broadcast(&p->slot_done);
     }
+    pthread_mutex_unlock(&p->mu);
     return NULL;
+}
+
+/* ---- progress ------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct progress {
+    FILE *f;
+    int tty;
+    double start, last, every;
+    int drawn; /* a live line is on the terminal */
+};
+
+static void progress_init(struct progress *pr, const struct vat_build_opts *o)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->f = o->progress;
+    pr->tty = o->progress_tty;
+    pr->every = pr->tty ? 0.2 : (o->progress_every > 0 ? o->progress_every : 5.0);
+    pr->start = pr->last = now_s();
+}
+
+static void progress_line(struct progress *pr, size_t done, size_t n, int force)
+{
+    if (!pr->f)
+        return;
+    double t = now_s();
+    if (!force && t - pr->last < pr->every)
+        return;
+    pr->last = t;
+    double el = t - pr->start;
+    double rate = el > 0 ? (double)done / el : 0;
+    double eta = rate > 0 ? (double)(n - done) / rate : 0;
+    char etas[32];
+    if (rate > 0)
+        snprintf(etas, sizeof etas, "%ldm%02lds", (long)eta / 60, (long)eta % 60);
+    else
+        snprintf(etas, sizeof etas, "?");
+    if (pr->tty) {
+        fprintf(pr->f, "\rvat: %zu/%zu tasks, %.1f tasks/s, ETA %s\033[K", done, n, rate, etas);
+        pr->drawn = 1;
+    } else {
+        fprintf(pr->f, "vat: %zu/%zu tasks (%.0f%%), %.1f tasks/s, ETA %s\n", done, n,
+                n ? 100.0 * (double)done / (double)n : 100.0, rate, etas);
+    }
+    fflush(pr->f);
+}
+
+static void progress_end(struct progress *pr, size_t n)
+{
+    if (pr->f && pr->tty) {
+        progress_line(pr, n, n, 1);
+        fputs("\n", pr->f);
+    }
 }
 
 static bool only_has(const char *only, const char *name)
@@ -126,28 +221,37 @@ static const struct {
 };
 #define ROW_KIB_MAX 36
 
-double vat_build_memory_estimate(const struct vat_config *c, const char *only, long *tasks)
+double vat_build_memory_estimate(const struct vat_config *c, const char *only, int jobs,
+                                 long *tasks)
 {
-    double bytes = 0;
+    double bytes = 0, row_max = 0;
     long n = 0;
     /* Prompts inline up to inline_max_bytes of data and appear in four
      * tables (experience, sft_examples twice, preference_pairs). */
     double extra = c->inline_max_bytes > 6000 ? 4.0 * (double)(c->inline_max_bytes - 6000) : 0;
     for (size_t i = 0; vat_registry[i]; i++) {
-        const char *name = vat_registry[i]->name;
-        if (!only_has(only, name))
+        const struct vat_template *tm = vat_registry[i];
+        if (!only_has(only, tm->name))
             continue;
-        const json_t *cfg = json_object_get(c->templates, name);
+        const json_t *cfg = json_object_get(c->templates, tm->name);
         long count = (long)json_integer_value(json_object_get(cfg, "count"));
         long kib = ROW_KIB_MAX;
         for (size_t k = 0; k < sizeof row_kib / sizeof row_kib[0]; k++)
-            if (strcmp(row_kib[k].name, name) == 0)
+            if (strcmp(row_kib[k].name, tm->name) == 0)
                 kib = row_kib[k].kib;
-        /* Held twice until the tables are written: as the slot's task
-         * (prompt, gold, spec, replay) and as the table buffers' rows. */
-        bytes += (double)count * ((double)sizeof(struct slot) + 2.0 * ((double)kib * 1024 + extra));
+        double row = (double)kib * 1024 + extra;
+        if (count > 0 && row > row_max)
+            row_max = row;
+        /* The list entry, and a program answer's normalised text (with
+         * its hash-set cell) for regex and sql. */
+        bool program = strcmp(tm->answer_kind, "regex") == 0 || strcmp(tm->answer_kind, "sql") == 0;
+        bytes += (double)count * ((double)sizeof(struct work) + (program ? 512.0 : 0));
         n += count;
     }
+    /* The window: each slot holds a task (prompt, gold, spec, replay) and
+     * the writer one task's rows, at most the largest template's. */
+    double window = (double)VAT_BUILD_WINDOW_PER_JOB * (jobs < 1 ? 1 : jobs);
+    bytes += window * ((double)sizeof(struct slot) + 2.0 * row_max);
     if (tasks)
         *tasks = n;
     return bytes;
@@ -207,55 +311,158 @@ static char *normalise_program(const char *s)
  * templates make them distinct by construction (the question of task i is
  * element i of a permutation of the template's question space,
  * vat_task_question), so no task depends on another and a shard builds
- * its tasks alone; this check only proves it, and refuses the build,
- * naming both tasks, where two gold programs still coincide (a count past
- * the question space, or a template that draws its question freely). */
-struct gold_key {
-    char *norm;
-    size_t slot;
+ * its tasks alone; this check only proves it as the rows are written, and
+ * fails the build, naming both tasks, where two gold programs still
+ * coincide (a count past the question space).  The normalised golds seen
+ * so far are kept per template in a hash set, each key followed by the
+ * task id that first gave it ("norm\0id"). */
+struct seen_set {
+    char **v;
+    size_t cap, n;
 };
 
-static int cmp_gold_key(const void *a, const void *b)
+static uint64_t str_hash(const char *s)
 {
-    const struct gold_key *x = a, *y = b;
-    int c = strcmp(x->norm, y->norm);
-    return c ? c : (x->slot > y->slot) - (x->slot < y->slot);
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
 }
 
-static int check_programs_unique(struct pool *p, size_t from, size_t to, struct vat_err *e)
+/* The stored entry whose normalised program is k ("norm\0id"), or NULL. */
+static const char *seen_find(const struct seen_set *ss, const char *k)
 {
-    const char *kind = p->slots[from].tmpl->answer_kind;
-    if (strcmp(kind, "regex") != 0 && strcmp(kind, "sql") != 0)
-        return 0;
-    struct gold_key *k = vat_xcalloc(to - from, sizeof *k);
-    size_t n = 0;
-    for (size_t i = from; i < to; i++)
-        if (p->slots[i].admitted)
-            k[n++] = (struct gold_key){normalise_program(p->slots[i].task.gold), i};
-    qsort(k, n, sizeof *k, cmp_gold_key);
-    size_t a = 0, b = 0; /* the repeat with the lowest second task, whatever the sort */
-    for (size_t i = 1; i < n; i++)
-        if (strcmp(k[i - 1].norm, k[i].norm) == 0 && (b == 0 || k[i].slot < b)) {
-            size_t j = i - 1;
-            while (j > 0 && strcmp(k[j - 1].norm, k[i].norm) == 0)
-                j--;
-            a = k[j].slot;
-            b = k[i].slot;
+    if (!ss->cap)
+        return NULL;
+    for (size_t i = str_hash(k) & (ss->cap - 1); ss->v[i]; i = (i + 1) & (ss->cap - 1))
+        if (strcmp(ss->v[i], k) == 0)
+            return ss->v[i];
+    return NULL;
+}
+
+static void seen_add(struct seen_set *ss, char *k) /* takes k */
+{
+    if (2 * (ss->n + 1) > ss->cap) {
+        size_t cap = ss->cap ? 2 * ss->cap : 64;
+        char **v = vat_xcalloc(cap, sizeof *v);
+        for (size_t j = 0; j < ss->cap; j++)
+            if (ss->v[j]) {
+                size_t i = str_hash(ss->v[j]) & (cap - 1);
+                while (v[i])
+                    i = (i + 1) & (cap - 1);
+                v[i] = ss->v[j];
+            }
+        free(ss->v);
+        ss->v = v;
+        ss->cap = cap;
+    }
+    size_t i = str_hash(k) & (ss->cap - 1);
+    while (ss->v[i])
+        i = (i + 1) & (ss->cap - 1);
+    ss->v[i] = k;
+    ss->n++;
+}
+
+static void seen_release(struct seen_set *ss)
+{
+    for (size_t i = 0; i < ss->cap; i++)
+        free(ss->v[i]);
+    free(ss->v);
+}
+
+static void check_program_unique(struct slot *s, struct seen_set *ss)
+{
+    const char *kind = s->tmpl->answer_kind;
+    if (!s->admitted || (strcmp(kind, "regex") != 0 && strcmp(kind, "sql") != 0))
+        return;
+    char *norm = normalise_program(s->task.gold);
+    const char *first = seen_find(ss, norm);
+    if (first) {
+        s->fatal = 1;
+        snprintf(s->last_err, sizeof s->last_err,
+                 "tasks '%s' and '%s' have the same gold program (is the count past the "
+                 "template's question space?)",
+                 first + strlen(first) + 1, s->task.id);
+        free(norm);
+        return;
+    }
+    size_t nl = strlen(norm), il = strlen(s->task.id);
+    char *entry = vat_xrealloc(norm, nl + il + 2);
+    memcpy(entry + nl + 1, s->task.id, il + 1);
+    seen_add(ss, entry);
+}
+
+/* The tables, streamed: each of out/<table>/<split>.jsonl is written to a
+ * temporary file as the rows come and renamed into place at the end. */
+struct table_files {
+    FILE *f[VAT_N_TABLES][VAT_N_SPLITS];
+    char *tmp[VAT_N_TABLES][VAT_N_SPLITS];
+    char *dst[VAT_N_TABLES][VAT_N_SPLITS];
+};
+
+static int table_files_open(struct table_files *tf, const char *root, struct vat_err *e)
+{
+    memset(tf, 0, sizeof *tf);
+    for (int i = 0; i < VAT_N_TABLES; i++)
+        for (int s = 0; s < VAT_N_SPLITS; s++) {
+            char rel[128];
+            snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[i], vat_split_names[s]);
+            if (vat_mkdirs_for(root, rel, e) != 0)
+                return -1;
+            tf->dst[i][s] = vat_path_join(root, rel);
+            tf->tmp[i][s] = vat_xasprintf("%s.tmp", tf->dst[i][s]);
+            tf->f[i][s] = fopen(tf->tmp[i][s], "wbx");
+            if (!tf->f[i][s])
+                return vat_err_set(e, "vat: cannot create '%s': %s", tf->tmp[i][s],
+                                   strerror(errno));
         }
-    for (size_t i = 0; i < n; i++)
-        free(k[i].norm);
-    free(k);
-    if (b == 0)
-        return 0;
-    return vat_err_set(e, "vat: build failed: tasks '%s' and '%s' have the same gold program "
-                          "(is the count past the template's question space?)",
-                       p->slots[a].task.id, p->slots[b].task.id);
+    return 0;
 }
 
-static int cmp_slot_id(const void *a, const void *b)
+/* Moves the rows in tb's buffers to the files and empties the buffers. */
+static int table_files_flush(struct table_files *tf, struct vat_tables *tb, struct vat_err *e)
 {
-    const struct slot *const *x = a, *const *y = b;
-    return strcmp((*x)->task.id, (*y)->task.id);
+    for (int i = 0; i < VAT_N_TABLES; i++)
+        for (int s = 0; s < VAT_N_SPLITS; s++) {
+            struct vat_buf *b = &tb->buf[i][s];
+            if (b->len && fwrite(b->data, 1, b->len, tf->f[i][s]) != b->len)
+                return vat_err_set(e, "vat: cannot write '%s': %s", tf->tmp[i][s],
+                                   strerror(errno));
+            b->len = 0;
+        }
+    return 0;
+}
+
+/* Closes every file; with commit, renames each into place.  0 or -1. */
+static int table_files_close(struct table_files *tf, int commit, struct vat_err *e)
+{
+    int rc = 0;
+    for (int i = 0; i < VAT_N_TABLES; i++)
+        for (int s = 0; s < VAT_N_SPLITS; s++) {
+            if (tf->f[i][s] && fclose(tf->f[i][s]) != 0 && rc == 0 && commit)
+                rc = vat_err_set(e, "vat: cannot write '%s': %s", tf->tmp[i][s],
+                                 strerror(errno));
+            if (commit && rc == 0 && rename(tf->tmp[i][s], tf->dst[i][s]) != 0)
+                rc = vat_err_set(e, "vat: cannot rename '%s': %s", tf->tmp[i][s],
+                                 strerror(errno));
+            if (tf->tmp[i][s] && (!commit || rc != 0))
+                remove(tf->tmp[i][s]);
+            free(tf->tmp[i][s]);
+            free(tf->dst[i][s]);
+        }
+    memset(tf, 0, sizeof *tf);
+    return rc;
+}
+
+static _Thread_local const struct vat_template **sort_tmpl;
+
+static int cmp_work_id(const void *a, const void *b)
+{
+    const struct work *x = a, *y = b;
+    char ix[96], iy[96];
+    snprintf(ix, sizeof ix, "%s-%05u", sort_tmpl[x->tix]->name, (unsigned)x->index);
+    snprintf(iy, sizeof iy, "%s-%05u", sort_tmpl[y->tix]->name, (unsigned)y->index);
+    return strcmp(ix, iy);
 }
 
 int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
@@ -282,7 +489,7 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     }
 
     long want = 0;
-    double need = vat_build_memory_estimate(c, o->only, &want);
+    double need = vat_build_memory_estimate(c, o->only, o->jobs, &want);
     if (o->shards > 1) { /* a shard holds about 1/N of the tasks */
         need /= o->shards;
         want = (want + o->shards - 1) / o->shards;
@@ -305,7 +512,8 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     }
     const char *root = store.stage;
 
-    /* The slots, template by template in registry order. */
+    /* The templates in registry order, and the list of every task sorted
+     * by task id: the order the rows are written in. */
     size_t n = 0, ntmpl = 0;
     for (size_t i = 0; vat_registry[i]; i++) {
         if (!only_has(o->only, vat_registry[i]->name))
@@ -316,10 +524,12 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
             n += vat_shard_has(o, (uint32_t)j);
         ntmpl++;
     }
-    struct pool p = {.c = c, .o = o, .slots = vat_xcalloc(n ? n : 1, sizeof(struct slot)), .n = n};
-    pthread_mutex_init(&p.mu, NULL);
     struct vat_template_stats *per = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *per);
-    size_t *first = vat_xcalloc(ntmpl + 1, sizeof *first);
+    const struct vat_template **tmpls = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *tmpls);
+    const json_t **cfgs = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *cfgs);
+    struct work *list = vat_xcalloc(n ? n : 1, sizeof *list);
+    struct seen_set *seen = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *seen);
+    size_t *counts = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *counts); /* whole, not per shard */
     size_t k = 0, ti = 0;
     int rc = 0;
     for (size_t i = 0; vat_registry[i]; i++) {
@@ -329,83 +539,133 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         const json_t *cfg = json_object_get(c->templates, tm->name);
         long count = (long)json_integer_value(json_object_get(cfg, "count"));
         per[ti].name = tm->name;
-        per[ti].requested = count;
-        first[ti] = k;
+        per[ti].requested = 0;
+        tmpls[ti] = tm;
+        cfgs[ti] = cfg;
+        counts[ti] = (size_t)count;
         for (long j = 0; j < count; j++) {
             if (!vat_shard_has(o, (uint32_t)j))
                 continue;
-            p.slots[k].tmpl = tm;
-            p.slots[k].cfg = cfg;
-            vat_task_init(&p.slots[k].task, tm, (uint32_t)j, root);
-            k++;
+            list[k++] = (struct work){(uint32_t)ti, (uint32_t)j};
+            per[ti].requested++;
         }
-        per[ti].requested = (long)(k - first[ti]);
         ti++;
     }
-    first[ntmpl] = n;
+    sort_tmpl = tmpls;
+    qsort(list, n, sizeof *list, cmp_work_id);
     (void)vat_checker_version("regex"); /* fill its static before threads */
 
     int jobs = o->jobs < 1 ? 1 : o->jobs;
     if ((size_t)jobs > n)
         jobs = n ? (int)n : 1;
-    pthread_t *th = vat_xcalloc((size_t)jobs, sizeof *th);
-    for (int j = 0; j < jobs; j++)
-        pthread_create(&th[j], NULL, worker, &p);
-    for (int j = 0; j < jobs; j++)
-        pthread_join(th[j], NULL);
-    free(th);
-    if (o->progress)
-        fputs("\n", o->progress);
+    struct pool p = {.c = c, .o = o, .root = root, .tmpl = tmpls, .cfg = cfgs, .list = list,
+                     .n = n, .window = VAT_BUILD_WINDOW_PER_JOB * (size_t)jobs};
+    p.ring = vat_xcalloc(p.window, sizeof *p.ring);
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.slot_done, NULL);
+    pthread_cond_init(&p.slot_free, NULL);
 
-    for (size_t i = 0; i < n; i++)
-        if (p.slots[i].fatal) { /* the first in task order, whatever --jobs */
-            rc = vat_err_set(e, "vat: build failed: %s", p.slots[i].last_err);
-            goto done;
-        }
-    for (size_t t = 0; t < ntmpl; t++)
-        if (first[t] < first[t + 1] && check_programs_unique(&p, first[t], first[t + 1], e) != 0) {
-            rc = -1;
-            goto done;
-        }
-
-    /* Tables, rows in task_id order. */
-    struct slot **order = vat_xcalloc(n ? n : 1, sizeof *order);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (p.slots[i].admitted)
-            order[m++] = &p.slots[i];
-    qsort(order, m, sizeof *order, cmp_slot_id);
+    struct table_files tf;
+    int io_failed = table_files_open(&tf, root, e) != 0;
     struct vat_tables tb;
     memset(&tb, 0, sizeof tb);
-    for (size_t i = 0; i < m; i++)
-        vat_tables_add_task(&tb, &order[i]->task, &order[i]->replay,
-                            vat_split_side(c, order[i]->tmpl->name, order[i]->task.index));
-    free(order);
-    if (vat_tables_write(&tb, root, e) != 0)
-        rc = -1;
-    vat_tables_release(&tb);
+    size_t fatal_at = (size_t)-1; /* registry order of the first fatal task */
+    char fatal_msg[512] = "";
+    size_t *tmpl_base = vat_xcalloc(ntmpl + 1, sizeof *tmpl_base);
+    for (size_t t = 0; t < ntmpl; t++)
+        tmpl_base[t + 1] = tmpl_base[t] + counts[t];
 
-    /* Per-template summary. */
-    for (size_t t = 0; t < ntmpl; t++) {
-        for (size_t i = first[t]; i < first[t + 1]; i++) {
-            struct slot *s = &p.slots[i];
-            per[t].redrawn += s->redraws;
-            if (s->admitted) {
-                per[t].admitted++;
-            } else {
-                per[t].rejected++;
-                snprintf(per[t].last_rejection, sizeof per[t].last_rejection, "%s", s->last_err);
-                /* A task that never admitted leaves no fixture behind. */
-                for (int f = 0; f < s->task.n_fixtures; f++) {
-                    char *path = vat_path_join(root, s->task.fixture[f].path);
-                    remove(path);
-                    free(path);
-                }
+    struct progress pr;
+    progress_init(&pr, o);
+    pthread_t *th = vat_xcalloc((size_t)jobs, sizeof *th);
+    for (int j = 0; j < jobs && n; j++)
+        pthread_create(&th[j], NULL, worker, &p);
+
+    /* The writer: slots in list order, as each completes. */
+    for (size_t w = 0; w < n; w++) {
+        struct slot *s = &p.ring[w % p.window];
+        pthread_mutex_lock(&p.mu);
+        while (s->state != SLOT_DONE || w >= p.next) {
+            struct timespec dl;
+            clock_gettime(CLOCK_REALTIME, &dl);
+            dl.tv_nsec += 200 * 1000 * 1000;
+            if (dl.tv_nsec >= 1000000000) {
+                dl.tv_sec++;
+                dl.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&p.slot_done, &p.mu, &dl);
+            size_t done = p.done;
+            pthread_mutex_unlock(&p.mu);
+            progress_line(&pr, done, n, 0);
+            pthread_mutex_lock(&p.mu);
+        }
+        pthread_mutex_unlock(&p.mu);
+
+        struct vat_template_stats *pt = &per[s->tix];
+        if (!s->fatal)
+            check_program_unique(s, &seen[s->tix]);
+        if (s->fatal) { /* the first in registry order, as before, whatever --jobs */
+            size_t at = tmpl_base[s->tix] + s->task.index;
+            if (at < fatal_at) {
+                fatal_at = at;
+                snprintf(fatal_msg, sizeof fatal_msg, "%s", s->last_err);
             }
         }
+        pt->redrawn += s->redraws;
+        if (s->admitted && !s->fatal) {
+            pt->admitted++;
+            vat_tables_add_task(&tb, &s->task, &s->replay,
+                                vat_split_side(c, s->tmpl->name, s->task.index));
+            if (!io_failed && table_files_flush(&tf, &tb, e) != 0)
+                io_failed = 1;
+        } else {
+            pt->rejected++;
+            snprintf(pt->last_rejection, sizeof pt->last_rejection, "%s", s->last_err);
+            /* A task that never admitted leaves no fixture behind. */
+            for (int f = 0; f < s->task.n_fixtures; f++) {
+                char *path = vat_path_join(root, s->task.fixture[f].path);
+                remove(path);
+                free(path);
+            }
+        }
+        vat_task_clear(&s->task);
+        pthread_mutex_lock(&p.mu);
+        s->state = SLOT_FREE;
+        p.written = w + 1;
+        pthread_cond_broadcast(&p.slot_free);
+        pthread_mutex_unlock(&p.mu);
+        progress_line(&pr, p.done, n, 0);
+    }
+    for (int j = 0; j < jobs && n; j++)
+        pthread_join(th[j], NULL);
+    free(th);
+    progress_end(&pr, n);
+    vat_tables_release(&tb);
+    for (size_t t = 0; t < ntmpl; t++)
+        seen_release(&seen[t]);
+    free(seen);
+    free(tmpl_base);
+    free(counts);
+
+    if (fatal_at != (size_t)-1) {
+        table_files_close(&tf, 0, e);
+        rc = vat_err_set(e, "vat: build failed: %s", fatal_msg);
+        goto done;
+    }
+    if (io_failed) {
+        table_files_close(&tf, 0, e);
+        rc = -1;
+        goto done;
+    }
+    if (table_files_close(&tf, 1, e) != 0) {
+        rc = -1;
+        goto done;
+    }
+
+    /* Per-template summary. */
+    for (size_t t = 0; t < ntmpl; t++)
         if (per[t].rejected && rc == 0)
             rc = 1;
-    }
     if (o->summary) {
         fprintf(o->summary, "%-22s %9s %9s %8s %8s\n", "template", "requested", "admitted",
                 "redrawn", "rejected");
@@ -449,10 +709,12 @@ done:;
         *stats = st;
     else
         free(per);
-    for (size_t i = 0; i < n; i++)
-        vat_task_clear(&p.slots[i].task);
-    free(p.slots);
-    free(first);
+    free(p.ring);
+    free(list);
+    free(tmpls);
+    free(cfgs);
     pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.slot_done);
+    pthread_cond_destroy(&p.slot_free);
     return rc;
 }

@@ -15,7 +15,11 @@ struct vat_build_opts {
     const char *root;   /* corpus root: out/ and fixtures/ go below it  */
     int jobs;           /* worker threads, >= 1                          */
     const char *only;   /* comma-separated template names, or NULL       */
-    FILE *progress;     /* a terminal to draw progress on, or NULL       */
+    FILE *progress;     /* where progress goes (stderr), or NULL: quiet  */
+    int progress_tty;   /* progress is a terminal: one live line redrawn;
+                           else one line every progress_every seconds    */
+    double progress_every; /* seconds between lines off a terminal; <= 0
+                              gives 5                                    */
     FILE *summary;      /* where the per-template summary goes, or NULL  */
     int card;           /* also write the dataset card out/README.md
                            (vat_card_write) into the stage before the swap */
@@ -56,17 +60,25 @@ struct vat_build_stats {
 int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
               struct vat_build_stats *stats, struct vat_err *e);
 
-/* vat build holds every task and every table row in memory until the
- * tables are written (streaming them is the scale work to come), so a
- * config whose estimate exceeds this bound is refused up front (exit 2):
- * 4 GiB, about 82,000 tasks spread over the 17 default templates at
- * their default params (3,000 per template, 51,000 tasks, estimates at
- * about 2.5 GiB; 100,000 per template at about 83 GiB). */
-#define VAT_BUILD_MEMORY_BOUND ((double)4 * 1024 * 1024 * 1024)
-/* The estimate in bytes: per task, the slot plus twice the table bytes
- * its template writes per task (measured on the default corpus; more for
- * a larger inline_max_bytes), over the templates --only selects (only
- * NULL: all).  *tasks (may be NULL) gets the task count. */
-double vat_build_memory_estimate(const struct vat_config *c, const char *only, long *tasks);
+/* vat build streams: the workers draw tasks in task-id order into a
+ * window of VAT_BUILD_WINDOW_PER_JOB slots per job, and the writer writes
+ * each task's rows to the staged tables as soon as every earlier task is
+ * written, then frees the slot.  What grows with the count is the task
+ * list (8 bytes a task) and, for regex and sql templates, the normalised
+ * gold programs kept to refuse repeats.  A config whose estimate exceeds
+ * VAT_BUILD_MEMORY_BOUND is refused up front (exit 2): 256 MiB, the
+ * build's share of the 300 MB a 100,000-task build must stay under (a
+ * 100,000-task default mix estimates at about 20 MiB; every template at
+ * the largest count, 100,000, 1.7 million tasks, at about 270 MB, over
+ * it; the measured peaks are in docs/corpus-store.md). */
+#define VAT_BUILD_WINDOW_PER_JOB 64
+#define VAT_BUILD_MEMORY_BOUND ((double)256 * 1024 * 1024)
+/* The estimate in bytes: the task list, the program answers held per
+ * regex or sql task, and the window of slots with the rows of one task
+ * each (per template, measured on the default corpus; more for a larger
+ * inline_max_bytes), over the templates --only selects (only NULL: all).
+ * *tasks (may be NULL) gets the task count. */
+double vat_build_memory_estimate(const struct vat_config *c, const char *only, int jobs,
+                                 long *tasks);
 
 #endif

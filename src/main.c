@@ -20,7 +20,7 @@ static const char usage_text[] =
     "usage: vat <command> [options]\n"
     "\n"
     "commands:\n"
-    "  build  [--config FILE] [--root DIR] [--jobs N] [--only a,b] [--shard K/N]\n"
+    "  build  [--config FILE] [--root DIR] [--jobs N] [--only a,b] [--shard K/N] [--quiet]\n"
     "                             regenerate the corpus from seeds.toml (--shard: only\n"
     "                             the tasks whose index mod N is K-1, for vat merge)\n"
     "  merge  [--config FILE] --to DIR SHARD_ROOT...\n"
@@ -49,9 +49,12 @@ static int cmd_build(int argc, char **argv)
     const char *config = "seeds.toml", *root = ".", *only = NULL;
     long jobs = 0;
     long shard = 0, shards = 0;
+    int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--shard") == 0 && i + 1 < argc) {
+        if (strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--shard") == 0 && i + 1 < argc) {
             const char *v = argv[++i], *slash = strchr(v, '/');
             char k[32];
             if (!slash || (size_t)(slash - v) >= sizeof k)
@@ -89,7 +92,12 @@ static int cmd_build(int argc, char **argv)
         .root = root,
         .jobs = (int)jobs,
         .only = only,
-        .progress = isatty(fileno(stderr)) ? stderr : NULL,
+        /* Progress always goes to stderr (a live line on a terminal, a
+         * line every few seconds otherwise; VAT_PROGRESS_EVERY sets the
+         * seconds); the summary table and shortfall lines go to stdout. */
+        .progress = quiet ? NULL : stderr,
+        .progress_tty = isatty(fileno(stderr)),
+        .progress_every = getenv("VAT_PROGRESS_EVERY") ? atof(getenv("VAT_PROGRESS_EVERY")) : 0,
         .summary = stdout,
         .card = 1,
         .shard = (int)shard,
@@ -110,8 +118,9 @@ static int cmd_build(int argc, char **argv)
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     /* Timing goes to stderr so that stdout stays byte-identical per run. */
-    fprintf(stderr, "vat: built %ld of %ld tasks into '%s' in %.2f s with %ld jobs\n",
-            st.admitted, st.tasks, root, secs, jobs);
+    if (!quiet)
+        fprintf(stderr, "vat: built %ld of %ld tasks into '%s' in %.2f s with %ld jobs\n",
+                st.admitted, st.tasks, root, secs, jobs);
     return rc == 0 ? VAT_EXIT_OK : VAT_EXIT_CORPUS;
 }
 

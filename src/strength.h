@@ -53,6 +53,13 @@ struct vat_strength {
  * must score 1 first.  Returns 0, or -1 with out->error set (not a regex
  * or sql task, gold cannot be mutated, gold does not score 1). */
 int vat_strength_task(const struct vat_task *t, struct vat_strength *out);
+/* The same, scoring gold and every mutant with check(ctx, t, ...) instead
+ * of t->tmpl->check: the builder passes a check that gives the same
+ * verdicts from state prepared once per task (admit.c). */
+typedef struct vat_verdict (*vat_task_check_fn)(void *ctx, const struct vat_task *t,
+                                                const char *answer, size_t len);
+int vat_strength_task_with(const struct vat_task *t, vat_task_check_fn check, void *ctx,
+                           struct vat_strength *out);
 
 /* Adds b's counts into a (kinds merged by name) and appends copies of b's
  * survivors. */

@@ -306,6 +306,50 @@ static void test_bad_config_names_path_and_line(void **state)
     free(dir);
 }
 
+/* Off a terminal the build reports a progress line every few seconds on
+ * stderr (VAT_PROGRESS_EVERY shortens the interval so that a short build
+ * shows some), the summary stays on stdout, and --quiet silences stderr. */
+static void test_progress_off_terminal(void **state)
+{
+    struct corpus *c = *state;
+    char *root = vat_xasprintf("%s/progress", c->dir);
+    char *err = vat_xasprintf("%s/progress.err", c->dir);
+    char *cmd = vat_xasprintf("VAT_PROGRESS_EVERY=0.000001 '%s' build --config '%s' --root '%s' "
+                              "--jobs 2 --only grouped_sum 2>'%s'",
+                              bin(), c->config, root, err);
+    char *out = NULL;
+    assert_int_equal(run(cmd, &out), 0);
+    assert_non_null(strstr(out, "grouped_sum"));
+    assert_null(strstr(out, "tasks/s"));
+    size_t n = 0;
+    char *text = vat_test_read_file(err, &n);
+    assert_non_null(text);
+    int lines = 0;
+    for (char *p = text; (p = strstr(p, "/4 tasks (")) != NULL; p++)
+        lines++;
+    if (lines < 1)
+        fail_msg("no progress line on stderr: '%s'", text);
+    assert_null(strchr(text, '\r')); /* no live line off a terminal */
+    assert_non_null(strstr(text, "tasks/s, ETA "));
+    free(text);
+    free(out);
+    free(cmd);
+
+    cmd = vat_xasprintf("VAT_PROGRESS_EVERY=0.000001 '%s' build --config '%s' --root '%s' "
+                        "--jobs 2 --only grouped_sum --quiet 2>'%s'",
+                        bin(), c->config, root, err);
+    assert_int_equal(run(cmd, &out), 0);
+    assert_non_null(strstr(out, "grouped_sum")); /* the summary still comes */
+    text = vat_test_read_file(err, &n);
+    assert_non_null(text);
+    assert_int_equal(n, 0);
+    free(text);
+    free(out);
+    free(cmd);
+    free(err);
+    free(root);
+}
+
 static void test_list_shows_registry(void **state)
 {
     (void)state;
@@ -328,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors_exit_2),
         cmocka_unit_test(test_build_early_failure_exits_2),
         cmocka_unit_test(test_bad_config_names_path_and_line),
+        cmocka_unit_test(test_progress_off_terminal),
         cmocka_unit_test(test_list_shows_registry),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -2134,23 +2134,122 @@ static int fixture_load(const char *root, const char *rel, struct fixture_img *i
 }
 
 /* Runs q on a fresh sandbox over img.  Returns 0, or -1 with *v set. */
+static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf);
+static void sandbox_destroy(struct sandbox *sb);
+static int sandbox_pool_setup(struct sandbox *sb, struct vat_verdict *v);
+
+/* Each thread keeps its last few sandboxes, by fixture bytes, run mode,
+ * step budget and allowed tables: a task's reference, confirmation and
+ * admission runs (and the builder's next draw on the same bytes) then
+ * open and parse a fixture once instead of once per query.  A sandbox
+ * goes back only after a query that ran to completion and is rearmed
+ * before each query, as the prepared checks' pools are (see
+ * vat_sql_prepare below), so a reused connection is as strict as a new
+ * one.  Freed when the thread exits. */
+#define SB_CACHE_SIZE 8
+struct sb_cache_entry {
+    unsigned char *img;
+    size_t n;
+    enum run_mode mode;
+    long long step_budget;
+    json_t *tables; /* own copy: the spec it came from may be gone */
+    struct sandbox *sb;
+};
+struct sb_cache {
+    struct sb_cache_entry e[SB_CACHE_SIZE]; /* most recent first */
+    size_t used;
+};
+static pthread_key_t sb_cache_key;
+static pthread_once_t sb_cache_once = PTHREAD_ONCE_INIT;
+
+static void sb_entry_free(struct sb_cache_entry *x)
+{
+    sandbox_destroy(x->sb);
+    free(x->img);
+    json_decref(x->tables);
+}
+
+static void sb_cache_free(void *arg)
+{
+    struct sb_cache *c = arg;
+    for (size_t i = 0; i < c->used; i++)
+        sb_entry_free(&c->e[i]);
+    free(c);
+}
+
+static void sb_cache_init(void)
+{
+    pthread_key_create(&sb_cache_key, sb_cache_free);
+}
+
+static struct sb_cache *sb_cache_get(void)
+{
+    pthread_once(&sb_cache_once, sb_cache_init);
+    struct sb_cache *c = pthread_getspecific(sb_cache_key);
+    if (!c) {
+        c = vat_xcalloc(1, sizeof *c);
+        pthread_setspecific(sb_cache_key, c);
+    }
+    return c;
+}
+
+static bool tables_same(const json_t *a, const json_t *b)
+{
+    return (!a && !b) || (a && b && json_equal((json_t *)a, (json_t *)b));
+}
+
 static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
                        const char *label, const char *q, size_t qlen,
                        const struct query_facts *qf, enum run_mode mode, struct sql_rows *out,
                        struct vat_verdict *v)
 {
-    struct sandbox sb;
-    memset(&sb, 0, sizeof sb);
-    sb.tables = s->tables;
-    sb.mentions_now = qf->mentions_now;
-    sb.step_budget = s->step_budget;
     memset(out, 0, sizeof *out);
     pthread_once(&mem_net_once, mem_net_init);
-    if (sandbox_open(&sb, img->data, img->n, mode, v) != 0)
-        return -1;
-    int rc = sandbox_query(&sb, s, label, q, qlen, out, v);
-    sandbox_close(&sb);
-    return rc;
+    struct sb_cache *c = sb_cache_get();
+    struct sb_cache_entry x = {0};
+    for (size_t i = 0; i < c->used; i++) {
+        struct sb_cache_entry *e = &c->e[i];
+        if (e->mode == mode && e->n == img->n && e->step_budget == s->step_budget &&
+            memcmp(e->img, img->data, img->n) == 0 && tables_same(e->tables, s->tables)) {
+            x = *e;
+            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
+            c->used--;
+            break;
+        }
+    }
+    if (!x.sb) {
+        x.sb = vat_xcalloc(1, sizeof *x.sb);
+        x.sb->tables = s->tables;
+        x.sb->step_budget = s->step_budget;
+        x.sb->mentions_now = qf->mentions_now;
+        if (sandbox_open(x.sb, img->data, img->n, mode, v) != 0) {
+            sandbox_close(x.sb);
+            free(x.sb);
+            return -1;
+        }
+        if (sandbox_pool_setup(x.sb, v) != 0)
+            return -1;
+        x.img = vat_xmalloc(img->n ? img->n : 1);
+        memcpy(x.img, img->data, img->n);
+        x.n = img->n;
+        x.mode = mode;
+        x.step_budget = s->step_budget;
+        x.tables = s->tables ? json_deep_copy(s->tables) : NULL;
+    }
+    x.sb->tables = s->tables;
+    sandbox_rearm(x.sb, qf);
+    int rc = sandbox_query(x.sb, s, label, q, qlen, out, v);
+    x.sb->tables = x.tables;
+    if (rc != 0) {
+        sb_entry_free(&x);
+        return rc;
+    }
+    if (c->used == SB_CACHE_SIZE)
+        sb_entry_free(&c->e[--c->used]);
+    memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
+    c->e[0] = x;
+    c->used++;
+    return 0;
 }
 
 /* ---- comparing rows -------------------------------------------------------------- */
@@ -2738,6 +2837,25 @@ static void sandbox_destroy(struct sandbox *sb)
     free(sb);
 }
 
+/* Makes a freshly opened sandbox poolable: a statement cache, and
+ * exclusive locking (the pooled connection is the only user of its
+ * private copy: it keeps its page cache across statements instead of
+ * re-reading the image for every read transaction), set by us with the
+ * authorizer lifted for that one pragma.  0, or -1 with *v set and sb
+ * destroyed. */
+static int sandbox_pool_setup(struct sandbox *sb, struct vat_verdict *v)
+{
+    sb->cache = vat_xcalloc(1, sizeof *sb->cache);
+    sqlite3_set_authorizer(sb->db, NULL, NULL);
+    int prc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
+    if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK || prc != SQLITE_OK) {
+        *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
+        sandbox_destroy(sb);
+        return -1;
+    }
+    return 0;
+}
+
 /* Runs q on fixture i through the pool.  Returns 0, or -1 with *v set. */
 static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const char *q,
                     size_t qlen, const struct query_facts *qf, struct sql_rows *out,
@@ -2759,19 +2877,8 @@ static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const c
             free(sb);
             return -1;
         }
-        sb->cache = vat_xcalloc(1, sizeof *sb->cache);
-        /* The pooled connection is the only user of its private copy:
-         * exclusive locking keeps its page cache across statements
-         * instead of re-reading the image for every read transaction.
-         * Set by us with the authorizer lifted for that one pragma. */
-        sqlite3_set_authorizer(sb->db, NULL, NULL);
-        int prc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
-        if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK ||
-            prc != SQLITE_OK) {
-            *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
-            sandbox_destroy(sb);
+        if (sandbox_pool_setup(sb, v) != 0)
             return -1;
-        }
     }
     sandbox_rearm(sb, qf);
     int rc = sandbox_query(sb, &p->s, label, q, qlen, out, v);

@@ -1,0 +1,83 @@
+#!/bin/sh
+# bench/vs_python.sh — vat's build beside a plain-Python pipeline of the
+# same work (issue 12's "Targets"), by CPU seconds, one job.
+#
+#   bench/vs_python.sh [--vat PATH] [--pypeer PATH] [--per-template M] [N]
+#
+# Runs `/usr/bin/python3 PYPEER ROOT N` (default ../shared/bench/pypeer.py
+# beside the repository: the peer is not shipped here) and `vat build`
+# with a generated seeds file holding only grouped_sum and sql_paid_revenue
+# at N each (default 500), once with strength_target = 0 and once with the
+# default mutation admission; each is timed by the CPU seconds (user +
+# system) of the child (/usr/bin/time -f %U+%S).  Prints both ratios
+# against the targets (>= 10x with strength_target = 0, >= 4x with the
+# default), then every template's tasks per CPU second over a build of M
+# tasks (default 50) of that template alone.  Exit 0 when both targets
+# hold, 1 when not, 2 on a usage or run error.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(dirname "$here")
+vat="$repo/build/vat"
+pypeer="$repo/../shared/bench/pypeer.py"
+per=50
+n=500
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --vat) vat=$2; shift 2 ;;
+    --pypeer) pypeer=$2; shift 2 ;;
+    --per-template) per=$2; shift 2 ;;
+    -*) echo "usage: $0 [--vat PATH] [--pypeer PATH] [--per-template M] [N]" >&2; exit 2 ;;
+    *) n=$1; shift ;;
+    esac
+done
+[ -x "$vat" ] || { echo "vs_python: no vat at '$vat' (make build first)" >&2; exit 2; }
+[ -f "$pypeer" ] || { echo "vs_python: no Python peer at '$pypeer' (--pypeer PATH)" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# cpu CMD... : runs CMD with stdout and stderr dropped, prints its CPU seconds.
+cpu() {
+    /usr/bin/time -f '%U %S' -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
+        rc=$?
+        # vat exits 1 when a template fell short: still a timed build
+        if [ "$rc" -ne 1 ]; then cat "$work/err" >&2; exit 2; fi
+    }
+    awk '{ printf "%.2f", $1 + $2 }' "$work/time"
+}
+
+seeds() { # seeds FILE STRENGTH COUNT TEMPLATE...
+    f=$1 st=$2 c=$3
+    shift 3
+    { echo "[corpus]"; echo "master_seed = 20261130"
+      [ "$st" = default ] || echo "strength_target = $st"
+      for t in "$@"; do printf '[templates.%s]\ncount = %s\n' "$t" "$c"; done; } >"$f"
+}
+
+only=grouped_sum,sql_paid_revenue
+seeds "$work/s0.toml" 0 "$n" grouped_sum sql_paid_revenue
+seeds "$work/sd.toml" default "$n" grouped_sum sql_paid_revenue
+
+py=$(cpu /usr/bin/python3 "$pypeer" "$work/py" "$n")
+v0=$(cpu "$vat" build --config "$work/s0.toml" --root "$work/v0" --only "$only" --jobs 1 --quiet)
+vd=$(cpu "$vat" build --config "$work/sd.toml" --root "$work/vd" --only "$only" --jobs 1 --quiet)
+
+echo "vat vs Python, $n grouped_sum + $n sql_paid_revenue, one job, CPU seconds (user+sys)"
+awk -v py="$py" -v v0="$v0" -v vd="$vd" 'BEGIN {
+    r0 = v0 > 0 ? py / v0 : 0; rd = vd > 0 ? py / vd : 0
+    printf "  python pipeline                %7.2f s\n", py
+    printf "  vat, strength_target = 0       %7.2f s  ratio %5.2fx  (target >= 10x: %s)\n", v0, r0, (r0 >= 10 ? "met" : "NOT met")
+    printf "  vat, default admission         %7.2f s  ratio %5.2fx  (target >= 4x: %s)\n", vd, rd, (rd >= 4 ? "met" : "NOT met")
+    exit !(r0 >= 10 && rd >= 4)
+}' && ok=0 || ok=1
+
+echo "per template, $per tasks each, default settings, one job"
+printf '  %-22s %8s %10s\n' template cpu_s tasks/cpu_s
+"$vat" list | awk 'NR > 1 { print $1 }' | while read -r t; do
+    seeds "$work/t.toml" default "$per" "$t"
+    s=$(cpu "$vat" build --config "$work/t.toml" --root "$work/t-$t" --only "$t" --jobs 1 --quiet)
+    awk -v t="$t" -v s="$s" -v n="$per" 'BEGIN { printf "  %-22s %8.2f %10.1f\n", t, s, (s > 0 ? n / s : 0) }'
+    rm -rf "$work/t-$t"
+done
+exit $ok
