@@ -13,7 +13,7 @@
  *     traps in every admitted task, each proven on its own at admission;
  *   - a template without natural prompts records "explicit" when asked
  *     for "natural".
- * And the phrasing picker and placeholder filling of generators/prompt.c. */
+ * And the phrasing picker and placeholder filling of templates/prompt.c. */
 #include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
