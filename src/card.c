@@ -69,7 +69,7 @@ static bool only_has(const char *only, const char *name)
     return false;
 }
 
-static int seeds_sha256(const char *path, char out[65], struct vat_err *e)
+int vat_seeds_sha256(const char *path, char out[65], struct vat_err *e)
 {
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f)
@@ -504,7 +504,7 @@ char *vat_card_render(const struct vat_config *c, const struct vat_build_opts *o
             if (only_has(o->only, vat_registry[i]->name))
                 f.tc[f.ntc++] = (struct tmpl_count){.t = vat_registry[i], .requested = -1};
     }
-    if (seeds_sha256(c->path, f.seeds_sha, e) != 0 || read_tables(&f, o->root, e) != 0) {
+    if (vat_seeds_sha256(c->path, f.seeds_sha, e) != 0 || read_tables(&f, o->root, e) != 0) {
         free(f.tc);
         return NULL;
     }

@@ -29,4 +29,8 @@ int vat_card_write(const struct vat_config *c, const struct vat_build_opts *o,
  * with e set. */
 char *vat_card_packed(const char *root, struct vat_err *e);
 
+/* The sha256 of the seeds file at path (as the card and a shard record
+ * it), in hex.  0, or -1 with e set. */
+int vat_seeds_sha256(const char *path, char out[65], struct vat_err *e);
+
 #endif

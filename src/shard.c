@@ -14,44 +14,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <openssl/evp.h>
-
 #include "card.h"
 #include "manifest.h"
 #include "store.h"
 #include "tables.h"
 #include "template.h"
 
-static int file_sha256(const char *path, char out[65], struct vat_err *e)
-{
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    if (!f)
-        return vat_err_set(e, "vat: cannot open '%s'", path ? path : "");
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        EVP_DigestUpdate(ctx, buf, n);
-    int err = ferror(f);
-    fclose(f);
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    EVP_DigestFinal_ex(ctx, d, &dl);
-    EVP_MD_CTX_free(ctx);
-    if (err)
-        return vat_err_set(e, "vat: cannot read '%s'", path);
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
-    out[64] = 0;
-    return 0;
-}
-
 int vat_shard_write(const struct vat_config *c, const struct vat_build_opts *o,
                     const struct vat_build_stats *st, struct vat_err *e)
 {
     char sha[65];
-    if (file_sha256(c->path, sha, e) != 0)
+    if (vat_seeds_sha256(c->path, sha, e) != 0)
         return -1;
     json_t *j = json_object();
     json_object_set_new(j, "shard_format", json_integer(VAT_SHARD_FORMAT));
@@ -105,7 +78,7 @@ static bool same_string(const json_t *a, const json_t *b)
 static int check_shards(const struct vat_config *c, struct shard_in *in, int n, struct vat_err *e)
 {
     char sha[65];
-    if (file_sha256(c->path, sha, e) != 0)
+    if (vat_seeds_sha256(c->path, sha, e) != 0)
         return -1;
     for (int i = 0; i < n; i++) {
         if (vat_store_open_read(&in[i].store, in[i].root, e) != 0)
