@@ -159,6 +159,10 @@ struct vat_task {
     char *gold;             /* the answer exactly as a solver should give it    */
     char *trap;
     char *malformed;
+    /* "sql" when the task is an analytics question in its program form
+     * (generators/progform.h: one SELECT, checked on variant CSVs), else
+     * NULL: the answer is of the template's answer_kind. */
+    const char *answer_form;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */

@@ -3,8 +3,12 @@
 #ifndef VAT_TEMPLATE_H
 #define VAT_TEMPLATE_H
 
+#include <string.h>
+
 #include "rng.h"
 #include "vat.h"
+
+struct vat_progform;
 
 #define VAT_TEMPLATE_V1 1
 
@@ -50,7 +54,26 @@ struct vat_template {
     /* Scores a candidate using only t->spec and t->root (so `vat check`
      * can rebuild a task from the verifiers table); never trusts it. */
     struct vat_verdict (*check)(const struct vat_task *t, const char *answer, size_t len);
+
+    /* Version 2 members (a v1 template leaves them zero). */
+    /* Analytics only: the program form of the question (generators/
+     * progform.h); NULL when the template has none. */
+    const struct vat_progform *progform;
 };
+
+/* The kind of answer task t takes: "sql" for an analytics task drawn in
+ * its program form, else its template's answer_kind. */
+static inline const char *vat_task_answer_kind(const struct vat_task *t)
+{
+    return t->answer_form && strcmp(t->answer_form, "sql") == 0 ? "sql" : t->tmpl->answer_kind;
+}
+
+/* The answer form recorded in the experience table: "value" or "sql" for
+ * analytics, the answer kind for the other families. */
+static inline const char *vat_task_answer_form(const struct vat_task *t)
+{
+    return t->answer_form ? t->answer_form : t->tmpl->answer_kind;
+}
 
 /* The registry: every template of templates/registry.def, in `vat list`
  * order, ended by NULL. */
