@@ -10,19 +10,31 @@
 #include "template.h"
 #include "verifiers.h"
 
-const char *vat_progform_form(const struct vat_task *t, const struct vat_progform *pf)
+/* The stream "form": first the form (mixed only draws it, but the draw
+ * is always taken so the names do not depend on the setting), then the
+ * names. */
+static const char *form_draw(const struct vat_task *t, const struct vat_progform *pf,
+                             struct vat_pf_names *n)
 {
-    if (!pf)
-        return "value";
+    struct vat_rng r;
+    vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, "form", t->attempt, NULL);
+    bool sql = vat_rng_chance(&r, 0.5);
+    if (n) {
+        n->table = pf->tables[vat_rng_below(&r, (uint32_t)pf->ntables)];
+        n->out = pf->outs[vat_rng_below(&r, (uint32_t)pf->nouts)];
+        n->descending = vat_rng_chance(&r, 0.5);
+    }
     const char *want = json_string_value(json_object_get(t->cfg, "answer_form"));
     if (want && strcmp(want, "value") == 0)
         return "value";
     if (want && strcmp(want, "sql") == 0)
         return "sql";
-    /* mixed: a stream of its own, so no fixture draw moves. */
-    struct vat_rng r;
-    vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, "form", t->attempt, NULL);
-    return vat_rng_chance(&r, 0.5) ? "sql" : "value";
+    return sql ? "sql" : "value";
+}
+
+const char *vat_progform_form(const struct vat_task *t, const struct vat_progform *pf)
+{
+    return pf ? form_draw(t, pf, NULL) : "value";
 }
 
 static const json_t *cell(const json_t *row, size_t i)
@@ -94,17 +106,18 @@ fail:
     return NULL;
 }
 
-static json_t *load_spec(const struct vat_progform *pf)
+static json_t *load_spec(const struct vat_progform *pf, const struct vat_pf_names *n)
 {
     json_t *cols = json_array();
     for (size_t i = 0; i < pf->ncols; i++)
         json_array_append_new(cols, json_pack("[s,s]", pf->columns[i], pf->types[i]));
-    return json_pack("{s:s, s:o}", "table", pf->table, "columns", cols);
+    return json_pack("{s:s, s:o}", "table", n->table, "columns", cols);
 }
 
-static void put_create(struct vat_buf *b, const struct vat_progform *pf)
+static void put_create(struct vat_buf *b, const struct vat_progform *pf,
+                       const struct vat_pf_names *n)
 {
-    vat_buf_printf(b, "CREATE TABLE %s (\n", pf->table);
+    vat_buf_printf(b, "CREATE TABLE %s (\n", n->table);
     for (size_t i = 0; i < pf->ncols; i++)
         vat_buf_printf(b, "    %s %s%s\n", pf->columns[i], pf->types[i],
                        i + 1 < pf->ncols ? "," : "");
@@ -113,15 +126,16 @@ static void put_create(struct vat_buf *b, const struct vat_progform *pf)
 
 /* The prompt of the program form: the table, how the CSV loads, the
  * data, the question in the value form's words, the result's shape. */
-static int build_prompt(struct vat_task *t, const struct vat_progform *pf, struct vat_err *e)
+static int build_prompt(struct vat_task *t, const struct vat_progform *pf,
+                        const struct vat_pf_names *n, struct vat_err *e)
 {
     struct vat_csv c = VAT_CSV_INIT;
     if (vat_csv_read(&c, t->root, t->fixture[0].path, e) != 0)
         return -1;
     struct vat_buf b = VAT_BUF_INIT;
-    char *q = pf->question(t), *shape = pf->shape(t);
-    vat_buf_printf(&b, "The data below is loaded into a SQLite table `%s`:\n\n```sql\n", pf->table);
-    put_create(&b, pf);
+    char *q = pf->question(t), *shape = pf->shape(t, n);
+    vat_buf_printf(&b, "The data below is loaded into a SQLite table `%s`:\n\n```sql\n", n->table);
+    put_create(&b, pf, n);
     vat_buf_puts(&b, "```\n\n");
     vat_buf_puts(&b,
                  "How the CSV file loads: its header row gives the column names; every later "
@@ -136,7 +150,7 @@ static int build_prompt(struct vat_task *t, const struct vat_progform *pf, struc
     vat_buf_printf(&b,
                    "Task: write one SQLite SELECT statement over the table `%s` that answers the "
                    "question. %s Numbers are compared with an absolute tolerance of %g.\n\n",
-                   pf->table, shape, pf->abs_tol);
+                   n->table, shape, pf->abs_tol);
     vat_buf_puts(&b,
                  "The query is also run on other tables with the same columns and different rows "
                  "(loaded the same way), so it must compute the result from the data, not list "
@@ -183,11 +197,16 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
         json_decref(value);
         return -1;
     }
-    const char *tabs[1] = {pf->table};
+    struct vat_pf_names names;
+    form_draw(t, pf, &names);
+    const char *tabs[1] = {names.table};
     json_t *spec = vat_sqlgen_spec(t, tabs, 1, pf->ordered, pf->rel_tol, pf->abs_tol);
-    json_object_set_new(spec, "load", load_spec(pf));
-    char *gold = pf->gold_sql(t), *trap = pf->trap_sql(t);
+    json_object_set_new(spec, "load", load_spec(pf, &names));
+    char *gold = pf->gold_sql(t, &names), *trap = pf->trap_sql(t, &names);
     json_object_set_new(spec, "reference_sql", json_string(gold));
+    /* The value form's answer: what the gold query's rows on the main
+     * fixture must read as (vat_progform_confirm). */
+    json_object_set(spec, "value_answer", value);
     json_decref(t->spec);
     t->spec = spec;
 
@@ -221,7 +240,7 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
             vat_err_set(e, "%s: the trap query gives gold's rows on fixture %zu", t->id, i);
             goto out;
         }
-    if (build_prompt(t, pf, e) != 0)
+    if (build_prompt(t, pf, &names, e) != 0)
         goto out;
     free(t->gold);
     free(t->trap);
@@ -240,4 +259,26 @@ out:
     json_decref(tr);
     json_decref(derived);
     return rc;
+}
+
+int vat_progform_confirm(const struct vat_task *t, const struct vat_progform *pf,
+                         struct vat_err *e)
+{
+    const json_t *value = json_object_get(t->spec, "value_answer");
+    if (!value || !t->gold || t->n_fixtures < 1)
+        return vat_err_set(e, "%s: the program form lacks its value answer or gold", t->id);
+    struct vat_verdict v;
+    json_t *rows = vat_sql_run(t->spec, t->root, t->fixture[0].path, t->gold, strlen(t->gold), &v);
+    if (!rows)
+        return vat_err_set(e, "%s: the gold query on the main fixture: %s: %s", t->id, v.code,
+                           v.reason);
+    struct vat_err ae;
+    json_t *derived = vat_progform_rows_value(rows, pf->kind, &ae);
+    json_decref(rows);
+    if (!derived)
+        return vat_err_set(e, "%s: the gold query's rows: %s", t->id, ae.msg);
+    int rc = vat_an_agree("gold query vs value answer", value, derived, pf->rel_tol, pf->abs_tol,
+                          &ae);
+    json_decref(derived);
+    return rc == 0 ? 0 : vat_err_set(e, "%s: %s", t->id, ae.msg);
 }

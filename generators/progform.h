@@ -21,7 +21,7 @@
  * The form itself is drawn from the task's own stream "form", never from
  * the stream the fixture is drawn from.
  * Exports struct vat_progform, VAT_PROGFORM_PARAM, vat_progform_form,
- * vat_progform_apply and vat_progform_rows_value. */
+ * vat_progform_apply, vat_progform_confirm and vat_progform_rows_value. */
 #ifndef VAT_PROGFORM_H
 #define VAT_PROGFORM_H
 
@@ -40,8 +40,21 @@
      .doc = "value (a JSON answer), sql (one SELECT, checked on variant CSVs) or mixed (each "    \
             "task draws one)"}
 
+/* The names a program-form task draws from its stream "form" (after the
+ * form itself), so gold programs differ between tasks even when the
+ * question does not: the table's name, the result's value column, the
+ * direction of the order. */
+struct vat_pf_names {
+    const char *table;
+    const char *out;
+    bool descending;
+};
+
 struct vat_progform {
-    const char *table;               /* the table the CSV loads as, e.g. "orders"      */
+    const char *const *tables;       /* names the CSV may load as, e.g. "orders"       */
+    size_t ntables;
+    const char *const *outs;         /* names for the result's value column            */
+    size_t nouts;
     const char *const *columns;      /* the CSV header, in order                       */
     const char *const *types;        /* the declared type of each column               */
     size_t ncols;
@@ -52,10 +65,10 @@ struct vat_progform {
     /* The question, in the value form's words (new string). */
     char *(*question)(const struct vat_task *t);
     /* The answer's shape: columns, which rows, order (new string). */
-    char *(*shape)(const struct vat_task *t);
+    char *(*shape)(const struct vat_task *t, const struct vat_pf_names *n);
     /* The gold query and the template's named mistake as SQL (new strings). */
-    char *(*gold_sql)(const struct vat_task *t);
-    char *(*trap_sql)(const struct vat_task *t);
+    char *(*gold_sql)(const struct vat_task *t, const struct vat_pf_names *n);
+    char *(*trap_sql)(const struct vat_task *t, const struct vat_pf_names *n);
     /* Fills c (empty) with variant k's CSV, header first, drawn from rng;
      * k (1-based) selects the corner cases.  0, or -1 with e set. */
     int (*variant)(const struct vat_task *t, struct vat_rng *rng, int k, struct vat_csv *c,
@@ -70,6 +83,12 @@ const char *vat_progform_form(const struct vat_task *t, const struct vat_progfor
 /* Turns an admitted value-form task into its program form (see above).
  * 0, or -1 with e set. */
 int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct vat_err *e);
+
+/* confirm() of a task in its program form: the gold query, run in the
+ * sandbox on the main fixture, reads as the value answer recorded in the
+ * spec ("value_answer").  0, or -1 with e set. */
+int vat_progform_confirm(const struct vat_task *t, const struct vat_progform *pf,
+                         struct vat_err *e);
 
 /* A query's rows (array of arrays, as the sandbox returns them) read as
  * a value answer of the given kind (as vat_an_sql_json reads a

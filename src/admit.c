@@ -69,6 +69,13 @@ static int file_sha256(const char *root, const char *rel, char out[65], long *by
     return 0;
 }
 
+int vat_task_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    if (t->tmpl->progform && strcmp(vat_task_answer_kind(t), "sql") == 0)
+        return vat_progform_confirm(t, t->tmpl->progform, e);
+    return t->tmpl->confirm(t, e);
+}
+
 static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
                      struct vat_replay *r, struct vat_err *e)
 {

@@ -204,13 +204,18 @@ static char *normalise_program(const char *s)
  * in index order, on this thread. */
 static void make_programs_unique(struct pool *p, size_t from, size_t to)
 {
-    const char *kind = p->slots[from].tmpl->answer_kind;
-    if (strcmp(kind, "regex") != 0 && strcmp(kind, "sql") != 0)
+    const struct vat_template *tm = p->slots[from].tmpl;
+    if (strcmp(tm->answer_kind, "regex") != 0 && strcmp(tm->answer_kind, "sql") != 0 &&
+        !tm->progform)
         return;
     char **seen = vat_xcalloc(to - from, sizeof *seen);
     for (size_t i = from; i < to; i++) {
         struct slot *s = &p->slots[i];
         for (int round = 0; s->admitted && round <= p->c->max_redraws; round++) {
+            /* Analytics tasks in their value form answer with values. */
+            const char *kind = vat_task_answer_kind(&s->task);
+            if (strcmp(kind, "regex") != 0 && strcmp(kind, "sql") != 0)
+                break;
             char *norm = normalise_program(s->task.gold);
             bool dup = false;
             for (size_t j = from; j < i && !dup; j++)

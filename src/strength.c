@@ -233,8 +233,11 @@ static int cmp_row_id(const void *a, const void *b)
  * analytics tasks drawn in their program form (checker "sql"). */
 static bool measured_row(const json_t *row)
 {
-    const char *checker = json_string_value(json_object_get(row, "checker"));
-    return checker && (strcmp(checker, "regex") == 0 || strcmp(checker, "sql") == 0);
+    json_t *spec = vat_verifier_spec(row);
+    const char *checker = json_string_value(json_object_get(spec, "checker"));
+    bool yes = checker && (strcmp(checker, "regex") == 0 || strcmp(checker, "sql") == 0);
+    json_decref(spec);
+    return yes;
 }
 
 static void put_counts(json_t *o, long mutants, long equivalent, long invalid, long killed,

@@ -308,28 +308,35 @@ static char *gs_pf_question(const struct vat_task *t)
     return vat_xstrdup(gs_question);
 }
 
-static char *gs_pf_shape(const struct vat_task *t)
+static char *gs_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
 {
     (void)t;
-    return vat_xstrdup("It must return exactly two columns, `region` (as stored) and `total` (the "
-                       "region's sum of `amount`, a number), one row per region that has at "
-                       "least one paid order and no other rows, ordered by `region` ascending "
-                       "(SQLite's default text order).");
+    return vat_xasprintf("It must return exactly two columns, `region` (as stored) and `%s` (the "
+                         "region's sum of `amount`, a number), one row per region that has at "
+                         "least one paid order and no other rows, ordered by `region` %s "
+                         "(SQLite's default text order).",
+                         n->out, n->descending ? "descending" : "ascending");
 }
 
-static char *gs_pf_gold(const struct vat_task *t)
+static char *gs_pf_query(const struct vat_pf_names *n, bool paid_only)
+{
+    return vat_xasprintf("SELECT region, SUM(amount) AS %s\nFROM %s\n%sGROUP BY region\n"
+                         "ORDER BY region%s",
+                         n->out, n->table, paid_only ? "WHERE status = 'paid'\n" : "",
+                         n->descending ? " DESC" : "");
+}
+
+static char *gs_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
 {
     (void)t;
-    return vat_xstrdup("SELECT region, SUM(amount) AS total\nFROM orders\nWHERE status = 'paid'\n"
-                       "GROUP BY region\nORDER BY region");
+    return gs_pf_query(n, true);
 }
 
 /* The named mistake: the status filter dropped. */
-static char *gs_pf_trap(const struct vat_task *t)
+static char *gs_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
 {
     (void)t;
-    return vat_xstrdup("SELECT region, SUM(amount) AS total\nFROM orders\nGROUP BY region\n"
-                       "ORDER BY region");
+    return gs_pf_query(n, false);
 }
 
 /* Variant k: the task's regions with new rows.  Every variant has a
@@ -396,8 +403,16 @@ static int gs_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     return 0;
 }
 
+static const char *const gs_tables[] = {"orders", "shop_orders", "order_export", "sales_orders",
+                                        "orders_csv"};
+static const char *const gs_outs[] = {"total", "paid_total", "total_amount", "paid_amount",
+                                      "revenue"};
+
 static const struct vat_progform gs_progform = {
-    .table = "orders",
+    .tables = gs_tables,
+    .ntables = sizeof gs_tables / sizeof *gs_tables,
+    .outs = gs_outs,
+    .nouts = sizeof gs_outs / sizeof *gs_outs,
     .columns = gs_cols,
     .types = gs_types,
     .ncols = GS_NCOLS,
