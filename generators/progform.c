@@ -149,8 +149,10 @@ static int build_prompt(struct vat_task *t, const struct vat_progform *pf,
     vat_buf_printf(&b, "\nQuestion: %s\n\n", q);
     vat_buf_printf(&b,
                    "Task: write one SQLite SELECT statement over the table `%s` that answers the "
-                   "question. %s Numbers are compared with an absolute tolerance of %g.\n\n",
-                   n->table, shape, pf->abs_tol);
+                   "question. %s ",
+                   n->table, shape);
+    vat_an_prompt_tolerance(&b, pf->rel_tol, pf->abs_tol);
+    vat_buf_puts(&b, ".\n\n");
     vat_buf_puts(&b,
                  "The query is also run on other tables with the same columns and different rows "
                  "(loaded the same way), so it must compute the result from the data, not list "
