@@ -254,6 +254,7 @@ void vat_task_clear(struct vat_task *t)
     t->priv = NULL;
     t->priv_free = NULL;
     t->gold = t->trap = t->malformed = NULL;
+    t->answer_form = NULL;
     t->difficulty = 0;
     t->self_contained = false;
 }

@@ -183,6 +183,10 @@ struct vat_task {
      * the answer of every mistake at once). */
     struct vat_trap traps[VAT_MAX_TRAPS];
     int n_traps;
+    /* "sql" when the task is an analytics question in its program form
+     * (generators/progform.h: one SELECT, checked on variant CSVs), else
+     * NULL: the answer is of the template's answer_kind. */
+    const char *answer_form;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */

@@ -7,6 +7,7 @@
 
 #include <openssl/evp.h>
 
+#include "progform.h"
 #include "rng.h"
 #include "strength.h"
 #include "verifiers.h"
@@ -63,7 +64,7 @@ json_t *vat_template_default_params(const struct vat_template *tmpl)
 
 char *vat_malformed_for(const struct vat_task *t)
 {
-    const char *kind = t->tmpl->answer_kind;
+    const char *kind = vat_task_answer_kind(t);
     const char *gold = t->gold ? t->gold : "";
     /* Realistic malformations: models wrap answers in prose or truncate
      * them; each must fail its checker's gate, not merely score 0. */
@@ -104,6 +105,13 @@ static int file_sha256(const char *root, const char *rel, char out[65], long *by
 
 static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct vat_replay *r,
                       struct task_checks *chk, struct vat_err *e);
+
+int vat_task_confirm(const struct vat_task *t, struct vat_err *e)
+{
+    if (t->tmpl->progform && strcmp(vat_task_answer_kind(t), "sql") == 0)
+        return vat_progform_confirm(t, t->tmpl->progform, e);
+    return t->tmpl->confirm(t, e);
+}
 
 static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_opts *o,
                      struct vat_replay *r, struct vat_err *e)
@@ -149,6 +157,18 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
         return -1;
     if (!t->trap)
         return vat_err_set(e, "%s: trap_answer left the trap unset", t->id);
+    if (tm->progform) {
+        /* The value form is built and proven first: its gold is the
+         * second derivation of the program form's. */
+        t->answer_form = vat_progform_form(t, tm->progform);
+        if (strcmp(t->answer_form, "sql") == 0) {
+            if (vat_progform_apply(t, tm->progform, e) != 0)
+                return -1;
+            for (int i = 1; i < t->n_fixtures; i++)
+                if (file_sha256(t->root, t->fixture[i].path, t->fixture[i].sha256, NULL, e) != 0)
+                    return -1;
+        }
+    }
     if (!t->malformed)
         t->malformed = vat_malformed_for(t);
 
@@ -197,7 +217,8 @@ static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct 
     if (m->gate_passed)
         return vat_err_set(e, "%s: malformed answer passed the gate", t->id);
     if (o->strength_target > 0 &&
-        (strcmp(tm->answer_kind, "regex") == 0 || strcmp(tm->answer_kind, "sql") == 0)) {
+        (strcmp(vat_task_answer_kind(t), "regex") == 0 ||
+         strcmp(vat_task_answer_kind(t), "sql") == 0)) {
         /* A checker that cannot tell gold from its mutants is not proof of
          * anything: redraw the held-out material until it can. */
         struct vat_strength s = VAT_STRENGTH_INIT;

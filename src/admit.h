@@ -52,4 +52,8 @@ char *vat_malformed_for(const struct vat_task *t);
  * first (what config.c produces when seeds.toml says nothing). */
 json_t *vat_template_default_params(const struct vat_template *tmpl);
 
+/* Runs the task's second derivation again: the template's confirm(), or
+ * for an analytics task in its program form vat_progform_confirm. */
+int vat_task_confirm(const struct vat_task *t, struct vat_err *e);
+
 #endif

@@ -372,7 +372,8 @@ static void seen_release(struct seen_set *ss)
 
 static void check_program_unique(struct slot *s, struct seen_set *ss)
 {
-    const char *kind = s->tmpl->answer_kind;
+    /* An analytics task in its program form answers with a program too. */
+    const char *kind = vat_task_answer_kind(&s->task);
     if (!s->admitted || (strcmp(kind, "regex") != 0 && strcmp(kind, "sql") != 0))
         return;
     char *norm = normalise_program(s->task.gold);

@@ -28,7 +28,7 @@ static const char *const table_rows[VAT_N_TABLES] = {
     "self_contained",
     "admission replay: the gold, trap and malformed answers with their verdicts",
     "task: TRL conversational preference (prompt, chosen = gold, rejected = trap), "
-    "rejected_reason, signal, self_contained",
+    "rejected_reason, signal, pair_kind, self_contained",
     "task: the complete checker (expected, spec_json), enough to rebuild the check alone",
     "criterion: gate, score and trap items with weights",
 };
@@ -46,6 +46,7 @@ struct facts {
     long rows[VAT_N_TABLES][VAT_N_SPLITS];
     long tasks[VAT_N_SPLITS];
     long signal_trap, signal_sharp, signal_weak;
+    long pair_kind[4][2]; /* per family (pair_families), [program, value] */
     long self_contained[VAT_N_SPLITS]; /* experience rows whose prompt suffices */
     struct tmpl_count *tc;
     size_t ntc;
@@ -102,6 +103,23 @@ static struct tmpl_count *find_count(struct facts *f, const char *name)
     return NULL;
 }
 
+static const char *const pair_families[4] = {"analytics", "regex", "sql", "probe"};
+
+/* The family of a pair's task, from the template its id names. */
+static int pair_family(const char *task_id)
+{
+    const char *dash = task_id ? strrchr(task_id, '-') : NULL;
+    if (!dash)
+        return -1;
+    char name[96];
+    snprintf(name, sizeof name, "%.*s", (int)(dash - task_id), task_id);
+    const struct vat_template *tm = vat_template_find(name);
+    for (int k = 0; tm && k < 4; k++)
+        if (strcmp(tm->family, pair_families[k]) == 0)
+            return k;
+    return -1;
+}
+
 /* Counts the rows of every table file, and per template and per signal
  * where the card reports them. */
 static int read_tables(struct facts *f, const char *root, struct vat_err *e)
@@ -144,6 +162,10 @@ static int read_tables(struct facts *f, const char *root, struct vat_err *e)
                         f->signal_sharp++;
                     else if (sig && strcmp(sig, "weak") == 0)
                         f->signal_weak++;
+                    const char *kind = json_string_value(json_object_get(row, "pair_kind"));
+                    int fam = pair_family(json_string_value(json_object_get(row, "task_id")));
+                    if (fam >= 0 && kind)
+                        f->pair_kind[fam][strcmp(kind, "program") == 0 ? 0 : 1]++;
                 }
                 json_decref(row);
             }
@@ -406,6 +428,15 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                    "- `weak` (%ld pairs): reserved for perturbation-based rejections; not "
                    "emitted by this version.\n\n",
                    f->signal_trap, f->signal_sharp, f->signal_weak);
+    vat_buf_puts(b, "Each pair also says what its two sides are (`pair_kind`): `program` when "
+                    "both are programs (a regex, an SQL query, or an analytics question answered "
+                    "in its program form) whose outputs differ on the task's test fixtures, "
+                    "`value` when both are bare JSON values.\n\n"
+                    "| family | program pairs | value pairs |\n|---|---|---|\n");
+    for (int k = 0; k < 4; k++)
+        vat_buf_printf(b, "| %s | %ld | %ld |\n", pair_families[k], f->pair_kind[k][0],
+                       f->pair_kind[k][1]);
+    vat_buf_puts(b, "\n");
 
     put_checkers(b, f);
 

@@ -118,7 +118,8 @@ int vat_cmd_strength(int argc, char **argv)
             size_t len = comma ? (size_t)(comma - p) : strlen(p);
             char *name = vat_xstrndup(p, len);
             const struct vat_template *tm = vat_template_find(name);
-            if (!tm || (strcmp(tm->family, "regex") != 0 && strcmp(tm->family, "sql") != 0)) {
+            if (!tm || (strcmp(tm->family, "regex") != 0 && strcmp(tm->family, "sql") != 0 &&
+                        !tm->progform)) {
                 fprintf(stderr, "vat: '%s' is not a regex or sql template\n", name);
                 free(name);
                 return VAT_EXIT_USAGE;

@@ -242,9 +242,15 @@ static int cmp_row_id(const void *a, const void *b)
                   json_string_value(json_object_get(y, "task_id")));
 }
 
-static bool measured_family(const struct vat_template *tm)
+/* Program answers are measured: the regex and sql families, and the
+ * analytics tasks drawn in their program form (checker "sql"). */
+static bool measured_row(const json_t *row)
 {
-    return strcmp(tm->family, "regex") == 0 || strcmp(tm->family, "sql") == 0;
+    json_t *spec = vat_verifier_spec(row);
+    const char *checker = json_string_value(json_object_get(spec, "checker"));
+    bool yes = checker && (strcmp(checker, "regex") == 0 || strcmp(checker, "sql") == 0);
+    json_decref(spec);
+    return yes;
 }
 
 static void put_counts(json_t *o, long mutants, long equivalent, long invalid, long killed,
@@ -364,7 +370,7 @@ int vat_strength_corpus(const char *root, const char *only, FILE *task_lines,
             rc = vat_err_set(e, "vat: task '%s' names unknown template '%s'", id, tname);
             break;
         }
-        if (!measured_family(tm) || !listed(only, tname))
+        if (!measured_row(row) || !listed(only, tname))
             continue;
         json_t *list = json_object_get(per, tname);
         if (!list) {

@@ -40,8 +40,8 @@ static const struct vat_column generator_cols[] = {
 };
 static const struct vat_column experience_cols[] = {
     COL("task_id", "string"), COL("template", "string"), COL("family", "string"),
-    COL("split", "string"), COL("answer_kind", "string"), COL("prompt", "string"),
-    COL("gold", "string"), COL("self_contained", "bool"),
+    COL("split", "string"), COL("answer_kind", "string"), COL("answer_form", "string"),
+    COL("prompt", "string"), COL("gold", "string"), COL("self_contained", "bool"),
     {"fixture", 's', NULL, fixture_cols, false}, {"variants", 'l', NULL, fixture_cols, false},
     COL("params_json", "string"), COL("difficulty", "int64"), COL("trap", "string"),
     COL("prompt_style", "string"), COL("phrasing", "string"),
@@ -71,7 +71,8 @@ static const struct vat_column preference_pairs_cols[] = {
     COL("pair_id", "string"), COL("task_id", "string"), COL("split", "string"),
     {"prompt", 'l', NULL, message_cols, false}, {"chosen", 'l', NULL, message_cols, false},
     {"rejected", 'l', NULL, message_cols, false}, COL("rejected_reason", "string"),
-    COL("signal", "string"), COL("self_contained", "bool"), {NULL, 0, NULL, NULL, false},
+    COL("signal", "string"), COL("pair_kind", "string"), COL("self_contained", "bool"),
+    {NULL, 0, NULL, NULL, false},
 };
 static const struct vat_column verifiers_cols[] = {
     COL("task_id", "string"), COL("split", "string"), COL("template", "string"),
@@ -102,7 +103,7 @@ char *vat_json_canonical(const char *text)
 
 char *vat_answer_text(const struct vat_task *t, const char *answer)
 {
-    const char *kind = t->tmpl->answer_kind;
+    const char *kind = vat_task_answer_kind(t);
     if (strcmp(kind, "value") == 0 || strcmp(kind, "abstain") == 0) {
         char *s = vat_json_canonical(answer);
         if (s)
@@ -254,7 +255,8 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_object_set_new(row, "template", json_string(tm->name));
     json_object_set_new(row, "family", json_string(tm->family));
     json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "answer_kind", json_string(tm->answer_kind));
+    json_object_set_new(row, "answer_kind", json_string(vat_task_answer_kind(t)));
+    json_object_set_new(row, "answer_form", json_string(vat_task_answer_form(t)));
     json_object_set_new(row, "prompt", json_string(t->prompt));
     json_object_set_new(row, "gold", json_string(gold));
     json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
@@ -357,6 +359,14 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_object_set_new(row, "rejected", one_message("assistant", t->trap));
     json_object_set_new(row, "rejected_reason", json_sprintf("%s: %s", tv->code, tv->reason));
     json_object_set_new(row, "signal", json_string("trap"));
+    /* Both sides are programs (regex, sql, analytics in program form)
+     * whose outputs differ on the task's fixtures (the trap is armed, so
+     * its rows or matches differ), or both are bare values. */
+    {
+        const char *kind = vat_task_answer_kind(t);
+        bool program = strcmp(kind, "regex") == 0 || strcmp(kind, "sql") == 0;
+        json_object_set_new(row, "pair_kind", json_string(program ? "program" : "value"));
+    }
     json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
     add_row(tb, VAT_T_PREFERENCE_PAIRS, split, row);
 

@@ -13,6 +13,8 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "prompt.h"
+#include "progform.h"
+#include "sqlgen.h"
 #include "template.h"
 #include "values.h"
 
@@ -54,13 +56,27 @@ static const struct vat_param ft_params[] = {
      .doc = "chance that an adjustment outside the planted rows is negative"},
     {.name = "positive_adjustment_chance", .type = VAT_PARAM_REAL, .def = 0.8, .min = 0,
      .max = 1, .doc = "chance that a positive adjustment of the asked account is planted too"},
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
 /* What the generator planted, for confirm's cross-check. */
 struct ft_priv {
     int64_t magnitude; /* sum of |amount| of the asked account's adjustments, cents */
+    const char *accounts[FT_MAX_ACCOUNTS]; /* [0] is the asked one; for variants */
+    int nacc;
 };
+
+/* The question, in the same words for both answer forms. */
+static char *ft_question_text(const char *asked)
+{
+    return vat_xasprintf(
+        "what is the total magnitude of the `%s` entries of the account `%s`, that is the sum of "
+        "the absolute values of `amount` over the rows whose `account` is exactly `%s` and whose "
+        "`kind` is exactly `%s`? A negative adjustment counts by its size: an amount of -5.00 "
+        "adds 5.00. Sum exactly: the total is a number with at most two decimals.",
+        ft_adjustment, asked, asked, ft_adjustment);
+}
 
 /* An entry kind: its sign (+1, -1, or 0 for either), its cents range,
  * its weight among the random rows and its usual memos. */
@@ -165,6 +181,8 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     long id = (long)vat_rng_range(r, 100000, 700000);
     long *ids = vat_xcalloc(n, sizeof *ids);
     struct ft_priv *pv = vat_xcalloc(1, sizeof *pv);
+    memcpy(pv->accounts, accounts, sizeof accounts);
+    pv->nacc = nacc;
     bool seen[FT_NKINDS] = {false};
     int asked_adjustments = 0;
     char money[32], date[11];
@@ -328,6 +346,154 @@ static int ft_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, ft_sum_file(t, false, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const ft_types[FT_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+static const char *const ft_tables[] = {"ledger", "ledger_entries", "gl_export", "journal",
+                                        "postings"};
+static const char *const ft_outs[] = {"magnitude", "total_magnitude", "adjustment_total",
+                                      "abs_total", "total"};
+
+static const char *ft_asked(const struct vat_task *t)
+{
+    const char *a = json_string_value(json_object_get(t->params, "account"));
+    return a ? a : "";
+}
+
+static char *ft_pf_question(const struct vat_task *t)
+{
+    return ft_question_text(ft_asked(t));
+}
+
+static char *ft_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("It must return exactly one row with one column, `%s` (the total, a "
+                         "number).",
+                         n->out);
+}
+
+static char *ft_pf_query(const struct vat_task *t, const struct vat_pf_names *n, bool abs_value)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_printf(&b, "SELECT SUM(%s) AS %s\nFROM %s\nWHERE account = ",
+                   abs_value ? "ABS(amount)" : "amount", n->out, n->table);
+    vat_sqlgen_put_literal(&b, ft_asked(t));
+    vat_buf_printf(&b, " AND kind = '%s'", ft_adjustment);
+    return vat_buf_detach(&b);
+}
+
+static char *ft_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return ft_pf_query(t, n, true);
+}
+
+/* The named mistake: the signed amounts summed, abs() forgotten. */
+static char *ft_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return ft_pf_query(t, n, false);
+}
+
+/* Variant k: the task's accounts with new entries.  The asked account
+ * has negative and positive adjustments of different sizes (the trap
+ * cancels them; a minimum, maximum, mean or count is not the total), a
+ * fee and an accrual (a filter without the kind, or with <= for =, takes
+ * them); the accounts next to it in byte order have adjustments (a filter
+ * without the account, or with <= or >=, takes them); the other accounts
+ * have no adjustment at all (no qualifying row); memo cells are sometimes
+ * blank; variant 1 has an
+ * adjustment of -0.01, variant 2 one of 0.00 and one of -400.00 (boundary
+ * values). */
+static int ft_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const struct ft_priv *pv = t->priv;
+    if (!pv || pv->nacc < 2)
+        return vat_err_set(e, "%s: variants need the generator's accounts", t->id);
+    /* Accounts sorting before and after the asked one (a filter written
+     * as <= or >= takes their adjustments), from the account word list. */
+    const char *asked = pv->accounts[0], *lo = NULL, *hi = NULL;
+    size_t nw = 0;
+    const char *const *words = vat_words("account", &nw);
+    for (size_t i = 0; words && i < nw; i++) {
+        int cmp = strcmp(words[i], asked);
+        if (cmp < 0 && (!lo || strcmp(words[i], lo) > 0))
+            lo = words[i];
+        if (cmp > 0 && (!hi || strcmp(words[i], hi) < 0))
+            hi = words[i];
+    }
+    const char *other[2] = {lo ? lo : pv->accounts[1], hi ? hi : pv->accounts[1]};
+    vat_csv_add_row(c, ft_cols, FT_NCOLS);
+    long id = (long)vat_rng_range(r, 100000, 700000);
+    int32_t day = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
+    size_t n = (size_t)vat_rng_range(r, 16, 32);
+    char money[32], date[11];
+    for (size_t i = 0; i < n; i++) {
+        const char *acc, *kname;
+        int kind;
+        int64_t cents;
+        if (i < 5) {
+            /* three of the asked account, one each of the neighbours */
+            acc = i < 3 ? asked : other[i - 3];
+            kind = K_ADJUSTMENT;
+            cents = ft_adjust_cents(r, i != 1);
+            if (i == 0 && k == 1)
+                cents = -1;
+            if (i == 0 && k == 2)
+                cents = -40000;
+            if (i == 2 && k == 2)
+                cents = 0;
+            kname = ft_kinds[kind].name;
+        } else if (i < 7) {
+            /* a fee, and an accrual (a kind sorting before 'adjustment') */
+            acc = asked;
+            kind = K_FEE;
+            cents = -vat_gen_cents(r, ft_kinds[K_FEE].lo, ft_kinds[K_FEE].hi);
+            kname = i == 5 ? ft_kinds[K_FEE].name : "accrual";
+        } else {
+            acc = pv->accounts[vat_rng_below(r, (uint32_t)pv->nacc)];
+            kind = (int)vat_rng_below(r, K_ADJUSTMENT); /* never an adjustment */
+            const struct ft_kind *kd = &ft_kinds[kind];
+            int64_t cc = vat_gen_cents(r, kd->lo, kd->hi);
+            int sign = kd->sign ? kd->sign : vat_rng_chance(r, 0.5) ? 1 : -1;
+            cents = sign * cc;
+            kname = kd->name;
+        }
+        id += (long)vat_rng_range(r, 1, 5);
+        day += (int32_t)vat_rng_below(r, 2);
+        bool blank_memo = vat_rng_chance(r, 0.25);
+        const char *memo = ft_kinds[kind].memo[vat_rng_below(r, 3)];
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "LE-%07ld", id);
+        vat_csv_add(c, vat_fmt_date(day, date));
+        vat_csv_add(c, acc);
+        vat_csv_add(c, kname);
+        vat_csv_add(c, vat_fmt_cents(cents, money, sizeof money));
+        vat_csv_add(c, blank_memo ? "" : memo);
+    }
+    return 0;
+}
+
+static const struct vat_progform ft_progform = {
+    .tables = ft_tables,
+    .ntables = sizeof ft_tables / sizeof *ft_tables,
+    .outs = ft_outs,
+    .nouts = sizeof ft_outs / sizeof *ft_outs,
+    .columns = ft_cols,
+    .types = ft_types,
+    .ncols = FT_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_NUMBER,
+    .rel_tol = FT_REL_TOL,
+    .abs_tol = FT_ABS_TOL,
+    .nvariants = 3,
+    .question = ft_pf_question,
+    .shape = ft_pf_shape,
+    .gold_sql = ft_pf_gold,
+    .trap_sql = ft_pf_trap,
+    .variant = ft_pf_variant,
+};
+
 const struct vat_template vat_tmpl_filtered_total = {
     .version = VAT_TEMPLATE_V1,
     .name = "filtered_total",
@@ -347,4 +513,5 @@ const struct vat_template vat_tmpl_filtered_total = {
     .answer_columns = ft_answer_columns,
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 4 or more accounts + 1 with 4 or more "
                       "adjustments on the account asked + 1 in the natural style, at most 5.",
+    .progform = &ft_progform,
 };

@@ -14,6 +14,7 @@
 #include "anxl.h"
 #include "csvio.h"
 #include "prompt.h"
+#include "progform.h"
 #include "template.h"
 #include "values.h"
 
@@ -54,6 +55,7 @@ static const struct vat_param gm_params[] = {
     {.name = "unrated_product_chance", .type = VAT_PARAM_REAL, .def = 0.3, .min = 0, .max = 1,
      .doc = "chance that one product has only blank ratings (left out of the answer)"},
     VAT_AXL_PARAMS,
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -76,7 +78,17 @@ static const struct vat_axl_desc gm_desc = {
 /* What the generator planted, for confirm's cross-check. */
 struct gm_priv {
     struct vat_an_tally rated; /* product -> sum and count of its ratings */
+    const char *products[GM_MAX_PRODUCTS]; /* the task's products, for variants */
+    int nprod;
 };
+
+/* The question, in the same words for both answer forms. */
+static const char gm_question[] =
+    "what is the mean `rating` of each `product`? A blank rating is missing, not zero: leave it "
+    "out of both the sum and the count of that product's ratings. A product whose ratings are "
+    "all blank has no mean and is left out of the answer (not listed with 0 or null). Give each "
+    "mean exactly as computed, unrounded (for example 11/3 is 3.6666666666666665, or 3.666667 at "
+    "the least; 3.67 is too coarse).";
 
 static void gm_priv_free(void *p)
 {
@@ -186,6 +198,8 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_csv_add_row(&c, gm_cols, GM_NCOLS);
     long id = (long)vat_rng_range(r, 10000, 90000);
     struct gm_priv *pv = vat_xcalloc(1, sizeof *pv);
+    memcpy(pv->products, products, sizeof products);
+    pv->nprod = nprod;
     size_t blanks = 0;
     char who[64], date[11];
     for (size_t i = 0; i < n; i++) {
@@ -358,6 +372,117 @@ static int gm_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, gm_mean_file(t, true, false, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const gm_types[GM_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+static const char *const gm_tables[] = {"reviews", "product_reviews", "review_export", "ratings",
+                                        "shop_reviews"};
+static const char *const gm_outs[] = {"mean_rating", "avg_rating", "mean_stars", "average_rating",
+                                      "rating_mean"};
+
+static char *gm_pf_question(const struct vat_task *t)
+{
+    (void)t;
+    return vat_xstrdup(gm_question);
+}
+
+static char *gm_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("It must return exactly two columns, `product` (as stored) and `%s` (the "
+                         "product's mean rating, a number), one row per product that has at least "
+                         "one rating and no other rows, ordered by `product` %s (SQLite's default "
+                         "text order).",
+                         n->out, n->descending ? "descending" : "ascending");
+}
+
+static char *gm_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("SELECT product, AVG(rating) AS %s\nFROM %s\nWHERE rating IS NOT NULL\n"
+                         "GROUP BY product\nORDER BY product%s",
+                         n->out, n->table, n->descending ? " DESC" : "");
+}
+
+/* The named mistake: a blank rating counted as zero stars. */
+static char *gm_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("SELECT product, AVG(COALESCE(rating, 0)) AS %s\nFROM %s\n"
+                         "GROUP BY product\nORDER BY product%s",
+                         n->out, n->table, n->descending ? " DESC" : "");
+}
+
+/* Variant k: the task's products with new reviews.  Every variant has a
+ * product whose ratings are all blank (no qualifying row), and every
+ * other product a 1-star and a 5-star rating (the boundary values; a sum,
+ * minimum or maximum is not the mean) and a blank rating (the trap's
+ * zero); blank reviewer cells; variant 2 gives one product a single
+ * rating besides its blanks' neighbours. */
+static int gm_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const struct gm_priv *pv = t->priv;
+    if (!pv || pv->nprod < 2)
+        return vat_err_set(e, "%s: variants need the generator's products", t->id);
+    int np = pv->nprod;
+    int unrated = (int)vat_rng_below(r, (uint32_t)np);
+    vat_csv_add_row(c, gm_cols, GM_NCOLS);
+    long id = (long)vat_rng_range(r, 10000, 90000);
+    int32_t day = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 900);
+    char who[64], date[11];
+    for (int g = 0; g < np; g++) {
+        int extra = (int)vat_rng_range(r, 0, 3);
+        int nrow = g == unrated ? 2 : 3 + extra;
+        for (int j = 0; j < nrow; j++) {
+            int stars;
+            if (g == unrated || j == 2)
+                stars = 0;
+            else if (j == 0)
+                stars = 1;
+            else if (j == 1)
+                stars = k == 2 && g == (unrated + 1) % np ? 1 : 5;
+            else
+                stars = 1 + (int)vat_rng_below(r, GM_STARS);
+            id += (long)vat_rng_range(r, 1, 9);
+            day += (int32_t)vat_rng_below(r, 3);
+            gm_reviewer(r, who, sizeof who);
+            bool blank_who = vat_rng_chance(r, 0.2);
+            vat_csv_row_begin(c);
+            vat_csv_addf(c, "RV-%06ld", id);
+            vat_csv_add(c, pv->products[g]);
+            vat_csv_add(c, blank_who ? "" : who);
+            vat_csv_add(c, vat_fmt_date(day, date));
+            if (stars > 0)
+                vat_csv_addf(c, "%d", stars);
+            else
+                vat_csv_add(c, "");
+            vat_csv_add(c, vat_rng_chance(r, 0.8) ? "yes" : "no");
+        }
+    }
+    return 0;
+}
+
+static const struct vat_progform gm_progform = {
+    .tables = gm_tables,
+    .ntables = sizeof gm_tables / sizeof *gm_tables,
+    .outs = gm_outs,
+    .nouts = sizeof gm_outs / sizeof *gm_outs,
+    .columns = gm_cols,
+    .types = gm_types,
+    .ncols = GM_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_OBJECT,
+    .rel_tol = GM_REL_TOL,
+    .abs_tol = GM_ABS_TOL,
+    .nvariants = 3,
+    .question = gm_pf_question,
+    .shape = gm_pf_shape,
+    .gold_sql = gm_pf_gold,
+    .trap_sql = gm_pf_trap,
+    .variant = gm_pf_variant,
+};
+
 const struct vat_template vat_tmpl_grouped_mean = {
     .version = VAT_TEMPLATE_V1,
     .name = "grouped_mean",
@@ -379,4 +504,5 @@ const struct vat_template vat_tmpl_grouped_mean = {
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more products + 1 "
                       "when a product is unrated or blanks exceed a fifth of the rows + 1 in the "
                       "natural style, at most 5.",
+    .progform = &gm_progform,
 };

@@ -11,6 +11,7 @@
 #include "anxl.h"
 #include "csvio.h"
 #include "prompt.h"
+#include "progform.h"
 #include "template.h"
 #include "values.h"
 
@@ -41,6 +42,7 @@ static const struct vat_param gs_params[] = {
     {.name = "amount_max", .type = VAT_PARAM_INT, .def = 2500, .min = 10, .max = 100000,
      .doc = "largest order amount, in whole currency units"},
     VAT_AXL_PARAMS,
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -77,7 +79,16 @@ static const char *const gs_answer_columns[] = {"region", "status", "amount", NU
 /* What the generator planted, for confirm's cross-check. */
 struct gs_priv {
     struct vat_an_tally paid; /* region -> paid cents, as drawn */
+    const char *regions[GS_MAX_REGIONS]; /* the task's regions, for variants */
+    int nreg;
 };
+
+/* The question, in the same words for both answer forms. */
+static const char gs_question[] =
+    "what is the total `amount` per `region` over the orders whose `status` is exactly `paid`? "
+    "Orders with any other status are not counted. Include only regions that have at least one "
+    "paid order; a region without any paid order is left out of the answer (not listed with 0). "
+    "Sum the amounts exactly: each total is a number with at most two decimals.";
 
 static void gs_priv_free(void *p)
 {
@@ -203,6 +214,8 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_csv_add_row(&c, gs_cols, GS_NCOLS);
     long id = (long)vat_rng_range(r, 100000, 500000);
     struct gs_priv *pv = vat_xcalloc(1, sizeof *pv);
+    memcpy(pv->regions, regions, sizeof regions);
+    pv->nreg = nreg;
     bool seen[8] = {false};
     char money[32], date[11];
     for (size_t i = 0; i < n; i++) {
@@ -353,6 +366,136 @@ static int gs_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, gs_sum_file(t, false, false, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const gs_types[GS_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+
+static char *gs_pf_question(const struct vat_task *t)
+{
+    (void)t;
+    return vat_xstrdup(gs_question);
+}
+
+static char *gs_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("It must return exactly two columns, `region` (as stored) and `%s` (the "
+                         "region's sum of `amount`, a number), one row per region that has at "
+                         "least one paid order and no other rows, ordered by `region` %s "
+                         "(SQLite's default text order).",
+                         n->out, n->descending ? "descending" : "ascending");
+}
+
+static char *gs_pf_query(const struct vat_pf_names *n, bool paid_only)
+{
+    return vat_xasprintf("SELECT region, SUM(amount) AS %s\nFROM %s\n%sGROUP BY region\n"
+                         "ORDER BY region%s",
+                         n->out, n->table, paid_only ? "WHERE status = 'paid'\n" : "",
+                         n->descending ? " DESC" : "");
+}
+
+static char *gs_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return gs_pf_query(n, true);
+}
+
+/* The named mistake: the status filter dropped. */
+static char *gs_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return gs_pf_query(n, false);
+}
+
+/* Variant k: the task's regions with new rows.  Every variant has a
+ * region with only non-paid orders (a group with no qualifying row), a
+ * region with several paid orders (a sum, not one value), non-paid
+ * statuses sorting before and after 'paid' and a blank status (a filter
+ * written as a comparison, or negated, lets one in), non-paid orders with
+ * amounts (the trap counts them) and blank amounts and customers on
+ * non-paid orders; variant 1 has a paid order of 0.00, variant 2 one of
+ * 0.01 and one of the largest amount (boundary values). */
+static int gs_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const struct gs_priv *pv = t->priv;
+    if (!pv || pv->nreg < 2)
+        return vat_err_set(e, "%s: variants need the generator's regions", t->id);
+    static const char *const before[] = {"cancelled", "declined", "expired", "on_hold"};
+    static const char *const after[] = {"pending", "refunded", "returned", "void"};
+    const char *st[3] = {VAT_PICK(r, before), VAT_PICK(r, after), ""};
+    int nreg = pv->nreg;
+    int empty = (int)vat_rng_below(r, (uint32_t)nreg);
+    int many = (empty + 1 + (int)vat_rng_below(r, (uint32_t)(nreg - 1))) % nreg;
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    vat_csv_add_row(c, gs_cols, GS_NCOLS);
+    long id = (long)vat_rng_range(r, 100000, 500000);
+    int32_t day = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
+    char money[32], date[11], cust[64];
+    size_t n = (size_t)nreg * 3 + 6;
+    for (size_t i = 0; i < n; i++) {
+        int g, status; /* status: 0 paid, 1..3 st[] */
+        if (i < (size_t)nreg) {
+            g = (int)i;
+            status = g == empty ? 1 + (int)vat_rng_below(r, 3) : 0;
+        } else if (i < (size_t)nreg + 2) {
+            g = many;
+            status = 0;
+        } else if (i < (size_t)nreg + 5) {
+            g = many;
+            status = 1 + (int)(i - (size_t)nreg - 2); /* before, after, blank */
+        } else {
+            g = (int)vat_rng_below(r, (uint32_t)nreg);
+            status = g == empty || vat_rng_chance(r, 0.4) ? 1 + (int)vat_rng_below(r, 3) : 0;
+        }
+        int64_t cents = vat_gen_cents(r, 500, max_cents > 30000 ? 30000 : max_cents);
+        if (status == 0 && i == 0 && k == 1)
+            cents = 0;
+        if (status == 0 && i == 0 && k == 2)
+            cents = 1;
+        if (status == 0 && i == 1 && k == 2)
+            cents = max_cents;
+        bool blank_amount = status != 0 && i >= (size_t)nreg + 5 && vat_rng_chance(r, 0.5);
+        bool blank_cust = status != 0 && vat_rng_chance(r, 0.3);
+        id += (long)vat_rng_range(r, 1, 4);
+        day += (int32_t)vat_rng_below(r, 2);
+        vat_gen_customer(r, &gs_customers, cust, sizeof cust);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "ORD-%06ld", id);
+        vat_csv_add(c, blank_cust ? "" : cust);
+        vat_csv_add(c, pv->regions[g]);
+        vat_csv_add(c, status == 0 ? gs_paid : st[status - 1]);
+        vat_csv_add(c, blank_amount ? "" : vat_fmt_cents(cents, money, sizeof money));
+        vat_csv_add(c, vat_fmt_date(day, date));
+    }
+    return 0;
+}
+
+static const char *const gs_tables[] = {"orders", "shop_orders", "order_export", "sales_orders",
+                                        "orders_csv"};
+static const char *const gs_outs[] = {"total", "paid_total", "total_amount", "paid_amount",
+                                      "revenue"};
+
+static const struct vat_progform gs_progform = {
+    .tables = gs_tables,
+    .ntables = sizeof gs_tables / sizeof *gs_tables,
+    .outs = gs_outs,
+    .nouts = sizeof gs_outs / sizeof *gs_outs,
+    .columns = gs_cols,
+    .types = gs_types,
+    .ncols = GS_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_OBJECT,
+    .rel_tol = GS_REL_TOL,
+    .abs_tol = GS_ABS_TOL,
+    .nvariants = 3,
+    .question = gs_pf_question,
+    .shape = gs_pf_shape,
+    .gold_sql = gs_pf_gold,
+    .trap_sql = gs_pf_trap,
+    .variant = gs_pf_variant,
+};
+
 const struct vat_template vat_tmpl_grouped_sum = {
     .version = VAT_TEMPLATE_V1,
     .name = "grouped_sum",
@@ -371,4 +514,5 @@ const struct vat_template vat_tmpl_grouped_sum = {
     .answer_columns = gs_answer_columns,
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more regions + 1 "
                       "when a region has only unpaid orders + 1 in the natural style, at most 5.",
+    .progform = &gs_progform,
 };

@@ -3,8 +3,12 @@
 #ifndef VAT_TEMPLATE_H
 #define VAT_TEMPLATE_H
 
+#include <string.h>
+
 #include "rng.h"
 #include "vat.h"
+
+struct vat_progform;
 
 #define VAT_TEMPLATE_V1 1
 
@@ -65,6 +69,11 @@ struct vat_template {
     /* How t->difficulty is computed from the task's content, one sentence
      * (docs and the dataset card quote it). */
     const char *difficulty_doc;
+    /* Appended for issue 14 (a template that leaves it NULL has no program
+     * form). */
+    /* Analytics only: the program form of the question (generators/
+     * progform.h); NULL when the template has none. */
+    const struct vat_progform *progform;
 };
 
 /* The question of task t in a question space of n questions: element
@@ -77,6 +86,20 @@ struct vat_template {
 static inline uint64_t vat_task_question(const struct vat_task *t, uint64_t n)
 {
     return vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "questions"), n, t->index);
+}
+
+/* The kind of answer task t takes: "sql" for an analytics task drawn in
+ * its program form, else its template's answer_kind. */
+static inline const char *vat_task_answer_kind(const struct vat_task *t)
+{
+    return t->answer_form && strcmp(t->answer_form, "sql") == 0 ? "sql" : t->tmpl->answer_kind;
+}
+
+/* The answer form recorded in the experience table: "value" or "sql" for
+ * analytics, the answer kind for the other families. */
+static inline const char *vat_task_answer_form(const struct vat_task *t)
+{
+    return t->answer_form ? t->answer_form : t->tmpl->answer_kind;
 }
 
 /* The registry: every template of templates/registry.def, in `vat list`

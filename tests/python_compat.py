@@ -7,7 +7,12 @@ exactly the list the PCRE2-based checker expects.  For every SQL task, the
 gold query run with Python's sqlite3 on every fixture (opened read-only
 through a mode=ro URI) must return the rows vat's checker gets, as printed
 by `vat check --explain` (numbers within 1e-9 relative or 1e-6 absolute,
-in order when the task is ordered, else as a multiset).
+in order when the task is ordered, else as a multiset).  An analytics task
+in its program form names CSV fixtures and a "load" member: each CSV (the
+main one and every variant) is loaded here with Python's csv and sqlite3
+exactly as the prompt describes (header row = the declared columns,
+every cell inserted as text into its declared type, an empty cell NULL),
+and the gold query must give vat's rows on that database too.
 
 Usage:
   python_compat.py --vat BUILD/vat ROOT            check the corpus at ROOT
@@ -21,6 +26,7 @@ Standard library only.  Prints one line per failure and closes with
 a corpus that cannot be read or built.
 """
 import argparse
+import csv
 import json
 import math
 import os
@@ -130,8 +136,35 @@ def vat_rows(vat, root, task_id, query, scratch):
     return {x["fixture"]: x["rows"] for x in per_fixture}
 
 
-def python_rows(root, rel, query):
+def load_csv(path, load):
+    """An in-memory database holding the CSV at path, loaded as the
+    program form's prompt says (verifiers/sqlload.c does the same)."""
+    names = [c[0] for c in load["columns"]]
+    with open(path, newline="", encoding="utf-8") as f:
+        records = list(csv.reader(f, strict=True))
+    if not records or records[0] != names:
+        raise sqlite3.Error(f"header {records[:1]!r} is not {names!r}")
+    con = sqlite3.connect(":memory:")
+    cols = ", ".join(f'"{n}" {t}' for n, t in load["columns"])
+    con.execute(f'CREATE TABLE "{load["table"]}" ({cols})')
+    marks = ", ".join("?" for _ in names)
+    for i, rec in enumerate(records[1:], 2):
+        if len(rec) != len(names):
+            raise sqlite3.Error(f"record {i} has {len(rec)} cells")
+        con.execute(f'INSERT INTO "{load["table"]}" VALUES ({marks})',
+                    [None if cell == "" else cell for cell in rec])
+    con.commit()
+    return con
+
+
+def python_rows(root, rel, query, load=None):
     path = os.path.abspath(os.path.join(root, rel))
+    if load is not None:
+        con = load_csv(path, load)
+        try:
+            return [[py_value(v) for v in row] for row in con.execute(query).fetchall()]
+        finally:
+            con.close()
     uri = "file:" + path.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     con = sqlite3.connect(uri, uri=True)
     try:
@@ -156,8 +189,8 @@ def check_sql(vat, root, task_id, spec, gold, scratch):
             failures.append(f"{task_id}: vat has no rows for '{rel}': {want!r}")
             continue
         try:
-            mine = python_rows(root, rel, query)
-        except sqlite3.Error as err:
+            mine = python_rows(root, rel, query, spec.get("load"))
+        except (sqlite3.Error, csv.Error, OSError) as err:
             failures.append(f"{task_id}: Python's sqlite3 fails on '{rel}': {err}")
             continue
         if not rows_agree(want, mine, ordered):

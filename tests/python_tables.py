@@ -296,6 +296,14 @@ def check_answers(rows):
         if not s or not p or not v:
             fail(f"{tid}: missing from sft_examples, preference_pairs or verifiers")
             continue
+        want_pair = "program" if kind in ("regex", "sql") else "value"
+        if p.get("pair_kind") != want_pair:
+            fail(f"{tid}: pair_kind {p.get('pair_kind')!r}, want {want_pair!r} for {kind}")
+        form = e.get("answer_form")
+        if e["family"] == "analytics" and form not in ("value", "sql"):
+            fail(f"{tid}: analytics answer_form {form!r}")
+        if form == "sql" and kind != "sql":
+            fail(f"{tid}: answer_form sql with answer_kind {kind}")
         user = [{"role": "user", "content": e["prompt"]}]
         if s["prompt"] != user or p["prompt"] != user:
             fail(f"{tid}: the trainer prompt is not [user: experience.prompt]")

@@ -70,6 +70,11 @@ static void scratch_open(struct scratch *s, const struct vat_template *tm, const
     snprintf(name, sizeof name, "rules-%s-%s", tag, tm->name);
     s->root = vat_test_tmpdir(name);
     s->cfg = vat_template_default_params(tm);
+    /* These rules read the value form's callbacks (reference, confirm,
+     * trap_answer) directly; the program form is checked by
+     * test_contract (both forms) and test_progform. */
+    if (json_object_get(s->cfg, "answer_form"))
+        json_object_set_new(s->cfg, "answer_form", json_string("value"));
 }
 
 static void scratch_close(struct scratch *s)

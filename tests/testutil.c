@@ -80,6 +80,10 @@ struct vat_tt_env *vat_tt_env_new(const struct vat_template *tmpl, uint64_t seed
      * for; workbook tasks have their own tests (test_workbooks.c). */
     if (json_object_get(v->cfg, "fixture_format"))
         json_object_set_new(v->cfg, "fixture_format", json_string("csv"));
+    /* Template tests exercise the value form; a test of the program form
+     * sets "answer_form" to "sql" on v->cfg. */
+    if (json_object_get(v->cfg, "answer_form"))
+        json_object_set_new(v->cfg, "answer_form", json_string("value"));
     v->seed = seed;
     return v;
 }

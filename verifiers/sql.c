@@ -231,6 +231,7 @@ struct sql_spec {
     const json_t *fixtures; /* NULL when the caller names the fixture */
     size_t n_fixtures;
     const json_t *tables;
+    const json_t *load;     /* CSV fixtures: how they load (sqlload.c); else NULL */
     const char *reference;  /* NULL when not needed */
     size_t reference_len;
     bool ordered, allow_empty_variants;
@@ -334,6 +335,13 @@ static int spec_read(const json_t *spec, bool need_fixtures, bool need_reference
         if (!json_is_string(json_array_get(tables, i)))
             return spec_bad(v, "'tables' must hold strings");
     s->tables = tables;
+    const json_t *load = json_object_get(spec, "load");
+    if (load) {
+        char why[160];
+        if (!vat_sql_load_valid(load, why, sizeof why))
+            return spec_bad(v, why);
+        s->load = load;
+    }
     if (need_reference) {
         const json_t *ref = json_object_get(spec, "reference_sql");
         if (!json_is_string(ref))
@@ -2087,8 +2095,13 @@ static int fixture_fail(struct vat_verdict *v, const char *rel, const char *what
 /* Reads root/rel whole into memory (the only time the file is touched).
  * Refuses an unsafe path without opening anything.  Returns 0, or -1 with
  * *v internal. */
-static int fixture_load(const char *root, const char *rel, struct fixture_img *img,
-                        struct vat_verdict *v)
+static void sha256_hex(const unsigned char *d, size_t n, char out[65]);
+
+/* A CSV fixture (spec "load") is turned into a database image by the
+ * loader of sqlload.c; raw_sha (if not NULL) receives the sha256 of the
+ * file's bytes as read, which is what the tables record. */
+static int fixture_load(const char *root, const char *rel, const json_t *load,
+                        struct fixture_img *img, char raw_sha[65], struct vat_verdict *v)
 {
     img->data = NULL;
     img->n = 0;
@@ -2124,6 +2137,20 @@ static int fixture_load(const char *root, const char *rel, struct fixture_img *i
         got += (size_t)k;
     }
     close(fd);
+    if (raw_sha)
+        sha256_hex(buf, n, raw_sha);
+    if (load) {
+        char why[200];
+        unsigned char *db = NULL;
+        size_t dn = 0;
+        int lrc = vat_sql_csv_image(buf, n, load, &db, &dn, why, sizeof why);
+        free(buf);
+        if (lrc != 0)
+            return fixture_fail(v, rel, "cannot be loaded as CSV", why);
+        img->data = db;
+        img->n = dn;
+        return 0;
+    }
     if (n < 512 || memcmp(buf, "SQLite format 3", 16) != 0) {
         free(buf);
         return fixture_fail(v, rel, "is not an sqlite database", NULL);
@@ -2615,7 +2642,7 @@ struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const cha
         char label[32];
         fixture_label(label, sizeof label, i);
         struct fixture_img img;
-        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), &img, &v) != 0)
+        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, &img, NULL, &v) != 0)
             return v;
         struct sql_rows exp, got;
         int rc = sandbox_run(&s, &img, label, s.reference, s.reference_len, &rf, RUN_PLAIN, &exp,
@@ -2659,7 +2686,7 @@ json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_re
     if (!query_gate(query, len, &qf, v))
         return NULL;
     struct fixture_img img;
-    if (fixture_load(root, fixture_rel, &img, v) != 0)
+    if (fixture_load(root, fixture_rel, s.load, &img, NULL, v) != 0)
         return NULL;
     struct sql_rows rows;
     int rc = sandbox_run(&s, &img, fixture_rel, query, len, &qf, RUN_PLAIN, &rows, v);
@@ -2702,7 +2729,7 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
         char label[32];
         fixture_label(label, sizeof label, i);
         struct fixture_img img;
-        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), &img, &v) != 0)
+        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, &img, NULL, &v) != 0)
             return vat_err_set(e, "gold query not admissible: %s", v.reason);
         struct sql_rows runs[3];
         static const enum run_mode modes[3] = {RUN_PLAIN, RUN_REVERSE_SCAN, RUN_REVERSE_ROWS};
@@ -2955,11 +2982,10 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
         pthread_mutex_init(&p->pool[i].lock, NULL);
     for (size_t i = 0; i < p->n; i++) {
         const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
-        if (fixture_load(root, rel, &p->img[i], v) != 0)
+        char hex[65];
+        if (fixture_load(root, rel, p->s.load, &p->img[i], hex, v) != 0)
             goto fail;
         if (sha256) {
-            char hex[65];
-            sha256_hex(p->img[i].data, p->img[i].n, hex);
             if (!sha256[i] || strcmp(hex, sha256[i]) != 0) {
                 struct reason r = {{0}, 0};
                 reason_puts(&r, "fixture '");

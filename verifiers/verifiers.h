@@ -113,6 +113,16 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
                                           size_t len, bool *is_trap);
 void vat_sql_prep_free(struct vat_sql_prep *p);
 
+/* The CSV loader (verifiers/sqlload.c): a spec with "load": {"table": T,
+ * "columns": [[name, type], ...]} names CSV fixtures, each loaded into
+ * table T (header row = the names, cells bound as text into the declared
+ * types, an empty cell NULL) before a query runs on it.  valid: whether
+ * load is well formed (why says not).  image: the loaded database as a
+ * serialised SQLite image (*img, malloc'd), or -1 with why set. */
+bool vat_sql_load_valid(const json_t *load, char *why, size_t cap);
+int vat_sql_csv_image(const unsigned char *csv, size_t n, const json_t *load, unsigned char **img,
+                      size_t *img_n, char *why, size_t cap);
+
 /* ---- abstain ------------------------------------------------------------ */
 /* spec: "answerable": bool, "abstention": the JSON value meaning abstain,
  * and for answerable tasks the value spec members to score the answer. */

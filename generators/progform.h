@@ -1,0 +1,98 @@
+/* progform.h — the program form of the analytics templates (issue 14): the
+ * same question answered by one SQLite SELECT instead of a JSON value, and
+ * checked OJ-style, through the sql checker's sandbox, on the task's CSV
+ * fixture and on held-out variant CSVs (same header and generator,
+ * different rows, their own corner cases).
+ *
+ * A template opts in with a `progform` member (struct vat_template, v2)
+ * pointing at a struct vat_progform, and the param VAT_PROGFORM_PARAM
+ * ("answer_form": "value" | "sql" | "mixed").  The template builds the
+ * value form as always; for a task whose form is "sql" the pipeline
+ * (src/admit.c) then calls vat_progform_apply, which
+ *   - writes the variants <id>.v<k>.csv, each from its own stream
+ *     "variant<k>" of the task (the main fixture's draws never shift),
+ *   - builds the sql spec: every fixture, "load" (the CSV loader of
+ *     verifiers/sqlload.c: table, declared types, blanks as NULL),
+ *   - runs the gold query: admissible as for the SQL family, its rows on
+ *     the main fixture equal to the value answer (the second derivation),
+ *     different from the main fixture's rows on every variant,
+ *   - arms the trap query: other rows than gold on every fixture,
+ *   - replaces prompt, spec, gold and trap by their program forms.
+ * The form itself is drawn from the task's own stream "form", never from
+ * the stream the fixture is drawn from.
+ * Exports struct vat_progform, VAT_PROGFORM_PARAM, vat_progform_form,
+ * vat_progform_apply, vat_progform_confirm and vat_progform_rows_value. */
+#ifndef VAT_PROGFORM_H
+#define VAT_PROGFORM_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "analytics.h"
+#include "csvio.h"
+#include "rng.h"
+#include "vat.h"
+
+/* The param every program-form template lists. */
+#define VAT_PROGFORM_PARAM                                                                         \
+    {.name = "answer_form", .type = VAT_PARAM_STR, .def_str = "mixed",                             \
+     .doc = "value (a JSON answer), sql (one SELECT, checked on variant CSVs) or mixed (each "    \
+            "task draws one)"}
+
+/* The names a program-form task draws from its stream "form" (after the
+ * form itself), so gold programs differ between tasks even when the
+ * question does not: the table's name, the result's value column, the
+ * direction of the order. */
+struct vat_pf_names {
+    const char *table;
+    const char *out;
+    bool descending;
+};
+
+struct vat_progform {
+    const char *const *tables;       /* names the CSV may load as, e.g. "orders"       */
+    size_t ntables;
+    const char *const *outs;         /* names for the result's value column            */
+    size_t nouts;
+    const char *const *columns;      /* the CSV header, in order                       */
+    const char *const *types;        /* the declared type of each column               */
+    size_t ncols;
+    bool ordered;                    /* the rows' order is part of the answer          */
+    enum vat_an_result kind;         /* how gold's rows read as the value answer       */
+    double rel_tol, abs_tol;
+    int nvariants;                   /* variant CSVs per task (>= 2)                   */
+    /* The question, in the value form's words (new string). */
+    char *(*question)(const struct vat_task *t);
+    /* The answer's shape: columns, which rows, order (new string). */
+    char *(*shape)(const struct vat_task *t, const struct vat_pf_names *n);
+    /* The gold query and the template's named mistake as SQL (new strings). */
+    char *(*gold_sql)(const struct vat_task *t, const struct vat_pf_names *n);
+    char *(*trap_sql)(const struct vat_task *t, const struct vat_pf_names *n);
+    /* Fills c (empty) with variant k's CSV, header first, drawn from rng;
+     * k (1-based) selects the corner cases.  0, or -1 with e set. */
+    int (*variant)(const struct vat_task *t, struct vat_rng *rng, int k, struct vat_csv *c,
+                   struct vat_err *e);
+};
+
+/* The task's answer form: "value" or "sql".  The template's "answer_form"
+ * param decides; "mixed" draws from the stream "form" of the task (seed,
+ * template, index, attempt), even odds. */
+const char *vat_progform_form(const struct vat_task *t, const struct vat_progform *pf);
+
+/* Turns an admitted value-form task into its program form (see above).
+ * 0, or -1 with e set. */
+int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct vat_err *e);
+
+/* confirm() of a task in its program form: the gold query, run in the
+ * sandbox on the main fixture, reads as the value answer recorded in the
+ * spec ("value_answer").  0, or -1 with e set. */
+int vat_progform_confirm(const struct vat_task *t, const struct vat_progform *pf,
+                         struct vat_err *e);
+
+/* A query's rows (array of arrays, as the sandbox returns them) read as
+ * a value answer of the given kind (as vat_an_sql_json reads a
+ * statement).  New value, or NULL with e set. */
+json_t *vat_progform_rows_value(const json_t *rows, enum vat_an_result kind, struct vat_err *e);
+
+#endif

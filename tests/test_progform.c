@@ -1,0 +1,272 @@
+/* test_progform.c — the program form of the analytics templates (issue
+ * 14): the sql checker's CSV loader (header, declared types, blanks as
+ * NULL, quoted fields, ragged and malformed files refused, the recorded
+ * sha256 of the CSV bytes), and every template with a program form drawn
+ * in it: gold scores 1, the trap passes the gate and scores 0 on every
+ * fixture it is armed on, a malformed answer fails the gate, at least two
+ * variant CSVs with the main fixture's header, confirm agrees, the form
+ * comes from its own stream (the main fixture is the same bytes in both
+ * forms), and a query that hard-codes the main fixture's rows fails. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <openssl/evp.h>
+
+#include "admit.h"
+#include "progform.h"
+#include "template.h"
+#include "testutil.h"
+#include "verifiers.h"
+
+static json_t *load3(void)
+{
+    return json_pack("{s:s, s:[[s,s],[s,s],[s,s]]}", "table", "t", "columns", "name", "TEXT",
+                     "n", "INTEGER", "x", "REAL");
+}
+
+static json_t *spec_for(const char *rel, const char *gold)
+{
+    json_t *s = json_pack("{s:s, s:s, s:[s], s:[s], s:b, s:s}", "checker", "sql", "dialect",
+                          "sqlite", "fixtures", rel, "tables", "t", "ordered", 1,
+                          "reference_sql", gold);
+    json_object_set_new(s, "load", load3());
+    return s;
+}
+
+static void write_file(const char *root, const char *rel, const char *text)
+{
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_write_file_atomic(root, rel, text, strlen(text), &e), 0);
+}
+
+static void test_loader_types_blanks_quotes(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("progform-load");
+    write_file(root, "a.csv",
+               "name,n,x\r\n\"Doe, Jane\",7,12.50\r\n\"say \"\"hi\"\"\",,\r\nbob,0012,3\r\n");
+    json_t *spec = spec_for("a.csv", "SELECT name FROM t");
+    struct vat_verdict v;
+    const char *q = "SELECT name, typeof(n), n, typeof(x), x FROM t ORDER BY rowid";
+    json_t *rows = vat_sql_run(spec, root, "a.csv", q, strlen(q), &v);
+    assert_non_null(rows);
+    char *text = json_dumps(rows, JSON_COMPACT);
+    assert_string_equal(text, "[[\"Doe, Jane\",\"integer\",7,\"real\",12.5],"
+                              "[\"say \\\"hi\\\"\",\"null\",null,\"null\",null],"
+                              "[\"bob\",\"integer\",12,\"real\",3.0]]");
+    free(text);
+    json_decref(rows);
+
+    /* The checker scores answers on the loaded table. */
+    json_decref(spec);
+    spec = spec_for("a.csv", "SELECT name FROM t WHERE n > 0 ORDER BY name");
+    const char *good = "select name from t where n >= 1 order by 1";
+    v = vat_check_sql(spec, root, good, strlen(good));
+    assert_true(v.gate_passed);
+    assert_true(v.score == 1.0);
+    const char *bad = "SELECT name FROM t ORDER BY name";
+    v = vat_check_sql(spec, root, bad, strlen(bad));
+    assert_true(v.gate_passed);
+    assert_true(v.score == 0.0);
+    json_decref(spec);
+    vat_test_rmtree(root);
+    free(root);
+}
+
+static void test_loader_refuses_bad_files(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("progform-bad");
+    static const char *const bad[] = {
+        "name,x,n\nA,1,2\n",      /* header out of order */
+        "name,n,x\nA,1\n",        /* ragged record */
+        "name,n,x\nA\"b,1,2\n",   /* a quote in an unquoted field */
+        "name,n,x\n\"A,1,2\n",    /* an unterminated quoted field */
+        "",                       /* no header */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        write_file(root, "b.csv", bad[i]);
+        json_t *spec = spec_for("b.csv", "SELECT name FROM t");
+        struct vat_verdict v = vat_check_sql(spec, root, "SELECT 1", 8);
+        assert_false(v.gate_passed);
+        assert_string_equal(v.code, VAT_INTERNAL);
+        assert_non_null(strstr(v.reason, "cannot be loaded as CSV"));
+        json_decref(spec);
+    }
+    /* A malformed "load" is the spec's fault. */
+    write_file(root, "c.csv", "name,n,x\nA,1,2\n");
+    json_t *spec = spec_for("c.csv", "SELECT name FROM t");
+    json_object_set_new(spec, "load", json_pack("{s:s, s:[[s,s]]}", "table", "t; DROP",
+                                                "columns", "name", "TEXT"));
+    struct vat_verdict v = vat_check_sql(spec, root, "SELECT 1", 8);
+    assert_false(v.gate_passed);
+    assert_string_equal(v.code, VAT_INTERNAL);
+    json_decref(spec);
+    vat_test_rmtree(root);
+    free(root);
+}
+
+/* The prepared check verifies the sha256 of the CSV bytes, as recorded. */
+static void test_prepared_hashes_csv_bytes(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("progform-prep");
+    const char *text = "name,n,x\nA,1,2\nB,3,4\n";
+    write_file(root, "d.csv", text);
+    char hex[65];
+    unsigned char md[32];
+    unsigned int ml = 0;
+    EVP_Digest(text, strlen(text), md, &ml, EVP_sha256(), NULL);
+    for (int k = 0; k < 32; k++)
+        snprintf(hex + 2 * k, 3, "%02x", md[k]);
+    json_t *spec = spec_for("d.csv", "SELECT name, n FROM t ORDER BY name");
+    const char *sha[1] = {hex};
+    struct vat_verdict v;
+    struct vat_sql_prep *p = vat_sql_prepare(spec, root, sha, NULL, 0, &v);
+    assert_non_null(p);
+    const char *ans = "SELECT name, n FROM t ORDER BY n";
+    v = vat_sql_check_prepared(p, ans, strlen(ans), NULL);
+    assert_true(v.score == 1.0);
+    vat_sql_prep_free(p);
+    hex[0] = hex[0] == '0' ? '1' : '0';
+    assert_null(vat_sql_prepare(spec, root, sha, NULL, 0, &v));
+    assert_string_equal(v.code, VAT_TAMPERED);
+    json_decref(spec);
+    vat_test_rmtree(root);
+    free(root);
+}
+
+static void check_program_template(const struct vat_template *tm)
+{
+    struct vat_tt_env *vs = vat_tt_env_new(tm, 1414), *vv = vat_tt_env_new(tm, 1414);
+    json_object_set_new(vs->cfg, "answer_form", json_string("sql"));
+    char *other = vat_test_tmpdir("progform-value");
+    for (uint32_t i = 0; i < 6; i++) {
+        struct vat_task t, u;
+        struct vat_replay r, ru;
+        uint32_t a = vat_tt_draw(vs, &t, NULL, i, 6000, 20, &r);
+        assert_string_equal(vat_task_answer_kind(&t), "sql");
+        assert_string_equal(vat_task_answer_form(&t), "sql");
+        assert_true(r.v[VAT_ROLE_GOLD].gate_passed && r.v[VAT_ROLE_GOLD].score == 1.0);
+        assert_true(r.v[VAT_ROLE_TRAP].gate_passed && r.v[VAT_ROLE_TRAP].score == 0.0);
+        assert_false(r.v[VAT_ROLE_MALFORMED].gate_passed);
+        assert_true(t.n_fixtures >= 3);
+        assert_non_null(json_object_get(t.spec, "load"));
+        struct vat_err e = {{0}};
+        assert_int_equal(vat_task_confirm(&t, &e), 0);
+        /* Variants share the header, differ from the main fixture. */
+        size_t n0 = 0;
+        char *main_text = vat_tt_fixture_text(&t, 0, &n0);
+        for (int k = 1; k < t.n_fixtures; k++) {
+            assert_string_equal(t.fixture[k].role, "variant");
+            char *vt = vat_tt_fixture_text(&t, k, NULL);
+            size_t h = strcspn(main_text, "\n");
+            assert_memory_equal(vt, main_text, h);
+            assert_string_not_equal(vt, main_text);
+            free(vt);
+        }
+        /* The value form of the same task (same attempt) has the same
+         * main fixture: the form's stream moves no fixture draw. */
+        vat_task_init(&u, tm, i, other);
+        struct vat_draw_opts o = {.master_seed = 1414, .cfg = vv->cfg, .inline_max_bytes = 6000};
+        assert_int_equal(vat_task_draw(&u, a, &o, &ru, &e), 0);
+        size_t n1 = 0;
+        char *value_text = vat_tt_fixture_text(&u, 0, &n1);
+        assert_int_equal(n0, n1);
+        assert_memory_equal(main_text, value_text, n0);
+        assert_true(u.n_fixtures == 1);
+        /* The value gold is what the gold query gives on the main file. */
+        json_t *vg = json_loads(u.gold, JSON_DECODE_ANY, NULL);
+        assert_true(json_equal(vg, json_object_get(t.spec, "value_answer")));
+        json_decref(vg);
+        /* Hard-coding the main fixture's rows passes there, fails overall. */
+        struct vat_verdict v;
+        json_t *rows = vat_sql_run(t.spec, t.root, t.fixture[0].path, t.gold, strlen(t.gold), &v);
+        assert_non_null(rows);
+        struct vat_buf b = VAT_BUF_INIT;
+        vat_buf_puts(&b, "SELECT * FROM (VALUES ");
+        for (size_t k = 0; k < json_array_size(rows); k++) {
+            json_t *row = json_array_get(rows, k);
+            vat_buf_puts(&b, k ? ", (" : "(");
+            for (size_t c = 0; c < json_array_size(row); c++) {
+                json_t *x = json_array_get(row, c);
+                if (c)
+                    vat_buf_puts(&b, ", ");
+                if (json_is_string(x))
+                    vat_buf_printf(&b, "'%s'", json_string_value(x));
+                else
+                    vat_buf_printf(&b, "%.17g", json_number_value(x));
+            }
+            vat_buf_putc(&b, ')');
+        }
+        vat_buf_putc(&b, ')');
+        v = vat_tt_check(&t, b.data);
+        assert_true(v.gate_passed);
+        assert_true(v.score < 1.0);
+        vat_buf_release(&b);
+        json_decref(rows);
+        free(main_text);
+        free(value_text);
+        vat_task_clear(&u);
+        vat_task_clear(&t);
+    }
+    vat_test_rmtree(other);
+    free(other);
+    vat_tt_env_free(vs);
+    vat_tt_env_free(vv);
+}
+
+static void test_every_program_template(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (size_t i = 0; vat_registry[i]; i++) {
+        if (!vat_registry[i]->progform)
+            continue;
+        assert_string_equal(vat_registry[i]->family, "analytics");
+        check_program_template(vat_registry[i]);
+        n++;
+    }
+    assert_true(n >= 1);
+}
+
+/* "mixed" draws both forms over a dozen tasks. */
+static void test_mixed_draws_both(void **state)
+{
+    (void)state;
+    const struct vat_template *tm = vat_template_find("grouped_sum");
+    assert_non_null(tm);
+    struct vat_tt_env *v = vat_tt_env_new(tm, 7);
+    json_object_set_new(v->cfg, "answer_form", json_string("mixed"));
+    int sql = 0, value = 0;
+    for (uint32_t i = 0; i < 12; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, 20, &r);
+        if (strcmp(vat_task_answer_form(&t), "sql") == 0)
+            sql++;
+        else
+            value++;
+        vat_task_clear(&t);
+    }
+    assert_true(sql > 0 && value > 0);
+    vat_tt_env_free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_loader_types_blanks_quotes),
+        cmocka_unit_test(test_loader_refuses_bad_files),
+        cmocka_unit_test(test_prepared_hashes_csv_bytes),
+        cmocka_unit_test(test_every_program_template),
+        cmocka_unit_test(test_mixed_draws_both),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
