@@ -271,7 +271,7 @@ static int pf_db_read(const struct vat_task *t, const struct vat_progform *pf,
         if (!sql)
             continue; /* an automatic index of a table's key */
         size_t nl = name ? strlen(name) : 0;
-        if (!type || strcmp(type, "table") != 0 || d->n == PF_MAX_DB_TABLES ||
+        if (!type || !name || strcmp(type, "table") != 0 || d->n == PF_MAX_DB_TABLES ||
             strncmp(sql, "CREATE TABLE ", 13) != 0 || strncmp(sql + 13, name, nl) != 0 ||
             (sql[13 + nl] != ' ' && sql[13 + nl] != '(')) {
             vat_err_set(e, "%s: '%s': the program form copies plain tables only, not '%s'",
@@ -397,7 +397,7 @@ static int pf_db_rename_main(struct vat_task *t, const struct pf_db *d, struct v
             if (sqlite3_prepare_v2(w.db, b.data, -1, &ins, NULL) != SQLITE_OK)
                 rc = vat_err_set(e, "%s: '%s': %s", t->id, f->path, sqlite3_errmsg(w.db));
             vat_buf_release(&b);
-            int step;
+            int step = SQLITE_DONE;
             while (rc == 0 && (step = sqlite3_step(sel)) == SQLITE_ROW) {
                 for (int c = 0; c < nc; c++)
                     sqlite3_bind_value(ins, c + 1, sqlite3_column_value(sel, c));
