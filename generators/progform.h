@@ -19,7 +19,11 @@
  *   - arms the trap query: other rows than gold on every fixture,
  *   - replaces prompt, spec, gold and trap by their program forms.
  * The form itself is drawn from the task's own stream "form", never from
- * the stream the fixture is drawn from.
+ * the stream the fixture is drawn from.  A template whose main fixture is
+ * a SQLite database (db_table, db_about, variant_db below) keeps it and
+ * adds variant databases <id>.v<k>.sqlite with the same schema: no
+ * "load" in the spec, the prompt gives the CREATE TABLE statements and
+ * rows, and one table takes the task's composed name in both.
  * Exports struct vat_progform, VAT_PROGFORM_PARAM, vat_progform_form,
  * vat_progform_apply, vat_progform_confirm and vat_progform_rows_value. */
 #ifndef VAT_PROGFORM_H
@@ -32,6 +36,7 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "rng.h"
+#include "sqlio.h"
 #include "vat.h"
 
 /* The param every program-form template lists. */
@@ -82,6 +87,21 @@ struct vat_progform {
      * k (1-based) selects the corner cases.  0, or -1 with e set. */
     int (*variant)(const struct vat_task *t, struct vat_rng *rng, int k, struct vat_csv *c,
                    struct vat_err *e);
+    /* A template whose main fixture is a SQLite database (join_aggregate)
+     * sets these three instead of columns, types and variant; its task's
+     * database is used as it is, with no "load" in the spec.  db_table is
+     * the database table that takes the task's composed name n->table in
+     * the program form: the main database is rewritten with that table
+     * renamed (same rows, same order) and the variants are created with
+     * the same schema, so gold programs differ between tasks although the
+     * value form's table names are fixed.  db_about says what the tables
+     * hold, naming n->table (new string); variant_db inserts variant k's
+     * rows into w (the schema already created), drawn from rng.  0, or -1
+     * with e set. */
+    const char *db_table;
+    char *(*db_about)(const struct vat_task *t, const struct vat_pf_names *n);
+    int (*variant_db)(const struct vat_task *t, struct vat_rng *rng, int k,
+                      const struct vat_pf_names *n, struct vat_sqlw *w, struct vat_err *e);
 };
 
 /* The task's answer form: "value" or "sql".  The template's "answer_form"
