@@ -33,6 +33,7 @@
 #include "jsonout.h"
 #include "progform.h"
 #include "sqlgen.h"
+#include "tables.h"
 #include "template.h"
 #include "testutil.h"
 #include "values.h"
@@ -199,6 +200,48 @@ static json_t *draw_value_twin(const struct vat_task *t, uint32_t attempt, const
     return cfg;
 }
 
+/* The tables of a task in its program form: one rollout per single
+ * mistake, role trap:<name>, its SQL scored 0 by the sql checker; the
+ * preference pair a program pair whose rejected side is the combined
+ * trap's SQL. */
+static void assert_tables_replay_programs(const struct vat_task *t, const struct vat_replay *r)
+{
+    struct vat_tables tb;
+    memset(&tb, 0, sizeof tb);
+    vat_tables_add_task(&tb, t, r, "train");
+    const struct vat_buf *b = &tb.buf[VAT_T_ROLLOUTS][VAT_SPLIT_TRAIN];
+    char *text = vat_xstrndup(b->data, b->len);
+    char *save = NULL;
+    int traps = 0;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        json_t *row = json_loads(l, 0, NULL);
+        assert_non_null(row);
+        const char *role = json_string_value(json_object_get(row, "role"));
+        if (strncmp(role, "trap:", 5) == 0) {
+            int k = 0;
+            while (k < t->n_traps && strcmp(t->traps[k].name, role + 5) != 0)
+                k++;
+            assert_true(k < t->n_traps);
+            assert_string_equal(json_string_value(json_object_get(row, "answer")),
+                                t->traps[k].answer);
+            assert_true(json_is_true(json_object_get(row, "gate_passed")));
+            assert_true(json_real_value(json_object_get(row, "score")) == 0.0);
+            traps++;
+        }
+        json_decref(row);
+    }
+    assert_int_equal(traps, t->n_traps);
+    free(text);
+    b = &tb.buf[VAT_T_PREFERENCE_PAIRS][VAT_SPLIT_TRAIN];
+    json_t *pair = json_loadb(b->data, b->len, JSON_DISABLE_EOF_CHECK, NULL);
+    assert_non_null(pair);
+    assert_string_equal(json_string_value(json_object_get(pair, "pair_kind")), "program");
+    json_t *rej = json_object_get(json_array_get(json_object_get(pair, "rejected"), 0), "content");
+    assert_string_equal(json_string_value(rej), t->trap);
+    json_decref(pair);
+    vat_tables_release(&tb);
+}
+
 static void test_program_form_single_mistakes(void **state)
 {
     (void)state;
@@ -249,8 +292,9 @@ static void test_program_form_single_mistakes(void **state)
             json_decref(rows);
         }
         assert_int_equal(all, mixed ? 15 : 7);
-        /* the rollouts hold the program of each mistake (tables.c reads
-         * t->traps[] as it stands) */
+        if (i == 0)
+            assert_tables_replay_programs(&t, &r);
+        /* the value twin's mistakes are values */
         json_t *ucfg = draw_value_twin(&t, a, other, &u);
         assert_int_equal(u.n_traps, t.n_traps);
         for (int k = 0; k < u.n_traps; k++) {
