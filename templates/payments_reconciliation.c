@@ -18,7 +18,11 @@
  * src/admit.c) and the tables replay each under the role "trap:<name>".
  * t->trap is the answer of every armed mistake at once (the naive sum).
  * Customers pay in one currency each, so a per-currency total is a sum in
- * that currency.  Exports vat_tmpl_payments_reconciliation. */
+ * that currency.  In the program form (issue 14) gold, the combined trap
+ * and each single mistake (traps_sql) are queries, and three variant CSVs
+ * plant every mistake again with new customers, plus a group with no
+ * qualifying row, blank cells and boundary times (pr_pf_variant).
+ * Exports vat_tmpl_payments_reconciliation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
