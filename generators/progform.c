@@ -458,6 +458,37 @@ static int pf_db_variants(struct vat_task *t, const struct vat_progform *pf,
     return 0;
 }
 
+/* The single mistakes of a compound template (t->traps[]) as SQL, each
+ * armed on every fixture as the combined trap is (other rows than gold's,
+ * gr), so no variant lets one pass.  Writes sql[i] for t->traps[i] (new
+ * strings).  0, or -1 with e set; sql[] then holds what was written, for
+ * the caller to free. */
+static int traps_as_sql(const struct vat_task *t, const struct vat_progform *pf,
+                        const struct vat_pf_names *n, const json_t *gr, char **sql,
+                        struct vat_err *e)
+{
+    if (t->n_traps > 0 && !pf->traps_sql)
+        return vat_err_set(e, "%s: %d named traps but no traps_sql: they would stay values",
+                           t->id, t->n_traps);
+    for (int i = 0; i < t->n_traps; i++) {
+        const char *name = t->traps[i].name ? t->traps[i].name : "";
+        if (!(sql[i] = pf->traps_sql(t, n, name)))
+            return vat_err_set(e, "%s: trap '%s' has no SQL", t->id, name);
+        json_t *tr = vat_sqlgen_run_all(t, sql[i], e);
+        if (!tr)
+            return -1;
+        for (size_t k = 0; k < json_array_size(gr); k++)
+            if (vat_sqlgen_rows_equal(json_array_get(gr, k), json_array_get(tr, k), pf->ordered,
+                                      pf->rel_tol, pf->abs_tol, NULL, 0)) {
+                json_decref(tr);
+                return vat_err_set(e, "%s: the query of trap '%s' gives gold's rows on fixture %zu",
+                                   t->id, name, k);
+            }
+        json_decref(tr);
+    }
+    return 0;
+}
+
 /* The prompt of the program form over a database: its tables, what they
  * hold, the schema and rows, the question in the value form's words, the
  * result's shape. */
@@ -548,6 +579,7 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
 
     int rc = -1;
     json_t *gr = NULL, *tr = NULL, *derived = NULL;
+    char *tsql[VAT_MAX_TRAPS] = {0};
     struct vat_err ae;
     if (vat_sql_gold_admissible(spec, t->root, &ae) != 0) {
         vat_err_set(e, "%s: %s", t->id, ae.msg);
@@ -576,8 +608,15 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
             vat_err_set(e, "%s: the trap query gives gold's rows on fixture %zu", t->id, i);
             goto out;
         }
+    if (traps_as_sql(t, pf, &names, gr, tsql, e) != 0)
+        goto out;
     if ((is_db ? build_prompt_db(t, pf, &names, &db, e) : build_prompt(t, pf, &names, e)) != 0)
         goto out;
+    for (int i = 0; i < t->n_traps; i++) {
+        free(t->traps[i].answer);
+        t->traps[i].answer = tsql[i];
+        tsql[i] = NULL;
+    }
     free(t->gold);
     free(t->trap);
     free(t->malformed);
@@ -589,6 +628,8 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
     rc = 0;
 out:
     pf_db_release(&db);
+    for (int i = 0; i < VAT_MAX_TRAPS; i++)
+        free(tsql[i]);
     free(gold);
     free(trap);
     json_decref(value);

@@ -17,6 +17,9 @@
  *     the main fixture equal to the value answer (the second derivation),
  *     different from the main fixture's rows on every variant,
  *   - arms the trap query: other rows than gold on every fixture,
+ *   - for a compound template (t->traps[], issue 13), replaces each named
+ *     single mistake's value answer by its SQL (traps_sql), each armed on
+ *     every fixture too, so admission and the tables replay programs,
  *   - replaces prompt, spec, gold and trap by their program forms.
  * The form itself is drawn from the task's own stream "form", never from
  * the stream the fixture is drawn from.  A template whose main fixture is
@@ -102,6 +105,11 @@ struct vat_progform {
     char *(*db_about)(const struct vat_task *t, const struct vat_pf_names *n);
     int (*variant_db)(const struct vat_task *t, struct vat_rng *rng, int k,
                       const struct vat_pf_names *n, struct vat_sqlw *w, struct vat_err *e);
+    /* Compound templates only (t->n_traps > 0; NULL otherwise): the
+     * single mistake called `name` (a t->traps[].name) as SQL (new
+     * string), or NULL when the template has no such mistake.  trap_sql
+     * stays the combined mistake, t->trap's program. */
+    char *(*traps_sql)(const struct vat_task *t, const struct vat_pf_names *n, const char *name);
 };
 
 /* The task's answer form: "value" or "sql".  The template's "answer_form"
