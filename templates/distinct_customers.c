@@ -358,7 +358,8 @@ static char *dc_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
  * in the months around it (a customer with no qualifying order); the
  * rest at random in the three months, dirty at times.  Amounts are
  * sometimes blank (an order without an amount is still an order);
- * variant 1 has an order of 0.00 in the month.  The count differs from
+ * variant 1 has an order of 0.00 in the month (the first day's), variant
+ * 2 the last day's order without an amount.  The count differs from
  * the main fixture's (a hard-coded answer fails). */
 static int dc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
                          struct vat_err *e)
@@ -432,6 +433,8 @@ static int dc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         rows[i].cents = vat_gen_cents(r, 500, 40000);
     if (k == 1)
         rows[4].cents = 0; /* the first day's order */
+    if (k == 2)
+        rows[5].cents = -1; /* the last day's order, its amount blank */
     for (size_t i = 0; i < n; i++)
         rows[i].kind = kind_of[i];
     qsort(rows, n, sizeof *rows, cmp_row);
@@ -445,7 +448,7 @@ static int dc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
             vat_variant(addr, (enum vat_variant)rows[i].kind, spell, sizeof spell);
         else
             snprintf(spell, sizeof spell, "%s", addr);
-        bool blank_amount = vat_rng_chance(r, 0.15);
+        bool blank_amount = vat_rng_chance(r, 0.15) || rows[i].cents < 0;
         id += (long)vat_rng_range(r, 1, 4);
         vat_csv_row_begin(c);
         vat_csv_addf(c, "ORD-%06ld", id);

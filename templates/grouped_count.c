@@ -401,7 +401,8 @@ static size_t gc_pf_teams(const struct vat_task *t, const char **out, size_t cap
  * one differing only by a trailing space (the trap's corner: the raw
  * labels are two groups; lower() alone keeps the space); the third its
  * clean label and an upper-case one (trim() alone keeps the case); the
- * others clean or dirty at random.  `requester`, `priority` and
+ * others once each, clean; then any team but the first, clean or dirty
+ * at random.  `requester`, `priority` and
  * `channel` are sometimes blank (every row is a ticket: COUNT(column)
  * misses those), each at least once. */
 static int gc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
@@ -437,6 +438,8 @@ static int gc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
 
     vat_csv_add_row(c, gc_cols, GC_NCOLS);
     size_t n = (size_t)vat_rng_range(r, 14, 30);
+    if (n < (size_t)nt + 6)
+        n = (size_t)nt + 6;
     int64_t secs = (int64_t)(vat_date_from_civil(2023, 1, 2) + (int32_t)vat_rng_range(r, 0, 700)) *
                    86400;
     long id = (long)vat_rng_range(r, 20000, 80000);
@@ -453,6 +456,9 @@ static int gc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         } else if (i < 6) {
             g = 2;
             dirty = i == 5 ? (int)VAT_DIRTY_UPPER : -1;
+        } else if (i < (size_t)nt + 3) {
+            g = (int)i - 3; /* every other team once */
+            dirty = -1;
         } else {
             g = 1 + (int)vat_rng_below(r, (uint32_t)(nt - 1));
             dirty = vat_rng_chance(r, 0.3) ? (int)vat_rng_below(r, VAT_DIRTY_N) : -1;
