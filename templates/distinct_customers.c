@@ -298,8 +298,10 @@ static int trap_answer(struct vat_task *t, struct vat_err *e)
 /* ---- the program form ------------------------------------------------------ */
 
 static const char *const dc_types[DC_NCOLS] = {"TEXT", "TEXT", "REAL", "TEXT"};
-static const char *const dc_tables[] = {"orders", "shop_orders", "web_orders", "order_export",
-                                        "orders_csv"};
+/* (No base is another with one of progform.c's prefixes or suffixes, so
+ * composed table names stay distinct.) */
+static const char *const dc_tables[] = {"orders", "customer_orders", "webshop_orders",
+                                        "order_export", "orders_csv"};
 static const char *const dc_outs[] = {"customers", "distinct_customers", "n_customers",
                                       "customer_count", "num_customers"};
 
