@@ -436,40 +436,49 @@ static int gc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     }
     vat_rng_shuffle(r, team, (size_t)nt, sizeof *team);
 
-    vat_csv_add_row(c, gc_cols, GC_NCOLS);
     size_t n = (size_t)vat_rng_range(r, 14, 30);
     if (n < (size_t)nt + 6)
         n = (size_t)nt + 6;
+    /* The planted rows first, then shuffled into the file's order. */
+    struct gc_vrow {
+        int g;
+        int dirty; /* -1 clean, else an enum vat_dirty */
+        bool blank_who, blank_priority, blank_channel;
+    } *rows = vat_xcalloc(n, sizeof *rows);
+    for (size_t i = 0; i < n; i++) {
+        struct gc_vrow *x = &rows[i];
+        x->dirty = -1;
+        if (i == 0) {
+            x->dirty = (int)single[(k - 1) % 3];
+        } else if (i < 4) {
+            x->g = 1;
+            x->dirty = i == 3 ? (int)VAT_DIRTY_TRAIL : -1;
+        } else if (i < 6) {
+            x->g = 2;
+            x->dirty = i == 5 ? (int)VAT_DIRTY_UPPER : -1;
+        } else if (i < (size_t)nt + 3) {
+            x->g = (int)i - 3; /* every other team once */
+        } else {
+            x->g = 1 + (int)vat_rng_below(r, (uint32_t)(nt - 1));
+            x->dirty = vat_rng_chance(r, 0.3) ? (int)vat_rng_below(r, VAT_DIRTY_N) : -1;
+        }
+        x->blank_who = i == 2 || vat_rng_chance(r, 0.15);
+        x->blank_priority = i == 4 || vat_rng_chance(r, 0.15);
+        x->blank_channel = i == 1 || vat_rng_chance(r, 0.15);
+    }
+    vat_rng_shuffle(r, rows, n, sizeof *rows);
+
+    vat_csv_add_row(c, gc_cols, GC_NCOLS);
     int64_t secs = (int64_t)(vat_date_from_civil(2023, 1, 2) + (int32_t)vat_rng_range(r, 0, 700)) *
                    86400;
     long id = (long)vat_rng_range(r, 20000, 80000);
     char label[GC_LABEL], who[64], when[20];
     for (size_t i = 0; i < n; i++) {
-        int g;
-        int dirty; /* -1 clean, else an enum vat_dirty */
-        if (i == 0) {
-            g = 0;
-            dirty = (int)single[(k - 1) % 3];
-        } else if (i < 4) {
-            g = 1;
-            dirty = i == 3 ? (int)VAT_DIRTY_TRAIL : -1;
-        } else if (i < 6) {
-            g = 2;
-            dirty = i == 5 ? (int)VAT_DIRTY_UPPER : -1;
-        } else if (i < (size_t)nt + 3) {
-            g = (int)i - 3; /* every other team once */
-            dirty = -1;
-        } else {
-            g = 1 + (int)vat_rng_below(r, (uint32_t)(nt - 1));
-            dirty = vat_rng_chance(r, 0.3) ? (int)vat_rng_below(r, VAT_DIRTY_N) : -1;
-        }
-        if (dirty < 0)
-            snprintf(label, sizeof label, "%s", team[g]);
+        const struct gc_vrow *x = &rows[i];
+        if (x->dirty < 0)
+            snprintf(label, sizeof label, "%s", team[x->g]);
         else
-            vat_gen_dirty_label(team[g], (enum vat_dirty)dirty, label, sizeof label);
-        bool blank_who = i == 2 || vat_rng_chance(r, 0.15);
-        bool blank_priority = i == 4 || vat_rng_chance(r, 0.15);
-        bool blank_channel = i == 1 || vat_rng_chance(r, 0.15);
+            vat_gen_dirty_label(team[x->g], (enum vat_dirty)x->dirty, label, sizeof label);
         id += (long)vat_rng_range(r, 1, 3);
         secs += vat_rng_range(r, 60, 7200);
         vat_gen_person(r, who, sizeof who);
@@ -478,11 +487,12 @@ static int gc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         vat_csv_row_begin(c);
         vat_csv_addf(c, "TCK-%06ld", id);
         vat_csv_add(c, vat_fmt_timestamp(secs, when));
-        vat_csv_add(c, blank_who ? "" : who);
+        vat_csv_add(c, x->blank_who ? "" : who);
         vat_csv_add(c, label);
-        vat_csv_add(c, blank_priority ? "" : priority);
-        vat_csv_add(c, blank_channel ? "" : channel);
+        vat_csv_add(c, x->blank_priority ? "" : priority);
+        vat_csv_add(c, x->blank_channel ? "" : channel);
     }
+    free(rows);
     return 0;
 }
 
