@@ -10,20 +10,47 @@
 #include "template.h"
 #include "verifiers.h"
 
+static const char *const pf_prefixes[32] = {
+    "",      "eu_",   "us_",   "uk_",    "de_",   "fr_",     "apac_", "emea_",
+    "latam_", "na_",  "q1_",   "q2_",    "q3_",   "q4_",     "h1_",   "h2_",
+    "shop_", "web_",  "store_", "retail_", "b2b_", "b2c_",   "app_",  "pos_",
+    "main_", "core_", "ops_",  "fin_",   "crm_",  "erp_",    "legacy_", "new_"};
+static const char *const pf_suffixes[32] = {
+    "",          "_2019",    "_2020",   "_2021",   "_2022",  "_2023",   "_2024",  "_2025",
+    "_2026",     "_export",  "_raw",    "_snapshot", "_v2",  "_v3",     "_clean", "_latest",
+    "_daily",    "_weekly",  "_monthly", "_extract", "_dump", "_copy",  "_backup", "_staging",
+    "_final",    "_import",  "_archive", "_live",   "_tmp",   "_src",   "_tbl",   "_current"};
+
+/* The names of task t: (table, out) from the permutation of the names
+ * space (progform.h), the direction from the stream "form". */
+static void names_of(const struct vat_task *t, const struct vat_progform *pf, struct vat_rng *r,
+                     struct vat_pf_names *n)
+{
+    uint64_t q = vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "pf-names"),
+                                 VAT_PF_NAME_SPACE(pf), t->index);
+    size_t out = (size_t)(q % pf->nouts);
+    q /= pf->nouts;
+    size_t base = (size_t)(q % pf->ntables);
+    q /= pf->ntables;
+    snprintf(n->table, sizeof n->table, "%s%s%s", pf_prefixes[q % 32], pf->tables[base],
+             pf_suffixes[q / 32 % 32]);
+    n->out = pf->outs[out];
+    n->descending = vat_rng_chance(r, 0.5);
+}
+
 /* The stream "form": first the form (mixed only draws it, but the draw
  * is always taken so the names do not depend on the setting), then the
- * names. */
+ * direction. */
 static const char *form_draw(const struct vat_task *t, const struct vat_progform *pf,
                              struct vat_pf_names *n)
 {
     struct vat_rng r;
     vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, "form", t->attempt, NULL);
     bool sql = vat_rng_chance(&r, 0.5);
-    if (n) {
-        n->table = pf->tables[vat_rng_below(&r, (uint32_t)pf->ntables)];
-        n->out = pf->outs[vat_rng_below(&r, (uint32_t)pf->nouts)];
-        n->descending = vat_rng_chance(&r, 0.5);
-    }
+    if (n)
+        names_of(t, pf, &r, n);
+    if (t->n_fixtures < 1 || strcmp(t->fixture[0].format, "csv") != 0)
+        return "value";
     const char *want = json_string_value(json_object_get(t->cfg, "answer_form"));
     if (want && strcmp(want, "value") == 0)
         return "value";
