@@ -390,6 +390,43 @@ static void test_program_form(void **state)
     vat_tt_env_free(v);
 }
 
+/* A one-day window in the program form: gold compares the day with
+ * '=', the trap (bare dates) finds no payment at all, every variant still
+ * holds the bounds. */
+static void test_program_form_one_day(void **state)
+{
+    (void)state;
+    struct vat_tt_env *v = vat_tt_env_new(T, SEED);
+    json_object_set_new(v->cfg, "answer_form", json_string("sql"));
+    json_object_set_new(v->cfg, "window_min", json_integer(1));
+    json_object_set_new(v->cfg, "window_max", json_integer(1));
+    for (uint32_t i = 0; i < 6; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, MAX_ATTEMPTS, &r);
+        vat_tt_assert_replays(&r);
+        const char *d1 = vat_tt_param_str(&t, "from");
+        int32_t n1;
+        assert_int_equal(vat_parse_date(d1, &n1), 0);
+        char expect[80];
+        snprintf(expect, sizeof expect, "date(paid_at) = '%s'", d1);
+        assert_non_null(strstr(t.gold, expect));
+        snprintf(expect, sizeof expect, "payments made on %s?", d1);
+        assert_non_null(strstr(t.prompt, expect));
+        for (int k = 1; k <= 3; k++)
+            check_variant_corners(&t, k, n1, n1);
+        /* the trap's sum is NULL on every fixture */
+        struct vat_err e = {{0}};
+        json_t *tr = vat_sqlgen_run_all(&t, t.trap, &e);
+        assert_non_null(tr);
+        for (size_t f = 0; f < json_array_size(tr); f++)
+            assert_true(json_is_null(json_array_get(json_array_get(json_array_get(tr, f), 0), 0)));
+        json_decref(tr);
+        vat_task_clear(&t);
+    }
+    vat_tt_env_free(v);
+}
+
 int main(void)
 {
     struct vat_tt_env *v = vat_tt_env_new(T, SEED);
@@ -399,6 +436,7 @@ int main(void)
         cmocka_unit_test_prestate(test_one_day_window_prompt, v),
         cmocka_unit_test_prestate(test_confirm_catches_a_writer_bug, v),
         cmocka_unit_test(test_program_form),
+        cmocka_unit_test(test_program_form_one_day),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     vat_tt_env_free(v);
