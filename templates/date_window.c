@@ -6,7 +6,10 @@
  * the date itself, i.e. all of D2.  Every fixture holds a payment at D1
  * 00:00:00, one late on D2, sometimes one at D2 00:00:00, and one just
  * outside each bound (D1-1 23:59:59, D2+1 00:00:00), so the trap and the
- * other bound mistakes always miss.  Exports vat_tmpl_date_window. */
+ * other bound mistakes always miss.  In the program form (issue 14) gold
+ * is SUM(amount) over date(paid_at) from D1 through D2 and the trap the
+ * same bare-date comparison in SQL, both run on three variant CSVs that
+ * plant the same bounds.  Exports vat_tmpl_date_window. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,9 @@
  * received_at; the question is the total amount per user with each
  * event_id counted once.  The trap sums every delivery: every fixture holds
  * at least one retried event, so some user's trap total is too high.
+ * In the program form (issue 14) gold sums amount per user over SELECT
+ * DISTINCT event_id, user, amount and the trap over every row, both run on
+ * three variant CSVs with retries, same-amount events and blank amounts.
  * Exports vat_tmpl_dedupe_aggregate. */
 #include <stdio.h>
 #include <stdlib.h>
