@@ -25,11 +25,9 @@ static const char *const pf_suffixes[32] = {
 
 /* The names of task t: (table, out) from the permutation of the names
  * space (progform.h), the direction from the stream "form". */
-static void names_of(const struct vat_task *t, const struct vat_progform *pf, struct vat_rng *r,
-                     struct vat_pf_names *n)
+void vat_progform_compose(const struct vat_progform *pf, uint64_t q, struct vat_pf_names *n)
 {
-    uint64_t q = vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "pf-names"),
-                                 VAT_PF_NAME_SPACE(pf), t->index);
+    q %= VAT_PF_NAME_SPACE(pf);
     size_t out = (size_t)(q % pf->nouts);
     q /= pf->nouts;
     size_t base = (size_t)(q % pf->ntables);
@@ -37,6 +35,16 @@ static void names_of(const struct vat_task *t, const struct vat_progform *pf, st
     snprintf(n->table, sizeof n->table, "%s%s%s", pf_prefixes[q % 32], pf->tables[base],
              pf_suffixes[q / 32 % 32]);
     n->out = pf->outs[out];
+    n->descending = false;
+}
+
+static void names_of(const struct vat_task *t, const struct vat_progform *pf, struct vat_rng *r,
+                     struct vat_pf_names *n)
+{
+    vat_progform_compose(pf,
+                         vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "pf-names"),
+                                         VAT_PF_NAME_SPACE(pf), t->index),
+                         n);
     n->descending = vat_rng_chance(r, 0.5);
 }
 

@@ -33,6 +33,7 @@
 #define VAT_PROGFORM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -66,6 +67,14 @@ struct vat_pf_names {
 
 /* How many tasks of a template get distinct (table, out) names. */
 #define VAT_PF_NAME_SPACE(pf) ((uint64_t)1024 * (pf)->ntables * (pf)->nouts)
+
+struct vat_progform;
+/* Element q (mod VAT_PF_NAME_SPACE) of the names space, undecorated
+ * (descending false): the map the tasks' permutation indexes.  Its
+ * injectivity rests on the template's base names: no prefix + base +
+ * suffix may spell another combination (tests/test_progform.c checks
+ * every template). */
+void vat_progform_compose(const struct vat_progform *pf, uint64_t q, struct vat_pf_names *n);
 
 struct vat_progform {
     const char *const *tables;       /* base names the CSV loads as, e.g. "orders" (>= 4) */

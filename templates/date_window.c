@@ -361,7 +361,7 @@ static int dw_trap(struct vat_task *t, struct vat_err *e)
 /* ---- the program form ------------------------------------------------------ */
 
 static const char *const dw_types[DW_NCOLS] = {"TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
-static const char *const dw_tables[] = {"payments", "payments_export", "received_payments",
+static const char *const dw_tables[] = {"payments", "payment_export", "received_payments",
                                         "payment_log", "incoming_payments"};
 static const char *const dw_outs[] = {"total", "window_total", "total_paid", "amount_total",
                                       "paid_total"};

@@ -294,6 +294,42 @@ static void test_every_program_template(void **state)
     assert_true(n >= 1);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names space is injective for every template: no two elements spell
+ * the same (table, out), so tasks below VAT_PF_NAME_SPACE get distinct
+ * gold programs (a base that a prefix or suffix composes into another
+ * base, as "shop_" + "orders" into "shop_orders", would break it). */
+static void test_names_space_injective(void **state)
+{
+    (void)state;
+    for (size_t i = 0; vat_registry[i]; i++) {
+        const struct vat_progform *pf = vat_registry[i]->progform;
+        if (!pf)
+            continue;
+        assert_true(pf->ntables >= 4 && pf->nouts >= 4);
+        uint64_t n = VAT_PF_NAME_SPACE(pf);
+        assert_true(n >= 16384);
+        char **v = vat_xcalloc((size_t)n, sizeof *v);
+        for (uint64_t q = 0; q < n; q++) {
+            struct vat_pf_names nm;
+            vat_progform_compose(pf, q, &nm);
+            assert_true(strlen(nm.table) < sizeof nm.table - 1);
+            v[q] = vat_xasprintf("%s %s", nm.table, nm.out);
+        }
+        qsort(v, (size_t)n, sizeof *v, cmp_str);
+        for (uint64_t q = 1; q < n; q++)
+            if (strcmp(v[q - 1], v[q]) == 0)
+                fail_msg("%s: the names '%s' come twice", vat_registry[i]->name, v[q]);
+        for (uint64_t q = 0; q < n; q++)
+            free(v[q]);
+        free(v);
+    }
+}
+
 /* "mixed" draws both forms over a dozen tasks. */
 static void test_mixed_draws_both(void **state)
 {
@@ -325,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_prepared_hashes_csv_bytes),
         cmocka_unit_test(test_every_program_template),
         cmocka_unit_test(test_mixed_draws_both),
+        cmocka_unit_test(test_names_space_injective),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
