@@ -44,25 +44,28 @@ static void dump_string(struct vat_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     vat_buf_putc(b, '"');
+    size_t run = 0; /* start of the pending run of bytes copied as they are */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+            continue;
+        vat_buf_putn(b, s + run, i - run);
+        run = i + 1;
         switch (c) {
-        case '"': vat_buf_puts(b, "\\\""); break;
-        case '\\': vat_buf_puts(b, "\\\\"); break;
-        case '\n': vat_buf_puts(b, "\\n"); break;
-        case '\r': vat_buf_puts(b, "\\r"); break;
-        case '\t': vat_buf_puts(b, "\\t"); break;
-        case '\b': vat_buf_puts(b, "\\b"); break;
-        case '\f': vat_buf_puts(b, "\\f"); break;
-        default:
-            if (c < 0x20 || c == 0x7f) {
-                char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-                vat_buf_puts(b, u);
-            } else {
-                vat_buf_putc(b, (char)c);
-            }
+        case '"': vat_buf_putn(b, "\\\"", 2); break;
+        case '\\': vat_buf_putn(b, "\\\\", 2); break;
+        case '\n': vat_buf_putn(b, "\\n", 2); break;
+        case '\r': vat_buf_putn(b, "\\r", 2); break;
+        case '\t': vat_buf_putn(b, "\\t", 2); break;
+        case '\b': vat_buf_putn(b, "\\b", 2); break;
+        case '\f': vat_buf_putn(b, "\\f", 2); break;
+        default: {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            vat_buf_putn(b, u, 6);
+        }
         }
     }
+    vat_buf_putn(b, s + run, n - run);
     vat_buf_putc(b, '"');
 }
 

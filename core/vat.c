@@ -102,19 +102,30 @@ void vat_buf_puts(struct vat_buf *b, const char *s)
 
 void vat_buf_putc(struct vat_buf *b, char c)
 {
-    vat_buf_putn(b, &c, 1);
+    buf_grow(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = 0;
 }
 
 void vat_buf_vprintf(struct vat_buf *b, const char *fmt, va_list ap)
 {
+    /* Formatted straight into the free space when it fits (most calls:
+     * a number, a short name), so the text is formatted once, not
+     * measured first and formatted again. */
+    buf_grow(b, 64);
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    size_t room = b->cap - b->len;
+    int n = vsnprintf(b->data + b->len, room, fmt, ap2);
     va_end(ap2);
-    if (n <= 0)
+    if (n <= 0) {
+        b->data[b->len] = 0;
         return;
-    buf_grow(b, (size_t)n);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    }
+    if ((size_t)n >= room) {
+        buf_grow(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    }
     b->len += (size_t)n;
 }
 

@@ -1,20 +1,21 @@
 /* sqlio.c — SQLite fixture writer and small query helpers (see sqlio.h).
  * Exports vat_sqlw_open, vat_sqlw_insert, vat_sqlw_commit, vat_sqlw_abort,
- * vat_sqlite_pin_header, vat_sqlite_open_ro and vat_sqlite_exec.
+ * vat_sqlite_pin_header(_mem), vat_sqlite_open_ro and vat_sqlite_exec.
  *
  * A fixture's bytes must depend only on what was inserted: the page size,
  * encoding and auto-vacuum mode are pinned (a library built with other
- * defaults writes the same file), there is no journal (the temporary file
- * is simply dropped on failure), the header's writer-version fields are
- * pinned after the close, and nothing else varies between runs, so the
- * same inserts give a byte-identical file and a stable sha256.
+ * defaults writes the same file), there is no journal, the database is
+ * built in memory and written once at commit (so a failure leaves no
+ * file), the header's writer-version fields are pinned before it is
+ * written, and nothing else varies between runs, so the same inserts give
+ * a byte-identical file and a stable sha256.
  *
  * Prepared statements are cached in the connection itself: SQLite keeps a
  * list of a connection's statements (sqlite3_next_stmt) with their text
  * (sqlite3_sql), which is all a per-sql-text cache needs.
  *
  * vat_sqlw_insert has no error out-parameter, so a failed insert poisons
- * the writer: the temporary file is dropped at once and the message is
+ * the writer: the database is dropped at once and the message is
  * kept (per thread) for vat_sqlw_commit to report.  A fixture with a
  * silently missing row can then never be committed. */
 #include "sqlio.h"
@@ -36,15 +37,7 @@ static void finalize_all(sqlite3 *db)
         sqlite3_finalize(st);
 }
 
-static void remove_tmp_files(const char *tmp)
-{
-    char *journal = vat_xasprintf("%s-journal", tmp);
-    unlink(tmp);
-    unlink(journal);
-    free(journal);
-}
-
-/* Closes the connection and drops the temporary file; keeps the paths. */
+/* Closes the connection (its memory goes with it); keeps the paths. */
 static void drop_db(struct vat_sqlw *w)
 {
     if (w->db) {
@@ -52,35 +45,41 @@ static void drop_db(struct vat_sqlw *w)
         sqlite3_close(w->db);
         w->db = NULL;
     }
-    if (w->tmp_path)
-        remove_tmp_files(w->tmp_path);
 }
 
 static void free_paths(struct vat_sqlw *w)
 {
     free(w->final_path);
-    free(w->tmp_path);
-    w->final_path = w->tmp_path = NULL;
+    free(w->root);
+    free(w->rel);
+    w->final_path = w->root = w->rel = NULL;
 }
 
 int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const char *schema_sql,
                   struct vat_err *e)
 {
     w->db = NULL;
-    w->final_path = w->tmp_path = NULL;
+    w->final_path = w->root = w->rel = NULL;
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
     if (vat_mkdirs_for(root, rel, e) != 0)
         return -1;
     w->final_path = vat_path_join(root, rel);
-    w->tmp_path = vat_xasprintf("%s.tmp", w->final_path);
-    /* A stale temporary from an interrupted run would be opened as an
-     * existing database and keep its old tables. */
-    remove_tmp_files(w->tmp_path);
+    w->root = vat_xstrdup(root);
+    w->rel = vat_xstrdup(rel);
 
-    if (sqlite3_open_v2(w->tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        vat_err_set(e, "vat: cannot create '%s.tmp': %s", rel,
+    /* The database is built in memory (SQLite's memdb VFS: a private
+     * database, its name not starting with '/', so never shared between
+     * connections) and written to the file once at commit: no file is
+     * opened, locked, written page by page and reopened while it is
+     * filled.  The memdb VFS is an ordinary file to the pager (unlike
+     * ":memory:"), so the header's change counter and every page come out
+     * as they did in a file. */
+    if (sqlite3_open_v2("file:vat-sqlw?vfs=memdb", &w->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI |
+                            SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot create '%s': %s", rel,
                     w->db ? sqlite3_errmsg(w->db) : "out of memory");
         goto fail;
     }
@@ -237,22 +236,21 @@ int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
         goto out;
     }
     finalize_all(w->db);
-    if (sqlite3_close(w->db) != SQLITE_OK) {
-        vat_err_set(e, "vat: cannot close '%s': %s", w->final_path, sqlite3_errmsg(w->db));
-        drop_db(w);
+    sqlite3_int64 size = 0;
+    unsigned char *img = sqlite3_serialize(w->db, "main", &size, 0);
+    drop_db(w);
+    if (!img || size < 100) {
+        sqlite3_free(img);
+        vat_err_set(e, "vat: cannot write '%s': the database cannot be serialized",
+                    w->final_path);
         goto out;
     }
-    w->db = NULL;
-    if (vat_sqlite_pin_header(w->tmp_path, e) != 0) {
-        remove_tmp_files(w->tmp_path);
+    if (vat_sqlite_pin_header_mem(img, (size_t)size, e) != 0 ||
+        vat_write_file_atomic(w->root, w->rel, (const char *)img, (size_t)size, e) != 0) {
+        sqlite3_free(img);
         goto out;
     }
-    if (rename(w->tmp_path, w->final_path) != 0) {
-        vat_err_set(e, "vat: cannot rename '%s' to '%s': %s", w->tmp_path, w->final_path,
-                    strerror(errno));
-        remove_tmp_files(w->tmp_path);
-        goto out;
-    }
+    sqlite3_free(img);
     rc = 0;
 out:
     insert_error[0] = 0;
@@ -268,6 +266,17 @@ static void put_be32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)v;
 }
 
+int vat_sqlite_pin_header_mem(unsigned char *img, size_t n, struct vat_err *e)
+{
+    static const char magic[16] = "SQLite format 3";
+    if (n < 100 || memcmp(img, magic, sizeof magic) != 0)
+        return vat_err_set(e, "vat: the database has no SQLite database header");
+    /* version-valid-for = change counter, then the writer's version */
+    memcpy(img + 92, img + 24, 4);
+    put_be32(img + 96, VAT_SQLITE_HEADER_VERSION);
+    return 0;
+}
+
 int vat_sqlite_pin_header(const char *path, struct vat_err *e)
 {
     static const char magic[16] = "SQLite format 3";
@@ -279,9 +288,8 @@ int vat_sqlite_pin_header(const char *path, struct vat_err *e)
         fclose(f);
         return vat_err_set(e, "vat: '%s' has no SQLite database header", path);
     }
-    /* version-valid-for = change counter, then the writer's version */
-    memcpy(h + 92, h + 24, 4);
-    put_be32(h + 96, VAT_SQLITE_HEADER_VERSION);
+    struct vat_err ignore;
+    vat_sqlite_pin_header_mem(h, sizeof h, &ignore);
     int bad = fseek(f, 92, SEEK_SET) != 0 || fwrite(h + 92, 1, 8, f) != 8;
     if (fclose(f) != 0 || bad)
         return vat_err_set(e, "vat: cannot write the header of '%s': %s", path, strerror(errno));

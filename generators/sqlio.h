@@ -10,21 +10,23 @@
 
 struct vat_sqlw {
     sqlite3 *db;
-    char *final_path; /* root/rel                         */
-    char *tmp_path;   /* root/rel.tmp while being written */
+    char *final_path; /* root/rel (for messages)                 */
+    char *root, *rel; /* where commit writes the finished image  */
 };
 
-/* Creates root/rel.tmp (removing a stale one), runs schema_sql and opens a
- * transaction.  0 or -1. */
+/* Opens a database in memory for root/rel (refusing an unsafe rel and
+ * creating its directories), runs schema_sql and opens a transaction.
+ * Nothing is written to the file until commit.  0 or -1. */
 int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const char *schema_sql,
                   struct vat_err *e);
 /* Inserts one row with a prepared statement cached per sql text.  types is
  * one letter per parameter: 't' const char * (NULL gives NULL), 'i' int64_t (cast literals: it is read with va_arg as int64_t),
  * 'd' double, 'n' NULL (no argument).  0 or -1. */
 int vat_sqlw_insert(struct vat_sqlw *w, const char *sql, const char *types, ...);
-/* Commits, closes and renames into place.  0 or -1. */
+/* Commits, pins the header and writes the image to root/rel.tmp, renamed
+ * into place (vat_write_file_atomic).  0 or -1. */
 int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e);
-/* Abandons the file (rollback, close, unlink the temporary). */
+/* Abandons the database (nothing was written). */
 void vat_sqlw_abort(struct vat_sqlw *w);
 
 /* The SQLite library that writes a fixture records itself in the database
@@ -39,6 +41,8 @@ void vat_sqlw_abort(struct vat_sqlw *w);
 #define VAT_SQLITE_HEADER_VERSION 3040001u
 /* Pins those fields of the closed database file at path.  0 or -1. */
 int vat_sqlite_pin_header(const char *path, struct vat_err *e);
+/* The same on a database image of n bytes in memory.  0 or -1. */
+int vat_sqlite_pin_header_mem(unsigned char *img, size_t n, struct vat_err *e);
 
 /* Opens root/rel read-only (never creating it).  0 or -1. */
 int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct vat_err *e);

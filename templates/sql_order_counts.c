@@ -239,118 +239,6 @@ static bool in_window(const struct question *q, int32_t day)
 
 /* ---- the fixture rows ------------------------------------------------------- */
 
-struct cust {
-    int64_t num;      /* the id, or the number in the code            */
-    char name[64];
-    const char *city; /* NULL sometimes                               */
-    int32_t signup;
-};
-
-/* An order's customer: an index into the customers, or one of these. */
-#define CUST_NULL (-1)
-#define CUST_UNKNOWN (-2)
-
-struct ord {
-    int cust;
-    int64_t unknown; /* the id of an unknown customer (CUST_UNKNOWN) */
-    int32_t day;
-    int32_t secs;    /* time of day */
-    int channel;
-    int64_t cents;
-    int seq;
-};
-
-struct plan {
-    struct cust *c;
-    size_t nc;
-    struct ord *o;
-    size_t no, cap;
-};
-
-static void add_order(struct plan *p, struct vat_rng *rng, int cust, int32_t day)
-{
-    if (p->no == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 64;
-        p->o = vat_xrealloc(p->o, p->cap * sizeof *p->o);
-    }
-    struct ord *o = &p->o[p->no];
-    memset(o, 0, sizeof *o);
-    o->cust = cust;
-    o->day = day;
-    o->secs = (int32_t)vat_rng_range(rng, 7 * 3600, 22 * 3600 + 1800);
-    o->channel = (int)vat_rng_below(rng, sizeof channels / sizeof *channels);
-    o->cents = vat_gen_cents(rng, 799, 48000);
-    o->seq = (int)p->no;
-    p->no++;
-}
-
-/* A day of the span inside (want_in) or outside the window. */
-static int32_t draw_day(const struct question *q, struct vat_rng *rng, bool want_in)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        int32_t d = (int32_t)vat_rng_range(rng, q->span_lo, q->span_hi);
-        if (q->filter == F_NONE || in_window(q, d) == want_in)
-            return d;
-    }
-    /* A narrow window: take its edge or the day next to it. */
-    if (want_in)
-        return q->lo != INT32_MIN ? q->lo : q->hi;
-    return q->lo != INT32_MIN ? q->lo - 1 : q->hi + 1;
-}
-
-/* Draws nc customers with increasing ids (gaps between them) and names,
- * two of them sharing a name. */
-static void draw_customers(struct plan *p, const struct question *q, struct vat_rng *rng,
-                           size_t nc)
-{
-    p->nc = nc;
-    p->c = vat_xcalloc(nc, sizeof *p->c);
-    int64_t id = q->coded ? vat_rng_range(rng, 10, 4000) : vat_rng_range(rng, 1, 900);
-    size_t ncity;
-    const char *const *cities = vat_words("city", &ncity);
-    for (size_t i = 0; i < nc; i++) {
-        id += vat_rng_range(rng, 1, 9);
-        p->c[i].num = id;
-        vat_gen_person(rng, p->c[i].name, sizeof p->c[i].name);
-        p->c[i].city =
-            vat_rng_chance(rng, 0.1) ? NULL : cities[vat_rng_below(rng, (uint32_t)ncity)];
-        p->c[i].signup = (int32_t)vat_rng_range(rng, q->span_lo - 900, q->span_lo + 300);
-    }
-    /* Names are not unique: grouping by name would merge two customers. */
-    size_t a = vat_rng_below(rng, (uint32_t)nc), b = vat_rng_below(rng, (uint32_t)(nc - 1));
-    if (b >= a)
-        b++;
-    memcpy(p->c[b].name, p->c[a].name, sizeof p->c[b].name);
-}
-
-/* The days next to every edge of the window: orders there kill a query
- * whose bound is off by one day or uses the wrong comparison. */
-static size_t boundary_days(const struct question *q, int32_t out[4])
-{
-    size_t n = 0;
-    if (q->lo != INT32_MIN) {
-        out[n++] = q->lo - 1;
-        out[n++] = q->lo;
-    }
-    if (q->hi != INT32_MAX) {
-        out[n++] = q->hi;
-        out[n++] = q->hi + 1;
-    }
-    return n;
-}
-
-/* An id no customer has: between two customers or past the last. */
-static int64_t unknown_id(const struct plan *p, struct vat_rng *rng)
-{
-    for (int tries = 0; tries < 50; tries++) {
-        size_t i = vat_rng_below(rng, (uint32_t)p->nc);
-        int64_t cand = p->c[i].num + 1;
-        if (i + 1 == p->nc || p->c[i + 1].num != cand)
-            return cand;
-    }
-    return p->c[p->nc - 1].num + 1;
-}
-
 /* Fills a plan.  roles[i] says what customer i is: 0 active (orders in
  * the window), 1 without any order, 2 with orders outside the window
  * only.  target[i] (when not NULL) is the number of in-window orders an
@@ -358,7 +246,7 @@ static int64_t unknown_id(const struct plan *p, struct vat_rng *rng)
  * Each of the edge_rounds puts one order on every day next to a window
  * edge; n_null guest checkouts and n_unknown orders of unknown customers
  * come last. */
-static void fill_plan(struct plan *p, const struct question *q, struct vat_rng *rng,
+static void fill_plan(struct vat_sqlgen_plan *p, const struct question *q, struct vat_rng *rng,
                       const int *roles, const int *target, size_t extra, size_t n_null,
                       size_t n_unknown, int edge_rounds)
 {
@@ -370,13 +258,13 @@ static void fill_plan(struct plan *p, const struct question *q, struct vat_rng *
         else if (roles[i] == 2) {
             int k = (int)vat_rng_range(rng, 1, 3);
             for (int j = 0; j < k; j++)
-                add_order(p, rng, (int)i, draw_day(q, rng, false));
+                vat_sqlgen_add_order(p, rng, (int)i, vat_sqlgen_draw_day(p, rng, false));
         }
     }
     for (size_t i = 0; i < nactive; i++) {
         int k = target ? target[active[i]] : 1;
         for (int j = 0; j < k; j++)
-            add_order(p, rng, active[i], draw_day(q, rng, true));
+            vat_sqlgen_add_order(p, rng, active[i], vat_sqlgen_draw_day(p, rng, true));
     }
     /* Extra orders of active customers, in and out of the window; with
      * targets only out of it, so the targets hold (and none without a
@@ -386,23 +274,23 @@ static void fill_plan(struct plan *p, const struct question *q, struct vat_rng *
     for (size_t j = 0; j < extra && nactive; j++) {
         int who = active[vat_rng_below(rng, (uint32_t)nactive)];
         bool in = target ? false : vat_rng_chance(rng, 0.7);
-        add_order(p, rng, who, draw_day(q, rng, in));
+        vat_sqlgen_add_order(p, rng, who, vat_sqlgen_draw_day(p, rng, in));
     }
     int32_t days[4];
-    size_t nb = nactive && !target ? boundary_days(q, days) : 0;
+    size_t nb = nactive && !target ? vat_sqlgen_boundary_days(p, days) : 0;
     for (int round = 0; round < edge_rounds; round++) {
         for (size_t k = 0; k < nb; k++) {
-            add_order(p, rng, active[vat_rng_below(rng, (uint32_t)nactive)], days[k]);
+            vat_sqlgen_add_order(p, rng, active[vat_rng_below(rng, (uint32_t)nactive)], days[k]);
             /* the last instant of a day punishes comparing a timestamp
              * with the bare date of the window's end */
             p->o[p->no - 1].secs = 86399 - (int32_t)vat_rng_below(rng, 600);
         }
     }
     for (size_t k = 0; k < n_null; k++)
-        add_order(p, rng, CUST_NULL, draw_day(q, rng, true));
+        vat_sqlgen_add_order(p, rng, VAT_SQLGEN_CUST_NULL, vat_sqlgen_draw_day(p, rng, true));
     for (size_t k = 0; k < n_unknown; k++) {
-        add_order(p, rng, CUST_UNKNOWN, draw_day(q, rng, true));
-        p->o[p->no - 1].unknown = unknown_id(p, rng);
+        vat_sqlgen_add_order(p, rng, VAT_SQLGEN_CUST_UNKNOWN, vat_sqlgen_draw_day(p, rng, true));
+        p->o[p->no - 1].unknown = vat_sqlgen_unknown_id(p, rng);
     }
     free(active);
 }
@@ -423,11 +311,11 @@ static void mark(int *roles, size_t nc, struct vat_rng *rng, size_t k, int r)
 /* Main fixture: realistic; 2 to 4 customers without orders, customers
  * with orders outside the window only, orders on each side of every
  * window edge, now and then a guest checkout or an unknown customer. */
-static void plan_main(const struct question *q, struct vat_rng *rng, struct plan *p)
+static void plan_main(const struct question *q, struct vat_rng *rng, struct vat_sqlgen_plan *p)
 {
     long n = (long)vat_rng_range(rng, q->rows_min, q->rows_max);
     size_t nc = (size_t)(n / 3 < 8 ? 8 : n / 3 > 40 ? 40 : n / 3);
-    draw_customers(p, q, rng, nc);
+    vat_sqlgen_draw_customers(p, q->coded, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles);
     mark(roles, nc, rng, (size_t)vat_rng_range(rng, 2, 4), 1);
     if (q->filter != F_NONE)
@@ -445,9 +333,9 @@ static void plan_main(const struct question *q, struct vat_rng *rng, struct plan
             active[nactive++] = (int)i;
     while ((long)p->no < n && nactive) {
         /* the day, then the customer: one draw per statement */
-        int32_t day = draw_day(q, rng, vat_rng_chance(rng, 0.7));
+        int32_t day = vat_sqlgen_draw_day(p, rng, vat_rng_chance(rng, 0.7));
         int cust = active[vat_rng_below(rng, (uint32_t)nactive)];
-        add_order(p, rng, cust, day);
+        vat_sqlgen_add_order(p, rng, cust, day);
     }
     free(active);
     free(roles);
@@ -456,10 +344,10 @@ static void plan_main(const struct question *q, struct vat_rng *rng, struct plan
 /* Variant "edges": the customers with the smallest and the largest id
  * have no orders, guest checkouts and orders of unknown customers, and
  * several orders on every window edge. */
-static void plan_edges(const struct question *q, struct vat_rng *rng, struct plan *p)
+static void plan_edges(const struct question *q, struct vat_rng *rng, struct vat_sqlgen_plan *p)
 {
     size_t nc = (size_t)vat_rng_range(rng, 6, 10);
-    draw_customers(p, q, rng, nc);
+    vat_sqlgen_draw_customers(p, q->coded, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles);
     roles[0] = roles[nc - 1] = 1;
     if (q->filter != F_NONE)
@@ -471,10 +359,10 @@ static void plan_edges(const struct question *q, struct vat_rng *rng, struct pla
 /* Variant "ties": counts drawn from a small set so several customers tie
  * at every count, three customers share a name, and some have orders
  * outside the window only. */
-static void plan_ties(const struct question *q, struct vat_rng *rng, struct plan *p)
+static void plan_ties(const struct question *q, struct vat_rng *rng, struct vat_sqlgen_plan *p)
 {
     size_t nc = (size_t)vat_rng_range(rng, 7, 11);
-    draw_customers(p, q, rng, nc);
+    vat_sqlgen_draw_customers(p, q->coded, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles), *target = vat_xcalloc(nc, sizeof *target);
     mark(roles, nc, rng, 2, 1);
     if (q->filter != F_NONE)
@@ -492,10 +380,10 @@ static void plan_ties(const struct question *q, struct vat_rng *rng, struct plan
 
 /* Variant "single": one customer has orders in the window, the others
  * none (or orders outside it only). */
-static void plan_single(const struct question *q, struct vat_rng *rng, struct plan *p)
+static void plan_single(const struct question *q, struct vat_rng *rng, struct vat_sqlgen_plan *p)
 {
     size_t nc = (size_t)vat_rng_range(rng, 3, 6);
-    draw_customers(p, q, rng, nc);
+    vat_sqlgen_draw_customers(p, q->coded, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles);
     size_t keep = vat_rng_below(rng, (uint32_t)nc);
     for (size_t i = 0; i < nc; i++)
@@ -507,7 +395,7 @@ static void plan_single(const struct question *q, struct vat_rng *rng, struct pl
 
 static int cmp_order(const void *a, const void *b)
 {
-    const struct ord *x = a, *y = b;
+    const struct vat_sqlgen_ord *x = a, *y = b;
     if (x->day != y->day)
         return x->day < y->day ? -1 : 1;
     if (x->secs != y->secs)
@@ -523,7 +411,7 @@ static void fmt_key(const struct question *q, int64_t num, char out[32])
         snprintf(out, 32, "%lld", (long long)num);
 }
 
-static int insert_customer(struct vat_sqlw *w, const struct question *q, const struct cust *c)
+static int insert_customer(struct vat_sqlw *w, const struct question *q, const struct vat_sqlgen_cust *c)
 {
     char key[32], signup[11];
     vat_fmt_date(c->signup, signup);
@@ -534,8 +422,8 @@ static int insert_customer(struct vat_sqlw *w, const struct question *q, const s
     return vat_sqlw_insert(w, q->insert_customer, "ittt", c->num, c->name, c->city, signup);
 }
 
-static int insert_order(struct vat_sqlw *w, const struct question *q, const struct plan *p,
-                        const struct ord *o, int64_t oid)
+static int insert_order(struct vat_sqlw *w, const struct question *q, const struct vat_sqlgen_plan *p,
+                        const struct vat_sqlgen_ord *o, int64_t oid)
 {
     char when[20], key[32];
     if (q->timestamps)
@@ -544,9 +432,9 @@ static int insert_order(struct vat_sqlw *w, const struct question *q, const stru
         vat_fmt_date(o->day, when);
     double amount = (double)o->cents / 100.0;
     const char *ch = channels[o->channel];
-    if (o->cust == CUST_NULL)
+    if (o->cust == VAT_SQLGEN_CUST_NULL)
         return vat_sqlw_insert(w, q->insert_order, "inttd", oid, when, ch, amount);
-    int64_t num = o->cust == CUST_UNKNOWN ? o->unknown : p->c[o->cust].num;
+    int64_t num = o->cust == VAT_SQLGEN_CUST_UNKNOWN ? o->unknown : p->c[o->cust].num;
     if (q->coded) {
         fmt_key(q, num, key);
         return vat_sqlw_insert(w, q->insert_order, "itttd", oid, key, when, ch, amount);
@@ -557,7 +445,10 @@ static int insert_order(struct vat_sqlw *w, const struct question *q, const stru
 static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, struct vat_err *e)
 {
     const struct question *q = ctx;
-    struct plan p = {NULL, 0, NULL, 0, 0};
+    struct vat_sqlgen_plan p = {
+        .w = {q->span_lo, q->span_hi, q->lo, q->hi, q->filter == F_NONE},
+        .n_channels = sizeof channels / sizeof *channels,
+    };
     switch (corner == 0 ? 0 : (corner - 1) % 3 + 1) {
     case 0: plan_main(q, rng, &p); break;
     case 1: plan_edges(q, rng, &p); break;

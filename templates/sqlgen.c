@@ -3,12 +3,14 @@
  * checker spec, plain row reads and result comparison (see sqlgen.h). */
 #include "sqlgen.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jsonout.h"
+#include "values.h"
 #include "template.h"
 #include "trace.h"
 #include "verifiers.h"
@@ -578,4 +580,86 @@ int vat_sqlgen_set_trap(struct vat_task *t, char *trap_sql, double rel_tol, doub
     free(t->trap);
     t->trap = trap_sql;
     return 0;
+}
+
+/* ---- customers and their orders (the order-count templates) -------------- */
+
+void vat_sqlgen_add_order(struct vat_sqlgen_plan *p, struct vat_rng *rng, int cust, int32_t day)
+{
+    if (p->no == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->o = vat_xrealloc(p->o, p->cap * sizeof *p->o);
+    }
+    struct vat_sqlgen_ord *o = &p->o[p->no];
+    memset(o, 0, sizeof *o);
+    o->cust = cust;
+    o->day = day;
+    o->secs = (int32_t)vat_rng_range(rng, 7 * 3600, 22 * 3600 + 1800);
+    o->channel = (int)vat_rng_below(rng, (uint32_t)p->n_channels);
+    o->cents = vat_gen_cents(rng, 799, 48000);
+    o->seq = (int)p->no;
+    p->no++;
+}
+
+int32_t vat_sqlgen_draw_day(const struct vat_sqlgen_plan *p, struct vat_rng *rng, bool want_in)
+{
+    const struct vat_sqlgen_window *w = &p->w;
+    for (int tries = 0; tries < 200; tries++) {
+        int32_t d = (int32_t)vat_rng_range(rng, w->span_lo, w->span_hi);
+        if (w->none || (d >= w->lo && d <= w->hi) == want_in)
+            return d;
+    }
+    /* A narrow window: take its edge or the day next to it. */
+    if (want_in)
+        return w->lo != INT32_MIN ? w->lo : w->hi;
+    return w->lo != INT32_MIN ? w->lo - 1 : w->hi + 1;
+}
+
+void vat_sqlgen_draw_customers(struct vat_sqlgen_plan *p, bool coded, struct vat_rng *rng,
+                               size_t nc)
+{
+    p->nc = nc;
+    p->c = vat_xcalloc(nc, sizeof *p->c);
+    int64_t id = coded ? vat_rng_range(rng, 10, 4000) : vat_rng_range(rng, 1, 900);
+    size_t ncity;
+    const char *const *cities = vat_words("city", &ncity);
+    for (size_t i = 0; i < nc; i++) {
+        id += vat_rng_range(rng, 1, 9);
+        p->c[i].num = id;
+        vat_gen_person(rng, p->c[i].name, sizeof p->c[i].name);
+        p->c[i].city =
+            vat_rng_chance(rng, 0.1) ? NULL : cities[vat_rng_below(rng, (uint32_t)ncity)];
+        p->c[i].signup = (int32_t)vat_rng_range(rng, p->w.span_lo - 900, p->w.span_lo + 300);
+    }
+    /* Names are not unique: grouping by name would merge two customers. */
+    size_t a = vat_rng_below(rng, (uint32_t)nc), b = vat_rng_below(rng, (uint32_t)(nc - 1));
+    if (b >= a)
+        b++;
+    memcpy(p->c[b].name, p->c[a].name, sizeof p->c[b].name);
+}
+
+size_t vat_sqlgen_boundary_days(const struct vat_sqlgen_plan *p, int32_t out[4])
+{
+    const struct vat_sqlgen_window *w = &p->w;
+    size_t n = 0;
+    if (w->lo != INT32_MIN) {
+        out[n++] = w->lo - 1;
+        out[n++] = w->lo;
+    }
+    if (w->hi != INT32_MAX) {
+        out[n++] = w->hi;
+        out[n++] = w->hi + 1;
+    }
+    return n;
+}
+
+int64_t vat_sqlgen_unknown_id(const struct vat_sqlgen_plan *p, struct vat_rng *rng)
+{
+    for (int tries = 0; tries < 50; tries++) {
+        size_t i = vat_rng_below(rng, (uint32_t)p->nc);
+        int64_t cand = p->c[i].num + 1;
+        if (i + 1 == p->nc || p->c[i + 1].num != cand)
+            return cand;
+    }
+    return p->c[p->nc - 1].num + 1;
 }

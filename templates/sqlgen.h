@@ -4,8 +4,10 @@
  * the sql checker spec, reading tables back as plain rows (for second
  * derivations), running a query on every fixture of a task, and comparing
  * result rows with tolerance.
- * Exports struct vat_sqlgen_set, vat_sqlgen_fill_fn and the vat_sqlgen_*
- * functions.
+ * Also the customers-and-orders plan the order-count templates
+ * (sql_order_counts, sql_paid_order_counts) draw their fixtures from.
+ * Exports struct vat_sqlgen_set, vat_sqlgen_fill_fn, the plan structs and
+ * the vat_sqlgen_* functions.
  *
  * How an SQL template uses it:
  *   generate:  fill a struct vat_sqlgen_set (schema, tables, a fill
@@ -23,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -132,5 +135,64 @@ int vat_sqlgen_confirm(const struct vat_task *t, vat_sqlgen_derive_fn derive,
  * query freed). */
 int vat_sqlgen_set_trap(struct vat_task *t, char *trap_sql, double rel_tol, double abs_tol,
                         struct vat_err *e);
+
+/* ---- customers and their orders (the order-count templates) -------------- */
+
+struct vat_sqlgen_cust {
+    int64_t num;      /* the id, or the number in the code            */
+    char name[64];
+    const char *city; /* NULL sometimes                               */
+    int32_t signup;
+};
+
+/* An order's customer: an index into the customers, or one of these. */
+#define VAT_SQLGEN_CUST_NULL (-1)
+#define VAT_SQLGEN_CUST_UNKNOWN (-2)
+
+struct vat_sqlgen_ord {
+    int cust;
+    int64_t unknown; /* the id of an unknown customer (CUST_UNKNOWN) */
+    int32_t day;
+    int32_t secs;    /* time of day */
+    int channel;
+    int64_t cents;
+    int seq;
+    int status;      /* the template's own status index (0 unless it sets one) */
+};
+
+/* The days a plan's orders fall in, and the question's date window. */
+struct vat_sqlgen_window {
+    int32_t span_lo, span_hi; /* days the fixtures' orders fall in          */
+    int32_t lo, hi;           /* the window, inclusive (INT32_MIN/MAX: open) */
+    bool none;                /* no window: every day is in it              */
+};
+
+/* One fixture's customers and orders before they are written.  The
+ * template sets w and n_channels (how many sales channels it names) and
+ * leaves the rest zero. */
+struct vat_sqlgen_plan {
+    struct vat_sqlgen_cust *c;
+    size_t nc;
+    struct vat_sqlgen_ord *o;
+    size_t no, cap;
+    struct vat_sqlgen_window w;
+    size_t n_channels;
+};
+
+/* Appends an order of customer cust on day (time, channel and amount
+ * drawn from rng). */
+void vat_sqlgen_add_order(struct vat_sqlgen_plan *p, struct vat_rng *rng, int cust, int32_t day);
+/* A day of the span inside (want_in) or outside the window. */
+int32_t vat_sqlgen_draw_day(const struct vat_sqlgen_plan *p, struct vat_rng *rng, bool want_in);
+/* Draws nc customers with increasing ids (gaps between them; coded ids
+ * start higher) and names, two of them sharing a name. */
+void vat_sqlgen_draw_customers(struct vat_sqlgen_plan *p, bool coded, struct vat_rng *rng,
+                               size_t nc);
+/* The days next to every edge of the window, into out; how many.  Orders
+ * there kill a query whose bound is off by one day or uses the wrong
+ * comparison. */
+size_t vat_sqlgen_boundary_days(const struct vat_sqlgen_plan *p, int32_t out[4]);
+/* An id no customer of p has: between two customers or past the last. */
+int64_t vat_sqlgen_unknown_id(const struct vat_sqlgen_plan *p, struct vat_rng *rng);
 
 #endif

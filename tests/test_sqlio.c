@@ -1,5 +1,6 @@
 /* test_sqlio.c — the SQLite fixture writer (deterministic bytes, typed
- * inserts, commit by rename, abort, poisoning) and the read-only opener
+ * inserts, the in-memory image equal to a file's, commit by rename, abort,
+ * poisoning) and the read-only opener
  * (generators/sqlio.c). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,7 +67,84 @@ static void write_fixture(const char *root, const char *rel, int extra)
     assert_int_equal(vat_sqlw_commit(&w, &e), 0);
     assert_null(w.db);
     assert_null(w.final_path);
-    assert_null(w.tmp_path);
+    assert_null(w.root);
+}
+
+/* The writer builds the database in memory and writes it once: its bytes
+ * must be exactly those of the same inserts made through a database file
+ * with the same settings (header pinned the same way), so fixtures keep
+ * the bytes they had when they were written through a file. */
+static void test_memory_image_equals_file(void **state)
+{
+    const char *root = *state;
+    struct vat_sqlw w;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sqlw_open(&w, root, "mem.sqlite", schema, &e), 0);
+    for (int i = 0; i < 300; i++) {
+        char id[16], day[16];
+        snprintf(id, sizeof id, "INV-%05d", i);
+        snprintf(day, sizeof day, "2024-%02d-%02d", 1 + i % 12, 1 + i % 28);
+        assert_int_equal(vat_sqlw_insert(&w, ins_invoice, "titdt", id, (int64_t)(i % 17),
+                                         i % 3 ? "paid" : "pending", 10.25 * i, day),
+                         0);
+    }
+    for (int i = 0; i < 17; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "Customer %d", i);
+        assert_int_equal(vat_sqlw_insert(&w, ins_customer, "it", (int64_t)i, name), 0);
+    }
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/file.sqlite", root);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "PRAGMA page_size=4096; PRAGMA auto_vacuum=NONE;"
+                                  "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                                  "PRAGMA encoding='UTF-8';",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, schema, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_stmt *inv, *cus;
+    assert_int_equal(sqlite3_prepare_v2(db, ins_invoice, -1, &inv, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, ins_customer, -1, &cus, NULL), SQLITE_OK);
+    for (int i = 0; i < 300; i++) {
+        char id[16], day[16];
+        snprintf(id, sizeof id, "INV-%05d", i);
+        snprintf(day, sizeof day, "2024-%02d-%02d", 1 + i % 12, 1 + i % 28);
+        sqlite3_bind_text(inv, 1, id, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(inv, 2, i % 17);
+        sqlite3_bind_text(inv, 3, i % 3 ? "paid" : "pending", -1, SQLITE_STATIC);
+        sqlite3_bind_double(inv, 4, 10.25 * i);
+        sqlite3_bind_text(inv, 5, day, -1, SQLITE_TRANSIENT);
+        assert_int_equal(sqlite3_step(inv), SQLITE_DONE);
+        sqlite3_reset(inv);
+    }
+    for (int i = 0; i < 17; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "Customer %d", i);
+        sqlite3_bind_int64(cus, 1, i);
+        sqlite3_bind_text(cus, 2, name, -1, SQLITE_TRANSIENT);
+        assert_int_equal(sqlite3_step(cus), SQLITE_DONE);
+        sqlite3_reset(cus);
+    }
+    sqlite3_finalize(inv);
+    sqlite3_finalize(cus);
+    assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_close(db), SQLITE_OK);
+    assert_int_equal(vat_sqlite_pin_header(path, &e), 0);
+
+    char mem[512];
+    snprintf(mem, sizeof mem, "%s/mem.sqlite", root);
+    size_t nf, nm;
+    char *bf = vat_test_read_file(path, &nf), *bm = vat_test_read_file(mem, &nm);
+    assert_non_null(bf);
+    assert_non_null(bm);
+    assert_int_equal(nf, nm);
+    assert_memory_equal(bf, bm, nf);
+    free(bf);
+    free(bm);
 }
 
 static void test_deterministic_bytes(void **state)
@@ -218,7 +296,7 @@ static void test_abort_leaves_nothing(void **state)
     struct vat_sqlw w;
     struct vat_err e = {{0}};
     assert_int_equal(vat_sqlw_open(&w, root, "gone/db.sqlite", schema, &e), 0);
-    assert_true(exists(root, "gone/db.sqlite.tmp"));
+    assert_false(exists(root, "gone/db.sqlite.tmp")); /* nothing is written before commit */
     assert_int_equal(vat_sqlw_insert(&w, ins_customer, "it", (int64_t)1, "a"), 0);
     vat_sqlw_abort(&w);
     assert_false(exists(root, "gone/db.sqlite.tmp"));
@@ -392,6 +470,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_deterministic_bytes, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_memory_image_equals_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_insert_types_read_back, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_statement_cache, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_commit_replaces_and_cleans_stale_tmp, setup_dir,

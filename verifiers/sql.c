@@ -2168,12 +2168,16 @@ static int sandbox_pool_setup(struct sandbox *sb, struct vat_verdict *v);
 /* Each thread keeps its last few sandboxes, by fixture bytes, run mode,
  * step budget and allowed tables: a task's reference, confirmation and
  * admission runs (and the builder's next draw on the same bytes) then
- * open and parse a fixture once instead of once per query.  A sandbox
+ * open and parse a fixture once instead of once per query.  Sixteen
+ * holds a task's admission of its gold query (three run modes on each of
+ * up to five fixtures) with room to spare, so the plain runs that follow
+ * it, and the pool of the task's prepared check (sb_cache_take), find
+ * their sandboxes still open.  A sandbox
  * goes back only after a query that ran to completion and is rearmed
  * before each query, as the prepared checks' pools are (see
  * vat_sql_prepare below), so a reused connection is as strict as a new
  * one.  Freed when the thread exits. */
-#define SB_CACHE_SIZE 8
+#define SB_CACHE_SIZE 16
 struct sb_cache_entry {
     unsigned char *img;
     size_t n;
@@ -2223,6 +2227,28 @@ static struct sb_cache *sb_cache_get(void)
 static bool tables_same(const json_t *a, const json_t *b)
 {
     return (!a && !b) || (a && b && json_equal((json_t *)a, (json_t *)b));
+}
+
+/* Takes out of this thread's cache the sandbox for img in mode with s's
+ * budget and tables, or returns NULL; the caller owns it (its tables
+ * pointer is left for the caller to set). */
+static struct sandbox *sb_cache_take(const struct sql_spec *s, const struct fixture_img *img,
+                                     enum run_mode mode)
+{
+    struct sb_cache *c = sb_cache_get();
+    for (size_t i = 0; i < c->used; i++) {
+        struct sb_cache_entry *e = &c->e[i];
+        if (e->mode == mode && e->n == img->n && e->step_budget == s->step_budget &&
+            memcmp(e->img, img->data, img->n) == 0 && tables_same(e->tables, s->tables)) {
+            struct sandbox *sb = e->sb;
+            free(e->img);
+            json_decref(e->tables);
+            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
+            c->used--;
+            return sb;
+        }
+    }
+    return NULL;
 }
 
 static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
@@ -2895,6 +2921,12 @@ static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const c
         sb = pl->free_sb[--pl->n_free];
     pthread_mutex_unlock(&pl->lock);
     memset(out, 0, sizeof *out);
+    /* The build has usually just run the reference on this very fixture
+     * (vat_sql_gold_admissible, vat_sql_run): that sandbox, opened and
+     * set up exactly as a pooled one, joins the pool instead of a new
+     * one being opened. */
+    if (!sb && (sb = sb_cache_take(&p->s, &p->img[i], RUN_PLAIN)) != NULL)
+        sb->tables = p->s.tables;
     if (!sb) {
         sb = vat_xcalloc(1, sizeof *sb);
         sb->tables = p->s.tables;
