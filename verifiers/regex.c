@@ -1400,10 +1400,15 @@ struct rx_cached {
     bool jit_failed;     /* pcre2_jit_compile refused it: never again */
 };
 
+/* JIT copies per cache (per task): each holds executable memory, so only
+ * the first few repeated patterns of a task get one. */
+#define RX_CACHE_JIT 4
+
 struct vat_rx_cache {
     pthread_mutex_t lock;
     struct rx_cached *slot[RX_CACHE_SLOTS];
     unsigned long tick;
+    unsigned n_jit; /* entries in slot[] holding a JIT copy */
 };
 
 struct vat_rx_cache *vat_rx_cache_new(void)
@@ -1459,7 +1464,7 @@ static struct rx_cached *cache_lookup(struct vat_rx_cache *c, const char *pat, s
     struct rx_cached *e = cache_find(c, pat, len, utf_in, jit_in);
     bool clean = e && key && e->clean_key == key && !e->jit;
     *jcode = clean ? e->jcode : NULL;
-    *want_jit = clean && !e->jcode && !e->jit_failed;
+    *want_jit = clean && !e->jcode && !e->jit_failed && c->n_jit < RX_CACHE_JIT;
     pthread_mutex_unlock(&c->lock);
     return e;
 }
@@ -1475,11 +1480,13 @@ static pcre2_code *cache_jit(struct vat_rx_cache *c, struct rx_cached *e)
         e->jit_failed = true;
         pcre2_code_free(j);
         j = NULL;
-    } else if (e->jcode) { /* another thread was first */
+    } else if (e->jcode || e->evicted || c->n_jit >= RX_CACHE_JIT) {
+        /* another thread was first, or the entry or the room is gone */
         pcre2_code_free(j);
         j = e->jcode;
     } else {
         e->jcode = j;
+        c->n_jit++;
     }
     pthread_mutex_unlock(&c->lock);
     return j;
@@ -1529,6 +1536,8 @@ static void cache_insert(struct vat_rx_cache *c, struct rx_prog *p, const char *
         c->slot[at] = e;
         if (old) {
             old->evicted = true;
+            if (old->jcode)
+                c->n_jit--;
             if (old->refs == 0)
                 cached_free(old);
         }
