@@ -220,10 +220,21 @@ struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *
     v.gate_passed = gate_passed;
     v.score = score;
     v.code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v.reason, sizeof v.reason, fmt, ap);
-    va_end(ap);
+    /* A reason without a conversion is its format, cut to fit: copied, as
+     * vsnprintf would write it, without the formatting machinery (the
+     * verdict of every passing value check is one). */
+    if (!strchr(fmt, '%')) {
+        size_t n = strlen(fmt);
+        if (n >= sizeof v.reason)
+            n = sizeof v.reason - 1;
+        memcpy(v.reason, fmt, n);
+        v.reason[n] = 0;
+    } else {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(v.reason, sizeof v.reason, fmt, ap);
+        va_end(ap);
+    }
     utf8_sanitise(v.reason);
     return v;
 }

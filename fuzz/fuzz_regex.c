@@ -2,11 +2,14 @@
  * pattern, a NUL or newline, then a text.  The pattern is checked against
  * a fixed two-case spec (ISO dates, as regex_iso_dates asks) and a spec
  * whose one case is the fuzzed text, and extracted over the text.  Every
- * verdict must be well formed (fuzz_common.h); an extraction either
- * succeeds with matches that are substrings of the text, or fails with a
- * verdict. */
+ * verdict must be well formed (fuzz_common.h); the prepared check
+ * (vat_rx_prepare) repeated gives the one-off check's verdict each time;
+ * an extraction either succeeds with matches that are substrings of the
+ * text, or fails with a verdict. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fuzz_common.h"
 #include "verifiers.h"
@@ -43,6 +46,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_array_append_new(json_object_get(spec, "cases"), c);
     v = vat_check_regex(spec, s, plen);
     fuzz_assert_verdict(&v);
+    /* The library's prepared check gives the same verdict every time,
+     * when the pattern is first interpreted, then JIT-compiled once the
+     * interpreter met no limit (regex.c, rx_cached). */
+    struct vat_rx_cache *cache = vat_rx_cache_new();
+    struct vat_rx_prep *prep = vat_rx_prepare(spec, cache);
+    for (int rep = 0; rep < 3; rep++) {
+        struct vat_verdict pv = vat_check_regex_prepared(prep, s, plen);
+        if (strcmp(pv.code, v.code) != 0 || pv.score != v.score ||
+            pv.gate_passed != v.gate_passed || strcmp(pv.reason, v.reason) != 0)
+            abort();
+    }
+    vat_rx_prep_free(prep);
+    vat_rx_cache_free(cache);
     json_t *got = vat_regex_extract(spec, s, plen, json_string_value(t), &v);
     fuzz_assert_verdict(&v);
     if (got) {

@@ -748,14 +748,32 @@ void vat_scored_release(struct vat_scored *s)
     s->extracted = NULL;
 }
 
-int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *completion,
-                             size_t len, vat_extract_mode mode, struct vat_scored *out,
-                             vat_error *err)
+/* Where score_core copies the extracted answer: it asks for n + 1 bytes
+ * once it knows n.  The internal call gives a string of its own, the
+ * public one the tail of the result it allocates then (one allocation per
+ * score). */
+struct text_sink {
+    char *(*get)(struct text_sink *k, size_t n);
+    struct vat_scored *out;
+    struct vat_result *r; /* vat_corpus_score's result, once allocated */
+};
+
+static char *text_copy(struct text_sink *k, const char *t, size_t n)
 {
-    if (!out)
-        return fail(err, "vat_corpus_score: %s", "no result to fill");
-    memset(out, 0, sizeof *out);
-    out->rule = "raw";
+    char *d = k->get(k, n);
+    if (n)
+        memcpy(d, t, n);
+    d[n] = 0;
+    k->out->extracted = d;
+    k->out->extracted_len = n;
+    return d;
+}
+
+/* Scores completion for task_id into *k->out, whose extracted text comes
+ * from k. */
+static int score_core(vat_corpus *c, const char *task_id, const char *completion, size_t len,
+                      vat_extract_mode mode, struct text_sink *k, vat_error *err)
+{
     if (!c || !task_id)
         return fail(err, "vat_corpus_score: %s", "no corpus or no task id");
     if (!completion && len)
@@ -769,33 +787,37 @@ int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *com
         return fail(err, "vat: no task '%s' in the corpus at '%s'", shown, c->root);
     }
     struct task_state *st = task_state(c, e);
+    struct vat_scored *out;
     if (!completion)
         completion = "";
     if (atomic_load_explicit(&c->tampered, memory_order_acquire)) {
+        text_copy(k, "", 0);
+        out = k->out;
         out->v = vat_verdict_make(false, 0, VAT_TAMPERED, "the corpus is tampered: %s",
                                   c->tamper_msg);
-        out->extracted = vat_xstrdup("");
         return 0;
     }
     if (!st->kind_name) {
+        text_copy(k, "", 0);
+        out = k->out;
         out->v = vat_verdict_make(false, 0, VAT_INTERNAL,
                                   "task '%s' has no usable checker spec in its verifiers row",
                                   e->id);
-        out->extracted = vat_xstrdup("");
         return 0;
     }
     struct vat_extraction x;
     if (vat_extract(st->kind_name, completion, len, (int)mode, &x) != 0) {
+        text_copy(k, "", 0);
+        out = k->out;
         out->v = vat_verdict_make(false, 0, VAT_COMPLETION_TOO_LARGE,
                                   "the completion is %zu bytes, over the %u-byte limit", len,
                                   (unsigned)VAT_MAX_COMPLETION_BYTES);
-        out->extracted = vat_xstrdup("");
         return 0;
     }
+    /* the checkers see a NUL-terminated copy: the caller's text need not be */
+    const char *ans = text_copy(k, x.text ? x.text : "", x.text ? x.len : 0);
+    out = k->out;
     out->rule = x.rule;
-    out->extracted = vat_xstrndup(x.text ? x.text : "", x.text ? x.len : 0);
-    out->extracted_len = x.text ? x.len : 0;
-    const char *ans = out->extracted;
     size_t alen = out->extracted_len;
     if (st->kind == K_SQL) {
         struct vat_sql_prep *p = sql_prep(c, e, st);
@@ -817,11 +839,47 @@ int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *com
     return 0;
 }
 
+static char *scored_text(struct text_sink *k, size_t n)
+{
+    (void)k;
+    return vat_xmalloc(n + 1);
+}
+
+int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *completion,
+                             size_t len, vat_extract_mode mode, struct vat_scored *out,
+                             vat_error *err)
+{
+    if (!out)
+        return fail(err, "vat_corpus_score: %s", "no result to fill");
+    memset(out, 0, sizeof *out);
+    out->rule = "raw";
+    struct text_sink k = {scored_text, out, NULL};
+    if (score_core(c, task_id, completion, len, mode, &k, err) != 0) {
+        vat_scored_release(out);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the public result -------------------------------------------------------- */
 
+/* One allocation: the verdict, then the extracted answer's bytes (s.extracted
+ * points at text). */
 struct vat_result {
     struct vat_scored s;
+    char text[];
 };
+
+/* Allocates the result once the extracted answer's length is known and
+ * moves the verdict built so far into it. */
+static char *result_text(struct text_sink *k, size_t n)
+{
+    struct vat_result *r = vat_xmalloc(sizeof *r + n + 1);
+    r->s = *k->out;
+    k->out = &r->s;
+    k->r = r;
+    return r->text;
+}
 
 int vat_corpus_score(vat_corpus *c, const char *task_id, const char *completion, size_t len,
                      vat_extract_mode mode, vat_result **out, vat_error *err)
@@ -829,13 +887,15 @@ int vat_corpus_score(vat_corpus *c, const char *task_id, const char *completion,
     if (!out)
         return fail(err, "vat_corpus_score: %s", "no result to fill");
     *out = NULL;
-    struct vat_result *r = vat_xcalloc(1, sizeof *r);
-    if (vat_corpus_score_verdict(c, task_id, completion, len, mode, &r->s, err) != 0) {
-        vat_scored_release(&r->s);
-        free(r);
+    struct vat_scored pre;
+    memset(&pre, 0, sizeof pre);
+    pre.rule = "raw";
+    struct text_sink k = {result_text, &pre, NULL};
+    if (score_core(c, task_id, completion, len, mode, &k, err) != 0) {
+        free(k.r);
         return -1;
     }
-    *out = r;
+    *out = k.r;
     return 0;
 }
 
@@ -878,10 +938,7 @@ int vat_result_is_trap(const vat_result *r)
 
 void vat_result_free(vat_result *r)
 {
-    if (!r)
-        return;
-    vat_scored_release(&r->s);
-    free(r);
+    free(r); /* its text is part of it */
 }
 
 const char *vat_version(void)

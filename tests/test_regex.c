@@ -610,6 +610,64 @@ static void test_whole_scan_budget(void **state)
 }
 
 
+/* A pattern a task sees again runs JIT-compiled once an interpreted check
+ * of it met no limit on the same subjects (regex.c, rx_cached): every
+ * repeat gives the verdict the one-off interpreted check gives, and a
+ * pattern clean on one task's subjects is not trusted on other subjects
+ * sharing the cache, where the interpreter meets its limit. */
+static void test_repeated_patterns_keep_their_verdicts(void **state)
+{
+    (void)state;
+    json_t *spec = spec_from(
+        "[{\"text\": \"pay $12.50 or $7, 2024-01-02 and 12024-01-02\", \"expected\": "
+        "[\"2024-01-02\"], \"heldout\": false},"
+        " {\"text\": \"aaab and 1999-12-31\", \"expected\": [\"1999-12-31\"], \"heldout\": true},"
+        " {\"text\": \"none here\", \"expected\": [], \"heldout\": true}]");
+    static const char *const patterns[] = {
+        "(?<!\\d)\\d{4}-\\d{2}-\\d{2}(?!\\d)", /* the gold */
+        "\\d{4}-\\d{2}-\\d{2}",                /* finds one too many */
+        "(a+)+$",                              /* no match, cheap here */
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}(?!\\d)",   /* wrong on case 0 */
+        "(",                                   /* does not compile */
+        "\\d*",                                /* empty matches */
+    };
+    struct vat_rx_cache *cache = vat_rx_cache_new();
+    struct vat_rx_prep *prep = vat_rx_prepare(spec, cache);
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        struct vat_verdict once = check(spec, patterns[i]);
+        for (int rep = 0; rep < 4; rep++) {
+            struct vat_verdict v = vat_check_regex_prepared(prep, patterns[i], strlen(patterns[i]));
+            assert_string_equal(v.code, once.code);
+            assert_true(v.score == once.score);
+            assert_true(v.gate_passed == once.gate_passed);
+            assert_string_equal(v.reason, once.reason);
+        }
+    }
+
+    /* Clean on the short subjects above, over the limit on these. */
+    char *text = malloc(5002);
+    memset(text, 'a', 5000);
+    text[5000] = 'b';
+    text[5001] = 0;
+    json_t *big = spec_from("[]");
+    json_t *c = json_object();
+    json_object_set_new(c, "text", json_string(text));
+    json_object_set_new(c, "expected", json_array());
+    json_object_set_new(c, "heldout", json_true());
+    json_array_append_new(json_object_get(big, "cases"), c);
+    struct vat_rx_prep *bprep = vat_rx_prepare(big, cache);
+    for (int rep = 0; rep < 3; rep++) {
+        struct vat_verdict v = vat_check_regex_prepared(bprep, "(a+)+$", 6);
+        assert_string_equal(v.code, VAT_REGEX_LIMIT);
+    }
+    vat_rx_prep_free(bprep);
+    vat_rx_prep_free(prep);
+    vat_rx_cache_free(cache);
+    json_decref(big);
+    json_decref(spec);
+    free(text);
+}
+
 /* Found by fuzz/fuzz_regex.c: a group name or other quoted piece of the
  * pattern with a control byte put it into the reason verbatim (a newline
  * broke one-line reports).  Reasons hold no control bytes. */
@@ -644,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_bad_specs_are_internal),
         cmocka_unit_test(test_catastrophic_backtracking_is_bounded),
         cmocka_unit_test(test_whole_scan_budget),
+        cmocka_unit_test(test_repeated_patterns_keep_their_verdicts),
         cmocka_unit_test(test_reason_has_no_control_bytes),
         cmocka_unit_test(test_match_count_and_subject_caps),
         cmocka_unit_test(test_long_subjects_use_the_jit_path_correctly),

@@ -1345,6 +1345,7 @@ struct rx_prog {
     pcre2_jit_stack *jstack;
     bool jit;
     bool utf;
+    bool fast; /* code is the cache entry's JIT copy (see rx_cached) */
 };
 
 static void cache_release(struct vat_rx_cache *c, struct rx_cached *e);
@@ -1370,7 +1371,21 @@ static void prog_free(struct rx_prog *p)
 
 /* One compiled pattern: the translation and compile (and JIT) of pat under
  * utf_in / jit_in, which are all that the compile depends on (the limits
- * live in the per-call match context).  Freed when evicted and unused. */
+ * live in the per-call match context).  Freed when evicted and unused.
+ *
+ * A pattern a task sees again runs JIT-compiled, exactly: the limits are
+ * defined by the interpreter's counts, which the JIT does not keep, so the
+ * JIT may run only where the interpreter is known to stay within every
+ * limit.  A prepared check that scanned its cases with the interpreter and
+ * met no limit (or other pcre2 error) records the cases it scanned
+ * (clean_key, a fingerprint of the prepared spec's subjects and limits):
+ * the interpreter is deterministic, so on those subjects under those
+ * limits it would meet none again, and the JIT, which finds the same
+ * matches (PCRE2 guarantees it), gives the same spans and so the same
+ * verdict.  The next check of the pattern under that key compiles a JIT
+ * copy (jcode; code itself is shared by checks running now and must not
+ * change) and later ones run it.  A JIT run that reports a limit of its
+ * own still goes to the interpreter (prog_scan). */
 struct rx_cached {
     char *pat;
     size_t len;
@@ -1380,12 +1395,20 @@ struct rx_cached {
     unsigned refs;       /* checks using code now */
     bool evicted;
     unsigned long used;  /* tick of the last hit, for eviction */
+    uint64_t clean_key;  /* 0: no interpreted scan met no limit yet */
+    pcre2_code *jcode;   /* the JIT copy, once compiled */
+    bool jit_failed;     /* pcre2_jit_compile refused it: never again */
 };
+
+/* JIT copies per cache (per task): each holds executable memory, so only
+ * the first few repeated patterns of a task get one. */
+#define RX_CACHE_JIT 4
 
 struct vat_rx_cache {
     pthread_mutex_t lock;
     struct rx_cached *slot[RX_CACHE_SLOTS];
     unsigned long tick;
+    unsigned n_jit; /* entries in slot[] holding a JIT copy */
 };
 
 struct vat_rx_cache *vat_rx_cache_new(void)
@@ -1397,6 +1420,7 @@ struct vat_rx_cache *vat_rx_cache_new(void)
 
 static void cached_free(struct rx_cached *e)
 {
+    pcre2_code_free(e->jcode);
     pcre2_code_free(e->code);
     free(e->pat);
     free(e);
@@ -1429,13 +1453,53 @@ static struct rx_cached *cache_find(struct vat_rx_cache *c, const char *pat, siz
     return NULL;
 }
 
+/* cache_find under the lock; *jcode is the entry's JIT copy when its
+ * interpreted scan was clean under key (see rx_cached), else NULL, and
+ * *want_jit says the caller should compile that copy now. */
 static struct rx_cached *cache_lookup(struct vat_rx_cache *c, const char *pat, size_t len,
-                                      bool utf_in, bool jit_in)
+                                      bool utf_in, bool jit_in, uint64_t key,
+                                      pcre2_code **jcode, bool *want_jit)
 {
     pthread_mutex_lock(&c->lock);
     struct rx_cached *e = cache_find(c, pat, len, utf_in, jit_in);
+    bool clean = e && key && e->clean_key == key && !e->jit;
+    *jcode = clean ? e->jcode : NULL;
+    *want_jit = clean && !e->jcode && !e->jit_failed && c->n_jit < RX_CACHE_JIT;
     pthread_mutex_unlock(&c->lock);
     return e;
+}
+
+/* Compiles the JIT copy of e's code (outside the lock: it takes about
+ * 100 us) and publishes it; returns it, or NULL when it cannot be made. */
+static pcre2_code *cache_jit(struct vat_rx_cache *c, struct rx_cached *e)
+{
+    pcre2_code *j = pcre2_code_copy(e->code);
+    bool ok = j && pcre2_jit_compile(j, PCRE2_JIT_COMPLETE) == 0;
+    pthread_mutex_lock(&c->lock);
+    if (!ok) {
+        e->jit_failed = true;
+        pcre2_code_free(j);
+        j = NULL;
+    } else if (e->jcode || e->evicted || c->n_jit >= RX_CACHE_JIT) {
+        /* another thread was first, or the entry or the room is gone */
+        pcre2_code_free(j);
+        j = e->jcode;
+    } else {
+        e->jcode = j;
+        c->n_jit++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return j;
+}
+
+/* Records that the interpreter scanned e's pattern under key meeting no
+ * limit (the first key to do so stays). */
+static void cache_mark_clean(struct vat_rx_cache *c, struct rx_cached *e, uint64_t key)
+{
+    pthread_mutex_lock(&c->lock);
+    if (!e->clean_key)
+        e->clean_key = key;
+    pthread_mutex_unlock(&c->lock);
 }
 
 /* Hands p's freshly compiled code to the cache (p then holds a reference);
@@ -1472,6 +1536,8 @@ static void cache_insert(struct vat_rx_cache *c, struct rx_prog *p, const char *
         c->slot[at] = e;
         if (old) {
             old->evicted = true;
+            if (old->jcode)
+                c->n_jit--;
             if (old->refs == 0)
                 cached_free(old);
         }
@@ -1574,7 +1640,7 @@ static int prog_compile(struct rx_prog *p, const char *pat, size_t len, bool utf
  * Returns 0, or -1 with *v the gate verdict. */
 static int prog_build(struct rx_prog *p, const struct rx_limits *lim, const char *pat,
                       size_t len, bool utf_subjects, size_t subject_bytes, size_t attempts,
-                      struct vat_rx_cache *cache, struct vat_verdict *v)
+                      struct vat_rx_cache *cache, uint64_t key, struct vat_verdict *v)
 {
     memset(p, 0, sizeof *p);
     if (!pat) {
@@ -1602,11 +1668,17 @@ static int prog_build(struct rx_prog *p, const struct rx_limits *lim, const char
 
     bool jit_in = subject_bytes >= RX_JIT_MIN_SUBJECT;
     p->gctx = pcre2_general_context_create(rx_alloc, rx_free, NULL);
-    struct rx_cached *hit = cache ? cache_lookup(cache, pat, len, utf_subjects, jit_in) : NULL;
+    pcre2_code *jcode = NULL;
+    bool want_jit = false;
+    struct rx_cached *hit =
+        cache ? cache_lookup(cache, pat, len, utf_subjects, jit_in, key, &jcode, &want_jit) : NULL;
     if (hit) {
-        p->code = hit->code;
+        if (want_jit)
+            jcode = cache_jit(cache, hit);
+        p->code = jcode ? jcode : hit->code;
         p->utf = hit->utf;
         p->jit = hit->jit;
+        p->fast = jcode != NULL;
         p->shared = hit;
         p->cache = cache;
     } else if (prog_compile(p, pat, len, utf_subjects, jit_in, v) < 0) {
@@ -1620,7 +1692,9 @@ static int prog_build(struct rx_prog *p, const struct rx_limits *lim, const char
     pcre2_set_depth_limit(p->mctx, lim->depth_limit);
     pcre2_set_heap_limit(p->mctx, lim->heap_kib);
     if (p->jit) {
-        /* Without its own stack the JIT uses 32 KiB of the machine stack. */
+        /* Without its own stack the JIT uses 32 KiB of the machine stack
+         * (enough for the short subjects a fast program scans: one that
+         * is not falls back to the interpreter, see prog_scan). */
         p->jstack = pcre2_jit_stack_create(RX_JIT_STACK_MIN, RX_JIT_STACK_MAX, p->gctx);
         if (p->jstack)
             pcre2_jit_stack_assign(p->mctx, NULL, p->jstack);
@@ -1643,11 +1717,13 @@ static int prog_scan(struct rx_prog *p, const char *s, size_t n, size_t cap, siz
     *count = 0;
     for (;;) {
         int rc = pcre2_match(p->code, (PCRE2_SPTR)s, n, pos, opts, p->md, p->mctx);
-        if (p->jit && (rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_MATCHLIMIT ||
-                       rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT))
+        if ((p->jit && (rc == PCRE2_ERROR_JIT_STACKLIMIT || rc == PCRE2_ERROR_MATCHLIMIT ||
+                        rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)) ||
+            (p->fast && rc < 0 && rc != PCRE2_ERROR_NOMATCH))
             /* The JIT counts its limits its own way (and has a fixed
              * stack): when it reports one, the interpreter, whose counts
-             * the limits are defined by, decides. */
+             * the limits are defined by, decides (for a fast program,
+             * whatever the JIT reports beside a match or none). */
             rc = pcre2_match(p->code, (PCRE2_SPTR)s, n, pos, opts | PCRE2_NO_JIT, p->md,
                              p->mctx);
         if (rc == PCRE2_ERROR_NOMATCH)
@@ -1836,6 +1912,8 @@ struct rx_case {
 struct vat_rx_prep {
     bool bad;
     struct vat_verdict v;
+    struct vat_verdict ok; /* the verdict of an answer that passes every case */
+    uint64_t key;          /* fingerprint of the subjects and limits (rx_cached) */
     struct rx_limits lim;
     bool utf;
     size_t bytes, ncases, cap;
@@ -1885,6 +1963,24 @@ struct vat_rx_prep *vat_rx_prepare(const json_t *spec, struct vat_rx_cache *cach
      * few more make the reason say what the pattern does instead. */
     if (p->cap < RX_REASON_SPANS)
         p->cap = RX_REASON_SPANS;
+    p->ok = vat_verdict_make(true, 1, VAT_OK, "extracted the expected list from all %zu cases",
+                             p->ncases);
+    /* What a scan depends on beside the pattern: the subjects, in order,
+     * and the limits (FNV-1a; never 0). */
+    uint64_t h = 1469598103934665603ULL;
+    const uint32_t lims[] = {p->lim.scan_budget, p->lim.match_limit, p->lim.depth_limit,
+                             p->lim.heap_kib, (uint32_t)p->utf};
+    for (size_t q = 0; q <= p->ncases; q++) {
+        const unsigned char *b = q < p->ncases ? (const unsigned char *)p->cases[q].text
+                                               : (const unsigned char *)lims;
+        size_t n = q < p->ncases ? p->cases[q].n : sizeof lims;
+        for (size_t j = 0; j < n; j++)
+            h = (h ^ b[j]) * 1099511628211ULL;
+        h = (h ^ 0xff) * 1099511628211ULL; /* then the length: texts cannot run together */
+        for (size_t j = 0; j < sizeof n; j++)
+            h = (h ^ ((n >> (8 * j)) & 0xff)) * 1099511628211ULL;
+    }
+    p->key = h ? h : 1;
     return p;
 }
 
@@ -1911,15 +2007,15 @@ struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *pr, const 
     if (pr->bad)
         return pr->v;
     if (prog_build(&p, &pr->lim, answer, len, pr->utf, pr->bytes, 2 * (pr->bytes + pr->ncases),
-                   pr->cache, &v))
+                   pr->cache, pr->key, &v))
         return v;
+    bool clean = true; /* no case met a limit or other pcre2 error */
 
     size_t cap = pr->cap;
     size_t stack_spans[2 * RX_PREP_STACK_SPANS];
     size_t *spans = cap <= RX_PREP_STACK_SPANS ? stack_spans
                                                : vat_xmalloc(2 * cap * sizeof *spans);
-    v = vat_verdict_make(true, 1, VAT_OK, "extracted the expected list from all %zu cases",
-                         pr->ncases);
+    v = pr->ok;
     for (size_t i = 0; i < pr->ncases; i++) {
         const struct rx_case *k = &pr->cases[i];
         const char *s = k->text;
@@ -1931,6 +2027,7 @@ struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *pr, const 
         if (rc < 0) {
             snprintf(what, sizeof what, "case %zu (%s)", i, k->held ? "held-out" : "example");
             v = scan_failure(rc, what, want);
+            clean = false;
             break;
         }
         size_t j = 0;
@@ -1959,6 +2056,8 @@ struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *pr, const 
     }
     if (spans != stack_spans)
         free(spans);
+    if (clean && p.shared && !p.jit && !p.fast && pr->key)
+        cache_mark_clean(p.cache, p.shared, pr->key);
     prog_free(&p);
     return v;
 }
@@ -1996,7 +2095,7 @@ json_t *vat_regex_extract(const json_t *spec, const char *pattern, size_t plen, 
         *v = vat_verdict_make(false, 0, VAT_INTERNAL, "text is not valid UTF-8");
         return NULL;
     }
-    if (prog_build(&p, &lim, pattern, plen, utf, n, 2 * (n + 1), NULL, v))
+    if (prog_build(&p, &lim, pattern, plen, utf, n, 2 * (n + 1), NULL, 0, v))
         return NULL;
     /* A text of n bytes holds at most 2n + 1 matches (n non-empty ones and
      * an empty one at each of n + 1 places), so size the spans by the

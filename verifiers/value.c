@@ -5,9 +5,11 @@
  * vat_close and vat_check_value, plus the steps declared in
  * value_internal.h that the abstain checker reuses. */
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1137,6 +1139,65 @@ static const char *fast_digits(const char *s, const char *end)
     return s;
 }
 
+/* The literal [b, e) (JSON's number grammar, already checked) as the
+ * double strtod gives, when that needs no rounding beyond one IEEE
+ * operation: at most 19 significant digits forming an integer m <= 2^53
+ * and a decimal exponent k with |k| <= 22, so that m and 10^|k| are exact
+ * doubles and m * 10^k (or m / 10^-k) is the one correctly rounded result
+ * (Clinger's fast path; x86-64 and the like evaluate doubles in double,
+ * FLT_EVAL_METHOD 0).  false: left to strtod. */
+static bool exact_decimal(const char *b, const char *e, double *d)
+{
+#if FLT_EVAL_METHOD == 0
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    bool neg = *b == '-';
+    const char *s = b + neg;
+    uint64_t m = 0;
+    int digits = 0;
+    long k = 0;
+    for (; s < e && is_digit(*s); s++) {
+        if (m || *s != '0')
+            digits++;
+        m = m * 10 + (uint64_t)(*s - '0');
+        if (digits > 19)
+            return false;
+    }
+    if (s < e && *s == '.')
+        for (s++; s < e && is_digit(*s); s++) {
+            if (m || *s != '0')
+                digits++;
+            if (digits > 19)
+                return false;
+            m = m * 10 + (uint64_t)(*s - '0');
+            k--;
+        }
+    if (s < e) { /* the exponent */
+        s++;
+        bool eneg = *s == '-';
+        if (*s == '+' || *s == '-')
+            s++;
+        long x = 0;
+        for (; s < e; s++) {
+            x = x * 10 + (*s - '0');
+            if (x > 400)
+                return false;
+        }
+        k += eneg ? -x : x;
+    }
+    if (m > (UINT64_C(1) << 53) || k < -22 || k > 22)
+        return false;
+    double v = (double)m;
+    v = k < 0 ? v / p10[-k] : v * p10[k];
+    *d = neg ? -v : v;
+    return true;
+#else
+    (void)b, (void)e, (void)d;
+    return false;
+#endif
+}
+
 /* A number in JSON's grammar, read as jansson reads it with
  * JSON_DECODE_INT_AS_REAL: strtod over the literal (the C locale's point
  * is checked by the caller); an overflow goes down the full path. */
@@ -1163,8 +1224,13 @@ static bool fast_number(struct fast_in *in, double *d)
         s = fast_digits(s, end);
     }
     size_t n = (size_t)(s - b);
+    if (exact_decimal(b, s, d)) {
+        in->s = s;
+        return true;
+    }
     char buf[FAST_NUM_MAX];
-    if (n >= sizeof buf)
+    /* strtod reads the locale's decimal point */
+    if (n >= sizeof buf || strcmp(localeconv()->decimal_point, ".") != 0)
         return false;
     memcpy(buf, b, n);
     buf[n] = '\0';
@@ -1248,8 +1314,7 @@ static bool fast_list(struct fast_in *in, const struct vat_value_prep *p)
 /* True when the answer certainly scores 1 on the full path. */
 static bool fast_accept(const struct vat_value_prep *p, const char *answer, size_t len)
 {
-    const struct lconv *lc = localeconv();
-    if (!p->fast || !answer || len > VAT_MAX_ANSWER_BYTES || strcmp(lc->decimal_point, ".") != 0)
+    if (!p->fast || !answer || len > VAT_MAX_ANSWER_BYTES)
         return false;
     struct fast_in in = {answer, answer + len};
     bool ok = false;
