@@ -495,6 +495,24 @@ const char *const vat_rx_answer_leads[4] = {
     "Your answer is one Python `re` pattern, written as a plain string",
 };
 
+static const char *const rx_q_explicit[] = {
+    "Write a regular expression that extracts every {one}. A piece of text counts only when "
+    "all of these hold:",
+    "Which regular expression finds exactly the {many}? It must match a piece of text only "
+    "when all of these hold:",
+    "Give a regex whose matches are precisely the {many} in these lines; a piece of text is "
+    "one of them only when every rule below holds:",
+    "One regular expression should pull out each {one} and nothing else. A piece of text "
+    "counts only if:",
+};
+
+void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *one,
+                            const char *many)
+{
+    const char *kv[] = {"one", one, "many", many, NULL};
+    VAT_PROMPT_PUT(b, t, 'q', rx_q_explicit, kv);
+}
+
 void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *line_kind,
                                const char *lead)
 {

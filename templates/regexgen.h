@@ -188,6 +188,16 @@ void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *
                                const char *lead);
 extern const char *const vat_rx_answer_leads[4];
 
+/* Appends the explicit style's question, one of four that differ in how
+ * they ask (extract every..., which regex finds exactly..., a regex whose
+ * matches are precisely..., pull out each... and nothing else), drawn
+ * from t's prompt stream as slot 'q', each ending in a colon that opens
+ * the template's list of rules.  one names one item with its notation
+ * ("date written YYYY-MM-DD (...)"), many the same in the plural. */
+struct vat_task;
+void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *one,
+                            const char *many);
+
 /* ---- the regex task driver -----------------------------------------------
  * A regex template is a notation space (an index 0..n_formats-1 decodes to
  * one question), a gold and a trap pattern built from the task's params,
