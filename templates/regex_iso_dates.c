@@ -662,8 +662,8 @@ _Static_assert(sizeof frames1_word == sizeof frames1, "the word rule's frames re
 
 /* ---- the prompt ---------------------------------------------------------- */
 
-/* Issue 13: the data sentence and the question in both styles; explicit
- * questions differ in how they ask, not only in their lead-in. */
+/* Issue 13: the data sentence and the question in both styles (explicit
+ * questions: vat_rx_prompt_question). */
 static const char *const d_explicit[] = {
     "The lines below come from application logs: timestamps, request ids, versions, times of "
     "day and dates written in several notations.",
@@ -673,16 +673,6 @@ static const char *const d_explicit[] = {
     "times of day and dates written in several notations.",
     "The example lines are application logs, with timestamps, request ids, versions, times of "
     "day and dates in several notations in them.",
-};
-static const char *const q_explicit[] = {
-    "Write a regular expression that extracts every date written {label}: {fields}. A piece of "
-    "text is such a date only when all of these hold:",
-    "Which regular expression finds exactly the dates in the notation {label} ({fields})? "
-    "Give one that matches a piece of text only when all of these hold:",
-    "Give a regex whose matches are precisely the dates of these lines written {label}, that "
-    "is {fields}; a piece of text is one of them only when every rule below holds:",
-    "One regular expression should pull out each date noted {label} ({fields}) and nothing "
-    "else. A piece of text counts as such a date only if:",
 };
 static const char *const d_natural[] = {
     "These lines come from our application logs: timestamps, request ids, versions, times "
@@ -758,10 +748,12 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
     else
         snprintf(fields, sizeof fields, "%s, \"%c\", %s, \"%c\", %s", names[0], x->sep,
                  names[1], x->sep, names[2]);
-    const char *kv[] = {"label", label, "fields", fields, NULL};
-    VAT_PROMPT_PUT(b, t, 'd', d_explicit, kv);
+    char one[320], many[320];
+    snprintf(one, sizeof one, "date written %s (%s)", label, fields);
+    snprintf(many, sizeof many, "dates written %s (%s)", label, fields);
+    VAT_PROMPT_PUT(b, t, 'd', d_explicit, NULL);
     vat_buf_puts(b, "\n\n");
-    VAT_PROMPT_PUT(b, t, 'q', q_explicit, kv);
+    vat_rx_prompt_question(b, t, one, many);
     vat_buf_puts(b, "\n- the month is 01 to 12 and the day is 01 to 31 whatever the month (day "
                     "31 of month 02 counts), both exactly two digits, zero-padded;\n");
     if (x->yr == 0)
