@@ -658,10 +658,7 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
         struct vat_buf facts = VAT_BUF_INIT;
         natural_facts(&facts, x);
         const char *kv[] = {"sample", sample, "facts", facts.data, NULL};
-        VAT_PROMPT_PUT(b, t, 'd', d_natural, NULL);
-        vat_buf_puts(b, "\n\n");
-        VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
-        vat_buf_puts(b, "\n\n");
+        VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
         vat_buf_release(&facts);
         return;
     }

@@ -728,10 +728,7 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
                            "%sT08:15:00, and those count too.",
                            sample, sample, sample);
         const char *kv[] = {"label", label, "facts", facts.data, NULL};
-        VAT_PROMPT_PUT(b, t, 'd', d_natural, kv);
-        vat_buf_puts(b, "\n\n");
-        VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
-        vat_buf_puts(b, "\n\n");
+        VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
         vat_buf_release(&facts);
         return;
     }

@@ -394,10 +394,7 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
                  x->any_case ? "agents type the prefix in any letter case"
                              : "the prefix is always written in capitals");
         const char *kv[] = {"shape", shape, "case", cs, NULL};
-        VAT_PROMPT_PUT(b, t, 'd', d_natural, kv);
-        vat_buf_puts(b, "\n\n");
-        VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
-        vat_buf_puts(b, "\n\n");
+        VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
         return;
     }
     const char *opt = x->digits_max > x->digits ? ", each (N) a digit that may be absent" : "";

@@ -513,6 +513,16 @@ void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *o
     VAT_PROMPT_PUT(b, t, 'q', rx_q_explicit, kv);
 }
 
+void vat_rx_prompt_ask(struct vat_buf *b, struct vat_task *t, const char *const *data,
+                       size_t n_data, const char *const *question, size_t n_question,
+                       const char *const *kv)
+{
+    vat_prompt_put(b, t, 'd', data, n_data, kv);
+    vat_buf_puts(b, "\n\n");
+    vat_prompt_put(b, t, 'q', question, n_question, kv);
+    vat_buf_puts(b, "\n\n");
+}
+
 void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *line_kind,
                                const char *lead)
 {

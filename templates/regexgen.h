@@ -197,6 +197,15 @@ extern const char *const vat_rx_answer_leads[4];
 struct vat_task;
 void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *one,
                             const char *many);
+/* The natural style's opening: one of the template's data sentences (slot
+ * 'd') and one of its questions (slot 'q'), each a paragraph, filled from
+ * kv. */
+void vat_rx_prompt_ask(struct vat_buf *b, struct vat_task *t, const char *const *data,
+                       size_t n_data, const char *const *question, size_t n_question,
+                       const char *const *kv);
+#define VAT_RX_PROMPT_ASK(b, t, data, question, kv)                                        \
+    vat_rx_prompt_ask((b), (t), (data), sizeof(data) / sizeof((data)[0]), (question),       \
+                      sizeof(question) / sizeof((question)[0]), (kv))
 
 /* ---- the regex task driver -----------------------------------------------
  * A regex template is a notation space (an index 0..n_formats-1 decodes to

@@ -178,13 +178,16 @@ static void check_template(const struct vat_template *tm)
         vat_task_clear(&b);
     }
     /* every slot drawn varies over at least 4 phrasings; the data
-     * description ('d'), the question ('q', or in the explicit style its
-     * lead-in 'l') and the answer format ('a') are always drawn */
+     * description ('d'), the question ('q') and the answer format ('a')
+     * are always drawn, in both styles: the question itself varies, not
+     * just a lead-in before a fixed question (no 'l' slot any more) */
     for (int s = 0; s < 2; s++) {
-        for (const char *slot = "dqlaxyz"; *slot; slot++) {
+        if (distinct_slot(rec[s], NTASKS, 'l') != 0)
+            fail_msg("%s: %s style varies a lead-in ('l') instead of the question", tm->name,
+                     s ? "natural" : "explicit");
+        for (const char *slot = "dqaxyz"; *slot; slot++) {
             int k = distinct_slot(rec[s], NTASKS, *slot);
-            bool needed = *slot == 'd' || *slot == 'a' ||
-                          (*slot == 'q' && (s == 1 || distinct_slot(rec[s], NTASKS, 'l') == 0));
+            bool needed = *slot == 'd' || *slot == 'a' || *slot == 'q';
             if ((k > 0 || needed) && k < 4)
                 fail_msg("%s: %s style draws %d phrasings of slot '%c' over %d tasks", tm->name,
                          s ? "natural" : "explicit", k, *slot, NTASKS);
