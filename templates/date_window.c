@@ -204,7 +204,7 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         char from_h[32], to_h[32];
         vat_prompt_human_date(d1, from_h);
         vat_prompt_human_date(d2, to_h);
-        vat_prompt_data(&b, t, "the payments our business received", "payment",
+        vat_prompt_data(&b, t, "a record of the payments our business received", "payment",
                         "`payment_id`, `payer`, `method`, `amount` (two decimals) and `paid_at` "
                         "(YYYY-MM-DD HH:MM:SS, 24-hour clock, one time zone)");
         vat_buf_puts(&b, "\n\n");

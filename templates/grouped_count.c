@@ -238,7 +238,8 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "name");
         vat_buf_puts(&b, "\n\n");
         VAT_PROMPT_PUT(&b, t, 'q', gc_q_explicit, NULL);
-        vat_buf_puts(&b, " Two labels name the same team when they are equal after removing the spaces at both ends and "
+        vat_buf_puts(&b, " Two labels name the same team when they are equal after removing the "
+                         "spaces at both ends and "
                          "lower-casing; spaces inside a name stay. For example `Field Ops`, "
                          "`field ops ` and ` FIELD OPS` would all be the team `field ops`. Count "
                          "every ticket row.\n\n");

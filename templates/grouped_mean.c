@@ -245,7 +245,8 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "(`yes` or `no`)");
         vat_buf_puts(&b, "\n\n");
         VAT_PROMPT_PUT(&b, t, 'q', gm_q_explicit, NULL);
-        vat_buf_puts(&b, " A blank rating is missing, not zero: leave it out of both the sum and the count of that "
+        vat_buf_puts(&b, " A blank rating is missing, not zero: leave it out of both the sum and "
+                         "the count of that "
                          "product's ratings. A product whose ratings are all blank has no mean "
                          "and is left out of the answer (not listed with 0 or null). Give each "
                          "mean exactly as computed, unrounded (for example 11/3 is "

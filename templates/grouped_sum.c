@@ -269,7 +269,8 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         cols.data);
         vat_buf_puts(&b, "\n\n");
         VAT_PROMPT_PUT(&b, t, 'q', gs_q_explicit, NULL);
-        vat_buf_puts(&b, " Orders with any other status are not counted. Include only regions that have at least one paid order; a "
+        vat_buf_puts(&b, " Orders with any other status are not counted. Include only regions "
+                         "that have at least one paid order; a "
                          "region without any paid order is left out of the answer (not listed "
                          "with 0). Sum the amounts exactly: each total is a number with at most "
                          "two decimals.\n\n");

@@ -288,7 +288,8 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "`parcels` and `weight_kg`");
         vat_buf_puts(&b, "\n\n");
         VAT_PROMPT_PUT(&b, t, 'q', pv_q_explicit, NULL);
-        vat_buf_puts(&b, " Count rows: each row is one shipment, whatever its parcels or weight. Lay the counts "
+        vat_buf_puts(&b, " Count rows: each row is one shipment, whatever its parcels or weight. "
+                         "Lay the counts "
                          "out as a full table: one entry for every month that appears in the "
                          "`month` column, and within each month one entry for every carrier "
                          "that appears anywhere in the `carrier` column. A month and carrier "

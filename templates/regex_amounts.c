@@ -662,15 +662,11 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
         vat_buf_release(&facts);
         return;
     }
-    char base[8], one[64], many[64];
+    char base[8], tail[64];
     marker_base(x->marker, base);
     bool spaced = strcmp(base, x->marker) != 0;
-    snprintf(one, sizeof one, "amount written like \"%s\"", sample);
-    snprintf(many, sizeof many, "amounts written like \"%s\"", sample);
-    VAT_PROMPT_PUT(b, t, 'd', d_explicit, NULL);
-    vat_buf_puts(b, "\n\n");
-    vat_rx_prompt_question(b, t, one, many);
-    vat_buf_putc(b, '\n');
+    snprintf(tail, sizeof tail, "written like \"%s\"", sample);
+    VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "amount", "amounts", tail);
     if (marker_is_code(x->marker))
         vat_buf_printf(b, "- it starts with the currency code \"%s\" in capital letters, %s;\n",
                        base,

@@ -745,13 +745,10 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
     else
         snprintf(fields, sizeof fields, "%s, \"%c\", %s, \"%c\", %s", names[0], x->sep,
                  names[1], x->sep, names[2]);
-    char one[320], many[320];
-    snprintf(one, sizeof one, "date written %s (%s)", label, fields);
-    snprintf(many, sizeof many, "dates written %s (%s)", label, fields);
-    VAT_PROMPT_PUT(b, t, 'd', d_explicit, NULL);
-    vat_buf_puts(b, "\n\n");
-    vat_rx_prompt_question(b, t, one, many);
-    vat_buf_puts(b, "\n- the month is 01 to 12 and the day is 01 to 31 whatever the month (day "
+    char tail[320];
+    snprintf(tail, sizeof tail, "written %s (%s)", label, fields);
+    VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "date", "dates", tail);
+    vat_buf_puts(b, "- the month is 01 to 12 and the day is 01 to 31 whatever the month (day "
                     "31 of month 02 counts), both exactly two digits, zero-padded;\n");
     if (x->yr == 0)
         vat_buf_puts(b, "- the year is exactly four digits, any value;\n");

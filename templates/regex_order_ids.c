@@ -398,13 +398,9 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
         return;
     }
     const char *opt = x->digits_max > x->digits ? ", each (N) a digit that may be absent" : "";
-    char one[128], many[128];
-    snprintf(one, sizeof one, "order id of the shape %s (each N a digit%s)", shape, opt);
-    snprintf(many, sizeof many, "order ids of the shape %s (each N a digit%s)", shape, opt);
-    VAT_PROMPT_PUT(b, t, 'd', d_explicit, NULL);
-    vat_buf_puts(b, "\n\n");
-    vat_rx_prompt_question(b, t, one, many);
-    vat_buf_putc(b, '\n');
+    char tail[128];
+    snprintf(tail, sizeof tail, "of the shape %s (each N a digit%s)", shape, opt);
+    VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "order id", "order ids", tail);
     if (x->any_case)
         vat_buf_printf(b, "- it starts with the prefix \"%s\" in any mix of upper and lower "
                           "case (\"%s\", \"%s\" and \"%s\" all count);\n",

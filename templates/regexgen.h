@@ -188,15 +188,20 @@ void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *
                                const char *lead);
 extern const char *const vat_rx_answer_leads[4];
 
-/* Appends the explicit style's question, one of four that differ in how
- * they ask (extract every..., which regex finds exactly..., a regex whose
- * matches are precisely..., pull out each... and nothing else), drawn
- * from t's prompt stream as slot 'q', each ending in a colon that opens
- * the template's list of rules.  one names one item with its notation
- * ("date written YYYY-MM-DD (...)"), many the same in the plural. */
+/* Appends the explicit style's opening: one of the template's data
+ * sentences (slot 'd', a paragraph), then one of four questions that
+ * differ in how they ask (extract every..., which regex finds exactly...,
+ * a regex whose matches are precisely..., pull out each... and nothing
+ * else), drawn as slot 'q' and ending in a colon and a line break that
+ * open the template's list of rules.  The item is noun (or nouns, in the
+ * plural) followed by tail: "date" / "dates", "written YYYY-MM-DD (...)". */
 struct vat_task;
-void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *one,
-                            const char *many);
+void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *const *data,
+                            size_t n_data, const char *noun, const char *nouns,
+                            const char *tail);
+#define VAT_RX_PROMPT_QUESTION(b, t, data, noun, nouns, tail)                                \
+    vat_rx_prompt_question((b), (t), (data), sizeof(data) / sizeof((data)[0]), (noun), (nouns), \
+                           (tail))
 /* The natural style's opening: one of the template's data sentences (slot
  * 'd') and one of its questions (slot 'q'), each a paragraph, filled from
  * kv. */

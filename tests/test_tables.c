@@ -196,6 +196,21 @@ static void layout_row(const char *where, const json_t *row, const struct vat_co
         fail_msg("%s: no member '%s'", where, c->name);
 }
 
+/* Draws task 0 of template name (seed 11) into t and appends its rows to
+ * tb (zeroed here), to the train split. */
+static struct vat_tt_env *add_one_task(const char *name, struct vat_task *t,
+                                       struct vat_tables *tb)
+{
+    const struct vat_template *tm = vat_template_find(name);
+    assert_non_null(tm);
+    struct vat_tt_env *env = vat_tt_env_new(tm, 11);
+    struct vat_replay r;
+    vat_tt_draw(env, t, NULL, 0, 6000, 40, &r);
+    memset(tb, 0, sizeof *tb);
+    vat_tables_add_task(tb, t, &r, "train");
+    return env;
+}
+
 /* One real task of each family through vat_tables_add_task: every row of
  * every table has the layout's columns. */
 static void test_rows_follow_layout(void **state)
@@ -204,15 +219,9 @@ static void test_rows_follow_layout(void **state)
     static const char *const names[] = {"grouped_sum", "regex_iso_dates", "sql_paid_revenue",
                                         "unanswerable"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-        const struct vat_template *tm = vat_template_find(names[n]);
-        assert_non_null(tm);
-        struct vat_tt_env *env = vat_tt_env_new(tm, 11);
         struct vat_task t;
-        struct vat_replay r;
-        vat_tt_draw(env, &t, NULL, 0, 6000, 40, &r);
         struct vat_tables tb;
-        memset(&tb, 0, sizeof tb);
-        vat_tables_add_task(&tb, &t, &r, "train");
+        struct vat_tt_env *env = add_one_task(names[n], &t, &tb);
         for (int i = 0; i < VAT_N_TABLES; i++) {
             const struct vat_buf *b = &tb.buf[i][VAT_SPLIT_TRAIN];
             assert_true(b->len > 0);
@@ -243,15 +252,9 @@ static void test_rubric_weights(void **state)
     static const char *const names[] = {"grouped_sum", "payments_reconciliation",
                                         "sql_paid_order_counts"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-        const struct vat_template *tm = vat_template_find(names[n]);
-        assert_non_null(tm);
-        struct vat_tt_env *env = vat_tt_env_new(tm, 11);
         struct vat_task t;
-        struct vat_replay r;
-        vat_tt_draw(env, &t, NULL, 0, 6000, 40, &r);
         struct vat_tables tb;
-        memset(&tb, 0, sizeof tb);
-        vat_tables_add_task(&tb, &t, &r, "train");
+        struct vat_tt_env *env = add_one_task(names[n], &t, &tb);
         const struct vat_buf *b = &tb.buf[VAT_T_RUBRIC_ITEMS][VAT_SPLIT_TRAIN];
         char *text = vat_xstrndup(b->data, b->len);
         char *save = NULL;
