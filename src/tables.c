@@ -390,9 +390,10 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
         char *text;
         double weight;
     } items[] = {
-        {"gate", "gate", vat_xasprintf("The answer is %s", gate), 0.2},
-        {"score", "score", vat_xasprintf("%s", score), 0.6},
-        {"trap", "trap", vat_xasprintf("The answer avoids the trap: %s", tm->trap), 0.2},
+        {"gate", "gate", vat_xasprintf("The answer is %s", gate), VAT_RUBRIC_GATE},
+        {"score", "score", vat_xasprintf("%s", score), VAT_RUBRIC_SCORE},
+        {"trap", "trap", vat_xasprintf("The answer avoids the trap: %s", tm->trap),
+         vat_rubric_trap_weight(t->n_traps)},
     };
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
         row = json_object();
@@ -416,7 +417,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
         json_object_set_new(row, "kind", json_string("trap"));
         json_object_set_new(row, "text", json_sprintf("The answer avoids the mistake '%s': %s",
                                                       t->traps[i].name, t->traps[i].text));
-        json_object_set_new(row, "weight", json_real(0.0));
+        json_object_set_new(row, "weight", json_real(vat_rubric_trap_weight(t->n_traps)));
         add_row(tb, VAT_T_RUBRIC_ITEMS, split, row);
     }
     free(gate);

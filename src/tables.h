@@ -44,6 +44,20 @@ struct vat_tables {
  * Tasks must be appended in task_id order. */
 void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
                          const struct vat_replay *r, const char *split);
+/* The rubric_items weights (docs/tables.md): a task's items sum to 1.
+ * The gate (shape) weighs 0.2 and the score (correctness) 0.6; the
+ * remaining 0.2 is the trap's.  A compound task shares it equally between
+ * the `trap` item (every mistake at once) and its n armed `trap:<name>`
+ * items, 0.2 / (n + 1) each, so each mistake it names counts as much as
+ * the naive answer that makes them all. */
+#define VAT_RUBRIC_GATE 0.2
+#define VAT_RUBRIC_SCORE 0.6
+#define VAT_RUBRIC_TRAPS 0.2
+static inline double vat_rubric_trap_weight(int n_traps)
+{
+    return VAT_RUBRIC_TRAPS / (double)((n_traps > 0 ? n_traps : 0) + 1);
+}
+
 /* Writes out/<table>/<split>.jsonl below root (temporary file + rename). */
 int vat_tables_write(struct vat_tables *tb, const char *root, struct vat_err *e);
 void vat_tables_release(struct vat_tables *tb);

@@ -46,6 +46,24 @@ static const char *const dw_q_natural_day[] = {
     "Could you add up the payments we received on {from}?",
     "What's our payment total for {from}?",
 };
+/* The explicit question, four ways of asking it (issue 13), over a range
+ * of days or one day; the rules that follow it are the same. */
+static const char *const dw_q_explicit[] = {
+    "Question: what is the total `amount` of the payments made from {from} through {to} "
+    "inclusive?",
+    "What do the `amount` values of the payments made from {from} through {to} inclusive "
+    "add up to?",
+    "Sum `amount` over the payments made from {from} through {to} inclusive: what is the "
+    "total?",
+    "Compute the total `amount` of the payments made from {from} through {to}, both days "
+    "included.",
+};
+static const char *const dw_q_explicit_day[] = {
+    "Question: what is the total `amount` of the payments made on {from}?",
+    "What do the `amount` values of the payments made on {from} add up to?",
+    "Sum `amount` over the payments made on {from}: what is the total?",
+    "Compute the total `amount` of the payments made on {from}.",
+};
 static const char *const dw_giveaways[] = {
     "inclusive", "in full", "whatever its time", "whole day", "any other day", "time of day",
     "tolerance", "Sum the amounts exactly", NULL,
@@ -216,7 +234,7 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         char from_h[32], to_h[32];
         vat_prompt_human_date(d1, from_h);
         vat_prompt_human_date(d2, to_h);
-        vat_prompt_data(&b, t, "the payments our business received", "payment",
+        vat_prompt_data(&b, t, "a record of the payments our business received", "payment",
                         "`payment_id`, `payer`, `method`, `amount` (two decimals) and `paid_at` "
                         "(YYYY-MM-DD HH:MM:SS, 24-hour clock, one time zone)");
         vat_buf_puts(&b, "\n\n");
@@ -233,11 +251,24 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "with two places) and `paid_at` (when the payment was made, YYYY-MM-DD "
                         "HH:MM:SS on a 24-hour clock; all times are in the same time zone)");
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
-        char *q = dw_question_text(from, to);
-        vat_buf_puts(&b, q);
-        vat_buf_puts(&b, "\n\n");
-        free(q);
+        const char *qkv[] = {"from", from, "to", to, NULL};
+        if (d1 == d2) {
+            VAT_PROMPT_PUT(&b, t, 'q', dw_q_explicit_day, qkv);
+            vat_buf_printf(&b,
+                           " The whole day counts: include every payment whose `paid_at` falls "
+                           "on %s, whatever its time of day, and no payment from any other "
+                           "day. ",
+                           from);
+        } else {
+            VAT_PROMPT_PUT(&b, t, 'q', dw_q_explicit, qkv);
+            vat_buf_printf(&b,
+                           " Both days count in full: include every payment whose `paid_at` "
+                           "falls on %s, on %s or on any day in between, whatever its time of "
+                           "day, and no payment from any other day. ",
+                           from, to);
+        }
+        vat_buf_puts(&b, "Sum the amounts exactly: the total is a number with at most two "
+                         "decimals.\n\n");
         vat_prompt_answer(&b, t, "the total as a JSON number, for example <total> written as "
                                  "digits with at most two decimals (no currency sign, no "
                                  "quotes)");

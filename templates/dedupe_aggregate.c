@@ -40,6 +40,18 @@ static const char *const da_q_natural[] = {
     "Could you work out how much money each user paid us?",
     "Per user, what did they spend in total?",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const da_q_explicit[] = {
+    "Question: what is the total `amount` per `user`, counting each event (each distinct "
+    "`event_id`) exactly once, however many times it was delivered?",
+    "For each `user`, what do their events add up to in `amount`, each event (each "
+    "distinct `event_id`) counted exactly once however many times it was delivered?",
+    "Sum `amount` by `user` with every event (every distinct `event_id`) taken exactly "
+    "once, however often it was delivered: what is each user's total?",
+    "Compute the total `amount` of every `user`, counting each distinct `event_id` exactly "
+    "once whatever the number of its deliveries.",
+};
 static const char *const da_giveaways[] = {
     "exactly once", "each distinct", "however many times", "delivers the same event again",
     "retried", "retry", "duplicate", "tolerance", "Sum the amounts exactly", NULL,
@@ -282,9 +294,10 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "`user`, `source` and `amount`, but with a new `delivery_id` and a "
                         "later `received_at`. An event may be delivered more than twice");
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, da_question);
-        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', da_q_explicit, NULL);
+        vat_buf_puts(&b, " Every user in the file appears in the answer. Sum the "
+                         "amounts exactly: each total is a number with at most two "
+                         "decimals.\n\n");
         vat_prompt_answer(&b, t, "an object whose keys are the users spelled exactly as in the "
                                  "`user` column and whose values are the totals as JSON numbers, "
                                  "for example {\"<user>\": <total>, \"<other user>\": <total>}. "

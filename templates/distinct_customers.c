@@ -31,6 +31,18 @@ static const char *const dc_q_natural[] = {
     "Could you count the customers who bought something in {when}?",
     "In {when}, how many distinct customers did we have?",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const dc_q_explicit[] = {
+    "Question: how many distinct customers placed at least one order in {month} "
+    "(`ordered_on` from {first} through {last})?",
+    "Count the distinct customers with at least one order in {month} (`ordered_on` from "
+    "{first} through {last}).",
+    "In {month} (`ordered_on` from {first} through {last}), how many different customers "
+    "ordered at least once?",
+    "Compute the number of distinct customers who placed an order in {month}, that is with "
+    "`ordered_on` from {first} through {last}.",
+};
 static const char *const dc_giveaways[] = {
     "removing the spaces", "lower-casing", "equal after", "must be exact", "tolerance", NULL,
 };
@@ -217,11 +229,14 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
         vat_buf_puts(&b, "\n\n");
         vat_prompt_answer(&b, t, "the count as one JSON integer, like 7");
     } else {
-        vat_prompt_lead(&b, t);
-        char *q = dc_question_text(year, month);
-        vat_buf_puts(&b, q);
-        vat_buf_puts(&b, "\n\n");
-        free(q);
+        char mname[32], first[16], last[16];
+        snprintf(mname, sizeof mname, "%s %d", vat_month_name(month), year);
+        snprintf(first, sizeof first, "%s-01", ym);
+        snprintf(last, sizeof last, "%s-%02d", ym, nm_days);
+        const char *qkv[] = {"month", mname, "first", first, "last", last, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', dc_q_explicit, qkv);
+        vat_buf_puts(&b, " Two addresses belong to the same customer when they are equal after "
+                         "removing the spaces at both ends and lower-casing.\n\n");
         vat_prompt_answer(&b, t, "the number of customers as a JSON integer, for example 7. It "
                                  "must be exact");
     }

@@ -21,6 +21,7 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "jsonout.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 #include "xlsxlay.h"
@@ -287,11 +288,62 @@ static int dh_keys(struct vat_task *t, struct vat_rng *r, const char *list, cons
     return 0;
 }
 
+/* ---- wording (issue 13) ---------------------------------------------------- */
+
+/* The opening of the data description, {a_kind} "a CSV" or "an Excel",
+ * {kind} "CSV" or "Excel", {topic} the report. */
+static const char *const dh_d_explicit[] = {
+    "You are given {a_kind} export of {topic}.",
+    "The file is {a_kind} export of {topic}.",
+    "Below is {a_kind} export of {topic}.",
+    "This {kind} export holds {topic}.",
+};
+static const char *const dh_d_natural[] = {
+    "Here is our {kind} export of {topic}.",
+    "Attached: {a_kind} export of {topic}.",
+    "This {kind} export has {topic} in it.",
+    "I pulled {topic} out of our system as {a_kind} export.",
+};
+/* The question: {total} "total `amount` under `Actual`" or "sum of the
+ * weights in kilograms", {values} the same as a plural, {scope} " per
+ * `region`" or one key. */
+static const char *const dh_q_explicit[] = {
+    "Question: what is the {total}{scope}?",
+    "Add up the {values}{scope}: what total do you get?",
+    "Which total do the {values} reach{scope}?",
+    "Report the {total}{scope}.",
+};
+static const char *const dh_q_natural[] = {
+    "What's the {total}{scope}?",
+    "Could you add up the {values}{scope}?",
+    "How much do the {values} come to{scope}?",
+    "I need the {values} totalled{scope}.",
+};
+/* What the explicit prompt says about the repeated names and the sum,
+ * which natural prompts leave to the header itself. */
+static const char *const dh_giveaways[] = {
+    "each appear once per group", "both named", "all named", "Sum exactly", "tolerance",
+    "not the first", NULL,
+};
+static const char *const dh_answer_columns[] = {NULL};
+
+/* The data description's opening, in the task's style. */
+static void dh_prompt_open(struct vat_buf *q, struct vat_task *t, bool book, const char *topic)
+{
+    const char *kv[] = {"a_kind", book ? "an Excel" : "a CSV", "kind", book ? "Excel" : "CSV",
+                        "topic", topic, NULL};
+    if (vat_prompt_natural(t))
+        VAT_PROMPT_PUT(q, t, 'd', dh_d_natural, kv);
+    else
+        VAT_PROMPT_PUT(q, t, 'd', dh_d_explicit, kv);
+}
+
 /* The grouped shape: rows are (key, month), columns key, month, then per
  * group the money and the count column. */
 static void dh_gen_grouped(struct vat_task *t, struct vat_rng *r, const struct dh_grouped *g,
                            const char **keys, int nkeys, struct vat_csv *c, struct dh_layout *L,
-                           json_t *params, struct vat_buf *q, int *one_key)
+                           json_t *params, struct vat_buf *q, int *one_key, bool book,
+                           char **total, char **values)
 {
     int ng = vat_rng_chance(r, vat_task_real(t, "three_chance")) ? 3 : 2;
     const char *groups[3] = {g->groups[0], ng == 3 ? g->groups[1] : g->groups[2], g->groups[2]};
@@ -358,19 +410,28 @@ static void dh_gen_grouped(struct vat_task *t, struct vat_rng *r, const struct d
     L->trap_pos = 2 + mi;
     L->integer = mi == 1;
 
-    vat_buf_printf(q, "You are given a CSV export of %s. Its header spans two lines: one names "
-                      "the groups (",
-                   g->topic);
-    dh_list(q, groups, ng);
-    vat_buf_printf(q,
-                   ") over the columns they cover, the other names the columns within each "
-                   "group (`%s`, %s, and `%s`, %s), so `%s` and `%s` each appear once per "
-                   "group. `%s` and `month` (YYYY-MM) say which row is which; the money "
-                   "columns are decimals with two places, the counts whole numbers.\n\n",
-                   g->measure[0], g->doc[0], g->measure[1], g->doc[1], g->measure[0],
-                   g->measure[1], g->key_col);
-    vat_buf_printf(q, "Question: what is the total `%s` under `%s`", g->measure[mi],
-                   groups[asked_group]);
+    dh_prompt_open(q, t, book, g->topic);
+    if (vat_prompt_natural(t)) {
+        vat_buf_puts(q, " The header takes two rows: the group names (");
+        dh_list(q, groups, ng);
+        vat_buf_printf(q,
+                       ") sit above the columns each group covers, and below them every group "
+                       "has `%s` (%s) and `%s` (%s). `%s` and `month` (YYYY-MM) identify the "
+                       "rows; money has two decimals, counts are whole numbers.\n\n",
+                       g->measure[0], g->doc[0], g->measure[1], g->doc[1], g->key_col);
+    } else {
+        vat_buf_puts(q, " Its header spans two lines: one names the groups (");
+        dh_list(q, groups, ng);
+        vat_buf_printf(q,
+                       ") over the columns they cover, the other names the columns within each "
+                       "group (`%s`, %s, and `%s`, %s), so `%s` and `%s` each appear once per "
+                       "group. `%s` and `month` (YYYY-MM) say which row is which; the money "
+                       "columns are decimals with two places, the counts whole numbers.\n\n",
+                       g->measure[0], g->doc[0], g->measure[1], g->doc[1], g->measure[0],
+                       g->measure[1], g->key_col);
+    }
+    *total = vat_xasprintf("total `%s` under `%s`", g->measure[mi], groups[asked_group]);
+    *values = vat_xasprintf("`%s` figures under `%s`", g->measure[mi], groups[asked_group]);
     json_object_set_new(params, "key", json_string(g->key_col));
     json_object_set_new(params, "measure", json_string(g->measure[mi]));
     json_object_set_new(params, "group", json_string(groups[asked_group]));
@@ -380,7 +441,8 @@ static void dh_gen_grouped(struct vat_task *t, struct vat_rng *r, const struct d
 /* The flat and titled shapes. */
 static void dh_gen_flat(struct vat_task *t, struct vat_rng *r, enum dh_shape shape,
                         const struct dh_flat *f, const char **keys, int nkeys, struct vat_csv *c,
-                        struct dh_layout *L, json_t *params, struct vat_buf *q, int *one_key)
+                        struct dh_layout *L, json_t *params, struct vat_buf *q, int *one_key,
+                        bool book, char **total, char **values)
 {
     int scen = (int)(f - dh_flats);
     int asked = 1 + (int)vat_rng_below(r, (uint32_t)f->copies - 1);
@@ -465,20 +527,40 @@ static void dh_gen_flat(struct vat_task *t, struct vat_rng *r, enum dh_shape sha
     L->trap_pos = 3;
     L->integer = false;
 
-    vat_buf_printf(q, "You are given a CSV export of %s, with the columns `%s`, `%s`, `%s` "
-                      "(YYYY-MM-DD) and %s columns %s named `%s`. ",
-                   f->topic, f->id_col, f->key_col, f->date_col,
-                   f->copies == 2 ? "two" : "three", f->copies == 2 ? "both" : "all", f->name);
-    if (shape == S_FLAT)
-        vat_buf_printf(q, "The header is on the first line, and %s. ", note.data);
-    else
-        vat_buf_printf(q, "The file was exported from a spreadsheet: title and note lines sit "
-                          "above its header line, and a note there says what each `%s` column "
-                          "holds. ",
-                       f->name);
-    vat_buf_puts(q, "The values are decimals with two places.\n\n");
+    dh_prompt_open(q, t, book, f->topic);
+    const char *copies = f->copies == 2 ? "two" : "three";
+    if (vat_prompt_natural(t)) {
+        vat_buf_printf(q, " It has `%s`, `%s`, `%s` (YYYY-MM-DD) and %s `%s` columns", f->id_col,
+                       f->key_col, f->date_col, copies, f->name);
+        if (shape == S_FLAT) {
+            vat_buf_puts(q, ": ");
+            for (int k = 0; k < f->copies; k++)
+                vat_buf_printf(q, "%s%s", k == 0 ? "" : k == f->copies - 1 ? ", then " : ", ",
+                               f->doc[k]);
+            vat_buf_puts(q, ". ");
+        } else {
+            vat_buf_printf(q, "; it came out of a spreadsheet, so a title and notes sit above "
+                              "the header, and one note says what each `%s` column holds. ",
+                           f->name);
+        }
+        vat_buf_puts(q, "Values have two decimals.\n\n");
+    } else {
+        vat_buf_printf(q, " It has the columns `%s`, `%s`, `%s` (YYYY-MM-DD) and %s columns %s "
+                          "named `%s`. ",
+                       f->id_col, f->key_col, f->date_col, copies,
+                       f->copies == 2 ? "both" : "all", f->name);
+        if (shape == S_FLAT)
+            vat_buf_printf(q, "The header is on the first line, and %s. ", note.data);
+        else
+            vat_buf_printf(q, "The file was exported from a spreadsheet: title and note lines "
+                              "sit above its header line, and a note there says what each `%s` "
+                              "column holds. ",
+                           f->name);
+        vat_buf_puts(q, "The values are decimals with two places.\n\n");
+    }
     vat_buf_release(&note);
-    vat_buf_printf(q, "Question: what is the sum of the %s", f->ask[asked]);
+    *total = vat_xasprintf("sum of the %s", f->ask[asked]);
+    *values = vat_xstrdup(f->ask[asked]);
     json_object_set_new(params, "key", json_string(f->key_col));
     json_object_set_new(params, "measure", json_string(f->name));
     json_object_set_new(params, "occurrence", json_integer(asked + 1));
@@ -583,6 +665,12 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     json_t *params = json_object();
     json_object_set_new(params, "shape", json_string(dh_shape_name[shape]));
 
+    /* The fixture's format names the export in the prompt; it draws from
+     * its own sub-stream, so asking it first moves nothing. */
+    const char *format = vat_xl_task_format(t, NULL);
+    bool book = format && strcmp(format, "xlsx") == 0;
+    char *total = NULL, *values = NULL;
+
     /* The scenario first: it decides which word list the keys come from. */
     const char *key_col;
     if (shape == S_GROUPED) {
@@ -591,7 +679,8 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
             json_decref(params);
             return -1;
         }
-        dh_gen_grouped(t, r, g, keys, nkeys, &c, &L, params, &b, &one_key);
+        dh_gen_grouped(t, r, g, keys, nkeys, &c, &L, params, &b, &one_key, book, &total,
+                       &values);
         key_col = g->key_col;
     } else {
         const struct dh_flat *f = &dh_flats[vat_rng_below(r, DH_NFLAT)];
@@ -599,36 +688,54 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
             json_decref(params);
             return -1;
         }
-        dh_gen_flat(t, r, shape, f, keys, nkeys, &c, &L, params, &b, &one_key);
+        dh_gen_flat(t, r, shape, f, keys, nkeys, &c, &L, params, &b, &one_key, book, &total,
+                    &values);
         key_col = f->key_col;
     }
 
-    if (one_key >= 0)
-        vat_buf_printf(&b, " of the rows whose `%s` is exactly `%s`? ", key_col, keys[one_key]);
+    bool nat = vat_prompt_natural(t);
+    char *scope = one_key < 0 ? vat_xasprintf(nat ? " for each `%s`" : " per `%s`", key_col)
+                  : nat       ? vat_xasprintf(" for `%s` `%s`", key_col, keys[one_key])
+                              : vat_xasprintf(" of the rows whose `%s` is exactly `%s`", key_col,
+                                              keys[one_key]);
+    const char *kv[] = {"total", total, "values", values, "scope", scope, NULL};
+    if (nat)
+        VAT_PROMPT_PUT(&b, t, 'q', dh_q_natural, kv);
     else
-        vat_buf_printf(&b, " per `%s`? ", key_col);
-    vat_buf_puts(&b, L.integer ? "Sum exactly: each total is a whole number.\n\n"
-                               : "Sum exactly: each total is a number with at most two "
-                                 "decimals.\n\n");
-    if (one_key >= 0)
-        vat_buf_puts(&b, "Answer with one JSON value: the total as a JSON number, written like "
-                         "<total> with no quotes, unit or thousands separator. ");
-    else
-        vat_buf_printf(&b,
-                       "Answer with one JSON value: an object whose keys are the values of "
-                       "`%s` spelled exactly as in the file and whose values are the totals as "
-                       "JSON numbers, for example {\"<%s>\": <total>, \"<other %s>\": "
-                       "<total>}. Key order does not matter. ",
-                       key_col, key_col, key_col);
-    vat_an_prompt_tolerance(&b, DH_REL_TOL, DH_ABS_TOL);
-    vat_buf_puts(&b, ".\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', dh_q_explicit, kv);
+    free(scope);
+    free(total);
+    free(values);
+    if (!nat)
+        vat_buf_puts(&b, L.integer ? " Sum exactly: each total is a whole number."
+                                   : " Sum exactly: each total is a number with at most two "
+                                     "decimals.");
+    vat_buf_puts(&b, "\n\n");
+    char *shape_text =
+        one_key >= 0
+            ? vat_xstrdup(nat ? "the total as a JSON number, like <total>"
+                              : "the total as a JSON number, written like <total> with no "
+                                "quotes, unit or thousands separator")
+            : vat_xasprintf(nat ? "a JSON object from each `%s`, spelled as in the file, to its "
+                                  "total as a number, like {\"<%s>\": <total>}"
+                                : "an object whose keys are the values of `%s` spelled exactly "
+                                  "as in the file and whose values are the totals as JSON "
+                                  "numbers, for example {\"<%s>\": <total>, \"<other %s>\": "
+                                  "<total>}. Key order does not matter",
+                            key_col, key_col, key_col);
+    vat_prompt_answer(&b, t, shape_text);
+    free(shape_text);
+    if (!nat) {
+        vat_buf_putc(&b, ' ');
+        vat_an_prompt_tolerance(&b, DH_REL_TOL, DH_ABS_TOL);
+        vat_buf_putc(&b, '.');
+    }
+    vat_buf_puts(&b, "\n\n");
     json_object_set_new(params, "answer", json_string(one_key >= 0 ? "one_key" : "per_key"));
     if (one_key >= 0)
         json_object_set_new(params, "key_value", json_string(keys[one_key]));
 
     /* Write and record the fixture: its columns are the header's names. */
-    const char *format = vat_xl_task_format(t, NULL);
-    bool book = format && strcmp(format, "xlsx") == 0;
     char *rel = vat_task_fixture_relpath(t, book ? ".xlsx" : ".csv");
     if (!format || (book ? dh_write_book(t, &c, &L, rel, params, e)
                          : vat_csv_write(&c, t->root, rel, e)) != 0) {
@@ -663,18 +770,6 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     else
         t->self_contained = dh_prompt_data(&b, t, &c, L.data_start, layout);
     t->prompt = vat_buf_detach(&b);
-    if (book) {
-        /* The export is a workbook: say so where the question introduces it. */
-        char *at = strstr(t->prompt, "You are given a CSV export");
-        if (at) {
-            struct vat_buf p = VAT_BUF_INIT;
-            vat_buf_putn(&p, t->prompt, (size_t)(at - t->prompt));
-            vat_buf_puts(&p, "You are given an Excel export");
-            vat_buf_puts(&p, at + strlen("You are given a CSV export"));
-            free(t->prompt);
-            t->prompt = vat_buf_detach(&p);
-        }
-    }
 
     struct dh_priv *pv = vat_xcalloc(1, sizeof *pv);
     pv->data_start = L.data_start;
@@ -693,8 +788,10 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->params = params;
 
     size_t rows = c.nrows - L.data_start;
-    int d = (shape == S_FLAT ? 2 : 3) + (rows > 30) + (shape != S_GROUPED &&
-                                                       json_integer_value(json_object_get(params, "occurrence")) == 3);
+    int d = (shape == S_FLAT ? 2 : 3) + (rows > 30) +
+            (shape != S_GROUPED &&
+             json_integer_value(json_object_get(params, "occurrence")) == 3) +
+            vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
     vat_csv_release(&c);
 
@@ -955,4 +1052,9 @@ const struct vat_template vat_tmpl_dup_header = {
     .confirm = dh_confirm,
     .trap_answer = dh_trap,
     .check = vat_check_task,
+    .giveaways = dh_giveaways,
+    .answer_columns = dh_answer_columns,
+    .difficulty_doc = "2 for a flat header, 3 for a two-line header or title lines + 1 above 30 "
+                      "data rows + 1 when the third of three same-named columns is asked + 1 in "
+                      "the natural style, at most 5.",
 };

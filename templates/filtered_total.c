@@ -35,6 +35,22 @@ static const char *const ft_q_natural[] = {
     "How much was booked as {kind}s on `{account}`, gross?",
     "Could you give me the gross {kind} total for account `{account}`?",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const ft_q_explicit[] = {
+    "Question: what is the total magnitude of the `{kind}` entries of the account "
+    "`{acct}`, that is the sum of the absolute values of `amount` over the rows whose "
+    "`account` is exactly `{acct}` and whose `kind` is exactly `{kind}`?",
+    "Over the rows whose `account` is exactly `{acct}` and whose `kind` is exactly "
+    "`{kind}`, what do the absolute values of `amount` sum to (the total magnitude of the "
+    "account's `{kind}` entries)?",
+    "Sum the absolute values of `amount` over the rows whose `account` is exactly `{acct}` "
+    "and whose `kind` is exactly `{kind}`: what total magnitude do the `{kind}` entries of "
+    "`{acct}` reach?",
+    "Compute the total magnitude of account `{acct}`'s `{kind}` entries: the sum of the "
+    "absolute values of `amount` over the rows whose `account` is exactly `{acct}` and "
+    "whose `kind` is exactly `{kind}`.",
+};
 static const char *const ft_giveaways[] = {
     "absolute value", "by its size", "adds 5.00", "magnitude", "is exactly", "tolerance",
     "Sum exactly", NULL,
@@ -246,14 +262,11 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                               "debit it) and `memo`", kinds.data);
         vat_prompt_data(&b, t, "a ledger export", "entry", cols.data);
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
-        vat_buf_printf(&b,
-                       "what is the total magnitude of the `%s` entries of the account "
-                       "`%s`, that is the sum of the absolute values of `amount` over the rows "
-                       "whose `account` is exactly `%s` and whose `kind` is exactly `%s`? A "
-                       "negative adjustment counts by its size: an amount of -5.00 adds 5.00. Sum "
-                       "exactly: the total is a number with at most two decimals.\n\n",
-                       ft_adjustment, asked, asked, ft_adjustment);
+        const char *qkv[] = {"kind", ft_adjustment, "acct", asked, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', ft_q_explicit, qkv);
+        vat_buf_puts(&b, " A negative adjustment counts by its size: an amount of -5.00 adds "
+                         "5.00. Sum exactly: the total is a number with at most two "
+                         "decimals.\n\n");
         vat_prompt_answer(&b, t, "the total as a JSON number, written like <total> with no "
                                  "quotes, currency sign or thousands separator");
         vat_buf_putc(&b, ' ');

@@ -32,6 +32,14 @@ static const char *const gc_q_natural[] = {
     "Could you tell me how many tickets each team is holding?",
     "Per team, how many tickets are there?",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const gc_q_explicit[] = {
+    "Question: how many tickets does each team have?",
+    "Count the tickets per team: what number does each team get?",
+    "For every team, how many ticket rows are there?",
+    "Compute the number of tickets of each team.",
+};
 static const char *const gc_giveaways[] = {
     "removing the spaces", "lower-casing", "equal after", "would all be the team",
     "Count every ticket row", "normalised", "tolerance", NULL,
@@ -238,9 +246,12 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "appear with different letter case and with spaces before or after its "
                         "name");
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, gc_question);
-        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', gc_q_explicit, NULL);
+        vat_buf_puts(&b, " Two labels name the same team when they are equal after removing the "
+                         "spaces at both ends and "
+                         "lower-casing; spaces inside a name stay. For example `Field Ops`, "
+                         "`field ops ` and ` FIELD OPS` would all be the team `field ops`. Count "
+                         "every ticket row.\n\n");
         vat_prompt_answer(&b, t, "an object whose keys are the normalised team names (trimmed "
                                  "and in lower case, exactly as described above) and whose "
                                  "values are the ticket counts as JSON integers, for example "

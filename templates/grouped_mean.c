@@ -35,6 +35,14 @@ static const char *const gm_q_natural[] = {
     "Could you give me the mean star rating per product?",
     "For each product, what's its average `rating` so far?",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const gm_q_explicit[] = {
+    "Question: what is the mean `rating` of each `product`?",
+    "For every `product`, what is the average of its `rating` values?",
+    "Average the `rating` column per `product`: what mean does each product get?",
+    "Compute each `product`'s mean `rating`.",
+};
 static const char *const gm_giveaways[] = {
     "missing, not zero", "not zero", "as zero", "sum and the count", "left out of the answer",
     "not listed with 0", "tolerance", "11/3", NULL,
@@ -250,9 +258,9 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "reviewer wrote a review without giving stars) and `verified_purchase` "
                         "(`yes` or `no`)");
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, "what is the mean `rating` of each `product`? A blank rating is "
-                         "missing, not zero: leave it out of both the sum and the count of that "
+        VAT_PROMPT_PUT(&b, t, 'q', gm_q_explicit, NULL);
+        vat_buf_puts(&b, " A blank rating is missing, not zero: leave it out of both the sum and "
+                         "the count of that "
                          "product's ratings. A product whose ratings are all blank has no mean "
                          "and is left out of the answer (not listed with 0 or null). Give each "
                          "mean exactly as computed, unrounded (for example 11/3 is "

@@ -69,6 +69,18 @@ static const char *const gs_q_natural[] = {
     "Could you total the paid orders by region for me?",
     "Per region, what is the total value of the paid orders?",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const gs_q_explicit[] = {
+    "Question: what is the total `amount` per `region` over the orders whose `status` is "
+    "exactly `paid`?",
+    "For each `region`, what do the `amount` values of the orders whose `status` is "
+    "exactly `paid` add up to?",
+    "Sum `amount` by `region` over the orders whose `status` is exactly `paid`: what is "
+    "each region's total?",
+    "Compute the total `amount` of every `region`, counting the orders whose `status` is "
+    "exactly `paid`.",
+};
 /* Phrases the explicit prompt uses to name the trap (none in natural). */
 static const char *const gs_giveaways[] = {
     "exactly `paid`", "any other status", "not counted", "left out", "not listed with 0",
@@ -269,10 +281,9 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         vat_prompt_data(&b, t, "an export of customer orders from an online shop", "order",
                         cols.data);
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, "what is the total `amount` per `region` over the orders whose "
-                         "`status` is exactly `paid`? Orders with any other status are not "
-                         "counted. Include only regions that have at least one paid order; a "
+        VAT_PROMPT_PUT(&b, t, 'q', gs_q_explicit, NULL);
+        vat_buf_puts(&b, " Orders with any other status are not counted. Include only regions "
+                         "that have at least one paid order; a "
                          "region without any paid order is left out of the answer (not listed "
                          "with 0). Sum the amounts exactly: each total is a number with at most "
                          "two decimals.\n\n");

@@ -67,6 +67,30 @@ static const char *const ja_d_explicit[] = {
     "The file `{rel}` is an SQLite database with two tables of an online shop.",
     "Two tables of an online shop are stored in the SQLite database file `{rel}`.",
 };
+/* The explicit question, four ways of asking it; the rules that follow
+ * it are the same. */
+static const char *const ja_q_explicit[] = {
+    "Question: what is the total `amount` of all orders per customer's current country?",
+    "Group the orders by the current country of the customer who placed them: what is each "
+    "country's total `amount`?",
+    "For each country, how much `amount` do the orders of the customers currently living "
+    "there add up to?",
+    "Compute the total `amount` of the orders per current country of their customer.",
+};
+/* The workbook's opening sentence. */
+static const char *const ja_d_book_explicit[] = {
+    "The Excel workbook `{rel}` holds two tables of an online shop, each on its own sheet.",
+    "You are given the Excel workbook `{rel}`: two tables of an online shop, one per sheet.",
+    "Two tables of an online shop are stored in the Excel workbook `{rel}`, each on a sheet "
+    "of its own.",
+    "The file `{rel}` is an Excel workbook with two tables of an online shop, one per sheet.",
+};
+static const char *const ja_d_book_natural[] = {
+    "Our shop's data is in the Excel workbook `{rel}`, one table per sheet.",
+    "Here is the workbook `{rel}` from our shop; each of its two sheets holds a table.",
+    "I've exported our orders and customer history to `{rel}` (Excel), a sheet each.",
+    "The shop data is in `{rel}`, an Excel file with one table on each of two sheets.",
+};
 static const char *const ja_giveaways[] = {
     "exactly once", "lived elsewhere", "left out", "not listed with 0", "latest `valid_from`",
     "tolerance", "Sum the amounts exactly", "double", NULL,
@@ -364,36 +388,68 @@ static char *ja_about(const char *orders)
         orders);
 }
 
-/* The question and the answer's form, the same over either format
- * (ends after the tolerance sentence, without its full stop). */
-static void ja_prompt_question(struct vat_buf *b)
+/* The question and the answer's form in the task's style, the same over
+ * either format (ends after the answer sentence, or in the explicit
+ * style the tolerance sentence, with its full stop). */
+static void ja_prompt_question(struct vat_buf *b, struct vat_task *t)
 {
-    vat_buf_printf(b, "Question: %s\n\n", ja_question);
-    vat_buf_puts(b, "Answer with one JSON value: an object whose keys are the country names "
-                     "spelled exactly as in the `country` column and whose values are the totals "
-                     "as JSON numbers, for example {\"<country>\": <total>, \"<other country>\": "
-                     "<total>}. Key order does not matter. ");
+    if (vat_prompt_natural(t)) {
+        VAT_PROMPT_PUT(b, t, 'q', ja_q_natural, NULL);
+        vat_buf_puts(b, "\n\n");
+        vat_prompt_answer(b, t, "a JSON object from each country with orders, spelled as in "
+                                "`country`, to its total as a number, like {\"<country>\": "
+                                "<total>}");
+        return;
+    }
+    VAT_PROMPT_PUT(b, t, 'q', ja_q_explicit, NULL);
+    vat_buf_puts(b, " Attribute every order to the current country of the customer who placed "
+                    "it, even when the customer lived elsewhere on the order date, and count "
+                    "each order exactly once. List only countries that receive at least one "
+                    "order this way; a country with no order attributed to it is left out (not "
+                    "listed with 0). Sum the amounts exactly: each total is a number with at "
+                    "most two decimals.\n\n");
+    vat_prompt_answer(b, t, "an object whose keys are the country names spelled exactly as in "
+                            "the `country` column and whose values are the totals as JSON "
+                            "numbers, for example {\"<country>\": <total>, \"<other "
+                            "country>\": <total>}. Key order does not matter");
+    vat_buf_putc(b, ' ');
     vat_an_prompt_tolerance(b, JA_REL_TOL, JA_ABS_TOL);
+    vat_buf_putc(b, '.');
 }
 
 static void ja_prompt_book(struct vat_task *t, const struct vat_axl_state *st, const char *rel)
 {
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_printf(&b,
-                   "The Excel workbook `%s` holds two tables of an online shop, each on its own "
-                   "sheet. The orders are the table%s%s%s on sheet `" JA_ORDERS_SHEET "`, one "
-                   "row per order: `order_id`, `customer_id` (who placed it), `amount` (the "
-                   "order total in currency units, at most two decimals) and `ordered_on` "
-                   "(YYYY-MM-DD). The table on sheet `" JA_HIST_SHEET "` records where each "
-                   "customer has lived: one row each time a customer's country was set or "
-                   "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, the "
-                   "date from which that country applies). A customer has one or more history "
-                   "rows; their current country is the `country` of their history row with the "
-                   "latest `valid_from`. A number stored as text is the same number.\n\n",
-                   rel, st->title ? " titled `" : "", st->title ? st->title : "",
-                   st->title ? "`" : "");
-    ja_prompt_question(&b);
-    vat_buf_puts(&b, ".\n\n");
+    const char *kv[] = {"rel", rel, NULL};
+    if (vat_prompt_natural(t)) {
+        VAT_PROMPT_PUT(&b, t, 'd', ja_d_book_natural, kv);
+        vat_buf_printf(&b,
+                       " Sheet `" JA_ORDERS_SHEET "` holds the orders%s%s%s: `order_id`, "
+                       "`customer_id` (who placed it), `amount` (order total, at most two "
+                       "decimals) and `ordered_on` (YYYY-MM-DD). Sheet `" JA_HIST_SHEET "` has "
+                       "one row each time a customer's country was set or changed, with "
+                       "`customer_id`, `country` and `valid_from` (YYYY-MM-DD, from when that "
+                       "country applies). A number stored as text is the same number.\n\n",
+                       st->title ? " (the table titled `" : "", st->title ? st->title : "",
+                       st->title ? "`)" : "");
+    } else {
+        VAT_PROMPT_PUT(&b, t, 'd', ja_d_book_explicit, kv);
+        vat_buf_printf(&b,
+                       " The orders are the table%s%s%s on sheet `" JA_ORDERS_SHEET "`, one "
+                       "row per order: `order_id`, `customer_id` (who placed it), `amount` (the "
+                       "order total in currency units, at most two decimals) and `ordered_on` "
+                       "(YYYY-MM-DD). The table on sheet `" JA_HIST_SHEET "` records where each "
+                       "customer has lived: one row each time a customer's country was set or "
+                       "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, the "
+                       "date from which that country applies). A customer has one or more "
+                       "history rows; their current country is the `country` of their history "
+                       "row with the latest `valid_from`. A number stored as text is the same "
+                       "number.\n\n",
+                       st->title ? " titled `" : "", st->title ? st->title : "",
+                       st->title ? "`" : "");
+    }
+    ja_prompt_question(&b, t);
+    vat_buf_puts(&b, "\n\n");
     struct vat_xl_book book = VAT_XL_BOOK_INIT;
     struct vat_err e;
     t->self_contained = false;
@@ -462,9 +518,6 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     if (book) {
-        /* Workbook prompts of this template are written in the explicit
-         * style only (yet); the row records what the prompt is. */
-        t->prompt_style = VAT_STYLE_EXPLICIT;
         ja_prompt_book(t, &st, rel);
         free(rel);
         goto params;
@@ -488,31 +541,16 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                        "`customer_history`: one row each time a customer's country was set or "
                        "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, "
                        "from when that country applies).\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', ja_q_natural, NULL);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "a JSON object from each country with orders, spelled as in "
-                                 "`country`, to its total as a number, like {\"<country>\": "
-                                 "<total>}");
-        vat_buf_printf(&b, "\n\nThe schema and %s (as SQL):\n\n```sql\n",
-                       cut ? "the leading rows of each table" : "all rows");
     } else {
         const char *kv[] = {"rel", rel, NULL};
         VAT_PROMPT_PUT(&b, t, 'd', ja_d_explicit, kv);
         char *about = ja_about("orders");
         vat_buf_printf(&b, " %s\n\n", about);
         free(about);
-        vat_prompt_lead(&b, t);
-        vat_buf_printf(&b, "%s\n\n", ja_question);
-        vat_prompt_answer(&b, t, "an object whose keys are the country names spelled exactly "
-                                 "as in the `country` column and whose values are the totals as "
-                                 "JSON numbers, for example {\"<country>\": <total>, \"<other "
-                                 "country>\": <total>}. Key order does not matter");
-        vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, JA_REL_TOL, JA_ABS_TOL);
     }
-    if (!nat)
-        vat_buf_printf(&b, ".\n\nThe schema and %s (as SQL):\n\n```sql\n",
-                       cut ? "the leading rows of each table" : "all rows");
+    ja_prompt_question(&b, t);
+    vat_buf_printf(&b, "\n\nThe schema and %s (as SQL):\n\n```sql\n",
+                   cut ? "the leading rows of each table" : "all rows");
     vat_buf_putn(&b, data.data, data.len);
     vat_buf_puts(&b, "```\n");
     if (cut)

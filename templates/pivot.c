@@ -36,6 +36,14 @@ static const char *const pv_q_natural[] = {
     "Please give me the monthly shipment counts per carrier, as a pivot table.",
     "I need a month x carrier table of shipment counts.",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const pv_q_explicit[] = {
+    "Question: how many shipments are there per month and carrier?",
+    "Count the shipments by month and by carrier: what is each count?",
+    "For every month and every carrier, how many shipments are in the file?",
+    "Compute a table of shipment counts, months by carriers.",
+};
 static const char *const pv_giveaways[] = {
     "count 0", "must still be listed", "no shipment", "Count rows", "whatever its parcels",
     "not listed", "tolerance", NULL,
@@ -290,9 +298,15 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "`carrier` (the company that carried it), `origin`, `destination`, "
                         "`parcels` and `weight_kg`");
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, pv_question);
-        vat_buf_puts(&b, "\n\n");
+        VAT_PROMPT_PUT(&b, t, 'q', pv_q_explicit, NULL);
+        vat_buf_puts(&b, " Count rows: each row is one shipment, whatever its parcels or weight. "
+                         "Lay the counts "
+                         "out as a full table: one entry for every month that appears in the "
+                         "`month` column, and within each month one entry for every carrier "
+                         "that appears anywhere in the `carrier` column. A month and carrier "
+                         "combination with no shipment must still be listed, with the count 0. "
+                         "A calendar month that does not appear in the file at all is not "
+                         "listed.\n\n");
         vat_prompt_answer(&b, t, "an object whose keys are the months spelled exactly as in the "
                                  "`month` column (YYYY-MM) and whose values are objects mapping "
                                  "each carrier name, spelled exactly as in the `carrier` column, "

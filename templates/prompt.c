@@ -90,15 +90,6 @@ void vat_prompt_data(struct vat_buf *b, struct vat_task *t, const char *what, co
         VAT_PROMPT_PUT(b, t, 'd', data_explicit, kv);
 }
 
-static const char *const lead_explicit[] = {"Question: ", "The question: ", "Task: ",
-                                            "What to compute: "};
-
-void vat_prompt_lead(struct vat_buf *b, struct vat_task *t)
-{
-    if (!vat_prompt_natural(t))
-        vat_buf_puts(b, VAT_PROMPT_PHRASE(t, 'l', lead_explicit));
-}
-
 static const char *const answer_explicit[] = {
     "Answer with one JSON value: {shape}.",
     "Reply with exactly one JSON value: {shape}.",

@@ -49,12 +49,10 @@ void vat_prompt_put(struct vat_buf *b, struct vat_task *t, char slot, const char
     vat_prompt_put((b), (t), (slot), (arr), sizeof(arr) / sizeof((arr)[0]), (kv))
 
 /* The framings every template shares, each drawn from >= 4 phrasings of
- * the task's style (slots 'd', 'l', 'a'):
+ * the task's style (slots 'd', 'a'):
  *   vat_prompt_data:   "You are given <what>, one <unit> per row, with the
  *                      columns <cols>." and its variants (natural: "Here is
  *                      <what>, ...");
- *   vat_prompt_lead:   explicit only: the question's lead-in ("Question: ",
- *                      "Task: ", ...); natural prompts ask without one;
  *   vat_prompt_answer: explicit: "Answer with one JSON value: <shape>." and
  *                      its variants; natural: "Reply with <shape>." and its
  *                      variants.  shape is a noun phrase ("an object whose
@@ -62,7 +60,9 @@ void vat_prompt_put(struct vat_buf *b, struct vat_task *t, char slot, const char
  *                      arguments: the framing adds it. */
 void vat_prompt_data(struct vat_buf *b, struct vat_task *t, const char *what, const char *unit,
                      const char *cols);
-void vat_prompt_lead(struct vat_buf *b, struct vat_task *t);
+/* (The question itself is each template's own: four phrasings per style
+ * that differ in how they ask, not only in a lead-in, drawn as slot 'q'
+ * with VAT_PROMPT_PUT.) */
 void vat_prompt_answer(struct vat_buf *b, struct vat_task *t, const char *shape);
 
 /* "3 March 2024" for a day number (days since 1970-01-01), as people

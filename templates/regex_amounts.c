@@ -1,7 +1,9 @@
 /* regex_amounts.c — the regex template "regex_amounts": from invoice notes
  * and chat messages, extract the money amounts of one drawn notation
- * (currency marker, thousands separator, decimal separator, whether cents
- * and grouping are required) that are complete and stand on their own.
+ * (currency marker and whether a space follows it, thousands separator,
+ * decimal separator, two or three decimals, whether cents and grouping
+ * are required, whether a minus sign belongs to the amount) that are
+ * complete and stand on their own.
  * The trap is the naive shape `\$\d+(\.\d{2})?` of that notation, which
  * stops at the first thousands separator: amounts of 1,000 and more are
  * planted in every line set.  The other decoys (bad groupings, one or
@@ -11,46 +13,98 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prompt.h"
 #include "regexgen.h"
 #include "template.h"
 
 /* ---- the notation space -------------------------------------------------- */
 
-/* Currency markers written before the number.  The three-letter codes
- * are followed by one space; the signs are glued to the number. */
+/* Currency markers written before the number, in their usual spacing:
+ * the three-letter codes are followed by one space, the signs glued to
+ * the number.  A notation may take the other spacing ("USD12.00",
+ * "R$ 12,00"). */
 static const char *const markers[] = {
     "$",    "US$",  "USD ", "EUR ", "GBP ", "CHF ", "CAD ", "AUD ", "A$",   "C$",   "NZ$",
     "HK$",  "S$",   "R$",   "NT$",  "MX$",  "NZD ", "SEK ", "NOK ", "DKK ", "SGD ", "HKD ",
     "MXN ", "BRL ", "INR ", "ZAR ", "PLN ", "CZK ", "HUF ", "ILS ", "CNY ", "KRW ", "TRY ",
-    "AED ", "SAR ", "THB ", "MYR ", "PHP ", "IDR ", "TWD ", "JPY "};
+    "AED ", "SAR ", "THB ", "MYR ", "PHP ", "IDR ", "TWD ", "JPY ", "RUB ", "UAH ", "RON ",
+    "BGN ", "ISK ", "KWD ", "BHD ", "OMR ", "JOD ", "QAR ", "EGP ", "NGN ", "KES ", "GHS ",
+    "MAD ", "TND ", "KZT ", "VND ", "PKR ", "BDT ", "LKR ", "CLP ", "COP ", "PEN ", "ARS ",
+    "UYU ", "XOF ", "XAF ", "NPR ", "GEL ", "AMD ", "AZN ", "RSD ", "MKD ", "DZD ", "IQD ",
+    "BOB ", "PYG ", "DOP ", "JMD "};
 #define N_MARKERS ((int)(sizeof markers / sizeof *markers))
 
 /* (thousands separator, decimal separator) pairs. */
 static const char sep_pairs[][2] = {{',', '.'},  {'.', ','},  {' ', '.'},
                                     {' ', ','},  {'\'', '.'}, {'\'', ','}};
 #define N_PAIRS 6
-#define N_FORMATS (N_MARKERS * N_PAIRS * 2 * 2)
+/* marker, separators, cents rule, grouping rule, 2 or 3 decimals, minus
+ * rule, marker spacing */
+#define N_FORMATS (N_MARKERS * N_PAIRS * 2 * 2 * 2 * 2 * 2)
+_Static_assert(N_FORMATS > 15000, "regex_amounts admits well over 10,000 distinct golds");
 
 struct fmt {
-    const char *marker;
+    char marker[8];     /* as written before the number: "$", "USD "  */
     char sep;           /* thousands separator                         */
     char dec;           /* decimal separator                           */
     bool cents_req;     /* an amount without cents does not count      */
     bool group_req;     /* 1000 and more must be written with groups   */
+    int decs;           /* digits after the decimal separator: 2 or 3  */
+    bool minus;         /* a '-' right before the marker is part of it */
 };
 
-static struct fmt fmt_from_index(unsigned f)
+/* A marker without its trailing space: "USD", "$". */
+static void marker_base(const char *m, char out[8])
 {
-    const unsigned nm = (unsigned)N_MARKERS;
-    unsigned pair = (f / nm) % N_PAIRS;
-    struct fmt x = {markers[f % nm], sep_pairs[pair][0], sep_pairs[pair][1],
-                    (f / (nm * N_PAIRS)) % 2 != 0, f / (nm * N_PAIRS * 2) != 0};
-    return x;
+    snprintf(out, 8, "%s", m);
+    size_t n = strlen(out);
+    if (n && out[n - 1] == ' ')
+        out[n - 1] = 0;
 }
 
 static bool marker_is_code(const char *m)
 {
-    return strlen(m) == 4 && m[3] == ' ';
+    char base[8];
+    marker_base(m, base);
+    if (strlen(base) != 3)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (base[i] < 'A' || base[i] > 'Z')
+            return false;
+    return true;
+}
+
+/* The marker in the other spacing: "USD " <-> "USD", "$" <-> "$ ". */
+static void marker_respaced(const char *m, char out[8])
+{
+    size_t n = strlen(m);
+    if (n && m[n - 1] == ' ')
+        marker_base(m, out);
+    else
+        snprintf(out, 8, "%s ", m);
+}
+
+static struct fmt fmt_from_index(unsigned f)
+{
+    struct fmt x;
+    const char *m = markers[f % (unsigned)N_MARKERS];
+    f /= (unsigned)N_MARKERS;
+    x.sep = sep_pairs[f % N_PAIRS][0];
+    x.dec = sep_pairs[f % N_PAIRS][1];
+    f /= N_PAIRS;
+    x.cents_req = f % 2 != 0;
+    f /= 2;
+    x.group_req = f % 2 != 0;
+    f /= 2;
+    x.decs = 2 + (int)(f % 2);
+    f /= 2;
+    x.minus = f % 2 != 0;
+    f /= 2;
+    if (f % 2)
+        marker_respaced(m, x.marker);
+    else
+        snprintf(x.marker, sizeof x.marker, "%s", m);
+    return x;
 }
 
 /* A separator as a pattern literal. */
@@ -83,14 +137,28 @@ static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *
     const char *d = json_string_value(json_object_get(params, "decimal_separator"));
     const char *cents = json_string_value(json_object_get(params, "cents"));
     const char *grouping = json_string_value(json_object_get(params, "grouping"));
+    /* vat 0.1 params have neither: two decimals, the minus outside */
+    json_t *decs = json_object_get(params, "decimals");
+    const char *minus = json_string_value(json_object_get(params, "minus"));
     if (!m || !s || !d || !cents || !grouping || strlen(s) != 1 || strlen(d) != 1)
         return vat_err_set(e, "regex_amounts: params lack the marker, separators or rules");
-    x->marker = NULL;
-    for (int i = 0; i < N_MARKERS; i++)
-        if (strcmp(m, markers[i]) == 0)
-            x->marker = markers[i];
-    if (!x->marker)
+    char base[8];
+    marker_base(m, base);
+    bool known = false;
+    for (int i = 0; i < N_MARKERS && strlen(m) < sizeof x->marker; i++) {
+        char b2[8];
+        marker_base(markers[i], b2);
+        known = known || (strcmp(base, b2) == 0 && strlen(base) > 0);
+    }
+    if (!known)
         return vat_err_set(e, "regex_amounts: unknown marker '%s'", m);
+    snprintf(x->marker, sizeof x->marker, "%s", m);
+    x->decs = decs ? (int)json_integer_value(decs) : 2;
+    if (x->decs != 2 && x->decs != 3)
+        return vat_err_set(e, "regex_amounts: decimals must be 2 or 3");
+    if (minus && strcmp(minus, "part") && strcmp(minus, "outside"))
+        return vat_err_set(e, "regex_amounts: minus must be part or outside");
+    x->minus = minus && strcmp(minus, "part") == 0;
     int pair = -1;
     for (int i = 0; i < N_PAIRS; i++)
         if (sep_pairs[i][0] == s[0] && sep_pairs[i][1] == d[0])
@@ -123,7 +191,7 @@ static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
     struct vat_buf b = VAT_BUF_INIT;
     const char *s = sep_rx(x->sep), *d = sep_rx(x->dec);
     if (!naive)
-        vat_buf_puts(&b, "(?<!\\w)");
+        vat_buf_puts(&b, x->minus ? "(?<!\\w)-?" : "(?<!\\w)");
     for (const char *p = x->marker; *p; p++) {
         if (*p == '$')
             vat_buf_puts(&b, "\\$");
@@ -131,14 +199,14 @@ static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
             vat_buf_putc(&b, *p);
     }
     if (naive) {
-        vat_buf_printf(&b, x->cents_req ? "\\d+%s\\d{2}" : "\\d+(%s\\d{2})?", d);
+        vat_buf_printf(&b, x->cents_req ? "\\d+%s\\d{%d}" : "\\d+(%s\\d{%d})?", d, x->decs);
         return vat_buf_detach(&b);
     }
     vat_buf_printf(&b, "(?:[1-9]\\d{0,2}(?:%s\\d{3})*|", s);
     if (!x->group_req)
         vat_buf_puts(&b, "[1-9]\\d*|");
     vat_buf_puts(&b, "0)");
-    vat_buf_printf(&b, x->cents_req ? "%s\\d{2}" : "(?:%s\\d{2})?", d);
+    vat_buf_printf(&b, x->cents_req ? "%s\\d{%d}" : "(?:%s\\d{%d})?", d, x->decs);
     vat_buf_printf(&b, "(?!\\w|[.,%s]\\d)", x->sep == '.' || x->sep == ',' ? "" : s);
     return vat_buf_detach(&b);
 }
@@ -217,13 +285,20 @@ static long draw_big(struct vat_rng *r)
     return (long)vat_rng_range(r, 1000000, 99999999);
 }
 
-/* Appends the decimal separator and two cent digits when with is true. */
+/* Appends the decimal separator and n random digits. */
+static void add_digits(char *num, size_t cap, const struct fmt *x, struct vat_rng *r, int n)
+{
+    size_t k = strlen(num);
+    snprintf(num + k, cap - k, "%c%0*d", x->dec, n,
+             (int)vat_rng_range(r, 0, n == 1 ? 9 : n == 2 ? 99 : n == 3 ? 999 : 9999));
+}
+
+/* Appends the decimal separator and the notation's cent digits when with
+ * is true. */
 static void add_cents(char *num, size_t cap, const struct fmt *x, struct vat_rng *r, bool with)
 {
-    if (with) {
-        size_t k = strlen(num);
-        snprintf(num + k, cap - k, "%c%02d", x->dec, (int)vat_rng_range(r, 0, 99));
-    }
+    if (with)
+        add_digits(num, cap, x, r, x->decs);
 }
 
 /* Whether an amount drawn for a target carries cents. */
@@ -286,15 +361,14 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
             /* one draw per statement, the suffix first (the order the
              * corpus was drawn in before issue 17) */
             const char *k = slot->seen && vat_rng_chance(r, 0.3) ? "k" : "";
-            int digit = (int)vat_rng_range(r, 0, 9);
-            snprintf(num + strlen(num), sizeof num - strlen(num), "%c%d%s", x->dec, digit, k);
+            add_digits(num, sizeof num, x, r, x->decs - 1); /* one digit too few */
+            snprintf(num + strlen(num), sizeof num - strlen(num), "%s", k);
         }
         break;
     case K_THREE_CENTS:
         fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
                 x->sep);
-        snprintf(num + strlen(num), sizeof num - strlen(num), "%c%03d", x->dec,
-                 (int)vat_rng_range(r, 0, 999));
+        add_digits(num, sizeof num, x, r, x->decs + 1); /* one digit too many */
         break;
     case K_SHORT_GROUP:
     case K_LONG_GROUP:
@@ -350,8 +424,8 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         /* the last cent digit: "$12.O5" would leave "$12" valid */
         fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
                 x->sep);
-        snprintf(num + strlen(num), sizeof num - strlen(num), "%c%d0", x->dec,
-                 (int)vat_rng_range(r, 0, 9));
+        add_digits(num, sizeof num, x, r, x->decs - 1);
+        snprintf(num + strlen(num), sizeof num - strlen(num), "0");
         misread(num, strlen(num) - 1, r);
         break;
     case K_TAIL:
@@ -367,23 +441,25 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
 
     if (kind == K_OTHER_MARKER) {
         /* another currency, or ours spelled another way */
+        char ours[8], theirs[8];
+        marker_base(x->marker, ours);
         if (vat_rng_chance(r, 0.6)) {
-            do
+            do {
                 marker = markers[vat_rng_below(r, (uint32_t)N_MARKERS)];
-            while (marker == x->marker);
-        } else if (marker_is_code(x->marker)) {
-            if (vat_rng_chance(r, 0.5)) {
-                snprintf(alt, sizeof alt, "%.3s", x->marker);
-            } else {
-                for (int i = 0; i < 4; i++)
-                    alt[i] = x->marker[i] >= 'A' && x->marker[i] <= 'Z'
-                                 ? (char)(x->marker[i] - 'A' + 'a')
-                                 : x->marker[i];
-                alt[4] = 0;
-            }
+                marker_base(marker, theirs);
+            } while (strcmp(theirs, ours) == 0);
+        } else if (marker_is_code(x->marker) && vat_rng_chance(r, 0.5)) {
+            /* the code in lower case, spaced as ours */
+            size_t i = 0;
+            for (; x->marker[i]; i++)
+                alt[i] = x->marker[i] >= 'A' && x->marker[i] <= 'Z'
+                             ? (char)(x->marker[i] - 'A' + 'a')
+                             : x->marker[i];
+            alt[i] = 0;
             marker = alt;
         } else {
-            snprintf(alt, sizeof alt, "%s ", x->marker);
+            /* ours in the other spacing: "USD12", "$ 12" */
+            marker_respaced(x->marker, alt);
             marker = alt;
         }
     }
@@ -400,6 +476,16 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         static const char *const wraps[][2] = {
             {"-", ""}, {"(", ")"}, {"+", ""}, {"~", ""}, {"\"", "\""}, {"-(", ")"}};
         size_t w = vat_rng_below(r, 6);
+        /* The first of a set is a plain minus, where the minus rule
+         * shows; where the minus is part of the amount, it is taken. */
+        if (slot->seen == 0)
+            w = 0;
+        if (x->minus && w == 0) {
+            char neg[112];
+            snprintf(neg, sizeof neg, "-%s", amt);
+            vat_rx_target(b, neg, kind);
+            return;
+        }
         vat_rx_put(b, wraps[w][0]);
         vat_rx_target(b, amt, kind);
         vat_rx_put(b, wraps[w][1]);
@@ -493,26 +579,103 @@ static const struct vat_rx_layout layout = {
 /* "USD 1,234,567.89" for the prompt and params. */
 static void fmt_sample(const struct fmt *x, char out[32])
 {
-    snprintf(out, 32, "%s1%c234%c567%c89", x->marker, x->sep, x->sep, x->dec);
+    snprintf(out, 32, "%s1%c234%c567%c89%s", x->marker, x->sep, x->sep, x->dec,
+             x->decs == 3 ? "5" : "");
 }
 
-static void prompt_rules(struct vat_buf *b, const struct fmt *x)
+/* Issue 13: the data sentence and the question in both styles (explicit
+ * questions: vat_rx_prompt_question). */
+static const char *const d_explicit[] = {
+    "The lines below are invoice notes and chat messages: they mention money in several "
+    "currencies and notations, quantities, ids and times.",
+    "Below are invoice notes and chat messages that mention money in several currencies and "
+    "notations, along with quantities, ids and times.",
+    "You are given invoice notes and chat messages; they mention money in several currencies "
+    "and notations, quantities, ids and times.",
+    "The example lines are invoice notes and chat messages, with money in several currencies "
+    "and notations, quantities, ids and times in them.",
+};
+static const char *const d_natural[] = {
+    "These are invoice notes and messages from our billing chat; money comes up in them in "
+    "all sorts of currencies and notations, next to quantities, ids and times.",
+    "Here are some lines from invoices and customer chats. They quote prices and totals in "
+    "several currencies and notations.",
+    "Below: notes from our invoices and finance chat, full of amounts in different "
+    "currencies and notations, plus ids, quantities and times.",
+    "I copied these lines from invoice notes and chat threads; they mention money in many "
+    "currencies and formats.",
+};
+static const char *const q_natural[] = {
+    "Could you write a regex that pulls every amount written like \"{sample}\" out of lines "
+    "like these? Only well-formed amounts, please.{facts}",
+    "I need a regular expression that finds the amounts in our notation, \"{sample}\", and "
+    "only complete, correctly written ones.{facts}",
+    "Can you give me a regex to extract the money amounts written the way \"{sample}\" is? "
+    "Malformed numbers are not amounts.{facts}",
+    "Please write a regex that picks out every proper amount in the \"{sample}\" notation "
+    "from such lines.{facts}",
+};
+static const char *const giveaways[] = {
+    "not extracted at all", "not even in part", "stands on its own", "does not count",
+    "do not count", "groups of exactly three", "stuck to it", "leading zero",
+    "followed directly by a digit", NULL,
+};
+static const char *const answer_columns[] = {NULL};
+
+static const char *const count_words[] = {"no", "one", "two", "three", "four"};
+
+/* The facts of the notation a sample cannot show, as a client states
+ * them: the decimals, the grouping rule, and what a minus sign is. */
+static void natural_facts(struct vat_buf *f, const struct fmt *x)
+{
+    if (x->cents_req)
+        vat_buf_printf(f, " Our amounts always show %s decimals after the %s.",
+                       count_words[x->decs], sep_name(x->dec));
+    else
+        vat_buf_printf(f, " The %s decimals after the %s are often left off, as in %s12.",
+                       count_words[x->decs], sep_name(x->dec), x->marker);
+    if (x->group_req)
+        vat_buf_printf(f, " Amounts of a thousand or more always have the thousands separator "
+                          "%s.",
+                       sep_name(x->sep));
+    else
+        vat_buf_printf(f, " Amounts of a thousand or more sometimes come without thousands "
+                          "separators, as in %s1234567.",
+                       x->marker);
+    if (x->minus)
+        vat_buf_printf(f, " A refund carries a minus sign right before the currency, as in "
+                          "-%s12, and the minus belongs to the amount.",
+                       x->marker);
+    else
+        vat_buf_puts(f, " A sign or brackets around an amount are not part of it.");
+}
+
+static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt *x)
 {
     char sample[32];
     fmt_sample(x, sample);
-    vat_buf_puts(b, "The lines below are invoice notes and chat messages: they mention money "
-                    "in several currencies and notations, quantities, ids and times.\n\n");
-    vat_buf_printf(b,
-                   "Write a regular expression that extracts every amount written like "
-                   "\"%s\". A piece of text is such an amount only when all of these hold:\n",
-                   sample);
+    if (vat_prompt_natural(t)) {
+        struct vat_buf facts = VAT_BUF_INIT;
+        natural_facts(&facts, x);
+        const char *kv[] = {"sample", sample, "facts", facts.data, NULL};
+        VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
+        vat_buf_release(&facts);
+        return;
+    }
+    char base[8], tail[64];
+    marker_base(x->marker, base);
+    bool spaced = strcmp(base, x->marker) != 0;
+    snprintf(tail, sizeof tail, "written like \"%s\"", sample);
+    VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "amount", "amounts", tail);
     if (marker_is_code(x->marker))
-        vat_buf_printf(b, "- it starts with the currency code \"%.3s\" in capital letters and "
-                          "exactly one space before the number;\n",
-                       x->marker);
+        vat_buf_printf(b, "- it starts with the currency code \"%s\" in capital letters, %s;\n",
+                       base,
+                       spaced ? "then exactly one space before the number"
+                              : "directly before the number (no space)");
     else
-        vat_buf_printf(b, "- it starts with \"%s\" directly before the number (no space);\n",
-                       x->marker);
+        vat_buf_printf(b, "- it starts with \"%s\" %s;\n", base,
+                       spaced ? "and exactly one space before the number"
+                              : "directly before the number (no space)");
     vat_buf_printf(b,
                    "- the whole-number part is 0, or 1 to 3 digits not starting with 0 "
                    "followed by any number of groups of exactly three digits, each group "
@@ -525,27 +688,36 @@ static void prompt_rules(struct vat_buf *b, const struct fmt *x)
         vat_buf_puts(b, "; numbers of 1000 and more may also be written as one run of digits "
                         "with no separators at all (not starting with 0);\n");
     if (x->cents_req)
-        vat_buf_printf(b, "- then the decimal separator %s and exactly two digits of cents; "
-                          "cents are required (an amount without them does not count);\n",
-                       sep_name(x->dec));
+        vat_buf_printf(b, "- then the decimal separator %s and exactly %s decimal digits; "
+                          "they are required (an amount without them does not count);\n",
+                       sep_name(x->dec), count_words[x->decs]);
     else
-        vat_buf_printf(b, "- then, optionally, the decimal separator %s and exactly two digits "
-                          "of cents;\n",
-                       sep_name(x->dec));
+        vat_buf_printf(b, "- then, optionally, the decimal separator %s and exactly %s decimal "
+                          "digits;\n",
+                       sep_name(x->dec), count_words[x->decs]);
     char after[32] = "\".\" or \",\"";
     if (x->sep == ' ' || x->sep == '\'')
         snprintf(after, sizeof after, "\".\", \",\" or \"%c\"", x->sep);
+    const char *what = marker_is_code(x->marker) ? "code" : "currency sign";
     vat_buf_printf(b,
-                   "- it stands on its own: the character right before the %s, where there is "
-                   "one, is not a letter, a digit or an underscore; the character right after "
-                   "the amount, where there is one, is not a letter, a digit or an underscore, "
-                   "and is not %s followed directly by a digit.\n"
+                   "- it stands on its own: the character right before the %s%s, where "
+                   "there is one, is not a letter, a digit or an underscore; the character "
+                   "right after the amount, where there is one, is not a letter, a digit or an "
+                   "underscore, and is not %s followed directly by a digit.\n"
                    "A number that breaks any of these rules (a group of two or four digits, one "
-                   "or three cent digits, a leading zero, a letter in it or stuck to it, another "
-                   "currency) is not extracted at all, not even in part. A sign, bracket or "
-                   "punctuation around an amount is not part of it, and a full stop or comma "
-                   "that ends a sentence after it is fine.\n\n",
-                   marker_is_code(x->marker) ? "code" : "currency sign", after);
+                   "decimal digit too few or too many, a leading zero, a letter in it or stuck "
+                   "to it, another currency) is not extracted at all, not even in part. ",
+                   x->minus ? "amount" : what, x->minus ? " (its minus sign, if any)" : "",
+                   after);
+    if (x->minus)
+        vat_buf_printf(b, "A minus sign right before the %s is part of the amount (\"-%s12\" "
+                          "is extracted whole); any other sign, bracket or punctuation around "
+                          "an amount is not, and a full stop or comma that ends a sentence "
+                          "after it is fine.\n\n",
+                       what, x->marker);
+    else
+        vat_buf_puts(b, "A sign, bracket or punctuation around an amount is not part of it, "
+                        "and a full stop or comma that ends a sentence after it is fine.\n\n");
 }
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
@@ -584,10 +756,14 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     json_object_set_new(t->params, "cents", json_string(x.cents_req ? "required" : "optional"));
     json_object_set_new(t->params, "grouping",
                         json_string(x.group_req ? "required" : "optional"));
-    t->difficulty = 2 + !x.group_req + (x.dec == ',') + (x.sep == ' ' || x.sep == '\'');
+    json_object_set_new(t->params, "decimals", json_integer(x.decs));
+    json_object_set_new(t->params, "minus", json_string(x.minus ? "part" : "outside"));
+    int dif = 2 + !x.group_req + (x.dec == ',') + (x.sep == ' ' || x.sep == '\'') +
+              (x.decs == 3 || x.minus) + vat_prompt_natural(t);
+    t->difficulty = dif > 5 ? 5 : dif;
 
     struct vat_buf b = VAT_BUF_INIT;
-    prompt_rules(&b, &x);
+    prompt_rules(&b, t, &x);
     vat_rx_task_prompt(t, &b, "lines");
     return 0;
 }
@@ -619,4 +795,10 @@ const struct vat_template vat_tmpl_regex_amounts = {
     .confirm = vat_rx_task_confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
+    .giveaways = giveaways,
+    .answer_columns = answer_columns,
+    .difficulty_doc = "2 + 1 when 1000 and more may go ungrouped + 1 for a ',' decimal "
+                      "separator + 1 for a space or apostrophe between thousands + 1 for three "
+                      "decimals or a minus that belongs to the amount + 1 in the natural style, "
+                      "at most 5.",
 };

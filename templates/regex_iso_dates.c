@@ -1,7 +1,9 @@
 /* regex_iso_dates.c — the regex template "regex_iso_dates": from log lines
  * holding timestamps, versions, ids, times and dates in several notations,
- * extract the valid dates of one drawn notation (separator, field order,
- * year range), month 01-12 and day 01-31, never inside a longer digit run.
+ * extract the valid dates of one drawn notation (the separators it
+ * accepts, field order, year range, boundary rule), month 01-12 and day
+ * 01-31, never inside a longer digit run (nor, under the word rule,
+ * touching a letter or underscore).
  * The trap is the naive `\d{4}-\d{2}-\d{2}` shape of that notation, armed
  * by planted decoys (month 13, day 00, dates glued to digits) in every
  * line set.  The held-out lines also hold what tells gold from its small
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prompt.h"
 #include "regexgen.h"
 #include "template.h"
 
@@ -19,8 +22,20 @@
 enum order { ORD_YMD, ORD_DMY, ORD_MDY, ORD_YDM, N_ORDERS };
 static const char *const order_names[N_ORDERS] = {"YMD", "DMY", "MDY", "YDM"};
 
-static const char seps[] = "-/.";
-#define N_SEPS 3
+/* The separators a notation may accept: any non-empty set of these (a
+ * date uses one of them in both places).  A set is a bit mask over seps,
+ * 1..N_SEP_SETS; mask 1, 2, 4 are the single separators of vat 0.1. */
+static const char seps[] = "-/._";
+#define N_SEPS 4
+#define N_SEP_SETS ((1 << N_SEPS) - 1)
+/* Separators a notation never accepts, for the other-separator decoys. */
+static const char other_seps[] = "-/._ :";
+
+/* The boundary rule: a date may touch anything but a digit (vat 0.1), or
+ * it must stand as a word of its own (no letter, digit or underscore on
+ * either side). */
+enum bound { B_DIGITS, B_WORD, N_BOUNDS };
+static const char *const bound_names[N_BOUNDS] = {"digits", "word"};
 
 /* The years a notation accepts: any four digits, or a range such as
  * 1950-2049 (range starts and ends on decade edges, drawn from the
@@ -29,14 +44,17 @@ static const char seps[] = "-/.";
 struct year_rule {
     int min, max;
 };
-static const int year_lows[] = {1900, 1920, 1950, 1960, 1970, 1980, 1990, 2000, 2010};
-static const int year_highs[] = {1999, 2009, 2019, 2029, 2039, 2049, 2059, 2069, 2079, 2099};
-#define N_LOWS 9
-#define N_HIGHS 10
+static const int year_lows[] = {1900, 1910, 1920, 1930, 1940, 1950, 1960,
+                                 1970, 1980, 1990, 2000, 2010, 2020};
+static const int year_highs[] = {1979, 1989, 1999, 2009, 2019, 2029, 2039,
+                                  2049, 2059, 2069, 2079, 2089, 2099};
+#define N_LOWS 13
+#define N_HIGHS 13
 /* Rule 0 is "any"; rules 1.. are the (low, high) pairs with low < high:
- * all of them but (2000, 1999), (2010, 1999) and (2010, 2009). */
-#define N_YEAR_RULES (1 + N_LOWS * N_HIGHS - 3)
-#define N_FORMATS (N_SEPS * N_ORDERS * N_YEAR_RULES)
+ * the 8 lows up to 1970 with every high, 1980 with 12, ... 2020 with 8. */
+#define N_YEAR_RULES (1 + 8 * 13 + 12 + 11 + 10 + 9 + 8)
+#define N_FORMATS (N_SEP_SETS * N_ORDERS * N_BOUNDS * N_YEAR_RULES)
+_Static_assert(N_FORMATS > 15000, "regex_iso_dates admits well over 10,000 distinct golds");
 
 static struct year_rule year_rule_of(int yr)
 {
@@ -115,15 +133,33 @@ static void put_year_pattern(struct vat_buf *b, int yr)
 }
 
 struct fmt {
-    char sep;
+    char sep;        /* the first accepted separator          */
+    char acc[N_SEPS + 1]; /* every accepted separator, in seps order */
+    int nacc;
     enum order order;
-    int yr; /* year rule, see year_rule_of */
+    int yr;          /* year rule, see year_rule_of           */
+    enum bound bound;
 };
+
+static void fmt_set_seps(struct fmt *x, unsigned mask)
+{
+    x->nacc = 0;
+    for (int i = 0; i < N_SEPS; i++)
+        if (mask & (1u << i))
+            x->acc[x->nacc++] = seps[i];
+    x->acc[x->nacc] = 0;
+    x->sep = x->acc[0];
+}
 
 static struct fmt fmt_from_index(unsigned f)
 {
-    struct fmt x = {seps[f % N_SEPS], (enum order)((f / N_SEPS) % N_ORDERS),
-                    (int)(f / (N_SEPS * N_ORDERS))};
+    struct fmt x;
+    fmt_set_seps(&x, 1 + f % N_SEP_SETS);
+    f /= N_SEP_SETS;
+    x.order = (enum order)(f % N_ORDERS);
+    f /= N_ORDERS;
+    x.bound = (enum bound)(f % N_BOUNDS);
+    x.yr = (int)(f / N_BOUNDS);
     return x;
 }
 
@@ -134,8 +170,8 @@ static const char *order_fields(enum order o)
     return f[o];
 }
 
-/* "DD.MM.YYYY" for the prompt. */
-static void fmt_label(const struct fmt *x, char out[16])
+/* "DD.MM.YYYY" for the prompt, with separator sep. */
+static void fmt_label_sep(const struct fmt *x, char sep, char out[16])
 {
     const char *f = order_fields(x->order);
     size_t k = 0;
@@ -144,14 +180,31 @@ static void fmt_label(const struct fmt *x, char out[16])
         for (; *w; w++)
             out[k++] = *w;
         if (i < 2)
-            out[k++] = x->sep;
+            out[k++] = sep;
     }
     out[k] = 0;
 }
 
-static int sep_ok(char c)
+/* "DD.MM.YYYY" or "YYYY-MM-DD, YYYY/MM/DD or YYYY_MM_DD": every accepted
+ * separator's spelling, for the prompt and params. */
+static void fmt_label(const struct fmt *x, char out[96])
 {
-    return c == '-' || c == '/' || c == '.';
+    size_t k = 0;
+    for (int i = 0; i < x->nacc; i++) {
+        char one[16];
+        fmt_label_sep(x, x->acc[i], one);
+        k += (size_t)snprintf(out + k, 96 - k, "%s%s",
+                              i == 0 ? "" : i == x->nacc - 1 ? " or " : ", ", one);
+    }
+}
+
+/* "\"-\"" or "\"-\" or \"/\"" for the prompt. */
+static void seps_words(const struct fmt *x, char out[64])
+{
+    size_t k = 0;
+    for (int i = 0; i < x->nacc; i++)
+        k += (size_t)snprintf(out + k, 64 - k, "%s\"%c\"",
+                              i == 0 ? "" : i == x->nacc - 1 ? " or " : ", ", x->acc[i]);
 }
 
 /* Reads the notation back from the task's params (what the prompt states),
@@ -162,9 +215,26 @@ static int fmt_from_params(const json_t *params, struct fmt *x, struct vat_err *
     const char *ord = json_string_value(json_object_get(params, "order"));
     json_int_t ymin = json_integer_value(json_object_get(params, "year_min"));
     json_int_t ymax = json_integer_value(json_object_get(params, "year_max"));
-    if (!sep || strlen(sep) != 1 || !sep_ok(sep[0]) || !ord)
+    /* vat 0.1 params name one separator and no boundary rule */
+    const char *bound = json_string_value(json_object_get(params, "boundary"));
+    if (!sep || !ord)
         return vat_err_set(e, "regex_iso_dates: params lack a valid separator or order");
-    x->sep = sep[0];
+    unsigned mask = 0;
+    for (const char *p = sep; *p; p++) {
+        const char *at = strchr(seps, *p);
+        /* each at most once, in seps order */
+        if (!at || (mask >> (at - seps)) != 0)
+            return vat_err_set(e, "regex_iso_dates: params lack a valid separator or order");
+        mask |= 1u << (at - seps);
+    }
+    if (!mask)
+        return vat_err_set(e, "regex_iso_dates: params lack a valid separator or order");
+    fmt_set_seps(x, mask);
+    x->bound = B_DIGITS;
+    if (bound && strcmp(bound, bound_names[B_WORD]) == 0)
+        x->bound = B_WORD;
+    else if (bound && strcmp(bound, bound_names[B_DIGITS]) != 0)
+        return vat_err_set(e, "regex_iso_dates: unknown boundary rule '%s'", bound);
     x->order = N_ORDERS;
     for (int i = 0; i < N_ORDERS; i++)
         if (strcmp(ord, order_names[i]) == 0)
@@ -192,9 +262,14 @@ static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
     const struct fmt *x = &q;
     struct vat_buf b = VAT_BUF_INIT;
     const char *f = order_fields(x->order);
-    const char *sep = x->sep == '.' ? "\\." : x->sep == '/' ? "/" : "-";
+    char sep[32];
+    if (x->nacc > 1)
+        snprintf(sep, sizeof sep, "[%s]", x->acc); /* '-' first: no range */
+    else
+        snprintf(sep, sizeof sep, "%s%c", x->sep == '.' ? "\\" : "", x->sep);
+    const char *guard = x->bound == B_WORD ? "\\w" : "\\d";
     if (!naive)
-        vat_buf_puts(&b, "(?<!\\d)");
+        vat_buf_printf(&b, "(?<!%s)", guard);
     for (int i = 0; i < 3; i++) {
         if (naive)
             vat_buf_puts(&b, f[i] == 'Y' ? "\\d{4}" : "\\d{2}");
@@ -208,7 +283,7 @@ static char *build_pattern(const json_t *params, bool naive, struct vat_err *e)
             vat_buf_puts(&b, sep);
     }
     if (!naive)
-        vat_buf_puts(&b, "(?!\\d)");
+        vat_buf_printf(&b, "(?!%s)", guard);
     return vat_buf_detach(&b);
 }
 
@@ -333,15 +408,22 @@ static int year_letter_place(struct vat_rng *r, int yr, unsigned seen, int *plac
     return year_of_century(r, yr, seen / 2 != 0);
 }
 
-/* Writes the three field texts in order o with separator sep. */
-static void render(char *out, size_t cap, const char *y, const char *m, const char *d,
-                   enum order o, char sep)
+/* Writes the three field texts in order o with separators sep and sep2. */
+static void render2(char *out, size_t cap, const char *y, const char *m, const char *d,
+                    enum order o, char sep, char sep2)
 {
     const char *f = order_fields(o);
     const char *part[3];
     for (int i = 0; i < 3; i++)
         part[i] = f[i] == 'Y' ? y : f[i] == 'M' ? m : d;
-    snprintf(out, cap, "%s%c%s%c%s", part[0], sep, part[1], sep, part[2]);
+    snprintf(out, cap, "%s%c%s%c%s", part[0], sep, part[1], sep2, part[2]);
+}
+
+/* The same with one separator in both places. */
+static void render(char *out, size_t cap, const char *y, const char *m, const char *d,
+                   enum order o, char sep)
+{
+    render2(out, cap, y, m, d, o, sep, sep);
 }
 
 /* Text glued to a valid date that keeps it a date: letters and
@@ -357,7 +439,15 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
     int y = draw_year(r, x->yr), mo = draw_month(r), d = draw_day(r);
     char ys[16], ms[8], ds[8], out[64];
     enum order o = x->order;
+    /* One of the accepted separators: the first targets of a line set
+     * take each in turn (so the hidden lines need every one), the rest
+     * any.  A single separator draws nothing, as in vat 0.1. */
     char sep = x->sep;
+    if (x->nacc > 1)
+        sep = kind == K_TARGET && slot->seen < (unsigned)x->nacc
+                  ? x->acc[slot->seen]
+                  : x->acc[vat_rng_below(r, (uint32_t)x->nacc)];
+    char sep2 = sep;
     snprintf(ys, sizeof ys, "%04d", y);
     snprintf(ms, sizeof ms, "%02d", mo);
     snprintf(ds, sizeof ds, "%02d", d);
@@ -398,7 +488,25 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
     case K_GLUED_AFTER:
         break;
     case K_OTHER_SEP:
-        sep = seps[(size_t)(strchr(seps, x->sep) - seps + 1 + (long)vat_rng_below(r, 2)) % N_SEPS];
+        if (x->nacc == 1 && x->sep != '_') {
+            /* the single separators of vat 0.1 draw as they did */
+            static const char old[] = "-/.";
+            sep = old[(size_t)(strchr(old, x->sep) - old + 1 + (long)vat_rng_below(r, 2)) % 3];
+        } else {
+            char pick[sizeof other_seps];
+            uint32_t n = 0;
+            for (const char *p = other_seps; *p; p++)
+                if (!strchr(x->acc, *p))
+                    pick[n++] = *p;
+            char bad = pick[vat_rng_below(r, n)];
+            /* Where several separators count, gold's separator is a
+             * class: the first two of a set put the wrong one in one
+             * place only (first, then second), so each class meets it. */
+            if (x->nacc > 1 && slot->seen < 2)
+                *(slot->seen == 0 ? &sep : &sep2) = bad;
+            else
+                sep = sep2 = bad;
+        }
         break;
     case K_OTHER_ORDER: {
         /* A day of 13 or more cannot be read as a month, so the text is
@@ -453,15 +561,18 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
     case N_KINDS:
         break;
     }
-    render(out, sizeof out, ys, ms, ds, o, sep);
+    render2(out, sizeof out, ys, ms, ds, o, sep, sep2);
     if (kind == K_TARGET) {
         vat_rx_target(b, out, kind);
         return;
     }
     if (kind == K_WORD_BEFORE || kind == K_WORD_AFTER) {
+        /* A date touching a letter or underscore: a target under the
+         * digits rule, a decoy (glue and all) under the word rule. */
+        char before[16] = "", after[16] = "";
         if (kind == K_WORD_BEFORE)
-            vat_rx_put(b, word_before[vat_rng_below(r, sizeof word_before / sizeof *word_before)]);
-        vat_rx_target(b, out, kind);
+            snprintf(before, sizeof before, "%s",
+                     word_before[vat_rng_below(r, sizeof word_before / sizeof *word_before)]);
         if (kind == K_WORD_AFTER) {
             const char *w = word_after[vat_rng_below(r, sizeof word_after / sizeof *word_after)];
             if (strcmp(w, "T") == 0) {
@@ -469,10 +580,19 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
                  * the corpus was drawn in before issue 17) */
                 int mm = (int)vat_rng_range(r, 0, 59);
                 int hh = (int)vat_rng_range(r, 0, 23);
-                vat_rx_putf(b, "T%02d:%02d", hh, mm);
+                snprintf(after, sizeof after, "T%02d:%02d", hh, mm);
             } else
-                vat_rx_put(b, w);
+                snprintf(after, sizeof after, "%s", w);
         }
+        if (x->bound == B_WORD) {
+            char glued[96];
+            snprintf(glued, sizeof glued, "%s%s%s", before, out, after);
+            vat_rx_decoy(b, glued, kind);
+            return;
+        }
+        vat_rx_put(b, before);
+        vat_rx_target(b, out, kind);
+        vat_rx_put(b, after);
         return;
     }
     char glued[80];
@@ -527,6 +647,140 @@ static const struct vat_rx_layout layout = {
     .plant = plant,
 };
 
+/* Under the word rule no slot may touch a letter: the frame that glues a
+ * time to its date writes them apart. */
+static const char *const frames1_word[] = {
+    "{slot} {time} {level} {svc}: request {id} served in {ms}",
+    "{slot} {time}Z {level} [{svc}] user {user} signed in from {ip}",
+    "{level} cron[{n}]: rotated logs older than {slot} on {host}",
+    "{time} {level} {svc}: maintenance on {host} moved to {slot}",
+    "release {ver} notes: \"fixes everything reported since {slot}\", {pct} faster start",
+    "backup {id} finished at {time} on {host}; next run {slot}",
+    "[{svc}] {user} set the invoice due date to {slot} (build {ver})",
+};
+_Static_assert(sizeof frames1_word == sizeof frames1, "the word rule's frames replace frames1");
+
+/* ---- the prompt ---------------------------------------------------------- */
+
+/* Issue 13: the data sentence and the question in both styles (explicit
+ * questions: vat_rx_prompt_question). */
+static const char *const d_explicit[] = {
+    "The lines below come from application logs: timestamps, request ids, versions, times of "
+    "day and dates written in several notations.",
+    "Below are application log lines holding timestamps, request ids, versions, times of day "
+    "and dates in several notations.",
+    "You are given lines of application logs; they mix timestamps, request ids, versions, "
+    "times of day and dates written in several notations.",
+    "The example lines are application logs, with timestamps, request ids, versions, times of "
+    "day and dates in several notations in them.",
+};
+static const char *const d_natural[] = {
+    "These lines come from our application logs: timestamps, request ids, versions, times "
+    "and dates in all sorts of notations.",
+    "Here is a sample of our service logs, with request ids, versions, times and dates "
+    "written in different ways.",
+    "Below: some lines from the app's logs. They mix ids, version numbers, times of day and "
+    "dates in several notations.",
+    "I pulled these lines out of our logs; ids, versions, times and dates of every notation "
+    "show up in them.",
+};
+static const char *const q_natural[] = {
+    "Could you write a regex that pulls every valid date written {label} out of lines like "
+    "these?{facts}",
+    "I need a regular expression that finds the dates in {label} notation, valid ones "
+    "only.{facts}",
+    "Can you give me a regex to extract the real dates written {label}?{facts}",
+    "Please write a regex that picks out every proper {label} date from such log lines.{facts}",
+};
+static const char *const giveaways[] = {
+    "longer run", "run of digits", "are not digits", "month is 01 to 12", "zero-padded",
+    "does not count", "another separator", "do not stop it", NULL,
+};
+static const char *const answer_columns[] = {NULL};
+
+static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt *x)
+{
+    struct year_rule yr = year_rule_of(x->yr);
+    char label[96], sepw[64], sample[64], ys[8];
+    fmt_label(x, label);
+    seps_words(x, sepw);
+    snprintf(ys, sizeof ys, "%04d", yr.min > 2024 ? yr.min : yr.max < 2024 ? yr.max : 2024);
+    render(sample, sizeof sample, ys, "03", "05", x->order, x->sep);
+
+    if (vat_prompt_natural(t)) {
+        /* The facts convention leaves open, stated about the data: the
+         * year range, that days are not checked against the month, and
+         * what may touch a date. */
+        struct vat_buf facts = VAT_BUF_INIT;
+        if (x->yr != 0)
+            vat_buf_printf(&facts, " Only years %04d through %04d are of interest.", yr.min,
+                           yr.max);
+        vat_buf_puts(&facts, " We never check a day against its month: any day 01-31 is "
+                             "fine in any month.");
+        if (x->bound == B_WORD)
+            vat_buf_printf(&facts,
+                           " A date has to stand as a word of its own; one stuck to letters, "
+                           "as in v%s or %sT08:15:00, is part of some other token.",
+                           sample, sample);
+        else
+            vat_buf_printf(&facts,
+                           " Dates are often stuck to letters, as in v%s, backup_%s.tar or "
+                           "%sT08:15:00, and those count too.",
+                           sample, sample, sample);
+        const char *kv[] = {"label", label, "facts", facts.data, NULL};
+        VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
+        vat_buf_release(&facts);
+        return;
+    }
+
+    const char *f = order_fields(x->order);
+    const char *names[3];
+    for (int i = 0; i < 3; i++)
+        names[i] = f[i] == 'Y' ? "a four-digit year" : f[i] == 'M' ? "a two-digit month"
+                                                                   : "a two-digit day";
+    char fields[192];
+    if (x->nacc > 1)
+        snprintf(fields, sizeof fields, "%s, a separator (%s), %s, a separator, %s", names[0],
+                 sepw, names[1], names[2]);
+    else
+        snprintf(fields, sizeof fields, "%s, \"%c\", %s, \"%c\", %s", names[0], x->sep,
+                 names[1], x->sep, names[2]);
+    char tail[320];
+    snprintf(tail, sizeof tail, "written %s (%s)", label, fields);
+    VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "date", "dates", tail);
+    vat_buf_puts(b, "- the month is 01 to 12 and the day is 01 to 31 whatever the month (day "
+                    "31 of month 02 counts), both exactly two digits, zero-padded;\n");
+    if (x->yr == 0)
+        vat_buf_puts(b, "- the year is exactly four digits, any value;\n");
+    else
+        vat_buf_printf(b, "- the year is exactly four digits, from %04d to %04d;\n", yr.min,
+                       yr.max);
+    vat_buf_printf(b,
+                   "- the fields are in exactly that order and separated by %s (the same "
+                   "date in another order or with another separator does not count);\n",
+                   sepw);
+    if (x->bound == B_WORD) {
+        vat_buf_printf(b,
+                       "- it stands on its own: the character right before it and the "
+                       "character right after it, where there is one, are not a letter, a "
+                       "digit or an underscore (spaces, punctuation and the line's ends are "
+                       "fine).\n"
+                       "So v%s, backup_%s.tar and %sT08:15:00 hold no date to extract, and "
+                       "neither does a date inside a longer run of digits.\n\n",
+                       sample, sample, sample);
+        return;
+    }
+    vat_buf_puts(b, "- it is not part of a longer run of digits: the character right before it "
+                    "and the character right after it, where there is one, are not digits.\n");
+    /* The digit-run rule is about digits only; said outright with the
+     * task's own notation, so a guard against letters is a plain mistake. */
+    vat_buf_printf(b,
+                   "Letters, underscores and other non-digits right next to a date do not stop "
+                   "it from counting: v%s, backup_%s.tar and %sT08:15:00 each hold the date "
+                   "%s.\n\n",
+                   sample, sample, sample, sample);
+}
+
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
 {
     struct fmt x = fmt_from_index(vat_rx_choose_format(t, rng, N_FORMATS));
@@ -562,11 +816,15 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
      * digit places (year_of_century, year_letter_place) */
     vat_rx_require(&d.ho, K_DAY_LETTER);
     vat_rx_require(&d.ho, K_YEAR5);
+    if (x.nacc > 1)
+        vat_rx_require(&d.ho, K_OTHER_SEP); /* one per separator place */
     for (int k = 0; k < 3; k++)
         vat_rx_require(&d.ho, K_YEAR_LETTER);
 
     /* A notation that takes any year has no out-of-range decoy to plant. */
     struct vat_rx_layout l = layout;
+    if (x.bound == B_WORD)
+        l.frames[1] = frames1_word;
     unsigned weights[N_KINDS];
     memcpy(weights, kind_weights, sizeof weights);
     if (x.yr == 0)
@@ -575,53 +833,22 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     if (vat_rx_task_plant(t, rng, &d, &l, &x, e) != 0)
         return -1;
 
-    char label[16];
+    char label[96];
     fmt_label(&x, label);
     struct year_rule yr = year_rule_of(x.yr);
     t->params = json_object();
     json_object_set_new(t->params, "format", json_string(label));
-    json_object_set_new(t->params, "separator", json_stringn(&x.sep, 1));
+    json_object_set_new(t->params, "separator", json_string(x.acc));
     json_object_set_new(t->params, "order", json_string(order_names[x.order]));
     json_object_set_new(t->params, "year_min", json_integer(yr.min));
     json_object_set_new(t->params, "year_max", json_integer(yr.max));
-    t->difficulty = 2 + (x.order != ORD_YMD) + (x.yr != 0) + (x.sep == '.');
+    json_object_set_new(t->params, "boundary", json_string(bound_names[x.bound]));
+    int dif = 2 + (x.order != ORD_YMD) + (x.yr != 0) + (x.sep == '.' || x.nacc > 1) +
+              (x.bound == B_WORD) + vat_prompt_natural(t);
+    t->difficulty = dif > 5 ? 5 : dif;
 
     struct vat_buf b = VAT_BUF_INIT;
-    const char *f = order_fields(x.order);
-    const char *names[3];
-    for (int i = 0; i < 3; i++)
-        names[i] = f[i] == 'Y' ? "a four-digit year" : f[i] == 'M' ? "a two-digit month"
-                                                                   : "a two-digit day";
-    vat_buf_puts(&b, "The lines below come from application logs: timestamps, request ids, "
-                     "versions, times of day and dates written in several notations.\n\n");
-    vat_buf_printf(&b,
-                   "Write a regular expression that extracts every date written %s: %s, \"%c\", "
-                   "%s, \"%c\", %s. A piece of text is such a date only when all of these "
-                   "hold:\n",
-                   label, names[0], x.sep, names[1], x.sep, names[2]);
-    vat_buf_puts(&b, "- the month is 01 to 12 and the day is 01 to 31 whatever the month (day 31 "
-                     "of month 02 counts), both exactly two digits, zero-padded;\n");
-    if (x.yr == 0)
-        vat_buf_puts(&b, "- the year is exactly four digits, any value;\n");
-    else
-        vat_buf_printf(&b, "- the year is exactly four digits, from %04d to %04d;\n", yr.min,
-                       yr.max);
-    vat_buf_printf(&b,
-                   "- the fields are in exactly that order and separated by \"%c\" (the same "
-                   "date in another order or with another separator does not count);\n"
-                   "- it is not part of a longer run of digits: the character right before it "
-                   "and the character right after it, where there is one, are not digits.\n",
-                   x.sep);
-    /* The digit-run rule is about digits only; said outright with the
-     * task's own notation, so a guard against letters is a plain mistake. */
-    char sample[64], ys[8];
-    snprintf(ys, sizeof ys, "%04d", yr.min > 2024 ? yr.min : yr.max < 2024 ? yr.max : 2024);
-    render(sample, sizeof sample, ys, "03", "05", x.order, x.sep);
-    vat_buf_printf(&b,
-                   "Letters, underscores and other non-digits right next to a date do not stop "
-                   "it from counting: v%s, backup_%s.tar and %sT08:15:00 each hold the date "
-                   "%s.\n\n",
-                   sample, sample, sample, sample);
+    prompt_rules(&b, t, &x);
     vat_rx_task_prompt(t, &b, "log lines");
     return 0;
 }
@@ -652,4 +879,9 @@ const struct vat_template vat_tmpl_regex_iso_dates = {
     .confirm = vat_rx_task_confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
+    .giveaways = giveaways,
+    .answer_columns = answer_columns,
+    .difficulty_doc = "2 + 1 for a field order other than YMD + 1 for a year range + 1 for a "
+                      "'.' separator or several accepted separators + 1 under the word "
+                      "boundary rule + 1 in the natural style, at most 5.",
 };

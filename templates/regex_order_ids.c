@@ -350,15 +350,6 @@ static const char *const d_explicit[] = {
     "The example lines are support messages and ticket notes, with order ids, request ids, "
     "times, names and other references in them.",
 };
-static const char *const l_explicit[] = {
-    "Write a regular expression that extracts every order id of the shape {shape} (each N a "
-    "digit{opt}).",
-    "Give a regular expression that finds every order id of the shape {shape} (each N a "
-    "digit{opt}).",
-    "Task: a regular expression extracting every order id of the shape {shape} (each N a "
-    "digit{opt}).",
-    "Write a regex that pulls out every order id shaped {shape} (each N a digit{opt}).",
-};
 static const char *const d_natural[] = {
     "These are messages from our support inbox and agents' ticket notes; they mention order "
     "numbers among request ids, times, names and other references.",
@@ -403,18 +394,13 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
                  x->any_case ? "agents type the prefix in any letter case"
                              : "the prefix is always written in capitals");
         const char *kv[] = {"shape", shape, "case", cs, NULL};
-        VAT_PROMPT_PUT(b, t, 'd', d_natural, kv);
-        vat_buf_puts(b, "\n\n");
-        VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
-        vat_buf_puts(b, "\n\n");
+        VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
         return;
     }
     const char *opt = x->digits_max > x->digits ? ", each (N) a digit that may be absent" : "";
-    const char *kv[] = {"shape", shape, "opt", opt, NULL};
-    VAT_PROMPT_PUT(b, t, 'd', d_explicit, kv);
-    vat_buf_puts(b, "\n\n");
-    VAT_PROMPT_PUT(b, t, 'l', l_explicit, kv);
-    vat_buf_puts(b, " A piece of text is such an order id only when all of these hold:\n");
+    char tail[128];
+    snprintf(tail, sizeof tail, "of the shape %s (each N a digit%s)", shape, opt);
+    VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "order id", "order ids", tail);
     if (x->any_case)
         vat_buf_printf(b, "- it starts with the prefix \"%s\" in any mix of upper and lower "
                           "case (\"%s\", \"%s\" and \"%s\" all count);\n",

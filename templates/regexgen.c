@@ -495,6 +495,38 @@ const char *const vat_rx_answer_leads[4] = {
     "Your answer is one Python `re` pattern, written as a plain string",
 };
 
+static const char *const rx_q_explicit[] = {
+    "Write a regular expression that extracts every {one} {tail}. A piece of text counts only "
+    "when all of these hold:",
+    "Which regular expression finds exactly the {many} {tail}? It must match a piece of text "
+    "only when all of these hold:",
+    "Give a regex whose matches are precisely the {many} {tail} in these lines; a piece of "
+    "text is one of them only when every rule below holds:",
+    "One regular expression should pull out each {one} {tail} and nothing else. A piece of "
+    "text counts only if:",
+};
+
+void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *const *data,
+                            size_t n_data, const char *noun, const char *nouns,
+                            const char *tail)
+{
+    vat_prompt_put(b, t, 'd', data, n_data, NULL);
+    vat_buf_puts(b, "\n\n");
+    const char *kv[] = {"one", noun, "many", nouns, "tail", tail, NULL};
+    VAT_PROMPT_PUT(b, t, 'q', rx_q_explicit, kv);
+    vat_buf_putc(b, '\n');
+}
+
+void vat_rx_prompt_ask(struct vat_buf *b, struct vat_task *t, const char *const *data,
+                       size_t n_data, const char *const *question, size_t n_question,
+                       const char *const *kv)
+{
+    vat_prompt_put(b, t, 'd', data, n_data, kv);
+    vat_buf_puts(b, "\n\n");
+    vat_prompt_put(b, t, 'q', question, n_question, kv);
+    vat_buf_puts(b, "\n\n");
+}
+
 void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *line_kind,
                                const char *lead)
 {

@@ -188,6 +188,30 @@ void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *
                                const char *lead);
 extern const char *const vat_rx_answer_leads[4];
 
+/* Appends the explicit style's opening: one of the template's data
+ * sentences (slot 'd', a paragraph), then one of four questions that
+ * differ in how they ask (extract every..., which regex finds exactly...,
+ * a regex whose matches are precisely..., pull out each... and nothing
+ * else), drawn as slot 'q' and ending in a colon and a line break that
+ * open the template's list of rules.  The item is noun (or nouns, in the
+ * plural) followed by tail: "date" / "dates", "written YYYY-MM-DD (...)". */
+struct vat_task;
+void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *const *data,
+                            size_t n_data, const char *noun, const char *nouns,
+                            const char *tail);
+#define VAT_RX_PROMPT_QUESTION(b, t, data, noun, nouns, tail)                                \
+    vat_rx_prompt_question((b), (t), (data), sizeof(data) / sizeof((data)[0]), (noun), (nouns), \
+                           (tail))
+/* The natural style's opening: one of the template's data sentences (slot
+ * 'd') and one of its questions (slot 'q'), each a paragraph, filled from
+ * kv. */
+void vat_rx_prompt_ask(struct vat_buf *b, struct vat_task *t, const char *const *data,
+                       size_t n_data, const char *const *question, size_t n_question,
+                       const char *const *kv);
+#define VAT_RX_PROMPT_ASK(b, t, data, question, kv)                                        \
+    vat_rx_prompt_ask((b), (t), (data), sizeof(data) / sizeof((data)[0]), (question),       \
+                      sizeof(question) / sizeof((question)[0]), (kv))
+
 /* ---- the regex task driver -----------------------------------------------
  * A regex template is a notation space (an index 0..n_formats-1 decodes to
  * one question), a gold and a trap pattern built from the task's params,

@@ -555,8 +555,18 @@ static void put_window_text(struct vat_buf *b, const struct question *q)
 /* Issue 13: phrasings of both styles. */
 static const char *const d_explicit[] = {"Columns:", "The columns:", "About the columns:",
                                          "What the columns hold:"};
-static const char *const l_explicit[] = {"Task: write", "Task: give", "Your task: write",
-                                         "Write"};
+/* The explicit question, four ways of asking it: {t} the customers
+ * table, {window} "placed from ... through ..." and the like. */
+static const char *const q_explicit[] = {
+    "Task: write one SQLite SELECT statement that lists every customer in `{t}` with the "
+    "number of orders they {window}.",
+    "Which SQLite SELECT statement lists each customer in `{t}` together with how many orders "
+    "they {window}?",
+    "Give a SQLite query returning every customer in `{t}` and the number of orders they "
+    "{window}.",
+    "One SQLite SELECT statement should list all customers in `{t}`, each with the number of "
+    "orders they {window}.",
+};
 static const char *const a_explicit[] = {
     "Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
     "Markdown fence; a trailing semicolon is optional.",
@@ -679,12 +689,12 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
                      "question; every order counts whatever its channel or amount.\n");
 
     vat_buf_puts(&b, "\n");
-    VAT_PROMPT_PUT(&b, t, 'l', l_explicit, NULL);
-    vat_buf_printf(&b, " one SQLite SELECT statement that lists every customer in `%s` "
-                       "with the number of orders they ",
-                   q->ctable);
-    put_window_text(&b, q);
-    vat_buf_printf(&b, ". A customer with no %sorder is listed with 0. ",
+    struct vat_buf window = VAT_BUF_INIT;
+    put_window_text(&window, q);
+    const char *qkv[] = {"t", q->ctable, "window", window.data, NULL};
+    VAT_PROMPT_PUT(&b, t, 'q', q_explicit, qkv);
+    vat_buf_release(&window);
+    vat_buf_printf(&b, " A customer with no %sorder is listed with 0. ",
                    q->filter == F_NONE ? "" : "such ");
 columns_out:;
     int ncol = q->with_name ? 3 : 2;

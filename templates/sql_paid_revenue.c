@@ -638,8 +638,18 @@ static const char *const period_text[] = {
 /* Issue 13: phrasings of both styles. */
 static const char *const d_explicit[] = {"Columns:", "The columns:", "About the columns:",
                                          "What the columns hold:"};
-static const char *const l_explicit[] = {"Task: write", "Task: give", "Your task: write",
-                                         "Write"};
+/* The explicit question, four ways of asking it: {pw} the period word
+ * ("month"), {col} the issue date's column. */
+static const char *const q_explicit[] = {
+    "Task: write one SQLite SELECT statement that reports the paid revenue per calendar {pw} "
+    "of issue (the {pw} is taken from `{col}`).",
+    "Which SQLite SELECT statement reports, for each calendar {pw} of issue (taken from "
+    "`{col}`), the paid revenue?",
+    "Give a SQLite query returning the paid revenue of every calendar {pw} of issue, the {pw} "
+    "being taken from `{col}`.",
+    "One SQLite SELECT statement should report how much paid revenue each calendar {pw} of "
+    "issue brought in (the {pw} comes from `{col}`).",
+};
 static const char *const a_explicit[] = {
     "Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
     "Markdown fence; a trailing semicolon is optional.",
@@ -753,11 +763,9 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
                        q->due_col);
 
     vat_buf_puts(&b, "\n");
-    VAT_PROMPT_PUT(&b, t, 'l', l_explicit, NULL);
-    vat_buf_printf(&b,
-                   " one SQLite SELECT statement that reports the paid revenue per calendar %s "
-                   "of issue (the %s is taken from `%s`). ",
-                   pw, pw, q->date_col);
+    const char *qkv[] = {"pw", pw, "col", q->date_col, NULL};
+    VAT_PROMPT_PUT(&b, t, 'q', q_explicit, qkv);
+    vat_buf_putc(&b, ' ');
 output_columns:
     vat_buf_puts(&b, "It must return exactly two columns, in this order:\n");
     vat_buf_printf(&b, "1. `%s`: %s;\n", q->out_period, period_text[q->period]);

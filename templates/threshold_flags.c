@@ -30,6 +30,14 @@ static const char *const tf_q_natural[] = {
     "Could you list the accounts whose balance is at least {thr}?",
     "Which of our accounts have {thr} or more in them?",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const tf_q_explicit[] = {
+    "Question: which accounts have a `balance` at or above {thr}?",
+    "List the accounts whose `balance` is {thr} or more.",
+    "Which `account_id` values belong to accounts with a `balance` of at least {thr}?",
+    "Find every account whose `balance` reaches {thr} or exceeds it.",
+};
 static const char *const tf_giveaways[] = {
     "is exactly", "at or above", "counts.", "tolerance", NULL,
 };
@@ -248,14 +256,14 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "(YYYY-MM-DD) and `balance` (the current balance, a decimal with two "
                         "places; negative when the account is overdrawn)");
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
+        const char *qkv[] = {"thr", thr, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', tf_q_explicit, qkv);
         vat_buf_printf(&b,
-                       "which accounts have a `balance` at or above %s? An account whose "
-                       "balance is exactly %s counts. List their `account_id` values, each "
-                       "once, sorted ascending by byte order: plain string comparison of the "
-                       "ids exactly as written, not numeric order (so `X-10` comes before "
-                       "`X-9`).\n\n",
-                       thr, thr);
+                       " An account whose balance is exactly %s counts. Give their "
+                       "`account_id` values, each once, sorted ascending by byte order: plain "
+                       "string comparison of the ids exactly as written, not numeric order (so "
+                       "`X-10` comes before `X-9`).\n\n",
+                       thr);
         vat_prompt_answer(&b, t, "an array of the ids as JSON strings in that order, for "
                                  "example [\"<id>\", \"<next id>\"]");
     }

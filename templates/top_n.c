@@ -40,6 +40,14 @@ static const char *const tn_q_natural_one[] = {
     "Who is our biggest customer by what they spent in total?",
     "I need our best customer by total spend.",
 };
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const tn_q_explicit[] = {
+    "Question: which {who} the largest total `amount`, summed over all of their sales?",
+    "Sum `amount` over each customer's sales: which {who} the largest total?",
+    "Ranking customers by the total `amount` of all their sales, which {who} the most?",
+    "Find which {who} the highest total `amount` across all of their sales.",
+};
 static const char *const tn_giveaways[] = {
     "summed over", "all of their sales", "single sale", "largest sale", "tolerance", NULL,
 };
@@ -350,16 +358,14 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "buyer's name), `product`, `channel` (where the sale was made) and "
                         "`amount` (the sale's total, a decimal with two places)");
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
+        char who[48];
         if (p.n == 1)
-            vat_buf_puts(&b, "which customer has the largest total `amount`, summed over all "
-                             "of their sales? ");
+            snprintf(who, sizeof who, "customer has");
         else
-            vat_buf_printf(&b,
-                           "which %d customers have the largest total `amount`, summed over "
-                           "all of their sales? Rank the customers by their total, largest "
-                           "first. ",
-                           p.n);
+            snprintf(who, sizeof who, "%d customers have", p.n);
+        const char *qkv[] = {"who", who, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', tn_q_explicit, qkv);
+        vat_buf_puts(&b, p.n == 1 ? " " : " Rank the customers by their total, largest first. ");
         vat_buf_puts(&b, "A customer is identified by the `customer` value exactly as written. "
                          "When two customers have exactly the same total, the one whose name "
                          "comes first in ascending byte order (the names compared character by "

@@ -61,6 +61,18 @@ static const struct un_measure un_measures[UN_NMEASURES] = {
 
 /* Natural style (issue 13): a plain question; the reader decides whether
  * the file can answer it. */
+/* The explicit question, four ways of asking it (issue 13); the rules
+ * that follow it are the same. */
+static const char *const un_q_explicit[] = {
+    "Question: what is the total `{col}` ({meaning}) of the orders of the customer "
+    "`{cust}` placed in {month}, that is with `ordered_on` from {from} through {to}?",
+    "What do the `{col}` values ({meaning}) of the customer `{cust}`'s orders placed in "
+    "{month} (`ordered_on` from {from} through {to}) add up to?",
+    "Sum `{col}` ({meaning}) over the orders the customer `{cust}` placed in {month}, with "
+    "`ordered_on` from {from} through {to}: what is the total?",
+    "Compute the total `{col}` ({meaning}) of the customer `{cust}`'s orders of {month}, "
+    "that is with `ordered_on` from {from} through {to}.",
+};
 static const char *const un_q_natural[] = {
     "What was the total `{col}` ({meaning}) of {cust}'s orders in {when}?",
     "How much `{col}` ({meaning}) did {cust} order from us in {when}, in total?",
@@ -368,12 +380,12 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "the header on the first line; `ordered_on` is the order date "
                         "(YYYY-MM-DD) and `customer` the customer's company name");
         vat_buf_puts(&b, "\n\n");
-        vat_prompt_lead(&b, t);
-        vat_buf_printf(&b,
-                       "what is the total `%s` (%s) of the orders of the customer `%s` placed "
-                       "in %s, that is with `ordered_on` from %s through %s? Sum over the rows "
-                       "whose `customer` is exactly `%s`.\n\n",
-                       ms->asked, ms->meaning, asked_cust, month, from, to, asked_cust);
+        const char *qkv[] = {"col",  ms->asked, "meaning", ms->meaning, "cust", asked_cust,
+                             "month", month,   "from",    from,        "to",   to,
+                             NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', un_q_explicit, qkv);
+        vat_buf_printf(&b, " Sum over the rows whose `customer` is exactly `%s`.\n\n",
+                       asked_cust);
         vat_buf_printf(&b,
                        "The file may not be able to answer this. If it has no `%s` column, "
                        "does not cover %s (the month lies outside the dates the file spans), "

@@ -189,8 +189,12 @@ static void test_one_day_window_prompt(void **state)
             fail_msg("%s", e.msg);
         const char *d1 = json_string_value(json_object_get(t.params, "from"));
         assert_string_equal(d1, json_string_value(json_object_get(t.params, "to")));
+        /* every phrasing of the question names the day, and the rule
+         * after it says the whole day counts */
         char expect[80];
-        snprintf(expect, sizeof expect, "payments made on %s?", d1);
+        snprintf(expect, sizeof expect, "payments made on %s", d1);
+        assert_non_null(strstr(t.prompt, expect));
+        snprintf(expect, sizeof expect, "falls on %s, whatever its time of day", d1);
         assert_non_null(strstr(t.prompt, expect));
         /* Comparing with the bare date drops the whole day: the trap is 0. */
         assert_string_equal(t.trap, "0.0");

@@ -161,9 +161,13 @@ static void test_prompt_states_the_month(void **state)
         const struct vat_task *t = &d->t[i];
         int y, m;
         asked(t, &y, &m);
+        /* the phrasings differ around them, not in the month or bounds */
         char want[96];
-        snprintf(want, sizeof want, "in %s %d (`ordered_on` from %04d-%02d-01 through %04d-%02d-%02d)",
-                 vat_month_name(m), y, y, m, y, m, vat_month_days(y, m));
+        snprintf(want, sizeof want, "%s %d", vat_month_name(m), y);
+        if (!strstr(t->prompt, want))
+            fail_msg("%s: prompt lacks '%s'", t->id, want);
+        snprintf(want, sizeof want, "`ordered_on` from %04d-%02d-01 through %04d-%02d-%02d", y, m,
+                 y, m, vat_month_days(y, m));
         if (!strstr(t->prompt, want))
             fail_msg("%s: prompt lacks '%s'", t->id, want);
         assert_non_null(strstr(t->prompt, "removing the spaces at both ends and lower-casing"));

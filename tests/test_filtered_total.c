@@ -98,7 +98,7 @@ static void test_prompt_states_the_rules(void **state)
     struct vat_task t;
     struct vat_replay r;
     vat_tt_draw(v, &t, NULL, 3, 1 << 20, MAX_ATTEMPTS, &r);
-    assert_non_null(strstr(t.prompt, "sum of the absolute values of `amount`"));
+    assert_non_null(strstr(t.prompt, "absolute values of `amount`"));
     assert_non_null(strstr(t.prompt, "`kind` is exactly `adjustment`"));
     assert_non_null(strstr(t.prompt, "an amount of -5.00 adds 5.00"));
     assert_non_null(strstr(t.prompt, "absolute tolerance of 1e-6"));

@@ -36,17 +36,23 @@ static const char *param_str(const struct vat_task *t, const char *k)
 
 /* The notation of a task, read from its params. */
 struct note {
-    const char *marker;
+    const char *marker; /* with its space, when one follows it */
     char sep, dec;
     bool cents_opt, group_opt;
+    int decs;           /* 2 or 3 digits after the decimal separator */
+    bool minus;         /* a '-' right before the marker is part of it */
 };
 
 static struct note note_of(const struct vat_task *t)
 {
+    const char *minus = param_str(t, "minus");
+    json_t *decs = json_object_get(t->params, "decimals");
     struct note n = {param_str(t, "marker"), param_str(t, "thousands_separator")[0],
                      param_str(t, "decimal_separator")[0],
                      strcmp(param_str(t, "cents"), "optional") == 0,
-                     strcmp(param_str(t, "grouping"), "optional") == 0};
+                     strcmp(param_str(t, "grouping"), "optional") == 0,
+                     decs ? (int)json_integer_value(decs) : 2,
+                     minus && strcmp(minus, "part") == 0};
     return n;
 }
 
@@ -63,7 +69,10 @@ static json_t *extract(const struct vat_task *t, const char *pattern, const char
 /* ---- the rules, spellings and near misses ------------------------------- */
 
 /* Writes tpl into out in the task's notation: '@' is the marker, '^' the
- * thousands separator, '|' the decimal separator. */
+ * thousands separator, '|' the decimal separator.  The templates' rows
+ * are written for two decimals; with three, a '5' goes in after every
+ * decimal separator, so "|50" stays right, "|5" one short, "|345" one
+ * over and "|5O" ends in its letter. */
 static void in_notation(char *out, size_t cap, const char *tpl, const struct note *n)
 {
     struct vat_buf b = VAT_BUF_INIT;
@@ -72,8 +81,11 @@ static void in_notation(char *out, size_t cap, const char *tpl, const struct not
             vat_buf_puts(&b, n->marker);
         else if (*p == '^')
             vat_buf_putc(&b, n->sep);
-        else if (*p == '|')
+        else if (*p == '|') {
             vat_buf_putc(&b, n->dec);
+            if (n->decs == 3)
+                vat_buf_putc(&b, '5');
+        }
         else
             vat_buf_putc(&b, *p);
     }
@@ -82,7 +94,7 @@ static void in_notation(char *out, size_t cap, const char *tpl, const struct not
 }
 
 /* When a hand-made amount counts. */
-enum when { ALWAYS, CENTS_OPT, GROUP_OPT, BOTH_OPT, NEVER };
+enum when { ALWAYS, CENTS_OPT, GROUP_OPT, BOTH_OPT, MINUS_OUT, MINUS_PART, NEVER };
 
 /* The rules as the prompt states them, on hand-made lines written in the
  * task's notation: gold extracts exactly what the rules say. */
@@ -102,7 +114,9 @@ static void rules_hold(const struct vat_task *t)
         {"@1234|50 ok", "@1234|50", GROUP_OPT},
         {"@1234 ok", "@1234", BOTH_OPT},
         {"@0 due", "@0", CENTS_OPT},
-        {"(@1^000|00) -@5|00", "@1^000|00\n@5|00", ALWAYS},
+        {"(@1^000|00) +@5|00", "@1^000|00\n@5|00", ALWAYS},
+        {"refund -@5|00 and -(@7|00)", "@5|00\n@7|00", MINUS_OUT},
+        {"refund -@5|00 and -(@7|00)", "-@5|00\n@7|00", MINUS_PART},
         {"@40|00-60 per seat", "@40|00", ALWAYS},
         {"@36|00/3 each", "@36|00", ALWAYS},
         {"total=@5|00,status=ok", "@5|00", ALWAYS},
@@ -128,7 +142,11 @@ static void rules_hold(const struct vat_task *t)
         bool holds = rows[k].when == ALWAYS ||
                      (rows[k].when == CENTS_OPT && n.cents_opt) ||
                      (rows[k].when == GROUP_OPT && n.group_opt) ||
-                     (rows[k].when == BOTH_OPT && n.cents_opt && n.group_opt);
+                     (rows[k].when == BOTH_OPT && n.cents_opt && n.group_opt) ||
+                     (rows[k].when == MINUS_OUT && !n.minus) ||
+                     (rows[k].when == MINUS_PART && n.minus);
+        if ((rows[k].when == MINUS_OUT || rows[k].when == MINUS_PART) && !holds)
+            continue; /* the other rule's row */
         in_notation(want, sizeof want, holds ? rows[k].want : "", &n);
         json_t *expect = json_array();
         for (char *s = want, *nl; *s; s = nl ? nl + 1 : s + strlen(s)) {
@@ -177,6 +195,7 @@ enum mut {
     MUT_LEADING_ZERO,
     MUT_CENTS_FLIP,
     MUT_GROUP_FLIP,
+    MUT_MINUS_FLIP,
     N_MUTS
 };
 
@@ -192,6 +211,8 @@ static char *spell(const struct vat_task *t, int style, enum mut m)
     struct vat_buf b = VAT_BUF_INIT;
     if (m != MUT_NO_BEFORE)
         vat_buf_puts(&b, style ? "(?<![A-Za-z0-9_])" : "(?<!\\w)");
+    if (n.minus != (m == MUT_MINUS_FLIP))
+        vat_buf_puts(&b, style ? "[-]?" : "-?");
     put_marker(&b, n.marker, style);
     vat_buf_puts(&b, "(?:0|");
     if (m == MUT_LEADING_ZERO)
@@ -202,8 +223,12 @@ static char *spell(const struct vat_task *t, int style, enum mut m)
     if (group_opt)
         vat_buf_printf(&b, "|%s%s*", m == MUT_LEADING_ZERO ? d : "[1-9]", d);
     vat_buf_puts(&b, ")");
-    vat_buf_printf(&b, cents_opt ? "(?:%s%s{%s})?" : "%s%s{%s}", dc, d,
-                   m == MUT_CENTS_LOOSE ? "1,2" : "2");
+    char cents[32];
+    if (m == MUT_CENTS_LOOSE)
+        snprintf(cents, sizeof cents, "%d,%d", n.decs - 1, n.decs);
+    else
+        snprintf(cents, sizeof cents, "%d", n.decs);
+    vat_buf_printf(&b, cents_opt ? "(?:%s%s{%s})?" : "%s%s{%s}", dc, d, cents);
     char cls[8];
     snprintf(cls, sizeof cls, "[.,%s]", n.sep == ' ' ? " " : n.sep == '\'' ? "'" : "");
     bool word = m != MUT_NO_AFTER && m != MUT_AFTER_SEP_ONLY;
@@ -227,7 +252,7 @@ static void spellings_and_near_misses(const struct vat_task *t)
     static const char *const names[N_MUTS] = {
         "none",          "no lookbehind",   "no lookahead",    "lookahead: word only",
         "lookahead: separator only", "cents {1,2}", "groups {2,4}", "lead {0,3}",
-        "leading zero",  "cents rule flipped", "grouping rule flipped"};
+        "leading zero",  "cents rule flipped", "grouping rule flipped", "minus rule flipped"};
     json_t *ho = vat_rx_spec_heldout(t->spec);
     for (int m = MUT_NONE + 1; m < N_MUTS; m++) {
         char *p = spell(t, m % 2, (enum mut)m);

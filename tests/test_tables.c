@@ -196,6 +196,21 @@ static void layout_row(const char *where, const json_t *row, const struct vat_co
         fail_msg("%s: no member '%s'", where, c->name);
 }
 
+/* Draws task 0 of template name (seed 11) into t and appends its rows to
+ * tb (zeroed here), to the train split. */
+static struct vat_tt_env *add_one_task(const char *name, struct vat_task *t,
+                                       struct vat_tables *tb)
+{
+    const struct vat_template *tm = vat_template_find(name);
+    assert_non_null(tm);
+    struct vat_tt_env *env = vat_tt_env_new(tm, 11);
+    struct vat_replay r;
+    vat_tt_draw(env, t, NULL, 0, 6000, 40, &r);
+    memset(tb, 0, sizeof *tb);
+    vat_tables_add_task(tb, t, &r, "train");
+    return env;
+}
+
 /* One real task of each family through vat_tables_add_task: every row of
  * every table has the layout's columns. */
 static void test_rows_follow_layout(void **state)
@@ -204,15 +219,9 @@ static void test_rows_follow_layout(void **state)
     static const char *const names[] = {"grouped_sum", "regex_iso_dates", "sql_paid_revenue",
                                         "unanswerable"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-        const struct vat_template *tm = vat_template_find(names[n]);
-        assert_non_null(tm);
-        struct vat_tt_env *env = vat_tt_env_new(tm, 11);
         struct vat_task t;
-        struct vat_replay r;
-        vat_tt_draw(env, &t, NULL, 0, 6000, 40, &r);
         struct vat_tables tb;
-        memset(&tb, 0, sizeof tb);
-        vat_tables_add_task(&tb, &t, &r, "train");
+        struct vat_tt_env *env = add_one_task(names[n], &t, &tb);
         for (int i = 0; i < VAT_N_TABLES; i++) {
             const struct vat_buf *b = &tb.buf[i][VAT_SPLIT_TRAIN];
             assert_true(b->len > 0);
@@ -234,6 +243,56 @@ static void test_rows_follow_layout(void **state)
     }
 }
 
+/* rubric_items weights (docs/tables.md): a task's items sum to 1, gate
+ * 0.2 and score 0.6; a compound task's `trap` item and every `trap:<name>`
+ * item share the trap's 0.2 equally, none of them 0. */
+static void test_rubric_weights(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"grouped_sum", "payments_reconciliation",
+                                        "sql_paid_order_counts"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        struct vat_task t;
+        struct vat_tables tb;
+        struct vat_tt_env *env = add_one_task(names[n], &t, &tb);
+        const struct vat_buf *b = &tb.buf[VAT_T_RUBRIC_ITEMS][VAT_SPLIT_TRAIN];
+        char *text = vat_xstrndup(b->data, b->len);
+        char *save = NULL;
+        double sum = 0, trap = -1;
+        int rows = 0, named = 0;
+        for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+            json_t *row = json_loads(l, 0, NULL);
+            const char *item = json_string_value(json_object_get(row, "item"));
+            double w = json_real_value(json_object_get(row, "weight"));
+            assert_true(w > 0);
+            sum += w;
+            rows++;
+            if (strcmp(item, "gate") == 0)
+                assert_true(w == VAT_RUBRIC_GATE);
+            else if (strcmp(item, "score") == 0)
+                assert_true(w == VAT_RUBRIC_SCORE);
+            else if (strcmp(item, "trap") == 0)
+                trap = w;
+            else {
+                assert_memory_equal(item, "trap:", 5);
+                named++;
+                assert_true(w == VAT_RUBRIC_TRAPS / (t.n_traps + 1));
+            }
+            json_decref(row);
+        }
+        assert_int_equal(named, t.n_traps);
+        assert_int_equal(rows, 3 + t.n_traps);
+        assert_true(trap == VAT_RUBRIC_TRAPS / (t.n_traps + 1));
+        assert_true(sum > 1 - 1e-12 && sum < 1 + 1e-12);
+        if (n > 0)
+            assert_true(t.n_traps >= 3); /* the compound templates */
+        free(text);
+        vat_tables_release(&tb);
+        vat_task_clear(&t);
+        vat_tt_env_free(env);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_verifier_spec_refused),
         cmocka_unit_test(test_row_prompt_and_params),
         cmocka_unit_test(test_rows_follow_layout),
+        cmocka_unit_test(test_rubric_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

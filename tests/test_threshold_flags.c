@@ -74,8 +74,10 @@ static void test_sixty_tasks(void **state)
         char thr[32];
         int64_t tc = threshold_cents(&t);
         vat_fmt_cents(tc, thr, sizeof thr);
+        /* every phrasing names the threshold; the rule after the
+         * question says it is inclusive */
         char expect[80];
-        snprintf(expect, sizeof expect, "at or above %s?", thr);
+        snprintf(expect, sizeof expect, "balance is exactly %s counts", thr);
         assert_non_null(strstr(t.prompt, expect));
 
         /* Gold: every id at or above T, byte order, no repeats; the file
