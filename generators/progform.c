@@ -633,6 +633,10 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
     t->malformed = NULL;
     gold = trap = NULL;
     t->answer_form = "sql";
+    /* The program form has one wording of its own (the value form's
+     * explicit question inside it), whatever the value form drew. */
+    t->prompt_style = "explicit";
+    snprintf(t->phrasing, sizeof t->phrasing, "p0");
     rc = 0;
 out:
     pf_db_release(&db);
