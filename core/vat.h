@@ -15,7 +15,7 @@
 
 #include "rng.h"
 
-#define VAT_VERSION "0.1.0"
+#define VAT_VERSION "0.2.0"
 
 /* ---- errors travel as values ------------------------------------------ */
 

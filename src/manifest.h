@@ -3,7 +3,7 @@
  * derived from content only (no time, no random id, keys sorted), so two
  * builds of the same seeds stay byte-identical:
  *
- *   {"manifest_version": 1, "vat_version": "0.1.0",
+ *   {"manifest_version": 1, "vat_version": "0.2.0",
  *    "files": {"fixtures/grouped_sum/grouped_sum-00000.csv": "<sha256 hex>", ...}}
  *
  * Every file is reached beneath the root with no symbolic link followed

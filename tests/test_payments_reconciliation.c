@@ -301,16 +301,25 @@ static void test_program_form_single_mistakes(void **state)
             assert_string_equal(u.traps[k].name, t.traps[k].name);
             assert_true(u.traps[k].answer[0] == '{');
         }
-        /* the question is the value form's explicit question */
+        /* the question is the value form's explicit question: the
+         * program form states it once, with the task's own window */
         const char *q = strstr(t.prompt, "\nQuestion: ");
         assert_non_null(q);
         size_t ql = strcspn(q + 1, "\n");
-        if (strcmp(t.prompt_style, "explicit") == 0) {
-            char *line = vat_xasprintf("%.*s", (int)ql, q + 1);
-            assert_non_null(strstr(u.prompt, line));
-            free(line);
-            seen++;
-        }
+        char *line = vat_xasprintf("%.*s", (int)ql, q + 1);
+        const char *from = json_string_value(json_object_get(t.params, "from"));
+        const char *to = json_string_value(json_object_get(t.params, "to"));
+        assert_non_null(from);
+        assert_non_null(to);
+        assert_non_null(strstr(line, from));
+        assert_non_null(strstr(line, to));
+        assert_non_null(strstr(line, "settled"));
+        assert_string_equal(t.prompt_style, "explicit");
+        /* ... the same window as the value twin's */
+        assert_string_equal(json_string_value(json_object_get(u.params, "from")), from);
+        assert_string_equal(json_string_value(json_object_get(u.params, "to")), to);
+        free(line);
+        seen++;
         vat_task_clear(&u);
         json_decref(ucfg);
         json_decref(gold);
