@@ -10,6 +10,37 @@
 #include "template.h"
 #include "verifiers.h"
 
+/* Table names are prefix + base + suffix: with the base and out names,
+ * a space of 1024 x ntables x nouts (table, out) pairs, of which task i
+ * takes element i of a permutation seeded by (master seed, template), so
+ * two tasks of a template never share both names and their gold programs
+ * differ by construction, on any shard. */
+static const char *const pf_prefixes[32] = {
+    "",      "raw_",   "stg_",   "src_",   "import_", "app_",   "dw_",    "ops_",
+    "fin_",  "crm_",   "erp_",   "core_",  "data_",   "biz_",   "shop_",  "hq_",
+    "etl_",  "ext_",   "lake_",  "db_",    "prod_",   "main_",  "web_",   "live_",
+    "arch_", "tmp_",   "rpt_",   "bi_",    "acct_",   "co_",    "x_",     "my_"};
+static const char *const pf_suffixes[32] = {
+    "",       "_2021",  "_2022",  "_2023",   "_2024",   "_2025",  "_q1",    "_q2",
+    "_q3",    "_q4",    "_v2",    "_v3",     "_export", "_csv",   "_raw",   "_copy",
+    "_latest", "_daily", "_monthly", "_eu",  "_us",     "_uk",    "_apac",  "_emea",
+    "_north", "_south", "_east",  "_west",   "_main",   "_all",   "_new",   "_old"};
+
+static void pf_pick_names(const struct vat_task *t, const struct vat_progform *pf,
+                              struct vat_pf_names *n)
+{
+    uint64_t space = 1024 * (uint64_t)pf->ntables * pf->nouts;
+    uint64_t key = vat_rng_key(t->master_seed, t->tmpl->name, "progform-names");
+    uint64_t i = vat_rng_permute(key, space, t->index);
+    n->out = pf->outs[i % pf->nouts];
+    i /= pf->nouts;
+    const char *base = pf->tables[i % pf->ntables];
+    i /= pf->ntables;
+    snprintf(n->table_buf, sizeof n->table_buf, "%s%s%s", pf_prefixes[i % 32], base,
+             pf_suffixes[i / 32]);
+    n->table = n->table_buf;
+}
+
 /* The stream "form": first the form (mixed only draws it, but the draw
  * is always taken so the names do not depend on the setting), then the
  * names. */
@@ -20,8 +51,7 @@ static const char *form_draw(const struct vat_task *t, const struct vat_progform
     vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, "form", t->attempt, NULL);
     bool sql = vat_rng_chance(&r, 0.5);
     if (n) {
-        n->table = pf->tables[vat_rng_below(&r, (uint32_t)pf->ntables)];
-        n->out = pf->outs[vat_rng_below(&r, (uint32_t)pf->nouts)];
+        pf_pick_names(t, pf, n);
         n->descending = vat_rng_chance(&r, 0.5);
     }
     const char *want = json_string_value(json_object_get(t->cfg, "answer_form"));

@@ -45,9 +45,10 @@
  * question does not: the table's name, the result's value column, the
  * direction of the order. */
 struct vat_pf_names {
-    const char *table;
+    const char *table;     /* points into table_buf */
     const char *out;
     bool descending;
+    char table_buf[96];    /* prefix + base + suffix (pf_pick_names) */
 };
 
 struct vat_progform {
