@@ -514,15 +514,19 @@ static char *tn_pf_question(const struct vat_task *t)
 static char *tn_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
 {
     long k = tn_task_n(t);
+    char ranks[48];
+    if (k == 1)
+        snprintf(ranks, sizeof ranks, "1 row: the customer ranked 1");
+    else
+        snprintf(ranks, sizeof ranks, "%ld rows: the customers ranked 1 to %ld", k, k);
     return vat_xasprintf(
         "It must return one column, `%s` (the customer's name as stored in `customer`), and "
-        "exactly %ld row%s: %s, rank 1 first (the largest total first; equal totals by name in "
-        "ascending byte order, which is SQLite's default text order). Totals are amounts in "
-        "cents: sums of the REAL amounts can differ in their last bits, so compare totals "
-        "to the cent (for example summed in whole cents). A sale whose `customer` is blank (NULL) belongs to no "
+        "exactly %s, rank 1 first (the largest total first; equal totals by name in ascending "
+        "byte order, which is SQLite's default text order). Totals are amounts in cents: sums "
+        "of the REAL amounts can differ in their last bits, so compare totals to the cent (for "
+        "example summed in whole cents). A sale whose `customer` is blank (NULL) belongs to no "
         "customer and is left out; a blank `amount` adds nothing to its customer's total.",
-        n->out, k, k == 1 ? "" : "s",
-        k == 1 ? "the customer ranked 1" : "the customers ranked 1 to N in rank order");
+        n->out, ranks);
 }
 
 /* No LIMIT (a gold query may not cut a tie): the rank is a ROW_NUMBER
@@ -681,8 +685,9 @@ static int tn_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         top[i] = big + vat_rng_range(r, big / 4, big + big / 2);
     qsort(top, (size_t)n, sizeof top[0], cmp_i64_desc);
     /* The N-th total and one cent less round alike to the dime and the
-     * unit, so only the cent tells them apart. */
-    while (top[n - 1] % 10 == 5 || top[n - 1] % 10 == 6)
+     * unit (no half cent between them), so only the cent tells them apart. */
+    while (top[n - 1] % 10 == 5 || top[n - 1] % 10 == 6 || top[n - 1] % 100 == 50 ||
+           top[n - 1] % 100 == 51)
         top[n - 1]--;
     /* Variants 1 and 3: the N-th total ends in 60 cents, so the tied
      * pair can be made of sales whose rounding is known (below). */
