@@ -2,7 +2,11 @@
  * template: over 60 tasks the trap is armed and misses exactly the balances
  * at T, and gold is sorted by byte order, which differs from the file's
  * numeric order; the prompt states T and the order; confirm catches a wrong
- * gold and a writer bug.  Admission within the redraws allowed, "same seed,
+ * gold and a writer bug.  In the program form: every fixture holds T
+ * exactly and the trap misses exactly those rows; variants hold a cent
+ * either side, a blank balance and hits across a power of ten; near
+ * misses fail, other correct queries pass, the listed main answer fails.
+ * Admission within the redraws allowed, "same seed,
  * same bytes", the prompt's data section, confirm refusing the trap as gold
  * and a nudged gold, and the golden cases of
  * tests/data/cases/threshold_flags.txt (balances exactly at T, one cent

@@ -2,7 +2,12 @@
  * trap is armed (its list names a customer gold leaves out), gold agrees with
  * a ranking recomputed here and ties are planted inside the top N and at the
  * N-th place; the prompt states N and the tie rule; confirm catches a wrong
- * gold and a writer bug.  Admission within the redraws allowed, "same seed,
+ * gold and a writer bug.  In the program form: each variant's gold rows
+ * are the ranking recomputed here, leave out the largest single sale and
+ * the most sales, and tie or nearly tie at the N-th place; near misses
+ * (reversed tie-break, no blank-customer filter, whole units, count,
+ * average, N + 1, the listed main answer) fail and other correct queries
+ * pass.  Admission within the redraws allowed, "same seed,
  * same bytes", the prompt's data section, confirm refusing the trap as gold
  * and a nudged gold, and the golden cases of tests/data/cases/top_n.txt (ties
  * at the boundary, three-way ties, broken files, checker cases) are checked
