@@ -10,50 +10,47 @@
 #include "template.h"
 #include "verifiers.h"
 
-/* Table names are prefix + base + suffix: with the base and out names,
- * a space of 1024 x ntables x nouts (table, out) pairs, of which task i
- * takes element i of a permutation seeded by (master seed, template), so
- * two tasks of a template never share both names and their gold programs
- * differ by construction, on any shard. */
 static const char *const pf_prefixes[32] = {
-    "",      "raw_",   "stg_",   "src_",   "import_", "app_",   "dw_",    "ops_",
-    "fin_",  "crm_",   "erp_",   "core_",  "data_",   "biz_",   "shop_",  "hq_",
-    "etl_",  "ext_",   "lake_",  "db_",    "prod_",   "main_",  "web_",   "live_",
-    "arch_", "tmp_",   "rpt_",   "bi_",    "acct_",   "co_",    "x_",     "my_"};
+    "",      "eu_",   "us_",   "uk_",    "de_",   "fr_",     "apac_", "emea_",
+    "latam_", "na_",  "q1_",   "q2_",    "q3_",   "q4_",     "h1_",   "h2_",
+    "shop_", "web_",  "store_", "retail_", "b2b_", "b2c_",   "app_",  "pos_",
+    "main_", "core_", "ops_",  "fin_",   "crm_",  "erp_",    "legacy_", "new_"};
 static const char *const pf_suffixes[32] = {
-    "",       "_2021",  "_2022",  "_2023",   "_2024",   "_2025",  "_q1",    "_q2",
-    "_q3",    "_q4",    "_v2",    "_v3",     "_export", "_csv",   "_raw",   "_copy",
-    "_latest", "_daily", "_monthly", "_eu",  "_us",     "_uk",    "_apac",  "_emea",
-    "_north", "_south", "_east",  "_west",   "_main",   "_all",   "_new",   "_old"};
+    "",          "_2019",    "_2020",   "_2021",   "_2022",  "_2023",   "_2024",  "_2025",
+    "_2026",     "_export",  "_raw",    "_snapshot", "_v2",  "_v3",     "_clean", "_latest",
+    "_daily",    "_weekly",  "_monthly", "_extract", "_dump", "_copy",  "_backup", "_staging",
+    "_final",    "_import",  "_archive", "_live",   "_tmp",   "_src",   "_tbl",   "_current"};
 
-static void pf_pick_names(const struct vat_task *t, const struct vat_progform *pf,
-                              struct vat_pf_names *n)
+/* The names of task t: (table, out) from the permutation of the names
+ * space (progform.h), the direction from the stream "form". */
+static void names_of(const struct vat_task *t, const struct vat_progform *pf, struct vat_rng *r,
+                     struct vat_pf_names *n)
 {
-    uint64_t space = 1024 * (uint64_t)pf->ntables * pf->nouts;
-    uint64_t key = vat_rng_key(t->master_seed, t->tmpl->name, "progform-names");
-    uint64_t i = vat_rng_permute(key, space, t->index);
-    n->out = pf->outs[i % pf->nouts];
-    i /= pf->nouts;
-    const char *base = pf->tables[i % pf->ntables];
-    i /= pf->ntables;
-    snprintf(n->table_buf, sizeof n->table_buf, "%s%s%s", pf_prefixes[i % 32], base,
-             pf_suffixes[i / 32]);
-    n->table = n->table_buf;
+    uint64_t q = vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "pf-names"),
+                                 VAT_PF_NAME_SPACE(pf), t->index);
+    size_t out = (size_t)(q % pf->nouts);
+    q /= pf->nouts;
+    size_t base = (size_t)(q % pf->ntables);
+    q /= pf->ntables;
+    snprintf(n->table, sizeof n->table, "%s%s%s", pf_prefixes[q % 32], pf->tables[base],
+             pf_suffixes[q / 32 % 32]);
+    n->out = pf->outs[out];
+    n->descending = vat_rng_chance(r, 0.5);
 }
 
 /* The stream "form": first the form (mixed only draws it, but the draw
  * is always taken so the names do not depend on the setting), then the
- * names. */
+ * direction. */
 static const char *form_draw(const struct vat_task *t, const struct vat_progform *pf,
                              struct vat_pf_names *n)
 {
     struct vat_rng r;
     vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, "form", t->attempt, NULL);
     bool sql = vat_rng_chance(&r, 0.5);
-    if (n) {
-        pf_pick_names(t, pf, n);
-        n->descending = vat_rng_chance(&r, 0.5);
-    }
+    if (n)
+        names_of(t, pf, &r, n);
+    if (t->n_fixtures < 1 || strcmp(t->fixture[0].format, "csv") != 0)
+        return "value";
     const char *want = json_string_value(json_object_get(t->cfg, "answer_form"));
     if (want && strcmp(want, "value") == 0)
         return "value";

@@ -40,21 +40,29 @@
      .doc = "value (a JSON answer), sql (one SELECT, checked on variant CSVs) or mixed (each "    \
             "task draws one)"}
 
-/* The names a program-form task draws from its stream "form" (after the
- * form itself), so gold programs differ between tasks even when the
- * question does not: the table's name, the result's value column, the
- * direction of the order. */
+/* The names a program-form task spells in its gold program: the table's
+ * name, the result's value column, the direction of the order.  Gold
+ * programs must differ between tasks (the leak audit refuses one gold
+ * program on both sides of the split, and a shard cannot see other
+ * tasks), so the pair (table, out) of task i is element i of a seeded
+ * permutation of the names space (vat_rng_permute keyed by seed, template
+ * and "pf-names"): distinct for every task below VAT_PF_NAME_SPACE(pf) by
+ * construction.  The table name composes a region/system prefix, one of
+ * the template's base names and a period/stage suffix (32 x base x 32),
+ * e.g. "emea_order_export_2024". */
 struct vat_pf_names {
-    const char *table;     /* points into table_buf */
+    char table[64];
     const char *out;
     bool descending;
-    char table_buf[96];    /* prefix + base + suffix (pf_pick_names) */
 };
 
+/* How many tasks of a template get distinct (table, out) names. */
+#define VAT_PF_NAME_SPACE(pf) ((uint64_t)1024 * (pf)->ntables * (pf)->nouts)
+
 struct vat_progform {
-    const char *const *tables;       /* names the CSV may load as, e.g. "orders"       */
+    const char *const *tables;       /* base names the CSV loads as, e.g. "orders" (>= 4) */
     size_t ntables;
-    const char *const *outs;         /* names for the result's value column            */
+    const char *const *outs;         /* names for the result's value column (>= 4)     */
     size_t nouts;
     const char *const *columns;      /* the CSV header, in order                       */
     const char *const *types;        /* the declared type of each column               */
@@ -78,7 +86,8 @@ struct vat_progform {
 
 /* The task's answer form: "value" or "sql".  The template's "answer_form"
  * param decides; "mixed" draws from the stream "form" of the task (seed,
- * template, index, attempt), even odds. */
+ * template, index, attempt), even odds.  A task whose main fixture is not
+ * a CSV file (a workbook) is always "value". */
 const char *vat_progform_form(const struct vat_task *t, const struct vat_progform *pf);
 
 /* Turns an admitted value-form task into its program form (see above).

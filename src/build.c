@@ -650,7 +650,8 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
 
     if (fatal_at != (size_t)-1) {
         table_files_close(&tf, 0, e);
-        rc = vat_err_set(e, "vat: build failed: %s", fatal_msg);
+        vat_err_set(e, "vat: build failed: %s", fatal_msg);
+        rc = -2; /* a corpus problem, not an input error: exit 1 */
         goto done;
     }
     if (io_failed) {

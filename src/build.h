@@ -55,7 +55,10 @@ struct vat_build_stats {
  * still written), -1 with e set on an input or I/O error (then the old
  * corpus stays): a second build running in the root, a config over
  * VAT_BUILD_MEMORY_BOUND, --only into a root holding other templates'
- * tasks, a symbolic link in the live trees.  stats may be NULL; else the
+ * tasks, a symbolic link in the live trees; -2 with e set when a task
+ * stopped the build (a checker's last-resort net fired on it, or two gold
+ * programs of a template coincide: its count is past its question space),
+ * the old corpus again staying.  stats may be NULL; else the
  * caller frees stats->per (it is zeroed on an early error). */
 int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
               struct vat_build_stats *stats, struct vat_err *e);

@@ -9,6 +9,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <sqlite3.h>
+#include <xlsxwriter.h>
+#include <zlib.h>
 
 #include "vat.h"
 
@@ -23,15 +25,21 @@ void vat_library_list(struct vat_library out[VAT_N_LIBRARIES])
     out[1].name = "libcsv";
     snprintf(out[1].version, sizeof out[1].version, "%s",
              STR(CSV_MAJOR) "." STR(CSV_MINOR) "." STR(CSV_RELEASE));
-    out[2].name = "pcre2";
+    out[2].name = "libxlsxwriter";
+    snprintf(out[2].version, sizeof out[2].version, "%s", lxw_version());
+    out[3].name = "pcre2";
     /* "10.42 2022-12-11": the number is the version, the date is noise */
     char pv[64] = "";
     if (pcre2_config(PCRE2_CONFIG_VERSION, pv) < 0)
         snprintf(pv, sizeof pv, "%d.%d", PCRE2_MAJOR, PCRE2_MINOR);
     pv[strcspn(pv, " ")] = 0;
-    snprintf(out[2].version, sizeof out[2].version, "%.31s", pv);
-    out[3].name = "sqlite";
-    snprintf(out[3].version, sizeof out[3].version, "%s", sqlite3_libversion());
+    snprintf(out[3].version, sizeof out[3].version, "%.31s", pv);
+    out[4].name = "sqlite";
+    snprintf(out[4].version, sizeof out[4].version, "%s", sqlite3_libversion());
+    /* libxlsxwriter deflates the workbook's parts through zlib, whose
+     * version decides the compressed bytes of every .xlsx fixture. */
+    out[5].name = "zlib";
+    snprintf(out[5].version, sizeof out[5].version, "%s", zlibVersion());
 }
 
 json_t *vat_library_versions(void)

@@ -1,7 +1,8 @@
 /* libversions.h — the versions of the libraries whose behaviour can shape
  * the corpus bytes: SQLite (fixture pages, query results behind gold),
  * PCRE2 (regex gold and held-out verdicts), jansson (parsing the JSON the
- * build reads back) and libcsv (parsing CSV fixtures behind gold).  The
+ * build reads back), libcsv (parsing CSV fixtures behind gold), and
+ * libxlsxwriter and zlib (the bytes of workbook fixtures).  The
  * compiler, optimisation level, --jobs and the machine do not shape the
  * bytes; these libraries can, so the corpus records them
  * (docs/determinism.md).  Exports struct vat_library, VAT_N_LIBRARIES,
@@ -11,10 +12,10 @@
 
 #include <jansson.h>
 
-#define VAT_N_LIBRARIES 4
+#define VAT_N_LIBRARIES 6
 
 struct vat_library {
-    const char *name; /* "jansson", "libcsv", "pcre2", "sqlite" */
+    const char *name; /* "jansson", "libcsv", "libxlsxwriter", "pcre2", "sqlite", "zlib" */
     char version[32]; /* e.g. "3.40.1" */
 };
 

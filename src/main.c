@@ -114,7 +114,7 @@ static int cmd_build(int argc, char **argv)
     free(st.per);
     if (rc < 0) {
         fprintf(stderr, "%s\n", e.msg);
-        return VAT_EXIT_USAGE;
+        return rc == -2 ? VAT_EXIT_CORPUS : VAT_EXIT_USAGE;
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     /* Timing goes to stderr so that stdout stays byte-identical per run. */

@@ -376,7 +376,7 @@ static int gm_trap(struct vat_task *t, struct vat_err *e)
 
 static const char *const gm_types[GM_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
 static const char *const gm_tables[] = {"reviews", "product_reviews", "review_export", "ratings",
-                                        "shop_reviews"};
+                                        "customer_reviews"};
 static const char *const gm_outs[] = {"mean_rating", "avg_rating", "mean_stars", "average_rating",
                                       "rating_mean"};
 

@@ -471,7 +471,7 @@ static int gs_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     return 0;
 }
 
-static const char *const gs_tables[] = {"orders", "shop_orders", "order_export", "sales_orders",
+static const char *const gs_tables[] = {"orders", "customer_orders", "order_export", "sales_orders",
                                         "orders_csv"};
 static const char *const gs_outs[] = {"total", "paid_total", "total_amount", "paid_amount",
                                       "revenue"};

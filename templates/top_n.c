@@ -494,9 +494,11 @@ static int tn_trap(struct vat_task *t, struct vat_err *e)
 /* ---- the program form ------------------------------------------------------ */
 
 static const char *const tn_types[TN_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "REAL"};
-static const char *const tn_tables[] = {"sales",       "sales_export", "retail_sales",
-                                        "sales_log",   "shop_sales",   "sales_csv",
-                                        "store_sales", "customer_sales"};
+/* No base starts with one of progform's prefixes (shop_, store_,
+ * retail_, ...), so no composed name doubles a word. */
+static const char *const tn_tables[] = {"sales",        "sales_log",  "customer_sales",
+                                        "sales_ledger", "sale_lines", "receipts",
+                                        "transactions", "purchases"};
 static const char *const tn_outs[] = {"customer",      "top_customer",  "customer_name",
                                       "name",          "buyer",         "best_customer",
                                       "ranked_customer", "client"};

@@ -313,9 +313,12 @@ static void test_registry_facts(void **state)
     /* the versions of the libraries that can shape the bytes (issue 17) */
     struct vat_library l[VAT_N_LIBRARIES];
     vat_library_list(l);
-    char *libs = vat_xasprintf("- built with the libraries: %s %s, %s %s, %s %s, %s %s\n",
-                               l[0].name, l[0].version, l[1].name, l[1].version, l[2].name,
-                               l[2].version, l[3].name, l[3].version);
+    struct vat_buf want = VAT_BUF_INIT;
+    vat_buf_puts(&want, "- built with the libraries:");
+    for (int i = 0; i < VAT_N_LIBRARIES; i++)
+        vat_buf_printf(&want, "%s %s %s", i ? "," : "", l[i].name, l[i].version);
+    vat_buf_putc(&want, '\n');
+    char *libs = vat_buf_detach(&want);
     assert_non_null(strstr(f->card_a, libs));
     free(libs);
 }

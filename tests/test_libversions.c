@@ -15,6 +15,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <sqlite3.h>
+#include <xlsxwriter.h>
+#include <zlib.h>
 
 #include "libversions.h"
 #include "vat.h"
@@ -33,6 +35,8 @@ static void test_versions_are_the_libraries(void **state)
     char pcre[32];
     snprintf(pcre, sizeof pcre, "%d.%d", PCRE2_MAJOR, PCRE2_MINOR);
     assert_string_equal(json_string_value(json_object_get(v, "pcre2")), pcre);
+    assert_string_equal(json_string_value(json_object_get(v, "libxlsxwriter")), LXW_VERSION);
+    assert_string_equal(json_string_value(json_object_get(v, "zlib")), ZLIB_VERSION);
 
     /* the list is in name order, the object's keys in the same order */
     struct vat_library l[VAT_N_LIBRARIES];
