@@ -536,15 +536,23 @@ static char *tn_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
 
 /* No LIMIT (a gold query may not cut a tie): the rank is a ROW_NUMBER
  * over a total order, totals summed in whole cents so equal totals are
- * equal whatever sales make them up. */
+ * equal whatever sales make them up.  For N = 1 the one row needs no
+ * ORDER BY, and `pos < 2` (not `pos = 1`, whose `<=` mutant is the same
+ * query) keeps every mutant of the filter visible. */
 static char *tn_pf_query(const struct vat_task *t, const struct vat_pf_names *n, const char *agg)
 {
+    long k = tn_task_n(t);
+    char filter[48];
+    if (k == 1)
+        snprintf(filter, sizeof filter, "WHERE pos < 2");
+    else
+        snprintf(filter, sizeof filter, "WHERE pos <= %ld\nORDER BY pos", k);
     return vat_xasprintf("SELECT customer AS %s\nFROM (SELECT customer,\n"
                          "             ROW_NUMBER() OVER (ORDER BY %s(ROUND(amount * 100)) DESC, "
                          "customer) AS pos\n"
                          "      FROM %s\n      WHERE customer IS NOT NULL\n"
-                         "      GROUP BY customer)\nWHERE pos <= %ld\nORDER BY pos",
-                         n->out, agg, n->table, tn_task_n(t));
+                         "      GROUP BY customer)\n%s",
+                         n->out, agg, n->table, filter);
 }
 
 static char *tn_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
