@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "sqlgen.h"
 #include "template.h"
 #include "verifiers.h"
@@ -23,11 +25,9 @@ static const char *const pf_suffixes[32] = {
 
 /* The names of task t: (table, out) from the permutation of the names
  * space (progform.h), the direction from the stream "form". */
-static void names_of(const struct vat_task *t, const struct vat_progform *pf, struct vat_rng *r,
-                     struct vat_pf_names *n)
+void vat_progform_compose(const struct vat_progform *pf, uint64_t q, struct vat_pf_names *n)
 {
-    uint64_t q = vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "pf-names"),
-                                 VAT_PF_NAME_SPACE(pf), t->index);
+    q %= VAT_PF_NAME_SPACE(pf);
     size_t out = (size_t)(q % pf->nouts);
     q /= pf->nouts;
     size_t base = (size_t)(q % pf->ntables);
@@ -35,6 +35,16 @@ static void names_of(const struct vat_task *t, const struct vat_progform *pf, st
     snprintf(n->table, sizeof n->table, "%s%s%s", pf_prefixes[q % 32], pf->tables[base],
              pf_suffixes[q / 32 % 32]);
     n->out = pf->outs[out];
+    n->descending = false;
+}
+
+static void names_of(const struct vat_task *t, const struct vat_progform *pf, struct vat_rng *r,
+                     struct vat_pf_names *n)
+{
+    vat_progform_compose(pf,
+                         vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "pf-names"),
+                                         VAT_PF_NAME_SPACE(pf), t->index),
+                         n);
     n->descending = vat_rng_chance(r, 0.5);
 }
 
@@ -49,7 +59,8 @@ static const char *form_draw(const struct vat_task *t, const struct vat_progform
     bool sql = vat_rng_chance(&r, 0.5);
     if (n)
         names_of(t, pf, &r, n);
-    if (t->n_fixtures < 1 || strcmp(t->fixture[0].format, "csv") != 0)
+    if (t->n_fixtures < 1 || (strcmp(t->fixture[0].format, "csv") != 0 &&
+                              !(pf->variant_db && strcmp(t->fixture[0].format, "sqlite") == 0)))
         return "value";
     const char *want = json_string_value(json_object_get(t->cfg, "answer_form"));
     if (want && strcmp(want, "value") == 0)
@@ -215,6 +226,336 @@ static int write_variants(struct vat_task *t, const struct vat_progform *pf, str
     return 0;
 }
 
+/* ---- a SQLite main fixture (join_aggregate) ------------------------------ */
+
+#define PF_MAX_DB_TABLES 8
+
+/* The main database's tables in creation order, their program-form names
+ * (db_table renamed to n->table, the others as they are) and the schema
+ * with that name. */
+struct pf_db {
+    size_t n;
+    char *from[PF_MAX_DB_TABLES];
+    const char *to[PF_MAX_DB_TABLES];
+    char *schema;
+};
+
+static void pf_db_release(struct pf_db *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->from[i]);
+    free(d->schema);
+    memset(d, 0, sizeof *d);
+}
+
+static bool pf_is_db(const struct vat_task *t, const struct vat_progform *pf)
+{
+    return pf->variant_db && t->n_fixtures >= 1 && strcmp(t->fixture[0].format, "sqlite") == 0;
+}
+
+/* Reads the tables and CREATE statements of the main database.  Only
+ * plain tables (their automatic indexes aside) are supported: a CREATE
+ * statement is rewritten by its leading "CREATE TABLE <name>". */
+static int pf_db_read(const struct vat_task *t, const struct vat_progform *pf,
+                      const struct vat_pf_names *n, struct pf_db *d, struct vat_err *e)
+{
+    const char *rel = t->fixture[0].path;
+    sqlite3 *db = NULL;
+    if (vat_sqlite_open_ro(t->root, rel, &db, e) != 0)
+        return -1;
+    sqlite3_stmt *st = NULL;
+    struct vat_buf b = VAT_BUF_INIT;
+    bool renamed = false;
+    int rc = -1, step = SQLITE_ERROR;
+    if (sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_master ORDER BY rowid", -1, &st,
+                           NULL) != SQLITE_OK) {
+        vat_err_set(e, "%s: '%s': %s", t->id, rel, sqlite3_errmsg(db));
+        goto out;
+    }
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *sql = (const char *)sqlite3_column_text(st, 2);
+        if (!sql)
+            continue; /* an automatic index of a table's key */
+        size_t nl = name ? strlen(name) : 0;
+        if (!type || !name || strcmp(type, "table") != 0 || d->n == PF_MAX_DB_TABLES ||
+            strncmp(sql, "CREATE TABLE ", 13) != 0 || strncmp(sql + 13, name, nl) != 0 ||
+            (sql[13 + nl] != ' ' && sql[13 + nl] != '(')) {
+            vat_err_set(e, "%s: '%s': the program form copies plain tables only, not '%s'",
+                        t->id, rel, name ? name : "?");
+            goto out;
+        }
+        bool ren = strcmp(name, pf->db_table) == 0;
+        renamed |= ren;
+        d->from[d->n] = vat_xstrdup(name);
+        d->to[d->n] = ren ? n->table : d->from[d->n];
+        vat_buf_printf(&b, "CREATE TABLE %s%s;\n", d->to[d->n], sql + 13 + nl);
+        d->n++;
+    }
+    if (step != SQLITE_DONE) {
+        vat_err_set(e, "%s: '%s': %s", t->id, rel, sqlite3_errmsg(db));
+        goto out;
+    }
+    if (!renamed) {
+        vat_err_set(e, "%s: '%s' has no table '%s'", t->id, rel, pf->db_table);
+        goto out;
+    }
+    d->schema = vat_buf_detach(&b);
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    vat_buf_release(&b);
+    return rc;
+}
+
+/* Records a written database's rows (all tables) and "table.column"
+ * names on f, as the SQL family's fixtures record them. */
+static int pf_db_describe(const struct vat_task *t, struct vat_fixture *f, const struct pf_db *d,
+                          struct vat_err *e)
+{
+    sqlite3 *db = NULL;
+    if (vat_sqlite_open_ro(t->root, f->path, &db, e) != 0)
+        return -1;
+    json_decref(f->columns);
+    f->columns = json_array();
+    f->rows = 0;
+    int rc = 0;
+    for (size_t i = 0; i < d->n && rc == 0; i++) {
+        char *q = sqlite3_mprintf("SELECT COUNT(*) FROM \"%w\"", d->to[i]);
+        char *p = sqlite3_mprintf("PRAGMA table_info(\"%w\")", d->to[i]);
+        sqlite3_stmt *st = NULL;
+        if (!q || !p || sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK ||
+            sqlite3_step(st) != SQLITE_ROW)
+            rc = -1;
+        else
+            f->rows += (long)sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        st = NULL;
+        if (rc == 0 && sqlite3_prepare_v2(db, p, -1, &st, NULL) != SQLITE_OK)
+            rc = -1;
+        while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+            const char *col = (const char *)sqlite3_column_text(st, 1);
+            json_array_append_new(f->columns, json_sprintf("%s.%s", d->to[i], col ? col : ""));
+        }
+        sqlite3_finalize(st);
+        sqlite3_free(q);
+        sqlite3_free(p);
+    }
+    if (rc != 0)
+        vat_err_set(e, "%s: '%s': %s", t->id, f->path, sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return rc;
+}
+
+/* The sha256 of a fixture rewritten after the pipeline took its digest. */
+static int pf_rehash(const struct vat_task *t, struct vat_fixture *f, struct vat_err *e)
+{
+    char *path = vat_path_join(t->root, f->path);
+    FILE *in = fopen(path, "rb");
+    free(path);
+    if (!in)
+        return vat_err_set(e, "%s: cannot read '%s'", t->id, f->path);
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        EVP_DigestUpdate(ctx, buf, got);
+    bool bad = ferror(in) != 0;
+    fclose(in);
+    unsigned int ml = 0;
+    EVP_DigestFinal_ex(ctx, md, &ml);
+    EVP_MD_CTX_free(ctx);
+    if (bad || ml != 32)
+        return vat_err_set(e, "%s: cannot read '%s'", t->id, f->path);
+    for (unsigned i = 0; i < 32; i++)
+        snprintf(f->sha256 + 2 * i, 3, "%02x", md[i]);
+    return 0;
+}
+
+/* Rewrites the main database with the program form's table names: the
+ * same schema and rows (copied value by value, storage order), written to
+ * a temporary file and renamed into place. */
+static int pf_db_rename_main(struct vat_task *t, const struct pf_db *d, struct vat_err *e)
+{
+    struct vat_fixture *f = &t->fixture[0];
+    sqlite3 *src = NULL;
+    if (vat_sqlite_open_ro(t->root, f->path, &src, e) != 0)
+        return -1;
+    struct vat_sqlw w;
+    if (vat_sqlw_open(&w, t->root, f->path, d->schema, e) != 0) {
+        sqlite3_close(src);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < d->n && rc == 0; i++) {
+        char *q = sqlite3_mprintf("SELECT * FROM \"%w\"", d->from[i]);
+        sqlite3_stmt *sel = NULL, *ins = NULL;
+        if (!q || sqlite3_prepare_v2(src, q, -1, &sel, NULL) != SQLITE_OK) {
+            rc = vat_err_set(e, "%s: '%s': %s", t->id, f->path, sqlite3_errmsg(src));
+        } else {
+            int nc = sqlite3_column_count(sel);
+            struct vat_buf b = VAT_BUF_INIT;
+            vat_buf_printf(&b, "INSERT INTO %s VALUES (", d->to[i]);
+            for (int c = 0; c < nc; c++)
+                vat_buf_puts(&b, c ? ", ?" : "?");
+            vat_buf_putc(&b, ')');
+            if (sqlite3_prepare_v2(w.db, b.data, -1, &ins, NULL) != SQLITE_OK)
+                rc = vat_err_set(e, "%s: '%s': %s", t->id, f->path, sqlite3_errmsg(w.db));
+            vat_buf_release(&b);
+            int step = SQLITE_DONE;
+            while (rc == 0 && (step = sqlite3_step(sel)) == SQLITE_ROW) {
+                for (int c = 0; c < nc; c++)
+                    sqlite3_bind_value(ins, c + 1, sqlite3_column_value(sel, c));
+                if (sqlite3_step(ins) != SQLITE_DONE || sqlite3_reset(ins) != SQLITE_OK)
+                    rc = vat_err_set(e, "%s: '%s': %s", t->id, f->path, sqlite3_errmsg(w.db));
+            }
+            if (rc == 0 && step != SQLITE_DONE)
+                rc = vat_err_set(e, "%s: '%s': %s", t->id, f->path, sqlite3_errmsg(src));
+        }
+        sqlite3_finalize(sel);
+        sqlite3_finalize(ins);
+        sqlite3_free(q);
+    }
+    sqlite3_close(src);
+    if (rc != 0) {
+        vat_sqlw_abort(&w);
+        return -1;
+    }
+    if (vat_sqlw_commit(&w, e) != 0 || pf_rehash(t, f, e) != 0)
+        return -1;
+    return pf_db_describe(t, f, d, e);
+}
+
+/* Variant k of a database: the main database's schema (program-form
+ * names), rows from the template's variant_db, drawn from the stream
+ * "variant<k>" of the task. */
+static int pf_db_variants(struct vat_task *t, const struct vat_progform *pf,
+                          const struct vat_pf_names *n, const struct pf_db *d, struct vat_err *e)
+{
+    if (pf->nvariants < 2 || pf->nvariants + t->n_fixtures > VAT_MAX_FIXTURES)
+        return vat_err_set(e, "%s: %d variant fixtures do not fit", t->id, pf->nvariants);
+    for (int k = 1; k <= pf->nvariants; k++) {
+        char purpose[24], suffix[24];
+        snprintf(purpose, sizeof purpose, "variant%d", k);
+        snprintf(suffix, sizeof suffix, ".v%d.sqlite", k);
+        struct vat_rng r;
+        vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, purpose, t->attempt, NULL);
+        char *rel = vat_task_fixture_relpath(t, suffix);
+        struct vat_sqlw w;
+        int rc = vat_sqlw_open(&w, t->root, rel, d->schema, e);
+        if (rc == 0 && pf->variant_db(t, &r, k, n, &w, e) != 0) {
+            /* a failed insert poisons the writer and keeps its message,
+             * which commit reports (as vat_sqlgen_write_set does) */
+            if (!w.db)
+                vat_sqlw_commit(&w, e);
+            else
+                vat_sqlw_abort(&w);
+            rc = -1;
+        } else if (rc == 0) {
+            rc = vat_sqlw_commit(&w, e);
+        }
+        if (rc == 0)
+            rc = pf_db_describe(t, vat_task_add_fixture(t, rel, "sqlite", "variant"), d, e);
+        free(rel);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The single mistakes of a compound template (t->traps[]) as SQL, each
+ * armed on every fixture as the combined trap is (other rows than gold's,
+ * gr), so no variant lets one pass.  Writes sql[i] for t->traps[i] (new
+ * strings).  0, or -1 with e set; sql[] then holds what was written, for
+ * the caller to free. */
+static int traps_as_sql(const struct vat_task *t, const struct vat_progform *pf,
+                        const struct vat_pf_names *n, const json_t *gr, char **sql,
+                        struct vat_err *e)
+{
+    if (t->n_traps > 0 && !pf->traps_sql)
+        return vat_err_set(e, "%s: %d named traps but no traps_sql: they would stay values",
+                           t->id, t->n_traps);
+    for (int i = 0; i < t->n_traps; i++) {
+        const char *name = t->traps[i].name ? t->traps[i].name : "";
+        if (!(sql[i] = pf->traps_sql(t, n, name)))
+            return vat_err_set(e, "%s: trap '%s' has no SQL", t->id, name);
+        json_t *tr = vat_sqlgen_run_all(t, sql[i], e);
+        if (!tr)
+            return -1;
+        for (size_t k = 0; k < json_array_size(gr); k++)
+            if (vat_sqlgen_rows_equal(json_array_get(gr, k), json_array_get(tr, k), pf->ordered,
+                                      pf->rel_tol, pf->abs_tol, NULL, 0)) {
+                json_decref(tr);
+                return vat_err_set(e, "%s: the query of trap '%s' gives gold's rows on fixture %zu",
+                                   t->id, name, k);
+            }
+        json_decref(tr);
+    }
+    return 0;
+}
+
+/* The prompt of the program form over a database: its tables, what they
+ * hold, the schema and rows, the question in the value form's words, the
+ * result's shape. */
+static int build_prompt_db(struct vat_task *t, const struct vat_progform *pf,
+                           const struct vat_pf_names *n, const struct pf_db *d, struct vat_err *e)
+{
+    struct vat_buf data = VAT_BUF_INIT;
+    bool cut = false;
+    if (vat_sqlgen_render(t->root, t->fixture[0].path, d->to, d->n, vat_task_inline_cap(t), &data,
+                          &cut, e) != 0) {
+        vat_buf_release(&data);
+        return -1;
+    }
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_printf(&b, "The SQLite database `%s` holds %zu tables: ", t->fixture[0].path, d->n);
+    for (size_t i = 0; i < d->n; i++)
+        vat_buf_printf(&b, "%s`%s`", i == 0 ? "" : i + 1 < d->n ? ", " : " and ", d->to[i]);
+    char *about = pf->db_about ? pf->db_about(t, n) : NULL;
+    char *q = pf->question(t), *shape = pf->shape(t, n);
+    vat_buf_printf(&b, ".%s%s\n\nThe schema and %s (as SQL):\n\n```sql\n", about ? " " : "",
+                   about ? about : "", cut ? "the leading rows of each table" : "all rows");
+    vat_buf_putn(&b, data.data, data.len);
+    vat_buf_puts(&b, "```\n");
+    if (cut)
+        vat_buf_printf(&b, "\nOnly the leading rows fit here; the query runs on every row of "
+                           "the database `%s`.\n",
+                       t->fixture[0].path);
+    vat_buf_release(&data);
+    t->self_contained = !cut;
+    vat_buf_printf(&b, "\nQuestion: %s\n\n", q);
+    vat_buf_printf(&b,
+                   "Task: write one SQLite SELECT statement over these tables that answers the "
+                   "question. %s ",
+                   shape);
+    vat_an_prompt_tolerance(&b, pf->rel_tol, pf->abs_tol);
+    vat_buf_puts(&b, ".\n\n");
+    vat_buf_puts(&b,
+                 "The query is also run on other databases with the same tables and columns and "
+                 "different rows, so it must compute the result from the data, not list "
+                 "values.\n\nAnswer with one SQL SELECT statement (SQLite dialect) and nothing "
+                 "else: no prose, no Markdown fence; a trailing semicolon is optional.\n");
+    free(about);
+    free(q);
+    free(shape);
+    free(t->prompt);
+    t->prompt = vat_buf_detach(&b);
+    return 0;
+}
+
+/* The database half of vat_progform_apply: the main database renamed,
+ * then its variants. */
+static int pf_db_apply(struct vat_task *t, const struct vat_progform *pf,
+                       const struct vat_pf_names *n, struct pf_db *d, struct vat_err *e)
+{
+    if (pf_db_read(t, pf, n, d, e) != 0 || pf_db_rename_main(t, d, e) != 0)
+        return -1;
+    return pf_db_variants(t, pf, n, d, e);
+}
+
 int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct vat_err *e)
 {
     if (t->n_fixtures != 1)
@@ -222,15 +563,20 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
     json_t *value = json_loads(t->gold, JSON_DECODE_ANY, NULL);
     if (!value)
         return vat_err_set(e, "%s: the value gold is not JSON", t->id);
-    if (write_variants(t, pf, e) != 0) {
+    struct vat_pf_names names;
+    form_draw(t, pf, &names);
+    struct pf_db db = {0};
+    bool is_db = pf_is_db(t, pf);
+    if (is_db ? pf_db_apply(t, pf, &names, &db, e) != 0 : write_variants(t, pf, e) != 0) {
+        pf_db_release(&db);
         json_decref(value);
         return -1;
     }
-    struct vat_pf_names names;
-    form_draw(t, pf, &names);
     const char *tabs[1] = {names.table};
-    json_t *spec = vat_sqlgen_spec(t, tabs, 1, pf->ordered, pf->rel_tol, pf->abs_tol);
-    json_object_set_new(spec, "load", load_spec(pf, &names));
+    json_t *spec = is_db ? vat_sqlgen_spec(t, db.to, db.n, pf->ordered, pf->rel_tol, pf->abs_tol)
+                         : vat_sqlgen_spec(t, tabs, 1, pf->ordered, pf->rel_tol, pf->abs_tol);
+    if (!is_db)
+        json_object_set_new(spec, "load", load_spec(pf, &names));
     char *gold = pf->gold_sql(t, &names), *trap = pf->trap_sql(t, &names);
     json_object_set_new(spec, "reference_sql", json_string(gold));
     /* The value form's answer: what the gold query's rows on the main
@@ -241,6 +587,7 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
 
     int rc = -1;
     json_t *gr = NULL, *tr = NULL, *derived = NULL;
+    char *tsql[VAT_MAX_TRAPS] = {0};
     struct vat_err ae;
     if (vat_sql_gold_admissible(spec, t->root, &ae) != 0) {
         vat_err_set(e, "%s: %s", t->id, ae.msg);
@@ -269,8 +616,15 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
             vat_err_set(e, "%s: the trap query gives gold's rows on fixture %zu", t->id, i);
             goto out;
         }
-    if (build_prompt(t, pf, &names, e) != 0)
+    if (traps_as_sql(t, pf, &names, gr, tsql, e) != 0)
         goto out;
+    if ((is_db ? build_prompt_db(t, pf, &names, &db, e) : build_prompt(t, pf, &names, e)) != 0)
+        goto out;
+    for (int i = 0; i < t->n_traps; i++) {
+        free(t->traps[i].answer);
+        t->traps[i].answer = tsql[i];
+        tsql[i] = NULL;
+    }
     free(t->gold);
     free(t->trap);
     free(t->malformed);
@@ -281,6 +635,9 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
     t->answer_form = "sql";
     rc = 0;
 out:
+    pf_db_release(&db);
+    for (int i = 0; i < VAT_MAX_TRAPS; i++)
+        free(tsql[i]);
     free(gold);
     free(trap);
     json_decref(value);

@@ -17,21 +17,30 @@
  *     the main fixture equal to the value answer (the second derivation),
  *     different from the main fixture's rows on every variant,
  *   - arms the trap query: other rows than gold on every fixture,
+ *   - for a compound template (t->traps[], issue 13), replaces each named
+ *     single mistake's value answer by its SQL (traps_sql), each armed on
+ *     every fixture too, so admission and the tables replay programs,
  *   - replaces prompt, spec, gold and trap by their program forms.
  * The form itself is drawn from the task's own stream "form", never from
- * the stream the fixture is drawn from.
+ * the stream the fixture is drawn from.  A template whose main fixture is
+ * a SQLite database (db_table, db_about, variant_db below) keeps it and
+ * adds variant databases <id>.v<k>.sqlite with the same schema: no
+ * "load" in the spec, the prompt gives the CREATE TABLE statements and
+ * rows, and one table takes the task's composed name in both.
  * Exports struct vat_progform, VAT_PROGFORM_PARAM, vat_progform_form,
  * vat_progform_apply, vat_progform_confirm and vat_progform_rows_value. */
 #ifndef VAT_PROGFORM_H
 #define VAT_PROGFORM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
 #include "analytics.h"
 #include "csvio.h"
 #include "rng.h"
+#include "sqlio.h"
 #include "vat.h"
 
 /* The param every program-form template lists. */
@@ -59,6 +68,14 @@ struct vat_pf_names {
 /* How many tasks of a template get distinct (table, out) names. */
 #define VAT_PF_NAME_SPACE(pf) ((uint64_t)1024 * (pf)->ntables * (pf)->nouts)
 
+struct vat_progform;
+/* Element q (mod VAT_PF_NAME_SPACE) of the names space, undecorated
+ * (descending false): the map the tasks' permutation indexes.  Its
+ * injectivity rests on the template's base names: no prefix + base +
+ * suffix may spell another combination (tests/test_progform.c checks
+ * every template). */
+void vat_progform_compose(const struct vat_progform *pf, uint64_t q, struct vat_pf_names *n);
+
 struct vat_progform {
     const char *const *tables;       /* base names the CSV loads as, e.g. "orders" (>= 4) */
     size_t ntables;
@@ -82,6 +99,26 @@ struct vat_progform {
      * k (1-based) selects the corner cases.  0, or -1 with e set. */
     int (*variant)(const struct vat_task *t, struct vat_rng *rng, int k, struct vat_csv *c,
                    struct vat_err *e);
+    /* A template whose main fixture is a SQLite database (join_aggregate)
+     * sets these three instead of columns, types and variant; its task's
+     * database is used as it is, with no "load" in the spec.  db_table is
+     * the database table that takes the task's composed name n->table in
+     * the program form: the main database is rewritten with that table
+     * renamed (same rows, same order) and the variants are created with
+     * the same schema, so gold programs differ between tasks although the
+     * value form's table names are fixed.  db_about says what the tables
+     * hold, naming n->table (new string); variant_db inserts variant k's
+     * rows into w (the schema already created), drawn from rng.  0, or -1
+     * with e set. */
+    const char *db_table;
+    char *(*db_about)(const struct vat_task *t, const struct vat_pf_names *n);
+    int (*variant_db)(const struct vat_task *t, struct vat_rng *rng, int k,
+                      const struct vat_pf_names *n, struct vat_sqlw *w, struct vat_err *e);
+    /* Compound templates only (t->n_traps > 0; NULL otherwise): the
+     * single mistake called `name` (a t->traps[].name) as SQL (new
+     * string), or NULL when the template has no such mistake.  trap_sql
+     * stays the combined mistake, t->trap's program. */
+    char *(*traps_sql)(const struct vat_task *t, const struct vat_pf_names *n, const char *name);
 };
 
 /* The task's answer form: "value" or "sql".  The template's "answer_form"

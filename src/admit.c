@@ -182,14 +182,15 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
 static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct vat_replay *r,
                       struct task_checks *chk, struct vat_err *e)
 {
-    const struct vat_template *tm = t->tmpl;
     const char *ans[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
     for (int k = 0; k < VAT_N_ROLES; k++)
         r->v[k] = task_check(chk, t, ans[k], strlen(ans[k]));
 
     /* A compound task proves each of its traps on its own: the answer of
      * that single mistake differs from gold, passes the gate and scores
-     * below 1, or the task is redrawn. */
+     * below 1, or the task is redrawn.  It goes through the checker gold
+     * and trap went through (in the program form a SQL answer, scored on
+     * every fixture; vat_progform_apply put the SQL there). */
     for (int i = 0; i < t->n_traps; i++) {
         const struct vat_trap *tp = &t->traps[i];
         if (!tp->name || !tp->answer)
@@ -197,7 +198,7 @@ static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct 
         if (strcmp(tp->answer, t->gold) == 0)
             return vat_err_set(e, "%s: trap '%s' not armed (its answer is gold)", t->id,
                                tp->name);
-        r->traps[i] = tm->check(t, tp->answer, strlen(tp->answer));
+        r->traps[i] = task_check(chk, t, tp->answer, strlen(tp->answer));
         if (!r->traps[i].gate_passed)
             return vat_err_set(e, "%s: trap '%s' failed the gate (%s: %s)", t->id, tp->name,
                                r->traps[i].code, r->traps[i].reason);

@@ -6,7 +6,11 @@
  * the date itself, i.e. all of D2.  Every fixture holds a payment at D1
  * 00:00:00, one late on D2, sometimes one at D2 00:00:00, and one just
  * outside each bound (D1-1 23:59:59, D2+1 00:00:00), so the trap and the
- * other bound mistakes always miss.  Exports vat_tmpl_date_window. */
+ * other bound mistakes always miss.  In the program form (issue 14) gold
+ * is SUM(amount) over date(paid_at) from D1 through D2 and the trap the
+ * same bare-date comparison in SQL, both run on three variant CSVs that
+ * plant the same bounds.  Exports vat_tmpl_date_window. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +18,8 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "prompt.h"
+#include "progform.h"
+#include "sqlgen.h"
 #include "template.h"
 #include "values.h"
 
@@ -61,6 +67,7 @@ static const struct vat_param dw_params[] = {
      .doc = "chance of a payment at exactly D2 00:00:00"},
     {.name = "amount_max", .type = VAT_PARAM_INT, .def = 3000, .min = 20, .max = 100000,
      .doc = "largest payment, in whole currency units"},
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -68,6 +75,29 @@ static const struct vat_param dw_params[] = {
 struct dw_priv {
     int64_t window_cents; /* the sum of the payments drawn inside [D1, D2] */
 };
+
+/* The question, in the same words for both answer forms: from and to are
+ * D1 and D2 as YYYY-MM-DD (one day when equal).  New string. */
+static char *dw_question_text(const char *from, const char *to)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    if (strcmp(from, to) == 0)
+        vat_buf_printf(&b,
+                       "what is the total `amount` of the payments made on %s? The whole "
+                       "day counts: include every payment whose `paid_at` falls on %s, "
+                       "whatever its time of day, and no payment from any other day. ",
+                       from, from);
+    else
+        vat_buf_printf(&b,
+                       "what is the total `amount` of the payments made from %s through %s "
+                       "inclusive? Both days count in full: include every payment whose "
+                       "`paid_at` falls on %s, on %s or on any day in between, whatever its "
+                       "time of day, and no payment from any other day. ",
+                       from, to, from, to);
+    vat_buf_puts(&b, "Sum the amounts exactly: the total is a number with at most two "
+                     "decimals.");
+    return vat_buf_detach(&b);
+}
 
 /* ---- generation ---------------------------------------------------------- */
 
@@ -204,21 +234,10 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "HH:MM:SS on a 24-hour clock; all times are in the same time zone)");
         vat_buf_puts(&b, "\n\n");
         vat_prompt_lead(&b, t);
-        if (d1 == d2)
-            vat_buf_printf(&b,
-                           "what is the total `amount` of the payments made on %s? The whole "
-                           "day counts: include every payment whose `paid_at` falls on %s, "
-                           "whatever its time of day, and no payment from any other day. ",
-                           from, from);
-        else
-            vat_buf_printf(&b,
-                           "what is the total `amount` of the payments made from %s through %s "
-                           "inclusive? Both days count in full: include every payment whose "
-                           "`paid_at` falls on %s, on %s or on any day in between, whatever its "
-                           "time of day, and no payment from any other day. ",
-                           from, to, from, to);
-        vat_buf_puts(&b, "Sum the amounts exactly: the total is a number with at most two "
-                         "decimals.\n\n");
+        char *q = dw_question_text(from, to);
+        vat_buf_puts(&b, q);
+        vat_buf_puts(&b, "\n\n");
+        free(q);
         vat_prompt_answer(&b, t, "the total as a JSON number, for example <total> written as "
                                  "digits with at most two decimals (no currency sign, no "
                                  "quotes)");
@@ -339,6 +358,172 @@ static int dw_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, json_real((double)cents / 100.0));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const dw_types[DW_NCOLS] = {"TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+static const char *const dw_tables[] = {"payments", "payment_export", "received_payments",
+                                        "payment_log", "incoming_payments"};
+static const char *const dw_outs[] = {"total", "window_total", "total_paid", "amount_total",
+                                      "paid_total"};
+
+/* D1 and D2 from t->params ("" when absent: the value form set them). */
+static const char *dw_param(const struct vat_task *t, const char *key)
+{
+    const char *s = json_string_value(json_object_get(t->params, key));
+    return s ? s : "";
+}
+
+static char *dw_pf_question(const struct vat_task *t)
+{
+    return dw_question_text(dw_param(t, "from"), dw_param(t, "to"));
+}
+
+static char *dw_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("It must return exactly one row with one column, `%s` (the total, a "
+                         "number); a blank `amount` adds nothing.",
+                         n->out);
+}
+
+/* Gold reads the calendar day of paid_at (date() drops the time); the
+ * trap compares the timestamp text with the bare dates. */
+static char *dw_pf_query(const struct vat_task *t, const struct vat_pf_names *n, bool bare)
+{
+    const char *from = dw_param(t, "from"), *to = dw_param(t, "to");
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_printf(&b, "SELECT SUM(amount) AS %s\nFROM %s\nWHERE ", n->out, n->table);
+    if (bare) {
+        vat_buf_puts(&b, "paid_at >= ");
+        vat_sqlgen_put_literal(&b, from);
+        vat_buf_puts(&b, " AND paid_at <= ");
+        vat_sqlgen_put_literal(&b, to);
+    } else if (strcmp(from, to) == 0) {
+        vat_buf_puts(&b, "date(paid_at) = ");
+        vat_sqlgen_put_literal(&b, from);
+    } else {
+        vat_buf_puts(&b, "date(paid_at) >= ");
+        vat_sqlgen_put_literal(&b, from);
+        vat_buf_puts(&b, " AND date(paid_at) <= ");
+        vat_sqlgen_put_literal(&b, to);
+    }
+    return vat_buf_detach(&b);
+}
+
+static char *dw_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return dw_pf_query(t, n, false);
+}
+
+/* The named mistake: paid_at <= 'D2' as text, which drops all of D2. */
+static char *dw_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return dw_pf_query(t, n, true);
+}
+
+/* Variant k: the task's window [D1, D2] over new payments.  Every variant
+ * has a payment at D1 00:00:00 and one a second before it, one at D2+1
+ * 00:00:00 and one on D2 after midnight (the trap drops it; a bound one
+ * day off, or exclusive, takes or drops one of them), and blank payer and
+ * method cells.  Variant 1: the D2 payment at 23:59:59, and no payment on
+ * the days strictly inside the window (only the bounds qualify); variant
+ * 2: a payment at D2 00:00:00 (when D2 is not D1) and one of 0.01 at D1
+ * 00:00:00; variant 3: a payment at D1 23:59:59 with a blank amount, and
+ * the largest amount on D2 (boundary values). */
+static int dw_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const char *from, *to;
+    int32_t d1, d2;
+    if (dw_bounds(t, &from, &to, &d1, &d2, e) != 0)
+        return -1;
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    int64_t hi = max_cents > 50000 ? 50000 : max_cents;
+    size_t extra = (size_t)vat_rng_range(r, 8, 20);
+    struct dw_pay *pay = vat_xcalloc(extra + 6, sizeof *pay);
+    size_t n = 0;
+    pay[n++].at = (int64_t)d1 * DW_DAY;
+    pay[n++].at = (int64_t)d1 * DW_DAY - 1;
+    pay[n++].at = (int64_t)(d2 + 1) * DW_DAY;
+    size_t late = n;
+    pay[n++].at = (int64_t)d2 * DW_DAY + (k == 1 ? DW_DAY - 1 : vat_rng_range(r, 1, DW_DAY - 1));
+    if (k == 2 && d2 != d1)
+        pay[n++].at = (int64_t)d2 * DW_DAY;
+    size_t blank = SIZE_MAX;
+    if (k == 3) {
+        blank = n;
+        pay[n++].at = (int64_t)d1 * DW_DAY + DW_DAY - 1;
+    }
+    int32_t width = d2 - d1 + 1;
+    for (size_t i = 0; i < extra; i++, n++) {
+        /* ten days either side of the window; variant 1 keeps off its
+         * inside (the day, then the time: one draw per statement) */
+        int32_t day;
+        if (k == 1) {
+            int32_t off = (int32_t)vat_rng_range(r, 0, 19);
+            day = off < 10 ? d1 - 10 + off : d2 + off - 9;
+        } else {
+            day = d1 - 10 + (int32_t)vat_rng_range(r, 0, width + 19);
+        }
+        pay[n].at = (int64_t)day * DW_DAY + dw_time_of_day(r);
+    }
+    for (size_t i = 0; i < n; i++) {
+        pay[i].cents = vat_gen_cents(r, 1000, hi);
+        pay[i].seq = i;
+    }
+    if (k == 2)
+        pay[0].cents = 1;
+    if (k == 3) {
+        pay[late].cents = max_cents;
+        pay[blank].cents = -1; /* written blank */
+    }
+    qsort(pay, n, sizeof *pay, dw_pay_cmp);
+
+    size_t npayers = n / 3 + 3;
+    char (*payer)[64] = vat_xcalloc(npayers, sizeof *payer);
+    for (size_t i = 0; i < npayers; i++)
+        vat_gen_customer(r, &dw_payers, payer[i], sizeof payer[i]);
+    vat_csv_add_row(c, dw_cols, DW_NCOLS);
+    long id = (long)vat_rng_range(r, 200000, 700000);
+    char money[32], stamp[20];
+    for (size_t i = 0; i < n; i++) {
+        id += (long)vat_rng_range(r, 1, 5);
+        const char *who = payer[vat_rng_below(r, (uint32_t)npayers)];
+        const char *method = VAT_PICK(r, dw_methods);
+        bool blank_payer = vat_rng_chance(r, 0.15);
+        bool blank_method = vat_rng_chance(r, 0.15);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "PAY-%07ld", id);
+        vat_csv_add(c, blank_payer ? "" : who);
+        vat_csv_add(c, blank_method ? "" : method);
+        vat_csv_add(c, pay[i].cents < 0 ? "" : vat_fmt_cents(pay[i].cents, money, sizeof money));
+        vat_csv_add(c, vat_fmt_timestamp(pay[i].at, stamp));
+    }
+    free(payer);
+    free(pay);
+    return 0;
+}
+
+static const struct vat_progform dw_progform = {
+    .tables = dw_tables,
+    .ntables = sizeof dw_tables / sizeof *dw_tables,
+    .outs = dw_outs,
+    .nouts = sizeof dw_outs / sizeof *dw_outs,
+    .columns = dw_cols,
+    .types = dw_types,
+    .ncols = DW_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_NUMBER,
+    .rel_tol = DW_REL_TOL,
+    .abs_tol = DW_ABS_TOL,
+    .nvariants = 3,
+    .question = dw_pf_question,
+    .shape = dw_pf_shape,
+    .gold_sql = dw_pf_gold,
+    .trap_sql = dw_pf_trap,
+    .variant = dw_pf_variant,
+};
+
 const struct vat_template vat_tmpl_date_window = {
     .version = VAT_TEMPLATE_V1,
     .name = "date_window",
@@ -358,4 +543,5 @@ const struct vat_template vat_tmpl_date_window = {
     .answer_columns = dw_answer_columns,
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 for a window of 7 days or more + 1 with a "
                       "payment at D2 00:00:00 + 1 in the natural style, at most 5.",
+    .progform = &dw_progform,
 };

@@ -5,6 +5,9 @@
  * received_at; the question is the total amount per user with each
  * event_id counted once.  The trap sums every delivery: every fixture holds
  * at least one retried event, so some user's trap total is too high.
+ * In the program form (issue 14) gold sums amount per user over SELECT
+ * DISTINCT event_id, user, amount and the trap over every row, both run on
+ * three variant CSVs with retries, same-amount events and blank amounts.
  * Exports vat_tmpl_dedupe_aggregate. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "progform.h"
 #include "prompt.h"
 #include "template.h"
 #include "values.h"
@@ -57,8 +61,15 @@ static const struct vat_param da_params[] = {
      .doc = "chance that one event is delivered three times"},
     {.name = "amount_max", .type = VAT_PARAM_INT, .def = 250, .min = 10, .max = 100000,
      .doc = "largest top-up amount, in whole currency units"},
+    VAT_PROGFORM_PARAM,
     {0},
 };
+
+/* The question, in the same words for both answer forms. */
+static const char da_question[] =
+    "what is the total `amount` per `user`, counting each event (each distinct `event_id`) "
+    "exactly once, however many times it was delivered? Every user in the file appears in the "
+    "answer. Sum the amounts exactly: each total is a number with at most two decimals.";
 
 /* What the generator planted, for confirm's cross-check. */
 struct da_priv {
@@ -272,11 +283,8 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "later `received_at`. An event may be delivered more than twice");
         vat_buf_puts(&b, "\n\n");
         vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, "what is the total `amount` per `user`, counting each event (each "
-                         "distinct `event_id`) exactly once, however many times it was "
-                         "delivered? Every user in the file appears in the answer. Sum the "
-                         "amounts exactly: each total is a number with at most two "
-                         "decimals.\n\n");
+        vat_buf_puts(&b, da_question);
+        vat_buf_puts(&b, "\n\n");
         vat_prompt_answer(&b, t, "an object whose keys are the users spelled exactly as in the "
                                  "`user` column and whose values are the totals as JSON numbers, "
                                  "for example {\"<user>\": <total>, \"<other user>\": <total>}. "
@@ -382,6 +390,223 @@ static int da_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, da_sum_file(t, false, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const da_types[DA_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "REAL"};
+static const char *const da_tables[] = {"deliveries", "webhook_log", "webhook_deliveries",
+                                        "payment_events", "delivery_log"};
+static const char *const da_outs[] = {"total", "total_amount", "spent", "user_total",
+                                      "amount_total"};
+
+static char *da_pf_question(const struct vat_task *t)
+{
+    (void)t;
+    return vat_xstrdup(da_question);
+}
+
+static char *da_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("It must return exactly two columns, `user` (as stored) and `%s` (the "
+                         "user's total, a number), one row per distinct `user` in the table and "
+                         "no other rows, ordered by `user` %s (SQLite's default text order). A "
+                         "blank `amount` adds nothing: a user whose events all have a blank "
+                         "`amount` has the total 0.",
+                         n->out, n->descending ? "descending" : "ascending");
+}
+
+/* Gold keeps one row per event (its identity and amount) before summing;
+ * the trap sums every delivery. */
+static char *da_pf_query(const struct vat_pf_names *n, bool dedupe)
+{
+    return vat_xasprintf("SELECT user, COALESCE(SUM(amount), 0) AS %s\nFROM %s%s%s\n"
+                         "GROUP BY user\nORDER BY user%s",
+                         n->out, dedupe ? "(SELECT DISTINCT event_id, user, amount FROM " : "",
+                         n->table, dedupe ? ")" : "", n->descending ? " DESC" : "");
+}
+
+static char *da_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return da_pf_query(n, true);
+}
+
+/* The named mistake: every delivery row summed, retried events counted
+ * once per delivery. */
+static char *da_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return da_pf_query(n, false);
+}
+
+static int da_strcmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* An event of a variant: its user (a role), deliveries and cents (-1:
+ * drawn at random). */
+struct da_plan {
+    int user, copies;
+    int64_t cents;
+};
+
+#define DA_PF_USERS 6
+#define DA_PF_EVENTS 40
+
+/* Variant k: up to six of the task's users (fresh handles when it has
+ * fewer than four) with new events, each in a role.  The first has an
+ * event delivered three times and another event of the same amount
+ * delivered once (the trap counts the retries; a sum of the distinct
+ * amounts, or a dedupe on user and amount, loses the second event; a
+ * count, mean, minimum or maximum is not the total).  The second holds
+ * the boundary value: an event of 0.00 delivered twice (variant 1; a
+ * filter on amount > 0 drops the user), one of 0.01 (variant 2), one of
+ * the largest amount retried (variant 3).  The third has only events with
+ * a blank amount, one retried (a user with no amount to sum: total 0,
+ * not NULL, and still listed).  The fourth's events have a blank source.
+ * The others get one to three events, some retried. */
+static int da_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const struct da_priv *pv = t->priv;
+    if (!pv || pv->unique.n < 1)
+        return vat_err_set(e, "%s: variants need the generator's users", t->id);
+    /* The task's users in byte order, so the choice does not depend on
+     * whether the tally was sorted yet. */
+    size_t nmain = pv->unique.n;
+    const char **sorted = vat_xcalloc(nmain, sizeof *sorted);
+    for (size_t i = 0; i < nmain; i++)
+        sorted[i] = pv->unique.e[i].key;
+    qsort(sorted, nmain, sizeof *sorted, da_strcmp);
+    char user[DA_PF_USERS][64];
+    int nu = 0;
+    for (; nu < DA_PF_USERS && (size_t)nu < nmain; nu++)
+        snprintf(user[nu], sizeof user[nu], "%s", sorted[nu]);
+    free(sorted);
+    while (nu < 4) {
+        char h[64];
+        da_handle(r, NULL, h, sizeof h);
+        bool dup = false;
+        for (int i = 0; i < nu; i++)
+            dup = dup || strcmp(user[i], h) == 0;
+        if (!dup)
+            snprintf(user[nu++], sizeof user[0], "%s", h);
+    }
+    vat_rng_shuffle(r, user, (size_t)nu, sizeof user[0]);
+
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    struct da_event ev[DA_PF_EVENTS];
+    bool blank_amount[DA_PF_EVENTS] = {false}, blank_source[DA_PF_EVENTS] = {false};
+    int ne = 0;
+    int64_t same = da_prices[vat_rng_below(r, sizeof da_prices / sizeof da_prices[0])];
+    struct da_plan plan[DA_PF_EVENTS];
+    plan[ne++] = (struct da_plan){0, 3, same};
+    plan[ne++] = (struct da_plan){0, 1, same};
+    if (k == 1)
+        plan[ne++] = (struct da_plan){1, 2, 0};
+    else if (k == 2) {
+        plan[ne++] = (struct da_plan){1, 1, 1};
+        plan[ne++] = (struct da_plan){1, 2, -1};
+    } else
+        plan[ne++] = (struct da_plan){1, 2, max_cents};
+    int first_blank = ne;
+    plan[ne++] = (struct da_plan){2, 2, -1};
+    plan[ne++] = (struct da_plan){2, 1, -1};
+    int first_nosource = ne;
+    plan[ne++] = (struct da_plan){3, 2, -1};
+    plan[ne++] = (struct da_plan){3, 1, -1};
+    int end_roles = ne;
+    for (int u = 4; u < nu; u++) {
+        int m = (int)vat_rng_range(r, 1, 3);
+        for (int j = 0; j < m; j++)
+            plan[ne++] = (struct da_plan){u, 1, -1};
+    }
+    /* a few more events for anyone but the blank-amount user */
+    int more = (int)vat_rng_range(r, 2, 6);
+    for (int j = 0; j < more; j++) {
+        int u = (int)vat_rng_below(r, (uint32_t)(nu - 1));
+        plan[ne++] = (struct da_plan){u >= 2 ? u + 1 : u, 1, -1};
+    }
+    int64_t start = (int64_t)(vat_date_from_civil(2023, 1, 1) + vat_rng_range(r, 0, 700)) * 86400;
+    int64_t span = vat_rng_range(r, 1, 3) * 86400;
+    for (int i = 0; i < ne; i++) {
+        bool dup;
+        do {
+            da_event_id(r, ev[i].id);
+            dup = false;
+            for (int j = 0; j < i; j++)
+                dup = dup || strcmp(ev[i].id, ev[j].id) == 0;
+        } while (dup);
+        ev[i].user = plan[i].user;
+        ev[i].source = (int)vat_rng_below(r, 3);
+        ev[i].cents = plan[i].cents;
+        if (ev[i].cents < 0 && vat_rng_chance(r, 0.6))
+            ev[i].cents = da_prices[vat_rng_below(r, sizeof da_prices / sizeof da_prices[0])];
+        else if (ev[i].cents < 0)
+            ev[i].cents = vat_gen_cents(r, 500, max_cents < 500 ? 500 : max_cents);
+        ev[i].sent = start + vat_rng_range(r, 0, span);
+        ev[i].copies = plan[i].copies;
+        /* the other users' events: a retry now and then */
+        if (i >= end_roles && vat_rng_chance(r, 0.3))
+            ev[i].copies = 2;
+        blank_amount[i] = i >= first_blank && i < first_nosource;
+        blank_source[i] = i >= first_nosource && i < end_roles;
+    }
+
+    size_t ndel = 0;
+    for (int i = 0; i < ne; i++)
+        ndel += (size_t)ev[i].copies;
+    struct da_delivery *del = vat_xcalloc(ndel, sizeof *del);
+    size_t nd = 0;
+    for (int i = 0; i < ne; i++) {
+        int64_t at = ev[i].sent + vat_rng_range(r, 0, 2);
+        for (int cp = 0; cp < ev[i].copies; cp++, nd++) {
+            if (cp > 0)
+                at += vat_rng_range(r, 30, 600) << (cp - 1);
+            del[nd] = (struct da_delivery){i, at, nd};
+        }
+    }
+    qsort(del, ndel, sizeof *del, da_delivery_cmp);
+
+    vat_csv_add_row(c, da_cols, DA_NCOLS);
+    long id = (long)vat_rng_range(r, 1000000, 8000000);
+    char money[32], stamp[20];
+    for (size_t i = 0; i < ndel; i++) {
+        int x = del[i].event;
+        id += (long)vat_rng_range(r, 1, 40);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "dlv_%08ld", id);
+        vat_csv_add(c, vat_fmt_timestamp(del[i].at, stamp));
+        vat_csv_add(c, ev[x].id);
+        vat_csv_add(c, user[ev[x].user]);
+        vat_csv_add(c, blank_source[x] ? "" : da_sources[ev[x].source]);
+        vat_csv_add(c, blank_amount[x] ? "" : vat_fmt_cents(ev[x].cents, money, sizeof money));
+    }
+    free(del);
+    return 0;
+}
+
+static const struct vat_progform da_progform = {
+    .tables = da_tables,
+    .ntables = sizeof da_tables / sizeof *da_tables,
+    .outs = da_outs,
+    .nouts = sizeof da_outs / sizeof *da_outs,
+    .columns = da_cols,
+    .types = da_types,
+    .ncols = DA_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_OBJECT,
+    .rel_tol = DA_REL_TOL,
+    .abs_tol = DA_ABS_TOL,
+    .nvariants = 3,
+    .question = da_pf_question,
+    .shape = da_pf_shape,
+    .gold_sql = da_pf_gold,
+    .trap_sql = da_pf_trap,
+    .variant = da_pf_variant,
+};
+
 const struct vat_template vat_tmpl_dedupe_aggregate = {
     .version = VAT_TEMPLATE_V1,
     .name = "dedupe_aggregate",
@@ -401,4 +626,5 @@ const struct vat_template vat_tmpl_dedupe_aggregate = {
     .answer_columns = da_answer_columns,
     .difficulty_doc = "1 + 1 above 50 deliveries + 1 above 150 + 1 with 6 or more users + 1 when an event is "
                       "delivered three times + 1 in the natural style, at most 5.",
+    .progform = &da_progform,
 };

@@ -12,6 +12,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "progform.h"
 #include "prompt.h"
 #include "template.h"
 #include "values.h"
@@ -35,6 +36,19 @@ static const char *const dc_giveaways[] = {
 };
 static const char *const dc_answer_columns[] = {"customer_email", "ordered_on", NULL};
 
+/* The explicit question, in the same words for both answer forms (new
+ * string). */
+static char *dc_question_text(int year, int month)
+{
+    char ym[8];
+    vat_fmt_month(year, month, ym);
+    return vat_xasprintf("how many distinct customers placed at least one order in %s %d "
+                         "(`ordered_on` from %s-01 through %s-%02d)? Two addresses belong to "
+                         "the same customer when they are equal after removing the spaces at "
+                         "both ends and lower-casing.",
+                         vat_month_name(month), year, ym, ym, vat_month_days(year, month));
+}
+
 static const struct vat_param params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 6, .max = 2000,
      .doc = "fewest data rows"},
@@ -46,6 +60,7 @@ static const struct vat_param params[] = {
      .max = DC_MAX_CUSTOMERS, .doc = "most distinct customers in the file"},
     {.name = "dirty_share", .type = VAT_PARAM_REAL, .def = 0.3, .min = 0, .max = 0.9,
      .doc = "chance that an order outside the planted rows spells its e-mail dirty"},
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -203,12 +218,10 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
         vat_prompt_answer(&b, t, "the count as one JSON integer, like 7");
     } else {
         vat_prompt_lead(&b, t);
-        vat_buf_printf(&b,
-                       "how many distinct customers placed at least one order in %s %d "
-                       "(`ordered_on` from %s-01 through %s-%02d)? Two addresses belong to "
-                       "the same customer when they are equal after removing the spaces at "
-                       "both ends and lower-casing.\n\n",
-                       vat_month_name(month), year, ym, ym, nm_days);
+        char *q = dc_question_text(year, month);
+        vat_buf_puts(&b, q);
+        vat_buf_puts(&b, "\n\n");
+        free(q);
         vat_prompt_answer(&b, t, "the number of customers as a JSON integer, for example 7. It "
                                  "must be exact");
     }
@@ -282,6 +295,193 @@ static int trap_answer(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, count_from_file(t, false, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const dc_types[DC_NCOLS] = {"TEXT", "TEXT", "REAL", "TEXT"};
+/* (No base is another with one of progform.c's prefixes or suffixes, so
+ * composed table names stay distinct.) */
+static const char *const dc_tables[] = {"orders", "customer_orders", "webshop_orders",
+                                        "order_export", "orders_csv"};
+static const char *const dc_outs[] = {"customers", "distinct_customers", "n_customers",
+                                      "customer_count", "num_customers"};
+
+static char *dc_pf_question(const struct vat_task *t)
+{
+    int y = 2000, m = 1;
+    struct vat_err e;
+    if (vat_an_param_month(t, "month", &y, &m, &e) != 0)
+        y = 2000, m = 1; /* not reached: the task's params were written by generate */
+    return dc_question_text(y, m);
+}
+
+static char *dc_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("It must return exactly one row with one column, `%s` (the number of "
+                         "distinct customers, an integer, each customer counted once by the "
+                         "address normalised as the question says).",
+                         n->out);
+}
+
+/* The query, over the month's bounds as the question states them
+ * (`ordered_on` is text, YYYY-MM-DD, so text order is date order). */
+static char *dc_pf_query(const struct vat_task *t, const struct vat_pf_names *n, bool normalise)
+{
+    int y = 2000, m = 1;
+    struct vat_err e;
+    if (vat_an_param_month(t, "month", &y, &m, &e) != 0)
+        y = 2000, m = 1; /* not reached: the task's params were written by generate */
+    char ym[8];
+    vat_fmt_month(y, m, ym);
+    return vat_xasprintf("SELECT COUNT(DISTINCT %s) AS %s\nFROM %s\n"
+                         "WHERE ordered_on >= '%s-01' AND ordered_on <= '%s-%02d'",
+                         normalise ? "LOWER(TRIM(customer_email))" : "customer_email", n->out,
+                         n->table, ym, ym, vat_month_days(y, m));
+}
+
+static char *dc_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return dc_pf_query(t, n, true);
+}
+
+/* The named mistake: the raw distinct strings counted. */
+static char *dc_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return dc_pf_query(t, n, false);
+}
+
+/* Variant k: new customers around the asked month.  Two customers order
+ * twice in it, one clean and once with spaces at an edge (lower() alone
+ * keeps them), the other clean and once in other letter case (trim()
+ * alone keeps it): the trap counts both twice.  One customer orders only
+ * on the month's first day, one only on its last day, one only on the
+ * day before the month, one only on the day after it (the bounds: a
+ * comparison or a date off by one takes or loses one of them), one only
+ * in the months around it (a customer with no qualifying order); the
+ * rest at random in the three months, dirty at times.  Amounts are
+ * sometimes blank (an order without an amount is still an order);
+ * variant 1 has an order of 0.00 in the month (the first day's), variant
+ * 2 the last day's order without an amount.  The count differs from
+ * the main fixture's (a hard-coded answer fails). */
+static int dc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    static const enum vat_variant edge[3] = {VAT_VARIANT_TRAIL, VAT_VARIANT_LEAD,
+                                             VAT_VARIANT_BOTH};
+    static const enum vat_variant letter[3] = {VAT_VARIANT_UPPER, VAT_VARIANT_CAPITAL,
+                                               VAT_VARIANT_UPPER};
+    int y, m;
+    if (vat_an_param_month(t, "month", &y, &m, e) != 0)
+        return -1;
+    json_t *main_count = count_from_file(t, true, e);
+    if (!main_count)
+        return -1;
+    json_int_t main_n = json_integer_value(main_count);
+    json_decref(main_count);
+
+    int nfill = (int)vat_rng_range(r, 4, 9);
+    int ncust = 7 + nfill + 1; /* the last one only when the counts would agree */
+    char (*email)[DC_EMAIL] = vat_xcalloc((size_t)ncust, sizeof *email);
+    if (vat_gen_unique(r, gen_email, NULL, email[0], (size_t)ncust, sizeof email[0]) <
+        (size_t)ncust) {
+        free(email);
+        return vat_err_set(e, "%s: cannot draw %d distinct e-mail addresses", t->id, ncust);
+    }
+    int32_t first = vat_month_first_day(y, m), last = first + vat_month_days(y, m) - 1;
+    struct dc_row rows[64];
+    size_t n = 0;
+    int kind_of[64]; /* the vat_variant kind of row i, -1 clean */
+#define DC_PUT(cu, dy, kd)                                                                         \
+    do {                                                                                           \
+        rows[n] = (struct dc_row){.day = (dy), .cust = (cu), .kind = -1, .seq = n};                \
+        kind_of[n++] = (kd);                                                                       \
+    } while (0)
+    int32_t d0 = day_in(r, y, m, 0);
+    int32_t d1 = day_in(r, y, m, 0);
+    DC_PUT(0, d0, -1);
+    DC_PUT(0, d1, (int)edge[(k - 1) % 3]);
+    int32_t d2 = day_in(r, y, m, 0);
+    int32_t d3 = day_in(r, y, m, 0);
+    DC_PUT(1, d2, -1);
+    DC_PUT(1, d3, (int)letter[(k - 1) % 3]);
+    DC_PUT(2, first, -1);
+    DC_PUT(3, last, -1);
+    DC_PUT(4, first - 1, -1);
+    DC_PUT(5, last + 1, -1);
+    int32_t before = day_in(r, y, m, -1);
+    int32_t after = day_in(r, y, m, 1);
+    DC_PUT(6, before, -1);
+    DC_PUT(6, after, -1);
+    json_int_t count = 4; /* customers 0..3 */
+    for (int f = 0; f < nfill; f++) {
+        int norders = (int)vat_rng_range(r, 1, 3);
+        bool in_month = false;
+        for (int o = 0; o < norders; o++) {
+            int off = (int)vat_rng_range(r, -1, 1);
+            int32_t day = day_in(r, y, m, off);
+            int kd = vat_rng_chance(r, 0.3) ? (int)dirty_kinds[vat_rng_below(r, DC_NKINDS)] : -1;
+            DC_PUT(7 + f, day, kd);
+            in_month = in_month || off == 0;
+        }
+        count += in_month;
+    }
+    if (count == main_n) {
+        int32_t day = day_in(r, y, m, 0);
+        DC_PUT(ncust - 1, day, -1);
+    }
+#undef DC_PUT
+    /* The amounts, then the order of the file: by day, ties in draw order. */
+    for (size_t i = 0; i < n; i++)
+        rows[i].cents = vat_gen_cents(r, 500, 40000);
+    if (k == 1)
+        rows[4].cents = 0; /* the first day's order */
+    if (k == 2)
+        rows[5].cents = -1; /* the last day's order, its amount blank */
+    for (size_t i = 0; i < n; i++)
+        rows[i].kind = kind_of[i];
+    qsort(rows, n, sizeof *rows, cmp_row);
+
+    vat_csv_add_row(c, cols, DC_NCOLS);
+    long id = (long)vat_rng_range(r, 10000, 90000);
+    for (size_t i = 0; i < n; i++) {
+        char spell[DC_EMAIL + 4], money[32], date[11];
+        const char *addr = email[rows[i].cust];
+        if (rows[i].kind >= 0)
+            vat_variant(addr, (enum vat_variant)rows[i].kind, spell, sizeof spell);
+        else
+            snprintf(spell, sizeof spell, "%s", addr);
+        bool blank_amount = vat_rng_chance(r, 0.15) || rows[i].cents < 0;
+        id += (long)vat_rng_range(r, 1, 4);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "ORD-%06ld", id);
+        vat_csv_add(c, spell);
+        vat_csv_add(c, blank_amount ? "" : vat_fmt_cents(rows[i].cents, money, sizeof money));
+        vat_csv_add(c, vat_fmt_date(rows[i].day, date));
+    }
+    free(email);
+    return 0;
+}
+
+static const struct vat_progform dc_progform = {
+    .tables = dc_tables,
+    .ntables = sizeof dc_tables / sizeof *dc_tables,
+    .outs = dc_outs,
+    .nouts = sizeof dc_outs / sizeof *dc_outs,
+    .columns = cols,
+    .types = dc_types,
+    .ncols = DC_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_NUMBER,
+    .rel_tol = 0,
+    .abs_tol = 0,
+    .nvariants = 3,
+    .question = dc_pf_question,
+    .shape = dc_pf_shape,
+    .gold_sql = dc_pf_gold,
+    .trap_sql = dc_pf_trap,
+    .variant = dc_pf_variant,
+};
+
 const struct vat_template vat_tmpl_distinct_customers = {
     .version = VAT_TEMPLATE_V1,
     .name = "distinct_customers",
@@ -301,4 +501,5 @@ const struct vat_template vat_tmpl_distinct_customers = {
     .answer_columns = dc_answer_columns,
     .difficulty_doc = "1 + 1 above 40 rows + 1 above 10 customers + 1 with more than 6 dirty "
                       "spellings + 1 in the natural style, at most 5.",
+    .progform = &dc_progform,
 };

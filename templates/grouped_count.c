@@ -12,6 +12,7 @@
 
 #include "analytics.h"
 #include "csvio.h"
+#include "progform.h"
 #include "prompt.h"
 #include "template.h"
 #include "values.h"
@@ -37,6 +38,13 @@ static const char *const gc_giveaways[] = {
 };
 static const char *const gc_answer_columns[] = {"team", NULL};
 
+/* The explicit question, in the same words for both answer forms. */
+static const char gc_question[] =
+    "how many tickets does each team have? Two labels name the same team when they are equal "
+    "after removing the spaces at both ends and lower-casing; spaces inside a name stay. For "
+    "example `Field Ops`, `field ops ` and ` FIELD OPS` would all be the team `field ops`. Count "
+    "every ticket row.";
+
 static const struct vat_param gc_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
      .doc = "fewest data rows in a fixture"},
@@ -52,6 +60,7 @@ static const struct vat_param gc_params[] = {
      .doc = "chance that a ticket outside the planted rows uses a dirty spelling of its team"},
     {.name = "trailing_space_chance", .type = VAT_PARAM_REAL, .def = 0.7, .min = 0, .max = 1,
      .doc = "chance that a fixture holds a spelling differing only by a trailing space"},
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -230,11 +239,8 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "name");
         vat_buf_puts(&b, "\n\n");
         vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, "how many tickets does each team have? Two labels name the same "
-                         "team when they are equal after removing the spaces at both ends and "
-                         "lower-casing; spaces inside a name stay. For example `Field Ops`, "
-                         "`field ops ` and ` FIELD OPS` would all be the team `field ops`. Count "
-                         "every ticket row.\n\n");
+        vat_buf_puts(&b, gc_question);
+        vat_buf_puts(&b, "\n\n");
         vat_prompt_answer(&b, t, "an object whose keys are the normalised team names (trimmed "
                                  "and in lower case, exactly as described above) and whose "
                                  "values are the ticket counts as JSON integers, for example "
@@ -313,6 +319,203 @@ static int gc_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, gc_count_file(t, false, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const gc_types[GC_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT"};
+static const char *const gc_tables[] = {"tickets", "support_tickets", "ticket_export",
+                                        "helpdesk_tickets", "tickets_csv"};
+static const char *const gc_outs[] = {"ticket_count", "tickets", "n_tickets", "num_tickets",
+                                      "total_tickets"};
+
+static char *gc_pf_question(const struct vat_task *t)
+{
+    (void)t;
+    return vat_xstrdup(gc_question);
+}
+
+/* The key column is spelled as normalised, so gold is the one reading of
+ * the question: not a raw label of the group, not a clean spelling. */
+static char *gc_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("It must return exactly two columns, `team` (the team's normalised "
+                         "name: the label with the spaces at both ends removed, in lower case, "
+                         "as in the question's example) and `%s` (the team's number of tickets, "
+                         "an integer), one row per normalised team and no other rows, ordered "
+                         "by the normalised `team` %s (SQLite's default text order).",
+                         n->out, n->descending ? "descending" : "ascending");
+}
+
+static char *gc_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("SELECT LOWER(TRIM(team)) AS team, COUNT(*) AS %s\nFROM %s\n"
+                         "GROUP BY LOWER(TRIM(team))\nORDER BY LOWER(TRIM(team))%s",
+                         n->out, n->table, n->descending ? " DESC" : "");
+}
+
+/* The named mistake: the raw labels grouped. */
+static char *gc_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("SELECT team, COUNT(*) AS %s\nFROM %s\nGROUP BY team\nORDER BY team%s",
+                         n->out, n->table, n->descending ? " DESC" : "");
+}
+
+/* The teams of the main fixture, as labels of the "team" word list (the
+ * generator's), in list order: *nmain of them first, then the list's
+ * other words.  Returns how many words there are in all (0 with e set
+ * when the file cannot be read). */
+static size_t gc_pf_teams(const struct vat_task *t, const char **out, size_t cap, size_t *nmain,
+                          struct vat_err *e)
+{
+    struct vat_csv m = VAT_CSV_INIT;
+    if (vat_an_read_csv(t, 0, gc_cols, GC_NCOLS, &m, e) != 0)
+        return 0;
+    size_t nw = 0, n = 0;
+    const char *const *words = vat_words("team", &nw);
+    char a[GC_LABEL], b[GC_LABEL];
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t w = 0; w < nw && n < cap; w++) {
+            vat_norm_label(words[w], a, sizeof a);
+            bool in_main = false;
+            for (size_t i = 1; i < m.nrows && !in_main; i++)
+                in_main = strcmp(vat_norm_label(vat_csv_get(&m, i, C_TEAM), b, sizeof b), a) == 0;
+            if (in_main == (pass == 0))
+                out[n++] = words[w];
+        }
+        if (pass == 0)
+            *nmain = n;
+    }
+    vat_csv_release(&m);
+    if (n < 3)
+        vat_err_set(e, "%s: the 'team' word list has fewer than 3 entries", t->id);
+    return n < 3 ? 0 : n;
+}
+
+/* Variant k: the main fixture's teams but one (a team with no ticket
+ * here), and one team the main fixture lacks, with new tickets.  The
+ * first team has a single ticket, spelled only dirty (no clean label to
+ * show: the key is the normalised name, not a raw label of the group;
+ * and a count of 1, the boundary); the second has its clean label and
+ * one differing only by a trailing space (the trap's corner: the raw
+ * labels are two groups; lower() alone keeps the space); the third its
+ * clean label and an upper-case one (trim() alone keeps the case); the
+ * others once each, clean; then any team but the first, clean or dirty
+ * at random.  `requester`, `priority` and
+ * `channel` are sometimes blank (every row is a ticket: COUNT(column)
+ * misses those), each at least once. */
+static int gc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    static const char *const priorities[] = {"low", "normal", "normal", "high", "urgent"};
+    static const char *const channels[] = {"email", "web", "chat", "phone"};
+    static const enum vat_dirty single[3] = {VAT_DIRTY_UPPER_LEAD, VAT_DIRTY_LOWER_TRAIL,
+                                             VAT_DIRTY_BOTH};
+    const char *words[GC_MAX_TEAMS + 32];
+    size_t nmain = 0;
+    size_t nw = gc_pf_teams(t, words, sizeof words / sizeof *words, &nmain, e);
+    if (nw == 0)
+        return -1;
+    /* The teams: the main ones but the dropped one, then a new one. */
+    const char *team[GC_MAX_TEAMS + 1];
+    int nt = 0;
+    size_t drop = nmain ? vat_rng_below(r, (uint32_t)nmain) : nw;
+    for (size_t i = 0; i < nmain && nt < GC_MAX_TEAMS; i++)
+        if (i != drop)
+            team[nt++] = words[i];
+    if (nmain < nw)
+        team[nt++] = words[nmain + vat_rng_below(r, (uint32_t)(nw - nmain))];
+    /* (a main fixture of two teams: a third from the list) */
+    for (size_t i = 0; nt < 3 && i < nw; i++) {
+        bool have = i == drop;
+        for (int j = 0; j < nt; j++)
+            have = have || team[j] == words[i];
+        if (!have)
+            team[nt++] = words[i];
+    }
+    vat_rng_shuffle(r, team, (size_t)nt, sizeof *team);
+
+    size_t n = (size_t)vat_rng_range(r, 14, 30);
+    if (n < (size_t)nt + 6)
+        n = (size_t)nt + 6;
+    /* The planted rows first, then shuffled into the file's order. */
+    struct gc_vrow {
+        int g;
+        int dirty; /* -1 clean, else an enum vat_dirty */
+        bool blank_who, blank_priority, blank_channel;
+    } *rows = vat_xcalloc(n, sizeof *rows);
+    for (size_t i = 0; i < n; i++) {
+        struct gc_vrow *x = &rows[i];
+        x->dirty = -1;
+        if (i == 0) {
+            x->dirty = (int)single[(k - 1) % 3];
+        } else if (i < 4) {
+            x->g = 1;
+            x->dirty = i == 3 ? (int)VAT_DIRTY_TRAIL : -1;
+        } else if (i < 6) {
+            x->g = 2;
+            x->dirty = i == 5 ? (int)VAT_DIRTY_UPPER : -1;
+        } else if (i < (size_t)nt + 3) {
+            x->g = (int)i - 3; /* every other team once */
+        } else {
+            x->g = 1 + (int)vat_rng_below(r, (uint32_t)(nt - 1));
+            x->dirty = vat_rng_chance(r, 0.3) ? (int)vat_rng_below(r, VAT_DIRTY_N) : -1;
+        }
+        x->blank_who = i == 2 || vat_rng_chance(r, 0.15);
+        x->blank_priority = i == 4 || vat_rng_chance(r, 0.15);
+        x->blank_channel = i == 1 || vat_rng_chance(r, 0.15);
+    }
+    vat_rng_shuffle(r, rows, n, sizeof *rows);
+
+    vat_csv_add_row(c, gc_cols, GC_NCOLS);
+    int64_t secs = (int64_t)(vat_date_from_civil(2023, 1, 2) + (int32_t)vat_rng_range(r, 0, 700)) *
+                   86400;
+    long id = (long)vat_rng_range(r, 20000, 80000);
+    char label[GC_LABEL], who[64], when[20];
+    for (size_t i = 0; i < n; i++) {
+        const struct gc_vrow *x = &rows[i];
+        if (x->dirty < 0)
+            snprintf(label, sizeof label, "%s", team[x->g]);
+        else
+            vat_gen_dirty_label(team[x->g], (enum vat_dirty)x->dirty, label, sizeof label);
+        id += (long)vat_rng_range(r, 1, 3);
+        secs += vat_rng_range(r, 60, 7200);
+        vat_gen_person(r, who, sizeof who);
+        const char *priority = VAT_PICK(r, priorities);
+        const char *channel = VAT_PICK(r, channels);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "TCK-%06ld", id);
+        vat_csv_add(c, vat_fmt_timestamp(secs, when));
+        vat_csv_add(c, x->blank_who ? "" : who);
+        vat_csv_add(c, label);
+        vat_csv_add(c, x->blank_priority ? "" : priority);
+        vat_csv_add(c, x->blank_channel ? "" : channel);
+    }
+    free(rows);
+    return 0;
+}
+
+static const struct vat_progform gc_progform = {
+    .tables = gc_tables,
+    .ntables = sizeof gc_tables / sizeof *gc_tables,
+    .outs = gc_outs,
+    .nouts = sizeof gc_outs / sizeof *gc_outs,
+    .columns = gc_cols,
+    .types = gc_types,
+    .ncols = GC_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_OBJECT,
+    .rel_tol = 0,
+    .abs_tol = 0,
+    .nvariants = 3,
+    .question = gc_pf_question,
+    .shape = gc_pf_shape,
+    .gold_sql = gc_pf_gold,
+    .trap_sql = gc_pf_trap,
+    .variant = gc_pf_variant,
+};
+
 const struct vat_template vat_tmpl_grouped_count = {
     .version = VAT_TEMPLATE_V1,
     .name = "grouped_count",
@@ -332,4 +535,5 @@ const struct vat_template vat_tmpl_grouped_count = {
     .answer_columns = gc_answer_columns,
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more teams + 1 with 4 or more extra "
                       "spellings + 1 in the natural style, at most 5.",
+    .progform = &gc_progform,
 };

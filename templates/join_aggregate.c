@@ -14,6 +14,7 @@
 
 #include "analytics.h"
 #include "anxl.h"
+#include "progform.h"
 #include "prompt.h"
 #include "sqlgen.h"
 #include "sqlio.h"
@@ -91,6 +92,7 @@ static const struct vat_param ja_params[] = {
     {.name = "amount_max", .type = VAT_PARAM_INT, .def = 900, .min = 10, .max = 100000,
      .doc = "largest order amount, in whole currency units"},
     VAT_AXL_PARAMS,
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -337,17 +339,36 @@ static int ja_write_book(struct vat_task *t, struct vat_axl_state *st,
     return 0;
 }
 
+/* The question, in the same words for every format and both answer
+ * forms. */
+static const char ja_question[] =
+    "what is the total `amount` of all orders per customer's current country? Attribute every "
+    "order to the current country of the customer who placed it, even when the customer lived "
+    "elsewhere on the order date, and count each order exactly once. List only countries that "
+    "receive at least one order this way; a country with no order attributed to it is left out "
+    "(not listed with 0). Sum the amounts exactly: each total is a number with at most two "
+    "decimals.";
+
+/* What the two tables hold, the orders table called `orders` (the value
+ * form) or by the program form's name (new string). */
+static char *ja_about(const char *orders)
+{
+    return vat_xasprintf(
+        "`%s` has one row per order: `order_id`, `customer_id` (who placed it), `amount` (the "
+        "order total in currency units, at most two decimals) and `ordered_on` (YYYY-MM-DD). "
+        "`customer_history` records where each customer has lived: one row each time a "
+        "customer's country was set or changed, with `customer_id`, `country` and `valid_from` "
+        "(YYYY-MM-DD, the date from which that country applies). A customer has one or more "
+        "history rows; their current country is the `country` of their history row with the "
+        "latest `valid_from`.",
+        orders);
+}
+
 /* The question and the answer's form, the same over either format
  * (ends after the tolerance sentence, without its full stop). */
 static void ja_prompt_question(struct vat_buf *b)
 {
-    vat_buf_puts(b, "Question: what is the total `amount` of all orders per customer's current "
-                     "country? Attribute every order to the current country of the customer who "
-                     "placed it, even when the customer lived elsewhere on the order date, and "
-                     "count each order exactly once. List only countries that receive at least "
-                     "one order this way; a country with no order attributed to it is left out "
-                     "(not listed with 0). Sum the amounts exactly: each total is a number with at "
-                     "most two decimals.\n\n");
+    vat_buf_printf(b, "Question: %s\n\n", ja_question);
     vat_buf_puts(b, "Answer with one JSON value: an object whose keys are the country names "
                      "spelled exactly as in the `country` column and whose values are the totals "
                      "as JSON numbers, for example {\"<country>\": <total>, \"<other country>\": "
@@ -477,23 +498,11 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     } else {
         const char *kv[] = {"rel", rel, NULL};
         VAT_PROMPT_PUT(&b, t, 'd', ja_d_explicit, kv);
-        vat_buf_printf(&b,
-                       " `orders` has one row per order: `order_id`, `customer_id` (who placed "
-                       "it), `amount` (the order total in currency units, at most two decimals) "
-                       "and `ordered_on` (YYYY-MM-DD). `customer_history` records where each "
-                       "customer has lived: one row each time a customer's country was set or "
-                       "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, "
-                       "the date from which that country applies). A customer has one or more "
-                       "history rows; their current country is the `country` of their history "
-                       "row with the latest `valid_from`.\n\n");
+        char *about = ja_about("orders");
+        vat_buf_printf(&b, " %s\n\n", about);
+        free(about);
         vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, "what is the total `amount` of all orders per customer's current "
-                         "country? Attribute every order to the current country of the customer "
-                         "who placed it, even when the customer lived elsewhere on the order "
-                         "date, and count each order exactly once. List only countries that "
-                         "receive at least one order this way; a country with no order "
-                         "attributed to it is left out (not listed with 0). Sum the amounts "
-                         "exactly: each total is a number with at most two decimals.\n\n");
+        vat_buf_printf(&b, "%s\n\n", ja_question);
         vat_prompt_answer(&b, t, "an object whose keys are the country names spelled exactly "
                                  "as in the `country` column and whose values are the totals as "
                                  "JSON numbers, for example {\"<country>\": <total>, \"<other "
@@ -804,6 +813,187 @@ static int ja_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, ja_query_file(t, ja_trap_sql, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+/* The orders table takes the task's composed name in the program form (the
+ * database's names are otherwise fixed, and gold programs must differ
+ * between tasks); customer_history keeps its name. */
+static const char *const ja_pf_tables[] = {"orders", "sales_orders", "purchases", "order_book",
+                                           "webshop_orders"};
+static const char *const ja_pf_outs[] = {"total", "total_amount", "revenue", "order_total",
+                                         "amount_sum"};
+
+static char *ja_pf_question(const struct vat_task *t)
+{
+    (void)t;
+    return vat_xstrdup(ja_question);
+}
+
+static char *ja_pf_about(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return ja_about(n->table);
+}
+
+static char *ja_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("It must return exactly two columns, `country` (as stored) and `%s` (the "
+                         "country's total `amount`, a number), one row per country that receives "
+                         "at least one order and no other rows, ordered by `country` %s "
+                         "(SQLite's default text order).",
+                         n->out, n->descending ? "descending" : "ascending");
+}
+
+/* Each order joined to its customer's history row with no later row. */
+static char *ja_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("SELECT h.country, SUM(o.amount) AS %s\n"
+                         "FROM %s AS o\n"
+                         "JOIN customer_history AS h ON h.customer_id = o.customer_id\n"
+                         "WHERE NOT EXISTS (SELECT * FROM customer_history AS x\n"
+                         "                  WHERE x.customer_id = h.customer_id "
+                         "AND x.valid_from > h.valid_from)\n"
+                         "GROUP BY h.country\nORDER BY h.country%s",
+                         n->out, n->table, n->descending ? " DESC" : "");
+}
+
+/* The named mistake: every history row joined (fan-out). */
+static char *ja_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    return vat_xasprintf("SELECT h.country, SUM(o.amount) AS %s\n"
+                         "FROM %s AS o\n"
+                         "JOIN customer_history AS h ON h.customer_id = o.customer_id\n"
+                         "GROUP BY h.country\nORDER BY h.country%s",
+                         n->out, n->table, n->descending ? " DESC" : "");
+}
+
+/* Variant k: new customers, countries and orders from the template's own
+ * draws, with corner cases planted on the first customers.  Customer 0
+ * has three history rows and orders (the fan-out inflates its totals; in
+ * variant 1 it moves back to its first country, A -> B -> A); customer 1
+ * lived first in a country nobody else ever has (a country with no order
+ * attributed to it: only the fan-out lists it); customer 2 has no order
+ * and a current country of its own (a query driven by the history lists
+ * it with 0 or NULL); customer 3 moved after its orders (the country on
+ * the order date is not the current one), in variant 2 on the very day of
+ * one of them (a boundary of a date comparison).  The history is stored
+ * as a change log (variant 1), by customer oldest first (variant 2) or
+ * newest first (variant 3), so the last row stored is not the latest;
+ * variant 1 has an order of 0.01 and variant 3 one of the largest amount
+ * (boundary values).  The schema declares every column NOT NULL, so a
+ * variant has no blank cell. */
+static int ja_pf_variant_db(const struct vat_task *t, struct vat_rng *r, int k,
+                            const struct vat_pf_names *n, struct vat_sqlw *w, struct vat_err *e)
+{
+    int ncountry = (int)vat_rng_range(r, 3, 5);
+    const char *countries[JA_MAX_COUNTRIES];
+    if ((int)vat_gen_distinct(r, "country", countries, (size_t)ncountry + 2) != ncountry + 2)
+        return vat_err_set(e, "%s: the 'country' word list is too short", t->id);
+    int ghost = ncountry, own = ncountry + 1; /* the past-only and the orderless country */
+    int nc = (int)vat_rng_range(r, 6, 10);
+    struct ja_customer *cu = vat_xcalloc((size_t)nc, sizeof *cu);
+    ja_draw_customers(r, cu, nc, ncountry, 0, 0.5);
+    if (k == 1)
+        cu[0].country[2] = cu[0].country[0];
+    cu[1].nhist = 2;
+    cu[1].country[0] = ghost;
+    cu[1].country[1] = (int)vat_rng_below(r, (uint32_t)ncountry);
+    cu[1].from[1] = cu[1].from[0] + (int32_t)vat_rng_range(r, 60, 700);
+    cu[2].nhist = 1;
+    cu[2].country[0] = own;
+    cu[2].weight = 0;
+
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    size_t nord = (size_t)vat_rng_range(r, 12, 30);
+    struct ja_order *ord = vat_xcalloc(nord, sizeof *ord);
+    uint32_t *weight = vat_xcalloc((size_t)nc, sizeof *weight);
+    for (int i = 0; i < nc; i++)
+        weight[i] = cu[i].weight;
+    int32_t first = vat_date_from_civil(2023, 1, 1) + (int32_t)vat_rng_range(r, 0, 200);
+    int32_t last = first;
+    for (size_t i = 0; i < nord; i++) {
+        ord[i].cust = i == 0 ? 0 : i == 1 ? 1 : i == 2 ? 3 : (int)vat_rng_weighted(r, weight,
+                                                                                     (size_t)nc);
+        ord[i].cents = vat_gen_cents(r, 500, max_cents > 20000 ? 20000 : max_cents);
+        ord[i].day = first + (int32_t)vat_rng_range(r, 0, 300);
+        if (ord[i].day > last)
+            last = ord[i].day;
+    }
+    if (k == 1)
+        ord[0].cents = 1;
+    if (k == 3)
+        ord[1].cents = max_cents;
+    /* customer 3: one move, after every order (variant 2: on an order's day) */
+    struct ja_customer *c3 = &cu[3];
+    c3->nhist = 2;
+    c3->country[0] = (int)vat_rng_below(r, (uint32_t)ncountry);
+    c3->country[1] = (c3->country[0] + 1 + (int)vat_rng_below(r, (uint32_t)ncountry - 1)) %
+                     ncountry;
+    c3->from[0] = vat_date_from_civil(2016, 1, 1) + (int32_t)vat_rng_range(r, 0, 1400);
+    c3->from[1] = k == 2 ? ord[2].day : last + (int32_t)vat_rng_range(r, 1, 90);
+    free(weight);
+
+    qsort(ord, nord, sizeof *ord, ja_order_cmp);
+    char *ins_o = vat_xasprintf("INSERT INTO %s VALUES (?1, ?2, ?3, ?4)", n->table);
+    long oid = (long)vat_rng_range(r, 100000, 400000);
+    char date[11];
+    int rc = 0;
+    for (size_t i = 0; i < nord && rc == 0; i++) {
+        char id[24];
+        oid += (long)vat_rng_range(r, 1, 6);
+        snprintf(id, sizeof id, "SO-%06ld", oid);
+        rc = vat_sqlw_insert(w, ins_o, "ttdt", id, cu[ord[i].cust].id,
+                             (double)ord[i].cents / 100.0, vat_fmt_date(ord[i].day, date));
+    }
+    free(ins_o);
+    free(ord);
+    size_t nh = 0;
+    for (int i = 0; i < nc; i++)
+        nh += (size_t)cu[i].nhist;
+    struct ja_hist *h = vat_xcalloc(nh, sizeof *h);
+    int mode = k - 1; /* as ja_write: a change log; by customer, oldest or newest first */
+    size_t at = 0;
+    for (int i = 0; i < nc; i++)
+        for (int j = 0; j < cu[i].nhist; j++, at++) {
+            h[at].cust = i;
+            h[at].k = j;
+            h[at].key1 = mode == 0 ? cu[i].from[j] : i;
+            h[at].key2 = mode == 0 ? i : mode == 1 ? cu[i].from[j] : -(int64_t)cu[i].from[j];
+            h[at].key3 = j;
+        }
+    qsort(h, nh, sizeof *h, ja_hist_cmp);
+    for (size_t i = 0; i < nh && rc == 0; i++) {
+        const struct ja_customer *c = &cu[h[i].cust];
+        rc = vat_sqlw_insert(w, "INSERT INTO customer_history VALUES (?1, ?2, ?3)", "ttt", c->id,
+                             countries[c->country[h[i].k]], vat_fmt_date(c->from[h[i].k], date));
+    }
+    free(h);
+    free(cu);
+    return rc == 0 ? 0 : vat_err_set(e, "%s: variant %d: an insert failed", t->id, k);
+}
+
+static const struct vat_progform ja_progform = {
+    .tables = ja_pf_tables,
+    .ntables = sizeof ja_pf_tables / sizeof *ja_pf_tables,
+    .outs = ja_pf_outs,
+    .nouts = sizeof ja_pf_outs / sizeof *ja_pf_outs,
+    .ordered = true,
+    .kind = VAT_AN_OBJECT,
+    .rel_tol = JA_REL_TOL,
+    .abs_tol = JA_ABS_TOL,
+    .nvariants = 3,
+    .question = ja_pf_question,
+    .shape = ja_pf_shape,
+    .gold_sql = ja_pf_gold,
+    .trap_sql = ja_pf_trap,
+    .db_table = "orders",
+    .db_about = ja_pf_about,
+    .variant_db = ja_pf_variant_db,
+};
+
 const struct vat_template vat_tmpl_join_aggregate = {
     .version = VAT_TEMPLATE_V1,
     .name = "join_aggregate",
@@ -823,4 +1013,5 @@ const struct vat_template vat_tmpl_join_aggregate = {
     .answer_columns = ja_answer_columns,
     .difficulty_doc = "1 + 1 above 50 orders + 1 above 150 + 1 with 12 or more customers + 1 "
                       "with 4 or more customers who moved + 1 in the natural style, at most 5.",
+    .progform = &ja_progform,
 };

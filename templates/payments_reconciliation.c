@@ -18,7 +18,11 @@
  * src/admit.c) and the tables replay each under the role "trap:<name>".
  * t->trap is the answer of every armed mistake at once (the naive sum).
  * Customers pay in one currency each, so a per-currency total is a sum in
- * that currency.  Exports vat_tmpl_payments_reconciliation. */
+ * that currency.  In the program form (issue 14) gold, the combined trap
+ * and each single mistake (traps_sql) are queries, and three variant CSVs
+ * plant every mistake again with new customers, plus a group with no
+ * qualifying row, blank cells and boundary times (pr_pf_variant).
+ * Exports vat_tmpl_payments_reconciliation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +30,9 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "jsonout.h"
+#include "progform.h"
 #include "prompt.h"
+#include "sqlgen.h"
 #include "template.h"
 #include "values.h"
 
@@ -79,6 +85,7 @@ static const struct vat_param pr_params[] = {
      .doc = "chance that some refunds are recorded as positive amounts (arms refund_sign)"},
     {.name = "retry_rate", .type = VAT_PARAM_REAL, .def = 0.12, .min = 0, .max = 0.5,
      .doc = "share of events delivered twice (one is always planted)"},
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -183,24 +190,26 @@ static const char *const pr_a_natural[] = {
     "number.",
 };
 
-/* Explicit style: every rule spelled out, the traps included. */
+/* Explicit style: every rule spelled out, the traps included.  The
+ * questions follow "Question: " (pr_question_text: both answer forms ask
+ * them in these words). */
 static const char *const pr_q_explicit[] = {
-    "Question: what is the net settled amount per `{group}` over the payments whose "
+    "what is the net settled amount per `{group}` over the payments whose "
     "`occurred_at` falls from {from} through {to} inclusive? Count each `event_id` exactly once "
     "(a retried delivery repeats the event's row with a later `received_at`); keep only the "
     "events whose `status` is exactly `settled`; both days count in full, whatever the time of "
     "day; a `charge` adds its amount and a `refund` subtracts its size (the absolute value of "
     "`amount`, whatever its sign).",
-    "Question: per `{group}`, sum the settled payments made from {from} through {to} "
+    "per `{group}`, sum the settled payments made from {from} through {to} "
     "inclusive, net of refunds. Rules: an event delivered more than once (same `event_id`) is "
     "counted once; only `status` = `settled` counts; the window is on the day of "
     "`occurred_at`, both days in full, whatever its time of day; refunds are subtracted by "
     "their size, regardless of the sign written in `amount`.",
-    "Question: compute, for each `{group}`, charges minus refunds over the events with "
+    "compute, for each `{group}`, charges minus refunds over the events with "
     "`status` exactly `settled` whose `occurred_at` day is between {from} and {to} inclusive "
     "(a timestamp late on {to} is inside). De-duplicate by `event_id` first: retries repeat "
     "the same event. A refund counts by its absolute value, whatever its sign.",
-    "Question: what net amount did each `{group}` settle from {from} through {to} inclusive? "
+    "what net amount did each `{group}` settle from {from} through {to} inclusive? "
     "Take every distinct `event_id` once (ignore retried deliveries), keep `status` = "
     "`settled` only, include both days in full whatever the time of day of `occurred_at`, "
     "add charges and subtract refunds by their size (absolute value of `amount`).",
@@ -233,6 +242,17 @@ static const char *const pr_a_explicit[] = {
     "Reply with exactly one JSON object: keys the `{group}` values (as in the file) that have "
     "at least one counted event, values their net amounts as JSON numbers.",
 };
+
+#define PR_NQ_EXPLICIT (sizeof pr_q_explicit / sizeof pr_q_explicit[0])
+
+/* Explicit question k for the task's grouping and window (new string). */
+static char *pr_question_text(size_t k, const char *group, const char *from, const char *to)
+{
+    const char *kv[] = {"group", group, "from", from, "to", to, NULL};
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_prompt_fill(&b, pr_q_explicit[k % PR_NQ_EXPLICIT], kv);
+    return vat_buf_detach(&b);
+}
 
 static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
@@ -417,8 +437,13 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     } else {
         VAT_PROMPT_PUT(&b, t, 'd', pr_d_explicit, kv);
         vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', pr_q_explicit, kv);
-        vat_buf_puts(&b, "\n\n");
+        const char *q = VAT_PROMPT_PHRASE(t, 'q', pr_q_explicit);
+        size_t qk = 0;
+        while (qk + 1 < PR_NQ_EXPLICIT && pr_q_explicit[qk] != q)
+            qk++;
+        char *qt = pr_question_text(qk, group, from, to);
+        vat_buf_printf(&b, "Question: %s\n\n", qt);
+        free(qt);
         VAT_PROMPT_PUT(&b, t, 'a', pr_a_explicit, kv);
         vat_buf_putc(&b, ' ');
         vat_an_prompt_tolerance(&b, PR_REL_TOL, PR_ABS_TOL);
@@ -585,6 +610,259 @@ static int pr_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, pr_net_file(t, all, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const pr_types[PR_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT",
+                                               "TEXT", "TEXT", "TEXT", "REAL"};
+static const char *const pr_tables[] = {"payments", "webhook_deliveries", "payment_events",
+                                        "processor_feed", "deliveries"};
+static const char *const pr_outs[] = {"net", "net_amount", "net_settled", "settled_net",
+                                      "total"};
+
+/* The task's grouping and window as generate() recorded them ("" when
+ * absent: then the queries fail admission, never crash). */
+struct pr_ask {
+    const char *from, *to, *group;
+    bool sign;
+};
+
+static struct pr_ask pr_ask_of(const struct vat_task *t)
+{
+    struct pr_ask a = {"", "", "customer", false};
+    const char *from, *to, *group;
+    int32_t d1, d2;
+    if (pr_window(t, &from, &to, &d1, &d2, &group, NULL) == 0) {
+        a.from = from;
+        a.to = to;
+        a.group = group;
+    }
+    a.sign = json_is_true(json_object_get(t->params, "mixed_refund_signs"));
+    return a;
+}
+
+/* The explicit question the value form asked (its phrasing 'q'; a
+ * natural-style task takes the explicit one of the same number). */
+static char *pr_pf_question(const struct vat_task *t)
+{
+    const char *q = strchr(t->phrasing, 'q');
+    size_t k = q ? (size_t)strtoul(q + 1, NULL, 10) : 0;
+    struct pr_ask a = pr_ask_of(t);
+    return pr_question_text(k, a.group, a.from, a.to);
+}
+
+static char *pr_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    const char *g = pr_ask_of(t).group;
+    return vat_xasprintf("It must return exactly two columns, `%s` (as stored) and `%s` (the net "
+                         "amount, a number), one row per `%s` that has at least one counted "
+                         "event and no other rows, ordered by `%s` %s (SQLite's default text "
+                         "order).",
+                         g, n->out, g, g, n->descending ? "descending" : "ascending");
+}
+
+/* The query with the mistakes in `mistakes` (M_* bits) made: 0 is gold.
+ * Gold takes each event once (DISTINCT over the payload: a redelivery
+ * differs only in received_at), settled only, the window on the day of
+ * occurred_at, refunds by -ABS (a simple CASE: no comparison to flip). */
+static char *pr_pf_query(const struct vat_task *t, const struct vat_pf_names *n, int mistakes)
+{
+    struct pr_ask a = pr_ask_of(t);
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_printf(&b, "SELECT %s, SUM(%s) AS %s\nFROM ", a.group,
+                   (mistakes & M_SIGN) ? "amount"
+                                       : "CASE type WHEN 'refund' THEN -ABS(amount) ELSE amount END",
+                   n->out);
+    if (mistakes & M_DUP)
+        vat_buf_puts(&b, n->table);
+    else
+        vat_buf_printf(&b,
+                       "(SELECT DISTINCT event_id, occurred_at, customer, currency, type, "
+                       "status, amount\n      FROM %s)",
+                       n->table);
+    vat_buf_puts(&b, "\nWHERE ");
+    if (!(mistakes & M_STATUS))
+        vat_buf_printf(&b, "status = '%s' AND ", pr_settled);
+    vat_buf_puts(&b, (mistakes & M_WINDOW) ? "occurred_at" : "date(occurred_at)");
+    vat_buf_puts(&b, " BETWEEN ");
+    vat_sqlgen_put_literal(&b, a.from);
+    vat_buf_puts(&b, " AND ");
+    vat_sqlgen_put_literal(&b, a.to);
+    vat_buf_printf(&b, "\nGROUP BY %s\nORDER BY %s%s", a.group, a.group,
+                   n->descending ? " DESC" : "");
+    return vat_buf_detach(&b);
+}
+
+static char *pr_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return pr_pf_query(t, n, 0);
+}
+
+/* Every armed mistake at once, as t->trap is. */
+static char *pr_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return pr_pf_query(t, n, M_DUP | M_STATUS | M_WINDOW | (pr_ask_of(t).sign ? M_SIGN : 0));
+}
+
+/* One named mistake alone (a name of pr_mistakes), as t->traps[] lists. */
+static char *pr_pf_single(const struct vat_task *t, const struct vat_pf_names *n,
+                          const char *name)
+{
+    for (size_t i = 0; i < PR_NMISTAKES; i++)
+        if (strcmp(pr_mistakes[i].name, name) == 0)
+            return pr_pf_query(t, n, pr_mistakes[i].bit);
+    return NULL;
+}
+
+/* The statuses a variant writes: the processor's four, "voided" (not
+ * settled, and sorting after `settled`, so status >= 'settled' is not
+ * status = 'settled') and a blank cell (NULL: not settled either). */
+static const char *const pr_v_status[] = {"settled", "declined", "failed", "pending",
+                                          "voided",  ""};
+enum { PR_VOIDED = 4, PR_BLANK = 5, PR_VCUST = 5, PR_EMPTY = 3, PR_VEVENTS = 32 };
+
+/* Variant k: five new customers, the first four in four currencies and
+ * the fifth sharing the first one's, over the task's window.  Customer 0
+ * has a settled charge delivered twice (duplicates) and, when the task's
+ * refunds have mixed signs, a refund written positive (refund_sign);
+ * customer 1 a settled charge during D2 (window; variant 2: at its last
+ * second) and one a second before D1 (out); customer 2 a charge at D1
+ * midnight (in) and a refund written negative (variant 3: -0.01);
+ * customer 3 (per currency: its currency) has no qualifying row: an
+ * unsettled charge inside the window (status; declined, failed, pending
+ * by variant) and a settled one at midnight after D2 (out); customer 4 a
+ * voided charge inside the window; variant 2 a charge with a blank status.
+ * The rest at random over customers 0, 1, 2 and 4, some delivered twice;
+ * received_at is blank on some deliveries (not logged). */
+static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const char *from, *to, *group;
+    int32_t d1, d2;
+    if (pr_window(t, &from, &to, &d1, &d2, &group, e) != 0)
+        return -1;
+    bool sign = json_is_true(json_object_get(t->params, "mixed_refund_signs"));
+    char cust[PR_VCUST][64];
+    if (vat_gen_unique(r, vat_gen_customer, &pr_customers, &cust[0][0], PR_VCUST,
+                       sizeof cust[0]) != PR_VCUST)
+        return vat_err_set(e, "%s: variant %d: cannot draw %d distinct customers", t->id, k,
+                           PR_VCUST);
+    int shift = (int)vat_rng_below(r, 4);
+    int cur_of[PR_VCUST];
+    for (int i = 0; i < PR_VCUST; i++)
+        cur_of[i] = ((i < 4 ? i : 0) + shift) % 4;
+    int32_t first = d1 - (int32_t)vat_rng_range(r, 2, 6);
+    int32_t last = d2 + (int32_t)vat_rng_range(r, 2, 6);
+    int64_t in_day = (int64_t)vat_rng_range(r, d1, d2 > d1 ? d2 - 1 : d1) * PR_DAY;
+
+    struct pr_event ev[PR_VEVENTS];
+    size_t n = 0;
+    struct pr_event x;
+    x = (struct pr_event){.cust = 0, .copies = 2};
+    x.at = in_day + vat_rng_range(r, 8 * 3600, 18 * 3600);
+    ev[n++] = x;
+    x = (struct pr_event){.cust = PR_EMPTY, .copies = 1, .status = 1 + (k - 1) % 3};
+    x.at = in_day + vat_rng_range(r, 0, PR_DAY - 1);
+    ev[n++] = x;
+    x = (struct pr_event){.cust = 1, .copies = 1};
+    x.at = (int64_t)d2 * PR_DAY + (k == 2 ? PR_DAY - 1 : vat_rng_range(r, 60, PR_DAY - 2));
+    ev[n++] = x;
+    ev[n++] = (struct pr_event){.cust = 1, .at = (int64_t)d1 * PR_DAY - 1, .copies = 1};
+    ev[n++] = (struct pr_event){.cust = 2, .at = (int64_t)d1 * PR_DAY, .copies = 1};
+    ev[n++] = (struct pr_event){.cust = PR_EMPTY, .at = (int64_t)(d2 + 1) * PR_DAY, .copies = 1};
+    size_t negative = n;
+    x = (struct pr_event){.cust = 2, .refund = true, .copies = 1};
+    x.at = in_day + vat_rng_range(r, 0, PR_DAY - 1);
+    ev[n++] = x;
+    if (sign) {
+        x = (struct pr_event){.cust = 0, .refund = true, .positive = true, .copies = 1};
+        x.at = in_day + vat_rng_range(r, 0, PR_DAY - 1);
+        ev[n++] = x;
+    }
+    x = (struct pr_event){.cust = 4, .status = PR_VOIDED, .copies = 1};
+    x.at = in_day + vat_rng_range(r, 0, PR_DAY - 1);
+    ev[n++] = x;
+    if (k == 2) {
+        x = (struct pr_event){.cust = 2, .status = PR_BLANK, .copies = 1};
+        x.at = in_day + vat_rng_range(r, 0, PR_DAY - 1);
+        ev[n++] = x;
+    }
+    size_t more = (size_t)vat_rng_range(r, 10, 18);
+    for (size_t i = 0; i < more && n < PR_VEVENTS; i++) {
+        x = (struct pr_event){.copies = 1};
+        int32_t day = first + (int32_t)vat_rng_range(r, 0, last - first);
+        x.at = (int64_t)day * PR_DAY + vat_rng_range(r, 0, PR_DAY - 1);
+        int who = (int)vat_rng_below(r, 4);
+        x.cust = who == PR_EMPTY ? 4 : who;
+        x.refund = vat_rng_chance(r, 0.15);
+        x.positive = x.refund && sign && vat_rng_chance(r, 0.5);
+        x.status = vat_rng_chance(r, 0.75) ? 0 : 1 + (int)vat_rng_below(r, 3);
+        x.copies = vat_rng_chance(r, 0.12) ? 2 : 1;
+        ev[n++] = x;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int64_t hi = vat_rng_chance(r, 0.8) ? 40000 : 250000;
+        ev[i].cents = vat_gen_cents(r, 500, hi);
+        if (ev[i].refund && ev[i].cents > 20000)
+            ev[i].cents /= 4;
+    }
+    if (k == 3)
+        ev[negative].cents = 1; /* the refund written negative: -0.01 */
+
+    struct pr_row dl[2 * PR_VEVENTS];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t at = ev[i].at + vat_rng_range(r, 1, 600);
+        for (int cp = 0; cp < ev[i].copies; cp++) {
+            dl[m] = (struct pr_row){.received = at, .ev = i, .seq = m};
+            m++;
+            at += vat_rng_range(r, 300, 6 * 3600);
+        }
+    }
+    qsort(dl, m, sizeof *dl, pr_row_cmp);
+    long base = (long)vat_rng_range(r, 10000000, 90000000);
+    vat_csv_add_row(c, pr_cols, PR_NCOLS);
+    char money[32], stamp[20];
+    for (size_t j = 0; j < m; j++) {
+        const struct pr_event *pe = &ev[dl[j].ev];
+        size_t rank = 0;
+        for (size_t i = 0; i < n; i++)
+            rank += ev[i].at < pe->at || (ev[i].at == pe->at && i < dl[j].ev);
+        bool blank = vat_rng_chance(r, 0.15);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "evt_%ld", base + 7 * (long)rank);
+        vat_csv_add(c, blank ? "" : vat_fmt_timestamp(dl[j].received, stamp));
+        vat_csv_add(c, vat_fmt_timestamp(pe->at, stamp));
+        vat_csv_add(c, cust[pe->cust]);
+        vat_csv_add(c, pr_currencies[cur_of[pe->cust]]);
+        vat_csv_add(c, pe->refund ? "refund" : "charge");
+        vat_csv_add(c, pr_v_status[pe->status]);
+        int64_t v = pe->refund && !pe->positive ? -pe->cents : pe->cents;
+        vat_csv_add(c, vat_fmt_cents(v, money, sizeof money));
+    }
+    return 0;
+}
+
+static const struct vat_progform pr_progform = {
+    .tables = pr_tables,
+    .ntables = sizeof pr_tables / sizeof *pr_tables,
+    .outs = pr_outs,
+    .nouts = sizeof pr_outs / sizeof *pr_outs,
+    .columns = pr_cols,
+    .types = pr_types,
+    .ncols = PR_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_OBJECT,
+    .rel_tol = PR_REL_TOL,
+    .abs_tol = PR_ABS_TOL,
+    .nvariants = 3,
+    .question = pr_pf_question,
+    .shape = pr_pf_shape,
+    .gold_sql = pr_pf_gold,
+    .trap_sql = pr_pf_trap,
+    .variant = pr_pf_variant,
+    .traps_sql = pr_pf_single,
+};
+
 const struct vat_template vat_tmpl_payments_reconciliation = {
     .version = VAT_TEMPLATE_V1,
     .name = "payments_reconciliation",
@@ -605,4 +883,5 @@ const struct vat_template vat_tmpl_payments_reconciliation = {
     .answer_columns = pr_answer_columns,
     .difficulty_doc = "2 + 1 when refund_sign is armed (4 traps, else 3) + 1 above 60 rows + 1 "
                       "in the natural style, at most 5.",
+    .progform = &pr_progform,
 };

@@ -13,6 +13,7 @@
 #include "analytics.h"
 #include "anxl.h"
 #include "csvio.h"
+#include "progform.h"
 #include "prompt.h"
 #include "template.h"
 #include "values.h"
@@ -41,6 +42,15 @@ static const char *const pv_giveaways[] = {
 };
 static const char *const pv_answer_columns[] = {"month", "carrier", NULL};
 
+/* The question, in the same words for both answer forms. */
+static const char pv_question[] =
+    "how many shipments are there per month and carrier? Count rows: each row is one shipment, "
+    "whatever its parcels or weight. Lay the counts out as a full table: one entry for every "
+    "month that appears in the `month` column, and within each month one entry for every "
+    "carrier that appears anywhere in the `carrier` column. A month and carrier combination "
+    "with no shipment must still be listed, with the count 0. A calendar month that does not "
+    "appear in the file at all is not listed.";
+
 static const struct vat_param pv_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
      .doc = "fewest data rows in a fixture"},
@@ -59,6 +69,7 @@ static const struct vat_param pv_params[] = {
     {.name = "gap_month_chance", .type = VAT_PARAM_REAL, .def = 0.25, .min = 0, .max = 1,
      .doc = "chance that one calendar month inside the span has no shipment at all"},
     VAT_AXL_PARAMS,
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -280,14 +291,8 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                         "`parcels` and `weight_kg`");
         vat_buf_puts(&b, "\n\n");
         vat_prompt_lead(&b, t);
-        vat_buf_puts(&b, "how many shipments are there per month and carrier? Count rows: each "
-                         "row is one shipment, whatever its parcels or weight. Lay the counts "
-                         "out as a full table: one entry for every month that appears in the "
-                         "`month` column, and within each month one entry for every carrier "
-                         "that appears anywhere in the `carrier` column. A month and carrier "
-                         "combination with no shipment must still be listed, with the count 0. "
-                         "A calendar month that does not appear in the file at all is not "
-                         "listed.\n\n");
+        vat_buf_puts(&b, pv_question);
+        vat_buf_puts(&b, "\n\n");
         vat_prompt_answer(&b, t, "an object whose keys are the months spelled exactly as in the "
                                  "`month` column (YYYY-MM) and whose values are objects mapping "
                                  "each carrier name, spelled exactly as in the `carrier` column, "
@@ -422,6 +427,202 @@ static int pv_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, pv_count_file(t, false, false, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const pv_types[PV_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT",
+                                               "TEXT", "INTEGER", "REAL"};
+static const char *const pv_tables[] = {"shipments", "shipping_log", "dispatches", "consignments",
+                                        "parcel_moves"};
+static const char *const pv_outs[] = {"n_shipments", "shipment_count", "num_shipments", "cnt",
+                                      "shipments_n"};
+
+static char *pv_pf_question(const struct vat_task *t)
+{
+    (void)t;
+    return vat_xstrdup(pv_question);
+}
+
+static char *pv_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    const char *dir = n->descending ? "descending" : "ascending";
+    return vat_xasprintf("It must return exactly three columns, `month` (as stored), `carrier` "
+                         "(as stored) and `%s` (the number of shipments, an integer): one row "
+                         "for every pair of a month that appears in the table and a carrier that "
+                         "appears in the table, the pairs without any shipment included with "
+                         "%s = 0, and no other rows, ordered by `month` %s, then by `carrier` %s "
+                         "(SQLite's default text order).",
+                         n->out, n->out, dir, dir);
+}
+
+/* The full grid: distinct months crossed with distinct carriers, left
+ * joined to the shipments, so an empty pair counts 0. */
+static char *pv_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    const char *d = n->descending ? " DESC" : "";
+    return vat_xasprintf("SELECT m.month, k.carrier, COUNT(s.shipment_id) AS %s\n"
+                         "FROM (SELECT DISTINCT month FROM %s) AS m\n"
+                         "CROSS JOIN (SELECT DISTINCT carrier FROM %s) AS k\n"
+                         "LEFT JOIN %s AS s ON s.month = m.month AND s.carrier = k.carrier\n"
+                         "GROUP BY m.month, k.carrier\nORDER BY m.month%s, k.carrier%s",
+                         n->out, n->table, n->table, n->table, d, d);
+}
+
+/* The named mistake: only the pairs that occur, the zero cells omitted. */
+static char *pv_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    (void)t;
+    const char *d = n->descending ? " DESC" : "";
+    return vat_xasprintf("SELECT month, carrier, COUNT(*) AS %s\nFROM %s\n"
+                         "GROUP BY month, carrier\nORDER BY month%s, carrier%s",
+                         n->out, n->table, d, d);
+}
+
+/* Variant k: the task's carriers over new months (other years than the
+ * main fixture's), rows in random order.  Every variant has empty month x
+ * carrier pairs (the trap omits them), a carrier that ships in one month
+ * only (it is still a column of every month), a month served by one
+ * carrier only, blank `origin`, `destination`, `parcels` and `weight_kg`
+ * cells (a count of a column with blanks, or a sum of parcels, is not the
+ * number of rows) and two shipments that are the same but for their id (a
+ * count of distinct values is not the number of rows).  Variant 1's months
+ * cross a year end (December, then January), variant 2 skips a calendar
+ * month inside its span (a month not in the file is no row) and has a
+ * shipment of 0 parcels and 0.0 kg, variant 3 has a single-shipment
+ * month and the carrier `bpost`, spelled in lower case (SQLite's text
+ * order puts it after every capitalised name, a case-blind order does
+ * not). */
+static int pv_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const struct pv_priv *pv = t->priv;
+    if (!pv || pv->nc < 2)
+        return vat_err_set(e, "%s: variants need the generator's carriers", t->id);
+    int nc = pv->nc, nm = (int)vat_rng_range(r, 3, 5);
+    const char *carrier[PV_MAX_CARRIERS + 1];
+    for (int j = 0; j < nc; j++)
+        carrier[j] = pv->carrier[j];
+    if (k == 3 && nc < PV_MAX_CARRIERS + 1)
+        carrier[nc++] = "bpost"; /* lower case: after "Yamato" in text order */
+    /* months: consecutive from a start, one skipped in variant 2 */
+    int y = (int)vat_rng_range(r, 2026, 2030);
+    int m0 = k == 1 ? 12 - (int)vat_rng_range(r, 0, nm - 2) : (int)vat_rng_range(r, 1, 6);
+    int gap = k == 2 ? (int)vat_rng_range(r, 1, nm - 1) : -1;
+    char month[PV_MAX_MONTHS][16];
+    for (int i = 0, s = 0; i < nm; s++) {
+        int mm = (m0 - 1 + s) % 12 + 1, yy = y + (m0 - 1 + s) / 12;
+        if (s != gap)
+            snprintf(month[i++], sizeof month[0], "%04d-%02d", yy, mm);
+    }
+    /* The grid: 1..3 shipments a cell, ~1 in 4 cells empty; the sparse
+     * carrier ships in month `only` alone; month `lone` has one carrier. */
+    int cnt[PV_MAX_MONTHS][PV_MAX_CARRIERS + 1];
+    int sparse = (int)vat_rng_below(r, (uint32_t)nc), only = (int)vat_rng_below(r, (uint32_t)nm);
+    int lone = (only + 1 + (int)vat_rng_below(r, (uint32_t)(nm - 1))) % nm;
+    int lone_c = (sparse + 1 + (int)vat_rng_below(r, (uint32_t)(nc - 1))) % nc;
+    size_t n = 0;
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nc; j++) {
+            int x = (int)vat_rng_range(r, 1, 3);
+            if (vat_rng_chance(r, 0.25))
+                x = 0;
+            if (j == sparse)
+                x = i == only ? x + 1 : 0;
+            if (i == lone)
+                x = j == lone_c ? (k == 3 ? 1 : x + 1) : 0;
+            cnt[i][j] = x;
+            n += (size_t)x;
+        }
+    /* every month keeps a shipment: its place in the span is drawn */
+    for (int i = 0; i < nm; i++) {
+        int any = 0;
+        for (int j = 0; j < nc; j++)
+            any += cnt[i][j];
+        if (!any)
+            cnt[i][lone_c] = 1, n++;
+    }
+    /* the duplicate pair: a second copy of the first row, new id */
+    struct pv_row *rows = vat_xcalloc(n + 1, sizeof *rows);
+    size_t at = 0;
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nc; j++)
+            for (int x = 0; x < cnt[i][j]; x++, at++) {
+                rows[at].month = i;
+                rows[at].carrier = j;
+                rows[at].key = vat_rng_u32(r);
+            }
+    vat_rng_shuffle(r, rows, n, sizeof *rows);
+    size_t ncity = 0;
+    const char *const *cities = vat_words("city", &ncity);
+    if (!cities || ncity < 2) {
+        free(rows);
+        return vat_err_set(e, "%s: the 'city' word list has fewer than 2 entries", t->id);
+    }
+    vat_csv_add_row(c, pv_cols, PV_NCOLS);
+    long id = (long)vat_rng_range(r, 2000000, 7000000);
+    char prev[PV_NCOLS - 1][40];
+    for (size_t i = 0; i <= n; i++) {
+        const struct pv_row *x = &rows[i < n ? i : 0];
+        id += (long)vat_rng_range(r, 1, 9);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "SHP-%07ld", id);
+        if (i == n) { /* the duplicate of row 0 */
+            for (int col = 0; col < PV_NCOLS - 1; col++)
+                vat_csv_add(c, prev[col]);
+            break;
+        }
+        const char *from = cities[vat_rng_below(r, (uint32_t)ncity)];
+        const char *to = cities[vat_rng_below(r, (uint32_t)ncity)];
+        long parcels = vat_rng_chance(r, 0.6) ? 1 : (long)vat_rng_range(r, 2, 14);
+        long grams = parcels * (long)vat_rng_range(r, 300, 18000);
+        if (k == 2 && i == 1)
+            parcels = grams = 0;
+        char cell[PV_NCOLS - 1][40];
+        snprintf(cell[0], sizeof cell[0], "%s", month[x->month]);
+        snprintf(cell[1], sizeof cell[1], "%s", carrier[x->carrier]);
+        snprintf(cell[2], sizeof cell[2], "%s", vat_rng_chance(r, 0.15) ? "" : from);
+        snprintf(cell[3], sizeof cell[3], "%s", vat_rng_chance(r, 0.15) ? "" : to);
+        /* row 2 always has blank parcels and weight, variant 2's row 1
+         * never (its 0 parcels are the boundary) */
+        bool blank_load = vat_rng_chance(r, 0.15);
+        blank_load = i == 2 || (blank_load && !(k == 2 && i == 1));
+        if (blank_load)
+            cell[4][0] = cell[5][0] = '\0';
+        else {
+            snprintf(cell[4], sizeof cell[4], "%ld", parcels);
+            snprintf(cell[5], sizeof cell[5], "%ld.%ld", grams / 1000, grams % 1000 / 100);
+        }
+        for (int col = 0; col < PV_NCOLS - 1; col++) {
+            vat_csv_add(c, cell[col]);
+            if (i == 0)
+                memcpy(prev[col], cell[col], sizeof prev[col]);
+        }
+    }
+    free(rows);
+    return 0;
+}
+
+static const struct vat_progform pv_progform = {
+    .tables = pv_tables,
+    .ntables = sizeof pv_tables / sizeof *pv_tables,
+    .outs = pv_outs,
+    .nouts = sizeof pv_outs / sizeof *pv_outs,
+    .columns = pv_cols,
+    .types = pv_types,
+    .ncols = PV_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_OBJECT_OF_OBJECTS,
+    .rel_tol = PV_REL_TOL,
+    .abs_tol = PV_ABS_TOL,
+    .nvariants = 3,
+    .question = pv_pf_question,
+    .shape = pv_pf_shape,
+    .gold_sql = pv_pf_gold,
+    .trap_sql = pv_pf_trap,
+    .variant = pv_pf_variant,
+};
+
 const struct vat_template vat_tmpl_pivot = {
     .version = VAT_TEMPLATE_V1,
     .name = "pivot",
@@ -441,4 +642,5 @@ const struct vat_template vat_tmpl_pivot = {
     .answer_columns = pv_answer_columns,
     .difficulty_doc = "1 + 1 above 60 rows + 1 above 150 rows + 1 with 20 or more cells + 1 with a gap month or "
                       "3 or more empty cells + 1 in the natural style, at most 5.",
+    .progform = &pv_progform,
 };

@@ -7,7 +7,14 @@
  * gold and a nudged gold, and the golden cases of
  * tests/data/cases/dedupe_aggregate.txt (an event delivered three times, a
  * user whose only event was retried, retries whose payload differs, checker
- * cases) are checked for every analytics template by tests/test_analytics.c. */
+ * cases) are checked for every analytics template by tests/test_analytics.c.
+ * The program form: every variant CSV holds its corner cases (an event
+ * delivered three times and another of the same amount, a user with only
+ * blank amounts, blank sources, the variant's boundary amount), the trap
+ * query differs from gold on every fixture, and plausible near-misses (a
+ * sum of distinct amounts, SUM without COALESCE, a filter on amount > 0, a
+ * dedupe on user and amount, the main fixture's totals written out, the
+ * other order) fail; gold is the same text shape whatever the names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +29,7 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "jsonout.h"
+#include "sqlgen.h"
 #include "template.h"
 #include "testutil.h"
 #include "values.h"
@@ -164,6 +172,152 @@ static void test_confirm_catches_a_writer_bug(void **state)
     vat_task_clear(&t);
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+/* The first fixture on which query's rows differ from gold's (0 is the
+ * main one), or -1 when they agree on all. */
+static int first_difference(const struct vat_task *t, const char *query)
+{
+    struct vat_err e = {{0}};
+    json_t *g = vat_sqlgen_run_all(t, t->gold, &e), *q = vat_sqlgen_run_all(t, query, &e);
+    assert_non_null(g);
+    if (!q) {
+        json_decref(g);
+        return 0; /* a query that fails to run fails on the main fixture */
+    }
+    int at = -1;
+    for (size_t i = 0; at < 0 && i < json_array_size(g); i++)
+        if (!vat_sqlgen_rows_equal(json_array_get(g, i), json_array_get(q, i), true, 1e-9, 1e-6,
+                                   NULL, 0))
+            at = (int)i;
+    json_decref(g);
+    json_decref(q);
+    return at;
+}
+
+/* The corner cases of variant k, read back from its file. */
+static void check_variant_corners(const struct vat_task *t, int k)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_csv_read(&c, t->root, t->fixture[k].path, &e), 0);
+    bool triple = false, blank_source = false, boundary = false, blank_only_user = false;
+    for (size_t i = 1; i < c.nrows; i++) {
+        int copies = 0;
+        for (size_t j = 1; j < c.nrows; j++)
+            copies += strcmp(vat_csv_get(&c, i, 2), vat_csv_get(&c, j, 2)) == 0;
+        triple = triple || copies == 3;
+        blank_source = blank_source || !*vat_csv_get(&c, i, 4);
+        const char *amount = vat_csv_get(&c, i, 5);
+        boundary = boundary || (k == 1 && strcmp(amount, "0.00") == 0) ||
+                   (k == 2 && strcmp(amount, "0.01") == 0);
+        if (k == 3 && *amount) {
+            char max[32];
+            snprintf(max, sizeof max, "%ld.00", (long)json_integer_value(
+                                                    json_object_get(t->cfg, "amount_max")));
+            boundary = boundary || strcmp(amount, max) == 0;
+        }
+        if (!*amount) {
+            /* every row of this user has a blank amount */
+            bool all = true;
+            for (size_t j = 1; j < c.nrows; j++)
+                if (strcmp(vat_csv_get(&c, j, 3), vat_csv_get(&c, i, 3)) == 0)
+                    all = all && !*vat_csv_get(&c, j, 5);
+            blank_only_user = blank_only_user || all;
+        }
+    }
+    vat_csv_release(&c);
+    assert_true(triple && blank_source && boundary && blank_only_user);
+}
+
+static void test_program_form(void **state)
+{
+    (void)state;
+    struct vat_tt_env *v = vat_tt_env_new(T, SEED);
+    json_object_set_new(v->cfg, "answer_form", json_string("sql"));
+    for (uint32_t i = 0; i < 12; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, MAX_ATTEMPTS, &r);
+        vat_tt_assert_replays(&r);
+        assert_string_equal(vat_task_answer_form(&t), "sql");
+        assert_int_equal(t.n_fixtures, 4);
+        const char *table = json_string_value(json_object_get(json_object_get(t.spec, "load"),
+                                                              "table"));
+        assert_non_null(table);
+        /* the prompt: the table, the question in the value form's words,
+         * the shape with its rule for blank amounts */
+        char create[96];
+        snprintf(create, sizeof create, "CREATE TABLE %s (", table);
+        assert_non_null(strstr(t.prompt, create));
+        assert_non_null(strstr(t.prompt, "each distinct `event_id`) exactly once"));
+        assert_non_null(strstr(t.prompt, "has the total 0"));
+        assert_non_null(strstr(t.gold, table));
+        bool desc = strstr(t.gold, " DESC") != NULL;
+        assert_true(desc == (strstr(t.prompt, "ordered by `user` descending") != NULL));
+
+        for (int k = 1; k <= 3; k++)
+            check_variant_corners(&t, k);
+        /* The trap differs from gold on every fixture, not just one. */
+        struct vat_err e = {{0}};
+        json_t *g = vat_sqlgen_run_all(&t, t.gold, &e), *tr = vat_sqlgen_run_all(&t, t.trap, &e);
+        assert_non_null(g);
+        assert_non_null(tr);
+        for (size_t f = 0; f < json_array_size(g); f++)
+            assert_false(vat_sqlgen_rows_equal(json_array_get(g, f), json_array_get(tr, f), true,
+                                               1e-9, 1e-6, NULL, 0));
+
+        /* Near-misses, each failing somewhere (most only on a variant). */
+        const char *dir = desc ? " DESC" : "";
+        char *miss[7];
+        miss[0] = vat_xasprintf("SELECT user, COALESCE(SUM(DISTINCT amount), 0) AS x FROM %s "
+                                "GROUP BY user ORDER BY user%s", table, dir);
+        miss[1] = vat_xasprintf("SELECT user, SUM(amount) AS x FROM (SELECT DISTINCT event_id, "
+                                "user, amount FROM %s) GROUP BY user ORDER BY user%s", table, dir);
+        miss[2] = vat_xasprintf("SELECT user, SUM(amount) AS x FROM (SELECT DISTINCT event_id, "
+                                "user, amount FROM %s WHERE amount > 0) GROUP BY user ORDER BY "
+                                "user%s", table, dir);
+        miss[3] = vat_xasprintf("SELECT user, COALESCE(SUM(amount), 0) AS x FROM (SELECT DISTINCT "
+                                "user, amount FROM %s) GROUP BY user ORDER BY user%s", table, dir);
+        miss[4] = vat_xasprintf("SELECT user, COALESCE(SUM(amount), 0) AS x FROM (SELECT DISTINCT "
+                                "event_id, user, amount FROM %s) GROUP BY user ORDER BY user%s",
+                                table, desc ? "" : " DESC");
+        /* events delivered once only: the retried ones dropped */
+        miss[5] = vat_xasprintf("SELECT user, COALESCE(SUM(amount), 0) AS x FROM %s WHERE "
+                                "event_id IN (SELECT event_id FROM %s GROUP BY event_id HAVING "
+                                "COUNT(*) = 1) GROUP BY user ORDER BY user%s",
+                                table, table, dir);
+        /* the main fixture's totals, looked up by user */
+        json_t *main_rows = json_array_get(g, 0);
+        struct vat_buf b = VAT_BUF_INIT;
+        vat_buf_puts(&b, "SELECT DISTINCT user, CASE user");
+        size_t ri;
+        json_t *row;
+        json_array_foreach(main_rows, ri, row) {
+            vat_buf_puts(&b, " WHEN ");
+            vat_sqlgen_put_literal(&b, json_string_value(json_array_get(row, 0)));
+            vat_buf_printf(&b, " THEN %.2f", json_number_value(json_array_get(row, 1)));
+        }
+        vat_buf_printf(&b, " ELSE 0 END AS x FROM %s ORDER BY user%s", table, dir);
+        miss[6] = vat_buf_detach(&b);
+        for (int m = 0; m < 7; m++) {
+            struct vat_verdict vd = vat_tt_check(&t, miss[m]);
+            if (!vd.gate_passed || vd.score != 0.0)
+                fail_msg("%s: near-miss %d scored %g (%s)", t.id, m, vd.score, vd.reason);
+            int at = first_difference(&t, miss[m]);
+            assert_true(at >= 0);
+            /* the literal totals pass the main fixture, fail a variant */
+            if (m == 6)
+                assert_true(at >= 1);
+            free(miss[m]);
+        }
+        json_decref(g);
+        json_decref(tr);
+        vat_task_clear(&t);
+    }
+    vat_tt_env_free(v);
+}
+
 int main(void)
 {
     struct vat_tt_env *v = vat_tt_env_new(T, SEED);
@@ -171,6 +325,7 @@ int main(void)
         cmocka_unit_test_prestate(test_sixty_tasks, v),
         cmocka_unit_test_prestate(test_prompt_states_the_question, v),
         cmocka_unit_test_prestate(test_confirm_catches_a_writer_bug, v),
+        cmocka_unit_test(test_program_form),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     vat_tt_env_free(v);

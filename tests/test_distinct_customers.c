@@ -9,7 +9,13 @@
  * other shapes gated.  The golden cases (tests/data/cases/
  * distinct_customers.txt), admission, same bytes and confirm's refusals
  * are checked for every analytics template by tests/test_analytics.c; the
- * rules by tests/test_rules.c. */
+ * rules by tests/test_rules.c.  The program form (answer_form = "sql"):
+ * honest rewrites of gold (the month by prefix, LIKE, a half-open range, a
+ * subquery) pass; near misses (lower() or trim() alone, no DISTINCT, a
+ * bound off by one either way, an amount filter, the main count
+ * hard-coded) fail on some fixture; the trap gives other rows than gold
+ * on every fixture.  The generic checks of the form are in
+ * tests/test_progform.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,9 +28,11 @@
 
 #include "admit.h"
 #include "csvio.h"
+#include "sqlgen.h"
 #include "template.h"
 #include "testutil.h"
 #include "values.h"
+#include "verifiers.h"
 
 #define SEED 4242u /* also in tests/data/cases/distinct_customers.txt */
 #define NTASKS 30
@@ -206,6 +214,139 @@ static void test_same_and_redraw(void **state)
     vat_task_clear(&t);
 }
 
+
+/* ---- the program form ------------------------------------------------------ */
+
+/* q with {t} (the table), {o} (the value column), {m} (YYYY-MM), {f} (the
+ * month's first day), {l} (its last), {p} (the day before it), {n} (the
+ * day after it) and {c} (the main fixture's count). */
+static char *pf_query(const struct vat_task *t, const char *q)
+{
+    const char *tab =
+        json_string_value(json_object_get(json_object_get(t->spec, "load"), "table"));
+    const char *a = strstr(t->gold, ") AS ");
+    assert_non_null(tab);
+    assert_non_null(a);
+    a += strlen(") AS ");
+    char out[64], ym[8], f[11], l[11], pd[11], nd[11], c[32];
+    snprintf(out, sizeof out, "%.*s", (int)strcspn(a, "\n"), a);
+    int y, m;
+    asked(t, &y, &m);
+    int32_t first = vat_month_first_day(y, m), last = first + vat_month_days(y, m) - 1;
+    vat_fmt_month(y, m, ym);
+    vat_fmt_date(first, f);
+    vat_fmt_date(last, l);
+    vat_fmt_date(first - 1, pd);
+    vat_fmt_date(last + 1, nd);
+    snprintf(c, sizeof c, "%lld",
+             (long long)json_integer_value(json_object_get(t->spec, "value_answer")));
+    struct vat_buf b = VAT_BUF_INIT;
+    for (const char *s = q; *s; s++) {
+        if (s[0] == '{' && s[1] && s[2] == '}') {
+            const char *x = s[1] == 't'   ? tab
+                            : s[1] == 'o' ? out
+                            : s[1] == 'm' ? ym
+                            : s[1] == 'f' ? f
+                            : s[1] == 'l' ? l
+                            : s[1] == 'p' ? pd
+                            : s[1] == 'n' ? nd
+                                          : c;
+            vat_buf_puts(&b, x);
+            s += 2;
+        } else {
+            vat_buf_putc(&b, *s);
+        }
+    }
+    return vat_buf_detach(&b);
+}
+
+static void test_program_form(void **state)
+{
+    (void)state;
+    static const char *const good[] = {
+        "select count(distinct lower(trim(customer_email))) as {o} from {t} "
+        "where substr(ordered_on, 1, 7) = '{m}'",
+        "SELECT COUNT(DISTINCT LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on LIKE '{m}-%'",
+        "SELECT COUNT(DISTINCT LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on >= '{f}' AND ordered_on < '{n}'",
+        "SELECT COUNT(*) AS {o} FROM (SELECT DISTINCT LOWER(TRIM(customer_email)) FROM {t} "
+        "WHERE ordered_on BETWEEN '{f}' AND '{l}');",
+    };
+    static const char *const near[] = {
+        /* lower() alone keeps the edge spaces, trim() alone the case */
+        "SELECT COUNT(DISTINCT LOWER(customer_email)) AS {o} FROM {t} "
+        "WHERE ordered_on BETWEEN '{f}' AND '{l}'",
+        "SELECT COUNT(DISTINCT TRIM(customer_email)) AS {o} FROM {t} "
+        "WHERE ordered_on BETWEEN '{f}' AND '{l}'",
+        /* orders, not customers */
+        "SELECT COUNT(LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on BETWEEN '{f}' AND '{l}'",
+        /* a bound off by one, either way, at either end */
+        "SELECT COUNT(DISTINCT LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on > '{f}' AND ordered_on <= '{l}'",
+        "SELECT COUNT(DISTINCT LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on >= '{f}' AND ordered_on < '{l}'",
+        "SELECT COUNT(DISTINCT LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on >= '{p}' AND ordered_on <= '{l}'",
+        "SELECT COUNT(DISTINCT LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on >= '{f}' AND ordered_on <= '{n}'",
+        /* an order without an amount, or of 0.00, is still an order */
+        "SELECT COUNT(DISTINCT LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on BETWEEN '{f}' AND '{l}' AND amount IS NOT NULL",
+        "SELECT COUNT(DISTINCT LOWER(TRIM(customer_email))) AS {o} FROM {t} "
+        "WHERE ordered_on BETWEEN '{f}' AND '{l}' AND amount > 0",
+        /* the main file's answer */
+        "SELECT {c} AS {o}",
+        "SELECT MAX({c}, COUNT(*) * 0) AS {o} FROM {t}",
+    };
+    struct vat_tt_env *v = vat_tt_env_new(&vat_tmpl_distinct_customers, SEED);
+    json_object_set_new(v->cfg, "answer_form", json_string("sql"));
+    for (uint32_t i = 0; i < 8; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, 20, &r);
+        assert_string_equal(vat_task_answer_form(&t), "sql");
+        assert_non_null(strstr(t.prompt, "Two addresses belong to the same customer"));
+        for (size_t q = 0; q < sizeof good / sizeof *good; q++) {
+            char *sql = pf_query(&t, good[q]);
+            struct vat_verdict vd = vat_tt_check(&t, sql);
+            if (vd.score != 1.0)
+                print_message("task %u, good query %zu: %s: %s\n", i, q, vd.code, vd.reason);
+            assert_true(vd.score == 1.0);
+            free(sql);
+        }
+        for (size_t q = 0; q < sizeof near / sizeof *near; q++) {
+            char *sql = pf_query(&t, near[q]);
+            struct vat_verdict vd = vat_tt_check(&t, sql);
+            if (!(vd.gate_passed && vd.score == 0.0))
+                print_message("task %u, near miss %zu passes: %s\n", i, q, sql);
+            assert_true(vd.gate_passed);
+            assert_true(vd.score == 0.0);
+            free(sql);
+        }
+        /* The trap returns another count than gold on every fixture, and
+         * every variant's count differs from the main file's. */
+        json_int_t main_n = json_integer_value(json_object_get(t.spec, "value_answer"));
+        for (int k = 0; k < t.n_fixtures; k++) {
+            struct vat_verdict vd;
+            json_t *g = vat_sql_run(t.spec, t.root, t.fixture[k].path, t.gold, strlen(t.gold), &vd);
+            json_t *tr = vat_sql_run(t.spec, t.root, t.fixture[k].path, t.trap, strlen(t.trap), &vd);
+            assert_non_null(g);
+            assert_non_null(tr);
+            json_int_t gn = json_integer_value(json_array_get(json_array_get(g, 0), 0));
+            json_int_t tn = json_integer_value(json_array_get(json_array_get(tr, 0), 0));
+            assert_true(tn > gn);
+            if (k > 0)
+                assert_true(gn != main_n);
+            json_decref(g);
+            json_decref(tr);
+        }
+        vat_task_clear(&t);
+    }
+    vat_tt_env_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_prompt_states_the_month),
         cmocka_unit_test(test_answers),
         cmocka_unit_test(test_same_and_redraw),
+        cmocka_unit_test(test_program_form),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

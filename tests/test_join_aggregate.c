@@ -7,7 +7,11 @@
  * gold and a nudged gold, and the golden cases of
  * tests/data/cases/join_aggregate.txt (a three-row customer who moved back,
  * stored newest first, broken databases, checker cases) are checked for every
- * analytics template by tests/test_analytics.c. */
+ * analytics template by tests/test_analytics.c.  In the program form (one
+ * SELECT over the database and its variant databases): the orders table
+ * carries the task's own name, the trap's rows differ from gold's on every
+ * database, each variant has a country only the fan-out lists, and
+ * plausible near-miss queries fail on some database. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +26,7 @@
 #include "admit.h"
 #include "analytics.h"
 #include "jsonout.h"
+#include "sqlgen.h"
 #include "sqlio.h"
 #include "template.h"
 #include "testutil.h"
@@ -188,6 +193,115 @@ static void test_confirm_catches_a_writer_bug(void **state)
     vat_task_clear(&t);
 }
 
+/* ---- the program form ----------------------------------------------------- */
+
+/* Does any row of rows have `country` as its first cell? */
+static bool lists(const json_t *rows, const char *country)
+{
+    size_t i;
+    const json_t *row;
+    json_array_foreach(rows, i, row)
+        if (strcmp(json_string_value(json_array_get(row, 0)), country) == 0)
+            return true;
+    return false;
+}
+
+static void test_program_form(void **state)
+{
+    (void)state;
+    struct vat_tt_env *v = vat_tt_env_new(T, SEED);
+    json_object_set_new(v->cfg, "answer_form", json_string("sql"));
+    for (uint32_t i = 0; i < 6; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, 20, &r);
+        assert_string_equal(vat_task_answer_form(&t), "sql");
+        assert_int_equal(t.n_fixtures, 4);
+        /* The orders table has the task's name: the gold and the prompt
+         * spell it, the database holds it. */
+        const json_t *tabs = json_object_get(t.spec, "tables");
+        assert_int_equal(json_array_size(tabs), 2);
+        const char *orders = json_string_value(json_array_get(tabs, 0));
+        assert_string_equal(json_string_value(json_array_get(tabs, 1)), "customer_history");
+        char *from = vat_xasprintf("FROM %s AS o", orders);
+        char *create = vat_xasprintf("CREATE TABLE %s (", orders);
+        assert_non_null(strstr(t.gold, from));
+        assert_non_null(strstr(t.prompt, create));
+        free(from);
+        free(create);
+        struct vat_err e = {{0}};
+        json_t *gold = vat_sqlgen_run_all(&t, t.gold, &e);
+        json_t *trap = vat_sqlgen_run_all(&t, t.trap, &e);
+        assert_non_null(gold);
+        assert_non_null(trap);
+        for (size_t k = 0; k < (size_t)t.n_fixtures; k++) {
+            const json_t *g = json_array_get(gold, k), *tr = json_array_get(trap, k);
+            assert_false(vat_sqlgen_rows_equal(g, tr, true, 1e-9, 1e-6, NULL, 0));
+            if (k == 0)
+                continue;
+            /* A country the fan-out lists and gold leaves out (a customer's
+             * first country that nobody has now). */
+            bool ghost = false;
+            size_t j;
+            const json_t *row;
+            json_array_foreach(tr, j, row)
+                ghost |= !lists(g, json_string_value(json_array_get(row, 0)));
+            assert_true(ghost);
+        }
+        /* Near misses: the latest row by storage order, the country on the
+         * order date, the history driving the join (an orderless country
+         * listed with 0), the first country instead of the latest. */
+        char *misses[4];
+        misses[0] = vat_xasprintf(
+            "SELECT h.country, SUM(o.amount) FROM %s AS o JOIN customer_history AS h ON "
+            "h.customer_id = o.customer_id WHERE h.rowid = (SELECT MAX(x.rowid) FROM "
+            "customer_history AS x WHERE x.customer_id = h.customer_id) GROUP BY h.country "
+            "ORDER BY h.country%s",
+            orders, strstr(t.gold, " DESC") ? " DESC" : "");
+        misses[1] = vat_xasprintf(
+            "SELECT h.country, SUM(o.amount) FROM %s AS o JOIN customer_history AS h ON "
+            "h.customer_id = o.customer_id AND h.valid_from <= o.ordered_on WHERE NOT EXISTS "
+            "(SELECT * FROM customer_history AS x WHERE x.customer_id = h.customer_id AND "
+            "x.valid_from <= o.ordered_on AND x.valid_from > h.valid_from) GROUP BY h.country "
+            "ORDER BY h.country%s",
+            orders, strstr(t.gold, " DESC") ? " DESC" : "");
+        misses[2] = vat_xasprintf(
+            "SELECT h.country, TOTAL(o.amount) FROM customer_history AS h LEFT JOIN %s AS o ON "
+            "o.customer_id = h.customer_id WHERE NOT EXISTS (SELECT * FROM customer_history AS x "
+            "WHERE x.customer_id = h.customer_id AND x.valid_from > h.valid_from) GROUP BY "
+            "h.country ORDER BY h.country%s",
+            orders, strstr(t.gold, " DESC") ? " DESC" : "");
+        misses[3] = vat_xasprintf(
+            "SELECT h.country, SUM(o.amount) FROM %s AS o JOIN customer_history AS h ON "
+            "h.customer_id = o.customer_id WHERE h.valid_from = (SELECT MIN(x.valid_from) FROM "
+            "customer_history AS x WHERE x.customer_id = h.customer_id) GROUP BY h.country "
+            "ORDER BY h.country%s",
+            orders, strstr(t.gold, " DESC") ? " DESC" : "");
+        for (int k = 0; k < 4; k++) {
+            struct vat_verdict vd = vat_tt_check(&t, misses[k]);
+            assert_true(vd.gate_passed);
+            assert_true(vd.score < 1.0);
+            free(misses[k]);
+        }
+        /* The gold query written another way passes: GROUP BY with the
+         * latest date per customer in a derived table. */
+        char *alt = vat_xasprintf(
+            "SELECT h.country, SUM(o.amount) FROM %s o JOIN (SELECT customer_id, MAX(valid_from) "
+            "AS d FROM customer_history GROUP BY customer_id) AS l ON l.customer_id = "
+            "o.customer_id JOIN customer_history h ON h.customer_id = l.customer_id AND "
+            "h.valid_from = l.d GROUP BY 1 ORDER BY 1%s",
+            orders, strstr(t.gold, " DESC") ? " DESC" : "");
+        struct vat_verdict va = vat_tt_check(&t, alt);
+        assert_true(va.gate_passed);
+        assert_true(va.score == 1.0);
+        free(alt);
+        json_decref(gold);
+        json_decref(trap);
+        vat_task_clear(&t);
+    }
+    vat_tt_env_free(v);
+}
+
 int main(void)
 {
     struct vat_tt_env *v = vat_tt_env_new(T, SEED);
@@ -196,6 +310,7 @@ int main(void)
         cmocka_unit_test_prestate(test_trap_armed_in_every_task, v),
         cmocka_unit_test_prestate(test_prompt_shows_schema_and_rows, v),
         cmocka_unit_test_prestate(test_confirm_catches_a_writer_bug, v),
+        cmocka_unit_test(test_program_form),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     vat_tt_env_free(v);

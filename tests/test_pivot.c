@@ -5,7 +5,10 @@
  * bytes", the prompt's data section, confirm refusing the trap as gold and a
  * nudged gold, and the golden cases of tests/data/cases/pivot.txt (empty
  * cells, a calendar month absent from the file, broken files, checker cases)
- * are checked for every analytics template by tests/test_analytics.c. */
+ * are checked for every analytics template by tests/test_analytics.c.  In
+ * the program form (one SELECT checked on the CSV and its variants): the
+ * trap's rows differ from gold's on every fixture, the variants hold their
+ * corner cases, and plausible near-miss queries fail on some fixture. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +23,7 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "jsonout.h"
+#include "sqlgen.h"
 #include "template.h"
 #include "testutil.h"
 
@@ -211,6 +215,92 @@ static void test_confirm_catches_a_writer_bug(void **state)
     vat_task_clear(&t);
 }
 
+/* ---- the program form ----------------------------------------------------- */
+
+/* gold with its first `from` replaced by `to` (a near miss). */
+static char *pv_edit(const char *gold, const char *from, const char *to)
+{
+    const char *at = strstr(gold, from);
+    assert_non_null(at);
+    return vat_xasprintf("%.*s%s%s", (int)(at - gold), gold, to, at + strlen(from));
+}
+
+static void test_program_form(void **state)
+{
+    (void)state;
+    struct vat_tt_env *v = vat_tt_env_new(T, SEED);
+    json_object_set_new(v->cfg, "answer_form", json_string("sql"));
+    json_object_set_new(v->cfg, "fixture_format", json_string("csv"));
+    for (uint32_t i = 0; i < 8; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, 20, &r);
+        assert_string_equal(vat_task_answer_form(&t), "sql");
+        assert_int_equal(t.n_fixtures, 4);
+        struct vat_err e = {{0}};
+        json_t *gold = vat_sqlgen_run_all(&t, t.gold, &e);
+        json_t *trap = vat_sqlgen_run_all(&t, t.trap, &e);
+        assert_non_null(gold);
+        assert_non_null(trap);
+        for (size_t k = 0; k < (size_t)t.n_fixtures; k++) {
+            const json_t *g = json_array_get(gold, k), *tr = json_array_get(trap, k);
+            /* The trap omits the zero cells, on every fixture. */
+            assert_true(json_array_size(tr) < json_array_size(g));
+            size_t zeros = 0, j;
+            const json_t *row;
+            json_array_foreach(g, j, row)
+                zeros += json_integer_value(json_array_get(row, 2)) == 0;
+            assert_true(zeros >= 1);
+        }
+        /* Variant corner cases: blank load cells, a year end, a gap month
+         * and a shipment of 0 parcels, the lower-case carrier. */
+        char *v1 = vat_tt_fixture_text(&t, 1, NULL), *v2 = vat_tt_fixture_text(&t, 2, NULL),
+             *v3 = vat_tt_fixture_text(&t, 3, NULL);
+        assert_non_null(strstr(v1, ",,\n"));
+        assert_non_null(strstr(v2, ",0,0.0\n"));
+        assert_non_null(strstr(v3, ",bpost,"));
+        bool dec = false, jan = false;
+        for (const char *p = strchr(v1, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+            const char *m = strchr(p + 1, ',');
+            dec |= m && strncmp(m + 5, "-12,", 4) == 0;
+            jan |= m && strncmp(m + 5, "-01,", 4) == 0;
+        }
+        assert_true(dec && jan);
+        free(v1);
+        free(v2);
+        free(v3);
+        /* Plausible near misses fail on some fixture: counting a column
+         * that has blanks, summing parcels, counting distinct routes, the
+         * pairs that occur only (an inner join), a case-blind order. */
+        static const char *const misses[][2] = {
+            {"COUNT(s.shipment_id)", "COUNT(s.parcels)"},
+            {"COUNT(s.shipment_id)", "TOTAL(s.parcels)"},
+            {"COUNT(s.shipment_id)", "COUNT(DISTINCT s.origin || s.destination || s.weight_kg)"},
+            {"LEFT JOIN", "JOIN"},
+        };
+        size_t nm = sizeof misses / sizeof *misses;
+        for (size_t k = 0; k <= nm; k++) {
+            char *q;
+            if (k < nm) {
+                q = pv_edit(t.gold, misses[k][0], misses[k][1]);
+            } else {
+                const char *kc = strstr(strstr(t.gold, "ORDER BY"), "k.carrier");
+                assert_non_null(kc);
+                q = vat_xasprintf("%.*sk.carrier COLLATE NOCASE%s", (int)(kc - t.gold), t.gold,
+                                  kc + strlen("k.carrier"));
+            }
+            struct vat_verdict vd = vat_tt_check(&t, q);
+            assert_true(vd.gate_passed);
+            assert_true(vd.score < 1.0);
+            free(q);
+        }
+        json_decref(gold);
+        json_decref(trap);
+        vat_task_clear(&t);
+    }
+    vat_tt_env_free(v);
+}
+
 int main(void)
 {
     struct vat_tt_env *v = vat_tt_env_new(T, SEED);
@@ -220,6 +310,7 @@ int main(void)
         cmocka_unit_test_prestate(test_prompt_states_the_rules, v),
         cmocka_unit_test_prestate(test_confirm_catches_a_wrong_gold, v),
         cmocka_unit_test_prestate(test_confirm_catches_a_writer_bug, v),
+        cmocka_unit_test(test_program_form),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     vat_tt_env_free(v);

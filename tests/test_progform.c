@@ -6,7 +6,10 @@
  * fixture it is armed on, a malformed answer fails the gate, at least two
  * variant CSVs with the main fixture's header, confirm agrees, the form
  * comes from its own stream (the main fixture is the same bytes in both
- * forms), and a query that hard-codes the main fixture's rows fails. */
+ * forms), and a query that hard-codes the main fixture's rows fails.  A
+ * template over a SQLite database (join_aggregate) has no loader, variant
+ * databases with its tables and columns, and the same rows as the value
+ * form under its program-form table names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +23,7 @@
 
 #include "admit.h"
 #include "progform.h"
+#include "sqlgen.h"
 #include "template.h"
 #include "testutil.h"
 #include "verifiers.h"
@@ -142,6 +146,43 @@ static void test_prepared_hashes_csv_bytes(void **state)
     free(root);
 }
 
+/* The main databases of a task's value form (v) and program form (p)
+ * hold the same rows, table by table in creation order, whatever the
+ * program form named the tables. */
+static void assert_same_rows(const struct vat_task *v, const struct vat_task *p)
+{
+    json_t *names[2] = {json_array(), json_array()};
+    const struct vat_task *t2[2] = {v, p};
+    for (int s = 0; s < 2; s++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(t2[s]->fixture[0].columns, i, c) {
+            const char *full = json_string_value(c);
+            json_t *name = json_stringn(full, strcspn(full, "."));
+            size_t n = json_array_size(names[s]);
+            if (n == 0 || !json_equal(json_array_get(names[s], n - 1), name))
+                json_array_append(names[s], name);
+            json_decref(name);
+        }
+    }
+    assert_int_equal(json_array_size(names[0]), json_array_size(names[1]));
+    assert_true(json_array_size(names[0]) >= 1);
+    for (size_t i = 0; i < json_array_size(names[0]); i++) {
+        struct vat_err e = {{0}};
+        json_t *a = vat_sqlgen_read_table(v->root, v->fixture[0].path,
+                                          json_string_value(json_array_get(names[0], i)), NULL, &e);
+        json_t *b = vat_sqlgen_read_table(p->root, p->fixture[0].path,
+                                          json_string_value(json_array_get(names[1], i)), NULL, &e);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_true(json_equal(a, b));
+        json_decref(a);
+        json_decref(b);
+    }
+    json_decref(names[0]);
+    json_decref(names[1]);
+}
+
 static void check_program_template(const struct vat_template *tm)
 {
     struct vat_tt_env *vs = vat_tt_env_new(tm, 1414), *vv = vat_tt_env_new(tm, 1414);
@@ -157,18 +198,31 @@ static void check_program_template(const struct vat_template *tm)
         assert_true(r.v[VAT_ROLE_TRAP].gate_passed && r.v[VAT_ROLE_TRAP].score == 0.0);
         assert_false(r.v[VAT_ROLE_MALFORMED].gate_passed);
         assert_true(t.n_fixtures >= 3);
-        assert_non_null(json_object_get(t.spec, "load"));
+        /* A SQLite main fixture is used as it is: no CSV loader. */
+        bool db = strcmp(t.fixture[0].format, "sqlite") == 0;
+        if (db)
+            assert_null(json_object_get(t.spec, "load"));
+        else
+            assert_non_null(json_object_get(t.spec, "load"));
         struct vat_err e = {{0}};
         assert_int_equal(vat_task_confirm(&t, &e), 0);
-        /* Variants share the header, differ from the main fixture. */
+        /* Variants share the header (a database: its tables and columns),
+         * differ from the main fixture. */
         size_t n0 = 0;
         char *main_text = vat_tt_fixture_text(&t, 0, &n0);
         for (int k = 1; k < t.n_fixtures; k++) {
             assert_string_equal(t.fixture[k].role, "variant");
-            char *vt = vat_tt_fixture_text(&t, k, NULL);
-            size_t h = strcspn(main_text, "\n");
-            assert_memory_equal(vt, main_text, h);
-            assert_string_not_equal(vt, main_text);
+            assert_string_equal(t.fixture[k].format, t.fixture[0].format);
+            size_t nk = 0;
+            char *vt = vat_tt_fixture_text(&t, k, &nk);
+            if (db) {
+                assert_true(json_equal(t.fixture[k].columns, t.fixture[0].columns));
+                assert_true(nk != n0 || memcmp(vt, main_text, n0) != 0);
+            } else {
+                size_t h = strcspn(main_text, "\n");
+                assert_memory_equal(vt, main_text, h);
+                assert_string_not_equal(vt, main_text);
+            }
             free(vt);
         }
         /* The value form of the same task (same attempt) has the same
@@ -178,8 +232,12 @@ static void check_program_template(const struct vat_template *tm)
         assert_int_equal(vat_task_draw(&u, a, &o, &ru, &e), 0);
         size_t n1 = 0;
         char *value_text = vat_tt_fixture_text(&u, 0, &n1);
-        assert_int_equal(n0, n1);
-        assert_memory_equal(main_text, value_text, n0);
+        if (db) /* renamed tables (progform.h's db_table), the same rows */
+            assert_same_rows(&u, &t);
+        else {
+            assert_int_equal(n0, n1);
+            assert_memory_equal(main_text, value_text, n0);
+        }
         assert_true(u.n_fixtures == 1);
         /* The value gold is what the gold query gives on the main file. */
         json_t *vg = json_loads(u.gold, JSON_DECODE_ANY, NULL);
@@ -236,6 +294,42 @@ static void test_every_program_template(void **state)
     assert_true(n >= 1);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names space is injective for every template: no two elements spell
+ * the same (table, out), so tasks below VAT_PF_NAME_SPACE get distinct
+ * gold programs (a base that a prefix or suffix composes into another
+ * base, as "shop_" + "orders" into "shop_orders", would break it). */
+static void test_names_space_injective(void **state)
+{
+    (void)state;
+    for (size_t i = 0; vat_registry[i]; i++) {
+        const struct vat_progform *pf = vat_registry[i]->progform;
+        if (!pf)
+            continue;
+        assert_true(pf->ntables >= 4 && pf->nouts >= 4);
+        uint64_t n = VAT_PF_NAME_SPACE(pf);
+        assert_true(n >= 16384);
+        char **v = vat_xcalloc((size_t)n, sizeof *v);
+        for (uint64_t q = 0; q < n; q++) {
+            struct vat_pf_names nm;
+            vat_progform_compose(pf, q, &nm);
+            assert_true(strlen(nm.table) < sizeof nm.table - 1);
+            v[q] = vat_xasprintf("%s %s", nm.table, nm.out);
+        }
+        qsort(v, (size_t)n, sizeof *v, cmp_str);
+        for (uint64_t q = 1; q < n; q++)
+            if (strcmp(v[q - 1], v[q]) == 0)
+                fail_msg("%s: the names '%s' come twice", vat_registry[i]->name, v[q]);
+        for (uint64_t q = 0; q < n; q++)
+            free(v[q]);
+        free(v);
+    }
+}
+
 /* "mixed" draws both forms over a dozen tasks. */
 static void test_mixed_draws_both(void **state)
 {
@@ -267,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_prepared_hashes_csv_bytes),
         cmocka_unit_test(test_every_program_template),
         cmocka_unit_test(test_mixed_draws_both),
+        cmocka_unit_test(test_names_space_injective),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
