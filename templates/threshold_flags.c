@@ -5,13 +5,17 @@
  * every fixture holds balances exactly at T (often one cent either side
  * too), so the trap always misses an id.  Account ids are not zero-padded
  * and cross a power of ten, so byte order is not the numeric order of the
- * file.  Exports vat_tmpl_threshold_flags. */
+ * file.  In the program form (generators/progform.h) the answer is a
+ * SELECT, checked on variant CSVs that hold T exactly, a cent either side,
+ * blank balances and ids across a power of ten.  Exports
+ * vat_tmpl_threshold_flags. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analytics.h"
 #include "csvio.h"
+#include "progform.h"
 #include "prompt.h"
 #include "template.h"
 #include "values.h"
@@ -54,6 +58,7 @@ static const struct vat_param tf_params[] = {
      .doc = "most balances one cent below T, and as many one cent above"},
     {.name = "overdrawn_share", .type = VAT_PARAM_REAL, .def = 0.08, .min = 0, .max = 0.5,
      .doc = "share of accounts with a negative balance"},
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -64,10 +69,24 @@ static const long tf_thresholds[] = {500,  1000,  2000,  2500,  5000,
 static const char *const tf_prefixes[] = {"AC-", "ACCT-", "A", "CHK-", "BA"};
 static const char *const tf_types[] = {"checking", "savings", "business", "money market"};
 
-/* What the generator planted, for confirm's cross-check. */
+/* What the generator planted, for confirm's cross-check and the
+ * program form's variants. */
 struct tf_priv {
-    json_t *ids; /* the ids at or above T, in byte order */
+    json_t *ids;        /* the ids at or above T, in byte order      */
+    const char *prefix; /* the ids' prefix                           */
+    long power;         /* the power of ten the ids' numbers cross   */
 };
+
+/* The question, in the same words for both answer forms. */
+static char *tf_question_text(const char *thr)
+{
+    return vat_xasprintf("which accounts have a `balance` at or above %s? An account whose "
+                         "balance is exactly %s counts. List their `account_id` values, each "
+                         "once, sorted ascending by byte order: plain string comparison of the "
+                         "ids exactly as written, not numeric order (so `X-10` comes before "
+                         "`X-9`).",
+                         thr, thr);
+}
 
 static void tf_priv_free(void *p)
 {
@@ -126,6 +145,12 @@ static int64_t tf_pick_threshold(struct vat_rng *r, const int64_t *bal, size_t n
     return (int64_t)tf_thresholds[pick] * 100;
 }
 
+/* The power of ten the account numbers of an n-row file cross. */
+static long tf_power(size_t n)
+{
+    return n <= 200 ? 1000 : 10000;
+}
+
 /* Draws n distinct account numbers in ascending order, not zero-padded,
  * a quarter of them below a power of ten p and the rest from p up, so
  * that the ids differ in length and byte order differs from numeric
@@ -133,7 +158,7 @@ static int64_t tf_pick_threshold(struct vat_rng *r, const int64_t *bal, size_t n
 static long *tf_numbers(struct vat_rng *r, size_t n)
 {
     long *num = vat_xcalloc(n, sizeof *num);
-    long p = n <= 200 ? 1000 : 10000;
+    long p = tf_power(n);
     size_t below = n / 4 ? n / 4 : 1;
     long x = p - (long)vat_rng_range(r, 1, 3);
     for (size_t i = 0; i < below; i++, x -= (long)vat_rng_range(r, 1, 3))
@@ -222,6 +247,8 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 
     qsort(hits, nhits, sizeof *hits, cmp_str);
     struct tf_priv *pv = vat_xcalloc(1, sizeof *pv);
+    pv->prefix = prefix;
+    pv->power = tf_power(n);
     pv->ids = json_array();
     for (size_t i = 0; i < nhits; i++) {
         json_array_append_new(pv->ids, json_string(hits[i]));
@@ -379,6 +406,181 @@ static int tf_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, tf_select_file(t, true, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const tf_col_types[TF_NCOLS] = {"TEXT", "TEXT", "TEXT",
+                                                   "TEXT", "TEXT", "REAL"};
+static const char *const tf_tables[] = {"accounts",          "bank_accounts",  "account_export",
+                                        "balances",          "accounts_csv",   "customer_accounts",
+                                        "deposit_accounts",  "account_list"};
+static const char *const tf_outs[] = {"account_id", "flagged_account", "account",    "id",
+                                      "flagged_id", "acct",            "account_ref", "flagged"};
+
+/* T as the prompt writes it ("2500.00"), in buf; NULL when the task's
+ * params lack it. */
+static const char *tf_thr_text(const struct vat_task *t, char *buf, size_t cap)
+{
+    struct vat_err e = {{0}};
+    int64_t t_cents;
+    if (tf_threshold(t, &t_cents, &e) != 0)
+        return NULL;
+    return vat_fmt_cents(t_cents, buf, cap);
+}
+
+static char *tf_pf_question(const struct vat_task *t)
+{
+    char thr[32];
+    const char *s = tf_thr_text(t, thr, sizeof thr);
+    return tf_question_text(s ? s : "?");
+}
+
+static char *tf_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    char thr[32];
+    const char *s = tf_thr_text(t, thr, sizeof thr);
+    return vat_xasprintf("It must return one column, `%s` (the `account_id` as stored), one row "
+                         "per account whose `balance` is at or above %s and no other rows, "
+                         "ordered by `account_id` ascending (SQLite's default text order, which "
+                         "is byte order). An account whose `balance` is blank (NULL) has no "
+                         "balance and is not listed.",
+                         n->out, s ? s : "?");
+}
+
+static char *tf_pf_query(const struct vat_task *t, const struct vat_pf_names *n, const char *op)
+{
+    char thr[32];
+    const char *s = tf_thr_text(t, thr, sizeof thr);
+    return vat_xasprintf("SELECT account_id AS %s\nFROM %s\nWHERE balance %s %s\n"
+                         "ORDER BY account_id",
+                         n->out, n->table, op, s ? s : "NULL");
+}
+
+static char *tf_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return tf_pf_query(t, n, ">=");
+}
+
+/* The named mistake: > where >= is right. */
+static char *tf_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return tf_pf_query(t, n, ">");
+}
+
+/* Variant k: new accounts with the task's id prefix, numbered across the
+ * other power of ten than the main fixture's (1000 or 10000), so no id
+ * repeats one of the main fixture and gold's rows differ from its rows.
+ * Every variant has balances exactly at T (the trap drops them), one a
+ * cent below and one a cent above (a comparison off by a cent, or a
+ * rounded balance, is seen), an account at T with a number below the
+ * power of ten and one above T with a number above it (byte order is not
+ * the file's numeric order: a query without ORDER BY, or ordering by
+ * number, is seen), an overdrawn balance, a blank balance (NULL: no
+ * balance, never listed) and blank holders.  Variant 1 adds a balance of
+ * 0.00, variant 2 one of ten times T and more, variant 3 three accounts
+ * exactly at T. */
+static int tf_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const struct tf_priv *pv = t->priv;
+    int64_t tc;
+    if (!pv || !pv->prefix || tf_threshold(t, &tc, e) != 0)
+        return vat_err_set(e, "%s: variants need the generator's ids and threshold", t->id);
+    long p = pv->power == 1000 ? 10000 : 1000;
+    size_t n = (size_t)vat_rng_range(r, 14, 24);
+    size_t nb = 2 + (size_t)vat_rng_below(r, (uint32_t)(n / 4));
+    /* Balances: [0] at T goes below the power of ten, [1] a cent above T
+     * above it, the rest anywhere. */
+    int64_t *pool = vat_xcalloc(n, sizeof *pool);
+    size_t np = 0;
+    pool[np++] = tc;
+    pool[np++] = tc + 1;
+    pool[np++] = tc - 1;
+    pool[np++] = vat_gen_cents(r, tc + 100, 3 * tc);
+    pool[np++] = -vat_gen_cents(r, 1, 250000);
+    pool[np++] = INT64_MIN; /* blank */
+    long n_at = k == 3 ? 2 : (long)vat_rng_below(r, 2);
+    for (long i = 0; i < n_at; i++)
+        pool[np++] = tc;
+    if (k == 1)
+        pool[np++] = 0;
+    if (k == 2)
+        pool[np++] = vat_gen_cents(r, 10 * tc, 20 * tc);
+    double overdrawn = vat_task_real(t, "overdrawn_share");
+    while (np < n)
+        pool[np++] = tf_balance(r, overdrawn);
+    vat_rng_shuffle(r, pool + 2, n - 2, sizeof *pool);
+    int64_t *bal = vat_xcalloc(n, sizeof *bal);
+    bool *set = vat_xcalloc(n, sizeof *set);
+    size_t ia = (size_t)vat_rng_below(r, (uint32_t)nb);
+    size_t ib = nb + (size_t)vat_rng_below(r, (uint32_t)(n - nb));
+    bal[ia] = pool[0];
+    bal[ib] = pool[1];
+    set[ia] = set[ib] = true;
+    for (size_t i = 0, j = 2; i < n; i++)
+        if (!set[i])
+            bal[i] = pool[j++];
+    free(pool);
+    free(set);
+
+    /* Numbers ascending, nb of them below p. */
+    long *num = vat_xcalloc(n, sizeof *num);
+    long x = p;
+    for (size_t i = nb; i-- > 0;) {
+        x -= (long)vat_rng_range(r, 1, 3);
+        num[i] = x;
+    }
+    x = p + (long)vat_rng_range(r, 0, 5);
+    for (size_t i = nb; i < n; i++, x += (long)vat_rng_range(r, 1, 9))
+        num[i] = x;
+
+    const char *branches[4];
+    size_t nbranch = vat_gen_distinct(r, "city", branches, 4);
+    int32_t *days = vat_gen_days_sorted(r, n, vat_date_from_civil(2009, 1, 1),
+                                        vat_date_from_civil(2024, 6, 30));
+    vat_csv_add_row(c, tf_cols, TF_NCOLS);
+    char money[32], date[11], holder[96];
+    for (size_t i = 0; i < n; i++) {
+        if (vat_rng_chance(r, 0.25))
+            vat_gen_company(r, holder, sizeof holder);
+        else
+            vat_gen_person(r, holder, sizeof holder);
+        bool blank_holder = vat_rng_chance(r, 0.1);
+        const char *type = VAT_PICK(r, tf_types);
+        const char *branch = nbranch ? branches[vat_rng_below(r, (uint32_t)nbranch)] : "Main";
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "%s%ld", pv->prefix, num[i]);
+        vat_csv_add(c, blank_holder ? "" : holder);
+        vat_csv_add(c, type);
+        vat_csv_add(c, branch);
+        vat_csv_add(c, vat_fmt_date(days[i], date));
+        vat_csv_add(c, bal[i] == INT64_MIN ? "" : vat_fmt_cents(bal[i], money, sizeof money));
+    }
+    free(days);
+    free(num);
+    free(bal);
+    return 0;
+}
+
+static const struct vat_progform tf_progform = {
+    .tables = tf_tables,
+    .ntables = sizeof tf_tables / sizeof *tf_tables,
+    .outs = tf_outs,
+    .nouts = sizeof tf_outs / sizeof *tf_outs,
+    .columns = tf_cols,
+    .types = tf_col_types,
+    .ncols = TF_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_LIST,
+    .rel_tol = TF_REL_TOL,
+    .abs_tol = TF_ABS_TOL,
+    .nvariants = 3,
+    .question = tf_pf_question,
+    .shape = tf_pf_shape,
+    .gold_sql = tf_pf_gold,
+    .trap_sql = tf_pf_trap,
+    .variant = tf_pf_variant,
+};
+
 const struct vat_template vat_tmpl_threshold_flags = {
     .version = VAT_TEMPLATE_V1,
     .name = "threshold_flags",
@@ -397,4 +599,5 @@ const struct vat_template vat_tmpl_threshold_flags = {
     .answer_columns = tf_answer_columns,
     .difficulty_doc = "1 + 1 above 60 rows + 1 above 150 rows + 1 with 2 or more balances exactly at T + 1 "
                       "with 2 or more a cent either side + 1 in the natural style, at most 5.",
+    .progform = &tf_progform,
 };

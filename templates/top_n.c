@@ -6,13 +6,17 @@
  * top N whose one big purchase is the largest sale in the file, so the
  * trap's list always names a customer gold leaves out.  Ties in totals are
  * planted, sometimes inside the top N and sometimes at the N-th place, where
- * the name decides who is in.  Exports vat_tmpl_top_n. */
+ * the name decides who is in.  In the program form (generators/progform.h)
+ * the answer is a SELECT ranking by ROW_NUMBER over totals in whole cents,
+ * checked on variant CSVs with a decoy, ties at the boundary and inside,
+ * blank customers and amounts.  Exports vat_tmpl_top_n. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analytics.h"
 #include "csvio.h"
+#include "progform.h"
 #include "prompt.h"
 #include "template.h"
 #include "values.h"
@@ -72,6 +76,7 @@ static const struct vat_param tn_params[] = {
      .doc = "chance that two customers inside the top N have equal totals"},
     {.name = "amount_max", .type = VAT_PARAM_INT, .def = 4000, .min = 100, .max = 100000,
      .doc = "largest single sale, in whole currency units"},
+    VAT_PROGFORM_PARAM,
     {0},
 };
 
@@ -85,6 +90,28 @@ static void tn_priv_free(void *p)
     struct tn_priv *g = p;
     vat_an_tally_release(&g->totals);
     free(g);
+}
+
+/* The question, in the same words for both answer forms. */
+static char *tn_question_text(long n)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    if (n == 1)
+        vat_buf_puts(&b, "which customer has the largest total `amount`, summed over all "
+                         "of their sales? ");
+    else
+        vat_buf_printf(&b,
+                       "which %ld customers have the largest total `amount`, summed over "
+                       "all of their sales? Rank the customers by their total, largest "
+                       "first. ",
+                       n);
+    vat_buf_puts(&b, "A customer is identified by the `customer` value exactly as written. "
+                     "When two customers have exactly the same total, the one whose name "
+                     "comes first in ascending byte order (the names compared character by "
+                     "character by their ASCII codes, so \"Jo Ann\" comes before \"Joan "
+                     "Day\", which comes before \"Joe Hill\") ranks higher; this also "
+                     "decides who is in when customers tie for the last place.");
+    return vat_buf_detach(&b);
 }
 
 /* ---- ranking ------------------------------------------------------------- */
@@ -481,6 +508,342 @@ static int tn_trap(struct vat_task *t, struct vat_err *e)
     return vat_an_trap_from(t, tn_rank_file(t, false, e));
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+static const char *const tn_types[TN_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "REAL"};
+/* No base starts with one of progform's prefixes (shop_, store_,
+ * retail_, ...), so no composed name doubles a word. */
+static const char *const tn_tables[] = {"sales",        "sales_log",  "customer_sales",
+                                        "sales_ledger", "sale_lines", "receipts",
+                                        "transactions", "purchases"};
+static const char *const tn_outs[] = {"customer",      "top_customer",  "customer_name",
+                                      "name",          "buyer",         "best_customer",
+                                      "ranked_customer", "client"};
+
+static long tn_task_n(const struct vat_task *t)
+{
+    return (long)json_integer_value(json_object_get(t->params, "n"));
+}
+
+static char *tn_pf_question(const struct vat_task *t)
+{
+    return tn_question_text(tn_task_n(t));
+}
+
+/* The tie rule is stated again in SQL terms, so gold's rows are unique;
+ * totals compare to the cent, since REAL sums of equal totals made of
+ * different sales may differ in their last bits. */
+static char *tn_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    long k = tn_task_n(t);
+    char ranks[48];
+    if (k == 1)
+        snprintf(ranks, sizeof ranks, "1 row: the customer ranked 1");
+    else
+        snprintf(ranks, sizeof ranks, "%ld rows: the customers ranked 1 to %ld", k, k);
+    return vat_xasprintf(
+        "It must return one column, `%s` (the customer's name as stored in `customer`), and "
+        "exactly %s, rank 1 first (the largest total first; equal totals by name in ascending "
+        "byte order, which is SQLite's default text order). Totals are amounts in cents: sums "
+        "of the REAL amounts can differ in their last bits, so compare totals to the cent (for "
+        "example summed in whole cents). A sale whose `customer` is blank (NULL) belongs to no "
+        "customer and is left out; a blank `amount` adds nothing to its customer's total.",
+        n->out, ranks);
+}
+
+/* No LIMIT (a gold query may not cut a tie): the rank is a ROW_NUMBER
+ * over a total order, totals summed in whole cents so equal totals are
+ * equal whatever sales make them up.  For N = 1 the one row needs no
+ * ORDER BY, and `pos < 2` (not `pos = 1`, whose `<=` mutant is the same
+ * query) keeps every mutant of the filter visible. */
+static char *tn_pf_query(const struct vat_task *t, const struct vat_pf_names *n, const char *agg)
+{
+    long k = tn_task_n(t);
+    char filter[48];
+    if (k == 1)
+        snprintf(filter, sizeof filter, "WHERE pos < 2");
+    else
+        snprintf(filter, sizeof filter, "WHERE pos <= %ld\nORDER BY pos", k);
+    return vat_xasprintf("SELECT customer AS %s\nFROM (SELECT customer,\n"
+                         "             ROW_NUMBER() OVER (ORDER BY %s(ROUND(amount * 100)) DESC, "
+                         "customer) AS pos\n"
+                         "      FROM %s\n      WHERE customer IS NOT NULL\n"
+                         "      GROUP BY customer)\n%s",
+                         n->out, agg, n->table, filter);
+}
+
+static char *tn_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return tn_pf_query(t, n, "SUM");
+}
+
+/* The named mistake: customers ranked by their largest single sale. */
+static char *tn_pf_trap(const struct vat_task *t, const struct vat_pf_names *n)
+{
+    return tn_pf_query(t, n, "MAX");
+}
+
+/* One row of a variant: who (an index into the names, -1 for a blank
+ * customer) and the amount in cents (-1 for a blank amount). */
+struct tn_vsale {
+    int who;
+    int64_t cents;
+};
+
+struct tn_vbuild {
+    struct tn_vsale *s;
+    size_t n, cap;
+};
+
+static void tn_vpush(struct tn_vbuild *v, int who, int64_t cents)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 64;
+        v->s = vat_xrealloc(v->s, v->cap * sizeof *v->s);
+    }
+    v->s[v->n++] = (struct tn_vsale){who, cents};
+}
+
+/* total split into m sales of at most cap (m raised to what the cap
+ * needs, lowered to what TN_MIN_SALE allows).  With ne endings, sale j
+ * < ne ends in end[j] cents and every other sale is whole units (total
+ * must end in the endings' sum), so how each sale rounds is known. */
+static void tn_vsplit(struct vat_rng *r, struct tn_vbuild *v, int who, int64_t total, long m,
+                      int64_t cap, const int64_t *end, int ne)
+{
+    int64_t ends = 0;
+    for (int j = 0; j < ne; j++)
+        ends += end[j];
+    int64_t room = ne ? cap - 200 : cap, rest = total - ends;
+    long need = (long)((rest + room - 1) / room), most = (long)(rest / TN_MIN_SALE);
+    if (m < need)
+        m = need;
+    if (m > most)
+        m = most;
+    if (m < (ne ? ne : 1))
+        m = ne ? ne : 1;
+    int64_t *part = vat_xcalloc((size_t)m, sizeof *part);
+    tn_split(r, rest, m, room, part);
+    if (ne) {
+        int64_t left = 0;
+        for (long j = 0; j < m; j++) {
+            left += part[j] % 100;
+            part[j] -= part[j] % 100;
+        }
+        for (long j = 0; left > 0; j = (j + 1) % m, left -= 100)
+            part[j] += 100;
+        for (int j = 0; j < ne; j++)
+            part[j] += end[j];
+    }
+    for (long j = 0; j < m; j++)
+        tn_vpush(v, who, part[j]);
+    free(part);
+}
+
+/* A customer name not among the first n of name, drawn from r. */
+static int tn_fresh_name(struct vat_rng *r, char (*name)[64], size_t n, struct vat_err *e,
+                         const char *id)
+{
+    for (int tries = 0; tries < 64; tries++) {
+        vat_gen_customer(r, &tn_customers, name[n], sizeof name[n]);
+        bool dup = false;
+        for (size_t i = 0; i < n && !dup; i++)
+            dup = strcmp(name[i], name[n]) == 0;
+        if (!dup)
+            return 0;
+    }
+    return vat_err_set(e, "%s: cannot draw a fresh customer name for a variant", id);
+}
+
+/* Variant k: the task's customers (and two new ones) with new sales.
+ * Every variant holds a decoy outside the top N whose one sale is the
+ * largest of the file (the trap ranks it first; an average or a minimum
+ * does too) and who is the main fixture's rank 1 (gold's rows differ from
+ * the main fixture's); a customer outside the top N with the most sales
+ * (a count is not a total); a customer whose sales all have a blank
+ * amount (no qualifying row); sales with a blank customer whose sum
+ * beats every customer (a query that keeps them returns a NULL name);
+ * blank product and channel cells.  Boundaries: variant 1 ties the N-th
+ * and the (N+1)-th totals (the name decides who is in), variant 2 ties
+ * two totals inside the top N and puts the (N+1)-th one cent below the
+ * N-th with a name sorting first (totals rounded coarser than the cent
+ * let it in), variant 3 has both ties; the tied pair at the boundary is
+ * built so that sums scaled off the cent break the tie (tn_vsplit). */
+static int tn_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
+                         struct vat_err *e)
+{
+    const struct tn_priv *pv = t->priv;
+    long nn = tn_task_n(t);
+    if (!pv || nn < 1 || nn > TN_MAX_N || pv->totals.n < (size_t)nn + 2 ||
+        pv->totals.n > TN_MAX_CUST)
+        return vat_err_set(e, "%s: variants need the generator's customers", t->id);
+    int n = (int)nn, kc = (int)pv->totals.n;
+    char (*name)[64] = vat_xcalloc((size_t)kc + 2, sizeof *name);
+    size_t top1 = 0;
+    for (size_t i = 0; i < pv->totals.n; i++) {
+        const struct vat_an_entry *x = &pv->totals.e[i], *b = &pv->totals.e[top1];
+        snprintf(name[i], sizeof name[i], "%s", x->key);
+        if (x->sum > b->sum || (x->sum == b->sum && strcmp(x->key, b->key) < 0))
+            top1 = i;
+    }
+    /* The main fixture's rank 1 is this variant's decoy (the last name). */
+    char keep[64];
+    snprintf(keep, sizeof keep, "%s", name[top1]);
+    vat_rng_shuffle(r, name, (size_t)kc, sizeof *name);
+    for (int i = 0; i < kc; i++)
+        if (strcmp(name[i], keep) == 0) {
+            memcpy(name[i], name[kc - 1], sizeof name[i]);
+            memcpy(name[kc - 1], keep, sizeof keep);
+            break;
+        }
+    int decoy = kc - 1, partner = n, nnames = kc;
+    int counter = n + 1 < decoy ? n + 1 : -1;
+    if (counter < 0) {
+        if (tn_fresh_name(r, name, (size_t)nnames, e, t->id) != 0)
+            goto fail;
+        counter = nnames++;
+    }
+    if (tn_fresh_name(r, name, (size_t)nnames, e, t->id) != 0)
+        goto fail;
+    int noamount = nnames++;
+
+    int64_t max_cents = (int64_t)vat_task_int(t, "amount_max") * 100;
+    int64_t big = vat_rng_range(r, max_cents / 2, max_cents);
+    int64_t cap = big * 7 / 10;
+    int64_t top[TN_MAX_N];
+    for (int i = 0; i < n; i++)
+        top[i] = big + vat_rng_range(r, big / 4, big + big / 2);
+    qsort(top, (size_t)n, sizeof top[0], cmp_i64_desc);
+    /* The N-th total and one cent less round alike to the dime and the
+     * unit (no half cent between them), so only the cent tells them apart. */
+    while (top[n - 1] % 10 == 5 || top[n - 1] % 10 == 6 || top[n - 1] % 100 == 50 ||
+           top[n - 1] % 100 == 51)
+        top[n - 1]--;
+    /* Variants 1 and 3: the N-th total ends in 60 cents, so the tied
+     * pair can be made of sales whose rounding is known (below). */
+    if (k != 2)
+        top[n - 1] -= top[n - 1] % 100 + 40;
+    if (k >= 2 && n >= 2) {
+        int j = (int)vat_rng_below(r, (uint32_t)(n - 1));
+        top[j] = top[j + 1];
+    }
+    int64_t ptotal = top[n - 1];
+    if (k == 2) {
+        ptotal--;
+        if (strcmp(name[partner], name[n - 1]) > 0) {
+            char tmp[64];
+            memcpy(tmp, name[partner], sizeof tmp);
+            memcpy(name[partner], name[n - 1], sizeof tmp);
+            memcpy(name[n - 1], tmp, sizeof tmp);
+        }
+    }
+
+    struct tn_vbuild v = {0};
+    long most = 0;
+    /* The boundary tie of variants 1 and 3: the name's winner W ends one
+     * sale in 60 cents, the loser L two in 30 (variant 3: the other way
+     * round), the rest whole units; summed in whole cents they tie, but
+     * amount * 99 rounded per sale puts L above W in variant 1 and
+     * amount * 101 does in variant 3, so a sum scaled off the cent is
+     * seen. */
+    static const int64_t end_one[] = {60}, end_two[] = {30, 30};
+    int winner = strcmp(name[n - 1], name[partner]) < 0 ? n - 1 : partner;
+    for (int i = 0; i <= n; i++) {
+        int64_t tot = i < n ? top[i] : ptotal;
+        long m = (long)((tot + cap - 1) / cap) + (long)vat_rng_below(r, 2);
+        size_t before = v.n;
+        const int64_t *end = NULL;
+        int ne = 0;
+        if (k != 2 && (i == n - 1 || i == partner)) {
+            bool one = (i == winner) == (k == 1);
+            end = one ? end_one : end_two;
+            ne = one ? 1 : 2;
+        }
+        tn_vsplit(r, &v, i, tot, m, cap, end, ne);
+        if ((long)(v.n - before) > most)
+            most = (long)(v.n - before);
+    }
+    /* The others below the (N+1)-th, the decoy's big sale above every
+     * other sale. */
+    for (int i = n + 1; i < decoy; i++) {
+        if (i == counter)
+            continue;
+        size_t before = v.n;
+        int64_t tot = vat_rng_range(r, 2 * TN_MIN_SALE, ptotal - 2);
+        long m = 1 + (long)vat_rng_below(r, 3);
+        tn_vsplit(r, &v, i, tot, m, cap, NULL, 0);
+        if ((long)(v.n - before) > most)
+            most = (long)(v.n - before);
+    }
+    long m = most + 3; /* the counter's sales */
+    if ((int64_t)m * TN_MIN_SALE > ptotal - 2)
+        m = (long)((ptotal - 2) / TN_MIN_SALE);
+    int64_t ctot = vat_rng_range(r, (int64_t)m * TN_MIN_SALE, ptotal - 2);
+    tn_vsplit(r, &v, counter, ctot, m, cap, NULL, 0);
+    tn_vpush(&v, decoy, big);
+    if (k == 3) {
+        int64_t small = vat_rng_range(r, TN_MIN_SALE, big / 8);
+        tn_vpush(&v, decoy, small);
+    }
+    for (long j = 0, q = 1 + (long)vat_rng_below(r, 2); j < q; j++)
+        tn_vpush(&v, noamount, -1);
+    tn_vpush(&v, 0, -1); /* a blank amount beside the rank-1 customer's sales */
+    int64_t nobody = vat_rng_range(r, 100, big / 2);
+    nobody += top[0];
+    tn_vsplit(r, &v, -1, nobody, 0, cap, NULL, 0);
+    vat_rng_shuffle(r, v.s, v.n, sizeof *v.s);
+
+    int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
+    int32_t span = (int32_t)vat_rng_range(r, 30, 180);
+    int32_t *days = vat_gen_days_sorted(r, v.n, start, start + span);
+    size_t nprod = 0;
+    const char *const *prod = vat_words("product", &nprod);
+    vat_csv_add_row(c, tn_cols, TN_NCOLS);
+    long id = (long)vat_rng_range(r, 10000, 90000);
+    char money[32], date[11];
+    for (size_t i = 0; i < v.n; i++) {
+        id += (long)vat_rng_range(r, 1, 3);
+        bool blank_product = vat_rng_chance(r, 0.15);
+        bool blank_channel = vat_rng_chance(r, 0.1);
+        const char *pr = prod && nprod ? prod[vat_rng_below(r, (uint32_t)nprod)] : "Gift Card";
+        const char *ch = VAT_PICK(r, tn_channels);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "S-%06ld", id);
+        vat_csv_add(c, vat_fmt_date(days[i], date));
+        vat_csv_add(c, v.s[i].who < 0 ? "" : name[v.s[i].who]);
+        vat_csv_add(c, blank_product ? "" : pr);
+        vat_csv_add(c, blank_channel ? "" : ch);
+        vat_csv_add(c, v.s[i].cents < 0 ? "" : vat_fmt_cents(v.s[i].cents, money, sizeof money));
+    }
+    free(days);
+    free(v.s);
+    free(name);
+    return 0;
+fail:
+    free(name);
+    return -1;
+}
+
+static const struct vat_progform tn_progform = {
+    .tables = tn_tables,
+    .ntables = sizeof tn_tables / sizeof *tn_tables,
+    .outs = tn_outs,
+    .nouts = sizeof tn_outs / sizeof *tn_outs,
+    .columns = tn_cols,
+    .types = tn_types,
+    .ncols = TN_NCOLS,
+    .ordered = true,
+    .kind = VAT_AN_LIST,
+    .rel_tol = TN_TOL,
+    .abs_tol = TN_TOL,
+    .nvariants = 3,
+    .question = tn_pf_question,
+    .shape = tn_pf_shape,
+    .gold_sql = tn_pf_gold,
+    .trap_sql = tn_pf_trap,
+    .variant = tn_pf_variant,
+};
+
 const struct vat_template vat_tmpl_top_n = {
     .version = VAT_TEMPLATE_V1,
     .name = "top_n",
@@ -500,4 +863,5 @@ const struct vat_template vat_tmpl_top_n = {
     .answer_columns = tn_answer_columns,
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 10 or more customers + 1 when a tie "
                       "decides the last place + 1 in the natural style, at most 5.",
+    .progform = &tn_progform,
 };

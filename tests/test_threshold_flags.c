@@ -2,7 +2,11 @@
  * template: over 60 tasks the trap is armed and misses exactly the balances
  * at T, and gold is sorted by byte order, which differs from the file's
  * numeric order; the prompt states T and the order; confirm catches a wrong
- * gold and a writer bug.  Admission within the redraws allowed, "same seed,
+ * gold and a writer bug.  In the program form: every fixture holds T
+ * exactly and the trap misses exactly those rows; variants hold a cent
+ * either side, a blank balance and hits across a power of ten; near
+ * misses fail, other correct queries pass, the listed main answer fails.
+ * Admission within the redraws allowed, "same seed,
  * same bytes", the prompt's data section, confirm refusing the trap as gold
  * and a nudged gold, and the golden cases of
  * tests/data/cases/threshold_flags.txt (balances exactly at T, one cent
@@ -26,6 +30,7 @@
 #include "template.h"
 #include "testutil.h"
 #include "values.h"
+#include "verifiers.h"
 
 #define SEED 60421u /* also in tests/data/cases/threshold_flags.txt */
 #define NTASKS 60
@@ -224,6 +229,154 @@ static void test_confirm_catches_a_wrong_gold(void **state)
     vat_task_clear(&t);
 }
 
+/* ---- the program form ------------------------------------------------------ */
+
+#define PF_TASKS 6
+
+/* query with the task's table for each TBL and T for each THR, scored. */
+static struct vat_verdict pf_score(const struct vat_task *t, const char *query)
+{
+    const char *table = json_string_value(json_object_get(json_object_get(t->spec, "load"),
+                                                          "table"));
+    assert_non_null(table);
+    char thr[32];
+    vat_fmt_cents(threshold_cents(t), thr, sizeof thr);
+    struct vat_buf b = VAT_BUF_INIT;
+    for (const char *p = query; *p;) {
+        if (strncmp(p, "TBL", 3) == 0 || strncmp(p, "THR", 3) == 0) {
+            vat_buf_puts(&b, p[1] == 'B' ? table : thr);
+            p += 3;
+        } else {
+            vat_buf_putc(&b, *p++);
+        }
+    }
+    struct vat_verdict v = vat_tt_check(t, b.data);
+    vat_buf_release(&b);
+    return v;
+}
+
+/* Every fixture of a task in the sql form, main and variants: a balance
+ * exactly at T, and on each variant one a cent either side, a blank
+ * balance, and ids at or above T on both sides of a power of ten, so
+ * byte order is not the file's order; the trap's rows differ from gold's
+ * on every fixture. */
+static void test_program_form_fixtures(void **state)
+{
+    (void)state;
+    struct vat_tt_env *v = vat_tt_env_new(T, SEED);
+    json_object_set_new(v->cfg, "answer_form", json_string("sql"));
+    for (uint32_t i = 0; i < PF_TASKS; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, MAX_REDRAWS, &r);
+        assert_string_equal(vat_task_answer_form(&t), "sql");
+        assert_true(t.n_fixtures == 4);
+        int64_t tc = threshold_cents(&t);
+        for (int k = 0; k < t.n_fixtures; k++) {
+            struct vat_csv c = VAT_CSV_INIT;
+            struct vat_err e = {{0}};
+            assert_int_equal(vat_csv_read(&c, t.root, t.fixture[k].path, &e), 0);
+            int at = 0, below = 0, above = 0, blank = 0, short_hit = 0, long_hit = 0;
+            size_t shortest = SIZE_MAX;
+            for (size_t row = 1; row < c.nrows; row++)
+                if (strlen(vat_csv_get(&c, row, 0)) < shortest)
+                    shortest = strlen(vat_csv_get(&c, row, 0));
+            for (size_t row = 1; row < c.nrows; row++) {
+                const char *cell = vat_csv_get(&c, row, 5);
+                int64_t cents;
+                if (!*cell) {
+                    blank++;
+                    continue;
+                }
+                assert_int_equal(vat_parse_cents(cell, &cents), 0);
+                at += cents == tc;
+                below += cents == tc - 1;
+                above += cents == tc + 1;
+                if (cents >= tc) {
+                    bool is_short = strlen(vat_csv_get(&c, row, 0)) == shortest;
+                    short_hit += is_short;
+                    long_hit += !is_short;
+                }
+            }
+            assert_true(at >= 1);
+            if (k > 0) {
+                assert_true(below >= 1 && above >= 1 && blank >= 1);
+                assert_true(short_hit >= 1 && long_hit >= 1);
+            }
+            vat_csv_release(&c);
+            struct vat_verdict vg, vt;
+            json_t *g = vat_sql_run(t.spec, t.root, t.fixture[k].path, t.gold, strlen(t.gold), &vg);
+            json_t *tr = vat_sql_run(t.spec, t.root, t.fixture[k].path, t.trap, strlen(t.trap), &vt);
+            assert_non_null(g);
+            assert_non_null(tr);
+            assert_false(json_equal(g, tr));
+            /* The trap misses exactly the accounts at T. */
+            assert_int_equal(json_array_size(g) - json_array_size(tr), (size_t)at);
+            json_decref(g);
+            json_decref(tr);
+        }
+        vat_task_clear(&t);
+    }
+    vat_tt_env_free(v);
+}
+
+/* Plausible near misses fail on some fixture; other correct wordings
+ * pass; a query that lists the main fixture's ids fails. */
+static void test_program_form_near_misses(void **state)
+{
+    (void)state;
+    static const char *const pass[] = {
+        "SELECT account_id FROM TBL WHERE NOT (balance < THR) ORDER BY account_id",
+        "select account_id as x from TBL where balance >= THR order by 1;",
+        "SELECT account_id FROM TBL WHERE balance - THR >= 0 ORDER BY account_id ASC",
+    };
+    static const char *const miss[] = {
+        "SELECT account_id FROM TBL WHERE balance > THR ORDER BY account_id",
+        "SELECT account_id FROM TBL WHERE balance >= THR",
+        "SELECT account_id FROM TBL WHERE ROUND(balance) >= THR ORDER BY account_id",
+        "SELECT account_id FROM TBL WHERE balance >= THR OR balance IS NULL ORDER BY account_id",
+        "SELECT account_id FROM TBL WHERE balance >= THR ORDER BY length(account_id), account_id",
+        "SELECT account_id FROM TBL WHERE balance >= THR - 1 ORDER BY account_id",
+    };
+    struct vat_tt_env *v = vat_tt_env_new(T, SEED + 1);
+    json_object_set_new(v->cfg, "answer_form", json_string("sql"));
+    for (uint32_t i = 0; i < PF_TASKS; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, MAX_REDRAWS, &r);
+        for (size_t k = 0; k < sizeof pass / sizeof *pass; k++) {
+            struct vat_verdict vd = pf_score(&t, pass[k]);
+            assert_true(vd.gate_passed);
+            assert_true(vd.score == 1.0);
+        }
+        for (size_t k = 0; k < sizeof miss / sizeof *miss; k++) {
+            struct vat_verdict vd = pf_score(&t, miss[k]);
+            assert_true(vd.gate_passed);
+            if (vd.score >= 1.0)
+                fail_msg("task %u: near miss %zu passes: %s", i, k, miss[k]);
+        }
+        /* The main fixture's ids, listed. */
+        struct vat_verdict vg;
+        json_t *rows = vat_sql_run(t.spec, t.root, t.fixture[0].path, t.gold, strlen(t.gold), &vg);
+        assert_non_null(rows);
+        const char *table = json_string_value(json_object_get(json_object_get(t.spec, "load"),
+                                                              "table"));
+        struct vat_buf b = VAT_BUF_INIT;
+        vat_buf_printf(&b, "SELECT account_id FROM %s WHERE account_id IN (", table);
+        for (size_t k = 0; k < json_array_size(rows); k++)
+            vat_buf_printf(&b, "%s'%s'", k ? ", " : "",
+                           json_string_value(json_array_get(json_array_get(rows, k), 0)));
+        vat_buf_puts(&b, ") ORDER BY account_id");
+        struct vat_verdict vd = vat_tt_check(&t, b.data);
+        assert_true(vd.gate_passed);
+        assert_true(vd.score < 1.0);
+        vat_buf_release(&b);
+        json_decref(rows);
+        vat_task_clear(&t);
+    }
+    vat_tt_env_free(v);
+}
+
 int main(void)
 {
     struct vat_tt_env *v = vat_tt_env_new(T, SEED);
@@ -232,6 +385,8 @@ int main(void)
         cmocka_unit_test_prestate(test_trap_armed_in_every_task, v),
         cmocka_unit_test_prestate(test_prompt_states_the_rules, v),
         cmocka_unit_test_prestate(test_confirm_catches_a_wrong_gold, v),
+        cmocka_unit_test(test_program_form_fixtures),
+        cmocka_unit_test(test_program_form_near_misses),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     vat_tt_env_free(v);
