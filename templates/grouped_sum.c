@@ -434,7 +434,10 @@ static int gs_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         return vat_err_set(e, "%s: variants need the generator's regions", t->id);
     static const char *const before[] = {"cancelled", "declined", "expired", "on_hold"};
     static const char *const after[] = {"pending", "refunded", "returned", "void"};
-    const char *st[3] = {VAT_PICK(r, before), VAT_PICK(r, after), ""};
+    /* one draw per statement: an initializer list's order is unspecified */
+    const char *st[3] = {NULL, NULL, ""};
+    st[0] = VAT_PICK(r, before);
+    st[1] = VAT_PICK(r, after);
     int nreg = pv->nreg;
     int empty = (int)vat_rng_below(r, (uint32_t)nreg);
     int many = (empty + 1 + (int)vat_rng_below(r, (uint32_t)(nreg - 1))) % nreg;
