@@ -184,7 +184,7 @@ struct vat_task {
     struct vat_trap traps[VAT_MAX_TRAPS];
     int n_traps;
     /* "sql" when the task is an analytics question in its program form
-     * (generators/progform.h: one SELECT, checked on variant CSVs), else
+     * (templates/progform.h: one SELECT, checked on variant CSVs), else
      * NULL: the answer is of the template's answer_kind. */
     const char *answer_form;
 };

@@ -5,7 +5,7 @@
  * every fixture holds balances exactly at T (often one cent either side
  * too), so the trap always misses an id.  Account ids are not zero-padded
  * and cross a power of ten, so byte order is not the numeric order of the
- * file.  In the program form (generators/progform.h) the answer is a
+ * file.  In the program form (templates/progform.h) the answer is a
  * SELECT, checked on variant CSVs that hold T exactly, a cent either side,
  * blank balances and ids across a power of ten.  Exports
  * vat_tmpl_threshold_flags. */

@@ -6,7 +6,7 @@
  * top N whose one big purchase is the largest sale in the file, so the
  * trap's list always names a customer gold leaves out.  Ties in totals are
  * planted, sometimes inside the top N and sometimes at the N-th place, where
- * the name decides who is in.  In the program form (generators/progform.h)
+ * the name decides who is in.  In the program form (templates/progform.h)
  * the answer is a SELECT ranking by ROW_NUMBER over totals in whole cents,
  * checked on variant CSVs with a decoy, ties at the boundary and inside,
  * blank customers and amounts.  Exports vat_tmpl_top_n. */
