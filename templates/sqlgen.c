@@ -663,3 +663,25 @@ int64_t vat_sqlgen_unknown_id(const struct vat_sqlgen_plan *p, struct vat_rng *r
     }
     return p->c[p->nc - 1].num + 1;
 }
+
+int vat_sqlgen_accept_gold(struct vat_task *t, char *gold, bool ordered, double rel_tol,
+                           double abs_tol, struct vat_err *e)
+{
+    /* The admission check reads the query from the spec. */
+    json_object_set_new(t->spec, "reference_sql", json_string(gold));
+    struct vat_err ae;
+    if (vat_sql_gold_admissible(t->spec, t->root, &ae) != 0) {
+        vat_err_set(e, "%s: %s", t->id, ae.msg);
+        free(gold);
+        return -1;
+    }
+    json_t *results = vat_sqlgen_run_all(t, gold, e);
+    int rc = results ? vat_sqlgen_variants_differ(t, results, ordered, rel_tol, abs_tol, e) : -1;
+    json_decref(results);
+    if (rc != 0) {
+        free(gold);
+        return -1;
+    }
+    t->gold = gold;
+    return 0;
+}

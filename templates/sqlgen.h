@@ -110,6 +110,14 @@ json_t *vat_sqlgen_run_all(const struct vat_task *t, const char *query, struct v
 bool vat_sqlgen_rows_equal(const json_t *want, const json_t *got, bool ordered, double rel_tol,
                            double abs_tol, char *why, size_t cap);
 
+/* Makes gold (taken: freed on failure) the task's gold query: records it
+ * as the spec's "reference_sql", proves it admissible for the SQL family
+ * (vat_sql_gold_admissible) and its rows on every variant different from
+ * the main fixture's (vat_sqlgen_variants_differ), then sets t->gold.
+ * 0, or -1 with e set. */
+int vat_sqlgen_accept_gold(struct vat_task *t, char *gold, bool ordered, double rel_tol,
+                           double abs_tol, struct vat_err *e);
+
 /* Fails (-1, e set) when some variant's result equals the main fixture's
  * result: such a variant cannot tell a hard-coded answer from a real one.
  * results is what vat_sqlgen_run_all returned. */
