@@ -297,17 +297,6 @@ static void fill_plan(struct vat_sqlgen_plan *p, const struct question *q, struc
 
 /* Picks k distinct customer indexes from [0, nc) into roles (value r),
  * never overwriting a role already set. */
-static void mark(int *roles, size_t nc, struct vat_rng *rng, size_t k, int r)
-{
-    for (size_t done = 0, tries = 0; done < k && tries < 1000; tries++) {
-        size_t i = vat_rng_below(rng, (uint32_t)nc);
-        if (roles[i] == 0) {
-            roles[i] = r;
-            done++;
-        }
-    }
-}
-
 /* Main fixture: realistic; 2 to 4 customers without orders, customers
  * with orders outside the window only, orders on each side of every
  * window edge, now and then a guest checkout or an unknown customer. */
@@ -317,9 +306,9 @@ static void plan_main(const struct question *q, struct vat_rng *rng, struct vat_
     size_t nc = (size_t)(n / 3 < 8 ? 8 : n / 3 > 40 ? 40 : n / 3);
     vat_sqlgen_draw_customers(p, q->coded, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles);
-    mark(roles, nc, rng, (size_t)vat_rng_range(rng, 2, 4), 1);
+    vat_sqlgen_mark_roles(roles, nc, rng, (size_t)vat_rng_range(rng, 2, 4), 1);
     if (q->filter != F_NONE)
-        mark(roles, nc, rng, (size_t)vat_rng_range(rng, 1, 2), 2);
+        vat_sqlgen_mark_roles(roles, nc, rng, (size_t)vat_rng_range(rng, 1, 2), 2);
     /* one draw per statement (docs/determinism.md), the unknown count
      * first: the order the corpus was drawn in before issue 17 */
     size_t n_unknown = vat_rng_below(rng, 2);
@@ -351,7 +340,7 @@ static void plan_edges(const struct question *q, struct vat_rng *rng, struct vat
     int *roles = vat_xcalloc(nc, sizeof *roles);
     roles[0] = roles[nc - 1] = 1;
     if (q->filter != F_NONE)
-        mark(roles, nc, rng, 1, 2);
+        vat_sqlgen_mark_roles(roles, nc, rng, 1, 2);
     fill_plan(p, q, rng, roles, NULL, (size_t)vat_rng_range(rng, 6, 14), 2, 2, 2);
     free(roles);
 }
@@ -364,9 +353,9 @@ static void plan_ties(const struct question *q, struct vat_rng *rng, struct vat_
     size_t nc = (size_t)vat_rng_range(rng, 7, 11);
     vat_sqlgen_draw_customers(p, q->coded, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles), *target = vat_xcalloc(nc, sizeof *target);
-    mark(roles, nc, rng, 2, 1);
+    vat_sqlgen_mark_roles(roles, nc, rng, 2, 1);
     if (q->filter != F_NONE)
-        mark(roles, nc, rng, 1, 2);
+        vat_sqlgen_mark_roles(roles, nc, rng, 1, 2);
     for (size_t i = 0; i < nc; i++)
         target[i] = (int)vat_rng_range(rng, 1, 2) + (i % 3 == 0);
     /* a third customer with the shared name */
@@ -393,35 +382,6 @@ static void plan_single(const struct question *q, struct vat_rng *rng, struct va
     free(roles);
 }
 
-static int cmp_order(const void *a, const void *b)
-{
-    const struct vat_sqlgen_ord *x = a, *y = b;
-    if (x->day != y->day)
-        return x->day < y->day ? -1 : 1;
-    if (x->secs != y->secs)
-        return x->secs < y->secs ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-static void fmt_key(const struct question *q, int64_t num, char out[32])
-{
-    if (q->coded)
-        snprintf(out, 32, "%s%05lld", q->code_prefix, (long long)num);
-    else
-        snprintf(out, 32, "%lld", (long long)num);
-}
-
-static int insert_customer(struct vat_sqlw *w, const struct question *q, const struct vat_sqlgen_cust *c)
-{
-    char key[32], signup[11];
-    vat_fmt_date(c->signup, signup);
-    if (q->coded) {
-        fmt_key(q, c->num, key);
-        return vat_sqlw_insert(w, q->insert_customer, "tttt", key, c->name, c->city, signup);
-    }
-    return vat_sqlw_insert(w, q->insert_customer, "ittt", c->num, c->name, c->city, signup);
-}
-
 static int insert_order(struct vat_sqlw *w, const struct question *q, const struct vat_sqlgen_plan *p,
                         const struct vat_sqlgen_ord *o, int64_t oid)
 {
@@ -436,7 +396,7 @@ static int insert_order(struct vat_sqlw *w, const struct question *q, const stru
         return vat_sqlw_insert(w, q->insert_order, "inttd", oid, when, ch, amount);
     int64_t num = o->cust == VAT_SQLGEN_CUST_UNKNOWN ? o->unknown : p->c[o->cust].num;
     if (q->coded) {
-        fmt_key(q, num, key);
+        vat_sqlgen_fmt_key(q->coded, q->code_prefix, num, key);
         return vat_sqlw_insert(w, q->insert_order, "itttd", oid, key, when, ch, amount);
     }
     return vat_sqlw_insert(w, q->insert_order, "iittd", oid, num, when, ch, amount);
@@ -461,11 +421,11 @@ static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, 
     for (size_t i = 0; i < p.nc; i++)
         perm[i] = i;
     vat_rng_shuffle(rng, perm, p.nc, sizeof *perm);
-    qsort(p.o, p.no, sizeof *p.o, cmp_order);
+    qsort(p.o, p.no, sizeof *p.o, vat_sqlgen_cmp_order);
     int64_t next_id = vat_rng_range(rng, 1000, 90000);
     int rc = 0;
     for (size_t i = 0; i < p.nc && rc == 0; i++)
-        rc = insert_customer(w, q, &p.c[perm[i]]);
+        rc = vat_sqlgen_insert_customer(w, q->insert_customer, q->coded, q->code_prefix, &p.c[perm[i]]);
     for (size_t i = 0; i < p.no && rc == 0; i++)
         rc = insert_order(w, q, &p, &p.o[i], next_id + (int64_t)i);
     if (rc != 0)

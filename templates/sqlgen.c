@@ -685,3 +685,44 @@ int vat_sqlgen_accept_gold(struct vat_task *t, char *gold, bool ordered, double 
     t->gold = gold;
     return 0;
 }
+
+void vat_sqlgen_mark_roles(int *roles, size_t nc, struct vat_rng *rng, size_t k, int r)
+{
+    for (size_t done = 0, tries = 0; done < k && tries < 1000; tries++) {
+        size_t i = vat_rng_below(rng, (uint32_t)nc);
+        if (roles[i] == 0) {
+            roles[i] = r;
+            done++;
+        }
+    }
+}
+
+int vat_sqlgen_cmp_order(const void *a, const void *b)
+{
+    const struct vat_sqlgen_ord *x = a, *y = b;
+    if (x->day != y->day)
+        return x->day < y->day ? -1 : 1;
+    if (x->secs != y->secs)
+        return x->secs < y->secs ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+void vat_sqlgen_fmt_key(bool coded, const char *prefix, int64_t num, char out[32])
+{
+    if (coded)
+        snprintf(out, 32, "%s%05lld", prefix, (long long)num);
+    else
+        snprintf(out, 32, "%lld", (long long)num);
+}
+
+int vat_sqlgen_insert_customer(struct vat_sqlw *w, const char *stmt, bool coded,
+                               const char *prefix, const struct vat_sqlgen_cust *c)
+{
+    char key[32], signup[11];
+    vat_fmt_date(c->signup, signup);
+    if (coded) {
+        vat_sqlgen_fmt_key(coded, prefix, c->num, key);
+        return vat_sqlw_insert(w, stmt, "tttt", key, c->name, c->city, signup);
+    }
+    return vat_sqlw_insert(w, stmt, "ittt", c->num, c->name, c->city, signup);
+}

@@ -203,4 +203,17 @@ size_t vat_sqlgen_boundary_days(const struct vat_sqlgen_plan *p, int32_t out[4])
 /* An id no customer of p has: between two customers or past the last. */
 int64_t vat_sqlgen_unknown_id(const struct vat_sqlgen_plan *p, struct vat_rng *rng);
 
+/* Gives role r to k customers of roles[0..nc) that have none (0), drawn
+ * one per statement from rng (at most 1000 tries). */
+void vat_sqlgen_mark_roles(int *roles, size_t nc, struct vat_rng *rng, size_t k, int r);
+/* qsort order of a plan's orders: day, second, then the order drawn. */
+int vat_sqlgen_cmp_order(const void *a, const void *b);
+/* A customer key as stored: "<prefix><num:05>" when coded, else the
+ * number (out holds 32 bytes). */
+void vat_sqlgen_fmt_key(bool coded, const char *prefix, int64_t num, char out[32]);
+/* Inserts customer c with the prepared statement text stmt (key, name,
+ * city, signup date).  0, or -1 with the writer's error. */
+int vat_sqlgen_insert_customer(struct vat_sqlw *w, const char *stmt, bool coded,
+                               const char *prefix, const struct vat_sqlgen_cust *c);
+
 #endif
