@@ -472,11 +472,120 @@ FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e)
     return f;
 }
 
+/* ---- a task's file memo ------------------------------------------------ */
+
+/* Entries of this thread's memo: a file's bytes as first read (tag NULL),
+ * or something derived from them (tag names what, e.g. a CSV fixture's
+ * SQLite image for one load spec). */
+struct memo_entry {
+    char *root, *rel, *tag;
+    char *data;
+    size_t len;
+};
+#define MEMO_MAX_BYTES ((size_t)256 << 20)
+static _Thread_local struct {
+    bool on;
+    struct memo_entry *e;
+    size_t n, cap, bytes;
+} memo;
+
+static void memo_clear(void)
+{
+    for (size_t i = 0; i < memo.n; i++) {
+        free(memo.e[i].root);
+        free(memo.e[i].rel);
+        free(memo.e[i].tag);
+        free(memo.e[i].data);
+    }
+    free(memo.e);
+    memo.e = NULL;
+    memo.n = memo.cap = memo.bytes = 0;
+}
+
+void vat_file_memo_begin(void)
+{
+    memo_clear();
+    memo.on = true;
+}
+
+void vat_file_memo_end(void)
+{
+    memo_clear();
+    memo.on = false;
+}
+
+static bool tag_same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+const char *vat_file_memo_get(const char *root, const char *rel, const char *tag, size_t *len)
+{
+    if (!memo.on)
+        return NULL;
+    for (size_t i = 0; i < memo.n; i++)
+        if (strcmp(memo.e[i].rel, rel) == 0 && strcmp(memo.e[i].root, root) == 0 &&
+            tag_same(memo.e[i].tag, tag)) {
+            *len = memo.e[i].len;
+            return memo.e[i].data;
+        }
+    return NULL;
+}
+
+void vat_file_memo_put(const char *root, const char *rel, const char *tag, const char *data,
+                       size_t len)
+{
+    size_t dummy;
+    if (!memo.on || memo.bytes + len > MEMO_MAX_BYTES || vat_file_memo_get(root, rel, tag, &dummy))
+        return;
+    if (memo.n == memo.cap) {
+        memo.cap = memo.cap ? 2 * memo.cap : 16;
+        memo.e = vat_xrealloc(memo.e, memo.cap * sizeof *memo.e);
+    }
+    struct memo_entry *x = &memo.e[memo.n++];
+    x->root = vat_xstrdup(root);
+    x->rel = vat_xstrdup(rel);
+    x->tag = tag ? vat_xstrdup(tag) : NULL;
+    x->data = vat_xmalloc(len + 1);
+    memcpy(x->data, data, len);
+    x->data[len] = 0;
+    x->len = len;
+    memo.bytes += len;
+}
+
+/* A path rewritten: every entry read from or derived from it goes, under
+ * whatever spelling of the root. */
+static void memo_forget(const char *rel)
+{
+    for (size_t i = 0; i < memo.n;) {
+        if (strcmp(memo.e[i].rel, rel) != 0) {
+            i++;
+            continue;
+        }
+        memo.bytes -= memo.e[i].len;
+        free(memo.e[i].root);
+        free(memo.e[i].rel);
+        free(memo.e[i].tag);
+        free(memo.e[i].data);
+        memo.e[i] = memo.e[--memo.n];
+    }
+}
+
 int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **out, size_t *len,
                           struct vat_err *e)
 {
     *out = NULL;
     *len = 0;
+    size_t mlen;
+    const char *m = vat_file_memo_get(root, rel, NULL, &mlen);
+    if (m) {
+        if (mlen > cap)
+            return vat_err_set(e, "vat: cannot read '%s': larger than %zu bytes", rel, cap);
+        *out = vat_xmalloc(mlen + 1);
+        memcpy(*out, m, mlen + 1);
+        *len = mlen;
+        return 0;
+    }
     int fd = vat_open_beneath(root, rel, O_RDONLY, e);
     if (fd < 0)
         return -1;
@@ -508,6 +617,7 @@ int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **
     buf[n] = 0;
     *out = buf;
     *len = n;
+    vat_file_memo_put(root, rel, NULL, buf, n);
     return 0;
 }
 
@@ -560,6 +670,8 @@ const char *vat_task_str(const struct vat_task *t, const char *name)
 int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
                           struct vat_err *e)
 {
+    if (memo.on)
+        memo_forget(rel);
     int rfd = vat_root_open(root, e);
     if (rfd < 0)
         return -1;

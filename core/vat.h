@@ -248,6 +248,27 @@ FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e);
 int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **out, size_t *len,
                           struct vat_err *e);
 
+/* ---- a task's file memo --------------------------------------------------- *
+ * While a task is drawn its fixtures are read many times (digest,
+ * reference, confirmation, prompt, admission), each a walk beneath the
+ * root, an open and a read.  Between vat_file_memo_begin and
+ * vat_file_memo_end, on one thread, vat_read_file_beneath keeps the bytes
+ * of each file as first read from disk and hands later readers of the same
+ * root and rel a copy of them; vat_write_file_atomic forgets every entry of
+ * the path it writes (so the next read is of the new file, from disk), and
+ * end forgets everything.  The build brackets each task attempt with them;
+ * nothing else turns the memo on, so the checkers a user calls read the
+ * disk as it is.  At most 256 MiB are kept; beyond that reads go to disk. */
+void vat_file_memo_begin(void);
+void vat_file_memo_end(void);
+/* The bytes memoised for root/rel under tag (NULL: the file itself;
+ * otherwise something derived from it, e.g. "csv-image <load spec>"),
+ * borrowed until the next memo call; NULL when off or not there. */
+const char *vat_file_memo_get(const char *root, const char *rel, const char *tag, size_t *len);
+/* Keeps a copy of data for root/rel under tag (no-op when off). */
+void vat_file_memo_put(const char *root, const char *rel, const char *tag, const char *data,
+                       size_t len);
+
 /* Resolved template params from seeds.toml (aborts on a missing name: the
  * template declared it, so config.c always provides it). */
 long vat_task_int(const struct vat_task *t, const char *name);

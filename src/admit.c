@@ -75,31 +75,23 @@ char *vat_malformed_for(const struct vat_task *t)
     return vat_xasprintf("The answer is: %s", gold);
 }
 
-/* Hex SHA-256 of a file below root; 0 or -1. */
+/* Hex SHA-256 of a file below root (read through the task's file memo,
+ * which later readers of the fixture share); 0 or -1. */
 static int file_sha256(const char *root, const char *rel, char out[65], long *bytes,
                        struct vat_err *e)
 {
-    FILE *f = vat_fopen_beneath(root, rel, e);
-    if (!f)
+    char *data = NULL;
+    size_t n = 0;
+    if (vat_read_file_beneath(root, rel, (size_t)1 << 34, &data, &n, e) != 0)
         return -1;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    unsigned char buf[65536];
-    size_t n;
-    long total = 0;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        EVP_DigestUpdate(ctx, buf, n);
-        total += (long)n;
-    }
-    fclose(f);
     unsigned char d[EVP_MAX_MD_SIZE];
     unsigned int dl = 0;
-    EVP_DigestFinal_ex(ctx, d, &dl);
-    EVP_MD_CTX_free(ctx);
+    EVP_Digest(data, n, d, &dl, EVP_sha256(), NULL);
+    free(data);
     for (unsigned i = 0; i < 32; i++)
         snprintf(out + 2 * i, 3, "%02x", d[i]);
     if (bytes)
-        *bytes = total;
+        *bytes = (long)n;
     return 0;
 }
 
@@ -242,7 +234,9 @@ int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_op
 {
     unsigned long before = vat_checker_limit_hits();
     struct vat_err inner = {{0}};
+    vat_file_memo_begin();
     int rc = task_draw(t, attempt, o, r, &inner);
+    vat_file_memo_end();
     if (vat_checker_limit_hits() != before) {
         /* The checker, not the task, ran out: rejecting would hide it and
          * redrawing would make the corpus depend on the machine. */

@@ -1164,6 +1164,14 @@ static void test_gold_admissible(void **state)
                                 "ORDER BY customer_id, invoice_id",
                                 true, false, why, sizeof why),
                      0);
+    /* An order only the storage gives: the explicit rowid order survives a
+     * backwards scan, and only the copy with its rows stored last first
+     * (new rowids) shows it. */
+    expect_refused("SELECT group_concat(invoice_id) FROM "
+                   "(SELECT invoice_id FROM invoices ORDER BY rowid)",
+                   false, "with rows stored in reverse order");
+    expect_refused("SELECT group_concat(invoice_id) FROM invoices", false,
+                   "with tables scanned backwards");
     /* Empty on a variant only (the variant has no 'void' invoices). */
     const char *voids = "SELECT invoice_id FROM invoices WHERE status = 'void'";
     expect_refused(voids, false, "no rows on fixture variant 1");

@@ -1307,6 +1307,15 @@ struct sandbox_name {
     bool module; /* a virtual table module, usable as a table-valued function */
 };
 
+/* The virtual table modules of a connection: SQLite's own, registered
+ * alike on every connection this process opens (vat adds none), so they
+ * are listed once, from the first sandbox, instead of once per sandbox. */
+static struct sandbox_name *module_names;
+static size_t n_module_names;
+static _Atomic bool modules_listed;
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+
 struct sandbox {
     sqlite3 *db;
     const json_t *tables;
@@ -1469,6 +1478,9 @@ static bool is_cte_name(const struct sandbox *sb, const char *name)
     for (size_t i = 0; i < sb->n_names; i++)
         if (sqlite3_stricmp(sb->names[i].name, name) == 0)
             return false;
+    for (size_t i = 0; i < n_module_names; i++)
+        if (sqlite3_stricmp(module_names[i].name, name) == 0)
+            return false;
     return true;
 }
 
@@ -1530,9 +1542,9 @@ static void implied_module(struct sandbox *sb, const char *q, size_t n)
         if (t.kind != TOK_WORD)
             continue;
         bool module = t.len > 7 && sqlite3_strnicmp(q + t.off, "pragma_", 7) == 0;
-        for (size_t i = 0; i < sb->n_names && !module; i++)
-            module = sb->names[i].module && strlen(sb->names[i].name) == t.len &&
-                     sqlite3_strnicmp(sb->names[i].name, q + t.off, (int)t.len) == 0;
+        for (size_t i = 0; i < n_module_names && !module; i++)
+            module = strlen(module_names[i].name) == t.len &&
+                     sqlite3_strnicmp(module_names[i].name, q + t.off, (int)t.len) == 0;
         if (module) {
             snprintf(sb->denied, sizeof sb->denied, "the table-valued function '%.*s'",
                      (int)(t.len < 64 ? t.len : 64), q + t.off);
@@ -1675,13 +1687,50 @@ static void sandbox_close(struct sandbox *sb)
     sb->n_names = 0;
 }
 
-/* Collects the names is_cte_name() must not take for CTEs. */
+static int list_modules(sqlite3 *db)
+{
+    if (modules_listed)
+        return 0;
+    pthread_mutex_lock(&modules_lock);
+    int rc = 0;
+    if (!modules_listed) {
+        sqlite3_stmt *st;
+        rc = -1;
+        if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_module_list", -1, &st, NULL) ==
+            SQLITE_OK) {
+            size_t cap = 0;
+            int step;
+            while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+                const char *name = (const char *)sqlite3_column_text(st, 0);
+                if (!name)
+                    continue;
+                if (n_module_names == cap) {
+                    cap = cap ? cap * 2 : 32;
+                    module_names = vat_xrealloc(module_names, cap * sizeof *module_names);
+                }
+                module_names[n_module_names].name = vat_xstrdup(name);
+                module_names[n_module_names++].module = true;
+            }
+            sqlite3_finalize(st);
+            if (step == SQLITE_DONE) {
+                rc = 0;
+                modules_listed = true;
+            }
+        }
+    }
+    pthread_mutex_unlock(&modules_lock);
+    return rc;
+}
+
+/* Collects the names is_cte_name() must not take for CTEs: the fixture's
+ * tables and views (the modules are in module_names). */
 static int sandbox_names(struct sandbox *sb)
 {
+    if (list_modules(sb->db) != 0)
+        return -1;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(sb->db,
-                           "SELECT name, 0 FROM sqlite_schema WHERE type IN ('table', 'view') "
-                           "UNION ALL SELECT name, 1 FROM pragma_module_list",
+                           "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
     size_t cap = 0;
@@ -1695,41 +1744,78 @@ static int sandbox_names(struct sandbox *sb)
             sb->names = vat_xrealloc(sb->names, cap * sizeof *sb->names);
         }
         sb->names[sb->n_names].name = vat_xstrdup(name);
-        sb->names[sb->n_names++].module = sqlite3_column_int(st, 1) != 0;
+        sb->names[sb->n_names++].module = false;
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Rewrites each of the task's rowid tables with its rows in reverse order
- * (new rowids, same values).  Tables without a rowid, or whose rowid is
- * their INTEGER PRIMARY KEY, keep their order: it is their key's.
+ * (new rowids, same values): the rows are read out, the table emptied and
+ * the rows put back last first, with no schema change (which would make
+ * SQLite parse the whole schema again).  Tables without a rowid, or whose
+ * rowid is their INTEGER PRIMARY KEY, keep their order: it is their key's.
  * Returns 0, or -1 when the copy is left in an unknown state. */
 static int sandbox_reverse_rows(struct sandbox *sb)
 {
     for (size_t i = 0; i < json_array_size(sb->tables); i++) {
         const char *t = json_string_value(json_array_get(sb->tables, i));
-        char *probe = sqlite3_mprintf("SELECT rowid FROM main.\"%w\"", t);
+        char *sel = sqlite3_mprintf("SELECT * FROM main.\"%w\" ORDER BY rowid DESC", t);
         sqlite3_stmt *st = NULL;
-        int rc = probe ? sqlite3_prepare_v2(sb->db, probe, -1, &st, NULL) : SQLITE_NOMEM;
-        sqlite3_finalize(st);
-        sqlite3_free(probe);
-        if (rc != SQLITE_OK)
+        int rc = sel ? sqlite3_prepare_v2(sb->db, sel, -1, &st, NULL) : SQLITE_NOMEM;
+        sqlite3_free(sel);
+        if (rc != SQLITE_OK) {
+            sqlite3_finalize(st);
             continue; /* no such table (the query will say so) or no rowid */
-        char *sql = sqlite3_mprintf(
-            "SAVEPOINT vat_reverse;"
-            "CREATE TABLE main.vat_reversed AS SELECT * FROM main.\"%w\" ORDER BY rowid DESC;"
-            "DELETE FROM main.\"%w\";"
-            "INSERT INTO main.\"%w\" SELECT * FROM main.vat_reversed;"
-            "DROP TABLE main.vat_reversed;"
-            "RELEASE vat_reverse",
-            t, t, t);
-        rc = sql ? sqlite3_exec(sb->db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
-        sqlite3_free(sql);
-        /* A table this cannot copy (generated columns, say) keeps its order. */
-        if (rc != SQLITE_OK &&
-            sqlite3_exec(sb->db, "ROLLBACK TO vat_reverse; RELEASE vat_reverse", NULL, NULL,
-                         NULL) != SQLITE_OK)
+        }
+        int ncol = sqlite3_column_count(st);
+        size_t nval = 0, cap = 0;
+        sqlite3_value **val = NULL;
+        bool copied = true;
+        while (copied && (rc = sqlite3_step(st)) == SQLITE_ROW)
+            for (int c = 0; c < ncol && copied; c++) {
+                if (nval == cap) {
+                    cap = cap ? 2 * cap : 256;
+                    val = vat_xrealloc(val, cap * sizeof *val);
+                }
+                copied = (val[nval++] = sqlite3_value_dup(sqlite3_column_value(st, c))) != NULL;
+            }
+        sqlite3_finalize(st);
+        copied = copied && rc == SQLITE_DONE && ncol > 0;
+        sqlite3_stmt *ins = NULL;
+        if (copied) {
+            struct vat_buf q = VAT_BUF_INIT;
+            char *head = sqlite3_mprintf("INSERT INTO main.\"%w\" VALUES (", t);
+            vat_buf_puts(&q, head ? head : "");
+            sqlite3_free(head);
+            for (int c = 0; c < ncol; c++)
+                vat_buf_puts(&q, c ? ", ?" : "?");
+            vat_buf_putc(&q, ')');
+            char *del = sqlite3_mprintf("SAVEPOINT vat_reverse; DELETE FROM main.\"%w\"", t);
+            copied = del && sqlite3_exec(sb->db, del, NULL, NULL, NULL) == SQLITE_OK;
+            sqlite3_free(del);
+            copied = copied && sqlite3_prepare_v2(sb->db, q.data, -1, &ins, NULL) == SQLITE_OK;
+            vat_buf_release(&q);
+            for (size_t r = 0; copied && r < nval; r += (size_t)ncol) {
+                for (int c = 0; c < ncol; c++)
+                    sqlite3_bind_value(ins, c + 1, val[r + (size_t)c]);
+                copied = sqlite3_step(ins) == SQLITE_DONE && sqlite3_reset(ins) == SQLITE_OK;
+            }
+            sqlite3_finalize(ins);
+            /* A table this cannot copy (generated columns, say) keeps its
+             * order. */
+            if (copied)
+                copied = sqlite3_exec(sb->db, "RELEASE vat_reverse", NULL, NULL, NULL) ==
+                         SQLITE_OK;
+            else if (sqlite3_get_autocommit(sb->db) == 0 &&
+                     sqlite3_exec(sb->db, "ROLLBACK TO vat_reverse; RELEASE vat_reverse", NULL,
+                                  NULL, NULL) != SQLITE_OK)
+                rc = -1;
+        }
+        for (size_t k = 0; k < nval; k++)
+            sqlite3_value_free(val[k]);
+        free(val);
+        if (rc == -1)
             return -1;
     }
     return 0;
@@ -1784,10 +1870,9 @@ static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
             SQLITE_OK)
             return sandbox_fail(sb, v, "a connection option was refused");
     /* File temp storage sends spills to the VFS, which refuses them;
-     * in-memory temp storage would let a sort grow without bound. */
-    const char *setup = mode == RUN_REVERSE_SCAN
-                            ? "PRAGMA temp_store=FILE; PRAGMA reverse_unordered_selects=ON"
-                            : "PRAGMA temp_store=FILE; PRAGMA reverse_unordered_selects=OFF";
+     * in-memory temp storage would let a sort grow without bound.  (A
+     * backwards scan turns the second pragma on per query: sandbox_run.) */
+    const char *setup = "PRAGMA temp_store=FILE; PRAGMA reverse_unordered_selects=OFF";
     if (sqlite3_exec(sb->db, setup, NULL, NULL, NULL) != SQLITE_OK)
         return sandbox_fail(sb, v, "a pragma failed");
     /* Loads the schema before the limits and the authorizer apply to it. */
@@ -2135,6 +2220,10 @@ static void sha256_hex(const unsigned char *d, size_t n, char out[65]);
 /* A CSV fixture (spec "load") is turned into a database image by the
  * loader of sqlload.c; raw_sha (if not NULL) receives the sha256 of the
  * file's bytes as read, which is what the tables record. */
+static int fixture_take(const char *root, const char *rel, const json_t *load,
+                        unsigned char *buf, size_t n, char *tag, struct fixture_img *img,
+                        char raw_sha[65], struct vat_verdict *v);
+
 static int fixture_load(const char *root, const char *rel, const json_t *load,
                         struct fixture_img *img, char raw_sha[65], struct vat_verdict *v)
 {
@@ -2142,19 +2231,45 @@ static int fixture_load(const char *root, const char *rel, const json_t *load,
     img->n = 0;
     if (!rel || !vat_path_is_safe(rel))
         return spec_unsafe_path(v, rel ? rel : "");
+    /* A CSV fixture's image for this load spec, made earlier in the same
+     * task's draw (the build's file memo; off everywhere else). */
+    char *tag = NULL;
+    size_t mn;
+    const char *m;
+    if (load && !raw_sha) {
+        char *spec_text = json_dumps(load, JSON_COMPACT | JSON_SORT_KEYS);
+        tag = vat_xasprintf("csv-image %s", spec_text ? spec_text : "");
+        free(spec_text);
+        if ((m = vat_file_memo_get(root, rel, tag, &mn)) != NULL) {
+            free(tag);
+            img->data = vat_xmalloc(mn ? mn : 1);
+            memcpy(img->data, m, mn);
+            img->n = mn;
+            return 0;
+        }
+    }
+    if ((m = vat_file_memo_get(root, rel, NULL, &mn)) != NULL) {
+        unsigned char *buf = vat_xmalloc(mn ? mn : 1);
+        memcpy(buf, m, mn);
+        return fixture_take(root, rel, load, buf, mn, tag, img, raw_sha, v);
+    }
     /* Beneath root, no symbolic link followed; O_NONBLOCK: a FIFO placed
      * there must not hang the checker. */
     int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, NULL);
     int open_errno = errno;
-    if (fd < 0)
+    if (fd < 0) {
+        free(tag);
         return fixture_fail(v, rel, "cannot be opened", strerror(open_errno));
+    }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
+        free(tag);
         return fixture_fail(v, rel, "is not a regular file", NULL);
     }
     if ((uintmax_t)st.st_size > SQL_MAX_FIXTURE_BYTES) {
         close(fd);
+        free(tag);
         return fixture_fail(v, rel, "is larger than 64 MiB", NULL);
     }
     size_t n = (size_t)st.st_size, got = 0;
@@ -2167,11 +2282,22 @@ static int fixture_load(const char *root, const char *rel, const json_t *load,
             int err = k < 0 ? errno : 0;
             close(fd);
             free(buf);
+            free(tag);
             return fixture_fail(v, rel, "cannot be read", err ? strerror(err) : "short read");
         }
         got += (size_t)k;
     }
     close(fd);
+    vat_file_memo_put(root, rel, NULL, (const char *)buf, n);
+    return fixture_take(root, rel, load, buf, n, tag, img, raw_sha, v);
+}
+
+/* Makes img of the n bytes of rel read into buf (taken): as they are, or
+ * loaded as CSV by load (the image memoised under tag when given). */
+static int fixture_take(const char *root, const char *rel, const json_t *load,
+                        unsigned char *buf, size_t n, char *tag, struct fixture_img *img,
+                        char raw_sha[65], struct vat_verdict *v)
+{
     if (raw_sha)
         sha256_hex(buf, n, raw_sha);
     if (load) {
@@ -2180,12 +2306,18 @@ static int fixture_load(const char *root, const char *rel, const json_t *load,
         size_t dn = 0;
         int lrc = vat_sql_csv_image(buf, n, load, &db, &dn, why, sizeof why);
         free(buf);
-        if (lrc != 0)
+        if (lrc != 0) {
+            free(tag);
             return fixture_fail(v, rel, "cannot be loaded as CSV", why);
+        }
+        if (tag)
+            vat_file_memo_put(root, rel, tag, (const char *)db, dn);
+        free(tag);
         img->data = db;
         img->n = dn;
         return 0;
     }
+    free(tag);
     if (n < 512 || memcmp(buf, "SQLite format 3", 16) != 0) {
         free(buf);
         return fixture_fail(v, rel, "is not an sqlite database", NULL);
@@ -2286,6 +2418,24 @@ static struct sandbox *sb_cache_take(const struct sql_spec *s, const struct fixt
     return NULL;
 }
 
+/* Turns reverse_unordered_selects on or off on sb's connection (the
+ * authorizer, which refuses every PRAGMA, stepped aside for it).  0, or -1
+ * with *v internal (v may be NULL). */
+static int sandbox_scan_order(struct sandbox *sb, bool reverse, struct vat_verdict *v)
+{
+    sqlite3_set_authorizer(sb->db, NULL, NULL);
+    int prc = sqlite3_exec(sb->db,
+                           reverse ? "PRAGMA reverse_unordered_selects=ON"
+                                   : "PRAGMA reverse_unordered_selects=OFF",
+                           NULL, NULL, NULL);
+    if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK || prc != SQLITE_OK) {
+        if (v)
+            *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its scan order");
+        return -1;
+    }
+    return 0;
+}
+
 static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
                        const char *label, const char *q, size_t qlen,
                        const struct query_facts *qf, enum run_mode mode, struct sql_rows *out,
@@ -2293,6 +2443,12 @@ static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
 {
     memset(out, 0, sizeof *out);
     pthread_once(&mem_net_once, mem_net_init);
+    /* A backwards scan is the plain connection with the pragma turned on
+     * for this one query (it expires the connection's compiled statements,
+     * so nothing prepared in one order runs in the other). */
+    bool backwards = mode == RUN_REVERSE_SCAN;
+    if (backwards)
+        mode = RUN_PLAIN;
     struct sb_cache *c = sb_cache_get();
     struct sb_cache_entry x = {0};
     for (size_t i = 0; i < c->used; i++) {
@@ -2325,8 +2481,14 @@ static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
         x.tables = s->tables ? json_deep_copy(s->tables) : NULL;
     }
     x.sb->tables = s->tables;
+    int rc = backwards ? sandbox_scan_order(x.sb, true, v) : 0;
     sandbox_rearm(x.sb, qf);
-    int rc = sandbox_query(x.sb, s, label, q, qlen, out, v);
+    if (rc == 0)
+        rc = sandbox_query(x.sb, s, label, q, qlen, out, v);
+    if (backwards && sandbox_scan_order(x.sb, false, rc == 0 ? v : NULL) != 0 && rc == 0) {
+        rows_release(out);
+        rc = -1;
+    }
     x.sb->tables = x.tables;
     if (rc != 0) {
         sb_entry_free(&x);
