@@ -479,24 +479,34 @@ FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e)
  * SQLite image for one load spec). */
 struct memo_entry {
     char *root, *rel, *tag;
-    char *data;
+    char *data; /* or an object of the caller's, freed by obj_free */
     size_t len;
+    void *obj;
+    void (*obj_free)(void *);
+    unsigned long serial; /* a file's: its read; an object's: its file's read */
 };
 #define MEMO_MAX_BYTES ((size_t)256 << 20)
 static _Thread_local struct {
     bool on;
     struct memo_entry *e;
     size_t n, cap, bytes;
+    unsigned long serial;
 } memo;
+
+static void entry_free(struct memo_entry *x)
+{
+    free(x->root);
+    free(x->rel);
+    free(x->tag);
+    free(x->data);
+    if (x->obj)
+        x->obj_free(x->obj);
+}
 
 static void memo_clear(void)
 {
-    for (size_t i = 0; i < memo.n; i++) {
-        free(memo.e[i].root);
-        free(memo.e[i].rel);
-        free(memo.e[i].tag);
-        free(memo.e[i].data);
-    }
+    for (size_t i = 0; i < memo.n; i++)
+        entry_free(&memo.e[i]);
     free(memo.e);
     memo.e = NULL;
     memo.n = memo.cap = memo.bytes = 0;
@@ -519,38 +529,85 @@ static bool tag_same(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-const char *vat_file_memo_get(const char *root, const char *rel, const char *tag, size_t *len)
+static struct memo_entry *memo_find(const char *root, const char *rel, const char *tag)
 {
     if (!memo.on)
         return NULL;
     for (size_t i = 0; i < memo.n; i++)
         if (strcmp(memo.e[i].rel, rel) == 0 && strcmp(memo.e[i].root, root) == 0 &&
-            tag_same(memo.e[i].tag, tag)) {
-            *len = memo.e[i].len;
-            return memo.e[i].data;
-        }
+            tag_same(memo.e[i].tag, tag))
+            return &memo.e[i];
     return NULL;
 }
 
-void vat_file_memo_put(const char *root, const char *rel, const char *tag, const char *data,
-                       size_t len)
+const char *vat_file_memo_get(const char *root, const char *rel, const char *tag, size_t *len)
 {
-    size_t dummy;
-    if (!memo.on || memo.bytes + len > MEMO_MAX_BYTES || vat_file_memo_get(root, rel, tag, &dummy))
-        return;
+    struct memo_entry *x = memo_find(root, rel, tag);
+    if (!x || x->obj)
+        return NULL;
+    *len = x->len;
+    return x->data;
+}
+
+static struct memo_entry *memo_add(const char *root, const char *rel, const char *tag)
+{
     if (memo.n == memo.cap) {
         memo.cap = memo.cap ? 2 * memo.cap : 16;
         memo.e = vat_xrealloc(memo.e, memo.cap * sizeof *memo.e);
     }
     struct memo_entry *x = &memo.e[memo.n++];
+    memset(x, 0, sizeof *x);
     x->root = vat_xstrdup(root);
     x->rel = vat_xstrdup(rel);
     x->tag = tag ? vat_xstrdup(tag) : NULL;
+    return x;
+}
+
+void vat_file_memo_put(const char *root, const char *rel, const char *tag, const char *data,
+                       size_t len)
+{
+    if (!memo.on || memo.bytes + len > MEMO_MAX_BYTES || memo_find(root, rel, tag))
+        return;
+    struct memo_entry *x = memo_add(root, rel, tag);
     x->data = vat_xmalloc(len + 1);
     memcpy(x->data, data, len);
     x->data[len] = 0;
     x->len = len;
+    x->serial = ++memo.serial;
     memo.bytes += len;
+}
+
+unsigned long vat_file_memo_serial(const char *root, const char *rel)
+{
+    struct memo_entry *x = memo_find(root, rel, NULL);
+    return x ? x->serial : 0;
+}
+
+void vat_file_memo_put_obj(const char *root, const char *rel, const char *tag,
+                           unsigned long serial, void *obj, void (*obj_free)(void *))
+{
+    if (!serial || serial != vat_file_memo_serial(root, rel) || memo_find(root, rel, tag)) {
+        obj_free(obj);
+        return;
+    }
+    struct memo_entry *x = memo_add(root, rel, tag);
+    x->obj = obj;
+    x->obj_free = obj_free;
+    x->serial = serial;
+}
+
+void *vat_file_memo_take_obj(const char *root, const char *rel, const char *tag,
+                             unsigned long *serial)
+{
+    struct memo_entry *x = memo_find(root, rel, tag);
+    if (!x || !x->obj)
+        return NULL;
+    void *obj = x->obj;
+    *serial = x->serial;
+    x->obj = NULL;
+    entry_free(x);
+    *x = memo.e[--memo.n];
+    return obj;
 }
 
 /* A path rewritten: every entry read from or derived from it goes, under
@@ -563,10 +620,7 @@ static void memo_forget(const char *rel)
             continue;
         }
         memo.bytes -= memo.e[i].len;
-        free(memo.e[i].root);
-        free(memo.e[i].rel);
-        free(memo.e[i].tag);
-        free(memo.e[i].data);
+        entry_free(&memo.e[i]);
         memo.e[i] = memo.e[--memo.n];
     }
 }

@@ -268,6 +268,17 @@ const char *vat_file_memo_get(const char *root, const char *rel, const char *tag
 /* Keeps a copy of data for root/rel under tag (no-op when off). */
 void vat_file_memo_put(const char *root, const char *rel, const char *tag, const char *data,
                        size_t len);
+/* Objects made from a memoised file (an open read-only connection, say):
+ * the serial of root/rel's read (0 when not memoised; a rewrite and a new
+ * read give a new one); put_obj keeps obj, made from the read of that
+ * serial, under tag, or frees it with obj_free when the file has since
+ * been rewritten (or the memo is off); take_obj hands it back to one user
+ * at a time (and its serial), or NULL. */
+unsigned long vat_file_memo_serial(const char *root, const char *rel);
+void vat_file_memo_put_obj(const char *root, const char *rel, const char *tag,
+                           unsigned long serial, void *obj, void (*obj_free)(void *));
+void *vat_file_memo_take_obj(const char *root, const char *rel, const char *tag,
+                             unsigned long *serial);
 
 /* Resolved template params from seeds.toml (aborts on a missing name: the
  * template declared it, so config.c always provides it). */

@@ -303,11 +303,62 @@ void vat_sqlw_abort(struct vat_sqlw *w)
     insert_error[0] = 0;
 }
 
+/* The read-only connections handed out during a task's draw (the file
+ * memo is on): each remembers which read of which file it was made from,
+ * so vat_sqlite_close_ro can keep it for the task's next reader of that
+ * file, unless the file has been rewritten since. */
+#define RO_LENT_MAX 16
+static _Thread_local struct ro_lent {
+    sqlite3 *db;
+    char *root, *rel;
+    unsigned long serial;
+} ro_lent[RO_LENT_MAX];
+
+static void ro_close(void *db)
+{
+    sqlite3_close(db);
+}
+
+static void ro_lend(const char *root, const char *rel, sqlite3 *db, unsigned long serial)
+{
+    for (size_t i = 0; i < RO_LENT_MAX; i++)
+        if (!ro_lent[i].db) {
+            ro_lent[i] = (struct ro_lent){db, vat_xstrdup(root), vat_xstrdup(rel), serial};
+            return;
+        }
+}
+
+void vat_sqlite_close_ro(sqlite3 *db)
+{
+    if (!db)
+        return;
+    for (size_t i = 0; i < RO_LENT_MAX; i++)
+        if (ro_lent[i].db == db) {
+            struct ro_lent x = ro_lent[i];
+            ro_lent[i] = (struct ro_lent){0};
+            vat_file_memo_put_obj(x.root, x.rel, "sqlite-ro", x.serial, db, ro_close);
+            free(x.root);
+            free(x.rel);
+            return;
+        }
+    sqlite3_close(db);
+}
+
 int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct vat_err *e)
 {
     *db = NULL;
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+    unsigned long serial = 0;
+    sqlite3 *kept = vat_file_memo_take_obj(root, rel, "sqlite-ro", &serial);
+    if (kept) {
+        if (serial == vat_file_memo_serial(root, rel)) {
+            *db = kept;
+            ro_lend(root, rel, kept, serial);
+            return 0;
+        }
+        sqlite3_close(kept);
+    }
     /* Read beneath root (no symbolic link followed) and handed to SQLite
      * as a read-only image: SQLite never opens the path itself. */
     char *data = NULL;
@@ -340,6 +391,8 @@ int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct v
         vat_err_set(e, "vat: cannot open '%s': %s", rel, sqlite3_errmsg(*db));
         goto fail;
     }
+    if ((serial = vat_file_memo_serial(root, rel)) != 0)
+        ro_lend(root, rel, *db, serial);
     return 0;
 fail:
     sqlite3_close(*db);

@@ -44,8 +44,14 @@ int vat_sqlite_pin_header(const char *path, struct vat_err *e);
 /* The same on a database image of n bytes in memory.  0 or -1. */
 int vat_sqlite_pin_header_mem(unsigned char *img, size_t n, struct vat_err *e);
 
-/* Opens root/rel read-only (never creating it).  0 or -1. */
+/* Opens root/rel read-only (never creating it).  0 or -1.  Close it with
+ * vat_sqlite_close_ro: during a task's draw (the file memo, core/vat.h)
+ * the connection is kept for the task's next reader of the same file,
+ * which then skips the open and the schema parse; a rewrite of the file
+ * retires it.  The caller leaves no statement open and changes nothing
+ * on it (it is read-only). */
 int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct vat_err *e);
+void vat_sqlite_close_ro(sqlite3 *db);
 /* Runs sql with no result rows; 0 or -1. */
 int vat_sqlite_exec(sqlite3 *db, const char *sql, struct vat_err *e);
 

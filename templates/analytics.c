@@ -680,6 +680,6 @@ json_t *vat_an_db_query(const struct vat_task *t, int fi, const struct vat_an_sa
     if (!out)
         vat_err_set(e, "%s: '%s': %s", t->id, rel, qe.msg);
 done:
-    sqlite3_close(db);
+    vat_sqlite_close_ro(db);
     return out;
 }

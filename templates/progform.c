@@ -305,7 +305,7 @@ static int pf_db_read(const struct vat_task *t, const struct vat_progform *pf,
     rc = 0;
 out:
     sqlite3_finalize(st);
-    sqlite3_close(db);
+    vat_sqlite_close_ro(db);
     vat_buf_release(&b);
     return rc;
 }
@@ -345,7 +345,7 @@ static int pf_db_describe(const struct vat_task *t, struct vat_fixture *f, const
     }
     if (rc != 0)
         vat_err_set(e, "%s: '%s': %s", t->id, f->path, sqlite3_errmsg(db));
-    sqlite3_close(db);
+    vat_sqlite_close_ro(db);
     return rc;
 }
 
@@ -386,7 +386,7 @@ static int pf_db_rename_main(struct vat_task *t, const struct pf_db *d, struct v
         return -1;
     struct vat_sqlw w;
     if (vat_sqlw_open(&w, t->root, f->path, d->schema, e) != 0) {
-        sqlite3_close(src);
+        vat_sqlite_close_ro(src);
         return -1;
     }
     int rc = 0;
@@ -419,7 +419,7 @@ static int pf_db_rename_main(struct vat_task *t, const struct pf_db *d, struct v
         sqlite3_finalize(ins);
         sqlite3_free(q);
     }
-    sqlite3_close(src);
+    vat_sqlite_close_ro(src);
     if (rc != 0) {
         vat_sqlw_abort(&w);
         return -1;

@@ -84,7 +84,7 @@ static int describe_fixture(const char *root, struct vat_fixture *f, const char 
         sqlite3_finalize(st);
         vat_buf_release(&q);
     }
-    sqlite3_close(db);
+    vat_sqlite_close_ro(db);
     return rc;
 }
 
@@ -293,7 +293,7 @@ int vat_sqlgen_render(const char *root, const char *rel, const char *const *tabl
     int rc = 0;
     for (size_t i = 0; i < ntables && rc == 0; i++)
         rc = render_read(db, rel, tables[i], &r[i], e);
-    sqlite3_close(db);
+    vat_sqlite_close_ro(db);
 
     if (rc == 0) {
         render_allot(r, ntables, max_bytes);
@@ -371,7 +371,7 @@ json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *tab
     int rc = prepare(db, q.data, &st, rel, e);
     vat_buf_release(&q);
     if (rc != 0) {
-        sqlite3_close(db);
+        vat_sqlite_close_ro(db);
         return NULL;
     }
     int ncol = sqlite3_column_count(st);
@@ -409,7 +409,7 @@ json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *tab
         }
     }
     sqlite3_finalize(st);
-    sqlite3_close(db);
+    vat_sqlite_close_ro(db);
     return rows;
 }
 

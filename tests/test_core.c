@@ -107,6 +107,60 @@ static void test_atomic_write(void **state)
     free(root);
 }
 
+/* Reads of a file during a task's draw come from the memo, and a write
+ * of the same path is seen; outside the memo a read is of the disk. */
+static void read_is(const char *root, const char *rel, const char *want)
+{
+    char *data = NULL;
+    size_t n = 0;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_read_file_beneath(root, rel, 100, &data, &n, &e), 0);
+    assert_int_equal(n, strlen(want));
+    assert_string_equal(data, want);
+    free(data);
+}
+
+static void test_file_memo(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("memo");
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/a.csv", "one\n", 4, &e), 0);
+    char *p = vat_path_join(root, "fixtures/t/a.csv");
+    size_t n;
+    vat_file_memo_begin();
+    read_is(root, "fixtures/t/a.csv", "one\n");
+    /* changed behind the memo's back: the draw keeps what it first read */
+    FILE *f = fopen(p, "w");
+    fputs("two\n", f);
+    fclose(f);
+    read_is(root, "fixtures/t/a.csv", "one\n");
+    assert_non_null(vat_file_memo_get(root, "fixtures/t/a.csv", NULL, &n));
+    /* derived entries go with their file */
+    vat_file_memo_put(root, "fixtures/t/a.csv", "image", "IMG", 3);
+    assert_non_null(vat_file_memo_get(root, "fixtures/t/a.csv", "image", &n));
+    assert_int_equal(n, 3);
+    /* a write through vat replaces it: the next read is of the new file */
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/a.csv", "three\n", 6, &e), 0);
+    assert_null(vat_file_memo_get(root, "fixtures/t/a.csv", NULL, &n));
+    assert_null(vat_file_memo_get(root, "fixtures/t/a.csv", "image", &n));
+    read_is(root, "fixtures/t/a.csv", "three\n");
+    /* a file over the cap is refused from the memo as from the disk */
+    char *big = NULL;
+    size_t bn = 0;
+    assert_int_equal(vat_read_file_beneath(root, "fixtures/t/a.csv", 2, &big, &bn, &e), -1);
+    assert_null(big);
+    vat_file_memo_end();
+    f = fopen(p, "w");
+    fputs("four\n", f);
+    fclose(f);
+    read_is(root, "fixtures/t/a.csv", "four\n");
+    assert_null(vat_file_memo_get(root, "fixtures/t/a.csv", NULL, &n));
+    free(p);
+    vat_test_rmtree(root);
+    free(root);
+}
+
 static void test_split_is_stable_and_proportional(void **state)
 {
     (void)state;
@@ -241,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_shortest_reals),
         cmocka_unit_test(test_json_text_is_fixed),
         cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_file_memo),
         cmocka_unit_test(test_split_is_stable_and_proportional),
         cmocka_unit_test(test_strength_target_config),
         cmocka_unit_test(test_strength_gates_admission),

@@ -290,6 +290,62 @@ static void test_commit_replaces_and_cleans_stale_tmp(void **state)
     sqlite3_close(db);
 }
 
+static int count_rows(sqlite3 *db, const char *table)
+{
+    char *q = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", table);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+    sqlite3_free(q);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* During a task's draw a read-only connection is kept for the next reader
+ * of the same file, and retired when the file is rewritten, even while
+ * lent out. */
+static void test_ro_connection_kept_per_draw(void **state)
+{
+    const char *root = *state;
+    struct vat_err e = {{0}};
+    const char *rel = "fixtures/k/db.sqlite";
+    struct vat_sqlw w;
+    assert_int_equal(vat_sqlw_open(&w, root, rel, "CREATE TABLE t (v);", &e), 0);
+    assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO t VALUES (?)", "i", (int64_t)1), 0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+
+    vat_file_memo_begin();
+    sqlite3 *a, *b;
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &a, &e), 0);
+    assert_int_equal(count_rows(a, "t"), 1);
+    vat_sqlite_close_ro(a);
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &b, &e), 0);
+    assert_ptr_equal(a, b); /* kept, not reopened */
+    /* two readers at once get two connections */
+    sqlite3 *c;
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &c, &e), 0);
+    assert_ptr_not_equal(b, c);
+    vat_sqlite_close_ro(c);
+    /* rewritten while b is out: b is retired on close, the next reader
+     * sees the new file */
+    assert_int_equal(vat_sqlw_open(&w, root, rel, "CREATE TABLE t (v);", &e), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO t VALUES (?)", "i", (int64_t)i), 0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+    assert_int_equal(count_rows(b, "t"), 1);
+    vat_sqlite_close_ro(b);
+    sqlite3 *d;
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &d, &e), 0);
+    assert_int_equal(count_rows(d, "t"), 3);
+    vat_sqlite_close_ro(d);
+    vat_file_memo_end();
+    /* outside a draw every open reads the disk */
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &a, &e), 0);
+    assert_int_equal(count_rows(a, "t"), 3);
+    vat_sqlite_close_ro(a);
+}
+
 static void test_abort_leaves_nothing(void **state)
 {
     const char *root = *state;
@@ -476,6 +532,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commit_replaces_and_cleans_stale_tmp, setup_dir,
                                         teardown_dir),
         cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_ro_connection_kept_per_draw, setup_dir,
+                                        teardown_dir),
         cmocka_unit_test_setup_teardown(test_failed_insert_poisons_writer, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_open_errors, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_header_pinned, setup_dir, teardown_dir),
