@@ -7,11 +7,14 @@
 # Runs `/usr/bin/python3 PYPEER ROOT N` (default ../shared/bench/pypeer.py
 # beside the repository: the peer is not shipped here) and `vat build`
 # with a generated seeds file holding only grouped_sum and sql_paid_revenue
-# at N each (default 500), once with strength_target = 0 and once with the
-# default mutation admission; each is timed by the CPU seconds (user +
-# system) of the child (/usr/bin/time -f %U+%S).  Prints both ratios
-# against the targets (>= 10x with strength_target = 0, >= 4x with the
-# default), then every template's tasks per CPU second over a build of M
+# at N each (default 500) set to the peer's work (grouped_sum value answers
+# over CSV, sql_paid_revenue with two variant databases), once with
+# strength_target = 0 and once with the default mutation admission; each
+# is timed by the CPU seconds (user + system) of the child (/usr/bin/time
+# -f %U+%S).  Prints both ratios against the targets (>= 10x with
+# strength_target = 0, >= 4x with the default), the same two builds at the
+# templates' own defaults (more work than the peer does, for reference),
+# then every template's tasks per CPU second over a build of M
 # tasks (default 50) of that template alone.  Exit 0 when both targets
 # hold, 1 when not, 2 on a usage or run error.
 set -eu
@@ -47,35 +50,57 @@ cpu() {
     awk '{ printf "%.2f", $1 + $2 }' "$work/time"
 }
 
-seeds() { # seeds FILE STRENGTH COUNT TEMPLATE...
-    f=$1 st=$2 c=$3
-    shift 3
+# seeds FILE STRENGTH COUNT SAME TEMPLATE...: SAME=same gives each template
+# the settings of the peer's work (grouped_sum: value answers over CSV;
+# sql_paid_revenue: two variant databases), SAME=default the template's own
+# defaults (grouped_sum then also writes workbooks and program-form tasks
+# with three variant CSVs each, sql_paid_revenue three variants).
+seeds() {
+    f=$1 st=$2 c=$3 same=$4
+    shift 4
     { echo "[corpus]"; echo "master_seed = 20261130"
       [ "$st" = default ] || echo "strength_target = $st"
-      for t in "$@"; do printf '[templates.%s]\ncount = %s\n' "$t" "$c"; done; } >"$f"
+      for t in "$@"; do
+          printf '[templates.%s]\ncount = %s\n' "$t" "$c"
+          if [ "$same" = same ]; then
+              case "$t" in
+              grouped_sum) printf 'answer_form = "value"\nfixture_format = "csv"\n' ;;
+              sql_paid_revenue) printf 'variants = 2\n' ;;
+              esac
+          fi
+      done; } >"$f"
 }
 
 only=grouped_sum,sql_paid_revenue
-seeds "$work/s0.toml" 0 "$n" grouped_sum sql_paid_revenue
-seeds "$work/sd.toml" default "$n" grouped_sum sql_paid_revenue
+seeds "$work/s0.toml" 0 "$n" same grouped_sum sql_paid_revenue
+seeds "$work/sd.toml" default "$n" same grouped_sum sql_paid_revenue
+seeds "$work/x0.toml" 0 "$n" default grouped_sum sql_paid_revenue
+seeds "$work/xd.toml" default "$n" default grouped_sum sql_paid_revenue
 
 py=$(cpu /usr/bin/python3 "$pypeer" "$work/py" "$n")
 v0=$(cpu "$vat" build --config "$work/s0.toml" --root "$work/v0" --only "$only" --jobs 1 --quiet)
 vd=$(cpu "$vat" build --config "$work/sd.toml" --root "$work/vd" --only "$only" --jobs 1 --quiet)
+x0=$(cpu "$vat" build --config "$work/x0.toml" --root "$work/x0" --only "$only" --jobs 1 --quiet)
+xd=$(cpu "$vat" build --config "$work/xd.toml" --root "$work/xd" --only "$only" --jobs 1 --quiet)
 
-echo "vat vs Python, $n grouped_sum + $n sql_paid_revenue, one job, CPU seconds (user+sys)"
-awk -v py="$py" -v v0="$v0" -v vd="$vd" 'BEGIN {
+echo "vat vs Python, $n grouped_sum + $n sql_paid_revenue, one job, CPU seconds (user+sys), $(nproc) cores online"
+echo "  (the peer's work: grouped_sum value answers over CSV, sql_paid_revenue with two variants)"
+awk -v py="$py" -v v0="$v0" -v vd="$vd" -v x0="$x0" -v xd="$xd" 'BEGIN {
     r0 = v0 > 0 ? py / v0 : 0; rd = vd > 0 ? py / vd : 0
+    q0 = x0 > 0 ? py / x0 : 0; qd = xd > 0 ? py / xd : 0
     printf "  python pipeline                %7.2f s\n", py
     printf "  vat, strength_target = 0       %7.2f s  ratio %5.2fx  (target >= 10x: %s)\n", v0, r0, (r0 >= 10 ? "met" : "NOT met")
     printf "  vat, default admission         %7.2f s  ratio %5.2fx  (target >= 4x: %s)\n", vd, rd, (rd >= 4 ? "met" : "NOT met")
+    printf "  at the templates defaults (more work than the peer: workbooks, program forms, a third variant):\n"
+    printf "  vat, strength_target = 0       %7.2f s  ratio %5.2fx\n", x0, q0
+    printf "  vat, default admission         %7.2f s  ratio %5.2fx\n", xd, qd
     exit !(r0 >= 10 && rd >= 4)
 }' && ok=0 || ok=1
 
 echo "per template, $per tasks each, default settings, one job"
 printf '  %-22s %8s %10s\n' template cpu_s tasks/cpu_s
 "$vat" list | awk 'NR > 1 { print $1 }' | while read -r t; do
-    seeds "$work/t.toml" default "$per" "$t"
+    seeds "$work/t.toml" default "$per" default "$t"
     s=$(cpu "$vat" build --config "$work/t.toml" --root "$work/t-$t" --only "$t" --jobs 1 --quiet)
     awk -v t="$t" -v s="$s" -v n="$per" 'BEGIN { printf "  %-22s %8.2f %10.1f\n", t, s, (s > 0 ? n / s : 0) }'
     rm -rf "$work/t-$t"

@@ -121,3 +121,102 @@ char *vat_json_dumps(const json_t *v)
     vat_json_dump_buf(&b, v);
     return vat_buf_detach(&b);
 }
+
+/* ---- reading members of a row -------------------------------------------- */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* The end of the string starting at s[i] == '"', or 0 when unterminated. */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '"')
+            return i + 1;
+    }
+    return 0;
+}
+
+/* The end of the value starting at s[i], or 0 when it does not end. */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+    if (i >= n)
+        return 0;
+    if (s[i] == '"')
+        return skip_string(s, n, i);
+    if (s[i] == '{' || s[i] == '[') {
+        size_t depth = 0;
+        for (; i < n; i++) {
+            if (s[i] == '"') {
+                size_t e = skip_string(s, n, i);
+                if (!e)
+                    return 0;
+                i = e - 1;
+            } else if (s[i] == '{' || s[i] == '[') {
+                depth++;
+            } else if ((s[i] == '}' || s[i] == ']') && --depth == 0) {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+    size_t j = i;
+    while (j < n && s[j] != ',' && s[j] != '}' && s[j] != ' ' && s[j] != '\t' &&
+           s[j] != '\n' && s[j] != '\r')
+        j++;
+    return j > i ? j : 0;
+}
+
+int vat_json_members(const char *s, size_t n, const char *const *keys, size_t nkeys,
+                     json_t **out)
+{
+    for (size_t k = 0; k < nkeys; k++)
+        out[k] = NULL;
+    size_t i = skip_ws(s, n, 0);
+    if (i >= n || s[i] != '{')
+        return -1;
+    i = skip_ws(s, n, i + 1);
+    if (i < n && s[i] == '}')
+        return skip_ws(s, n, i + 1) == n ? 0 : -1;
+    for (;;) {
+        if (i >= n || s[i] != '"')
+            break;
+        size_t kend = skip_string(s, n, i);
+        if (!kend)
+            break;
+        size_t v = skip_ws(s, n, kend);
+        if (v >= n || s[v] != ':')
+            break;
+        v = skip_ws(s, n, v + 1);
+        size_t vend = skip_value(s, n, v);
+        if (!vend)
+            break;
+        for (size_t k = 0; k < nkeys; k++)
+            if (!out[k] && strlen(keys[k]) == kend - i - 2 &&
+                memcmp(s + i + 1, keys[k], kend - i - 2) == 0) {
+                out[k] = json_loadb(s + v, vend - v, JSON_DECODE_ANY, NULL);
+                if (!out[k])
+                    goto bad;
+            }
+        i = skip_ws(s, n, vend);
+        if (i < n && s[i] == ',') {
+            i = skip_ws(s, n, i + 1);
+            continue;
+        }
+        if (i < n && s[i] == '}' && skip_ws(s, n, i + 1) == n)
+            return 0;
+        break;
+    }
+bad:
+    for (size_t k = 0; k < nkeys; k++) {
+        json_decref(out[k]);
+        out[k] = NULL;
+    }
+    return -1;
+}

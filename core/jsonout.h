@@ -2,7 +2,8 @@
  * reals in the shortest form that reads back to the same double, integral
  * reals written with ".0" never dropped silently.  jansson prints reals
  * with %.17g, so every output of vat goes through here instead.
- * Exports vat_json_dumps, vat_json_dump_buf and vat_fmt_real. */
+ * Exports vat_json_dumps, vat_json_dump_buf, vat_fmt_real and
+ * vat_json_members. */
 #ifndef VAT_JSONOUT_H
 #define VAT_JSONOUT_H
 
@@ -17,5 +18,13 @@ char *vat_fmt_real(double x, char out[32]);
 void vat_json_dump_buf(struct vat_buf *b, const json_t *v);
 /* Returns the JSON text of v in a new string. */
 char *vat_json_dumps(const json_t *v);
+
+/* Reads the named top-level members of the JSON object text s[0..n) (one
+ * table row), parsing only their values: a long prompt beside them is
+ * stepped over, never copied.  out[i] gets member keys[i]'s value (new
+ * reference) or NULL when absent; keys are plain names (no escapes).
+ * Returns 0, or -1 (every out NULL) when s is not one JSON object. */
+int vat_json_members(const char *s, size_t n, const char *const *keys, size_t nkeys,
+                     json_t **out);
 
 #endif

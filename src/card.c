@@ -138,36 +138,49 @@ static int read_tables(struct facts *f, const char *root, struct vat_err *e)
                 f->rows[t][s]++;
                 if (t != VAT_T_EXPERIENCE && t != VAT_T_PREFERENCE_PAIRS)
                     continue;
-                json_t *row = json_loadb(line, (size_t)got, 0, NULL);
+                /* Only the members counted are parsed: the prompts and
+                 * answers beside them are stepped over. */
+                size_t len = (size_t)got;
+                while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+                    len--;
                 if (t == VAT_T_EXPERIENCE) {
-                    const char *name = json_string_value(json_object_get(row, "template"));
+                    static const char *const keys[] = {"template", "self_contained",
+                                                       "difficulty", "prompt_style"};
+                    json_t *m[4];
+                    vat_json_members(line, len, keys, 4, m);
+                    const char *name = json_string_value(m[0]);
                     struct tmpl_count *tc = name ? find_count(f, name) : NULL;
-                    bool sc = json_is_true(json_object_get(row, "self_contained"));
+                    bool sc = json_is_true(m[1]);
                     if (tc) {
                         tc->split[s]++;
                         tc->self_contained += sc;
-                        json_int_t d = json_integer_value(json_object_get(row, "difficulty"));
+                        json_int_t d = json_integer_value(m[2]);
                         tc->difficulty[d >= 1 && d <= 5 ? d : 0]++;
-                        const char *st =
-                            json_string_value(json_object_get(row, "prompt_style"));
+                        const char *st = json_string_value(m[3]);
                         tc->style[st && strcmp(st, "natural") == 0]++;
                     }
                     f->tasks[s]++;
                     f->self_contained[s] += sc;
+                    for (int k = 0; k < 4; k++)
+                        json_decref(m[k]);
                 } else {
-                    const char *sig = json_string_value(json_object_get(row, "signal"));
+                    static const char *const keys[] = {"signal", "pair_kind", "task_id"};
+                    json_t *m[3];
+                    vat_json_members(line, len, keys, 3, m);
+                    const char *sig = json_string_value(m[0]);
                     if (sig && strcmp(sig, "trap") == 0)
                         f->signal_trap++;
                     else if (sig && strcmp(sig, "sharp") == 0)
                         f->signal_sharp++;
                     else if (sig && strcmp(sig, "weak") == 0)
                         f->signal_weak++;
-                    const char *kind = json_string_value(json_object_get(row, "pair_kind"));
-                    int fam = pair_family(json_string_value(json_object_get(row, "task_id")));
+                    const char *kind = json_string_value(m[1]);
+                    int fam = pair_family(json_string_value(m[2]));
                     if (fam >= 0 && kind)
                         f->pair_kind[fam][strcmp(kind, "program") == 0 ? 0 : 1]++;
+                    for (int k = 0; k < 3; k++)
+                        json_decref(m[k]);
                 }
-                json_decref(row);
             }
             int err = ferror(fp);
             free(line);

@@ -88,6 +88,43 @@ static void test_json_text_is_fixed(void **state)
     json_decref(o);
 }
 
+static void test_json_members(void **state)
+{
+    (void)state;
+    static const char *const keys[] = {"template", "difficulty", "ok", "tags"};
+    json_t *m[4];
+    /* the prompt holds a look-alike member, quotes and braces */
+    const char *row = "{\"prompt\":\"say \\\"template\\\":\\\"no\\\" {[\",\"nested\":{\"template\":"
+                      "\"inner\",\"a\":[1,{\"b\":\"}\"}]},\"template\":\"grouped_sum\", "
+                      "\"difficulty\" : 3,\"ok\":true,\"tags\":[\"x\",\"y\"]}\n";
+    assert_int_equal(vat_json_members(row, strlen(row), keys, 4, m), 0);
+    assert_string_equal(json_string_value(m[0]), "grouped_sum");
+    assert_int_equal(json_integer_value(m[1]), 3);
+    assert_true(json_is_true(m[2]));
+    assert_int_equal(json_array_size(m[3]), 2);
+    for (int k = 0; k < 4; k++)
+        json_decref(m[k]);
+    /* absent members are NULL; the same answers as a whole parse */
+    const char *some = "{\"difficulty\":null,\"x\":-1.5e3}";
+    assert_int_equal(vat_json_members(some, strlen(some), keys, 4, m), 0);
+    assert_null(m[0]);
+    assert_true(json_is_null(m[1]));
+    assert_null(m[2]);
+    json_decref(m[1]);
+    assert_int_equal(vat_json_members("{}", 2, keys, 4, m), 0);
+    assert_null(m[0]);
+    /* not one object: refused, nothing returned */
+    static const char *const bad[] = {"", "[]", "{\"template\":\"a\"", "{\"template\":\"a\"}x",
+                                      "{\"template\":\"unterminated}", "{\"template\" \"a\"}",
+                                      "{\"template\":}", "{\"ok\":tru,\"template\":\"a\"}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (vat_json_members(bad[i], strlen(bad[i]), keys, 4, m) != -1)
+            fail_msg("'%s' was read", bad[i]);
+        for (int k = 0; k < 4; k++)
+            assert_null(m[k]);
+    }
+}
+
 static void test_atomic_write(void **state)
 {
     (void)state;
@@ -294,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_path_safety),
         cmocka_unit_test(test_shortest_reals),
         cmocka_unit_test(test_json_text_is_fixed),
+        cmocka_unit_test(test_json_members),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_file_memo),
         cmocka_unit_test(test_split_is_stable_and_proportional),
