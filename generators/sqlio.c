@@ -21,6 +21,7 @@
 #include "sqlio.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +56,63 @@ static void free_paths(struct vat_sqlw *w)
     w->final_path = w->root = w->rel = NULL;
 }
 
+/* This thread's empty databases, by schema text (the most recent few). */
+#define EMPTY_IMAGES 8
+static _Thread_local struct empty_image {
+    char *schema;
+    unsigned char *img;
+    size_t n;
+} empty_images[EMPTY_IMAGES];
+static _Thread_local size_t empty_next;
+static pthread_key_t empty_key;
+static pthread_once_t empty_once = PTHREAD_ONCE_INIT;
+
+static void empty_images_free(void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < EMPTY_IMAGES; i++) {
+        free(empty_images[i].schema);
+        free(empty_images[i].img);
+        empty_images[i] = (struct empty_image){0};
+    }
+}
+
+static void empty_key_init(void)
+{
+    pthread_key_create(&empty_key, empty_images_free);
+}
+
+static const unsigned char *empty_image(const char *schema, size_t *n)
+{
+    const char *key = schema ? schema : "";
+    for (size_t i = 0; i < EMPTY_IMAGES; i++)
+        if (empty_images[i].schema && strcmp(empty_images[i].schema, key) == 0) {
+            *n = empty_images[i].n;
+            return empty_images[i].img;
+        }
+    return NULL;
+}
+
+static void keep_empty_image(const char *schema, sqlite3 *db)
+{
+    sqlite3_int64 size = 0;
+    unsigned char *img = sqlite3_serialize(db, "main", &size, 0);
+    if (!img || size <= 0) {
+        sqlite3_free(img);
+        return;
+    }
+    pthread_once(&empty_once, empty_key_init);
+    pthread_setspecific(empty_key, (void *)1); /* frees them when the thread ends */
+    struct empty_image *x = &empty_images[empty_next++ % EMPTY_IMAGES];
+    free(x->schema);
+    free(x->img);
+    x->schema = vat_xstrdup(schema ? schema : "");
+    x->img = vat_xmalloc((size_t)size);
+    memcpy(x->img, img, (size_t)size);
+    x->n = (size_t)size;
+    sqlite3_free(img);
+}
+
 int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const char *schema_sql,
                   struct vat_err *e)
 {
@@ -83,15 +141,47 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
                     w->db ? sqlite3_errmsg(w->db) : "out of memory");
         goto fail;
     }
-    static const char pragmas[] = "PRAGMA page_size=4096;"
-                                  "PRAGMA auto_vacuum=NONE;"
-                                  "PRAGMA journal_mode=OFF;"
-                                  "PRAGMA synchronous=OFF;"
-                                  "PRAGMA encoding='UTF-8';";
+    /* The empty database of a schema is made once per thread and copied
+     * into each new writer: the same pages, header and change counter as
+     * running the pragmas and CREATE statements again, without the
+     * parsing.  The connection's own settings (no journal, no syncs) are
+     * set on every writer. */
+    static const char conn_pragmas[] = "PRAGMA journal_mode=OFF;"
+                                       "PRAGMA synchronous=OFF;";
+    static const char file_pragmas[] = "PRAGMA page_size=4096;"
+                                       "PRAGMA auto_vacuum=NONE;"
+                                       "PRAGMA encoding='UTF-8';";
     char *msg = NULL;
-    if (sqlite3_exec(w->db, pragmas, NULL, NULL, &msg) != SQLITE_OK ||
-        (schema_sql && sqlite3_exec(w->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK) ||
-        sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
+    size_t img_n = 0;
+    const unsigned char *img = empty_image(schema_sql, &img_n);
+    if (img) {
+        unsigned char *copy = sqlite3_malloc64(img_n);
+        if (!copy) {
+            vat_err_set(e, "vat: cannot create '%s': out of memory", rel);
+            goto fail;
+        }
+        memcpy(copy, img, img_n);
+        if (sqlite3_deserialize(w->db, "main", copy, (sqlite3_int64)img_n,
+                                (sqlite3_int64)img_n,
+                                SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) !=
+                SQLITE_OK ||
+            sqlite3_exec(w->db, conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
+            vat_err_set(e, "vat: cannot create '%s': %s", rel, msg ? msg : sqlite3_errmsg(w->db));
+            sqlite3_free(msg);
+            goto fail;
+        }
+        return 0;
+    }
+    if (sqlite3_exec(w->db, file_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(w->db, conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
+        (schema_sql && sqlite3_exec(w->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK)) {
+        vat_err_set(e, "vat: cannot create '%s': %s", rel, msg ? msg : sqlite3_errmsg(w->db));
+        sqlite3_free(msg);
+        goto fail;
+    }
+    keep_empty_image(schema_sql, w->db);
+    if (sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
         vat_err_set(e, "vat: cannot create '%s': %s", rel, msg ? msg : sqlite3_errmsg(w->db));
         sqlite3_free(msg);
         goto fail;
