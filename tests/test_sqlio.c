@@ -2,6 +2,7 @@
  * inserts, the in-memory image equal to a file's, commit by rename, abort,
  * poisoning) and the read-only opener
  * (generators/sqlio.c). */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,6 +148,15 @@ static void test_memory_image_equals_file(void **state)
     free(bm);
 }
 
+/* A thread's first writer of a schema runs its CREATE statements; later
+ * ones copy the empty database kept from it: a fresh thread's bytes are
+ * the bytes of the copies. */
+static void *write_in_fresh_thread(void *root)
+{
+    write_fixture(root, "fixtures/d/fresh.sqlite", 0);
+    return NULL;
+}
+
 static void test_deterministic_bytes(void **state)
 {
     const char *root = *state;
@@ -168,6 +178,17 @@ static void test_deterministic_bytes(void **state)
     assert_int_equal(n1, n2);
     assert_memory_equal(b1, b2, n1);
     assert_true(n1 != n3 || memcmp(b1, b3, n1) != 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, write_in_fresh_thread, (void *)root), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    char p4[512];
+    snprintf(p4, sizeof p4, "%s/fixtures/d/fresh.sqlite", root);
+    size_t n4;
+    char *b4 = vat_test_read_file(p4, &n4);
+    assert_non_null(b4);
+    assert_int_equal(n4, n1);
+    assert_memory_equal(b4, b1, n1);
+    free(b4);
     free(b1);
     free(b2);
     free(b3);
