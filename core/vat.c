@@ -518,6 +518,11 @@ void vat_file_memo_begin(void)
     memo.on = true;
 }
 
+bool vat_file_memo_on(void)
+{
+    return memo.on;
+}
+
 void vat_file_memo_end(void)
 {
     memo_clear();

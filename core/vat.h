@@ -261,6 +261,7 @@ int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **
  * disk as it is.  At most 256 MiB are kept; beyond that reads go to disk. */
 void vat_file_memo_begin(void);
 void vat_file_memo_end(void);
+bool vat_file_memo_on(void);
 /* The bytes memoised for root/rel under tag (NULL: the file itself;
  * otherwise something derived from it, e.g. "csv-image <load spec>"),
  * borrowed until the next memo call; NULL when off or not there. */
