@@ -1178,6 +1178,30 @@ static void test_gold_admissible(void **state)
     assert_int_equal(admissible(voids, false, true, why, sizeof why), 0);
 }
 
+/* Within a task's draw a sandbox hands repeated runs of a query their
+ * rows again: never across scan orders or row limits. */
+static void test_rows_memo_within_draw(void **state)
+{
+    vat_file_memo_begin();
+    const char *cat = "SELECT group_concat(invoice_id) FROM invoices";
+    json_t *spec = make_spec(cat, false);
+    struct vat_verdict v;
+    json_t *first = vat_sql_run(spec, root, MAIN_FX, cat, strlen(cat), &v);
+    json_t *again = vat_sql_run(spec, root, MAIN_FX, cat, strlen(cat), &v);
+    assert_non_null(first);
+    assert_non_null(again);
+    assert_true(json_equal(first, again));
+    json_decref(first);
+    json_decref(again);
+    json_decref(spec);
+    expect_refused(cat, false, "with tables scanned backwards");
+    expect_refused("SELECT group_concat(invoice_id) FROM "
+                   "(SELECT invoice_id FROM invoices ORDER BY rowid)",
+                   false, "with rows stored in reverse order");
+    test_limits_from_spec(state);
+    vat_file_memo_end();
+}
+
 /* ---- threads ------------------------------------------------------------------------------ */
 
 struct worker {
@@ -1242,6 +1266,7 @@ int main(void)
         cmocka_unit_test(test_checker_version),
         cmocka_unit_test(test_trim_matches_sqlite),
         cmocka_unit_test(test_gold_admissible),
+        cmocka_unit_test(test_rows_memo_within_draw),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
