@@ -2236,11 +2236,15 @@ static int fixture_load(const char *root, const char *rel, const json_t *load,
     char *tag = NULL;
     size_t mn;
     const char *m;
-    if (load && !raw_sha) {
+    if (load && vat_file_memo_on()) {
         char *spec_text = json_dumps(load, JSON_COMPACT | JSON_SORT_KEYS);
         tag = vat_xasprintf("csv-image %s", spec_text ? spec_text : "");
         free(spec_text);
-        if ((m = vat_file_memo_get(root, rel, tag, &mn)) != NULL) {
+        size_t rn;
+        const char *raw = vat_file_memo_get(root, rel, NULL, &rn);
+        if (raw && (m = vat_file_memo_get(root, rel, tag, &mn)) != NULL) {
+            if (raw_sha)
+                sha256_hex((const unsigned char *)raw, rn, raw_sha);
             free(tag);
             img->data = vat_xmalloc(mn ? mn : 1);
             memcpy(img->data, m, mn);
