@@ -187,6 +187,35 @@ struct entry {
     size_t exp_len, roll_len[N_ROLES];
     _Atomic(json_t *) exp_json;
     _Atomic(char *) roll_answer[N_ROLES];
+    /* the task's memoized SQL verdicts, most recent first (its shard's lock) */
+    struct memo_ent *memo_head, *memo_tail;
+    size_t memo_n;
+};
+
+/* ---- the verdict memo (declarations; the code is below) ---------------------- */
+
+/* One memoized verdict of an SQL task: the exact extracted answer bytes it
+ * was checked on, and what the check gave.  Linked in its task's list (for
+ * lookup and the per-task bound) and in its shard's LRU list (for the total
+ * bound), both most recent first. */
+struct memo_ent {
+    struct memo_ent *t_prev, *t_next; /* the task's list */
+    struct memo_ent *l_prev, *l_next; /* the shard's LRU list */
+    struct entry *task;
+    uint64_t hash;
+    size_t len;
+    struct vat_verdict v;
+    bool is_trap;
+    char ans[];
+};
+
+/* Tasks map to shards by their index, so a task's entries share one lock
+ * and threads scoring different tasks rarely meet. */
+#define MEMO_SHARDS 16
+struct memo_shard {
+    pthread_mutex_t lock;
+    struct memo_ent *lru_head, *lru_tail;
+    size_t bytes, entries;
 };
 
 enum { T_VER_TRAIN, T_VER_TEST, T_EXP_TRAIN, T_EXP_TEST, T_ROLL_TRAIN, T_ROLL_TEST, N_TFILES };
@@ -208,6 +237,12 @@ struct vat_corpus {
     _Atomic int exp_ready, roll_ready;
     _Atomic int tampered;
     char tamper_msg[256];
+    /* the verdict memo: on unless VAT_VERDICT_MEMO=0 at open; bounds in
+     * vat_corpus_memo_limits */
+    bool memo_on;
+    size_t memo_per_task, memo_max_answer, memo_shard_bytes;
+    struct memo_shard memo[MEMO_SHARDS];
+    _Atomic unsigned long long memo_hits, memo_misses;
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -385,6 +420,223 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
     pthread_mutex_unlock(&c->lock);
 }
 
+/* ---- the verdict memo ------------------------------------------------------------ */
+
+/* In RL loops (GRPO: 8-64 samples per prompt) the same extracted answer
+ * recurs for a task; an SQL check of it costs a query per fixture, so its
+ * verdict is kept, keyed by the task and the exact answer bytes checked.
+ * Only verdicts that are pure functions of (answer bytes, fixtures) are
+ * kept (vat_sql_check_prepared_pure says which): never one decided by the
+ * CPU-time or memory nets, the step budget or an internal failure.
+ *
+ * Bounds (docs/limits.md): at most VAT_MEMO_PER_TASK entries per task (the
+ * task's least recent goes first), answers of at most VAT_MEMO_MAX_ANSWER
+ * bytes (longer ones are checked every time), and VAT_MEMO_TOTAL_BYTES in
+ * all, split evenly over the shards (a shard's least recent entry goes
+ * first).  An entry costs sizeof(struct memo_ent) plus its answer. */
+#define VAT_MEMO_PER_TASK 64
+#define VAT_MEMO_MAX_ANSWER 16384
+#define VAT_MEMO_TOTAL_BYTES ((size_t)64 << 20)
+
+static void memo_init(vat_corpus *c)
+{
+    const char *env = getenv("VAT_VERDICT_MEMO");
+    c->memo_on = !(env && (strcmp(env, "0") == 0 || strcmp(env, "off") == 0 ||
+                           strcmp(env, "no") == 0 || strcmp(env, "false") == 0));
+    c->memo_per_task = VAT_MEMO_PER_TASK;
+    c->memo_max_answer = VAT_MEMO_MAX_ANSWER;
+    c->memo_shard_bytes = VAT_MEMO_TOTAL_BYTES / MEMO_SHARDS;
+    for (int k = 0; k < MEMO_SHARDS; k++)
+        pthread_mutex_init(&c->memo[k].lock, NULL);
+}
+
+static struct memo_shard *memo_shard_of(vat_corpus *c, const struct entry *e)
+{
+    return &c->memo[(size_t)(e - c->ent) % MEMO_SHARDS];
+}
+
+static size_t memo_cost(const struct memo_ent *m)
+{
+    return sizeof *m + m->len;
+}
+
+static void memo_unlink(struct memo_shard *sh, struct memo_ent *m)
+{
+    struct entry *e = m->task;
+    if (m->t_prev)
+        m->t_prev->t_next = m->t_next;
+    else
+        e->memo_head = m->t_next;
+    if (m->t_next)
+        m->t_next->t_prev = m->t_prev;
+    else
+        e->memo_tail = m->t_prev;
+    e->memo_n--;
+    if (m->l_prev)
+        m->l_prev->l_next = m->l_next;
+    else
+        sh->lru_head = m->l_next;
+    if (m->l_next)
+        m->l_next->l_prev = m->l_prev;
+    else
+        sh->lru_tail = m->l_prev;
+    sh->bytes -= memo_cost(m);
+    sh->entries--;
+}
+
+static void memo_push_front(struct memo_shard *sh, struct memo_ent *m)
+{
+    struct entry *e = m->task;
+    m->t_prev = NULL;
+    m->t_next = e->memo_head;
+    if (e->memo_head)
+        e->memo_head->t_prev = m;
+    else
+        e->memo_tail = m;
+    e->memo_head = m;
+    e->memo_n++;
+    m->l_prev = NULL;
+    m->l_next = sh->lru_head;
+    if (sh->lru_head)
+        sh->lru_head->l_prev = m;
+    else
+        sh->lru_tail = m;
+    sh->lru_head = m;
+    sh->bytes += memo_cost(m);
+    sh->entries++;
+}
+
+/* The task's entry for answer (a, n) or NULL; called under the lock. */
+static struct memo_ent *memo_find(struct entry *e, uint64_t h, const char *a, size_t n)
+{
+    for (struct memo_ent *m = e->memo_head; m; m = m->t_next)
+        if (m->hash == h && m->len == n && memcmp(m->ans, a, n) == 0)
+            return m;
+    return NULL;
+}
+
+/* Copies the memoized verdict of (a, n) for task e into *v and *is_trap;
+ * true on a hit. */
+static bool memo_get(vat_corpus *c, struct entry *e, uint64_t h, const char *a, size_t n,
+                     struct vat_verdict *v, bool *is_trap)
+{
+    struct memo_shard *sh = memo_shard_of(c, e);
+    pthread_mutex_lock(&sh->lock);
+    struct memo_ent *m = memo_find(e, h, a, n);
+    if (m) {
+        *v = m->v;
+        *is_trap = m->is_trap;
+        /* most recent first in both lists */
+        memo_unlink(sh, m);
+        memo_push_front(sh, m);
+    }
+    pthread_mutex_unlock(&sh->lock);
+    atomic_fetch_add_explicit(m ? &c->memo_hits : &c->memo_misses, 1, memory_order_relaxed);
+    return m != NULL;
+}
+
+static void memo_put(vat_corpus *c, struct entry *e, uint64_t h, const char *a, size_t n,
+                     const struct vat_verdict *v, bool is_trap)
+{
+    if (n > c->memo_max_answer || !c->memo_per_task)
+        return;
+    struct memo_ent *m = vat_xmalloc(sizeof *m + n);
+    m->task = e;
+    m->hash = h;
+    m->len = n;
+    m->v = *v;
+    m->is_trap = is_trap;
+    if (n)
+        memcpy(m->ans, a, n);
+    struct memo_shard *sh = memo_shard_of(c, e);
+    if (memo_cost(m) > c->memo_shard_bytes) {
+        free(m);
+        return;
+    }
+    pthread_mutex_lock(&sh->lock);
+    if (memo_find(e, h, a, n)) {
+        /* another thread checked the same answer meanwhile */
+        pthread_mutex_unlock(&sh->lock);
+        free(m);
+        return;
+    }
+    while (e->memo_n >= c->memo_per_task) {
+        struct memo_ent *old = e->memo_tail;
+        memo_unlink(sh, old);
+        free(old);
+    }
+    while (sh->lru_tail && sh->bytes + memo_cost(m) > c->memo_shard_bytes) {
+        struct memo_ent *old = sh->lru_tail;
+        memo_unlink(sh, old);
+        free(old);
+    }
+    memo_push_front(sh, m);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static void memo_release(vat_corpus *c)
+{
+    for (int k = 0; k < MEMO_SHARDS; k++) {
+        struct memo_shard *sh = &c->memo[k];
+        for (struct memo_ent *m = sh->lru_head, *next; m; m = next) {
+            next = m->l_next;
+            free(m);
+        }
+        sh->lru_head = sh->lru_tail = NULL;
+        sh->bytes = sh->entries = 0;
+        pthread_mutex_destroy(&sh->lock);
+    }
+}
+
+void vat_corpus_memo_limits(vat_corpus *c, size_t per_task, size_t total_bytes,
+                            size_t max_answer)
+{
+    if (!c)
+        return;
+    for (int k = 0; k < MEMO_SHARDS; k++)
+        pthread_mutex_lock(&c->memo[k].lock);
+    c->memo_per_task = per_task;
+    c->memo_shard_bytes = total_bytes / MEMO_SHARDS;
+    c->memo_max_answer = max_answer;
+    /* drop what the new bounds no longer hold */
+    for (size_t i = 0; i < c->n; i++) {
+        struct entry *e = &c->ent[i];
+        struct memo_shard *sh = memo_shard_of(c, e);
+        while (e->memo_n > per_task) {
+            struct memo_ent *old = e->memo_tail;
+            memo_unlink(sh, old);
+            free(old);
+        }
+    }
+    for (int k = 0; k < MEMO_SHARDS; k++) {
+        struct memo_shard *sh = &c->memo[k];
+        while (sh->lru_tail && sh->bytes > c->memo_shard_bytes) {
+            struct memo_ent *old = sh->lru_tail;
+            memo_unlink(sh, old);
+            free(old);
+        }
+        pthread_mutex_unlock(&sh->lock);
+    }
+}
+
+void vat_corpus_memo_stats(vat_corpus *c, struct vat_memo_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!c)
+        return;
+    s->enabled = c->memo_on;
+    for (int k = 0; k < MEMO_SHARDS; k++) {
+        pthread_mutex_lock(&c->memo[k].lock);
+        s->entries += c->memo[k].entries;
+        s->bytes += c->memo[k].bytes;
+        pthread_mutex_unlock(&c->memo[k].lock);
+    }
+    s->bytes_cap = c->memo_shard_bytes * MEMO_SHARDS;
+    s->per_task = c->memo_per_task;
+    s->hits = atomic_load(&c->memo_hits);
+    s->misses = atomic_load(&c->memo_misses);
+}
+
 /* ---- opening and closing ------------------------------------------------------ */
 
 static int fail(vat_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -410,6 +662,7 @@ int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err)
     c->root = vat_xstrdup(root);
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->tamper_lock, NULL);
+    memo_init(c);
     char msg[256];
     int present = 0;
     for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++) {
@@ -495,6 +748,7 @@ void vat_corpus_close(vat_corpus *c)
     free(c->ent);
     free(c->slot);
     json_decref(c->manifest_files);
+    memo_release(c);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->tamper_lock);
     free(c->root);
@@ -821,7 +1075,21 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
     size_t alen = out->extracted_len;
     if (st->kind == K_SQL) {
         struct vat_sql_prep *p = sql_prep(c, e, st);
-        out->v = p ? vat_sql_check_prepared(p, ans, alen, &out->is_trap) : st->prep_v;
+        if (!p) {
+            out->v = st->prep_v;
+            return 0;
+        }
+        if (!c->memo_on) {
+            out->v = vat_sql_check_prepared(p, ans, alen, &out->is_trap);
+            return 0;
+        }
+        uint64_t h = hash_bytes(ans, alen);
+        if (memo_get(c, e, h, ans, alen, &out->v, &out->is_trap))
+            return 0;
+        bool pure;
+        out->v = vat_sql_check_prepared_pure(p, ans, alen, &out->is_trap, &pure);
+        if (pure)
+            memo_put(c, e, h, ans, alen, &out->v, out->is_trap);
         return 0;
     }
     /* the same verifiers vat_check_spec dispatches to, with the task's
