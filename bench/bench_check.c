@@ -398,14 +398,24 @@ int main(int argc, char **argv)
            vat_corpus_task_count(c));
 
     if (big) {
+        /* The first task's gold, read through a handle of its own before
+         * the clock starts: the timed handle does only what a user's does
+         * (its first score reads the rollouts for the task's trap). */
+        char *gold = NULL, *id = NULL;
+        vat_corpus *g;
+        if (vat_corpus_open(&g, big, &err) == 0) {
+            const char *gid = vat_corpus_task_id(g, 0);
+            const char *ga = gid ? vat_corpus_rollout_answer(g, gid, "gold") : NULL;
+            id = gid ? vat_xstrdup(gid) : NULL;
+            gold = ga ? vat_xstrdup(ga) : NULL;
+            vat_corpus_close(g);
+        }
         double t0 = now(), c0 = cpu_now();
         vat_corpus *b;
-        if (vat_corpus_open(&b, big, &err) != 0) {
-            fprintf(stderr, "vat-bench: %s\n", err.message);
+        if (!id || vat_corpus_open(&b, big, &err) != 0) {
+            fprintf(stderr, "vat-bench: %s\n", id ? err.message : "no task in the big corpus");
         } else {
             double t1 = now(), c1 = cpu_now();
-            const char *id = vat_corpus_task_id(b, 0);
-            const char *gold = vat_corpus_rollout_answer(b, id, "gold");
             vat_result *r = NULL;
             double t2 = now(), c2 = cpu_now();
             if (gold)
@@ -416,14 +426,13 @@ int main(int argc, char **argv)
                    "%.1f ms wall, %.1f ms CPU (target 300 ms)%s\n",
                    vat_corpus_size(b), (t1 - t0) * 1e3, id, r ? vat_result_code(r) : "-",
                    (t3 - t2) * 1e3, wall * 1e3, cpu * 1e3, wall > 0.3 ? " MISSED" : "");
-            printf("open: indexing the rollouts for the bench's gold took %.1f ms (%.1f ms CPU; "
-                   "not part of a user's open)\n",
-                   (t2 - t1) * 1e3, (c2 - c1) * 1e3);
             printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(b),
                    vat_corpus_size(b));
             vat_result_free(r);
             vat_corpus_close(b);
         }
+        free(id);
+        free(gold);
     }
 
     if (pyvat && libvat) {
