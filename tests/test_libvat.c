@@ -3,7 +3,8 @@
  * scores below 1 and is recognised as the trap, every malformed answer
  * fails the gate; auto extraction takes a gold out of a chat completion;
  * an unknown task is an error value; one handle scored from 8 threads at
- * once gives the single-thread verdicts (run in the sanitizer build too);
+ * once gives the single-thread verdicts (run in the sanitizer build too),
+ * also with the SQL verdict memo evicting under contention;
  * a changed fixture scores `tampered`, and with out/manifest.json a
  * changed verifiers file makes every score `tampered`; `vat score` with 8
  * samples for each of 200 tasks reports pass@8 and mean@8 per template
@@ -262,6 +263,92 @@ static void test_threads_share_one_handle(void **state)
     free(want);
 }
 
+/* The verdict memo under contention: 8 threads score the SQL tasks' gold
+ * (repeated, and with distinct trailing comments), trap and malformed
+ * answers on one handle whose memo bounds are tiny, so entries are found,
+ * added and evicted concurrently; every verdict is the single-thread one. */
+struct churn {
+    const struct corpus *c;
+    vat_corpus *vc;
+    const struct outcome *want; /* [task][role], from a handle without memo */
+    int k, bad, sql;
+};
+
+static void *churn_work(void *arg)
+{
+    struct churn *w = arg;
+    char buf[4096];
+    for (int round = 0; round < 12; round++)
+        for (size_t i = 0; i < w->c->n; i++) {
+            if (strcmp(w->c->t[i].tmpl, "sql_paid_revenue") != 0)
+                continue;
+            for (int r = 0; r < ROLES; r++) {
+                const char *a = w->c->t[i].answer[r];
+                /* gold: every other round a text no other thread uses */
+                if (r == 0 && round % 2)
+                    snprintf(buf, sizeof buf, "%s\n-- t%d r%d", a, w->k, round);
+                else
+                    snprintf(buf, sizeof buf, "%s", a);
+                vat_result *res;
+                if (vat_corpus_score(w->vc, w->c->t[i].id, buf, strlen(buf), VAT_EXTRACT_RAW,
+                                     &res, NULL) != 0) {
+                    w->bad++;
+                    continue;
+                }
+                const struct outcome *o = &w->want[i * ROLES + (size_t)r];
+                if (vat_result_score(res) != o->score || vat_result_is_trap(res) != o->trap ||
+                    strcmp(vat_result_code(res), o->code) != 0 ||
+                    vat_result_gate_passed(res) != o->gate)
+                    w->bad++;
+                w->sql++;
+                vat_result_free(res);
+            }
+        }
+    return NULL;
+}
+
+static void test_threads_memo_churn(void **state)
+{
+    struct corpus *c = *state;
+    setenv("VAT_VERDICT_MEMO", "0", 1);
+    vat_corpus *vc;
+    assert_int_equal(vat_corpus_open(&vc, c->root, NULL), 0);
+    unsetenv("VAT_VERDICT_MEMO");
+    struct outcome *want = calloc(c->n * ROLES, sizeof *want);
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->t[i].tmpl, "sql_paid_revenue") == 0)
+            for (int r = 0; r < ROLES; r++)
+                want[i * ROLES + (size_t)r] =
+                    score(vc, c->t[i].id, c->t[i].answer[r], VAT_EXTRACT_RAW);
+    vat_corpus_close(vc);
+    assert_int_equal(vat_corpus_open(&vc, c->root, NULL), 0);
+    /* two entries a task, about one of these answers a shard */
+    vat_corpus_memo_limits(vc, 2, 16 * 700, 16384);
+    enum { N = 8 };
+    pthread_t th[N];
+    struct churn w[N];
+    for (int k = 0; k < N; k++) {
+        w[k] = (struct churn){c, vc, want, k, 0, 0};
+        assert_int_equal(pthread_create(&th[k], NULL, churn_work, &w[k]), 0);
+    }
+    int bad = 0, sql = 0;
+    for (int k = 0; k < N; k++) {
+        pthread_join(th[k], NULL);
+        bad += w[k].bad;
+        sql += w[k].sql;
+    }
+    assert_int_equal(bad, 0);
+    assert_true(sql > 0);
+    struct vat_memo_stats st;
+    vat_corpus_memo_stats(vc, &st);
+    assert_true(st.enabled);
+    assert_true(st.hits > 0);
+    assert_true(st.bytes <= st.bytes_cap);
+    assert_true(st.entries <= 2 * c->n);
+    vat_corpus_close(vc);
+    free(want);
+}
+
 /* ---- tampering ------------------------------------------------------------------ */
 
 static char *copy_corpus(const struct corpus *c, const char *tag)
@@ -457,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_roles),
         cmocka_unit_test(test_auto_extraction),
         cmocka_unit_test(test_threads_share_one_handle),
+        cmocka_unit_test(test_threads_memo_churn),
         cmocka_unit_test(test_changed_fixture_is_tampered),
         cmocka_unit_test(test_manifest_guards_verifiers),
         cmocka_unit_test(test_score_eight_samples),
