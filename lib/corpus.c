@@ -17,8 +17,11 @@
  * reads must have the sha256 the manifest gives it; otherwise every score
  * of the corpus is `tampered` (opening still succeeds, so an RL loop gets
  * zero rewards with a reason, and `vat score` exits 1).  An SQL fixture
- * whose bytes do not have the sha256 its experience row records gives
- * `tampered` on that task.
+ * whose bytes do not have the sha256 recorded for it (by the manifest,
+ * else by its experience row) gives `tampered` on that task.
+ *
+ * SQL verdicts of answers already checked are memoized per task (the
+ * verdict memo below; VAT_VERDICT_MEMO=0 at open turns it off).
  *
  * Threads: the handle is shared; lazily built parts are built under one
  * mutex and published with release stores, read with acquire loads. */
