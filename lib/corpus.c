@@ -1409,7 +1409,7 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
             out->v = st->prep_v;
             return 0;
         }
-        if (!c->memo_on) {
+        if (!c->memo_on || alen > c->memo_max_answer) {
             out->v = vat_sql_check_prepared(p, ans, alen, &out->is_trap);
             return 0;
         }

@@ -55,7 +55,8 @@ struct vat_memo_stats {
 void vat_corpus_memo_stats(vat_corpus *c, struct vat_memo_stats *s);
 /* Sets the memo's bounds (tests: eviction on a small budget): at most
  * per_task entries per task, total_bytes in all, answers of at most
- * max_answer bytes.  Entries over the new bounds are dropped. */
+ * max_answer bytes.  Entries over the new bounds are dropped.  Not to be
+ * called while other threads score on c. */
 void vat_corpus_memo_limits(vat_corpus *c, size_t per_task, size_t total_bytes,
                             size_t max_answer);
 
