@@ -4,7 +4,10 @@
  * (include/libvat.h) on one thread, repeatedly, and checks per second are
  * reported per template beside the plain-Python peer of the same checks
  * (pycheck.py, run in the same invocation on the same corpus), with the
- * ratio and the target the issue sets (5x value and regex, 2x SQL).
+ * ratio and the target the issue sets (5x value and regex, 2x SQL).  SQL
+ * templates get two rows: `cold`, every check a distinct answer text (the
+ * query runs: the target is judged on it), and `repeated`, the gold text
+ * again and again (served by the verdict memo after its first check).
  *
  * Also, when asked: the time to open a large corpus and score its first
  * answer (--big-root), a task-id lookup in it and in the default corpus,
@@ -46,6 +49,7 @@ struct tmpl {
     size_t n, cap;
     const char **id, **gold;
     double rate, py;
+    double cold; /* SQL: checks/s on distinct texts (0 for other kinds) */
 };
 
 static struct tmpl *tmpl_for(struct tmpl **list, size_t *n, const char *name, const char *kind)
@@ -68,10 +72,33 @@ static int tmpl_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->kind, y->kind);
 }
 
-/* Scores every gold of t for about `seconds` of this process's CPU time;
- * checks per CPU second. */
-static double measure(vat_corpus *c, const struct tmpl *t, double seconds)
+/* Distinct answer texts for cold SQL checks: the gold with a trailing SQL
+ * comment whose number never repeats in this process, so neither the
+ * verdict memo (lib/corpus.c) nor a pooled statement cache can serve it;
+ * the gate accepts a comment and the rows are the gold's (measure checks
+ * every score is 1). */
+static unsigned long cold_serial;
+
+static const char *cold_text(const char *gold, char **buf, size_t *cap, size_t *len)
 {
+    size_t g = strlen(gold);
+    if (*cap < g + 32) {
+        *cap = g + 32;
+        *buf = vat_xrealloc(*buf, *cap);
+    }
+    int k = snprintf(*buf, *cap, "%s\n-- %lu", gold, ++cold_serial);
+    *len = (size_t)k;
+    return *buf;
+}
+
+/* Scores every gold of t for about `seconds` of this process's CPU time;
+ * checks per CPU second.  cold: every check a distinct text (cold_text);
+ * else the gold text itself, repeated (a memoized SQL verdict serves it
+ * after the first). */
+static double measure(vat_corpus *c, const struct tmpl *t, double seconds, bool cold)
+{
+    char *buf = NULL;
+    size_t cap = 0;
     /* one untimed pass: a task's first score builds its state (spec, SQL
      * fixtures and gold rows), as pycheck.py loads before it times */
     for (size_t x = 0; x < t->n; x++) {
@@ -89,11 +116,13 @@ static double measure(vat_corpus *c, const struct tmpl *t, double seconds)
         for (size_t pass = 0; pass < passes; pass++) {
             for (size_t x = 0; x < t->n; x++) {
                 vat_result *r;
-                if (vat_corpus_score(c, t->id[x], t->gold[x], strlen(t->gold[x]),
-                                     VAT_EXTRACT_RAW, &r, NULL) == 0) {
+                size_t len = strlen(t->gold[x]);
+                const char *text = cold ? cold_text(t->gold[x], &buf, &cap, &len) : t->gold[x];
+                if (vat_corpus_score(c, t->id[x], text, len, VAT_EXTRACT_RAW, &r, NULL) == 0) {
                     if (vat_result_score(r) != 1.0)
-                        fprintf(stderr, "vat-bench: gold of %s scores %g (%s)\n", t->id[x],
-                                vat_result_score(r), vat_result_code(r));
+                        fprintf(stderr, "vat-bench: %sgold of %s scores %g (%s)\n",
+                                cold ? "commented " : "", t->id[x], vat_result_score(r),
+                                vat_result_code(r));
                     vat_result_free(r);
                 }
                 checks++;
@@ -101,6 +130,7 @@ static double measure(vat_corpus *c, const struct tmpl *t, double seconds)
         }
         t1 = cpu_now();
     }
+    free(buf);
     return (double)checks / (t1 - t0);
 }
 
@@ -321,44 +351,71 @@ int main(int argc, char **argv)
     }
     qsort(list, nt, sizeof *list, tmpl_cmp);
     /* vat first, then Python, each alone on one core */
-    for (size_t k = 0; k < nt; k++)
-        list[k].rate = measure(c, &list[k], seconds);
+    for (size_t k = 0; k < nt; k++) {
+        list[k].rate = measure(c, &list[k], seconds, false);
+        if (strcmp(list[k].kind, "sql") == 0)
+            list[k].cold = measure(c, &list[k], seconds, true);
+    }
     if (pycheck && access(pycheck, R_OK) == 0)
         run_pycheck(pycheck, root, seconds, list, nt);
     printf("vat-bench: libvat %s, one thread, %ld cores online; gold answers, %g CPU s per "
            "template\n",
            vat_version(), sysconf(_SC_NPROCESSORS_ONLN), seconds);
-    printf("%-20s %-8s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "tasks",
-           "checks/s", "us/check", "python/s", "ratio", "target");
+    printf("answers: repeated = the gold text scored again and again (an SQL verdict is then "
+           "served by the verdict memo); cold = SQL only, every check a distinct text (the gold "
+           "with a trailing '-- n' comment), so the query runs; python/s is pycheck.py's gold "
+           "repeated, the same figure on both rows\n");
+    printf("%-20s %-8s %-8s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "answers",
+           "tasks", "checks/s", "us/check", "python/s", "ratio", "target");
     int missed = 0;
     for (size_t k = 0; k < nt; k++) {
         const struct tmpl *t = &list[k];
-        double target = strcmp(t->kind, "sql") == 0 ? 2.0 : 5.0;
-        if (t->py > 0) {
-            double ratio = t->rate / t->py;
-            missed += ratio < target;
-            printf("%-20s %-8s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name, t->kind,
-                   t->n, t->rate, 1e6 / t->rate, t->py, ratio, target,
-                   ratio < target ? " MISSED" : "");
-        } else {
-            printf("%-20s %-8s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind, t->n,
-                   t->rate, 1e6 / t->rate, "-", "-", "-");
+        bool sql = strcmp(t->kind, "sql") == 0;
+        double target = sql ? 2.0 : 5.0;
+        for (int row = 0; row < (sql ? 2 : 1); row++) {
+            /* SQL: the cold row first; the target is judged on it */
+            bool cold = sql && row == 0;
+            double rate = cold ? t->cold : t->rate;
+            const char *ans = cold ? "cold" : "repeated";
+            if (t->py > 0) {
+                double ratio = rate / t->py;
+                bool counted = !sql || cold;
+                missed += counted && ratio < target;
+                printf("%-20s %-8s %-8s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
+                       t->kind, ans, t->n, rate, 1e6 / rate, t->py, ratio, target,
+                       !counted ? " (not judged)" : ratio < target ? " MISSED" : "");
+            } else {
+                printf("%-20s %-8s %-8s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
+                       ans, t->n, rate, 1e6 / rate, "-", "-", "-");
+            }
         }
     }
     if (pycheck)
-        printf("targets missed: %d of %zu templates\n", missed, nt);
+        printf("targets missed: %d of %zu templates (value and regex on repeated answers; SQL "
+               "on cold answers, the repeated SQL rows not judged)\n",
+               missed, nt);
     printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(c),
            vat_corpus_task_count(c));
 
     if (big) {
+        /* The first task's gold, read through a handle of its own before
+         * the clock starts: the timed handle does only what a user's does
+         * (its first score reads the rollouts for the task's trap). */
+        char *gold = NULL, *id = NULL;
+        vat_corpus *g;
+        if (vat_corpus_open(&g, big, &err) == 0) {
+            const char *gid = vat_corpus_task_id(g, 0);
+            const char *ga = gid ? vat_corpus_rollout_answer(g, gid, "gold") : NULL;
+            id = gid ? vat_xstrdup(gid) : NULL;
+            gold = ga ? vat_xstrdup(ga) : NULL;
+            vat_corpus_close(g);
+        }
         double t0 = now(), c0 = cpu_now();
         vat_corpus *b;
-        if (vat_corpus_open(&b, big, &err) != 0) {
-            fprintf(stderr, "vat-bench: %s\n", err.message);
+        if (!id || vat_corpus_open(&b, big, &err) != 0) {
+            fprintf(stderr, "vat-bench: %s\n", id ? err.message : "no task in the big corpus");
         } else {
             double t1 = now(), c1 = cpu_now();
-            const char *id = vat_corpus_task_id(b, 0);
-            const char *gold = vat_corpus_rollout_answer(b, id, "gold");
             vat_result *r = NULL;
             double t2 = now(), c2 = cpu_now();
             if (gold)
@@ -369,14 +426,13 @@ int main(int argc, char **argv)
                    "%.1f ms wall, %.1f ms CPU (target 300 ms)%s\n",
                    vat_corpus_size(b), (t1 - t0) * 1e3, id, r ? vat_result_code(r) : "-",
                    (t3 - t2) * 1e3, wall * 1e3, cpu * 1e3, wall > 0.3 ? " MISSED" : "");
-            printf("open: indexing the rollouts for the bench's gold took %.1f ms (%.1f ms CPU; "
-                   "not part of a user's open)\n",
-                   (t2 - t1) * 1e3, (c2 - c1) * 1e3);
             printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(b),
                    vat_corpus_size(b));
             vat_result_free(r);
             vat_corpus_close(b);
         }
+        free(id);
+        free(gold);
     }
 
     if (pyvat && libvat) {

@@ -15,6 +15,11 @@
  *     }
  *     vat_corpus_close(c);
  *
+ * Repeats: an SQL task remembers the verdict of each extracted answer it
+ * checked (bounded; docs/limits.md), so the same answer scored again gets
+ * the identical result without running SQL.  VAT_VERDICT_MEMO=0 in the
+ * environment when vat_corpus_open runs turns this off for that handle.
+ *
  * Threads: one vat_corpus may be used by many threads at once for
  * vat_corpus_score and the read-only calls; vat_corpus_close must not race
  * with them.  A vat_result belongs to the thread that got it.

@@ -17,8 +17,11 @@
  * reads must have the sha256 the manifest gives it; otherwise every score
  * of the corpus is `tampered` (opening still succeeds, so an RL loop gets
  * zero rewards with a reason, and `vat score` exits 1).  An SQL fixture
- * whose bytes do not have the sha256 its experience row records gives
- * `tampered` on that task.
+ * whose bytes do not have the sha256 recorded for it (by the manifest,
+ * else by its experience row) gives `tampered` on that task.
+ *
+ * SQL verdicts of answers already checked are memoized per task (the
+ * verdict memo below; VAT_VERDICT_MEMO=0 at open turns it off).
  *
  * Threads: the handle is shared; lazily built parts are built under one
  * mutex and published with release stores, read with acquire loads. */
@@ -187,6 +190,35 @@ struct entry {
     size_t exp_len, roll_len[N_ROLES];
     _Atomic(json_t *) exp_json;
     _Atomic(char *) roll_answer[N_ROLES];
+    /* the task's memoized SQL verdicts, most recent first (its shard's lock) */
+    struct memo_ent *memo_head, *memo_tail;
+    size_t memo_n;
+};
+
+/* ---- the verdict memo (declarations; the code is below) ---------------------- */
+
+/* One memoized verdict of an SQL task: the exact extracted answer bytes it
+ * was checked on, and what the check gave.  Linked in its task's list (for
+ * lookup and the per-task bound) and in its shard's LRU list (for the total
+ * bound), both most recent first. */
+struct memo_ent {
+    struct memo_ent *t_prev, *t_next; /* the task's list */
+    struct memo_ent *l_prev, *l_next; /* the shard's LRU list */
+    struct entry *task;
+    uint64_t hash;
+    size_t len;
+    struct vat_verdict v;
+    bool is_trap;
+    char ans[];
+};
+
+/* Tasks map to shards by their index, so a task's entries share one lock
+ * and threads scoring different tasks rarely meet. */
+#define MEMO_SHARDS 16
+struct memo_shard {
+    pthread_mutex_t lock;
+    struct memo_ent *lru_head, *lru_tail;
+    size_t bytes, entries;
 };
 
 enum { T_VER_TRAIN, T_VER_TEST, T_EXP_TRAIN, T_EXP_TEST, T_ROLL_TRAIN, T_ROLL_TEST, N_TFILES };
@@ -202,12 +234,24 @@ struct vat_corpus {
     size_t n;
     size_t *slot; /* index+1 into ent; 0 empty */
     size_t nslot; /* a power of two */
-    json_t *manifest_files; /* "files" of out/manifest.json, or NULL */
+    /* out/manifest.json's "files": c->man (its bytes) indexed by man_scan,
+     * or, for a manifest the scanner leaves to jansson, man_json */
+    bool has_manifest;
+    struct tfile man;
+    struct man_ent *man_ent;
+    size_t man_n, *man_slot, man_nslot;
+    json_t *man_json;
     pthread_mutex_t lock;        /* lazily built parts */
     pthread_mutex_t tamper_lock; /* tamper_msg; may be taken under lock */
     _Atomic int exp_ready, roll_ready;
     _Atomic int tampered;
     char tamper_msg[256];
+    /* the verdict memo: on unless VAT_VERDICT_MEMO=0 at open; bounds in
+     * vat_corpus_memo_limits */
+    bool memo_on;
+    size_t memo_per_task, memo_max_answer, memo_shard_bytes;
+    struct memo_shard memo[MEMO_SHARDS];
+    _Atomic unsigned long long memo_hits, memo_misses;
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -235,6 +279,279 @@ static struct entry *find(const vat_corpus *c, const char *id, size_t len)
     }
 }
 
+/* ---- out/manifest.json without a DOM ------------------------------------------ */
+
+/* A corpus of 10,000 tasks has a manifest of some 23,000 files (3 MB);
+ * jansson builds it into objects in about 100 ms, a third of the open
+ * budget, when a handle needs a handful of its entries.  man_scan reads
+ * the document in one pass and indexes "files" by the bytes of its keys.
+ * It accepts only what jansson accepts the same way: ASCII text, strings
+ * without escapes, numbers of at most 15 digits without an exponent,
+ * nesting up to 32 deep, nothing after the value; anything else (an
+ * escape, a non-ASCII byte, a syntax error) leaves the document to jansson
+ * (json_loadb, as before), so every manifest reads as it did. */
+struct man_ent {
+    const char *key, *val; /* val NULL: the member is not a string */
+    size_t key_len, val_len;
+    uint64_t hash;
+};
+
+static void set_tampered(vat_corpus *c, const char *rel, const char *what);
+
+struct man_scan {
+    const char *p, *end;
+    int depth;
+    /* the top-level "files" object's members, when it is one */
+    const char *files_at;
+    struct man_ent *ent;
+    size_t n, cap;
+    bool in_files;
+};
+
+static void ms_ws(struct man_scan *s)
+{
+    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+        s->p++;
+}
+
+/* A string without escapes, of printable ASCII bytes. */
+static bool ms_string(struct man_scan *s, const char **v, size_t *n)
+{
+    if (s->p >= s->end || *s->p != '"')
+        return false;
+    const char *q = ++s->p;
+    while (s->p < s->end && *s->p != '"') {
+        unsigned char ch = (unsigned char)*s->p;
+        if (ch < 0x20 || ch >= 0x80 || ch == '\\')
+            return false;
+        s->p++;
+    }
+    if (s->p >= s->end)
+        return false;
+    *v = q;
+    *n = (size_t)(s->p - q);
+    s->p++;
+    return true;
+}
+
+static bool ms_value(struct man_scan *s, bool top, const char **sv, size_t *sn);
+
+static bool ms_number(struct man_scan *s)
+{
+    const char *q = s->p;
+    if (s->p < s->end && *s->p == '-')
+        s->p++;
+    size_t digits = 0;
+    if (s->p < s->end && *s->p == '0') {
+        s->p++;
+        digits++;
+    } else {
+        while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+            s->p++, digits++;
+    }
+    if (!digits)
+        return false;
+    if (s->p < s->end && *s->p == '.') {
+        s->p++;
+        size_t frac = 0;
+        while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+            s->p++, frac++;
+        if (!frac)
+            return false;
+        digits += frac;
+    }
+    /* an exponent or a long number: jansson's overflow rules decide */
+    if (s->p < s->end && (*s->p == 'e' || *s->p == 'E'))
+        return false;
+    return digits <= 15 && s->p > q;
+}
+
+static bool ms_object(struct man_scan *s, bool top)
+{
+    s->p++; /* '{' */
+    ms_ws(s);
+    if (s->p < s->end && *s->p == '}') {
+        s->p++;
+        return true;
+    }
+    for (;;) {
+        const char *k, *v = NULL;
+        size_t kn, vn = 0;
+        ms_ws(s);
+        if (!ms_string(s, &k, &kn))
+            return false;
+        ms_ws(s);
+        if (s->p >= s->end || *s->p != ':')
+            return false;
+        s->p++;
+        ms_ws(s);
+        bool files = top && kn == 5 && memcmp(k, "files", 5) == 0;
+        if (files) {
+            /* a later "files" replaces an earlier one, as in jansson */
+            s->n = 0;
+            s->files_at = NULL;
+            if (s->p < s->end && *s->p == '{')
+                s->files_at = s->p;
+        }
+        bool was = s->in_files;
+        s->in_files = files && s->files_at;
+        bool member_of_files = was && !top;
+        if (!ms_value(s, false, &v, &vn))
+            return false;
+        s->in_files = was;
+        if (member_of_files && s->depth == 2) {
+            if (s->n == s->cap) {
+                s->cap = s->cap ? 2 * s->cap : 1024;
+                s->ent = vat_xrealloc(s->ent, s->cap * sizeof *s->ent);
+            }
+            s->ent[s->n++] = (struct man_ent){k, v, kn, vn, hash_bytes(k, kn)};
+        }
+        ms_ws(s);
+        if (s->p < s->end && *s->p == ',') {
+            s->p++;
+            continue;
+        }
+        if (s->p < s->end && *s->p == '}') {
+            s->p++;
+            return true;
+        }
+        return false;
+    }
+}
+
+/* One value; *sv and *sn get a string value's bytes (else stay NULL). */
+static bool ms_value(struct man_scan *s, bool top, const char **sv, size_t *sn)
+{
+    if (s->p >= s->end)
+        return false;
+    switch (*s->p) {
+    case '{':
+    case '[': {
+        if (++s->depth > 32)
+            return false;
+        bool ok;
+        if (*s->p == '{') {
+            ok = ms_object(s, top);
+        } else {
+            bool was = s->in_files;
+            s->in_files = false;
+            s->p++;
+            ms_ws(s);
+            ok = true;
+            if (s->p < s->end && *s->p == ']') {
+                s->p++;
+            } else {
+                for (;;) {
+                    const char *v;
+                    size_t vn;
+                    ms_ws(s);
+                    if (!ms_value(s, false, &v, &vn)) {
+                        ok = false;
+                        break;
+                    }
+                    ms_ws(s);
+                    if (s->p < s->end && *s->p == ',') {
+                        s->p++;
+                        continue;
+                    }
+                    if (s->p < s->end && *s->p == ']') {
+                        s->p++;
+                        break;
+                    }
+                    ok = false;
+                    break;
+                }
+            }
+            s->in_files = was;
+        }
+        s->depth--;
+        return ok;
+    }
+    case '"':
+        return ms_string(s, sv, sn);
+    case 't':
+    case 'f':
+    case 'n': {
+        static const char *const lit[] = {"true", "false", "null"};
+        for (int i = 0; i < 3; i++) {
+            size_t l = strlen(lit[i]);
+            if ((size_t)(s->end - s->p) >= l && memcmp(s->p, lit[i], l) == 0) {
+                s->p += l;
+                return true;
+            }
+        }
+        return false;
+    }
+    default:
+        return ms_number(s);
+    }
+}
+
+/* Reads c->man into the index; false leaves it to jansson. */
+static bool man_scan(vat_corpus *c)
+{
+    struct man_scan s = {c->man.data, c->man.data + c->man.n, 0, NULL, NULL, 0, 0, false};
+    if (memchr(c->man.data, 0, c->man.n))
+        return false;
+    ms_ws(&s);
+    bool ok = s.p < s.end && *s.p == '{';
+    if (ok) {
+        const char *v;
+        size_t vn;
+        ok = ms_value(&s, true, &v, &vn);
+    }
+    ms_ws(&s);
+    if (!ok || s.p != s.end) {
+        free(s.ent);
+        return false;
+    }
+    if (!s.files_at) {
+        free(s.ent);
+        s.ent = NULL;
+        s.n = 0;
+        set_tampered(c, "out/manifest.json", "cannot be read as a manifest");
+    }
+    c->man_ent = s.ent;
+    c->man_n = s.n;
+    c->man_nslot = 16;
+    while (c->man_nslot < 2 * s.n)
+        c->man_nslot *= 2;
+    c->man_slot = vat_xcalloc(c->man_nslot, sizeof *c->man_slot);
+    for (size_t k = 0; k < s.n; k++) {
+        const struct man_ent *m = &s.ent[k];
+        size_t i = (size_t)m->hash & (c->man_nslot - 1);
+        for (;; i = (i + 1) & (c->man_nslot - 1)) {
+            size_t o = c->man_slot[i];
+            if (!o) {
+                c->man_slot[i] = k + 1;
+                break;
+            }
+            const struct man_ent *x = &s.ent[o - 1];
+            if (x->hash == m->hash && x->key_len == m->key_len &&
+                memcmp(x->key, m->key, m->key_len) == 0) {
+                c->man_slot[i] = k + 1; /* a repeated key: the last one holds, as in jansson */
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+static const struct man_ent *man_find(const vat_corpus *c, const char *key, size_t n)
+{
+    if (!c->man_nslot)
+        return NULL;
+    uint64_t h = hash_bytes(key, n);
+    for (size_t i = (size_t)h & (c->man_nslot - 1);; i = (i + 1) & (c->man_nslot - 1)) {
+        size_t o = c->man_slot[i];
+        if (!o)
+            return NULL;
+        const struct man_ent *m = &c->man_ent[o - 1];
+        if (m->hash == h && m->key_len == n && memcmp(m->key, key, n) == 0)
+            return m;
+    }
+}
+
 /* Marks the corpus tampered (the first reason stays). */
 static void set_tampered(vat_corpus *c, const char *rel, const char *what)
 {
@@ -246,12 +563,44 @@ static void set_tampered(vat_corpus *c, const char *rel, const char *what)
     pthread_mutex_unlock(&c->tamper_lock);
 }
 
+/* The digest out/manifest.json gives path rel (NUL-terminated into
+ * out[65]), or NULL when it lists none (or not as a 64-character string,
+ * which no file's sha256 then matches: "" is returned). */
+static const char *manifest_get(const vat_corpus *c, const char *rel, char out[65])
+{
+    const char *v = NULL;
+    size_t vn = 0;
+    if (c->man_json) {
+        const json_t *j = json_object_get(c->man_json, rel);
+        if (!j)
+            return NULL;
+        v = json_string_value(j);
+        vn = v ? json_string_length(j) : 0;
+    } else {
+        const struct man_ent *m = man_find(c, rel, strlen(rel));
+        if (!m)
+            return NULL;
+        v = m->val;
+        vn = m->val_len;
+    }
+    if (!v)
+        return NULL; /* not a string: not listed */
+    if (vn != 64 || memchr(v, 0, vn)) {
+        out[0] = 0;
+        return out;
+    }
+    memcpy(out, v, 64);
+    out[64] = 0;
+    return out;
+}
+
 /* Checks file k against the manifest, when there is one. */
 static void manifest_check(vat_corpus *c, int k)
 {
-    if (!c->manifest_files)
+    if (!c->has_manifest)
         return;
-    const char *want = json_string_value(json_object_get(c->manifest_files, tfile_rel[k]));
+    char buf[65];
+    const char *want = manifest_get(c, tfile_rel[k], buf);
     const struct tfile *f = &c->file[k];
     if (!f->present) {
         if (want)
@@ -385,6 +734,223 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
     pthread_mutex_unlock(&c->lock);
 }
 
+/* ---- the verdict memo ------------------------------------------------------------ */
+
+/* In RL loops (GRPO: 8-64 samples per prompt) the same extracted answer
+ * recurs for a task; an SQL check of it costs a query per fixture, so its
+ * verdict is kept, keyed by the task and the exact answer bytes checked.
+ * Only verdicts that are pure functions of (answer bytes, fixtures) are
+ * kept (vat_sql_check_prepared_pure says which): never one decided by the
+ * CPU-time or memory nets, the step budget or an internal failure.
+ *
+ * Bounds (docs/limits.md): at most VAT_MEMO_PER_TASK entries per task (the
+ * task's least recent goes first), answers of at most VAT_MEMO_MAX_ANSWER
+ * bytes (longer ones are checked every time), and VAT_MEMO_TOTAL_BYTES in
+ * all, split evenly over the shards (a shard's least recent entry goes
+ * first).  An entry costs sizeof(struct memo_ent) plus its answer. */
+#define VAT_MEMO_PER_TASK 64
+#define VAT_MEMO_MAX_ANSWER 16384
+#define VAT_MEMO_TOTAL_BYTES ((size_t)64 << 20)
+
+static void memo_init(vat_corpus *c)
+{
+    const char *env = getenv("VAT_VERDICT_MEMO");
+    c->memo_on = !(env && (strcmp(env, "0") == 0 || strcmp(env, "off") == 0 ||
+                           strcmp(env, "no") == 0 || strcmp(env, "false") == 0));
+    c->memo_per_task = VAT_MEMO_PER_TASK;
+    c->memo_max_answer = VAT_MEMO_MAX_ANSWER;
+    c->memo_shard_bytes = VAT_MEMO_TOTAL_BYTES / MEMO_SHARDS;
+    for (int k = 0; k < MEMO_SHARDS; k++)
+        pthread_mutex_init(&c->memo[k].lock, NULL);
+}
+
+static struct memo_shard *memo_shard_of(vat_corpus *c, const struct entry *e)
+{
+    return &c->memo[(size_t)(e - c->ent) % MEMO_SHARDS];
+}
+
+static size_t memo_cost(const struct memo_ent *m)
+{
+    return sizeof *m + m->len;
+}
+
+static void memo_unlink(struct memo_shard *sh, struct memo_ent *m)
+{
+    struct entry *e = m->task;
+    if (m->t_prev)
+        m->t_prev->t_next = m->t_next;
+    else
+        e->memo_head = m->t_next;
+    if (m->t_next)
+        m->t_next->t_prev = m->t_prev;
+    else
+        e->memo_tail = m->t_prev;
+    e->memo_n--;
+    if (m->l_prev)
+        m->l_prev->l_next = m->l_next;
+    else
+        sh->lru_head = m->l_next;
+    if (m->l_next)
+        m->l_next->l_prev = m->l_prev;
+    else
+        sh->lru_tail = m->l_prev;
+    sh->bytes -= memo_cost(m);
+    sh->entries--;
+}
+
+static void memo_push_front(struct memo_shard *sh, struct memo_ent *m)
+{
+    struct entry *e = m->task;
+    m->t_prev = NULL;
+    m->t_next = e->memo_head;
+    if (e->memo_head)
+        e->memo_head->t_prev = m;
+    else
+        e->memo_tail = m;
+    e->memo_head = m;
+    e->memo_n++;
+    m->l_prev = NULL;
+    m->l_next = sh->lru_head;
+    if (sh->lru_head)
+        sh->lru_head->l_prev = m;
+    else
+        sh->lru_tail = m;
+    sh->lru_head = m;
+    sh->bytes += memo_cost(m);
+    sh->entries++;
+}
+
+/* The task's entry for answer (a, n) or NULL; called under the lock. */
+static struct memo_ent *memo_find(struct entry *e, uint64_t h, const char *a, size_t n)
+{
+    for (struct memo_ent *m = e->memo_head; m; m = m->t_next)
+        if (m->hash == h && m->len == n && memcmp(m->ans, a, n) == 0)
+            return m;
+    return NULL;
+}
+
+/* Copies the memoized verdict of (a, n) for task e into *v and *is_trap;
+ * true on a hit. */
+static bool memo_get(vat_corpus *c, struct entry *e, uint64_t h, const char *a, size_t n,
+                     struct vat_verdict *v, bool *is_trap)
+{
+    struct memo_shard *sh = memo_shard_of(c, e);
+    pthread_mutex_lock(&sh->lock);
+    struct memo_ent *m = memo_find(e, h, a, n);
+    if (m) {
+        *v = m->v;
+        *is_trap = m->is_trap;
+        /* most recent first in both lists */
+        memo_unlink(sh, m);
+        memo_push_front(sh, m);
+    }
+    pthread_mutex_unlock(&sh->lock);
+    atomic_fetch_add_explicit(m ? &c->memo_hits : &c->memo_misses, 1, memory_order_relaxed);
+    return m != NULL;
+}
+
+static void memo_put(vat_corpus *c, struct entry *e, uint64_t h, const char *a, size_t n,
+                     const struct vat_verdict *v, bool is_trap)
+{
+    if (n > c->memo_max_answer || !c->memo_per_task)
+        return;
+    struct memo_ent *m = vat_xmalloc(sizeof *m + n);
+    m->task = e;
+    m->hash = h;
+    m->len = n;
+    m->v = *v;
+    m->is_trap = is_trap;
+    if (n)
+        memcpy(m->ans, a, n);
+    struct memo_shard *sh = memo_shard_of(c, e);
+    if (memo_cost(m) > c->memo_shard_bytes) {
+        free(m);
+        return;
+    }
+    pthread_mutex_lock(&sh->lock);
+    if (memo_find(e, h, a, n)) {
+        /* another thread checked the same answer meanwhile */
+        pthread_mutex_unlock(&sh->lock);
+        free(m);
+        return;
+    }
+    while (e->memo_n >= c->memo_per_task) {
+        struct memo_ent *old = e->memo_tail;
+        memo_unlink(sh, old);
+        free(old);
+    }
+    while (sh->lru_tail && sh->bytes + memo_cost(m) > c->memo_shard_bytes) {
+        struct memo_ent *old = sh->lru_tail;
+        memo_unlink(sh, old);
+        free(old);
+    }
+    memo_push_front(sh, m);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static void memo_release(vat_corpus *c)
+{
+    for (int k = 0; k < MEMO_SHARDS; k++) {
+        struct memo_shard *sh = &c->memo[k];
+        for (struct memo_ent *m = sh->lru_head, *next; m; m = next) {
+            next = m->l_next;
+            free(m);
+        }
+        sh->lru_head = sh->lru_tail = NULL;
+        sh->bytes = sh->entries = 0;
+        pthread_mutex_destroy(&sh->lock);
+    }
+}
+
+void vat_corpus_memo_limits(vat_corpus *c, size_t per_task, size_t total_bytes,
+                            size_t max_answer)
+{
+    if (!c)
+        return;
+    for (int k = 0; k < MEMO_SHARDS; k++)
+        pthread_mutex_lock(&c->memo[k].lock);
+    c->memo_per_task = per_task;
+    c->memo_shard_bytes = total_bytes / MEMO_SHARDS;
+    c->memo_max_answer = max_answer;
+    /* drop what the new bounds no longer hold */
+    for (size_t i = 0; i < c->n; i++) {
+        struct entry *e = &c->ent[i];
+        struct memo_shard *sh = memo_shard_of(c, e);
+        while (e->memo_n > per_task) {
+            struct memo_ent *old = e->memo_tail;
+            memo_unlink(sh, old);
+            free(old);
+        }
+    }
+    for (int k = 0; k < MEMO_SHARDS; k++) {
+        struct memo_shard *sh = &c->memo[k];
+        while (sh->lru_tail && sh->bytes > c->memo_shard_bytes) {
+            struct memo_ent *old = sh->lru_tail;
+            memo_unlink(sh, old);
+            free(old);
+        }
+        pthread_mutex_unlock(&sh->lock);
+    }
+}
+
+void vat_corpus_memo_stats(vat_corpus *c, struct vat_memo_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!c)
+        return;
+    s->enabled = c->memo_on;
+    for (int k = 0; k < MEMO_SHARDS; k++) {
+        pthread_mutex_lock(&c->memo[k].lock);
+        s->entries += c->memo[k].entries;
+        s->bytes += c->memo[k].bytes;
+        pthread_mutex_unlock(&c->memo[k].lock);
+    }
+    s->bytes_cap = c->memo_shard_bytes * MEMO_SHARDS;
+    s->per_task = c->memo_per_task;
+    s->hits = atomic_load(&c->memo_hits);
+    s->misses = atomic_load(&c->memo_misses);
+}
+
 /* ---- opening and closing ------------------------------------------------------ */
 
 static int fail(vat_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -410,6 +976,7 @@ int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err)
     c->root = vat_xstrdup(root);
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->tamper_lock, NULL);
+    memo_init(c);
     char msg[256];
     int present = 0;
     for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++) {
@@ -424,22 +991,21 @@ int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err)
         return fail(err, "vat: no corpus at '%s' (out/verifiers/*.jsonl missing; run 'vat build')",
                     root);
     }
-    struct tfile man;
-    if (tfile_read(root, "out/manifest.json", &man, msg, sizeof msg) != 0) {
+    if (tfile_read(root, "out/manifest.json", &c->man, msg, sizeof msg) != 0) {
         vat_corpus_close(c);
         return fail(err, "vat: corpus '%s': %s", root, msg);
     }
-    if (man.present) {
-        json_t *m = json_loadb(man.data, man.n, 0, NULL);
+    c->has_manifest = c->man.present;
+    if (c->man.present && !man_scan(c)) {
+        json_t *m = json_loadb(c->man.data, c->man.n, 0, NULL);
         json_t *files = json_object_get(m, "files");
         if (json_is_object(files)) {
-            c->manifest_files = json_incref(files);
+            c->man_json = json_incref(files);
         } else {
-            c->manifest_files = json_object(); /* lists nothing: every file mismatches */
+            c->man_json = json_object(); /* lists nothing: every file mismatches */
             set_tampered(c, "out/manifest.json", "cannot be read as a manifest");
         }
         json_decref(m);
-        tfile_release(&man);
     }
     /* Lines bound the task count: size the table for them. */
     size_t lines = 0;
@@ -494,7 +1060,11 @@ void vat_corpus_close(vat_corpus *c)
         tfile_release(&c->file[k]);
     free(c->ent);
     free(c->slot);
-    json_decref(c->manifest_files);
+    json_decref(c->man_json);
+    tfile_release(&c->man);
+    free(c->man_ent);
+    free(c->man_slot);
+    memo_release(c);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->tamper_lock);
     free(c->root);
@@ -656,21 +1226,35 @@ static struct vat_sql_prep *sql_prep(vat_corpus *c, struct entry *e, struct task
 {
     if (atomic_load_explicit(&st->prep_state, memory_order_acquire))
         return st->prep;
-    const json_t *exp = experience_json(c, e);
+    /* The fixtures' digests: out/manifest.json lists every fixture file
+     * with its sha256 (the experience tables, 60 MB on a corpus of 10,000
+     * tasks, are verified against the same manifest), so they come from
+     * there; the experience row gives those the manifest does not list
+     * (or every one, when the corpus has no manifest). */
+    const json_t *fx = json_object_get(st->spec, "fixtures");
+    size_t n = json_array_size(fx);
+    char(*man_sha)[65] = vat_xcalloc(n ? n : 1, sizeof *man_sha);
+    const char **sha = vat_xcalloc(n ? n : 1, sizeof *sha);
+    bool need_exp = false;
+    for (size_t i = 0; i < n; i++) {
+        const char *rel = json_string_value(json_array_get(fx, i));
+        sha[i] = c->has_manifest && rel ? manifest_get(c, rel, man_sha[i]) : NULL;
+        need_exp |= !sha[i];
+    }
+    const json_t *exp = need_exp ? experience_json(c, e) : NULL;
     const char *trap = rollout_answer(c, e, ROLE_TRAP);
     pthread_mutex_lock(&c->lock);
     if (!atomic_load_explicit(&st->prep_state, memory_order_relaxed)) {
-        const json_t *fx = json_object_get(st->spec, "fixtures");
-        size_t n = json_array_size(fx);
-        const char **sha = vat_xcalloc(n ? n : 1, sizeof *sha);
         for (size_t i = 0; i < n; i++)
-            sha[i] = fixture_sha(exp, json_string_value(json_array_get(fx, i)));
+            if (!sha[i])
+                sha[i] = fixture_sha(exp, json_string_value(json_array_get(fx, i)));
         st->prep = vat_sql_prepare(st->spec, c->root, sha, trap, trap ? strlen(trap) : 0,
                                    &st->prep_v);
-        free(sha);
         atomic_store_explicit(&st->prep_state, 1, memory_order_release);
     }
     pthread_mutex_unlock(&c->lock);
+    free(sha);
+    free(man_sha);
     return st->prep;
 }
 
@@ -821,7 +1405,21 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
     size_t alen = out->extracted_len;
     if (st->kind == K_SQL) {
         struct vat_sql_prep *p = sql_prep(c, e, st);
-        out->v = p ? vat_sql_check_prepared(p, ans, alen, &out->is_trap) : st->prep_v;
+        if (!p) {
+            out->v = st->prep_v;
+            return 0;
+        }
+        if (!c->memo_on || alen > c->memo_max_answer) {
+            out->v = vat_sql_check_prepared(p, ans, alen, &out->is_trap);
+            return 0;
+        }
+        uint64_t h = hash_bytes(ans, alen);
+        if (memo_get(c, e, h, ans, alen, &out->v, &out->is_trap))
+            return 0;
+        bool pure;
+        out->v = vat_sql_check_prepared_pure(p, ans, alen, &out->is_trap, &pure);
+        if (pure)
+            memo_put(c, e, h, ans, alen, &out->v, out->is_trap);
         return 0;
     }
     /* the same verifiers vat_check_spec dispatches to, with the task's

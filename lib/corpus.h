@@ -4,7 +4,7 @@
  * a struct).  Not installed: the shared library exports only libvat.h.
  * Exports vat_corpus_task_count, vat_corpus_task_id, vat_corpus_row,
  * vat_corpus_experience_row, vat_corpus_rollout_answer,
- * vat_corpus_score_verdict. */
+ * vat_corpus_score_verdict, vat_corpus_memo_stats, vat_corpus_memo_limits. */
 #ifndef VAT_CORPUS_H
 #define VAT_CORPUS_H
 
@@ -43,5 +43,21 @@ int vat_corpus_score_verdict(vat_corpus *c, const char *task_id, const char *com
                              size_t len, vat_extract_mode mode, struct vat_scored *out,
                              vat_error *err);
 void vat_scored_release(struct vat_scored *s);
+
+/* The verdict memo of SQL tasks (lib/corpus.c, docs/limits.md): its
+ * figures so far. */
+struct vat_memo_stats {
+    bool enabled;         /* VAT_VERDICT_MEMO was not 0 at open */
+    size_t entries, bytes; /* held now */
+    size_t bytes_cap, per_task;
+    unsigned long long hits, misses;
+};
+void vat_corpus_memo_stats(vat_corpus *c, struct vat_memo_stats *s);
+/* Sets the memo's bounds (tests: eviction on a small budget): at most
+ * per_task entries per task, total_bytes in all, answers of at most
+ * max_answer bytes.  Entries over the new bounds are dropped.  Not to be
+ * called while other threads score on c. */
+void vat_corpus_memo_limits(vat_corpus *c, size_t per_task, size_t total_bytes,
+                            size_t max_answer);
 
 #endif

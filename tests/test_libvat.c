@@ -3,9 +3,13 @@
  * scores below 1 and is recognised as the trap, every malformed answer
  * fails the gate; auto extraction takes a gold out of a chat completion;
  * an unknown task is an error value; one handle scored from 8 threads at
- * once gives the single-thread verdicts (run in the sanitizer build too);
+ * once gives the single-thread verdicts (run in the sanitizer build too),
+ * also with the SQL verdict memo evicting under contention;
  * a changed fixture scores `tampered`, and with out/manifest.json a
- * changed verifiers file makes every score `tampered`; `vat score` with 8
+ * changed verifiers file makes every score `tampered`; the manifest reads
+ * the same through the one-pass scanner and through jansson (escaped keys,
+ * an exponent, "files" twice, truncated), and a fixture digest changed in
+ * it alone makes that SQL task `tampered`; `vat score` with 8
  * samples for each of 200 tasks reports pass@8 and mean@8 per template
  * as recomputed from the predictions. */
 #include <pthread.h>
@@ -262,6 +266,92 @@ static void test_threads_share_one_handle(void **state)
     free(want);
 }
 
+/* The verdict memo under contention: 8 threads score the SQL tasks' gold
+ * (repeated, and with distinct trailing comments), trap and malformed
+ * answers on one handle whose memo bounds are tiny, so entries are found,
+ * added and evicted concurrently; every verdict is the single-thread one. */
+struct churn {
+    const struct corpus *c;
+    vat_corpus *vc;
+    const struct outcome *want; /* [task][role], from a handle without memo */
+    int k, bad, sql;
+};
+
+static void *churn_work(void *arg)
+{
+    struct churn *w = arg;
+    char buf[4096];
+    for (int round = 0; round < 12; round++)
+        for (size_t i = 0; i < w->c->n; i++) {
+            if (strcmp(w->c->t[i].tmpl, "sql_paid_revenue") != 0)
+                continue;
+            for (int r = 0; r < ROLES; r++) {
+                const char *a = w->c->t[i].answer[r];
+                /* gold: every other round a text no other thread uses */
+                if (r == 0 && round % 2)
+                    snprintf(buf, sizeof buf, "%s\n-- t%d r%d", a, w->k, round);
+                else
+                    snprintf(buf, sizeof buf, "%s", a);
+                vat_result *res;
+                if (vat_corpus_score(w->vc, w->c->t[i].id, buf, strlen(buf), VAT_EXTRACT_RAW,
+                                     &res, NULL) != 0) {
+                    w->bad++;
+                    continue;
+                }
+                const struct outcome *o = &w->want[i * ROLES + (size_t)r];
+                if (vat_result_score(res) != o->score || vat_result_is_trap(res) != o->trap ||
+                    strcmp(vat_result_code(res), o->code) != 0 ||
+                    vat_result_gate_passed(res) != o->gate)
+                    w->bad++;
+                w->sql++;
+                vat_result_free(res);
+            }
+        }
+    return NULL;
+}
+
+static void test_threads_memo_churn(void **state)
+{
+    struct corpus *c = *state;
+    setenv("VAT_VERDICT_MEMO", "0", 1);
+    vat_corpus *vc;
+    assert_int_equal(vat_corpus_open(&vc, c->root, NULL), 0);
+    unsetenv("VAT_VERDICT_MEMO");
+    struct outcome *want = calloc(c->n * ROLES, sizeof *want);
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->t[i].tmpl, "sql_paid_revenue") == 0)
+            for (int r = 0; r < ROLES; r++)
+                want[i * ROLES + (size_t)r] =
+                    score(vc, c->t[i].id, c->t[i].answer[r], VAT_EXTRACT_RAW);
+    vat_corpus_close(vc);
+    assert_int_equal(vat_corpus_open(&vc, c->root, NULL), 0);
+    /* two entries a task, about one of these answers a shard */
+    vat_corpus_memo_limits(vc, 2, 16 * 700, 16384);
+    enum { N = 8 };
+    pthread_t th[N];
+    struct churn w[N];
+    for (int k = 0; k < N; k++) {
+        w[k] = (struct churn){c, vc, want, k, 0, 0};
+        assert_int_equal(pthread_create(&th[k], NULL, churn_work, &w[k]), 0);
+    }
+    int bad = 0, sql = 0;
+    for (int k = 0; k < N; k++) {
+        pthread_join(th[k], NULL);
+        bad += w[k].bad;
+        sql += w[k].sql;
+    }
+    assert_int_equal(bad, 0);
+    assert_true(sql > 0);
+    struct vat_memo_stats st;
+    vat_corpus_memo_stats(vc, &st);
+    assert_true(st.enabled);
+    assert_true(st.hits > 0);
+    assert_true(st.bytes <= st.bytes_cap);
+    assert_true(st.entries <= 2 * c->n);
+    vat_corpus_close(vc);
+    free(want);
+}
+
 /* ---- tampering ------------------------------------------------------------------ */
 
 static char *copy_corpus(const struct corpus *c, const char *tag)
@@ -376,6 +466,119 @@ static void test_manifest_guards_verifiers(void **state)
     free(dir);
 }
 
+/* The manifest is read by a one-pass scanner where it can be and by
+ * jansson otherwise (lib/corpus.c, man_scan): the verdicts are the same
+ * either way.  Each case rewrites the built corpus's out/manifest.json and
+ * scores an SQL gold (its fixture digests come from the manifest) and a
+ * value gold; want_ok says whether they score 1 or `tampered`. */
+static void put_manifest(const char *dir, const char *text)
+{
+    char *p = vat_xasprintf("%s/out/manifest.json", dir);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    free(p);
+}
+
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    size_t fl = strlen(from);
+    for (const char *p = s, *q; *p; p = q + fl) {
+        q = strstr(p, from);
+        if (!q) {
+            vat_buf_puts(&b, p);
+            break;
+        }
+        vat_buf_putn(&b, p, (size_t)(q - p));
+        vat_buf_puts(&b, to);
+    }
+    return vat_buf_detach(&b);
+}
+
+static void test_manifest_forms(void **state)
+{
+    struct corpus *c = *state;
+    char *dir = copy_corpus(c, "libvat-forms");
+    char *mp = vat_xasprintf("%s/out/manifest.json", dir);
+    char *real = vat_test_read_file(mp, NULL);
+    assert_non_null(real);
+    const struct task *sq = first_of(c, "sql_paid_revenue"), *val = first_of(c, "grouped_sum");
+    char *fx_key = vat_xasprintf("\"fixtures/sql_paid_revenue/%s.sqlite\"", sq->id);
+    assert_non_null(strstr(real, fx_key));
+    const char *files_at = strstr(real, "\"files\"");
+    assert_non_null(files_at);
+    /* a fixture's digest changed in the manifest alone */
+    char *fx_bad = vat_xstrdup(real);
+    char *hex = strstr(fx_bad, fx_key) + strlen(fx_key);
+    hex = strchr(hex, '"') + 1;
+    hex[0] = hex[0] == '0' ? '1' : '0';
+    char *escaped = replace_all(real, "out/", "out\\/");   /* keys with escapes: jansson */
+    char *exponent = replace_all(real, "\"manifest_version\": 1", "\"manifest_version\": 1e0");
+    char *truncated = vat_xstrndup(real, strlen(real) / 2);
+    /* "files" twice: the last one holds, as jansson reads it */
+    char *twice_ok = vat_xasprintf("{\"files\": {}, %s", strchr(real, '{') + 1);
+    char *twice_bad = vat_xasprintf("%.*s, \"files\": [], \"x\": 0}",
+                                    (int)(strrchr(real, '}') - real), real);
+    char *compact = replace_all(real, "\n", "");
+    char *files_array = replace_all(real, "\"files\"", "\"filez\"");
+    /* every rewrite took */
+    assert_string_not_equal(escaped, real);
+    assert_string_not_equal(exponent, real);
+    assert_string_not_equal(compact, real);
+    assert_string_not_equal(files_array, real);
+    const struct {
+        const char *name, *text;
+        int sql_ok, value_ok;
+        const char *reason; /* in the tampered reason */
+    } cases[] = {
+        {"as built", real, 1, 1, NULL},
+        {"compact", compact, 1, 1, NULL},
+        {"escaped keys", escaped, 1, 1, NULL},
+        {"an exponent", exponent, 1, 1, NULL},
+        {"files twice, the last real", twice_ok, 1, 1, NULL},
+        {"a fixture digest changed", fx_bad, 0, 1, "sha256"},
+        {"truncated", truncated, 0, 0, "cannot be read as a manifest"},
+        {"files twice, the last an array", twice_bad, 0, 0, "cannot be read as a manifest"},
+        {"no files", files_array, 0, 0, "cannot be read as a manifest"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        put_manifest(dir, cases[k].text);
+        vat_corpus *vc;
+        assert_int_equal(vat_corpus_open(&vc, dir, NULL), 0);
+        const struct task *tk[2] = {sq, val};
+        int want[2] = {cases[k].sql_ok, cases[k].value_ok};
+        for (int i = 0; i < 2; i++) {
+            vat_result *r;
+            const char *a = tk[i]->answer[0];
+            assert_int_equal(vat_corpus_score(vc, tk[i]->id, a, strlen(a), VAT_EXTRACT_RAW, &r,
+                                              NULL),
+                             0);
+            if (want[i] ? vat_result_score(r) != 1.0
+                        : strcmp(vat_result_code(r), "tampered") != 0 ||
+                              !strstr(vat_result_reason(r), cases[k].reason))
+                fail_msg("manifest %s: %s scores %g (%s: %s)", cases[k].name, tk[i]->id,
+                         vat_result_score(r), vat_result_code(r), vat_result_reason(r));
+            vat_result_free(r);
+        }
+        vat_corpus_close(vc);
+    }
+    free(fx_key);
+    free(fx_bad);
+    free(escaped);
+    free(exponent);
+    free(truncated);
+    free(twice_ok);
+    free(twice_bad);
+    free(compact);
+    free(files_array);
+    free(real);
+    free(mp);
+    vat_test_rmtree(dir);
+    free(dir);
+}
+
 /* ---- vat score with samples ------------------------------------------------------ */
 
 static void test_score_eight_samples(void **state)
@@ -457,8 +660,10 @@ int main(void)
         cmocka_unit_test(test_roles),
         cmocka_unit_test(test_auto_extraction),
         cmocka_unit_test(test_threads_share_one_handle),
+        cmocka_unit_test(test_threads_memo_churn),
         cmocka_unit_test(test_changed_fixture_is_tampered),
         cmocka_unit_test(test_manifest_guards_verifiers),
+        cmocka_unit_test(test_manifest_forms),
         cmocka_unit_test(test_score_eight_samples),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

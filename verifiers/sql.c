@@ -3208,10 +3208,24 @@ static int sandbox_pool_setup(struct sandbox *sb, struct vat_verdict *v)
     return 0;
 }
 
-/* Runs q on fixture i through the pool.  Returns 0, or -1 with *v set. */
+/* Whether a failed query's verdict is a pure function of the query text
+ * and the fixture, so a memo may keep it (lib/corpus.c): not when a net of
+ * the checker stopped it (the CPU-time net, the process-wide heap, the
+ * counted memory cap), nor an internal failure, nor the step budget (the
+ * steps charge the query's allocations, which depend on what the pooled
+ * connection already holds in its page cache). */
+static bool failure_is_pure(const struct sandbox *sb, const struct vat_verdict *v)
+{
+    return sb->stop == STOP_NONE && !mem_tls.hit && strcmp(v->code, VAT_CHECKER_LIMIT) != 0 &&
+           strcmp(v->code, VAT_INTERNAL) != 0;
+}
+
+/* Runs q on fixture i through the pool.  Returns 0, or -1 with *v set and
+ * *pure (may be NULL) cleared when that verdict is not a pure function of
+ * q and the fixture (failure_is_pure). */
 static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const char *q,
                     size_t qlen, const struct query_facts *qf, struct sql_rows *out,
-                    struct vat_verdict *v)
+                    struct vat_verdict *v, bool *pure)
 {
     struct sql_pool *pl = &p->pool[i];
     struct sandbox *sb = NULL;
@@ -3233,14 +3247,21 @@ static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const c
         sb->mentions_now = qf->mentions_now;
         if (sandbox_open(sb, p->img[i].data, p->img[i].n, RUN_PLAIN, v) != 0) {
             free(sb);
+            if (pure)
+                *pure = false;
             return -1;
         }
-        if (sandbox_pool_setup(sb, v) != 0)
+        if (sandbox_pool_setup(sb, v) != 0) {
+            if (pure)
+                *pure = false;
             return -1;
+        }
     }
     sandbox_rearm(sb, qf);
     int rc = sandbox_query(sb, &p->s, label, q, qlen, out, v);
     if (rc != 0) {
+        if (pure && !failure_is_pure(sb, v))
+            *pure = false;
         sandbox_destroy(sb);
         return rc;
     }
@@ -3329,8 +3350,8 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
         }
         char label[32];
         fixture_label(label, sizeof label, i);
-        if (prep_run(p, i, label, p->s.reference, p->s.reference_len, &rf, &p->gold[i], v) !=
-            0) {
+        if (prep_run(p, i, label, p->s.reference, p->s.reference_len, &rf, &p->gold[i], v,
+                     NULL) != 0) {
             struct reason r = {{0}, 0};
             reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
             reason_puts(&r, v->reason);
@@ -3338,7 +3359,7 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
             goto fail;
         }
         if (p->trap &&
-            prep_run(p, i, label, trap, trap_len, &tf, &p->trap[i], v) != 0) {
+            prep_run(p, i, label, trap, trap_len, &tf, &p->trap[i], v, NULL) != 0) {
             /* A trap that fails on a fixture matches no answer's rows. */
             for (size_t k = 0; k < i; k++)
                 rows_release(&p->trap[k]);
@@ -3356,10 +3377,18 @@ fail:
 struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *answer,
                                           size_t len, bool *is_trap)
 {
+    return vat_sql_check_prepared_pure(p, answer, len, is_trap, NULL);
+}
+
+struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const char *answer,
+                                               size_t len, bool *is_trap, bool *pure)
+{
     struct vat_verdict v;
     bool trap_same = p->trap != NULL, failed = false;
     if (is_trap)
         *is_trap = false;
+    if (pure)
+        *pure = true; /* the gate and the rows compared are pure; prep_run says otherwise */
     if (!answer)
         return verdictf(false, VAT_PARSE, "no answer given");
     struct query_facts qf;
@@ -3373,7 +3402,7 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
         fixture_label(label, sizeof label, i);
         struct sql_rows got;
         struct vat_verdict rv;
-        if (prep_run(p, i, label, answer, len, &qf, &got, &rv) != 0) {
+        if (prep_run(p, i, label, answer, len, &qf, &got, &rv, pure) != 0) {
             if (!failed)
                 v = rv;
             return v;

@@ -111,6 +111,12 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
                                      size_t trap_len, struct vat_verdict *v);
 struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *answer,
                                           size_t len, bool *is_trap);
+/* The same check; *pure (may be NULL) tells whether the verdict is a pure
+ * function of (answer, fixtures) and may be memoized: false when a net of
+ * the checker (CPU time, memory), the step budget or an internal failure
+ * decided it. */
+struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const char *answer,
+                                               size_t len, bool *is_trap, bool *pure);
 void vat_sql_prep_free(struct vat_sql_prep *p);
 
 /* The CSV loader (verifiers/sqlload.c): a spec with "load": {"table": T,
