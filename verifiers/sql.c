@@ -1687,6 +1687,31 @@ static void sandbox_close(struct sandbox *sb)
     sb->n_names = 0;
 }
 
+/* Appends the first column of every row of sql to *names (each marked
+ * module or not).  0, or -1 (what was read stays). */
+static int read_names(sqlite3 *db, const char *sql, bool module, struct sandbox_name **names,
+                      size_t *n)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    size_t cap = *n;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (!name)
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            *names = vat_xrealloc(*names, cap * sizeof **names);
+        }
+        (*names)[*n].name = vat_xstrdup(name);
+        (*names)[(*n)++].module = module;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int list_modules(sqlite3 *db)
 {
     if (modules_listed)
@@ -1694,28 +1719,16 @@ static int list_modules(sqlite3 *db)
     pthread_mutex_lock(&modules_lock);
     int rc = 0;
     if (!modules_listed) {
-        sqlite3_stmt *st;
-        rc = -1;
-        if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_module_list", -1, &st, NULL) ==
-            SQLITE_OK) {
-            size_t cap = 0;
-            int step;
-            while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-                const char *name = (const char *)sqlite3_column_text(st, 0);
-                if (!name)
-                    continue;
-                if (n_module_names == cap) {
-                    cap = cap ? cap * 2 : 32;
-                    module_names = vat_xrealloc(module_names, cap * sizeof *module_names);
-                }
-                module_names[n_module_names].name = vat_xstrdup(name);
-                module_names[n_module_names++].module = true;
-            }
-            sqlite3_finalize(st);
-            if (step == SQLITE_DONE) {
-                rc = 0;
-                modules_listed = true;
-            }
+        rc = read_names(db, "SELECT name FROM pragma_module_list", true, &module_names,
+                        &n_module_names);
+        if (rc == 0) {
+            modules_listed = true;
+        } else { /* a partial list is not kept: the next sandbox tries again */
+            for (size_t i = 0; i < n_module_names; i++)
+                free(module_names[i].name);
+            free(module_names);
+            module_names = NULL;
+            n_module_names = 0;
         }
     }
     pthread_mutex_unlock(&modules_lock);
@@ -1728,26 +1741,8 @@ static int sandbox_names(struct sandbox *sb)
 {
     if (list_modules(sb->db) != 0)
         return -1;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(sb->db,
-                           "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (!name)
-            continue;
-        if (sb->n_names == cap) {
-            cap = cap ? cap * 2 : 16;
-            sb->names = vat_xrealloc(sb->names, cap * sizeof *sb->names);
-        }
-        sb->names[sb->n_names].name = vat_xstrdup(name);
-        sb->names[sb->n_names++].module = false;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return read_names(sb->db, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')",
+                      false, &sb->names, &sb->n_names);
 }
 
 /* Rewrites each of the task's rowid tables with its rows in reverse order
