@@ -279,7 +279,17 @@ int vat_xl_write(const struct vat_xl_book *b, const char *root, const char *rel,
     char *path = vat_path_join(root, rel);
     char *tmp = vat_xasprintf("%s.tmp", path);
     int rc = -1;
-    lxw_workbook *wb = workbook_new(tmp);
+    /* libxlsxwriter stages each part of the package in a temporary file
+     * (created and unlinked at once); they go beside the workbook, under
+     * the root, not to the system's temporary folder. */
+    char *dir = vat_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    lxw_workbook_options opt = {.constant_memory = LXW_FALSE,
+                                .tmpdir = slash ? dir : NULL,
+                                .use_zip64 = LXW_FALSE};
+    lxw_workbook *wb = workbook_new_opt(tmp, &opt);
     if (!wb) {
         vat_err_set(e, "xlsx: cannot create '%s'", tmp);
         goto out;
@@ -362,6 +372,7 @@ int vat_xl_write(const struct vat_xl_book *b, const char *root, const char *rel,
     }
     rc = 0;
 out:
+    free(dir);
     free(tmp);
     free(path);
     return rc;
