@@ -167,26 +167,23 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
                 SQLITE_OK ||
             sqlite3_exec(w->db, conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
             sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
-            vat_err_set(e, "vat: cannot create '%s': %s", rel, msg ? msg : sqlite3_errmsg(w->db));
-            sqlite3_free(msg);
-            goto fail;
+            goto fail_exec;
         }
         return 0;
     }
     if (sqlite3_exec(w->db, file_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(w->db, conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
         (schema_sql && sqlite3_exec(w->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK)) {
-        vat_err_set(e, "vat: cannot create '%s': %s", rel, msg ? msg : sqlite3_errmsg(w->db));
-        sqlite3_free(msg);
-        goto fail;
+        goto fail_exec;
     }
     keep_empty_image(schema_sql, w->db);
     if (sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
-        vat_err_set(e, "vat: cannot create '%s': %s", rel, msg ? msg : sqlite3_errmsg(w->db));
-        sqlite3_free(msg);
-        goto fail;
+        goto fail_exec;
     }
     return 0;
+fail_exec:
+    vat_err_set(e, "vat: cannot create '%s': %s", rel, msg ? msg : sqlite3_errmsg(w->db));
+    sqlite3_free(msg);
 fail:
     drop_db(w);
     free_paths(w);

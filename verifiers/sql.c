@@ -2470,27 +2470,39 @@ static bool tables_same(const json_t *a, const json_t *b)
     return (!a && !b) || (a && b && json_equal((json_t *)a, (json_t *)b));
 }
 
+/* Moves this thread's cached sandbox for img in mode with s's budget and
+ * tables out of the cache into *out; false (and *out zeroed) when none. */
+static bool sb_cache_pull(const struct sql_spec *s, const struct fixture_img *img,
+                          enum run_mode mode, struct sb_cache_entry *out)
+{
+    memset(out, 0, sizeof *out);
+    struct sb_cache *c = sb_cache_get();
+    for (size_t i = 0; i < c->used; i++) {
+        struct sb_cache_entry *e = &c->e[i];
+        if (e->mode == mode && e->n == img->n && e->step_budget == s->step_budget &&
+            memcmp(e->img, img->data, img->n) == 0 && tables_same(e->tables, s->tables)) {
+            *out = *e;
+            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
+            c->used--;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Takes out of this thread's cache the sandbox for img in mode with s's
  * budget and tables, or returns NULL; the caller owns it (its tables
  * pointer is left for the caller to set). */
 static struct sandbox *sb_cache_take(const struct sql_spec *s, const struct fixture_img *img,
                                      enum run_mode mode)
 {
-    struct sb_cache *c = sb_cache_get();
-    for (size_t i = 0; i < c->used; i++) {
-        struct sb_cache_entry *e = &c->e[i];
-        if (e->mode == mode && e->n == img->n && e->step_budget == s->step_budget &&
-            memcmp(e->img, img->data, img->n) == 0 && tables_same(e->tables, s->tables)) {
-            struct sandbox *sb = e->sb;
-            memo_release(e);
-            free(e->img);
-            json_decref(e->tables);
-            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
-            c->used--;
-            return sb;
-        }
-    }
-    return NULL;
+    struct sb_cache_entry x;
+    if (!sb_cache_pull(s, img, mode, &x))
+        return NULL;
+    memo_release(&x);
+    free(x.img);
+    json_decref(x.tables);
+    return x.sb;
 }
 
 /* Turns reverse_unordered_selects on or off on sb's connection (the
@@ -2525,17 +2537,8 @@ static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
     if (backwards)
         mode = RUN_PLAIN;
     struct sb_cache *c = sb_cache_get();
-    struct sb_cache_entry x = {0};
-    for (size_t i = 0; i < c->used; i++) {
-        struct sb_cache_entry *e = &c->e[i];
-        if (e->mode == mode && e->n == img->n && e->step_budget == s->step_budget &&
-            memcmp(e->img, img->data, img->n) == 0 && tables_same(e->tables, s->tables)) {
-            x = *e;
-            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
-            c->used--;
-            break;
-        }
-    }
+    struct sb_cache_entry x;
+    sb_cache_pull(s, img, mode, &x);
     bool memo = vat_file_memo_on();
     struct rows_memo *m = memo && x.sb ? memo_find_rows(&x, s, q, qlen, backwards) : NULL;
     if (m) {
