@@ -47,7 +47,7 @@ PYCHECK ?= /work/shared/bench/pycheck.py
 bench: build
 	@d=$$(mktemp -d) && ./$(BUILD)/vat build --root $$d >/dev/null && \
 	  ./$(BUILD)/vat build --config bench/seeds-10k.toml --root $$d/big >/dev/null && \
-	  TMPDIR=$$d taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --big-root $$d/big \
+	  TMPDIR=$$d taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --pycold bench/pycheck_sql_cold.py --big-root $$d/big \
 	    $$(test -d python/vat && echo --pyvat python --libvat $(BUILD)/libvat.so); \
 	  rc=$$?; rm -rf $$d; exit $$rc
 

@@ -5,17 +5,21 @@
  * reported per template beside the plain-Python peer of the same checks
  * (pycheck.py, run in the same invocation on the same corpus), with the
  * ratio and the target the issue sets (5x value and regex, 2x SQL).  SQL
- * templates get two rows: `cold`, every check a distinct answer text (the
- * query runs: the target is judged on it), and `repeated`, the gold text
- * again and again (served by the verdict memo after its first check).
+ * templates get four rows: `cold`, every check a distinct answer text (the
+ * query is prepared and runs), beside pycheck.py's SQL checks run on the
+ * same distinct texts (--pycold, bench/pycheck_sql_cold.py: the target is
+ * judged there); `repeated`, the gold text again and again (served by the
+ * verdict memo after its first check), beside pycheck.py's own repeated
+ * gold; and the ceiling of any checker that runs the query, `bare-cold` and
+ * `bare-warm` (measure_bare: plain SQLite, no sandbox).
  *
  * Also, when asked: the time to open a large corpus and score its first
  * answer (--big-root), a task-id lookup in it and in the default corpus,
  * and the time the Python package's Corpus.score adds to the C call on a
  * value task (--pyvat, the folder holding python/vat).
  *
- * usage: vat-bench --root DIR [--seconds S] [--pycheck FILE] [--big-root DIR]
- *                  [--pyvat DIR --libvat FILE] [--only PREFIX]
+ * usage: vat-bench --root DIR [--seconds S] [--pycheck FILE] [--pycold FILE]
+ *                  [--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]
  *
  * --only times only the templates whose name starts with PREFIX. */
 #define _GNU_SOURCE /* popen, pclose, mkdtemp, realpath, symlink */
@@ -25,6 +29,8 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "corpus.h"
 
@@ -49,7 +55,9 @@ struct tmpl {
     size_t n, cap;
     const char **id, **gold;
     double rate, py;
-    double cold; /* SQL: checks/s on distinct texts (0 for other kinds) */
+    double cold;    /* SQL: checks/s on distinct texts (0 for other kinds) */
+    double py_cold; /* SQL: Python's checks/s on the same distinct texts */
+    double bare_warm, bare_cold; /* SQL: bare SQLite's ceiling (measure_bare) */
 };
 
 static struct tmpl *tmpl_for(struct tmpl **list, size_t *n, const char *name, const char *kind)
@@ -132,6 +140,139 @@ static double measure(vat_corpus *c, const struct tmpl *t, double seconds, bool 
     }
     free(buf);
     return (double)checks / (t1 - t0);
+}
+
+/* ---- the ceiling: bare SQLite ------------------------------------------------- */
+
+/* What any checker that runs the answer's query pays at least: the same
+ * query on the same in-memory fixtures through a plain SQLite connection
+ * (no sandbox, no authorizer, no limits, no gate, no comparison), every
+ * row stepped and each value read as vat reads it.  warm: the statement
+ * prepared once per fixture and reset (a warm statement cache, as
+ * pycheck.py's repeated gold enjoys); cold: the distinct texts of the
+ * cold rows, prepared and finalized per check.  In this process SQLite's
+ * allocations still go through vat's counting allocator (installed before
+ * main), uncounted here: a header per allocation.  Returns checks per CPU
+ * second, or 0 when a task's fixtures are not plain SQLite files (an
+ * analytics task's CSV, loaded through vat's loader). */
+#define BARE_MAX_FIXTURES 16
+struct bare_task {
+    size_t n;
+    sqlite3 *db[BARE_MAX_FIXTURES];
+    sqlite3_stmt *st[BARE_MAX_FIXTURES];
+};
+
+static int bare_open(struct bare_task *b, vat_corpus *c, const char *root, const char *id,
+                     const char *gold)
+{
+    memset(b, 0, sizeof *b);
+    const json_t *row = vat_corpus_row(c, id);
+    const char *sj = json_string_value(json_object_get(row, "spec_json"));
+    json_t *spec = sj ? json_loads(sj, 0, NULL) : NULL;
+    const json_t *fx = json_object_get(spec, "fixtures");
+    int rc = json_is_array(fx) && json_array_size(fx) <= BARE_MAX_FIXTURES &&
+                     !json_object_get(spec, "load")
+                 ? 0
+                 : -1;
+    for (size_t i = 0; rc == 0 && i < json_array_size(fx); i++) {
+        const char *rel = json_string_value(json_array_get(fx, i));
+        char *data = NULL;
+        size_t len = 0;
+        struct vat_err e = {{0}};
+        if (!rel || vat_read_file_beneath(root, rel, (size_t)1 << 30, &data, &len, &e) != 0 ||
+            len < 100) {
+            free(data);
+            rc = -1;
+            break;
+        }
+        unsigned char *img = sqlite3_malloc64(len);
+        if (img) {
+            memcpy(img, data, len);
+            if (img[18] == 2)
+                img[18] = 1;
+            if (img[19] == 2)
+                img[19] = 1;
+        }
+        free(data);
+        sqlite3 *db = NULL;
+        rc = img && sqlite3_open(":memory:", &db) == SQLITE_OK &&
+                     sqlite3_deserialize(db, "main", img, (sqlite3_int64)len,
+                                         (sqlite3_int64)len,
+                                         SQLITE_DESERIALIZE_FREEONCLOSE |
+                                             SQLITE_DESERIALIZE_READONLY) == SQLITE_OK &&
+                     sqlite3_prepare_v2(db, gold, -1, &b->st[i], NULL) == SQLITE_OK
+                 ? 0
+                 : -1;
+        if (!db)
+            sqlite3_free(img);
+        b->db[b->n++] = db;
+    }
+    json_decref(spec);
+    return rc;
+}
+
+static void bare_close(struct bare_task *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        sqlite3_finalize(b->st[i]);
+        sqlite3_close(b->db[i]);
+    }
+}
+
+/* Steps st to its end, reading every value as vat's rows_take does. */
+static long bare_rows(sqlite3_stmt *st)
+{
+    long cells = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int nc = sqlite3_column_count(st);
+        for (int k = 0; k < nc; k++, cells++)
+            switch (sqlite3_column_type(st, k)) {
+            case SQLITE_INTEGER: cells += sqlite3_column_int64(st, k) & 1; break;
+            case SQLITE_FLOAT: cells += sqlite3_column_double(st, k) > 0; break;
+            case SQLITE_TEXT: cells += sqlite3_column_text(st, k) != NULL; break;
+            case SQLITE_BLOB: cells += sqlite3_column_blob(st, k) != NULL; break;
+            default: break;
+            }
+    }
+    return cells;
+}
+
+static double measure_bare(vat_corpus *c, const struct tmpl *t, const char *root,
+                           double seconds, bool cold)
+{
+    struct bare_task *b = vat_xcalloc(t->n ? t->n : 1, sizeof *b);
+    bool ok = true;
+    for (size_t x = 0; x < t->n; x++)
+        if (bare_open(&b[x], c, root, t->id[x], t->gold[x]) != 0)
+            ok = false;
+    char *buf = NULL;
+    size_t cap = 0;
+    long checks = 0, cells = 0;
+    size_t passes = t->n < 64 ? (64 + t->n - 1) / (t->n ? t->n : 1) : 1;
+    double t0 = cpu_now(), t1 = t0;
+    while (ok && t1 - t0 < seconds) {
+        for (size_t pass = 0; pass < passes; pass++)
+            for (size_t x = 0; x < t->n; x++, checks++)
+                for (size_t i = 0; i < b[x].n; i++) {
+                    if (!cold) {
+                        cells += bare_rows(b[x].st[i]);
+                        sqlite3_reset(b[x].st[i]);
+                        continue;
+                    }
+                    size_t len;
+                    const char *text = cold_text(t->gold[x], &buf, &cap, &len);
+                    sqlite3_stmt *st = NULL;
+                    if (sqlite3_prepare_v2(b[x].db[i], text, (int)len, &st, NULL) == SQLITE_OK)
+                        cells += bare_rows(st);
+                    sqlite3_finalize(st);
+                }
+        t1 = cpu_now();
+    }
+    for (size_t x = 0; x < t->n; x++)
+        bare_close(&b[x]);
+    free(b);
+    free(buf);
+    return ok && cells > 0 ? (double)checks / (t1 - t0) : 0;
 }
 
 /* ---- the Python peer's view of the corpus ------------------------------------ */
@@ -240,12 +381,40 @@ static void py_view_remove(char *dir)
     free(dir);
 }
 
+/* Runs a Python script on the view (`SCRIPT VIEW SECONDS`, its clock made
+ * process_time) and stores each `template kind rate` line it prints in the
+ * matching template: its py, or py_cold when cold. */
+static void run_py(const char *script, const char *view, double seconds, bool cold,
+                   struct tmpl *list, size_t n)
+{
+    char *cmd = vat_xasprintf(
+        "/usr/bin/python3 -c 'import runpy, sys, time\n"
+        "time.perf_counter = time.process_time\n"
+        "sys.argv = sys.argv[1:]\n"
+        "runpy.run_path(sys.argv[0], run_name=\"__main__\")' '%s' '%s' %g",
+        script, view, seconds);
+    FILE *p = popen(cmd, "r");
+    free(cmd);
+    if (!p)
+        return;
+    char line[512], name[128], kind[32];
+    double rate;
+    while (fgets(line, sizeof line, p))
+        if (sscanf(line, "%127s %31s %lf", name, kind, &rate) == 3)
+            for (size_t i = 0; i < n; i++)
+                if (strcmp(list[i].name, name) == 0 && strcmp(list[i].kind, kind) == 0)
+                    *(cold ? &list[i].py_cold : &list[i].py) = rate;
+    pclose(p);
+}
+
 /* Runs pycheck.py on root (through py_view) and fills each template's
- * Python rate.  Its clock is made time.process_time, the CPU seconds of
- * its process, as vat's side is timed: on a machine shared with other
- * work the wall clock counts their turns too. */
-static void run_pycheck(const char *pycheck, const char *root, double seconds,
-                        struct tmpl *list, size_t n)
+ * Python rate; then, when given, pycold (bench/pycheck_sql_cold.py: its
+ * SQL checks on the cold rows' distinct texts).  Their clock is made
+ * time.process_time, the CPU seconds of their process, as vat's side is
+ * timed: on a machine shared with other work the wall clock counts their
+ * turns too. */
+static void run_pycheck(const char *pycheck, const char *pycold, const char *root,
+                        double seconds, struct tmpl *list, size_t n)
 {
     size_t lifted, unpaired;
     char *view = py_view(root, &lifted, &unpaired);
@@ -260,24 +429,9 @@ static void run_pycheck(const char *pycheck, const char *root, double seconds,
            "Python figure); fixtures unchanged; its perf_counter clock replaced by "
            "process_time (CPU seconds, as vat's side)\n",
            lifted, unpaired);
-    char *cmd = vat_xasprintf(
-        "/usr/bin/python3 -c 'import runpy, sys, time\n"
-        "time.perf_counter = time.process_time\n"
-        "sys.argv = sys.argv[1:]\n"
-        "runpy.run_path(sys.argv[0], run_name=\"__main__\")' '%s' '%s' %g",
-        pycheck, view, seconds);
-    FILE *p = popen(cmd, "r");
-    free(cmd);
-    if (p) {
-        char line[512], name[128], kind[32];
-        double rate;
-        while (fgets(line, sizeof line, p))
-            if (sscanf(line, "%127s %31s %lf", name, kind, &rate) == 3)
-                for (size_t i = 0; i < n; i++)
-                    if (strcmp(list[i].name, name) == 0 && strcmp(list[i].kind, kind) == 0)
-                        list[i].py = rate;
-        pclose(p);
-    }
+    run_py(pycheck, view, seconds, false, list, n);
+    if (pycold && access(pycold, R_OK) == 0)
+        run_py(pycold, view, seconds, true, list, n);
     py_view_remove(view);
 }
 
@@ -298,7 +452,8 @@ static double lookup_ns(vat_corpus *c)
 
 int main(int argc, char **argv)
 {
-    const char *root = NULL, *pycheck = NULL, *big = NULL, *pyvat = NULL, *libvat = NULL;
+    const char *root = NULL, *pycheck = NULL, *pycold = NULL, *big = NULL, *pyvat = NULL,
+               *libvat = NULL;
     const char *only = NULL; /* a template-name prefix: time only those */
     double seconds = 1.0;
     for (int i = 1; i < argc; i++) {
@@ -308,6 +463,8 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (strcmp(argv[i], "--pycheck") == 0 && i + 1 < argc)
             pycheck = argv[++i];
+        else if (strcmp(argv[i], "--pycold") == 0 && i + 1 < argc)
+            pycold = argv[++i];
         else if (strcmp(argv[i], "--big-root") == 0 && i + 1 < argc)
             big = argv[++i];
         else if (strcmp(argv[i], "--pyvat") == 0 && i + 1 < argc)
@@ -321,7 +478,7 @@ int main(int argc, char **argv)
     }
     if (!root || seconds <= 0) {
         fprintf(stderr, "usage: vat-bench --root DIR [--seconds S] [--pycheck FILE] "
-                        "[--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]\n");
+                        "[--pycold FILE] [--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]\n");
         return 2;
     }
     vat_corpus *c;
@@ -353,46 +510,63 @@ int main(int argc, char **argv)
     /* vat first, then Python, each alone on one core */
     for (size_t k = 0; k < nt; k++) {
         list[k].rate = measure(c, &list[k], seconds, false);
-        if (strcmp(list[k].kind, "sql") == 0)
+        if (strcmp(list[k].kind, "sql") == 0) {
             list[k].cold = measure(c, &list[k], seconds, true);
+            list[k].bare_cold = measure_bare(c, &list[k], root, seconds, true);
+            list[k].bare_warm = measure_bare(c, &list[k], root, seconds, false);
+        }
     }
     if (pycheck && access(pycheck, R_OK) == 0)
-        run_pycheck(pycheck, root, seconds, list, nt);
+        run_pycheck(pycheck, pycold, root, seconds, list, nt);
     printf("vat-bench: libvat %s, one thread, %ld cores online; gold answers, %g CPU s per "
            "template\n",
            vat_version(), sysconf(_SC_NPROCESSORS_ONLN), seconds);
     printf("answers: repeated = the gold text scored again and again (an SQL verdict is then "
-           "served by the verdict memo); cold = SQL only, every check a distinct text (the gold "
-           "with a trailing '-- n' comment), so the query runs; python/s is pycheck.py's gold "
-           "repeated, the same figure on both rows\n");
-    printf("%-20s %-8s %-8s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "answers",
+           "served by the verdict memo; python/s is pycheck.py's, sqlite3's statement cache "
+           "serving its text); cold = SQL only, every check a distinct text (the gold with a "
+           "trailing '-- n' comment), so the query is prepared and runs (python/s: "
+           "bench/pycheck_sql_cold.py, pycheck.py's SQL checks on the same distinct texts); "
+           "bare-cold and bare-warm = the ceiling of any checker that runs the query: the same "
+           "texts through plain SQLite in C on the same in-memory fixtures, no sandbox, no "
+           "comparison (warm: prepared once per fixture)\n");
+    printf("%-20s %-8s %-9s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "answers",
            "tasks", "checks/s", "us/check", "python/s", "ratio", "target");
     int missed = 0;
     for (size_t k = 0; k < nt; k++) {
         const struct tmpl *t = &list[k];
         bool sql = strcmp(t->kind, "sql") == 0;
         double target = sql ? 2.0 : 5.0;
-        for (int row = 0; row < (sql ? 2 : 1); row++) {
-            /* SQL: the cold row first; the target is judged on it */
-            bool cold = sql && row == 0;
-            double rate = cold ? t->cold : t->rate;
-            const char *ans = cold ? "cold" : "repeated";
-            if (t->py > 0) {
-                double ratio = rate / t->py;
-                bool counted = !sql || cold;
-                missed += counted && ratio < target;
-                printf("%-20s %-8s %-8s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
-                       t->kind, ans, t->n, rate, 1e6 / rate, t->py, ratio, target,
-                       !counted ? " (not judged)" : ratio < target ? " MISSED" : "");
+        static const char *const sql_rows[] = {"cold", "repeated", "bare-cold", "bare-warm"};
+        for (int row = 0; row < (sql ? 4 : 1); row++) {
+            /* SQL: judged on the cold row, against Python on the same texts */
+            const char *ans = sql ? sql_rows[row] : "repeated";
+            double rate = !sql ? t->rate
+                          : row == 0 ? t->cold
+                          : row == 1 ? t->rate
+                          : row == 2 ? t->bare_cold
+                                     : t->bare_warm;
+            double py = sql && row % 2 == 0 ? t->py_cold : t->py;
+            bool judged = !sql || row == 0;
+            if (rate <= 0)
+                continue;
+            if (py > 0) {
+                double ratio = rate / py;
+                missed += judged && ratio < target;
+                printf("%-20s %-8s %-9s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
+                       t->kind, ans, t->n, rate, 1e6 / rate, py, ratio, target,
+                       !judged ? row >= 2 ? " (ceiling)" : " (not judged)"
+                       : ratio < target ? " MISSED"
+                                        : "");
             } else {
-                printf("%-20s %-8s %-8s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
+                printf("%-20s %-8s %-9s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
                        ans, t->n, rate, 1e6 / rate, "-", "-", "-");
             }
         }
     }
     if (pycheck)
         printf("targets missed: %d of %zu templates (value and regex on repeated answers; SQL "
-               "on cold answers, the repeated SQL rows not judged)\n",
+               "on cold answers against Python on the same texts; the other SQL rows not "
+               "judged)\n",
                missed, nt);
     printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(c),
            vat_corpus_task_count(c));
