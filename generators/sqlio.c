@@ -120,8 +120,9 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
     w->final_path = w->root = w->rel = NULL;
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
-    if (vat_mkdirs_for(root, rel, e) != 0)
-        return -1;
+    /* Nothing touches the file system before commit, whose atomic write
+     * makes the missing folders beneath root (and refuses a path that
+     * leaves it). */
     w->final_path = vat_path_join(root, rel);
     w->root = vat_xstrdup(root);
     w->rel = vat_xstrdup(rel);
@@ -302,6 +303,34 @@ int vat_sqlw_insert(struct vat_sqlw *w, const char *sql, const char *types, ...)
     return 0;
 }
 
+static void ro_close(void *db);
+
+/* During a task's draw (the file memo on), the writer's connection, which
+ * holds the database just written with its schema parsed, becomes the
+ * file's kept read-only connection (vat_sqlite_open_ro), sparing the
+ * task's first reader an open and a schema parse.  Only once the file has
+ * been read back from disk and found to hold exactly the bytes written
+ * (img, header pinned): the reader then sees what is on disk, as if it
+ * had opened it.  Pages are the same; the header's fields 92-99 (pinned in
+ * the file only) change nothing a query reads.  Otherwise the connection
+ * is closed, as before. */
+static void keep_as_reader(struct vat_sqlw *w, const unsigned char *img, size_t n)
+{
+    if (!vat_file_memo_on() || !w->db)
+        return;
+    char *data = NULL;
+    size_t len = 0;
+    struct vat_err ignore = {{0}};
+    bool same = vat_read_file_beneath(w->root, w->rel, n + 1, &data, &len, &ignore) == 0 &&
+                len == n && memcmp(data, img, n) == 0;
+    free(data);
+    unsigned long serial = same ? vat_file_memo_serial(w->root, w->rel) : 0;
+    if (!serial || sqlite3_exec(w->db, "PRAGMA query_only=ON", NULL, NULL, NULL) != SQLITE_OK)
+        return;
+    vat_file_memo_put_obj(w->root, w->rel, "sqlite-ro", serial, w->db, ro_close);
+    w->db = NULL;
+}
+
 int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
 {
     int rc = -1;
@@ -325,9 +354,9 @@ int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
     finalize_all(w->db);
     sqlite3_int64 size = 0;
     unsigned char *img = sqlite3_serialize(w->db, "main", &size, 0);
-    drop_db(w);
     if (!img || size < 100) {
         sqlite3_free(img);
+        drop_db(w);
         vat_err_set(e, "vat: cannot write '%s': the database cannot be serialized",
                     w->final_path);
         goto out;
@@ -335,9 +364,12 @@ int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
     if (vat_sqlite_pin_header_mem(img, (size_t)size, e) != 0 ||
         vat_write_file_atomic(w->root, w->rel, (const char *)img, (size_t)size, e) != 0) {
         sqlite3_free(img);
+        drop_db(w);
         goto out;
     }
+    keep_as_reader(w, img, (size_t)size);
     sqlite3_free(img);
+    drop_db(w);
     rc = 0;
 out:
     insert_error[0] = 0;

@@ -14,9 +14,9 @@ struct vat_sqlw {
     char *root, *rel; /* where commit writes the finished image  */
 };
 
-/* Opens a database in memory for root/rel (refusing an unsafe rel and
- * creating its directories), runs schema_sql and opens a transaction.
- * Nothing is written to the file until commit.  0 or -1. */
+/* Opens a database in memory for root/rel (refusing an unsafe rel), runs
+ * schema_sql and opens a transaction.  Nothing is written, and no folder
+ * made, until commit.  0 or -1. */
 int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const char *schema_sql,
                   struct vat_err *e);
 /* Inserts one row with a prepared statement cached per sql text.  types is
@@ -24,7 +24,10 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
  * 'd' double, 'n' NULL (no argument).  0 or -1. */
 int vat_sqlw_insert(struct vat_sqlw *w, const char *sql, const char *types, ...);
 /* Commits, pins the header and writes the image to root/rel.tmp, renamed
- * into place (vat_write_file_atomic).  0 or -1. */
+ * into place (vat_write_file_atomic, which makes the folders).  During a
+ * task's draw the connection then becomes the file's kept read-only one
+ * (vat_sqlite_open_ro), once the file read back holds the bytes written.
+ * 0 or -1. */
 int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e);
 /* Abandons the database (nothing was written). */
 void vat_sqlw_abort(struct vat_sqlw *w);

@@ -367,6 +367,46 @@ static void test_ro_connection_kept_per_draw(void **state)
     vat_sqlite_close_ro(a);
 }
 
+/* During a draw the writer's connection becomes the file's kept reader
+ * (after the file read back equals the bytes written): the first reader
+ * gets it, read-only, with the file's rows; outside a draw it is closed. */
+static void test_writer_becomes_reader(void **state)
+{
+    const char *root = *state;
+    struct vat_err e = {{0}};
+    const char *rel = "fixtures/k/w.sqlite";
+    struct vat_sqlw w;
+    vat_file_memo_begin();
+    assert_int_equal(vat_sqlw_open(&w, root, rel, "CREATE TABLE t (v);", &e), 0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO t VALUES (?)", "i", (int64_t)i), 0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+    assert_null(w.db);
+    sqlite3 *a;
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &a, &e), 0);
+    assert_non_null(strstr(sqlite3_db_filename(a, "main"), "vat-sqlw"));
+    assert_int_equal(count_rows(a, "t"), 5);
+    assert_int_not_equal(sqlite3_exec(a, "INSERT INTO t VALUES (9)", NULL, NULL, NULL),
+                         SQLITE_OK);
+    assert_int_equal(count_rows(a, "t"), 5);
+    vat_sqlite_close_ro(a);
+    vat_file_memo_end();
+    /* the file holds what the reader saw */
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &a, &e), 0);
+    assert_null(strstr(sqlite3_db_filename(a, "main"), "vat-sqlw"));
+    assert_int_equal(count_rows(a, "t"), 5);
+    vat_sqlite_close_ro(a);
+    /* no draw: the writer is closed at commit, nothing kept */
+    assert_int_equal(vat_sqlw_open(&w, root, rel, "CREATE TABLE t (v);", &e), 0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+    vat_file_memo_begin();
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &a, &e), 0);
+    assert_null(strstr(sqlite3_db_filename(a, "main"), "vat-sqlw"));
+    assert_int_equal(count_rows(a, "t"), 0);
+    vat_sqlite_close_ro(a);
+    vat_file_memo_end();
+}
+
 static void test_abort_leaves_nothing(void **state)
 {
     const char *root = *state;
@@ -553,6 +593,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commit_replaces_and_cleans_stale_tmp, setup_dir,
                                         teardown_dir),
         cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_writer_becomes_reader, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_ro_connection_kept_per_draw, setup_dir,
                                         teardown_dir),
         cmocka_unit_test_setup_teardown(test_failed_insert_poisons_writer, setup_dir, teardown_dir),
