@@ -10,8 +10,8 @@
  * same distinct texts (--pycold, bench/pycheck_sql_cold.py: the target is
  * judged there); `repeated`, the gold text again and again (served by the
  * verdict memo after its first check), beside pycheck.py's own repeated
- * gold; and the ceiling of any checker that runs the query, `bare-cold` and
- * `bare-warm` (measure_bare: plain SQLite, no sandbox).
+ * gold; and, for reference, `sqlite-cold` and `sqlite-warm` (measure_bare:
+ * plain SQLite, a connection per fixture, no sandbox).
  *
  * Also, when asked: the time to open a large corpus and score its first
  * answer (--big-root), a task-id lookup in it and in the default corpus,
@@ -57,7 +57,7 @@ struct tmpl {
     double rate, py;
     double cold;    /* SQL: checks/s on distinct texts (0 for other kinds) */
     double py_cold; /* SQL: Python's checks/s on the same distinct texts */
-    double bare_warm, bare_cold; /* SQL: bare SQLite's ceiling (measure_bare) */
+    double bare_warm, bare_cold; /* SQL: plain SQLite's figures (measure_bare) */
 };
 
 static struct tmpl *tmpl_for(struct tmpl **list, size_t *n, const char *name, const char *kind)
@@ -142,12 +142,12 @@ static double measure(vat_corpus *c, const struct tmpl *t, double seconds, bool 
     return (double)checks / (t1 - t0);
 }
 
-/* ---- the ceiling: bare SQLite ------------------------------------------------- */
+/* ---- a reference: plain SQLite ----------------------------------------------- */
 
-/* What any checker that runs the answer's query pays at least: the same
- * query on the same in-memory fixtures through a plain SQLite connection
- * (no sandbox, no authorizer, no limits, no gate, no comparison), every
- * row stepped and each value read as vat reads it.  warm: the statement
+/* What a straightforward C checker pays: the same query on the same
+ * in-memory fixtures through a plain SQLite connection per fixture (no
+ * sandbox, no authorizer, no limits, no gate, no comparison), every row
+ * stepped and each value read as vat reads it.  warm: the statement
  * prepared once per fixture and reset (a warm statement cache, as
  * pycheck.py's repeated gold enjoys); cold: the distinct texts of the
  * cold rows, prepared and finalized per check.  In this process SQLite's
@@ -526,17 +526,18 @@ int main(int argc, char **argv)
            "serving its text); cold = SQL only, every check a distinct text (the gold with a "
            "trailing '-- n' comment), so the query is prepared and runs (python/s: "
            "bench/pycheck_sql_cold.py, pycheck.py's SQL checks on the same distinct texts); "
-           "bare-cold and bare-warm = the ceiling of any checker that runs the query: the same "
-           "texts through plain SQLite in C on the same in-memory fixtures, no sandbox, no "
-           "comparison (warm: prepared once per fixture)\n");
-    printf("%-20s %-8s %-9s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "answers",
+           "sqlite-cold and sqlite-warm = for reference, the same texts through plain SQLite in "
+           "C, a connection per fixture on the same in-memory fixtures, no sandbox, no "
+           "comparison (warm: prepared once per fixture; vat's cold row serves a task's "
+           "fixtures as one set and prepares once per check)\n");
+    printf("%-20s %-8s %-11s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "answers",
            "tasks", "checks/s", "us/check", "python/s", "ratio", "target");
     int missed = 0;
     for (size_t k = 0; k < nt; k++) {
         const struct tmpl *t = &list[k];
         bool sql = strcmp(t->kind, "sql") == 0;
         double target = sql ? 2.0 : 5.0;
-        static const char *const sql_rows[] = {"cold", "repeated", "bare-cold", "bare-warm"};
+        static const char *const sql_rows[] = {"cold", "repeated", "sqlite-cold", "sqlite-warm"};
         for (int row = 0; row < (sql ? 4 : 1); row++) {
             /* SQL: judged on the cold row, against Python on the same texts */
             const char *ans = sql ? sql_rows[row] : "repeated";
@@ -552,13 +553,13 @@ int main(int argc, char **argv)
             if (py > 0) {
                 double ratio = rate / py;
                 missed += judged && ratio < target;
-                printf("%-20s %-8s %-9s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
+                printf("%-20s %-8s %-11s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
                        t->kind, ans, t->n, rate, 1e6 / rate, py, ratio, target,
-                       !judged ? row >= 2 ? " (ceiling)" : " (not judged)"
+                       !judged ? row >= 2 ? " (reference)" : " (not judged)"
                        : ratio < target ? " MISSED"
                                         : "");
             } else {
-                printf("%-20s %-8s %-9s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
+                printf("%-20s %-8s %-11s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
                        ans, t->n, rate, 1e6 / rate, "-", "-", "-");
             }
         }

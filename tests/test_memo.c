@@ -23,10 +23,12 @@
 #include "mutate.h"
 #include "testutil.h"
 #include "vat.h"
+#include "verifiers.h"
 
 struct fix {
     char *root;
     vat_corpus *on, *off;
+    vat_corpus *apart; /* memo off, each fixture on its own connection */
     const char **sql_ids; /* the SQL-checked tasks, borrowed from on */
     size_t n_sql;
 };
@@ -51,6 +53,8 @@ static int setup(void **state)
         return -1;
     setenv("VAT_VERDICT_MEMO", "0", 1);
     rc = vat_corpus_open(&f->off, f->root, NULL);
+    if (rc == 0)
+        rc = vat_corpus_open(&f->apart, f->root, NULL);
     unsetenv("VAT_VERDICT_MEMO");
     if (rc != 0)
         return -1;
@@ -69,6 +73,7 @@ static int teardown(void **state)
     struct fix *f = *state;
     vat_corpus_close(f->on);
     vat_corpus_close(f->off);
+    vat_corpus_close(f->apart);
     if (f->root)
         vat_test_rmtree(f->root);
     free(f->root);
@@ -114,18 +119,26 @@ static void assert_same(const struct seen *a, const struct seen *b, const char *
                  b->trap, b->reason);
 }
 
-/* Scores text for id twice on each handle; every verdict the same. */
+/* Scores text for id twice on each handle (the task's fixtures served as
+ * one set on on and off), and once with every fixture on a connection of
+ * its own (VAT_SQL_FIXTURE_SET=0 when the task is first prepared on
+ * apart); every verdict the same. */
 static void four_ways(struct fix *f, const char *id, const char *text, vat_extract_mode mode)
 {
     struct seen on1 = score(f->on, id, text, mode), on2 = score(f->on, id, text, mode);
     struct seen off1 = score(f->off, id, text, mode), off2 = score(f->off, id, text, mode);
+    setenv("VAT_SQL_FIXTURE_SET", "0", 1);
+    struct seen ap = score(f->apart, id, text, mode);
+    unsetenv("VAT_SQL_FIXTURE_SET");
     assert_same(&on1, &off1, id);
     assert_same(&on2, &off1, id);
     assert_same(&off2, &off1, id);
+    assert_same(&ap, &off1, id);
     free(on1.extracted);
     free(on2.extracted);
     free(off1.extracted);
     free(off2.extracted);
+    free(ap.extracted);
 }
 
 static void test_on_and_off_agree_on_the_default_corpus(void **state)
@@ -133,7 +146,7 @@ static void test_on_and_off_agree_on_the_default_corpus(void **state)
     struct fix *f = *state;
     assert_true(f->n_sql >= 36); /* the three SQL templates, program forms besides */
     static const char *const roles[] = {"gold", "trap", "malformed"};
-    size_t answers = 0, mutants = 0, trap_seen = 0;
+    size_t answers = 0, mutants = 0, trap_seen = 0, in_sets = 0, n_fixtures = 0;
     for (size_t i = 0; i < f->n_sql; i++) {
         const char *id = f->sql_ids[i];
         for (size_t r = 0; r < 3; r++) {
@@ -157,6 +170,12 @@ static void test_on_and_off_agree_on_the_default_corpus(void **state)
         json_t *spec = json_loads(json_string_value(json_object_get(row, "spec_json")), 0, NULL);
         assert_non_null(spec);
         bool ordered = json_is_true(json_object_get(spec, "ordered"));
+        struct vat_verdict pv;
+        struct vat_sql_prep *p = vat_sql_prepare(spec, f->root, NULL, NULL, 0, &pv);
+        assert_non_null(p);
+        n_fixtures += json_array_size(json_object_get(spec, "fixtures"));
+        in_sets += vat_sql_prep_uses_fixture_set(p);
+        vat_sql_prep_free(p);
         json_decref(spec);
         struct vat_mutants m = VAT_MUTANTS_INIT;
         struct vat_err e = {{0}};
@@ -168,8 +187,12 @@ static void test_on_and_off_agree_on_the_default_corpus(void **state)
         vat_mutants_release(&m);
     }
     print_message("  %zu SQL tasks: %zu rollout answers and %zu mutants, each scored twice with "
-                  "the memo on and off\n",
+                  "the memo on and off (fixture sets) and once a connection per fixture\n",
                   f->n_sql, answers, mutants);
+    /* vat's own fixtures of a task share a schema: all served as sets */
+    print_message("  %zu of %zu SQL tasks (%zu fixtures) served as fixture sets\n", in_sets,
+                  f->n_sql, n_fixtures);
+    assert_int_equal(in_sets, f->n_sql);
     assert_true(mutants > f->n_sql);
     assert_true(trap_seen > 0); /* traps are recognised through the memo too */
     struct vat_memo_stats on, off;

@@ -187,10 +187,43 @@ static void assert_reason_sane(const struct vat_verdict *v)
     json_decref(s);
 }
 
+/* The prepared check (libvat's) of the same answer, its fixtures served as
+ * one set (a single connection moved between them) or, with
+ * VAT_SQL_FIXTURE_SET=0, one connection each, must give vat_check_sql's
+ * verdict, word for word.  (A spec the prepared check refuses is left to
+ * vat_check_sql's own assertions.) */
+static void assert_prepared_agrees(const json_t *spec, const char *answer, size_t len,
+                                   const struct vat_verdict *want)
+{
+    for (int set = 1; set >= 0; set--) {
+        if (!set)
+            setenv("VAT_SQL_FIXTURE_SET", "0", 1);
+        struct vat_verdict pv;
+        struct vat_sql_prep *p = vat_sql_prepare(spec, root, NULL, NULL, 0, &pv);
+        unsetenv("VAT_SQL_FIXTURE_SET");
+        if (!p)
+            continue;
+        struct vat_verdict v = vat_sql_check_prepared(p, answer, len, NULL);
+        /* the budget nets count allocations, which a reused connection's
+         * page cache changes: their verdicts agree on the code only */
+        bool budget = strcmp(want->code, VAT_SQL_BUDGET) == 0 ||
+                      strcmp(want->code, VAT_CHECKER_LIMIT) == 0;
+        if (strcmp(v.code, want->code) != 0 || v.gate_passed != want->gate_passed ||
+            v.score != want->score || (!budget && strcmp(v.reason, want->reason) != 0))
+            fail_msg("answer %.80s: prepared (fixture set %s) gives %s gate=%d %g '%s', "
+                     "vat_check_sql %s gate=%d %g '%s'",
+                     answer, set ? "on" : "off", v.code, v.gate_passed, v.score, v.reason,
+                     want->code, want->gate_passed, want->score, want->reason);
+        vat_sql_prep_free(p);
+    }
+}
+
 static struct vat_verdict check_spec(const json_t *spec, const char *answer, size_t len)
 {
     struct vat_verdict v = vat_check_sql(spec, root, answer, len);
     assert_reason_sane(&v);
+    if (answer)
+        assert_prepared_agrees(spec, answer, len, &v);
     return v;
 }
 
@@ -1226,6 +1259,97 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+static void exec_on(const char *rel, const char *sql)
+{
+    char *path = malloc(strlen(root) + strlen(rel) + 2);
+    sprintf(path, "%s/%s", root, rel);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_close(db), SQLITE_OK);
+    free(path);
+}
+
+static struct vat_verdict prepared(const json_t *spec, const char *answer, bool *set)
+{
+    struct vat_verdict v;
+    struct vat_sql_prep *p = vat_sql_prepare(spec, root, NULL, NULL, 0, &v);
+    assert_non_null(p);
+    *set = vat_sql_prep_uses_fixture_set(p);
+    v = vat_sql_check_prepared(p, answer, strlen(answer), NULL);
+    vat_sql_prep_free(p);
+    return v;
+}
+
+/* The prepared check serves fixtures of one schema as a set (one
+ * connection, one statement, moved between fixtures) and every other
+ * task a connection per fixture; the verdicts are the same either way. */
+static void test_fixture_set(void **state)
+{
+    (void)state;
+    static const struct invoice rows[] = {
+        {"INV-201", "C4", "paid", 1.00, "2024-05-01"},
+        {"INV-202", "C4", "paid", 2.00, "2024-05-02"},
+    };
+    write_fixture("fixtures/third.sqlite", rows, 2);
+    write_fixture("fixtures/indexed.sqlite", rows, 2);
+    exec_on("fixtures/indexed.sqlite", "CREATE INDEX by_status ON invoices(status)");
+    write_fixture("fixtures/analyzed.sqlite", rows, 2);
+    exec_on("fixtures/analyzed.sqlite", "ANALYZE");
+
+    json_t *spec = make_spec(GOLD_ORDERED, true);
+    json_t *fx = json_object_get(spec, "fixtures");
+    json_array_append_new(fx, json_string("fixtures/third.sqlite"));
+    bool set;
+    /* one statement, three fixtures: each run sees its own rows */
+    struct vat_verdict v = prepared(spec, GOLD_ORDERED, &set);
+    assert_true(set);
+    assert_string_equal(v.code, VAT_OK);
+    v = prepared(spec, "SELECT 'C4', 3.0", &set);
+    assert_true(v.gate_passed && v.score == 0.0);
+    assert_reason_has(&v, "fixture main");
+    /* right on the first two fixtures only: the third says so */
+    const char *two = "SELECT customer_id, SUM(amount) FROM invoices WHERE status = 'paid' "
+                      "AND issued_on < '2024-05' GROUP BY customer_id ORDER BY customer_id";
+    struct vat_sql_prep *p = vat_sql_prepare(spec, root, NULL, NULL, 0, &v);
+    assert_non_null(p);
+    assert_true(vat_sql_prep_uses_fixture_set(p));
+    for (int round = 0; round < 3; round++) { /* the statement kept between checks */
+        v = vat_sql_check_prepared(p, two, strlen(two), NULL);
+        assert_true(v.gate_passed && v.score == 0.0);
+        assert_reason_has(&v, "fixture variant 2");
+        v = vat_sql_check_prepared(p, GOLD_ORDERED, strlen(GOLD_ORDERED), NULL);
+        assert_string_equal(v.code, VAT_OK);
+    }
+    vat_sql_prep_free(p);
+    /* turned off: a connection per fixture, the same verdict */
+    setenv("VAT_SQL_FIXTURE_SET", "0", 1);
+    v = prepared(spec, two, &set);
+    unsetenv("VAT_SQL_FIXTURE_SET");
+    assert_false(set);
+    assert_reason_has(&v, "fixture variant 2");
+
+    /* a fixture with another schema (an index more), or with statistics
+     * that steer the planner: no set, verdicts still right */
+    static const char *const apart[] = {"fixtures/indexed.sqlite", "fixtures/analyzed.sqlite"};
+    for (size_t k = 0; k < 2; k++) {
+        json_array_set_new(fx, 2, json_string(apart[k]));
+        v = prepared(spec, GOLD_ORDERED, &set);
+        assert_false(set);
+        assert_string_equal(v.code, VAT_OK);
+        v = prepared(spec, two, &set);
+        assert_true(v.gate_passed && v.score == 0.0);
+        assert_reason_has(&v, "fixture variant 2");
+    }
+    /* a single fixture needs no set */
+    json_array_remove(fx, 2);
+    json_array_remove(fx, 1);
+    v = prepared(spec, GOLD_ORDERED, &set);
+    assert_false(set);
+    assert_string_equal(v.code, VAT_OK);
+    json_decref(spec);
+}
+
 static void test_threads(void **state)
 {
     (void)state;
@@ -1267,6 +1391,7 @@ int main(void)
         cmocka_unit_test(test_trim_matches_sqlite),
         cmocka_unit_test(test_gold_admissible),
         cmocka_unit_test(test_rows_memo_within_draw),
+        cmocka_unit_test(test_fixture_set),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -780,21 +780,184 @@ static bool query_gate(const char *q, size_t n, struct query_facts *qf, struct v
     return true;
 }
 
+/* ---- a fixture set: one connection, its fixtures in turn -------------------- *
+ * A prepared check runs the answer on every fixture of the task.  Their
+ * databases share one schema (variants of the same tables), so instead of
+ * preparing the text on one connection per fixture, a sandbox can open the
+ * set (switch_set_make decides when it may) and prepare once: the file
+ * the sandbox VFS hands SQLite serves the pages of fixture `cur`, and the
+ * runner moves cur between runs.  SQLite notices the move as it notices a
+ * file another process changed: each private copy carries its own change
+ * counter (header bytes 24-27, and 92-95 so the header's page count stays
+ * valid), the pager re-reads it when a read transaction starts (the
+ * connection keeps normal locking) and drops its page cache when it
+ * differs.  The schema cookie is the same in all, so a prepared statement
+ * stays valid, compiled against a schema that is byte for byte the same in
+ * every fixture, with no statistics tables (switch_set_make checks): the
+ * plan is the one a fresh connection on that fixture would choose. */
+struct switch_set {
+    size_t n;
+    unsigned char **img; /* private copies, change counters patched */
+    size_t *len;
+};
+
+struct switch_state {
+    const struct switch_set *set;
+    size_t cur;
+};
+
+struct switch_file {
+    sqlite3_file base;
+    struct switch_state *st;
+};
+
+/* The state the next main-database open on this thread serves (set by
+ * sandbox_open_switch around its sqlite3_open_v2). */
+static _Thread_local struct switch_state *switch_opening;
+
+/* The state a main-database open serves, handed over once. */
+static struct switch_state *switch_take(int flags)
+{
+    struct switch_state *st = (flags & SQLITE_OPEN_MAIN_DB) ? switch_opening : NULL;
+    if (st)
+        switch_opening = NULL;
+    return st;
+}
+
+static int switch_close(sqlite3_file *f)
+{
+    (void)f;
+    return SQLITE_OK;
+}
+
+static int switch_read(sqlite3_file *f, void *buf, int n, sqlite3_int64 off)
+{
+    const struct switch_state *st = ((struct switch_file *)f)->st;
+    const unsigned char *img = st->set->img[st->cur];
+    size_t len = st->set->len[st->cur], want = n > 0 ? (size_t)n : 0;
+    size_t have = off >= 0 && (size_t)off < len ? len - (size_t)off : 0;
+    if (have > want)
+        have = want;
+    if (have)
+        memcpy(buf, img + off, have);
+    if (have == want)
+        return SQLITE_OK;
+    memset((unsigned char *)buf + have, 0, want - have);
+    return SQLITE_IOERR_SHORT_READ;
+}
+
+static int switch_write(sqlite3_file *f, const void *buf, int n, sqlite3_int64 off)
+{
+    (void)f;
+    (void)buf;
+    (void)n;
+    (void)off;
+    return SQLITE_READONLY;
+}
+
+static int switch_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+    (void)f;
+    (void)size;
+    return SQLITE_READONLY;
+}
+
+static int switch_sync(sqlite3_file *f, int flags)
+{
+    (void)f;
+    (void)flags;
+    return SQLITE_OK;
+}
+
+static int switch_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+    const struct switch_state *st = ((struct switch_file *)f)->st;
+    *size = (sqlite3_int64)st->set->len[st->cur];
+    return SQLITE_OK;
+}
+
+static int switch_lock(sqlite3_file *f, int level)
+{
+    (void)f;
+    (void)level;
+    return SQLITE_OK;
+}
+
+static int switch_reserved(sqlite3_file *f, int *out)
+{
+    (void)f;
+    *out = 0;
+    return SQLITE_OK;
+}
+
+static int switch_control(sqlite3_file *f, int op, void *arg)
+{
+    (void)f;
+    (void)op;
+    (void)arg;
+    return SQLITE_NOTFOUND;
+}
+
+static int switch_sector(sqlite3_file *f)
+{
+    (void)f;
+    return 512;
+}
+
+static int switch_device(sqlite3_file *f)
+{
+    (void)f;
+    return 0; /* not SQLITE_IOCAP_IMMUTABLE: the pager must check the header */
+}
+
+static const sqlite3_io_methods switch_methods = {
+    .iVersion = 1,
+    .xClose = switch_close,
+    .xRead = switch_read,
+    .xWrite = switch_write,
+    .xTruncate = switch_truncate,
+    .xSync = switch_sync,
+    .xFileSize = switch_size,
+    .xLock = switch_lock,
+    .xUnlock = switch_lock,
+    .xCheckReservedLock = switch_reserved,
+    .xFileControl = switch_control,
+    .xSectorSize = switch_sector,
+    .xDeviceCharacteristics = switch_device,
+};
+
+/* The sandbox's only file name is the fixture set's, taken as it is. */
+static int vfs_fullpath(sqlite3_vfs *vfs, const char *name, int n, char *out)
+{
+    (void)vfs;
+    if (n <= 0 || strlen(name) >= (size_t)n)
+        return SQLITE_CANTOPEN;
+    memcpy(out, name, strlen(name) + 1);
+    return SQLITE_OK;
+}
+
 /* ---- the sandbox VFS: no files, no clock ------------------------------------ */
 
 static sqlite3_vfs sandbox_vfs;
 static int sandbox_vfs_rc = SQLITE_ERROR;
 static pthread_once_t sandbox_vfs_once = PTHREAD_ONCE_INIT;
 
-/* Every file SQLite would open here is temporary storage for a sort, an
- * ephemeral table or a journal: refusing it caps memory at the page caches
- * and keeps answers off the disk.  SQLITE_FULL tells the runner why. */
+/* Every file SQLite would open here, but a fixture set's main database
+ * (below), is temporary storage for a sort, an ephemeral table or a
+ * journal: refusing it caps memory at the page caches and keeps answers
+ * off the disk.  SQLITE_FULL tells the runner why. */
 static int vfs_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
 {
     (void)vfs;
     (void)name;
-    (void)flags;
-    (void)out;
+    struct switch_state *st = switch_take(flags);
+    if (st) {
+        ((struct switch_file *)f)->st = st;
+        f->pMethods = &switch_methods;
+        if (out)
+            *out = SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB;
+        return SQLITE_OK;
+    }
     f->pMethods = NULL;
     return SQLITE_FULL;
 }
@@ -869,7 +1032,10 @@ static void sandbox_vfs_init(void)
     sandbox_vfs = *base; /* keeps szOsFile, mxPathname and the path helpers */
     sandbox_vfs.pNext = NULL;
     sandbox_vfs.zName = SANDBOX_VFS_NAME;
+    if ((size_t)sandbox_vfs.szOsFile < sizeof(struct switch_file))
+        sandbox_vfs.szOsFile = (int)sizeof(struct switch_file);
     sandbox_vfs.xOpen = vfs_open;
+    sandbox_vfs.xFullPathname = vfs_fullpath;
     sandbox_vfs.xDelete = vfs_delete;
     sandbox_vfs.xAccess = vfs_access;
     sandbox_vfs.xDlOpen = vfs_dlopen;
@@ -1334,6 +1500,7 @@ struct sandbox {
     unsigned progress_calls;
     enum stop_why stop;
     struct stmt_cache *cache; /* pooled sandboxes only (prepared checks) */
+    struct switch_state sw;   /* a fixture set's sandbox: which fixture it sees */
     /* The second connection the wrappers of the bounded built-ins run
      * SQLite's own functions on, opened on first use. */
     sqlite3 *aux;
@@ -1832,6 +1999,8 @@ static int sandbox_fail(struct sandbox *sb, struct vat_verdict *v, const char *w
 /* Opens a fresh connection on its own copy of the fixture image, hardened
  * and with the authorizer installed, seeing the fixture as mode says.
  * Returns 0, or -1 with *v internal (and sb closed). */
+static int sandbox_harden(struct sandbox *sb, enum run_mode mode, struct vat_verdict *v);
+
 static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
                         enum run_mode mode, struct vat_verdict *v)
 {
@@ -1860,6 +2029,36 @@ static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
     if (sqlite3_deserialize(sb->db, "main", copy, (sqlite3_int64)n, (sqlite3_int64)n, flags) !=
         SQLITE_OK)
         return sandbox_fail(sb, v, "cannot load the fixture");
+    return sandbox_harden(sb, mode, v);
+}
+
+/* Opens a sandbox on a fixture set (switch_set_make): one connection, read
+ * only, that sees fixture sb->sw.cur of the set, and is as hardened as
+ * sandbox_open's.  Returns 0, or -1 with *v internal (and sb closed). */
+static int sandbox_open_switch(struct sandbox *sb, const struct switch_set *set,
+                               struct vat_verdict *v)
+{
+    pthread_once(&sandbox_vfs_once, sandbox_vfs_init);
+    if (sandbox_vfs_rc != SQLITE_OK)
+        return sandbox_fail(sb, v, "cannot register its vfs");
+    sb->sw.set = set;
+    sb->sw.cur = 0;
+    switch_opening = &sb->sw;
+    int rc = sqlite3_open_v2("vat-fixture-set", &sb->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                             SANDBOX_VFS_NAME);
+    bool taken = switch_opening == NULL;
+    switch_opening = NULL;
+    if (rc != SQLITE_OK || !taken)
+        return sandbox_fail(sb, v, "cannot open the fixture set");
+    return sandbox_harden(sb, RUN_PLAIN, v);
+}
+
+/* Sets up a connection just opened on the fixture: options, limits, the
+ * bounded built-ins, the authorizer and the progress handler (and, for
+ * RUN_REVERSE_ROWS, the rows reversed first).  0, or -1 with *v internal
+ * (and sb closed). */
+static int sandbox_harden(struct sandbox *sb, enum run_mode mode, struct vat_verdict *v)
+{
     for (size_t i = 0; i < sizeof sandbox_config / sizeof sandbox_config[0]; i++)
         if (sqlite3_db_config(sb->db, sandbox_config[i].op, sandbox_config[i].value, NULL) !=
             SQLITE_OK)
@@ -2329,7 +2528,7 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
 /* Runs q on a fresh sandbox over img.  Returns 0, or -1 with *v set. */
 static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf);
 static void sandbox_destroy(struct sandbox *sb);
-static int sandbox_pool_setup(struct sandbox *sb, struct vat_verdict *v);
+static int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_verdict *v);
 
 /* Each thread keeps its last few sandboxes, by fixture bytes, run mode,
  * step budget and allowed tables: a task's reference, confirmation and
@@ -2555,7 +2754,7 @@ static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
             free(x.sb);
             return -1;
         }
-        if (sandbox_pool_setup(x.sb, v) != 0)
+        if (sandbox_pool_setup(x.sb, true, v) != 0)
             return -1;
         x.img = vat_xmalloc(img->n ? img->n : 1);
         memcpy(x.img, img->data, img->n);
@@ -3096,6 +3295,115 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
  * so a reused connection is exactly as strict as a fresh one: the fixture
  * is deserialized read-only, the authorizer and limits stay installed, and
  * the statement must still be one read-only SELECT. */
+static uint32_t be32_at(const unsigned char *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Reads the SQLite varint at b (at most 9 bytes, n available) into *out;
+ * its length, or 0 when it runs past n. */
+static size_t varint_at(const unsigned char *b, size_t n, uint64_t *out)
+{
+    uint64_t x = 0;
+    for (size_t i = 0; i < 9 && i < n; i++) {
+        if (i == 8) {
+            *out = x << 8 | b[i];
+            return 9;
+        }
+        x = x << 7 | (b[i] & 0x7f);
+        if (!(b[i] & 0x80)) {
+            *out = x;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the task's fixture images may be served as one set (see struct
+ * switch_set): two or more SQLite images whose headers agree on everything
+ * a compiled statement depends on (page size, format, reserved bytes,
+ * schema cookie and format, encoding, versions of the user and the
+ * application) and whose page 1, which holds the whole schema as a single
+ * leaf of sqlite_schema with no row overflowing it, is the same bytes in
+ * all; no statistics table (its rows would steer the planner); each
+ * header's page count valid (92 = 24) and the image that many pages long.
+ * VAT_SQL_FIXTURE_SET=0 turns sets off.  The set, or NULL. */
+static struct switch_set *switch_set_make(const struct fixture_img *img, size_t n)
+{
+    const char *env = getenv("VAT_SQL_FIXTURE_SET");
+    if (n < 2 || (env && strcmp(env, "0") == 0))
+        return NULL;
+    const unsigned char *a = img[0].data;
+    if (img[0].n < 100)
+        return NULL;
+    size_t page = (size_t)a[16] << 8 | a[17];
+    if (page == 1)
+        page = 65536;
+    if (page < 512 || (page & (page - 1)) || a[20] >= page - 480)
+        return NULL;
+    size_t usable = page - a[20];
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *b = img[i].data;
+        if (img[i].n < page || img[i].n % page || memcmp(b + 24, b + 92, 4) != 0 ||
+            (size_t)be32_at(b + 28) * page != img[i].n || memcmp(a + 16, b + 16, 2) != 0 ||
+            memcmp(a + 20, b + 20, 4) != 0 || memcmp(a + 40, b + 40, 32) != 0 ||
+            (a[18] == 2 ? 1 : a[18]) != (b[18] == 2 ? 1 : b[18]) ||
+            (a[19] == 2 ? 1 : a[19]) != (b[19] == 2 ? 1 : b[19]) ||
+            memcmp(a + 100, b + 100, page - 100) != 0)
+            return NULL;
+    }
+    /* page 1 (the same in all): one leaf of sqlite_schema, no overflow, no
+     * statistics table */
+    if (a[100] != 13)
+        return NULL;
+    for (size_t k = 100; k + 11 <= page; k++)
+        if (a[k] == 's' && memcmp(a + k, "sqlite_stat", 11) == 0)
+            return NULL;
+    size_t cells = (size_t)a[103] << 8 | a[104];
+    for (size_t c = 0; c < cells; c++) {
+        size_t at = 108 + 2 * c;
+        if (at + 2 > page)
+            return NULL;
+        size_t off = (size_t)a[at] << 8 | a[at + 1];
+        uint64_t payload;
+        if (off >= page || !varint_at(a + off, page - off, &payload) || payload > usable - 35)
+            return NULL;
+    }
+    struct switch_set *set = vat_xcalloc(1, sizeof *set);
+    set->n = n;
+    set->img = vat_xcalloc(n, sizeof *set->img);
+    set->len = vat_xcalloc(n, sizeof *set->len);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *c = vat_xmalloc(img[i].n);
+        memcpy(c, img[i].data, img[i].n);
+        /* read in rollback mode, as sandbox_open does; a change counter of
+         * its own (and the page count kept valid) */
+        if (c[18] == 2)
+            c[18] = 1;
+        if (c[19] == 2)
+            c[19] = 1;
+        uint32_t k = (uint32_t)i + 1;
+        unsigned char ctr[4] = {(unsigned char)(k >> 24), (unsigned char)(k >> 16),
+                                (unsigned char)(k >> 8), (unsigned char)k};
+        memcpy(c + 24, ctr, 4);
+        memcpy(c + 92, ctr, 4);
+        set->img[i] = c;
+        set->len[i] = img[i].n;
+    }
+    return set;
+}
+
+static void switch_set_free(struct switch_set *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->n; i++)
+        free(set->img[i]);
+    free(set->img);
+    free(set->len);
+    free(set);
+}
+
 struct sql_pool {
     pthread_mutex_t lock;
     struct sandbox **free_sb;
@@ -3109,6 +3417,8 @@ struct vat_sql_prep {
     struct fixture_img *img;
     struct sql_rows *gold, *trap; /* trap NULL when no trap was given */
     struct sql_pool *pool;
+    struct switch_set *sw;   /* the fixtures as one set, or NULL (switch_set_make) */
+    struct sql_pool sw_pool; /* sandboxes open on sw */
     struct vat_verdict ok; /* an answer's verdict when its rows match on all */
 };
 
@@ -3193,9 +3503,13 @@ static void sandbox_destroy(struct sandbox *sb)
  * re-reading the image for every read transaction), set by us with the
  * authorizer lifted for that one pragma.  0, or -1 with *v set and sb
  * destroyed. */
-static int sandbox_pool_setup(struct sandbox *sb, struct vat_verdict *v)
+static int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_verdict *v)
 {
     sb->cache = vat_xcalloc(1, sizeof *sb->cache);
+    /* A fixture set's sandbox keeps normal locking: the pager must read the
+     * header at every read transaction to see the fixture move. */
+    if (!exclusive)
+        return 0;
     sqlite3_set_authorizer(sb->db, NULL, NULL);
     int prc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
     if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK || prc != SQLITE_OK) {
@@ -3221,16 +3535,71 @@ static bool failure_is_pure(const struct sandbox *sb, const struct vat_verdict *
 /* Runs q on fixture i through the pool.  Returns 0, or -1 with *v set and
  * *pure (may be NULL) cleared when that verdict is not a pure function of
  * q and the fixture (failure_is_pure). */
-static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const char *q,
-                    size_t qlen, const struct query_facts *qf, struct sql_rows *out,
-                    struct vat_verdict *v, bool *pure)
+static struct sandbox *pool_take(struct sql_pool *pl)
 {
-    struct sql_pool *pl = &p->pool[i];
     struct sandbox *sb = NULL;
     pthread_mutex_lock(&pl->lock);
     if (pl->n_free)
         sb = pl->free_sb[--pl->n_free];
     pthread_mutex_unlock(&pl->lock);
+    return sb;
+}
+
+static void pool_give(struct sql_pool *pl, struct sandbox *sb)
+{
+    pthread_mutex_lock(&pl->lock);
+    if (pl->n_free == pl->cap) {
+        pl->cap = pl->cap ? 2 * pl->cap : 4;
+        pl->free_sb = vat_xrealloc(pl->free_sb, pl->cap * sizeof *pl->free_sb);
+    }
+    pl->free_sb[pl->n_free++] = sb;
+    pthread_mutex_unlock(&pl->lock);
+}
+
+static void pool_release(struct sql_pool *pl)
+{
+    for (size_t k = 0; k < pl->n_free; k++)
+        sandbox_destroy(pl->free_sb[k]);
+    free(pl->free_sb);
+    pthread_mutex_destroy(&pl->lock);
+}
+
+/* A sandbox open on the task's fixture set, from its pool or new.  NULL
+ * with *v internal (and *pure cleared) when none can be opened. */
+static struct sandbox *set_sandbox_take(struct vat_sql_prep *p, const struct query_facts *qf,
+                                        struct vat_verdict *v, bool *pure)
+{
+    struct sandbox *sb = pool_take(&p->sw_pool);
+    if (sb)
+        return sb;
+    sb = vat_xcalloc(1, sizeof *sb);
+    sb->tables = p->s.tables;
+    sb->step_budget = p->s.step_budget;
+    sb->mentions_now = qf->mentions_now;
+    if (sandbox_open_switch(sb, p->sw, v) != 0) {
+        free(sb);
+        sb = NULL;
+    } else if (sandbox_pool_setup(sb, false, v) != 0) {
+        sb = NULL;
+    }
+    if (!sb && pure)
+        *pure = false;
+    return sb;
+}
+
+/* Runs q on fixture i: on *held when given (a sandbox open on the fixture
+ * set, moved to fixture i; destroyed, and *held cleared, when the query
+ * fails), else through fixture i's pool.  Returns 0, or -1 with *v set and
+ * *pure (may be NULL) cleared when that verdict is not a pure function of
+ * q and the fixture (failure_is_pure). */
+static int prep_run(struct vat_sql_prep *p, size_t i, struct sandbox **held, const char *label,
+                    const char *q, size_t qlen, const struct query_facts *qf,
+                    struct sql_rows *out, struct vat_verdict *v, bool *pure)
+{
+    struct sql_pool *pl = &p->pool[i];
+    struct sandbox *sb = held ? *held : pool_take(pl);
+    if (held)
+        sb->sw.cur = i;
     memset(out, 0, sizeof *out);
     /* The build has usually just run the reference on this very fixture
      * (vat_sql_gold_admissible, vat_sql_run): that sandbox, opened and
@@ -3249,7 +3618,7 @@ static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const c
                 *pure = false;
             return -1;
         }
-        if (sandbox_pool_setup(sb, v) != 0) {
+        if (sandbox_pool_setup(sb, true, v) != 0) {
             if (pure)
                 *pure = false;
             return -1;
@@ -3261,15 +3630,12 @@ static int prep_run(struct vat_sql_prep *p, size_t i, const char *label, const c
         if (pure && !failure_is_pure(sb, v))
             *pure = false;
         sandbox_destroy(sb);
+        if (held)
+            *held = NULL;
         return rc;
     }
-    pthread_mutex_lock(&pl->lock);
-    if (pl->n_free == pl->cap) {
-        pl->cap = pl->cap ? 2 * pl->cap : 4;
-        pl->free_sb = vat_xrealloc(pl->free_sb, pl->cap * sizeof *pl->free_sb);
-    }
-    pl->free_sb[pl->n_free++] = sb;
-    pthread_mutex_unlock(&pl->lock);
+    if (!held)
+        pool_give(pl, sb);
     return 0;
 }
 
@@ -3282,11 +3648,10 @@ void vat_sql_prep_free(struct vat_sql_prep *p)
         rows_release(&p->gold[i]);
         if (p->trap)
             rows_release(&p->trap[i]);
-        for (size_t k = 0; k < p->pool[i].n_free; k++)
-            sandbox_destroy(p->pool[i].free_sb[k]);
-        free(p->pool[i].free_sb);
-        pthread_mutex_destroy(&p->pool[i].lock);
+        pool_release(&p->pool[i]);
     }
+    pool_release(&p->sw_pool);
+    switch_set_free(p->sw);
     free(p->img);
     free(p->gold);
     free(p->trap);
@@ -3330,6 +3695,7 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
     p->pool = vat_xcalloc(p->n, sizeof *p->pool);
     for (size_t i = 0; i < p->n; i++)
         pthread_mutex_init(&p->pool[i].lock, NULL);
+    pthread_mutex_init(&p->sw_pool.lock, NULL);
     for (size_t i = 0; i < p->n; i++) {
         const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
         char hex[65];
@@ -3348,8 +3714,8 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
         }
         char label[32];
         fixture_label(label, sizeof label, i);
-        if (prep_run(p, i, label, p->s.reference, p->s.reference_len, &rf, &p->gold[i], v,
-                     NULL) != 0) {
+        if (prep_run(p, i, NULL, label, p->s.reference, p->s.reference_len, &rf, &p->gold[i],
+                     v, NULL) != 0) {
             struct reason r = {{0}, 0};
             reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
             reason_puts(&r, v->reason);
@@ -3357,7 +3723,7 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
             goto fail;
         }
         if (p->trap &&
-            prep_run(p, i, label, trap, trap_len, &tf, &p->trap[i], v, NULL) != 0) {
+            prep_run(p, i, NULL, label, trap, trap_len, &tf, &p->trap[i], v, NULL) != 0) {
             /* A trap that fails on a fixture matches no answer's rows. */
             for (size_t k = 0; k < i; k++)
                 rows_release(&p->trap[k]);
@@ -3365,11 +3731,20 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
             p->trap = NULL;
         }
     }
+    /* During a task's draw the per-fixture sandboxes come ready from the
+     * admission (sb_cache_take) and most mutants stop at the first
+     * fixture: opening a set would cost more than it saves there. */
+    p->sw = vat_file_memo_on() ? NULL : switch_set_make(p->img, p->n);
     p->ok = vat_verdict_make(true, 1, VAT_OK, "rows match on all %zu fixtures", p->n);
     return p;
 fail:
     vat_sql_prep_free(p);
     return NULL;
+}
+
+bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p)
+{
+    return p && p->sw;
 }
 
 struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *answer,
@@ -3395,12 +3770,16 @@ struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const cha
     /* The verdict is that of the first fixture where the rows differ, as
      * in vat_check_sql; the scan goes on past it only while the answer
      * still gives the trap's rows, to tell whether it is the trap. */
+    struct sandbox *held = NULL;
+    if (p->sw && !(held = set_sandbox_take(p, &qf, &v, pure)))
+        return v;
     for (size_t i = 0; i < p->n && (!failed || trap_same); i++) {
         char label[32];
         fixture_label(label, sizeof label, i);
         struct sql_rows got;
         struct vat_verdict rv;
-        if (prep_run(p, i, label, answer, len, &qf, &got, &rv, pure) != 0) {
+        if (prep_run(p, i, p->sw ? &held : NULL, label, answer, len, &qf, &got, &rv, pure) !=
+            0) {
             if (!failed)
                 v = rv;
             return v;
@@ -3413,6 +3792,8 @@ struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const cha
                                    p->s.abs_tol, label, NULL);
         rows_release(&got);
     }
+    if (held)
+        pool_give(&p->sw_pool, held);
     if (is_trap)
         *is_trap = trap_same;
     if (failed)

@@ -118,6 +118,10 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
 struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const char *answer,
                                                size_t len, bool *is_trap, bool *pure);
 void vat_sql_prep_free(struct vat_sql_prep *p);
+/* Whether p's checks run on its fixtures as one set (a single connection
+ * moved between them: every fixture the same schema; see verifiers/sql.c)
+ * rather than on a connection per fixture.  For tests and benchmarks. */
+bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p);
 
 /* The CSV loader (verifiers/sqlload.c): a spec with "load": {"table": T,
  * "columns": [[name, type], ...]} names CSV fixtures, each loaded into
