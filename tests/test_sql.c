@@ -1232,7 +1232,30 @@ static void test_rows_memo_within_draw(void **state)
                    "(SELECT invoice_id FROM invoices ORDER BY rowid)",
                    false, "with rows stored in reverse order");
     test_limits_from_spec(state);
+    /* the prepared check of the draw takes the reference rows the
+     * admission computed on each fixture: no query runs for them */
+    spec = make_spec(GOLD, false);
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sql_gold_admissible(spec, root, &e), 0);
+    unsigned long before = vat_sql_runs();
+    struct vat_sql_prep *p = vat_sql_prepare(spec, root, NULL, NULL, 0, &v);
+    assert_non_null(p);
+    assert_int_equal(vat_sql_runs(), before);
+    v = vat_sql_check_prepared(p, GOLD, strlen(GOLD), NULL);
+    assert_string_equal(v.code, VAT_OK);
+    assert_int_equal(vat_sql_runs(), before + 2); /* the check itself runs */
+    const char *hard = "VALUES ('C1', 100.6), ('C2', 75.25), ('C3', 300.0)";
+    v = vat_sql_check_prepared(p, hard, strlen(hard), NULL);
+    assert_true(v.gate_passed && v.score == 0.0);
+    vat_sql_prep_free(p);
     vat_file_memo_end();
+    /* outside a draw the reference runs on every fixture */
+    before = vat_sql_runs();
+    p = vat_sql_prepare(spec, root, NULL, NULL, 0, &v);
+    assert_non_null(p);
+    assert_int_equal(vat_sql_runs(), before + 2);
+    vat_sql_prep_free(p);
+    json_decref(spec);
 }
 
 /* ---- threads ------------------------------------------------------------------------------ */

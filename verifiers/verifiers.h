@@ -122,6 +122,9 @@ void vat_sql_prep_free(struct vat_sql_prep *p);
  * moved between them: every fixture the same schema; see verifiers/sql.c)
  * rather than on a connection per fixture.  For tests and benchmarks. */
 bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p);
+/* How many queries this thread's sandboxes have run (started stepping)
+ * so far.  For tests. */
+unsigned long vat_sql_runs(void);
 
 /* The CSV loader (verifiers/sqlload.c): a spec with "load": {"table": T,
  * "columns": [[name, type], ...]} names CSV fixtures, each loaded into
