@@ -7,8 +7,8 @@
  * ratio and the target the issue sets (5x value and regex, 2x SQL).  SQL
  * templates get four rows: `cold`, every check a distinct answer text (the
  * query is prepared and runs), beside pycheck.py's SQL checks run on the
- * same distinct texts (--pycold, bench/pycheck_sql_cold.py: the target is
- * judged there); `repeated`, the gold text again and again (served by the
+ * same distinct texts (--pycold, bench/pycheck_sql_cold.py --serve, in
+ * turns with vat: measure_cold; the target is judged there); `repeated`, the gold text again and again (served by the
  * verdict memo after its first check), beside pycheck.py's own repeated
  * gold; and, for reference, `sqlite-cold` and `sqlite-warm` (measure_bare:
  * plain SQLite, a connection per fixture, no sandbox).
@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -99,23 +100,27 @@ static const char *cold_text(const char *gold, char **buf, size_t *cap, size_t *
     return *buf;
 }
 
-/* Scores every gold of t for about `seconds` of this process's CPU time;
- * checks per CPU second.  cold: every check a distinct text (cold_text);
- * else the gold text itself, repeated (a memoized SQL verdict serves it
- * after the first). */
-static double measure(vat_corpus *c, const struct tmpl *t, double seconds, bool cold)
+/* One untimed pass over t's golds: a task's first score builds its state
+ * (spec, SQL fixtures and gold rows), as pycheck.py loads before it times. */
+static void warm_up(vat_corpus *c, const struct tmpl *t)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    /* one untimed pass: a task's first score builds its state (spec, SQL
-     * fixtures and gold rows), as pycheck.py loads before it times */
     for (size_t x = 0; x < t->n; x++) {
         vat_result *r;
         if (vat_corpus_score(c, t->id[x], t->gold[x], strlen(t->gold[x]), VAT_EXTRACT_RAW, &r,
                              NULL) == 0)
             vat_result_free(r);
     }
-    long checks = 0;
+}
+
+/* Scores every gold of t for about `seconds` of this process's CPU time,
+ * adding the checks made and the CPU seconds taken to *checks and *cpu.
+ * cold: every check a distinct text (cold_text); else the gold text
+ * itself, repeated (a memoized SQL verdict serves it after the first). */
+static void measure_slice(vat_corpus *c, const struct tmpl *t, double seconds, bool cold,
+                          long *checks, double *cpu)
+{
+    char *buf = NULL;
+    size_t cap = 0;
     /* the CPU clock is a system call: read it every 64 checks or so, not
      * after every pass over a dozen sub-microsecond checks */
     size_t passes = t->n < 64 ? (64 + t->n - 1) / (t->n ? t->n : 1) : 1;
@@ -133,13 +138,23 @@ static double measure(vat_corpus *c, const struct tmpl *t, double seconds, bool 
                                 vat_result_code(r));
                     vat_result_free(r);
                 }
-                checks++;
+                ++*checks;
             }
         }
         t1 = cpu_now();
     }
     free(buf);
-    return (double)checks / (t1 - t0);
+    *cpu += t1 - t0;
+}
+
+/* Checks per CPU second over about `seconds`, after a warm-up pass. */
+static double measure(vat_corpus *c, const struct tmpl *t, double seconds, bool cold)
+{
+    warm_up(c, t);
+    long checks = 0;
+    double cpu = 0;
+    measure_slice(c, t, seconds, cold, &checks, &cpu);
+    return cpu > 0 ? (double)checks / cpu : 0;
 }
 
 /* ---- a reference: plain SQLite ----------------------------------------------- */
@@ -383,9 +398,9 @@ static void py_view_remove(char *dir)
 
 /* Runs a Python script on the view (`SCRIPT VIEW SECONDS`, its clock made
  * process_time) and stores each `template kind rate` line it prints in the
- * matching template: its py, or py_cold when cold. */
-static void run_py(const char *script, const char *view, double seconds, bool cold,
-                   struct tmpl *list, size_t n)
+ * matching template's py. */
+static void run_py(const char *script, const char *view, double seconds, struct tmpl *list,
+                   size_t n)
 {
     char *cmd = vat_xasprintf(
         "/usr/bin/python3 -c 'import runpy, sys, time\n"
@@ -403,25 +418,17 @@ static void run_py(const char *script, const char *view, double seconds, bool co
         if (sscanf(line, "%127s %31s %lf", name, kind, &rate) == 3)
             for (size_t i = 0; i < n; i++)
                 if (strcmp(list[i].name, name) == 0 && strcmp(list[i].kind, kind) == 0)
-                    *(cold ? &list[i].py_cold : &list[i].py) = rate;
+                    list[i].py = rate;
     pclose(p);
 }
 
-/* Runs pycheck.py on root (through py_view) and fills each template's
- * Python rate; then, when given, pycold (bench/pycheck_sql_cold.py: its
- * SQL checks on the cold rows' distinct texts).  Their clock is made
- * time.process_time, the CPU seconds of their process, as vat's side is
- * timed: on a machine shared with other work the wall clock counts their
- * turns too. */
-static void run_pycheck(const char *pycheck, const char *pycold, const char *root,
+/* Runs pycheck.py on the view of root (py_view) and fills each
+ * template's Python rate.  Its clock is made time.process_time, the CPU
+ * seconds of its process, as vat's side is timed: on a machine shared with
+ * other work the wall clock counts their turns too. */
+static void run_pycheck(const char *pycheck, const char *view, size_t lifted, size_t unpaired,
                         double seconds, struct tmpl *list, size_t n)
 {
-    size_t lifted, unpaired;
-    char *view = py_view(root, &lifted, &unpaired);
-    if (!view) {
-        fprintf(stderr, "vat-bench: cannot write the corpus view for pycheck.py\n");
-        return;
-    }
     printf("pycheck: run on a view of the corpus: %zu verifiers rows with spec_json's members "
            "lifted to the top level (pycheck.py reads regex cases there, tables format 1); "
            "experience unchanged but for %zu analytics tasks in their program form (CSV "
@@ -429,10 +436,101 @@ static void run_pycheck(const char *pycheck, const char *pycold, const char *roo
            "Python figure); fixtures unchanged; its perf_counter clock replaced by "
            "process_time (CPU seconds, as vat's side)\n",
            lifted, unpaired);
-    run_py(pycheck, view, seconds, false, list, n);
-    if (pycold && access(pycold, R_OK) == 0)
-        run_py(pycold, view, seconds, true, list, n);
-    py_view_remove(view);
+    run_py(pycheck, view, seconds, list, n);
+}
+
+/* ---- Python on the same distinct texts, in turns with vat -------------------- */
+
+/* bench/pycheck_sql_cold.py --serve VIEW, a child that times a template's
+ * cold SQL checks for the CPU seconds it is told and answers "CHECKS
+ * SECONDS".  vat and it take turns in short slices, so a machine whose
+ * speed drifts (a shared host) weighs on both sides alike. */
+struct pyco {
+    pid_t pid;
+    FILE *to, *from;
+};
+
+static int pyco_start(struct pyco *p, const char *script, const char *view)
+{
+    int in[2], out[2];
+    memset(p, 0, sizeof *p);
+    if (pipe(in) != 0)
+        return -1;
+    if (pipe(out) != 0) {
+        close(in[0]);
+        close(in[1]);
+        return -1;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        execl("/usr/bin/python3", "python3", script, "--serve", view, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    if (pid < 0) {
+        close(in[1]);
+        close(out[0]);
+        return -1;
+    }
+    p->pid = pid;
+    p->to = fdopen(in[1], "w");
+    p->from = fdopen(out[0], "r");
+    char line[64];
+    if (!p->to || !p->from || !fgets(line, sizeof line, p->from) ||
+        strncmp(line, "ready", 5) != 0)
+        return -1;
+    return 0;
+}
+
+static int pyco_slice(struct pyco *p, const char *tmpl, double seconds, long *checks,
+                      double *cpu)
+{
+    char line[128];
+    long k;
+    double s;
+    if (fprintf(p->to, "%s %g\n", tmpl, seconds) < 0 || fflush(p->to) != 0 ||
+        !fgets(line, sizeof line, p->from) || sscanf(line, "%ld %lf", &k, &s) != 2)
+        return -1;
+    *checks += k;
+    *cpu += s;
+    return 0;
+}
+
+static void pyco_stop(struct pyco *p)
+{
+    if (p->to)
+        fclose(p->to);
+    if (p->from)
+        fclose(p->from);
+    if (p->pid > 0)
+        waitpid(p->pid, NULL, 0);
+    memset(p, 0, sizeof *p);
+}
+
+/* A SQL template's cold rows: vat and, when co runs, Python on the same
+ * distinct texts, in ten turns each of a tenth of `seconds`. */
+#define COLD_TURNS 10
+static void measure_cold(vat_corpus *c, struct tmpl *t, double seconds, struct pyco *co)
+{
+    warm_up(c, t);
+    long checks = 0, py_checks = 0;
+    double cpu = 0, py_cpu = 0;
+    bool py = co != NULL;
+    for (int turn = 0; turn < COLD_TURNS; turn++) {
+        measure_slice(c, t, seconds / COLD_TURNS, true, &checks, &cpu);
+        if (py && pyco_slice(co, t->name, seconds / COLD_TURNS, &py_checks, &py_cpu) != 0)
+            py = false;
+    }
+    t->cold = cpu > 0 ? (double)checks / cpu : 0;
+    t->py_cold = py && py_cpu > 0 ? (double)py_checks / py_cpu : 0;
 }
 
 /* Mean time of one has_task lookup over every id of c, in ns. */
@@ -507,17 +605,31 @@ int main(int argc, char **argv)
         t->gold[t->n++] = gold;
     }
     qsort(list, nt, sizeof *list, tmpl_cmp);
-    /* vat first, then Python, each alone on one core */
+    bool with_pycheck = pycheck && access(pycheck, R_OK) == 0;
+    bool with_pycold = pycold && access(pycold, R_OK) == 0;
+    size_t lifted = 0, unpaired = 0;
+    char *view = with_pycheck || with_pycold ? py_view(root, &lifted, &unpaired) : NULL;
+    if ((with_pycheck || with_pycold) && !view)
+        fprintf(stderr, "vat-bench: cannot write the corpus view for the Python peer\n");
+    struct pyco co;
+    bool co_on = view && with_pycold && pyco_start(&co, pycold, view) == 0;
+    if (with_pycold && view && !co_on)
+        fprintf(stderr, "vat-bench: %s --serve did not start\n", pycold);
+    /* vat's repeated answers, then (all on one core) pycheck.py's; SQL's
+     * cold answers in turns with Python's on the same texts */
     for (size_t k = 0; k < nt; k++) {
         list[k].rate = measure(c, &list[k], seconds, false);
         if (strcmp(list[k].kind, "sql") == 0) {
-            list[k].cold = measure(c, &list[k], seconds, true);
+            measure_cold(c, &list[k], seconds, co_on ? &co : NULL);
             list[k].bare_cold = measure_bare(c, &list[k], root, seconds, true);
             list[k].bare_warm = measure_bare(c, &list[k], root, seconds, false);
         }
     }
-    if (pycheck && access(pycheck, R_OK) == 0)
-        run_pycheck(pycheck, pycold, root, seconds, list, nt);
+    if (co_on)
+        pyco_stop(&co);
+    if (with_pycheck && view)
+        run_pycheck(pycheck, view, lifted, unpaired, seconds, list, nt);
+    py_view_remove(view);
     printf("vat-bench: libvat %s, one thread, %ld cores online; gold answers, %g CPU s per "
            "template\n",
            vat_version(), sysconf(_SC_NPROCESSORS_ONLN), seconds);

@@ -5,9 +5,15 @@ copies of the task's fixtures, loaded once, gold rows computed once, no
 sandbox), but every check gets the gold with a trailing comment whose
 number never repeats, as vat-bench's `cold` rows do, so sqlite3's
 statement cache cannot serve it and each check prepares its text.
-Prints `template sql checks/s` lines for SQL tasks only.
 
 usage: pycheck_sql_cold.py CORPUS_ROOT [SECONDS]
+         prints `template sql checks/s` for each SQL template
+       pycheck_sql_cold.py --serve CORPUS_ROOT
+         prints `ready`, then for each line `TEMPLATE SECONDS` read from
+         standard input times that template's checks for SECONDS of CPU
+         and prints `CHECKS CPU_SECONDS` (0 0 for a template it has not):
+         vat-bench takes turns with it, so both sides meet the machine in
+         the same state
 (CORPUS_ROOT is the view vat-bench writes for pycheck.py; standard
 library only.)"""
 import json, os, sqlite3, sys, time
@@ -24,13 +30,9 @@ def load(root, table):
     return rows
 
 
-def main():
-    root = sys.argv[1]
-    secs = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
-    clock = time.process_time
-    exp = load(root, "experience")
+def jobs_by_template(root):
     by = {}
-    for e in exp.values():
+    for e in load(root, "experience").values():
         if e["answer_kind"] == "sql":
             by.setdefault(e["template"], []).append(e)
     conns = {}
@@ -45,6 +47,7 @@ def main():
         return conns[rel]
 
     serial = [0]
+    out = {}
     for tmpl, es in sorted(by.items()):
         jobs = []
         for e in es:
@@ -59,13 +62,39 @@ def main():
                 return all(conn(p).execute(text).fetchall() == g for p, g in zip(fx, golds))
 
             jobs.append(job)
-        n, t0 = 0, clock()
-        while clock() - t0 < secs:
-            for j in jobs:
-                if not j():
-                    sys.exit(f"pycheck_sql_cold: {tmpl}: a commented gold gave other rows")
-                n += 1
-        print(f"{tmpl:20s} sql {n / (clock() - t0):12.0f}")
+        out[tmpl] = jobs
+    return out
+
+
+def timed(tmpl, jobs, secs):
+    """Runs the jobs round and round for secs of CPU: (checks, cpu seconds)."""
+    clock = time.process_time
+    n, t0 = 0, clock()
+    while clock() - t0 < secs:
+        for j in jobs:
+            if not j():
+                sys.exit(f"pycheck_sql_cold: {tmpl}: a commented gold gave other rows")
+            n += 1
+    return n, clock() - t0
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "--serve":
+        by = jobs_by_template(sys.argv[2])
+        print("ready", flush=True)
+        for line in sys.stdin:
+            parts = line.split()
+            if len(parts) != 2:
+                break
+            tmpl, secs = parts[0], float(parts[1])
+            n, cpu = timed(tmpl, by[tmpl], secs) if tmpl in by else (0, 0.0)
+            print(f"{n} {cpu:.6f}", flush=True)
+        return
+    root = sys.argv[1]
+    secs = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
+    for tmpl, jobs in jobs_by_template(root).items():
+        n, cpu = timed(tmpl, jobs, secs)
+        print(f"{tmpl:20s} sql {n / cpu:12.0f}")
 
 
 main()

@@ -193,6 +193,10 @@ struct entry {
     /* the task's memoized SQL verdicts, most recent first (its shard's lock) */
     struct memo_ent *memo_head, *memo_tail;
     size_t memo_n;
+    /* the same entries with their hashes side by side, in no order, so a
+     * lookup scans one small array instead of chasing the list */
+    struct memo_slot *memo_slots;
+    size_t memo_cap;
 };
 
 /* ---- the verdict memo (declarations; the code is below) ---------------------- */
@@ -201,8 +205,14 @@ struct entry {
  * was checked on, and what the check gave.  Linked in its task's list (for
  * lookup and the per-task bound) and in its shard's LRU list (for the total
  * bound), both most recent first. */
+struct memo_slot {
+    uint64_t hash;
+    struct memo_ent *m;
+};
+
 struct memo_ent {
     struct memo_ent *t_prev, *t_next; /* the task's list */
+    size_t slot;                      /* its place in the task's memo_slots */
     struct memo_ent *l_prev, *l_next; /* the shard's LRU list */
     struct entry *task;
     uint64_t hash;
@@ -786,6 +796,9 @@ static void memo_unlink(struct memo_shard *sh, struct memo_ent *m)
     else
         e->memo_tail = m->t_prev;
     e->memo_n--;
+    /* the last slot fills the hole */
+    e->memo_slots[m->slot] = e->memo_slots[e->memo_n];
+    e->memo_slots[m->slot].m->slot = m->slot;
     if (m->l_prev)
         m->l_prev->l_next = m->l_next;
     else
@@ -808,7 +821,12 @@ static void memo_push_front(struct memo_shard *sh, struct memo_ent *m)
     else
         e->memo_tail = m;
     e->memo_head = m;
-    e->memo_n++;
+    if (e->memo_n == e->memo_cap) {
+        e->memo_cap = e->memo_cap ? 2 * e->memo_cap : 8;
+        e->memo_slots = vat_xrealloc(e->memo_slots, e->memo_cap * sizeof *e->memo_slots);
+    }
+    m->slot = e->memo_n;
+    e->memo_slots[e->memo_n++] = (struct memo_slot){m->hash, m};
     m->l_prev = NULL;
     m->l_next = sh->lru_head;
     if (sh->lru_head)
@@ -823,9 +841,11 @@ static void memo_push_front(struct memo_shard *sh, struct memo_ent *m)
 /* The task's entry for answer (a, n) or NULL; called under the lock. */
 static struct memo_ent *memo_find(struct entry *e, uint64_t h, const char *a, size_t n)
 {
-    for (struct memo_ent *m = e->memo_head; m; m = m->t_next)
-        if (m->hash == h && m->len == n && memcmp(m->ans, a, n) == 0)
+    for (size_t i = 0; i < e->memo_n; i++) {
+        struct memo_ent *m = e->memo_slots[i].m;
+        if (e->memo_slots[i].hash == h && m->len == n && memcmp(m->ans, a, n) == 0)
             return m;
+    }
     return NULL;
 }
 
@@ -899,6 +919,10 @@ static void memo_release(vat_corpus *c)
         sh->lru_head = sh->lru_tail = NULL;
         sh->bytes = sh->entries = 0;
         pthread_mutex_destroy(&sh->lock);
+    }
+    for (size_t i = 0; c->ent && i < c->n; i++) {
+        free(c->ent[i].memo_slots);
+        c->ent[i].memo_slots = NULL;
     }
 }
 
@@ -1058,13 +1082,13 @@ void vat_corpus_close(vat_corpus *c)
     }
     for (int k = 0; k < N_TFILES; k++)
         tfile_release(&c->file[k]);
+    memo_release(c);
     free(c->ent);
     free(c->slot);
     json_decref(c->man_json);
     tfile_release(&c->man);
     free(c->man_ent);
     free(c->man_slot);
-    memo_release(c);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->tamper_lock);
     free(c->root);
