@@ -2001,6 +2001,19 @@ static int sandbox_fail(struct sandbox *sb, struct vat_verdict *v, const char *w
  * Returns 0, or -1 with *v internal (and sb closed). */
 static int sandbox_harden(struct sandbox *sb, enum run_mode mode, struct vat_verdict *v);
 
+/* A sandbox cannot run a WAL-mode image in memory; header bytes 18 and 19
+ * read 1 for 2 make it read in rollback mode (the pages are the same). */
+static unsigned char rollback_byte(unsigned char b)
+{
+    return b == 2 ? 1 : b;
+}
+
+static void rollback_mode(unsigned char *img)
+{
+    img[18] = rollback_byte(img[18]);
+    img[19] = rollback_byte(img[19]);
+}
+
 static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
                         enum run_mode mode, struct vat_verdict *v)
 {
@@ -2015,12 +2028,7 @@ static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
     if (!copy)
         return sandbox_fail(sb, v, "out of memory");
     memcpy(copy, img, n);
-    /* The in-memory database cannot run a WAL-mode image; bytes 18 and 19
-     * set to 1 read it in rollback mode (the pages are the same). */
-    if (copy[18] == 2)
-        copy[18] = 1;
-    if (copy[19] == 2)
-        copy[19] = 1;
+    rollback_mode(copy);
     /* Only the admission's reversed copy is written, by us, before the
      * authorizer is installed. */
     unsigned flags = SQLITE_DESERIALIZE_FREEONCLOSE;
@@ -2538,6 +2546,27 @@ static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf);
 static void sandbox_destroy(struct sandbox *sb);
 static int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_verdict *v);
 
+/* A new sandbox for spec s, set up to join a pool: open on img as mode
+ * sees it, or, with img NULL, on the fixture set (which keeps normal
+ * locking).  NULL with *v internal. */
+static struct sandbox *sandbox_new(const struct sql_spec *s, const struct query_facts *qf,
+                                   const struct fixture_img *img, enum run_mode mode,
+                                   const struct switch_set *set, struct vat_verdict *v)
+{
+    struct sandbox *sb = vat_xcalloc(1, sizeof *sb);
+    sb->tables = s->tables;
+    sb->step_budget = s->step_budget;
+    sb->mentions_now = qf->mentions_now;
+    int rc = img ? sandbox_open(sb, img->data, img->n, mode, v) : sandbox_open_switch(sb, set, v);
+    if (rc != 0) { /* closed by sandbox_fail */
+        free(sb);
+        return NULL;
+    }
+    if (sandbox_pool_setup(sb, img != NULL, v) != 0)
+        return NULL; /* destroyed */
+    return sb;
+}
+
 /* Each thread keeps its last few sandboxes, by fixture bytes, run mode,
  * step budget and allowed tables: a task's reference, confirmation and
  * admission runs (and the builder's next draw on the same bytes) then
@@ -2679,22 +2708,34 @@ static bool tables_same(const json_t *a, const json_t *b)
 
 /* Moves this thread's cached sandbox for img in mode with s's budget and
  * tables out of the cache into *out; false (and *out zeroed) when none. */
+/* This thread's cached sandbox of those fixture bytes, mode and limits, or
+ * NULL (left in the cache). */
+static struct sb_cache_entry *sb_cache_find(const struct sql_spec *s,
+                                            const struct fixture_img *img, enum run_mode mode)
+{
+    struct sb_cache *c = sb_cache_get();
+    for (size_t i = 0; i < c->used; i++) {
+        struct sb_cache_entry *e = &c->e[i];
+        if (e->mode == mode && e->n == img->n && e->step_budget == s->step_budget &&
+            memcmp(e->img, img->data, img->n) == 0 && tables_same(e->tables, s->tables))
+            return e;
+    }
+    return NULL;
+}
+
 static bool sb_cache_pull(const struct sql_spec *s, const struct fixture_img *img,
                           enum run_mode mode, struct sb_cache_entry *out)
 {
     memset(out, 0, sizeof *out);
     struct sb_cache *c = sb_cache_get();
-    for (size_t i = 0; i < c->used; i++) {
-        struct sb_cache_entry *e = &c->e[i];
-        if (e->mode == mode && e->n == img->n && e->step_budget == s->step_budget &&
-            memcmp(e->img, img->data, img->n) == 0 && tables_same(e->tables, s->tables)) {
-            *out = *e;
-            memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
-            c->used--;
-            return true;
-        }
-    }
-    return false;
+    struct sb_cache_entry *e = sb_cache_find(s, img, mode);
+    if (!e)
+        return false;
+    *out = *e;
+    size_t i = (size_t)(e - c->e);
+    memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
+    c->used--;
+    return true;
 }
 
 /* Takes out of this thread's cache the sandbox for img in mode with s's
@@ -2706,21 +2747,11 @@ static bool sb_cache_pull(const struct sql_spec *s, const struct fixture_img *im
 static bool sb_cache_rows(const struct sql_spec *s, const struct fixture_img *img, const char *q,
                           size_t qlen, struct sql_rows *out)
 {
-    if (!vat_file_memo_on())
-        return false;
-    struct sb_cache *c = sb_cache_get();
-    for (size_t i = 0; i < c->used; i++) {
-        struct sb_cache_entry *e = &c->e[i];
-        if (e->mode != RUN_PLAIN || e->n != img->n || e->step_budget != s->step_budget ||
-            memcmp(e->img, img->data, img->n) != 0 || !tables_same(e->tables, s->tables))
-            continue;
-        struct rows_memo *m = memo_find_rows(e, s, q, qlen, false);
-        if (!m)
-            return false;
+    struct sb_cache_entry *e = vat_file_memo_on() ? sb_cache_find(s, img, RUN_PLAIN) : NULL;
+    struct rows_memo *m = e ? memo_find_rows(e, s, q, qlen, false) : NULL;
+    if (m)
         rows_copy(out, &m->rows);
-        return true;
-    }
-    return false;
+    return m != NULL;
 }
 
 static struct sandbox *sb_cache_take(const struct sql_spec *s, const struct fixture_img *img,
@@ -2776,16 +2807,7 @@ static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
         goto keep;
     }
     if (!x.sb) {
-        x.sb = vat_xcalloc(1, sizeof *x.sb);
-        x.sb->tables = s->tables;
-        x.sb->step_budget = s->step_budget;
-        x.sb->mentions_now = qf->mentions_now;
-        if (sandbox_open(x.sb, img->data, img->n, mode, v) != 0) {
-            sandbox_close(x.sb);
-            free(x.sb);
-            return -1;
-        }
-        if (sandbox_pool_setup(x.sb, true, v) != 0)
+        if (!(x.sb = sandbox_new(s, qf, img, mode, NULL, v)))
             return -1;
         x.img = vat_xmalloc(img->n ? img->n : 1);
         memcpy(x.img, img->data, img->n);
@@ -3378,8 +3400,8 @@ static struct switch_set *switch_set_make(const struct fixture_img *img, size_t 
         if (img[i].n < page || img[i].n % page || memcmp(b + 24, b + 92, 4) != 0 ||
             (size_t)be32_at(b + 28) * page != img[i].n || memcmp(a + 16, b + 16, 2) != 0 ||
             memcmp(a + 20, b + 20, 4) != 0 || memcmp(a + 40, b + 40, 32) != 0 ||
-            (a[18] == 2 ? 1 : a[18]) != (b[18] == 2 ? 1 : b[18]) ||
-            (a[19] == 2 ? 1 : a[19]) != (b[19] == 2 ? 1 : b[19]) ||
+            rollback_byte(a[18]) != rollback_byte(b[18]) ||
+            rollback_byte(a[19]) != rollback_byte(b[19]) ||
             memcmp(a + 100, b + 100, page - 100) != 0)
             return NULL;
     }
@@ -3409,10 +3431,7 @@ static struct switch_set *switch_set_make(const struct fixture_img *img, size_t 
         memcpy(c, img[i].data, img[i].n);
         /* read in rollback mode, as sandbox_open does; a change counter of
          * its own (and the page count kept valid) */
-        if (c[18] == 2)
-            c[18] = 1;
-        if (c[19] == 2)
-            c[19] = 1;
+        rollback_mode(c);
         uint32_t k = (uint32_t)i + 1;
         unsigned char ctr[4] = {(unsigned char)(k >> 24), (unsigned char)(k >> 16),
                                 (unsigned char)(k >> 8), (unsigned char)k};
@@ -3601,18 +3620,8 @@ static struct sandbox *set_sandbox_take(struct vat_sql_prep *p, const struct que
                                         struct vat_verdict *v, bool *pure)
 {
     struct sandbox *sb = pool_take(&p->sw_pool);
-    if (sb)
-        return sb;
-    sb = vat_xcalloc(1, sizeof *sb);
-    sb->tables = p->s.tables;
-    sb->step_budget = p->s.step_budget;
-    sb->mentions_now = qf->mentions_now;
-    if (sandbox_open_switch(sb, p->sw, v) != 0) {
-        free(sb);
-        sb = NULL;
-    } else if (sandbox_pool_setup(sb, false, v) != 0) {
-        sb = NULL;
-    }
+    if (!sb)
+        sb = sandbox_new(&p->s, qf, NULL, RUN_PLAIN, p->sw, v);
     if (!sb && pure)
         *pure = false;
     return sb;
@@ -3638,22 +3647,10 @@ static int prep_run(struct vat_sql_prep *p, size_t i, struct sandbox **held, con
      * one being opened. */
     if (!sb && (sb = sb_cache_take(&p->s, &p->img[i], RUN_PLAIN)) != NULL)
         sb->tables = p->s.tables;
-    if (!sb) {
-        sb = vat_xcalloc(1, sizeof *sb);
-        sb->tables = p->s.tables;
-        sb->step_budget = p->s.step_budget;
-        sb->mentions_now = qf->mentions_now;
-        if (sandbox_open(sb, p->img[i].data, p->img[i].n, RUN_PLAIN, v) != 0) {
-            free(sb);
-            if (pure)
-                *pure = false;
-            return -1;
-        }
-        if (sandbox_pool_setup(sb, true, v) != 0) {
-            if (pure)
-                *pure = false;
-            return -1;
-        }
+    if (!sb && !(sb = sandbox_new(&p->s, qf, &p->img[i], RUN_PLAIN, NULL, v))) {
+        if (pure)
+            *pure = false;
+        return -1;
     }
     sandbox_rearm(sb, qf);
     int rc = sandbox_query(sb, &p->s, label, q, qlen, out, v);
