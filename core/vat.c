@@ -415,44 +415,145 @@ static int beneath_parent(int dirfd, const char *rel, bool mkdirs, const char **
     return cur;
 }
 
-int vat_openat_beneath(int dirfd, const char *rel, int flags, struct vat_err *e)
+/* Opens last (the final component of rel) in the directory dir, as
+ * vat_openat_beneath describes; dir is left open. */
+static int open_last(int dir, const char *last, const char *rel, int flags, struct vat_err *e)
 {
-    const char *last;
-    int dir = beneath_parent(dirfd, rel, false, &last, e);
-    if (dir < 0)
-        return -1;
     bool reading = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_CREAT));
     /* O_NONBLOCK while opening: a FIFO planted there must not block. */
     int fd = openat(dir, last, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | (reading ? O_NONBLOCK : 0),
                     0666);
     if (fd < 0) {
         beneath_fail(dir, last, rel, strlen(rel), errno, e);
-        int err = errno;
-        close(dir);
-        errno = err;
         return -1;
     }
-    close(dir);
     if (reading && !(flags & O_NONBLOCK))
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     return fd;
 }
 
-int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_err *e)
+int vat_openat_beneath(int dirfd, const char *rel, int flags, struct vat_err *e)
 {
+    const char *last;
+    int dir = beneath_parent(dirfd, rel, false, &last, e);
+    if (dir < 0)
+        return -1;
+    int fd = open_last(dir, last, rel, flags, e);
+    int err = errno;
+    close(dir);
+    errno = err;
+    return fd;
+}
+
+/* ---- a task's folder handles ---------------------------------------------
+ * A task's files sit in a few folders (fixtures/<template>/, its own
+ * folder), and its draw reads and writes them dozens of times; each access
+ * walked from the root one component at a time.  Between
+ * vat_dirs_keep_begin and _end (which the file memo's begin and end call,
+ * so one task attempt, on one thread), the folder a walk ends in is kept
+ * open, by root and folder path, and later accesses beneath that root
+ * start from it.  A kept handle is the very folder the walk opened, with
+ * no link followed, so containment is as before; the window in which the
+ * tree could be rearranged under it is the bracket, and its end closes
+ * them all. */
+#define DIR_KEEP 4
+static _Thread_local struct dir_kept {
+    char *root, *dir; /* root as given; rel's folder part ("" for the root) */
+    int fd;
+} dir_kept[DIR_KEEP];
+static _Thread_local size_t n_dir_kept;
+static _Thread_local bool dir_keep_on;
+
+static void dir_kept_clear(void)
+{
+    for (size_t i = 0; i < n_dir_kept; i++) {
+        close(dir_kept[i].fd);
+        free(dir_kept[i].root);
+        free(dir_kept[i].dir);
+    }
+    n_dir_kept = 0;
+}
+
+void vat_dirs_keep_begin(void)
+{
+    dir_kept_clear();
+    dir_keep_on = true;
+}
+
+void vat_dirs_keep_end(void)
+{
+    dir_kept_clear();
+    dir_keep_on = false;
+}
+
+/* The folder of root/rel, opened beneath root (created when mkdirs), with
+ * *last set to rel's final component; *kept says the handle is this
+ * thread's to keep (the caller must not close it).  -1 with e set. */
+static int parent_open(const char *root, const char *rel, bool mkdirs, const char **last,
+                       bool *kept, struct vat_err *e)
+{
+    *kept = false;
+    const char *r = root ? root : "";
+    if (dir_keep_on && vat_path_is_safe(rel)) {
+        const char *slash = strrchr(rel, '/');
+        size_t n = slash ? (size_t)(slash - rel) : 0;
+        for (size_t i = 0; i < n_dir_kept; i++)
+            if (strcmp(dir_kept[i].root, r) == 0 && strlen(dir_kept[i].dir) == n &&
+                memcmp(dir_kept[i].dir, rel, n) == 0) {
+                *last = slash ? slash + 1 : rel;
+                *kept = true;
+                return dir_kept[i].fd;
+            }
+    }
     int rfd = vat_root_open(root, e);
     if (rfd < 0)
         return -1;
-    int fd = vat_openat_beneath(rfd, rel, flags, e);
+    int dir = beneath_parent(rfd, rel, mkdirs, last, e);
     int err = errno;
     close(rfd);
+    errno = err;
+    if (dir < 0 || !dir_keep_on)
+        return dir;
+    if (n_dir_kept == DIR_KEEP) { /* the oldest goes */
+        n_dir_kept--;
+        close(dir_kept[0].fd);
+        free(dir_kept[0].root);
+        free(dir_kept[0].dir);
+        memmove(&dir_kept[0], &dir_kept[1], n_dir_kept * sizeof dir_kept[0]);
+    }
+    struct dir_kept *k = &dir_kept[n_dir_kept++];
+    k->root = vat_xstrdup(r);
+    k->dir = vat_xstrndup(rel, (size_t)(*last - rel) - (*last > rel));
+    k->fd = dir;
+    *kept = true;
+    return dir;
+}
+
+static void parent_close(int dir, bool kept)
+{
+    if (!kept)
+        close(dir);
+}
+
+int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_err *e)
+{
+    const char *last;
+    bool kept;
+    int dir = parent_open(root, rel, false, &last, &kept, e);
+    if (dir < 0)
+        return -1;
+    int fd = open_last(dir, last, rel, flags, e);
+    int err = errno;
+    parent_close(dir, kept);
     errno = err;
     return fd;
 }
 
 FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e)
 {
-    int fd = vat_open_beneath(root, rel, O_RDONLY, e);
+    /* O_NONBLOCK kept: the file is read only once fstat says it is regular,
+     * where it changes nothing (and clearing it costs two calls a file). */
+    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, e);
     if (fd < 0)
         return NULL;
     struct stat st;
@@ -515,6 +616,7 @@ static void memo_clear(void)
 void vat_file_memo_begin(void)
 {
     memo_clear();
+    vat_dirs_keep_begin();
     memo.on = true;
 }
 
@@ -526,6 +628,7 @@ bool vat_file_memo_on(void)
 void vat_file_memo_end(void)
 {
     memo_clear();
+    vat_dirs_keep_end();
     memo.on = false;
 }
 
@@ -645,7 +748,9 @@ int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **
         *len = mlen;
         return 0;
     }
-    int fd = vat_open_beneath(root, rel, O_RDONLY, e);
+    /* O_NONBLOCK kept: the file is read only once fstat says it is regular,
+     * where it changes nothing (and clearing it costs two calls a file). */
+    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, e);
     if (fd < 0)
         return -1;
     struct stat st;
@@ -682,15 +787,12 @@ int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **
 
 int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e)
 {
-    int rfd = vat_root_open(root, e);
-    if (rfd < 0)
-        return -1;
     const char *last;
-    int dir = beneath_parent(rfd, rel, true, &last, e);
-    close(rfd);
+    bool kept;
+    int dir = parent_open(root, rel, true, &last, &kept, e);
     if (dir < 0)
         return -1;
-    close(dir);
+    parent_close(dir, kept);
     return 0;
 }
 
@@ -731,12 +833,9 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
 {
     if (memo.on)
         memo_forget(rel);
-    int rfd = vat_root_open(root, e);
-    if (rfd < 0)
-        return -1;
     const char *last;
-    int dir = beneath_parent(rfd, rel, true, &last, e);
-    close(rfd);
+    bool kept;
+    int dir = parent_open(root, rel, true, &last, &kept, e);
     if (dir < 0)
         return -1;
     int rc = 0;
@@ -744,15 +843,17 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
     if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
         rc = vat_err_set(e, "vat: '%s' is %s; refusing to replace it", rel,
                          S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
-        close(dir);
+        parent_close(dir, kept);
         return rc;
     }
     char *tmp = vat_xasprintf("%s.tmp", last);
+    const int wflags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+    int fd = openat(dir, tmp, wflags, 0666);
     /* A stale temporary of ours (a regular file) goes; anything else there
      * is reported, never opened. */
-    if (fstatat(dir, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-        unlinkat(dir, tmp, 0);
-    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0 && errno == EEXIST && fstatat(dir, tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(st.st_mode) && unlinkat(dir, tmp, 0) == 0)
+        fd = openat(dir, tmp, wflags, 0666);
     if (fd < 0) {
         rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(errno));
     } else {
@@ -776,7 +877,7 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
             unlinkat(dir, tmp, 0);
     }
     free(tmp);
-    close(dir);
+    parent_close(dir, kept);
     return rc;
 }
 

@@ -248,6 +248,16 @@ FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e);
 int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **out, size_t *len,
                           struct vat_err *e);
 
+/* Between begin and end, on this thread, the folder each walk beneath a
+ * root ends in is kept open (a few, most recent), and vat_open_beneath,
+ * vat_read_file_beneath, vat_write_file_atomic and vat_mkdirs_for start
+ * from it instead of walking from the root again; end closes them.  The
+ * file memo's begin and end call these; a loop over many files of a few
+ * folders (the manifest's digests) may too.  Containment is unchanged: a
+ * kept folder was reached with no symbolic link followed. */
+void vat_dirs_keep_begin(void);
+void vat_dirs_keep_end(void);
+
 /* ---- a task's file memo --------------------------------------------------- *
  * While a task is drawn its fixtures are read many times (digest,
  * reference, confirmation, prompt, admission), each a walk beneath the

@@ -132,7 +132,8 @@ void vat_tree_free(struct vat_tree_entry *v, size_t n)
 
 int vat_sha256_beneath(const char *root, const char *rel, char out[65], struct vat_err *e)
 {
-    int fd = vat_open_beneath(root, rel, O_RDONLY, e);
+    /* O_NONBLOCK kept: read only once fstat says it is regular. */
+    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, e);
     if (fd < 0)
         return -1;
     struct stat st;
@@ -175,6 +176,7 @@ int vat_manifest_write(const char *root, struct vat_err *e)
         return -1;
     json_t *files = json_object();
     int rc = 0;
+    vat_dirs_keep_begin();
     for (size_t i = 0; rc == 0 && i < n; i++) {
         char sha[65];
         if (v[i].kind != VAT_TREE_FILE)
@@ -186,6 +188,7 @@ int vat_manifest_write(const char *root, struct vat_err *e)
         else
             json_object_set_new(files, v[i].rel, json_string(sha)); /* sorted: v is */
     }
+    vat_dirs_keep_end();
     vat_tree_free(v, n);
     if (rc != 0) {
         json_decref(files);

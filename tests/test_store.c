@@ -224,6 +224,74 @@ static void test_helpers_follow_no_symlink(void **state)
     free(root);
 }
 
+/* Kept folders (vat_dirs_keep_begin/_end, as a task's draw and the
+ * manifest use them): accesses start from the folder the first walk
+ * opened, never from a path walked again, so a folder swapped for a link
+ * mid-bracket is not followed (the kept folder, moved, gets the write);
+ * roots never share a kept folder; more folders than are kept all work;
+ * and after the bracket every access walks again and sees the link. */
+static void test_kept_folders(void **state)
+{
+    struct env *v = *state;
+    char *root = vat_xasprintf("%s/kept", v->dir);
+    char *root2 = vat_xasprintf("%s/kept2", v->dir);
+    char *outside = vat_xasprintf("%s/kept-outside", v->dir);
+    assert_int_equal(mkdir(root, 0777), 0);
+    assert_int_equal(mkdir(root2, 0777), 0);
+    assert_int_equal(mkdir(outside, 0777), 0);
+    struct vat_err e = {{0}};
+    vat_dirs_keep_begin();
+    assert_int_equal(vat_write_file_atomic(root, "a/b/x.txt", "x\n", 2, &e), 0);
+    assert_int_equal(vat_write_file_atomic(root2, "a/b/x.txt", "2\n", 2, &e), 0);
+    char *s = read_rel(root, "a/b/x.txt");
+    assert_string_equal(s, "x\n");
+    free(s);
+    s = read_rel(root2, "a/b/x.txt");
+    assert_string_equal(s, "2\n");
+    free(s);
+    /* a/b is moved aside and a link to the outside put in its place. */
+    char *from = vat_xasprintf("%s/a/b", root);
+    char *to = vat_xasprintf("%s/a/moved", root);
+    assert_int_equal(rename(from, to), 0);
+    assert_int_equal(symlink(outside, from), 0);
+    assert_int_equal(vat_write_file_atomic(root, "a/b/y.txt", "y\n", 2, &e), 0);
+    char *p = vat_xasprintf("%s/y.txt", outside);
+    assert_int_not_equal(access(p, F_OK), 0);
+    free(p);
+    s = read_rel(root, "a/moved/y.txt");
+    assert_string_equal(s, "y\n");
+    free(s);
+    /* Six folders in turn, more than are kept. */
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < 6; k++) {
+            char rel[32], text[8];
+            snprintf(rel, sizeof rel, "f%d/g/%d.txt", k, round);
+            snprintf(text, sizeof text, "%d%d", k, round);
+            assert_int_equal(vat_write_file_atomic(root, rel, text, strlen(text), &e), 0);
+            char *data = NULL;
+            size_t len = 0;
+            assert_int_equal(vat_read_file_beneath(root, rel, 64, &data, &len, &e), 0);
+            assert_string_equal(data, text);
+            free(data);
+        }
+    vat_dirs_keep_end();
+    /* Out of the bracket the walk starts again, and meets the link. */
+    assert_int_equal(vat_write_file_atomic(root, "a/b/z.txt", "z\n", 2, &e), -1);
+    assert_non_null(strstr(e.msg, "symbolic link"));
+    p = vat_xasprintf("%s/z.txt", outside);
+    assert_int_not_equal(access(p, F_OK), 0);
+    free(p);
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(vat_read_file_beneath(root, "a/b/y.txt", 64, &data, &len, &e), -1);
+    assert_null(data);
+    free(from);
+    free(to);
+    free(outside);
+    free(root2);
+    free(root);
+}
+
 /* ---- class 7: planted symbolic links --------------------------------------- */
 
 static void test_symlinked_fixture_not_read(void **state)
@@ -613,6 +681,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_helpers_follow_no_symlink),
+        cmocka_unit_test(test_kept_folders),
         cmocka_unit_test(test_symlinked_fixture_not_read),
         cmocka_unit_test(test_symlinked_tree_stops_build),
         cmocka_unit_test(test_second_build_fails_on_lock),
