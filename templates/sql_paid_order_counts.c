@@ -15,7 +15,9 @@
  *   window        the timestamps compared with the bare dates as text
  *                 (placed_at <= 'D2' drops the orders placed during D2).
  * The question's names, key type, output columns and order are drawn per
- * task (as in sql_order_counts, whose fixture plans this file adapts); held-
+ * task (as in sql_order_counts, whose fixture plans this file adapts), the
+ * names and the window's first day from the template's question space
+ * (docs/scale.md), so no two tasks share their gold query; held-
  * out variants add corner cases: customers with only unpaid orders, only
  * orders outside the window, orders a second either side of each bound,
  * guest checkouts and unknown customers, ties.
@@ -192,6 +194,54 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
         break;
     default: break;
     }
+}
+
+/* The question space: the parts the gold query spells whatever the drawn
+ * features, as the digits of one mixed-radix number: customer table and
+ * key, orders table and id, the timestamp column, the status column, the
+ * count alias, and the window's first day: y0-01-01 + 120 + k, y0 (the
+ * first of the orders' three years) one of 2018-2023 and k one of 365, so
+ * the days of two y0 never meet.  Every list's entries
+ * are distinct and the gold spells each part, so two numbers name two
+ * different gold queries.  9 x 7 x 3 x 3 x 5 x 6 x 365 = 6,207,300
+ * questions. */
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define Y0_FIRST 2018
+#define N_Y0 6
+#define N_FIRST_DAYS 365
+#define N_QUESTIONS                                                                           \
+    ((uint64_t)N_OF(customer_tables) * N_OF(orders_tables) * N_OF(stamp_cols) *               \
+     N_OF(status_cols) * N_OF(count_names) * N_Y0 * N_FIRST_DAYS)
+
+/* Replaces the drawn parts with the ones question number k decodes to.
+ * The draws they replace stay in the stream, so every later draw of the
+ * task (the fixture rows) comes from the same place in it; the window
+ * keeps its drawn length. */
+static void apply_question(struct question *q, uint64_t k)
+{
+    const struct customer_choice *cc = &customer_tables[k % N_OF(customer_tables)];
+    k /= N_OF(customer_tables);
+    q->ctable = cc->table;
+    q->key = cc->key;
+    q->fk = cc->fk;
+    q->code_prefix = cc->code_prefix;
+    const struct orders_choice *oc = &orders_tables[k % N_OF(orders_tables)];
+    k /= N_OF(orders_tables);
+    q->otable = oc->table;
+    q->oid = oc->id;
+    q->date_col = stamp_cols[k % N_OF(stamp_cols)];
+    k /= N_OF(stamp_cols);
+    q->status_col = status_cols[k % N_OF(status_cols)];
+    k /= N_OF(status_cols);
+    q->count_name = count_names[k % N_OF(count_names)];
+    k /= N_OF(count_names);
+    int y0 = Y0_FIRST + (int)(k % N_Y0);
+    k /= N_Y0;
+    int32_t len = q->hi - q->lo;
+    q->span_lo = vat_date_from_civil(y0, 1, 1);
+    q->span_hi = vat_date_from_civil(y0 + 2, 12, 31);
+    q->lo = q->span_lo + 120 + (int32_t)k;
+    q->hi = q->lo + len;
 }
 
 static void build_schema(struct question *q)
@@ -712,6 +762,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     if (q->rows_max < q->rows_min)
         q->rows_max = q->rows_min;
     draw_question(q, rng, vat_task_real(t, "hardness"));
+    apply_question(q, vat_task_question(t, N_QUESTIONS));
     build_schema(q);
 
     const char *tabs[2] = {q->ctable, q->otable};

@@ -148,6 +148,70 @@ static void test_same_seed_same_bytes(void **state)
 
 /* confirm derives the rows from plain reads: a gold without the status
  * filter disagrees with it. */
+/* The parts of the question the gold spells (docs/scale.md), as one
+ * string: names, columns, count alias and the window's first day. */
+static char *question_parts(const struct vat_task *t)
+{
+    const json_t *p = t->params;
+    assert_non_null(p);
+    const json_t *cols = json_object_get(p, "output_columns");
+    char *s = vat_xasprintf(
+        "%s|%s|%s|%s|%s|%s|%s|%s", json_string_value(json_object_get(p, "customers_table")),
+        json_string_value(json_object_get(p, "customer_key")),
+        json_string_value(json_object_get(p, "orders_table")),
+        json_string_value(json_object_get(p, "order_id_column")),
+        json_string_value(json_object_get(p, "date_column")),
+        json_string_value(json_object_get(p, "status_column")),
+        json_string_value(json_array_get(cols, json_array_size(cols) - 1)),
+        json_string_value(json_object_get(json_object_get(p, "window"), "from")));
+    return s;
+}
+
+/* Task i asks question i of the template's question space: the parts the
+ * gold spells differ between tasks, each part appears in the gold as the
+ * question names it, and a redraw (attempt 1, new data) asks the same
+ * question, so no task's gold depends on another task or on the draw. */
+static void test_question_from_index(void **state)
+{
+    struct vat_tt_drawn *d = *state;
+    char *parts[NTASKS];
+    for (uint32_t i = 0; i < d->n; i++) {
+        struct vat_task *t = &d->t[i];
+        parts[i] = question_parts(t);
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(parts[i], parts[j]) == 0)
+                fail_msg("%s and %s ask the same question %s", d->t[j].id, t->id, parts[i]);
+        char *from = vat_xasprintf("'%s'", strrchr(parts[i], '|') + 1);
+        assert_non_null(strstr(t->gold, from));
+        free(from);
+        const char *ot = vat_tt_param_str(t, "orders_table");
+        char *join = vat_xasprintf("LEFT JOIN %s AS o ON o.%s = c.%s", ot,
+                                   vat_tt_param_str(t, "order_customer_column"),
+                                   vat_tt_param_str(t, "customer_key"));
+        assert_non_null(strstr(t->gold, join));
+        free(join);
+        char *st = vat_xasprintf("o.%s = 'paid'", vat_tt_param_str(t, "status_column"));
+        assert_non_null(strstr(t->gold, st));
+        free(st);
+    }
+    for (uint32_t i = 0; i < 3; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        struct vat_err e = {{0}};
+        struct vat_draw_opts o = {
+            .master_seed = d->env->seed, .cfg = d->env->cfg, .inline_max_bytes = 6000};
+        vat_task_init(&t, d->env->tmpl, i, d->env->dir);
+        assert_int_equal(vat_task_draw(&t, 1, &o, &r, &e), 0);
+        assert_string_not_equal(t.fixture[0].sha256, d->t[i].fixture[0].sha256);
+        char *again = question_parts(&t);
+        assert_string_equal(again, parts[i]);
+        free(again);
+        vat_task_clear(&t);
+    }
+    for (uint32_t i = 0; i < d->n; i++)
+        free(parts[i]);
+}
+
 static void test_confirm_catches_a_wrong_gold(void **state)
 {
     struct vat_tt_drawn *d = *state;
@@ -169,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_mutants_killed),
         cmocka_unit_test(test_same_seed_same_bytes),
         cmocka_unit_test(test_confirm_catches_a_wrong_gold),
+        cmocka_unit_test(test_question_from_index),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
