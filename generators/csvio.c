@@ -163,26 +163,44 @@ int vat_csv_write(const struct vat_csv *c, const char *root, const char *rel, st
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* A row's cells gather in a scratch array (reused from row to row) and
+ * move into the table at the row's end, in one allocation of the
+ * capacity add_owned implies (the next power of two), instead of growing
+ * cell by cell. */
 struct reader {
     struct vat_csv *c;
-    int in_row;
+    char **cells;
+    size_t n, cap;
 };
 
 static void on_field(void *s, size_t n, void *data)
 {
     struct reader *rd = data;
-    if (!rd->in_row) {
-        vat_csv_row_begin(rd->c);
-        rd->in_row = 1;
+    if (rd->n == rd->cap) {
+        rd->cap = rd->cap ? 2 * rd->cap : 16;
+        rd->cells = vat_xrealloc(rd->cells, rd->cap * sizeof *rd->cells);
     }
-    add_owned(rd->c, s ? vat_xstrndup(s, n) : vat_xstrdup(""));
+    rd->cells[rd->n++] = s ? vat_xstrndup(s, n) : vat_xstrdup("");
+}
+
+static size_t row_capacity(size_t n);
+
+static void reader_flush(struct reader *rd)
+{
+    if (rd->n == 0)
+        return;
+    vat_csv_row_begin(rd->c);
+    struct vat_csv_row *r = &rd->c->row[rd->c->nrows - 1];
+    r->cell = vat_xmalloc(row_capacity(rd->n) * sizeof *r->cell);
+    memcpy(r->cell, rd->cells, rd->n * sizeof *r->cell);
+    r->n = rd->n;
+    rd->n = 0;
 }
 
 static void on_row(int ch, void *data)
 {
-    struct reader *rd = data;
     (void)ch;
-    rd->in_row = 0;
+    reader_flush(data);
 }
 
 /* Nothing is a space: fields keep their edge blanks (see the top). */
@@ -192,11 +210,62 @@ static int no_space(unsigned char ch)
     return 0;
 }
 
+static size_t row_capacity(size_t n)
+{
+    size_t cap = 1;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
+/* dst = a copy of src, every cell its own (as the reader makes them). */
+static void csv_copy(struct vat_csv *dst, const struct vat_csv *src)
+{
+    for (size_t i = 0; i < src->nrows; i++) {
+        const struct vat_csv_row *from = &src->row[i];
+        vat_csv_row_begin(dst);
+        struct vat_csv_row *r = &dst->row[dst->nrows - 1];
+        if (from->n == 0)
+            continue;
+        r->cell = vat_xmalloc(row_capacity(from->n) * sizeof *r->cell);
+        for (size_t k = 0; k < from->n; k++)
+            r->cell[k] = vat_xstrdup(from->cell[k]);
+        r->n = from->n;
+    }
+}
+
+static void csv_obj_free(void *p)
+{
+    vat_csv_release(p);
+    free(p);
+}
+
+/* During a task's draw (the file memo on) a fixture's CSV is read by the
+ * reference, the trap, the confirmation and the prompt: the first read
+ * parses the bytes as read from disk and keeps the table, tied to that
+ * read; later reads of the same bytes get a copy of it.  A rewrite of the
+ * file drops it (vat_write_file_atomic). */
+#define CSV_MEMO_TAG "csv-parsed"
+
 int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct vat_err *e)
 {
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
     vat_trace_note("csv rows", rel);
+    if (vat_file_memo_on()) {
+        unsigned long serial = 0;
+        struct vat_csv *kept = vat_file_memo_take_obj(root, rel, CSV_MEMO_TAG, &serial);
+        if (kept && serial == vat_file_memo_serial(root, rel)) {
+            struct vat_csv out = VAT_CSV_INIT;
+            csv_copy(&out, kept);
+            vat_file_memo_put_obj(root, rel, CSV_MEMO_TAG, serial, kept, csv_obj_free);
+            vat_csv_release(c);
+            *c = out;
+            return 0;
+        }
+        if (kept)
+            csv_obj_free(kept);
+    }
     char *data = NULL;
     size_t len = 0;
     /* Opened beneath root: no symbolic link on the way is followed. */
@@ -212,7 +281,7 @@ int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct va
     }
 
     struct vat_csv out = VAT_CSV_INIT;
-    struct reader rd = {&out, 0};
+    struct reader rd = {&out, NULL, 0, 0};
     struct csv_parser p;
     if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
         free(data);
@@ -233,9 +302,17 @@ int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct va
     }
     csv_free(&p);
     free(data);
+    reader_flush(&rd); /* a last row the parser left open */
+    free(rd.cells);
     if (rc != 0) {
         vat_csv_release(&out);
         return -1;
+    }
+    unsigned long serial = vat_file_memo_on() ? vat_file_memo_serial(root, rel) : 0;
+    if (serial) {
+        struct vat_csv *kept = vat_xcalloc(1, sizeof *kept);
+        csv_copy(kept, &out);
+        vat_file_memo_put_obj(root, rel, CSV_MEMO_TAG, serial, kept, csv_obj_free);
     }
     vat_csv_release(c);
     *c = out;

@@ -262,6 +262,55 @@ static void test_read_errors(void **state)
     vat_csv_release(&c);
 }
 
+/* Within a draw (the file memo on) a CSV is parsed once: later reads get
+ * a copy of the table of the bytes first read, each the caller's own (a
+ * cell replaced or a row grown in one copy does not show in the next);
+ * the file rewritten through vat_write_file_atomic is parsed afresh; with
+ * the memo off every read parses the disk as it is. */
+static void test_read_shared_within_draw(void **state)
+{
+    const char *root = *state;
+    struct vat_csv c = VAT_CSV_INIT, a = VAT_CSV_INIT, b = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    build_tricky(&c);
+    assert_int_equal(vat_csv_write(&c, root, "fixtures/t/memo.csv", &e), 0);
+
+    vat_file_memo_begin();
+    assert_int_equal(vat_csv_read(&a, root, "fixtures/t/memo.csv", &e), 0);
+    assert_same_table(&c, &a);
+    /* The caller's copy is its own: a cell replaced, the last row grown
+     * past its capacity (add_owned's rule: the next power of two). */
+    free(a.row[1].cell[1]);
+    a.row[1].cell[1] = vat_xstrdup("changed");
+    for (int k = 0; k < 9; k++)
+        vat_csv_add(&a, "more");
+    /* Bytes changed behind the memo's back: the draw still sees the
+     * table of its first read. */
+    put_file(root, "fixtures/t/memo.csv", "x,y\n1,2\n", 8);
+    assert_int_equal(vat_csv_read(&b, root, "fixtures/t/memo.csv", &e), 0);
+    assert_same_table(&c, &b);
+    vat_csv_release(&b);
+    /* A write through vat forgets it. */
+    struct vat_csv small = VAT_CSV_INIT;
+    vat_csv_add(&small, "only");
+    assert_int_equal(vat_csv_write(&small, root, "fixtures/t/memo.csv", &e), 0);
+    assert_int_equal(vat_csv_read(&b, root, "fixtures/t/memo.csv", &e), 0);
+    assert_same_table(&small, &b);
+    assert_int_equal(vat_csv_read(&b, root, "fixtures/t/memo.csv", &e), 0);
+    assert_same_table(&small, &b);
+    vat_file_memo_end();
+
+    /* Memo off: the disk as it is. */
+    put_file(root, "fixtures/t/memo.csv", "x,y\n1,2\n", 8);
+    assert_int_equal(vat_csv_read(&b, root, "fixtures/t/memo.csv", &e), 0);
+    assert_int_equal(b.nrows, 2);
+    assert_string_equal(vat_csv_get(&b, 1, 1), "2");
+    vat_csv_release(&small);
+    vat_csv_release(&a);
+    vat_csv_release(&b);
+    vat_csv_release(&c);
+}
+
 static void test_get_and_col(void **state)
 {
     (void)state;
@@ -400,6 +449,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random_round_trip, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_read_foreign_files, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_read_errors, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_read_shared_within_draw, setup_dir, teardown_dir),
         cmocka_unit_test(test_get_and_col),
         cmocka_unit_test(test_to_sqlite),
         cmocka_unit_test(test_to_sqlite_identifiers_and_header_row),
