@@ -2,6 +2,7 @@
 #include "jsonout.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ char *vat_fmt_real(double x, char out[32])
     return out;
 }
 
-static void dump_string(struct vat_buf *b, const char *s, size_t n)
+static void escape_string(struct vat_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     vat_buf_putc(b, '"');
@@ -67,6 +68,51 @@ static void dump_string(struct vat_buf *b, const char *s, size_t n)
     }
     vat_buf_putn(b, s + run, n - run);
     vat_buf_putc(b, '"');
+}
+
+/* A task's prompt goes into three tables' rows (experience, sft_examples,
+ * preference_pairs), one after the other: each thread keeps its last long
+ * string and its escaped text, and a repeat of the same bytes is copied
+ * out instead of escaped again. */
+#define ESCAPED_MIN 512
+struct escaped {
+    struct vat_buf src, out;
+};
+static pthread_key_t escaped_key;
+static pthread_once_t escaped_once = PTHREAD_ONCE_INIT;
+
+static void escaped_free(void *p)
+{
+    struct escaped *x = p;
+    vat_buf_release(&x->src);
+    vat_buf_release(&x->out);
+    free(x);
+}
+
+static void escaped_init(void)
+{
+    pthread_key_create(&escaped_key, escaped_free);
+}
+
+static void dump_string(struct vat_buf *b, const char *s, size_t n)
+{
+    if (n < ESCAPED_MIN) {
+        escape_string(b, s, n);
+        return;
+    }
+    pthread_once(&escaped_once, escaped_init);
+    struct escaped *x = pthread_getspecific(escaped_key);
+    if (!x) {
+        x = vat_xcalloc(1, sizeof *x);
+        pthread_setspecific(escaped_key, x);
+    }
+    if (x->src.len != n || memcmp(x->src.data, s, n) != 0) {
+        x->src.len = 0;
+        vat_buf_putn(&x->src, s, n);
+        x->out.len = 0;
+        escape_string(&x->out, s, n);
+    }
+    vat_buf_putn(b, x->out.data, x->out.len);
 }
 
 void vat_json_dump_buf(struct vat_buf *b, const json_t *v)

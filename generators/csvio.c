@@ -14,6 +14,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,16 +89,39 @@ int vat_csv_col(const struct vat_csv *c, size_t hdr, const char *name)
     return -1;
 }
 
+/* Whether cell text p lies in c's arena (and so is not its own block). */
+static bool in_arena(const struct vat_csv *c, const char *p)
+{
+    uintptr_t a = (uintptr_t)c->arena, x = (uintptr_t)p;
+    return c->arena && x >= a && x < a + c->arena_len;
+}
+
+bool vat_csv_set(struct vat_csv *c, size_t row, size_t col, const char *text)
+{
+    if (row >= c->nrows || col >= c->row[row].n)
+        return false;
+    char **cell = &c->row[row].cell[col];
+    char *copy = vat_xstrdup(text ? text : ""); /* text may be the cell itself */
+    if (!in_arena(c, *cell))
+        free(*cell);
+    *cell = copy;
+    return true;
+}
+
 void vat_csv_release(struct vat_csv *c)
 {
     for (size_t r = 0; r < c->nrows; r++) {
         for (size_t i = 0; i < c->row[r].n; i++)
-            free(c->row[r].cell[i]);
+            if (!in_arena(c, c->row[r].cell[i]))
+                free(c->row[r].cell[i]);
         free(c->row[r].cell);
     }
     free(c->row);
+    free(c->arena);
     c->row = NULL;
     c->nrows = c->cap = 0;
+    c->arena = NULL;
+    c->arena_len = 0;
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -163,12 +187,16 @@ int vat_csv_write(const struct vat_csv *c, const char *root, const char *rel, st
 
 /* ---- reading ------------------------------------------------------------ */
 
-/* A row's cells gather in a scratch array (reused from row to row) and
- * move into the table at the row's end, in one allocation of the
- * capacity add_owned implies (the next power of two), instead of growing
- * cell by cell. */
+/* A field's text goes into the table's arena, sized before parsing for
+ * the most the file can hold (every byte a field's, plus a NUL per field,
+ * and a field needs a byte of separator or line end but the last), so it
+ * never moves; a field past it (not expected) gets a block of its own.  A
+ * row's cells gather in a scratch array (reused from row to row) and move
+ * into the table at the row's end, in one allocation of the capacity
+ * add_owned implies (the next power of two). */
 struct reader {
     struct vat_csv *c;
+    size_t arena_cap;
     char **cells;
     size_t n, cap;
 };
@@ -176,11 +204,24 @@ struct reader {
 static void on_field(void *s, size_t n, void *data)
 {
     struct reader *rd = data;
+    struct vat_csv *c = rd->c;
     if (rd->n == rd->cap) {
         rd->cap = rd->cap ? 2 * rd->cap : 16;
         rd->cells = vat_xrealloc(rd->cells, rd->cap * sizeof *rd->cells);
     }
-    rd->cells[rd->n++] = s ? vat_xstrndup(s, n) : vat_xstrdup("");
+    if (!s)
+        n = 0;
+    char *cell;
+    if (c->arena && n < rd->arena_cap - c->arena_len) {
+        cell = c->arena + c->arena_len;
+        if (n)
+            memcpy(cell, s, n);
+        cell[n] = 0;
+        c->arena_len += n + 1;
+    } else {
+        cell = s ? vat_xstrndup(s, n) : vat_xstrdup("");
+    }
+    rd->cells[rd->n++] = cell;
 }
 
 static size_t row_capacity(size_t n);
@@ -218,9 +259,15 @@ static size_t row_capacity(size_t n)
     return cap;
 }
 
-/* dst = a copy of src, every cell its own (as the reader makes them). */
+/* dst (empty) = a copy of src: its arena copied whole, other cells one by
+ * one. */
 static void csv_copy(struct vat_csv *dst, const struct vat_csv *src)
 {
+    if (src->arena) {
+        dst->arena = vat_xmalloc(src->arena_len ? src->arena_len : 1);
+        memcpy(dst->arena, src->arena, src->arena_len);
+        dst->arena_len = src->arena_len;
+    }
     for (size_t i = 0; i < src->nrows; i++) {
         const struct vat_csv_row *from = &src->row[i];
         vat_csv_row_begin(dst);
@@ -229,7 +276,9 @@ static void csv_copy(struct vat_csv *dst, const struct vat_csv *src)
             continue;
         r->cell = vat_xmalloc(row_capacity(from->n) * sizeof *r->cell);
         for (size_t k = 0; k < from->n; k++)
-            r->cell[k] = vat_xstrdup(from->cell[k]);
+            r->cell[k] = in_arena(src, from->cell[k])
+                             ? dst->arena + (from->cell[k] - src->arena)
+                             : vat_xstrdup(from->cell[k]);
         r->n = from->n;
     }
 }
@@ -281,7 +330,8 @@ int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct va
     }
 
     struct vat_csv out = VAT_CSV_INIT;
-    struct reader rd = {&out, NULL, 0, 0};
+    struct reader rd = {&out, 2 * len + 2, NULL, 0, 0};
+    out.arena = vat_xmalloc(rd.arena_cap);
     struct csv_parser p;
     if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
         free(data);

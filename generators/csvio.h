@@ -4,6 +4,7 @@
 #ifndef VAT_CSVIO_H
 #define VAT_CSVIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <sqlite3.h>
@@ -16,13 +17,17 @@ struct vat_csv_row {
 };
 
 /* Rows may be ragged (a probe's title lines); row 0 is whatever the file's
- * first record is (usually the header). */
+ * first record is (usually the header).  A table read from a file keeps
+ * its cells' text in one block (arena); cells added or set afterwards are
+ * allocated one by one.  Change a cell with vat_csv_set, never free(). */
 struct vat_csv {
     struct vat_csv_row *row;
     size_t nrows;
     size_t cap;
+    char *arena;      /* the read cells' text, or NULL */
+    size_t arena_len; /* bytes of it in use */
 };
-#define VAT_CSV_INIT {NULL, 0, 0}
+#define VAT_CSV_INIT {NULL, 0, 0, NULL, 0}
 
 /* Builder: starts a new row, then appends cells to it. */
 void vat_csv_row_begin(struct vat_csv *c);
@@ -31,6 +36,9 @@ void vat_csv_addf(struct vat_csv *c, const char *fmt, ...) __attribute__((format
 /* Appends a whole row of n cells. */
 void vat_csv_add_row(struct vat_csv *c, const char *const *cells, size_t n);
 
+/* Replaces the text of an existing cell (row, col) with a copy of text;
+ * false when there is no such cell. */
+bool vat_csv_set(struct vat_csv *c, size_t row, size_t col, const char *text);
 /* Returns the cell text, or "" past the row's end. */
 const char *vat_csv_get(const struct vat_csv *c, size_t row, size_t col);
 /* Returns the index of the column called name in row hdr, or -1. */

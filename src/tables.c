@@ -162,11 +162,13 @@ static json_t *fixture_json(const struct vat_fixture *f)
 }
 
 /* One chat message {"role", "content"}. */
-static json_t *message(const char *role, const char *content)
+/* content is taken (a new reference, or NULL as json_string gives for
+ * text that is not UTF-8, which leaves the member out). */
+static json_t *message(const char *role, json_t *content)
 {
     json_t *m = json_object();
     json_object_set_new(m, "role", json_string(role));
-    json_object_set_new(m, "content", json_string(content));
+    json_object_set_new(m, "content", content);
     return m;
 }
 
@@ -174,7 +176,15 @@ static json_t *message(const char *role, const char *content)
 static json_t *one_message(const char *role, const char *content)
 {
     json_t *a = json_array();
-    json_array_append_new(a, message(role, content));
+    json_array_append_new(a, message(role, json_string(content)));
+    return a;
+}
+
+/* The same, its content a string value shared with other rows. */
+static json_t *one_message_shared(const char *role, json_t *content)
+{
+    json_t *a = json_array();
+    json_array_append_new(a, message(role, json_incref(content)));
     return a;
 }
 
@@ -248,6 +258,9 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_t *empty = json_object();
     const json_t *params = t->params ? t->params : empty;
     char *gold = vat_answer_text(t, t->gold);
+    /* One string value for the prompt, shared by the three rows that
+     * carry it. */
+    json_t *prompt = json_string(t->prompt);
 
     /* experience */
     json_t *row = json_object();
@@ -257,7 +270,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_object_set_new(row, "split", json_string(split));
     json_object_set_new(row, "answer_kind", json_string(vat_task_answer_kind(t)));
     json_object_set_new(row, "answer_form", json_string(vat_task_answer_form(t)));
-    json_object_set_new(row, "prompt", json_string(t->prompt));
+    json_object_set(row, "prompt", prompt);
     json_object_set_new(row, "gold", json_string(gold));
     json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
     json_object_set_new(row, "fixture", fixture_json(&t->fixture[0]));
@@ -311,7 +324,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     row = json_object();
     json_object_set_new(row, "task_id", json_string(t->id));
     json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "prompt", one_message("user", t->prompt));
+    json_object_set_new(row, "prompt", one_message_shared("user", prompt));
     json_object_set_new(row, "completion", one_message("assistant", gold));
     json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
     add_row(tb, VAT_T_SFT_EXAMPLES, split, row);
@@ -354,7 +367,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_object_set_new(row, "pair_id", json_sprintf("%s/trap", t->id));
     json_object_set_new(row, "task_id", json_string(t->id));
     json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "prompt", one_message("user", t->prompt));
+    json_object_set_new(row, "prompt", one_message_shared("user", prompt));
     json_object_set_new(row, "chosen", one_message("assistant", gold));
     json_object_set_new(row, "rejected", one_message("assistant", t->trap));
     json_object_set_new(row, "rejected_reason", json_sprintf("%s: %s", tv->code, tv->reason));
@@ -424,6 +437,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     free(score);
     free(gold);
     json_decref(empty);
+    json_decref(prompt);
 }
 
 int vat_tables_write(struct vat_tables *tb, const char *root, struct vat_err *e)

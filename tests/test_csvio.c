@@ -280,8 +280,9 @@ static void test_read_shared_within_draw(void **state)
     assert_same_table(&c, &a);
     /* The caller's copy is its own: a cell replaced, the last row grown
      * past its capacity (add_owned's rule: the next power of two). */
-    free(a.row[1].cell[1]);
-    a.row[1].cell[1] = vat_xstrdup("changed");
+    assert_true(vat_csv_set(&a, 1, 1, "changed"));
+    assert_string_equal(vat_csv_get(&a, 1, 1), "changed");
+    assert_false(vat_csv_set(&a, 1, 99, "no such cell"));
     for (int k = 0; k < 9; k++)
         vat_csv_add(&a, "more");
     /* Bytes changed behind the memo's back: the draw still sees the

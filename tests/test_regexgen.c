@@ -897,9 +897,9 @@ static void test_confirm_catches_tampering(void **state)
          * line differ */
         struct vat_csv csv = VAT_CSV_INIT;
         assert_int_equal(vat_csv_read(&csv, t.root, t.fixture[1].path, &e), 0);
-        char *old = csv.row[3].cell[1];
-        csv.row[3].cell[1] = vat_xasprintf("%s ok", old);
-        free(old);
+        char *changed = vat_xasprintf("%s ok", vat_csv_get(&csv, 3, 1));
+        assert_true(vat_csv_set(&csv, 3, 1, changed));
+        free(changed);
         assert_int_equal(vat_csv_write(&csv, t.root, t.fixture[1].path, &e), 0);
         vat_csv_release(&csv);
         free(t.gold);

@@ -217,8 +217,7 @@ static void test_confirm_catches_a_wrong_gold(void **state)
         k++;
     char low[32];
     vat_fmt_cents(threshold_cents(&t) - 1, low, sizeof low);
-    free(c.row[k].cell[5]);
-    c.row[k].cell[5] = vat_xstrdup(low);
+    assert_true(vat_csv_set(&c, k, 5, low));
     assert_int_equal(vat_csv_write(&c, t.root, t.fixture[0].path, &e), 0);
     vat_csv_release(&c);
     free(t.gold);
