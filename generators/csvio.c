@@ -143,7 +143,8 @@ static int needs_quotes(const char *s, size_t n, size_t ncells)
     return strpbrk(s, ",\"\r\n") != NULL;
 }
 
-static void serialise(const struct vat_csv *c, struct vat_buf *b)
+/* ends (NULL, or room for c->nrows) gets each row's end offset in b. */
+static void serialise(const struct vat_csv *c, struct vat_buf *b, size_t *ends)
 {
     for (size_t r = 0; r < c->nrows; r++) {
         const struct vat_csv_row *row = &c->row[r];
@@ -163,13 +164,23 @@ static void serialise(const struct vat_csv *c, struct vat_buf *b)
             free(q);
         }
         vat_buf_putc(b, '\n');
+        if (ends)
+            ends[r] = b->len;
     }
 }
 
 char *vat_csv_to_string(const struct vat_csv *c)
 {
     struct vat_buf b = VAT_BUF_INIT;
-    serialise(c, &b);
+    serialise(c, &b, NULL);
+    return vat_buf_detach(&b);
+}
+
+char *vat_csv_to_string_ends(const struct vat_csv *c, size_t **ends)
+{
+    *ends = vat_xmalloc((c->nrows ? c->nrows : 1) * sizeof **ends);
+    struct vat_buf b = VAT_BUF_INIT;
+    serialise(c, &b, *ends);
     return vat_buf_detach(&b);
 }
 
@@ -178,7 +189,7 @@ int vat_csv_write(const struct vat_csv *c, const char *root, const char *rel, st
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
     struct vat_buf b = VAT_BUF_INIT;
-    serialise(c, &b);
+    serialise(c, &b, NULL);
     /* New file then rename, resolved beneath root (see vat.h). */
     int rc = vat_write_file_atomic(root, rel, b.data ? b.data : "", b.len, e);
     vat_buf_release(&b);

@@ -49,6 +49,10 @@ int vat_csv_col(const struct vat_csv *c, size_t hdr, const char *name);
 int vat_csv_write(const struct vat_csv *c, const char *root, const char *rel, struct vat_err *e);
 /* Serialises c to a new string exactly as vat_csv_write would write it. */
 char *vat_csv_to_string(const struct vat_csv *c);
+/* The same, and *ends (a new array of c->nrows) the length of the text of
+ * rows 0..r for each r: rows are written one after another, so the first
+ * r+1 rows serialise to its first (*ends)[r] bytes. */
+char *vat_csv_to_string_ends(const struct vat_csv *c, size_t **ends);
 /* Reads root/rel with libcsv (CSV_STRICT, CSV_STRICT_FINI, empty fields
  * kept as "").  0 or -1 with e set. */
 int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct vat_err *e);

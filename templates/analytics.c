@@ -79,31 +79,22 @@ size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
 {
     const char *rel = t->fixture[fi].path;
     size_t data_rows = c->nrows ? c->nrows - 1 : 0;
-    char *all = vat_csv_to_string(c);
+    size_t *ends;
+    char *all = vat_csv_to_string_ends(c, &ends);
     size_t shown = data_rows;
     char *text = all;
 
     if (strlen(all) > vat_task_inline_cap(t)) {
         /* Records are serialised one after another, so the text of the
-         * first k rows is a prefix of the file; find the largest k that
+         * first k rows is a prefix of the file: the largest k whose prefix
          * fits.  The header always stays: the question names its columns. */
-        struct vat_csv view = *c;
-        size_t lo = 1, hi = c->nrows;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo + 1) / 2;
-            view.nrows = mid;
-            char *s = vat_csv_to_string(&view);
-            size_t n = strlen(s);
-            free(s);
-            if (n <= vat_task_inline_cap(t))
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        view.nrows = lo;
-        text = vat_csv_to_string(&view);
-        shown = lo - 1;
+        size_t k = 1;
+        while (k < c->nrows && ends[k] <= vat_task_inline_cap(t))
+            k++;
+        text = vat_xstrndup(all, ends[k - 1]);
+        shown = k - 1;
     }
+    free(ends);
 
     vat_buf_printf(b, "The data is the CSV file `%s`: a header line, then %zu data row%s.", rel,
                    data_rows, data_rows == 1 ? "" : "s");
