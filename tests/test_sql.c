@@ -1258,6 +1258,46 @@ static void test_rows_memo_within_draw(void **state)
     json_decref(spec);
 }
 
+/* Within a draw the admission's run with the rows stored last first
+ * happens inside the fixture's plain sandbox, in a transaction rolled
+ * back after the query: every admission verdict is the one outside a
+ * draw (where a sandbox of its own holds the copy), the rows-reversed
+ * runs do not open a sandbox each, and the plain sandbox afterwards holds
+ * the fixture as it was (a query reading the storage order, not run
+ * before, gives the plain rows). */
+static void test_rows_reversed_inside_plain_sandbox(void **state)
+{
+    const char *byrowid = "SELECT group_concat(invoice_id) FROM "
+                          "(SELECT invoice_id FROM invoices ORDER BY rowid) /* after */";
+    json_t *spec = make_spec(byrowid, false);
+    struct vat_verdict v;
+    json_t *plain = vat_sql_run(spec, root, MAIN_FX, byrowid, strlen(byrowid), &v);
+    assert_non_null(plain);
+
+    vat_file_memo_begin();
+    /* A spec of its own (a step budget no other test uses), so no sandbox
+     * of an earlier test serves it: the admission opens one connection
+     * per fixture, for all three orders. */
+    struct vat_err e = {{0}};
+    json_t *gold = make_spec(GOLD, false);
+    json_object_set_new(gold, "step_budget", json_integer(987654321));
+    unsigned long opens = vat_sql_sandbox_opens();
+    assert_int_equal(vat_sql_gold_admissible(gold, root, &e), 0);
+    assert_int_equal(vat_sql_sandbox_opens(), opens + 2);
+    unsigned long before = vat_sql_runs();
+    assert_int_equal(vat_sql_gold_admissible(gold, root, &e), 0);
+    assert_int_equal(vat_sql_runs(), before); /* every order's rows kept */
+    json_decref(gold);
+    test_gold_admissible(state);
+    json_t *after = vat_sql_run(spec, root, MAIN_FX, byrowid, strlen(byrowid), &v);
+    assert_non_null(after);
+    assert_true(json_equal(plain, after));
+    vat_file_memo_end();
+    json_decref(after);
+    json_decref(plain);
+    json_decref(spec);
+}
+
 /* ---- threads ------------------------------------------------------------------------------ */
 
 struct worker {
@@ -1413,6 +1453,7 @@ int main(void)
         cmocka_unit_test(test_checker_version),
         cmocka_unit_test(test_trim_matches_sqlite),
         cmocka_unit_test(test_gold_admissible),
+        cmocka_unit_test(test_rows_reversed_inside_plain_sandbox),
         cmocka_unit_test(test_rows_memo_within_draw),
         cmocka_unit_test(test_fixture_set),
         cmocka_unit_test(test_threads),

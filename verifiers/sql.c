@@ -1500,6 +1500,10 @@ struct sandbox {
     unsigned progress_calls;
     enum stop_why stop;
     struct stmt_cache *cache; /* pooled sandboxes only (prepared checks) */
+    /* A plain sandbox opened during a draw on a resizeable copy, so the
+     * admission's rows-reversed run happens inside it, in a transaction
+     * rolled back after the query (sandbox_query_rows_reversed). */
+    bool writable;
     struct switch_state sw;   /* a fixture set's sandbox: which fixture it sees */
     /* The second connection the wrappers of the bounded built-ins run
      * SQLite's own functions on, opened on first use. */
@@ -2014,12 +2018,15 @@ static void rollback_mode(unsigned char *img)
     img[19] = rollback_byte(img[19]);
 }
 
+static _Thread_local unsigned long sql_sandbox_opens;
+
 static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
                         enum run_mode mode, struct vat_verdict *v)
 {
     pthread_once(&sandbox_vfs_once, sandbox_vfs_init);
     if (sandbox_vfs_rc != SQLITE_OK)
         return sandbox_fail(sb, v, "cannot register its vfs");
+    sql_sandbox_opens++;
     if (sqlite3_open_v2(":memory:", &sb->db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         SANDBOX_VFS_NAME) != SQLITE_OK)
@@ -2032,8 +2039,8 @@ static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
     /* Only the admission's reversed copy is written, by us, before the
      * authorizer is installed. */
     unsigned flags = SQLITE_DESERIALIZE_FREEONCLOSE;
-    flags |= mode == RUN_REVERSE_ROWS ? SQLITE_DESERIALIZE_RESIZEABLE
-                                      : SQLITE_DESERIALIZE_READONLY;
+    flags |= mode == RUN_REVERSE_ROWS || sb->writable ? SQLITE_DESERIALIZE_RESIZEABLE
+                                                      : SQLITE_DESERIALIZE_READONLY;
     if (sqlite3_deserialize(sb->db, "main", copy, (sqlite3_int64)n, (sqlite3_int64)n, flags) !=
         SQLITE_OK)
         return sandbox_fail(sb, v, "cannot load the fixture");
@@ -2231,6 +2238,11 @@ static _Thread_local unsigned long sql_runs;
 unsigned long vat_sql_runs(void)
 {
     return sql_runs;
+}
+
+unsigned long vat_sql_sandbox_opens(void)
+{
+    return sql_sandbox_opens;
 }
 
 /* Runs one query on an open sandbox into *out.  Gate failures (parse,
@@ -2557,6 +2569,7 @@ static struct sandbox *sandbox_new(const struct sql_spec *s, const struct query_
     sb->tables = s->tables;
     sb->step_budget = s->step_budget;
     sb->mentions_now = qf->mentions_now;
+    sb->writable = img && mode == RUN_PLAIN && vat_file_memo_on();
     int rc = img ? sandbox_open(sb, img->data, img->n, mode, v) : sandbox_open_switch(sb, set, v);
     if (rc != 0) { /* closed by sandbox_fail */
         free(sb);
@@ -2591,7 +2604,7 @@ static struct sandbox *sandbox_new(const struct sql_spec *s, const struct query_
 struct rows_memo {
     char *q;
     size_t qlen;
-    bool backwards;
+    enum run_mode how; /* the order the rows were computed in */
     size_t max_rows, max_bytes;
     struct sql_rows rows;
 };
@@ -2633,11 +2646,11 @@ static void memo_release(struct sb_cache_entry *x)
 }
 
 static struct rows_memo *memo_find_rows(struct sb_cache_entry *x, const struct sql_spec *s,
-                                        const char *q, size_t qlen, bool backwards)
+                                        const char *q, size_t qlen, enum run_mode how)
 {
     for (size_t i = 0; i < x->nmemo; i++) {
         struct rows_memo *m = &x->memo[i];
-        if (m->qlen == qlen && m->backwards == backwards && m->max_rows == s->max_rows &&
+        if (m->qlen == qlen && m->how == how && m->max_rows == s->max_rows &&
             m->max_bytes == s->max_bytes && memcmp(m->q, q, qlen) == 0)
             return m;
     }
@@ -2645,7 +2658,7 @@ static struct rows_memo *memo_find_rows(struct sb_cache_entry *x, const struct s
 }
 
 static void memo_keep_rows(struct sb_cache_entry *x, const struct sql_spec *s, const char *q,
-                           size_t qlen, bool backwards, const struct sql_rows *rows)
+                           size_t qlen, enum run_mode how, const struct sql_rows *rows)
 {
     if (x->nmemo == SB_ROWS_MEMO) { /* the oldest goes */
         free(x->memo[0].q);
@@ -2657,7 +2670,7 @@ static void memo_keep_rows(struct sb_cache_entry *x, const struct sql_spec *s, c
     m->q = vat_xmalloc(qlen ? qlen : 1);
     memcpy(m->q, q, qlen);
     m->qlen = qlen;
-    m->backwards = backwards;
+    m->how = how;
     m->max_rows = s->max_rows;
     m->max_bytes = s->max_bytes;
     rows_copy(&m->rows, rows);
@@ -2748,7 +2761,7 @@ static bool sb_cache_rows(const struct sql_spec *s, const struct fixture_img *im
                           size_t qlen, struct sql_rows *out)
 {
     struct sb_cache_entry *e = vat_file_memo_on() ? sb_cache_find(s, img, RUN_PLAIN) : NULL;
-    struct rows_memo *m = e ? memo_find_rows(e, s, q, qlen, false) : NULL;
+    struct rows_memo *m = e ? memo_find_rows(e, s, q, qlen, RUN_PLAIN) : NULL;
     if (m)
         rows_copy(out, &m->rows);
     return m != NULL;
@@ -2784,13 +2797,88 @@ static int sandbox_scan_order(struct sandbox *sb, bool reverse, struct vat_verdi
     return 0;
 }
 
-static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
-                       const char *label, const char *q, size_t qlen,
-                       const struct query_facts *qf, enum run_mode mode, struct sql_rows *out,
-                       struct vat_verdict *v)
+/* Sets the connection's limits, authorizer and progress handler aside
+ * (aside true: as they are before sandbox_harden installs them, so a copy
+ * is made as a separate sandbox makes it), or puts them back. */
+static void sandbox_step_aside(struct sandbox *sb, bool aside)
+{
+    for (size_t i = 0; i < sizeof sandbox_limits / sizeof sandbox_limits[0]; i++)
+        if (sandbox_limits[i].id != SQLITE_LIMIT_WORKER_THREADS)
+            sqlite3_limit(sb->db, sandbox_limits[i].id, aside ? INT_MAX : sandbox_limits[i].value);
+    sqlite3_set_authorizer(sb->db, aside ? NULL : sandbox_authorize, aside ? NULL : sb);
+    sqlite3_progress_handler(sb->db, aside ? 0 : SQL_PROGRESS_OPS, aside ? NULL : sandbox_progress,
+                             aside ? NULL : sb);
+}
+
+/* Whether the n bytes at now are img as a sandbox holds it (a WAL image
+ * read in rollback mode). */
+static bool image_same(const unsigned char *now, size_t nn, const unsigned char *img, size_t n)
+{
+    return now && nn == n && n >= 100 && memcmp(now, img, 18) == 0 &&
+           now[18] == rollback_byte(img[18]) && now[19] == rollback_byte(img[19]) &&
+           memcmp(now + 20, img + 20, n - 20) == 0;
+}
+
+/* Runs q on the writable plain sandbox sb of fixture image img with the
+ * task's rows stored in reverse order: the copy is made inside a
+ * transaction by sandbox_reverse_rows, with limits, authorizer and
+ * progress handler aside as when a separate sandbox makes it, the query
+ * runs under them as always, and the transaction is rolled back.  Returns 0 (rows in
+ * *out), -1 with *v (the query failed), or 1 when the copy could not be
+ * made (nothing run).  *restored says whether sb's image is afterwards
+ * byte for byte what it was; when not, the caller closes sb. */
+static int sandbox_query_rows_reversed(struct sandbox *sb, const struct fixture_img *img,
+                                       const struct sql_spec *s, const char *label,
+                                       const char *q, size_t qlen, const struct query_facts *qf,
+                                       struct sql_rows *out, struct vat_verdict *v,
+                                       bool *restored)
+{
+    *restored = false;
+    sandbox_step_aside(sb, true);
+    int rc = sqlite3_exec(sb->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+                     sandbox_reverse_rows(sb) == 0
+                 ? 0
+                 : 1;
+    sandbox_step_aside(sb, false);
+    if (rc == 0) {
+        sandbox_rearm(sb, qf);
+        rc = sandbox_query(sb, s, label, q, qlen, out, v);
+    }
+    sandbox_step_aside(sb, true);
+    /* A rollback, not a savepoint released: releasing would commit the
+     * emptied transaction, and a commit bumps the header's change
+     * counter. */
+    bool back = sqlite3_get_autocommit(sb->db) == 0 &&
+                sqlite3_exec(sb->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK;
+    sandbox_step_aside(sb, false);
+    if (back && sqlite3_get_autocommit(sb->db)) {
+        sqlite3_int64 nn = 0;
+        const unsigned char *now =
+            sqlite3_serialize(sb->db, "main", &nn, SQLITE_SERIALIZE_NOCOPY);
+        *restored = image_same(now, (size_t)nn, img->data, img->n);
+    }
+    return rc;
+}
+
+static void sb_cache_push(struct sb_cache *c, struct sb_cache_entry *x)
+{
+    if (c->used == SB_CACHE_SIZE)
+        sb_entry_free(&c->e[--c->used]);
+    memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
+    c->e[0] = *x;
+    c->used++;
+}
+
+/* sandbox_run; allow_inside false keeps the rows-reversed run out of the
+ * plain sandbox. */
+static int sandbox_run_in(const struct sql_spec *s, const struct fixture_img *img,
+                          const char *label, const char *q, size_t qlen,
+                          const struct query_facts *qf, enum run_mode mode, struct sql_rows *out,
+                          struct vat_verdict *v, bool allow_inside)
 {
     memset(out, 0, sizeof *out);
     pthread_once(&mem_net_once, mem_net_init);
+    const enum run_mode how = mode; /* the order the rows are computed in */
     /* A backwards scan is the plain connection with the pragma turned on
      * for this one query (it expires the connection's compiled statements,
      * so nothing prepared in one order runs in the other). */
@@ -2799,12 +2887,30 @@ static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
         mode = RUN_PLAIN;
     struct sb_cache *c = sb_cache_get();
     struct sb_cache_entry x;
-    sb_cache_pull(s, img, mode, &x);
     bool memo = vat_file_memo_on();
-    struct rows_memo *m = memo && x.sb ? memo_find_rows(&x, s, q, qlen, backwards) : NULL;
+    /* During a draw, rows stored in reverse order are made inside the
+     * fixture's writable plain sandbox, when it is open, and rolled back
+     * (no second connection, schema parse and copy of the image);
+     * otherwise in a sandbox of their own. */
+    bool inside = false;
+    if (mode == RUN_REVERSE_ROWS && memo && allow_inside) {
+        sb_cache_pull(s, img, RUN_PLAIN, &x);
+        if (x.sb && x.sb->writable) {
+            inside = true;
+            mode = RUN_PLAIN;
+        } else {
+            if (x.sb)
+                sb_cache_push(c, &x);
+            sb_cache_pull(s, img, RUN_REVERSE_ROWS, &x);
+        }
+    } else {
+        sb_cache_pull(s, img, mode, &x);
+    }
+    struct rows_memo *m = memo && x.sb ? memo_find_rows(&x, s, q, qlen, how) : NULL;
     if (m) {
         rows_copy(out, &m->rows);
-        goto keep;
+        sb_cache_push(c, &x);
+        return 0;
     }
     if (!x.sb) {
         if (!(x.sb = sandbox_new(s, qf, img, mode, NULL, v)))
@@ -2817,28 +2923,45 @@ static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
         x.tables = s->tables ? json_deep_copy(s->tables) : NULL;
     }
     x.sb->tables = s->tables;
-    int rc = backwards ? sandbox_scan_order(x.sb, true, v) : 0;
-    sandbox_rearm(x.sb, qf);
-    if (rc == 0)
-        rc = sandbox_query(x.sb, s, label, q, qlen, out, v);
-    if (backwards && sandbox_scan_order(x.sb, false, rc == 0 ? v : NULL) != 0 && rc == 0) {
-        rows_release(out);
-        rc = -1;
+    int rc;
+    bool restored = true;
+    if (inside) {
+        rc = sandbox_query_rows_reversed(x.sb, img, s, label, q, qlen, qf, out, v, &restored);
+        if (rc == 1) { /* no copy made: the rows reversed in a sandbox of their own */
+            x.sb->tables = x.tables;
+            if (restored)
+                sb_cache_push(c, &x);
+            else
+                sb_entry_free(&x);
+            return sandbox_run_in(s, img, label, q, qlen, qf, RUN_REVERSE_ROWS, out, v, false);
+        }
+    } else {
+        rc = backwards ? sandbox_scan_order(x.sb, true, v) : 0;
+        sandbox_rearm(x.sb, qf);
+        if (rc == 0)
+            rc = sandbox_query(x.sb, s, label, q, qlen, out, v);
+        if (backwards && sandbox_scan_order(x.sb, false, rc == 0 ? v : NULL) != 0 && rc == 0) {
+            rows_release(out);
+            rc = -1;
+        }
     }
     x.sb->tables = x.tables;
-    if (rc != 0) {
+    if (rc != 0 || !restored) {
         sb_entry_free(&x);
         return rc;
     }
     if (memo)
-        memo_keep_rows(&x, s, q, qlen, backwards, out);
-keep:
-    if (c->used == SB_CACHE_SIZE)
-        sb_entry_free(&c->e[--c->used]);
-    memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
-    c->e[0] = x;
-    c->used++;
+        memo_keep_rows(&x, s, q, qlen, how, out);
+    sb_cache_push(c, &x);
     return 0;
+}
+
+static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
+                       const char *label, const char *q, size_t qlen,
+                       const struct query_facts *qf, enum run_mode mode, struct sql_rows *out,
+                       struct vat_verdict *v)
+{
+    return sandbox_run_in(s, img, label, q, qlen, qf, mode, out, v, true);
 }
 
 /* ---- comparing rows -------------------------------------------------------------- */

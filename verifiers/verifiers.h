@@ -125,6 +125,9 @@ bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p);
 /* How many queries this thread's sandboxes have run (started stepping)
  * so far.  For tests. */
 unsigned long vat_sql_runs(void);
+/* How many connections on a fixture image this thread's sandboxes have
+ * opened so far.  For tests. */
+unsigned long vat_sql_sandbox_opens(void);
 
 /* The CSV loader (verifiers/sqlload.c): a spec with "load": {"table": T,
  * "columns": [[name, type], ...]} names CSV fixtures, each loaded into
