@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "template.h"
 
 int vat_err_set(struct vat_err *e, const char *fmt, ...)
@@ -334,6 +336,24 @@ bool vat_path_is_safe(const char *rel)
             return false; /* trailing slash: not a file */
     }
     return true;
+}
+
+void vat_hex(const unsigned char *d, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[d[i] >> 4];
+        out[2 * i + 1] = digits[d[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+void vat_sha256_hex(const void *data, size_t n, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    EVP_Digest(data, n, md, &ml, EVP_sha256(), NULL);
+    vat_hex(md, 32, out);
 }
 
 /* ---- containment ---------------------------------------------------------- */

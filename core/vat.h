@@ -201,6 +201,11 @@ struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath
                                          const char *format, const char *role);
 /* The relative path "fixtures/<template>/<id><suffix>" in a new string. */
 char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix);
+/* The 2n lowercase hex digits of the n bytes at d, NUL-terminated (out
+ * holds 2n + 1 bytes). */
+void vat_hex(const unsigned char *d, size_t n, char *out);
+/* The SHA-256 of the n bytes at data, as 64 hex digits and a NUL. */
+void vat_sha256_hex(const void *data, size_t n, char out[65]);
 /* Joins root and a relative path into a new string (no checks). */
 char *vat_path_join(const char *root, const char *rel);
 /* Returns true if rel is a safe corpus-relative path: not absolute, no "..",

@@ -40,7 +40,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 
 #include "extract.h"
 #include "tables.h"
@@ -102,16 +101,6 @@ static int tfile_read(const char *root, const char *rel, struct tfile *f, char *
     f->n = n;
     f->present = true;
     return 0;
-}
-
-static void sha256_hex(const void *d, size_t n, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int ml = 0;
-    EVP_Digest(d, n, md, &ml, EVP_sha256(), NULL);
-    for (unsigned k = 0; k < ml && k < 32; k++)
-        snprintf(out + 2 * k, 3, "%02x", md[k]);
-    out[64] = 0;
 }
 
 /* ---- finding a member's string without parsing the row ------------------- */
@@ -622,7 +611,7 @@ static void manifest_check(vat_corpus *c, int k)
         return;
     }
     char hex[65];
-    sha256_hex(f->data, f->n, hex);
+    vat_sha256_hex(f->data, f->n, hex);
     if (strcmp(hex, want) != 0)
         set_tampered(c, tfile_rel[k], "does not match the sha256 out/manifest.json records");
 }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "progform.h"
 #include "rng.h"
@@ -84,12 +83,8 @@ static int file_sha256(const char *root, const char *rel, char out[65], long *by
     size_t n = 0;
     if (vat_read_file_beneath(root, rel, (size_t)1 << 34, &data, &n, e) != 0)
         return -1;
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    EVP_Digest(data, n, d, &dl, EVP_sha256(), NULL);
+    vat_sha256_hex(data, n, out);
     free(data);
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
     if (bytes)
         *bytes = (long)n;
     return 0;

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "xlsxio.h"
@@ -75,16 +74,6 @@ static void h64_feed_field(uint64_t *h, char tag, const void *p, size_t n)
         len[k + 1] = (unsigned char)((uint64_t)n >> (8 * k));
     h64_feed(h, len, sizeof len);
     h64_feed(h, p, n);
-}
-
-static void sha256_hex(const void *data, size_t n, char out[65])
-{
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    EVP_Digest(data, n, d, &dl, EVP_sha256(), NULL);
-    for (unsigned int i = 0; i < dl && i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
-    out[64] = 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -493,7 +482,7 @@ static void add_prompt(struct audit *a, int table, int side, const char *task, c
 {
     char *norm = vat_audit_normalise_prompt(prompt);
     char hex[65];
-    sha256_hex(norm, strlen(norm), hex);
+    vat_sha256_hex(norm, strlen(norm), hex);
     kv_push(&a->prompts, hex, task, NULL, side, table, 0);
     if (tmpl) {
         if (a->ndocs == a->capdocs) {
@@ -1028,7 +1017,7 @@ static void read_fixture(struct audit *a, struct fxfile *ff, char *why, size_t c
         free(img);
         return;
     }
-    sha256_hex(img, len, ff->sha);
+    vat_sha256_hex(img, len, ff->sha);
     struct rowset rs = {NULL, 0, 0};
     int rc;
     if (len >= 16 && memcmp(img, "SQLite format 3", 16) == 0)

@@ -89,9 +89,7 @@ int vat_seeds_sha256(const char *path, char out[65], struct vat_err *e)
     EVP_MD_CTX_free(ctx);
     if (err)
         return vat_err_set(e, "vat: cannot read '%s'", path);
-    for (unsigned int i = 0; i < dl && i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
-    out[64] = 0;
+    vat_hex(d, dl < 32 ? dl : 32, out);
     return 0;
 }
 

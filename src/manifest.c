@@ -162,9 +162,7 @@ int vat_sha256_beneath(const char *root, const char *rel, char out[65], struct v
     unsigned int dl = 0;
     EVP_DigestFinal_ex(ctx, d, &dl);
     EVP_MD_CTX_free(ctx);
-    for (unsigned i = 0; i < dl && i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
-    out[64] = 0;
+    vat_hex(d, dl < 32 ? dl : 32, out);
     return rc;
 }
 

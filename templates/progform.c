@@ -370,8 +370,7 @@ static int pf_rehash(const struct vat_task *t, struct vat_fixture *f, struct vat
     EVP_MD_CTX_free(ctx);
     if (bad || ml != 32)
         return vat_err_set(e, "%s: cannot read '%s'", t->id, f->path);
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(f->sha256 + 2 * i, 3, "%02x", md[i]);
+    vat_hex(md, 32, f->sha256);
     return 0;
 }
 

@@ -40,6 +40,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -52,7 +53,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "verifiers.h"
@@ -2437,7 +2437,6 @@ static int fixture_fail(struct vat_verdict *v, const char *rel, const char *what
 /* Reads root/rel whole into memory (the only time the file is touched).
  * Refuses an unsafe path without opening anything.  Returns 0, or -1 with
  * *v internal. */
-static void sha256_hex(const unsigned char *d, size_t n, char out[65]);
 
 /* A CSV fixture (spec "load") is turned into a database image by the
  * loader of sqlload.c; raw_sha (if not NULL) receives the sha256 of the
@@ -2466,7 +2465,7 @@ static int fixture_load(const char *root, const char *rel, const json_t *load,
         const char *raw = vat_file_memo_get(root, rel, NULL, &rn);
         if (raw && (m = vat_file_memo_get(root, rel, tag, &mn)) != NULL) {
             if (raw_sha)
-                sha256_hex((const unsigned char *)raw, rn, raw_sha);
+                vat_sha256_hex((const unsigned char *)raw, rn, raw_sha);
             free(tag);
             img->data = vat_xmalloc(mn ? mn : 1);
             memcpy(img->data, m, mn);
@@ -2525,7 +2524,7 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
                         char raw_sha[65], struct vat_verdict *v)
 {
     if (raw_sha)
-        sha256_hex(buf, n, raw_sha);
+        vat_sha256_hex(buf, n, raw_sha);
     if (load) {
         char why[200];
         unsigned char *db = NULL;
@@ -3809,16 +3808,6 @@ void vat_sql_prep_free(struct vat_sql_prep *p)
     free(p->pool);
     json_decref(p->spec);
     free(p);
-}
-
-static void sha256_hex(const unsigned char *d, size_t n, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int ml = 0;
-    EVP_Digest(d, n, md, &ml, EVP_sha256(), NULL);
-    for (unsigned k = 0; k < ml && k < 32; k++)
-        snprintf(out + 2 * k, 3, "%02x", md[k]);
-    out[64] = 0;
 }
 
 struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
