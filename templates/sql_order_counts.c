@@ -188,21 +188,18 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
  * task (the window, the fixture rows) is what it was. */
 static void apply_question(struct question *q, uint64_t k)
 {
-    const struct customer_choice *cc = &customer_tables[k % N_OF(customer_tables)];
-    k /= N_OF(customer_tables);
+    const struct customer_choice *cc =
+        &customer_tables[vat_question_digit(&k, N_OF(customer_tables))];
     q->ctable = cc->table;
     q->key = cc->key;
     q->fk = cc->fk;
     q->code_prefix = cc->code_prefix;
-    const struct orders_choice *oc = &orders_tables[k % N_OF(orders_tables)];
-    k /= N_OF(orders_tables);
+    const struct orders_choice *oc = &orders_tables[vat_question_digit(&k, N_OF(orders_tables))];
     q->otable = oc->table;
     q->oid = oc->id;
-    q->count_name = count_names[k % N_OF(count_names)];
-    k /= N_OF(count_names);
-    q->ca = customer_aliases[k % N_OF(customer_aliases)];
-    k /= N_OF(customer_aliases);
-    q->oa = order_aliases[k % N_OF(order_aliases)];
+    q->count_name = count_names[vat_question_digit(&k, N_OF(count_names))];
+    q->ca = customer_aliases[vat_question_digit(&k, N_OF(customer_aliases))];
+    q->oa = order_aliases[vat_question_digit(&k, N_OF(order_aliases))];
 }
 
 static void build_schema(struct question *q)

@@ -219,24 +219,20 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
  * keeps its drawn length. */
 static void apply_question(struct question *q, uint64_t k)
 {
-    const struct customer_choice *cc = &customer_tables[k % N_OF(customer_tables)];
-    k /= N_OF(customer_tables);
+    /* one digit per statement: the order they are read in is the number's */
+    const struct customer_choice *cc =
+        &customer_tables[vat_question_digit(&k, N_OF(customer_tables))];
     q->ctable = cc->table;
     q->key = cc->key;
     q->fk = cc->fk;
     q->code_prefix = cc->code_prefix;
-    const struct orders_choice *oc = &orders_tables[k % N_OF(orders_tables)];
-    k /= N_OF(orders_tables);
+    const struct orders_choice *oc = &orders_tables[vat_question_digit(&k, N_OF(orders_tables))];
     q->otable = oc->table;
     q->oid = oc->id;
-    q->date_col = stamp_cols[k % N_OF(stamp_cols)];
-    k /= N_OF(stamp_cols);
-    q->status_col = status_cols[k % N_OF(status_cols)];
-    k /= N_OF(status_cols);
-    q->count_name = count_names[k % N_OF(count_names)];
-    k /= N_OF(count_names);
-    int y0 = Y0_FIRST + (int)(k % N_Y0);
-    k /= N_Y0;
+    q->date_col = stamp_cols[vat_question_digit(&k, N_OF(stamp_cols))];
+    q->status_col = status_cols[vat_question_digit(&k, N_OF(status_cols))];
+    q->count_name = count_names[vat_question_digit(&k, N_OF(count_names))];
+    int y0 = Y0_FIRST + (int)vat_question_digit(&k, N_Y0);
     int32_t len = q->hi - q->lo;
     q->span_lo = vat_date_from_civil(y0, 1, 1);
     q->span_hi = vat_date_from_civil(y0 + 2, 12, 31);

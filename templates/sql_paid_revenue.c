@@ -230,22 +230,19 @@ _Static_assert(N_OF(status_cols) == 4 && N_OF(amount_cols_cents) == 5 &&
  * task (fixture rows, statuses) is what it was. */
 static void apply_question(struct question *q, uint64_t k)
 {
-    const struct table_choice *tc = &tables[k % N_TABLES];
-    k /= N_TABLES;
+    const struct table_choice *tc = &tables[vat_question_digit(&k, N_TABLES)];
     q->table = tc->table;
     q->id_col = tc->id_col;
     q->id_prefix = tc->id_prefix;
-    q->status_col = status_cols[k % 4];
-    k /= 4;
-    q->amount_col = q->amount_cents ? amount_cols_cents[k % 5] : amount_cols_dollars[k % 5];
-    k /= 5;
-    q->date_col = q->timestamps ? stamp_cols[k % 4] : date_cols[k % 4];
-    k /= 4;
-    q->out_period = out_period_names[q->period][k % 4];
-    k /= 4;
-    q->out_revenue = q->want_cents ? out_revenue_cents[k % 4] : out_revenue_dollars[k % 4];
-    k /= 4;
-    q->descending = k % 2 != 0;
+    q->status_col = status_cols[vat_question_digit(&k, 4)];
+    size_t a = vat_question_digit(&k, 5);
+    q->amount_col = q->amount_cents ? amount_cols_cents[a] : amount_cols_dollars[a];
+    size_t d = vat_question_digit(&k, 4);
+    q->date_col = q->timestamps ? stamp_cols[d] : date_cols[d];
+    q->out_period = out_period_names[q->period][vat_question_digit(&k, 4)];
+    size_t r = vat_question_digit(&k, 4);
+    q->out_revenue = q->want_cents ? out_revenue_cents[r] : out_revenue_dollars[r];
+    q->descending = vat_question_digit(&k, 2) != 0;
 }
 
 static void build_schema(struct question *q)

@@ -88,6 +88,15 @@ static inline uint64_t vat_task_question(const struct vat_task *t, uint64_t n)
     return vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "questions"), n, t->index);
 }
 
+/* The next digit of a question number read as a mixed-radix number,
+ * lowest first: *k % radix, and *k divided by radix. */
+static inline size_t vat_question_digit(uint64_t *k, uint64_t radix)
+{
+    size_t d = (size_t)(*k % radix);
+    *k /= radix;
+    return d;
+}
+
 /* The kind of answer task t takes: "sql" for an analytics task drawn in
  * its program form, else its template's answer_kind. */
 static inline const char *vat_task_answer_kind(const struct vat_task *t)
