@@ -1298,6 +1298,64 @@ static void test_rows_reversed_inside_plain_sandbox(void **state)
     json_decref(spec);
 }
 
+/* Tables the rows-reversed copy cannot rewrite keep their order, inside a
+ * draw (the copy made in the plain sandbox) as outside it (a sandbox of
+ * its own): a WITHOUT ROWID table, a table with a generated column (the
+ * copy fails and is rolled back), a table whose rowid is its INTEGER
+ * PRIMARY KEY (put back under the same keys); an ordinary table beside
+ * them is reversed.  Each gold gets the same verdict both ways. */
+static void test_rows_reversed_edge_tables(void **state)
+{
+    (void)state;
+    char *path = vat_xasprintf("%s/fixtures/edges.sqlite", root);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(db,
+                     "CREATE TABLE w (k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID;"
+                     "CREATE TABLE g (a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2) VIRTUAL);"
+                     "CREATE TABLE ipk (id INTEGER PRIMARY KEY, v INTEGER);"
+                     "CREATE TABLE t (x INTEGER);"
+                     "INSERT INTO w VALUES ('a', 1), ('b', 2), ('c', 3);"
+                     "INSERT INTO g (a) VALUES (1), (2), (3);"
+                     "INSERT INTO ipk VALUES (10, 1), (20, 2), (30, 3);"
+                     "INSERT INTO t VALUES (1), (2), (3);",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(db);
+    free(path);
+    static const struct {
+        const char *gold;
+        bool admitted;
+    } cases[] = {
+        {"SELECT group_concat(a) FROM (SELECT a FROM g ORDER BY rowid)", true},
+        {"SELECT group_concat(v) FROM (SELECT v FROM ipk ORDER BY rowid)", true},
+        {"SELECT group_concat(k) FROM (SELECT k FROM w ORDER BY k)", true},
+        {"SELECT group_concat(x) FROM (SELECT x FROM t ORDER BY rowid)", false},
+        {"SELECT x FROM t ORDER BY x", true},
+    };
+    for (int draw = 0; draw < 2; draw++) {
+        if (draw)
+            vat_file_memo_begin();
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            json_t *spec = json_pack("{s:s, s:s, s:[s], s:[s,s,s,s], s:b, s:s}", "checker",
+                                     "sql", "dialect", "sqlite", "fixtures",
+                                     "fixtures/edges.sqlite", "tables", "w", "g", "ipk", "t",
+                                     "ordered", false, "reference_sql", cases[i].gold);
+            struct vat_err e = {{0}};
+            int rc = vat_sql_gold_admissible(spec, root, &e);
+            if ((rc == 0) != cases[i].admitted)
+                fail_msg("%s (%s a draw): %s", cases[i].gold, draw ? "inside" : "outside",
+                         rc == 0 ? "admitted" : e.msg);
+            if (!cases[i].admitted)
+                assert_non_null(strstr(e.msg, "with rows stored in reverse order"));
+            json_decref(spec);
+        }
+        if (draw)
+            vat_file_memo_end();
+    }
+}
+
 /* ---- threads ------------------------------------------------------------------------------ */
 
 struct worker {
@@ -1454,6 +1512,7 @@ int main(void)
         cmocka_unit_test(test_trim_matches_sqlite),
         cmocka_unit_test(test_gold_admissible),
         cmocka_unit_test(test_rows_reversed_inside_plain_sandbox),
+        cmocka_unit_test(test_rows_reversed_edge_tables),
         cmocka_unit_test(test_rows_memo_within_draw),
         cmocka_unit_test(test_fixture_set),
         cmocka_unit_test(test_threads),
