@@ -312,6 +312,38 @@ static void test_read_shared_within_draw(void **state)
     vat_csv_release(&c);
 }
 
+/* Files with the most fields per byte (empty fields between commas,
+ * empty quoted fields, CRLF line ends, no final newline) fill the read
+ * table's text block to its bound and never past it (ASan watches). */
+static void test_read_dense_fields(void **state)
+{
+    const char *root = *state;
+    struct vat_buf b = VAT_BUF_INIT;
+    for (int r = 0; r < 50; r++) {
+        for (int k = 0; k < 40; k++)
+            vat_buf_putc(&b, ',');
+        vat_buf_puts(&b, r % 2 ? "\r\n" : "\n");
+        vat_buf_puts(&b, "\"\",\"\",\"\"\n");
+    }
+    vat_buf_puts(&b, ",");
+    struct vat_csv c = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/dense.csv", b.data, b.len, &e), 0);
+    assert_int_equal(vat_csv_read(&c, root, "fixtures/t/dense.csv", &e), 0);
+    assert_int_equal(c.nrows, 101);
+    assert_int_equal(c.row[0].n, 41);
+    assert_int_equal(c.row[1].n, 3);
+    assert_int_equal(c.row[100].n, 2);
+    for (size_t r = 0; r < c.nrows; r++)
+        for (size_t k = 0; k < c.row[r].n; k++)
+            assert_string_equal(vat_csv_get(&c, r, k), "");
+    assert_true(c.arena_len <= 2 * b.len + 2);
+    vat_csv_add(&c, "appended");
+    assert_string_equal(vat_csv_get(&c, 100, 2), "appended");
+    vat_csv_release(&c);
+    vat_buf_release(&b);
+}
+
 static void test_get_and_col(void **state)
 {
     (void)state;
@@ -451,6 +483,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_foreign_files, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_read_errors, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_read_shared_within_draw, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_read_dense_fields, setup_dir, teardown_dir),
         cmocka_unit_test(test_get_and_col),
         cmocka_unit_test(test_to_sqlite),
         cmocka_unit_test(test_to_sqlite_identifiers_and_header_row),
