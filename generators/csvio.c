@@ -235,7 +235,14 @@ static void on_field(void *s, size_t n, void *data)
     rd->cells[rd->n++] = cell;
 }
 
-static size_t row_capacity(size_t n);
+/* The capacity add_owned implies for a row of n cells. */
+static size_t row_capacity(size_t n)
+{
+    size_t cap = 1;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
 
 static void reader_flush(struct reader *rd)
 {
@@ -260,14 +267,6 @@ static int no_space(unsigned char ch)
 {
     (void)ch;
     return 0;
-}
-
-static size_t row_capacity(size_t n)
-{
-    size_t cap = 1;
-    while (cap < n)
-        cap *= 2;
-    return cap;
 }
 
 /* dst (empty) = a copy of src: its arena copied whole, other cells one by

@@ -40,7 +40,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #include "extract.h"
 #include "tables.h"
 #include "verifiers.h"

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "progform.h"
 #include "rng.h"
 #include "strength.h"

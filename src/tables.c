@@ -172,19 +172,12 @@ static json_t *message(const char *role, json_t *content)
     return m;
 }
 
-/* A list holding one chat message: TRL's conversational form. */
-static json_t *one_message(const char *role, const char *content)
+/* A list holding one chat message: TRL's conversational form (content
+ * taken, as by message). */
+static json_t *one_message(const char *role, json_t *content)
 {
     json_t *a = json_array();
-    json_array_append_new(a, message(role, json_string(content)));
-    return a;
-}
-
-/* The same, its content a string value shared with other rows. */
-static json_t *one_message_shared(const char *role, json_t *content)
-{
-    json_t *a = json_array();
-    json_array_append_new(a, message(role, json_incref(content)));
+    json_array_append_new(a, message(role, content));
     return a;
 }
 
@@ -324,8 +317,8 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     row = json_object();
     json_object_set_new(row, "task_id", json_string(t->id));
     json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "prompt", one_message_shared("user", prompt));
-    json_object_set_new(row, "completion", one_message("assistant", gold));
+    json_object_set_new(row, "prompt", one_message("user", json_incref(prompt)));
+    json_object_set_new(row, "completion", one_message("assistant", json_string(gold)));
     json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
     add_row(tb, VAT_T_SFT_EXAMPLES, split, row);
 
@@ -367,9 +360,9 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     json_object_set_new(row, "pair_id", json_sprintf("%s/trap", t->id));
     json_object_set_new(row, "task_id", json_string(t->id));
     json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "prompt", one_message_shared("user", prompt));
-    json_object_set_new(row, "chosen", one_message("assistant", gold));
-    json_object_set_new(row, "rejected", one_message("assistant", t->trap));
+    json_object_set_new(row, "prompt", one_message("user", json_incref(prompt)));
+    json_object_set_new(row, "chosen", one_message("assistant", json_string(gold)));
+    json_object_set_new(row, "rejected", one_message("assistant", json_string(t->trap)));
     json_object_set_new(row, "rejected_reason", json_sprintf("%s: %s", tv->code, tv->reason));
     json_object_set_new(row, "signal", json_string("trap"));
     /* Both sides are programs (regex, sql, analytics in program form)

@@ -80,18 +80,18 @@ size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
     const char *rel = t->fixture[fi].path;
     size_t data_rows = c->nrows ? c->nrows - 1 : 0;
     size_t *ends;
-    char *all = vat_csv_to_string_ends(c, &ends);
+    char *text = vat_csv_to_string_ends(c, &ends);
     size_t shown = data_rows;
-    char *text = all;
 
-    if (strlen(all) > vat_task_inline_cap(t)) {
+    if (c->nrows && ends[c->nrows - 1] > vat_task_inline_cap(t)) {
         /* Records are serialised one after another, so the text of the
          * first k rows is a prefix of the file: the largest k whose prefix
-         * fits.  The header always stays: the question names its columns. */
+         * fits, cut in place.  The header always stays: the question names
+         * its columns. */
         size_t k = 1;
         while (k < c->nrows && ends[k] <= vat_task_inline_cap(t))
             k++;
-        text = vat_xstrndup(all, ends[k - 1]);
+        text[ends[k - 1]] = 0;
         shown = k - 1;
     }
     free(ends);
@@ -111,9 +111,7 @@ size_t vat_an_prompt_csv(struct vat_buf *b, struct vat_task *t, int fi,
     if (b->len && b->data[b->len - 1] != '\n')
         vat_buf_putc(b, '\n');
     vat_buf_puts(b, "```\n");
-    if (text != all)
-        free(text);
-    free(all);
+    free(text);
     /* A value answer depends on every row, so the prompt is self-contained
      * only when each fixture it shows is shown whole. */
     t->self_contained = (fi == 0 || t->self_contained) && shown == data_rows;

@@ -178,10 +178,9 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
  * alias, the two table aliases), as the digits of one mixed-radix number;
  * every list's entries are distinct, so two numbers name two different
  * gold queries.  11,520 questions. */
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define N_QUESTIONS                                                                           \
-    (N_OF(customer_tables) * N_OF(orders_tables) * N_OF(count_names) *                        \
-     N_OF(customer_aliases) * N_OF(order_aliases))
+    (VAT_N_OF(customer_tables) * VAT_N_OF(orders_tables) * VAT_N_OF(count_names) *            \
+     VAT_N_OF(customer_aliases) * VAT_N_OF(order_aliases))
 
 /* Replaces the drawn names with the ones question number k decodes to.
  * The draws they replace stay in the stream, so every later draw of the
@@ -189,17 +188,18 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
 static void apply_question(struct question *q, uint64_t k)
 {
     const struct customer_choice *cc =
-        &customer_tables[vat_question_digit(&k, N_OF(customer_tables))];
+        &customer_tables[vat_question_digit(&k, VAT_N_OF(customer_tables))];
     q->ctable = cc->table;
     q->key = cc->key;
     q->fk = cc->fk;
     q->code_prefix = cc->code_prefix;
-    const struct orders_choice *oc = &orders_tables[vat_question_digit(&k, N_OF(orders_tables))];
+    const struct orders_choice *oc =
+        &orders_tables[vat_question_digit(&k, VAT_N_OF(orders_tables))];
     q->otable = oc->table;
     q->oid = oc->id;
-    q->count_name = count_names[vat_question_digit(&k, N_OF(count_names))];
-    q->ca = customer_aliases[vat_question_digit(&k, N_OF(customer_aliases))];
-    q->oa = order_aliases[vat_question_digit(&k, N_OF(order_aliases))];
+    q->count_name = count_names[vat_question_digit(&k, VAT_N_OF(count_names))];
+    q->ca = customer_aliases[vat_question_digit(&k, VAT_N_OF(customer_aliases))];
+    q->oa = order_aliases[vat_question_digit(&k, VAT_N_OF(order_aliases))];
 }
 
 static void build_schema(struct question *q)

@@ -205,13 +205,12 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
  * are distinct and the gold spells each part, so two numbers name two
  * different gold queries.  9 x 7 x 3 x 3 x 5 x 6 x 365 = 6,207,300
  * questions. */
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define Y0_FIRST 2018
 #define N_Y0 6
 #define N_FIRST_DAYS 365
 #define N_QUESTIONS                                                                           \
-    ((uint64_t)N_OF(customer_tables) * N_OF(orders_tables) * N_OF(stamp_cols) *               \
-     N_OF(status_cols) * N_OF(count_names) * N_Y0 * N_FIRST_DAYS)
+    ((uint64_t)VAT_N_OF(customer_tables) * VAT_N_OF(orders_tables) * VAT_N_OF(stamp_cols) *   \
+     VAT_N_OF(status_cols) * VAT_N_OF(count_names) * N_Y0 * N_FIRST_DAYS)
 
 /* Replaces the drawn parts with the ones question number k decodes to.
  * The draws they replace stay in the stream, so every later draw of the
@@ -221,17 +220,18 @@ static void apply_question(struct question *q, uint64_t k)
 {
     /* one digit per statement: the order they are read in is the number's */
     const struct customer_choice *cc =
-        &customer_tables[vat_question_digit(&k, N_OF(customer_tables))];
+        &customer_tables[vat_question_digit(&k, VAT_N_OF(customer_tables))];
     q->ctable = cc->table;
     q->key = cc->key;
     q->fk = cc->fk;
     q->code_prefix = cc->code_prefix;
-    const struct orders_choice *oc = &orders_tables[vat_question_digit(&k, N_OF(orders_tables))];
+    const struct orders_choice *oc =
+        &orders_tables[vat_question_digit(&k, VAT_N_OF(orders_tables))];
     q->otable = oc->table;
     q->oid = oc->id;
-    q->date_col = stamp_cols[vat_question_digit(&k, N_OF(stamp_cols))];
-    q->status_col = status_cols[vat_question_digit(&k, N_OF(status_cols))];
-    q->count_name = count_names[vat_question_digit(&k, N_OF(count_names))];
+    q->date_col = stamp_cols[vat_question_digit(&k, VAT_N_OF(stamp_cols))];
+    q->status_col = status_cols[vat_question_digit(&k, VAT_N_OF(status_cols))];
+    q->count_name = count_names[vat_question_digit(&k, VAT_N_OF(count_names))];
     int y0 = Y0_FIRST + (int)vat_question_digit(&k, N_Y0);
     int32_t len = q->hi - q->lo;
     q->span_lo = vat_date_from_civil(y0, 1, 1);

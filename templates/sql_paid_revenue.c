@@ -218,11 +218,10 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
  * different gold queries.  20,480 questions. */
 #define N_TABLES (sizeof tables / sizeof *tables)
 #define N_QUESTIONS (N_TABLES * 4 * 5 * 4 * 4 * 4 * 2)
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-_Static_assert(N_OF(status_cols) == 4 && N_OF(amount_cols_cents) == 5 &&
-                   N_OF(amount_cols_dollars) == 5 && N_OF(stamp_cols) == 4 &&
-                   N_OF(date_cols) == 4 && N_OF(out_revenue_cents) == 4 &&
-                   N_OF(out_revenue_dollars) == 4,
+_Static_assert(VAT_N_OF(status_cols) == 4 && VAT_N_OF(amount_cols_cents) == 5 &&
+                   VAT_N_OF(amount_cols_dollars) == 5 && VAT_N_OF(stamp_cols) == 4 &&
+                   VAT_N_OF(date_cols) == 4 && VAT_N_OF(out_revenue_cents) == 4 &&
+                   VAT_N_OF(out_revenue_dollars) == 4,
                "apply_question's radices are the lists' lengths");
 
 /* Replaces the drawn names with the ones question number k decodes to.

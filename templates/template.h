@@ -88,6 +88,9 @@ static inline uint64_t vat_task_question(const struct vat_task *t, uint64_t n)
     return vat_rng_permute(vat_rng_key(t->master_seed, t->tmpl->name, "questions"), n, t->index);
 }
 
+/* The number of elements of array a. */
+#define VAT_N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
 /* The next digit of a question number read as a mixed-radix number,
  * lowest first: *k % radix, and *k divided by radix. */
 static inline size_t vat_question_digit(uint64_t *k, uint64_t radix)

@@ -2778,35 +2778,42 @@ static struct sandbox *sb_cache_take(const struct sql_spec *s, const struct fixt
     return x.sb;
 }
 
-/* Turns reverse_unordered_selects on or off on sb's connection (the
- * authorizer, which refuses every PRAGMA, stepped aside for it).  0, or -1
+/* Sets the connection's limits, authorizer and progress handler aside
+ * (aside true: as they are before sandbox_harden installs them, so our own
+ * statements run as on a connection just opened), or puts them back.
+ * SQLITE_OK, or the authorizer's refusal to be set. */
+static int sandbox_step_aside(struct sandbox *sb, bool aside)
+{
+    for (size_t i = 0; i < sizeof sandbox_limits / sizeof sandbox_limits[0]; i++)
+        if (sandbox_limits[i].id != SQLITE_LIMIT_WORKER_THREADS)
+            sqlite3_limit(sb->db, sandbox_limits[i].id, aside ? INT_MAX : sandbox_limits[i].value);
+    sqlite3_progress_handler(sb->db, aside ? 0 : SQL_PROGRESS_OPS, aside ? NULL : sandbox_progress,
+                             aside ? NULL : sb);
+    return sqlite3_set_authorizer(sb->db, aside ? NULL : sandbox_authorize, aside ? NULL : sb);
+}
+
+/* Runs our own statement sql (a pragma, a rollback) on sb with its
+ * limits, authorizer and progress handler stepped aside for it.
+ * SQLITE_OK, or the failure. */
+static int sandbox_exec_aside(struct sandbox *sb, const char *sql)
+{
+    sandbox_step_aside(sb, true);
+    int rc = sqlite3_exec(sb->db, sql, NULL, NULL, NULL);
+    int arc = sandbox_step_aside(sb, false);
+    return rc != SQLITE_OK ? rc : arc;
+}
+
+/* Turns reverse_unordered_selects on or off on sb's connection.  0, or -1
  * with *v internal (v may be NULL). */
 static int sandbox_scan_order(struct sandbox *sb, bool reverse, struct vat_verdict *v)
 {
-    sqlite3_set_authorizer(sb->db, NULL, NULL);
-    int prc = sqlite3_exec(sb->db,
-                           reverse ? "PRAGMA reverse_unordered_selects=ON"
-                                   : "PRAGMA reverse_unordered_selects=OFF",
-                           NULL, NULL, NULL);
-    if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK || prc != SQLITE_OK) {
+    if (sandbox_exec_aside(sb, reverse ? "PRAGMA reverse_unordered_selects=ON"
+                                       : "PRAGMA reverse_unordered_selects=OFF") != SQLITE_OK) {
         if (v)
             *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its scan order");
         return -1;
     }
     return 0;
-}
-
-/* Sets the connection's limits, authorizer and progress handler aside
- * (aside true: as they are before sandbox_harden installs them, so a copy
- * is made as a separate sandbox makes it), or puts them back. */
-static void sandbox_step_aside(struct sandbox *sb, bool aside)
-{
-    for (size_t i = 0; i < sizeof sandbox_limits / sizeof sandbox_limits[0]; i++)
-        if (sandbox_limits[i].id != SQLITE_LIMIT_WORKER_THREADS)
-            sqlite3_limit(sb->db, sandbox_limits[i].id, aside ? INT_MAX : sandbox_limits[i].value);
-    sqlite3_set_authorizer(sb->db, aside ? NULL : sandbox_authorize, aside ? NULL : sb);
-    sqlite3_progress_handler(sb->db, aside ? 0 : SQL_PROGRESS_OPS, aside ? NULL : sandbox_progress,
-                             aside ? NULL : sb);
 }
 
 /* Whether the n bytes at now are img as a sandbox holds it (a WAL image
@@ -2843,13 +2850,11 @@ static int sandbox_query_rows_reversed(struct sandbox *sb, const struct fixture_
         sandbox_rearm(sb, qf);
         rc = sandbox_query(sb, s, label, q, qlen, out, v);
     }
-    sandbox_step_aside(sb, true);
     /* A rollback, not a savepoint released: releasing would commit the
      * emptied transaction, and a commit bumps the header's change
      * counter. */
     bool back = sqlite3_get_autocommit(sb->db) == 0 &&
-                sqlite3_exec(sb->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK;
-    sandbox_step_aside(sb, false);
+                sandbox_exec_aside(sb, "ROLLBACK") == SQLITE_OK;
     if (back && sqlite3_get_autocommit(sb->db)) {
         sqlite3_int64 nn = 0;
         const unsigned char *now =
@@ -3682,9 +3687,7 @@ static int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_ver
      * header at every read transaction to see the fixture move. */
     if (!exclusive)
         return 0;
-    sqlite3_set_authorizer(sb->db, NULL, NULL);
-    int prc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
-    if (sqlite3_set_authorizer(sb->db, sandbox_authorize, sb) != SQLITE_OK || prc != SQLITE_OK) {
+    if (sandbox_exec_aside(sb, "PRAGMA locking_mode=EXCLUSIVE") != SQLITE_OK) {
         *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
         sandbox_destroy(sb);
         return -1;
