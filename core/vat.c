@@ -484,13 +484,17 @@ static _Thread_local struct dir_kept {
 static _Thread_local size_t n_dir_kept;
 static _Thread_local bool dir_keep_on;
 
+static void dir_kept_drop(struct dir_kept *k)
+{
+    close(k->fd);
+    free(k->root);
+    free(k->dir);
+}
+
 static void dir_kept_clear(void)
 {
-    for (size_t i = 0; i < n_dir_kept; i++) {
-        close(dir_kept[i].fd);
-        free(dir_kept[i].root);
-        free(dir_kept[i].dir);
-    }
+    for (size_t i = 0; i < n_dir_kept; i++)
+        dir_kept_drop(&dir_kept[i]);
     n_dir_kept = 0;
 }
 
@@ -535,11 +539,8 @@ static int parent_open(const char *root, const char *rel, bool mkdirs, const cha
     if (dir < 0 || !dir_keep_on)
         return dir;
     if (n_dir_kept == DIR_KEEP) { /* the oldest goes */
-        n_dir_kept--;
-        close(dir_kept[0].fd);
-        free(dir_kept[0].root);
-        free(dir_kept[0].dir);
-        memmove(&dir_kept[0], &dir_kept[1], n_dir_kept * sizeof dir_kept[0]);
+        dir_kept_drop(&dir_kept[0]);
+        memmove(&dir_kept[0], &dir_kept[1], --n_dir_kept * sizeof dir_kept[0]);
     }
     struct dir_kept *k = &dir_kept[n_dir_kept++];
     k->root = vat_xstrdup(r);
