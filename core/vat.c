@@ -739,6 +739,27 @@ void *vat_file_memo_take_obj(const char *root, const char *rel, const char *tag,
     return obj;
 }
 
+int vat_file_sha256(const char *root, const char *rel, const void *data, size_t n, char out[65],
+                    struct vat_err *e)
+{
+    size_t mn;
+    const char *m = vat_file_memo_get(root, rel, "sha256", &mn);
+    if (m && mn == 64) {
+        memcpy(out, m, 65);
+        return 0;
+    }
+    char *read = NULL;
+    if (!data) {
+        if (vat_read_file_beneath(root, rel, (size_t)1 << 34, &read, &n, e) != 0)
+            return -1;
+        data = read;
+    }
+    vat_sha256_hex(data, n, out);
+    free(read);
+    vat_file_memo_put(root, rel, "sha256", out, 64);
+    return 0;
+}
+
 /* A path rewritten: every entry read from or derived from it goes, under
  * whatever spelling of the root. */
 static void memo_forget(const char *rel)

@@ -296,6 +296,14 @@ void vat_file_memo_put_obj(const char *root, const char *rel, const char *tag,
 void *vat_file_memo_take_obj(const char *root, const char *rel, const char *tag,
                              unsigned long *serial);
 
+/* The SHA-256 of file root/rel as 64 hex digits and a NUL.  data, when
+ * not NULL, holds its n bytes as just read; otherwise the file is read
+ * beneath root.  Within a draw (the memo on) the digest is kept beside the
+ * file's bytes and forgotten with them, so each read of a file is hashed
+ * once however many readers ask.  0, or -1 with *e. */
+int vat_file_sha256(const char *root, const char *rel, const void *data, size_t n, char out[65],
+                    struct vat_err *e);
+
 /* Resolved template params from seeds.toml (aborts on a missing name: the
  * template declared it, so config.c always provides it). */
 long vat_task_int(const struct vat_task *t, const char *name);

@@ -73,22 +73,6 @@ char *vat_malformed_for(const struct vat_task *t)
     return vat_xasprintf("The answer is: %s", gold);
 }
 
-/* Hex SHA-256 of a file below root (read through the task's file memo,
- * which later readers of the fixture share); 0 or -1. */
-static int file_sha256(const char *root, const char *rel, char out[65], long *bytes,
-                       struct vat_err *e)
-{
-    char *data = NULL;
-    size_t n = 0;
-    if (vat_read_file_beneath(root, rel, (size_t)1 << 34, &data, &n, e) != 0)
-        return -1;
-    vat_sha256_hex(data, n, out);
-    free(data);
-    if (bytes)
-        *bytes = (long)n;
-    return 0;
-}
-
 static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct vat_replay *r,
                       struct task_checks *chk, struct vat_err *e);
 
@@ -130,7 +114,7 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     for (int i = 0; i < t->n_fixtures; i++) {
         if (!vat_path_is_safe(t->fixture[i].path))
             return vat_err_set(e, "%s: unsafe fixture path '%s'", t->id, t->fixture[i].path);
-        if (file_sha256(t->root, t->fixture[i].path, t->fixture[i].sha256, NULL, e) != 0)
+        if (vat_file_sha256(t->root, t->fixture[i].path, NULL, 0, t->fixture[i].sha256, e) != 0)
             return -1;
     }
     if (tm->reference(t, e) != 0)
@@ -151,7 +135,8 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
             if (vat_progform_apply(t, tm->progform, e) != 0)
                 return -1;
             for (int i = 1; i < t->n_fixtures; i++)
-                if (file_sha256(t->root, t->fixture[i].path, t->fixture[i].sha256, NULL, e) != 0)
+                if (vat_file_sha256(t->root, t->fixture[i].path, NULL, 0, t->fixture[i].sha256,
+                                    e) != 0)
                     return -1;
         }
     }

@@ -348,18 +348,13 @@ static int pf_db_describe(const struct vat_task *t, struct vat_fixture *f, const
     return rc;
 }
 
-/* The sha256 of a fixture rewritten after the pipeline took its digest. */
+/* The sha256 of a fixture rewritten after the pipeline took its digest
+ * (read beneath the root as every fixture read is, no link followed; in a
+ * draw the bytes and the digest stay in the file memo for the readers
+ * after). */
 static int pf_rehash(const struct vat_task *t, struct vat_fixture *f, struct vat_err *e)
 {
-    /* Read beneath the root as every fixture read is (no link followed);
-     * in a draw the bytes stay in the file memo for the readers after. */
-    char *data = NULL;
-    size_t n = 0;
-    if (vat_read_file_beneath(t->root, f->path, (size_t)1 << 34, &data, &n, e) != 0)
-        return -1;
-    vat_sha256_hex(data, n, f->sha256);
-    free(data);
-    return 0;
+    return vat_file_sha256(t->root, f->path, NULL, 0, f->sha256, e);
 }
 
 /* Rewrites the main database with the program form's table names: the

@@ -25,6 +25,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 #include <sqlite3.h>
 
 #include "measure.h"
@@ -1471,6 +1474,96 @@ static void test_fixture_set(void **state)
     json_decref(spec);
 }
 
+/* SQLite's allocations go through vat's counting allocator, which keeps
+ * freed blocks per thread in size classes: a block keeps its bytes through
+ * every resize, whatever classes it crosses (up to past the largest,
+ * where the C library's realloc takes over), reports the size asked for,
+ * stays poisoned under ASan while kept, and blocks freed on another
+ * thread, or kept by a thread that ends, are handed back (LeakSanitizer
+ * checks at exit). */
+static void fill_pattern(unsigned char *p, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        p[i] = (unsigned char)(i * 7 + 3);
+}
+
+static bool pattern_holds(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (unsigned char)(i * 7 + 3))
+            return false;
+    return true;
+}
+
+static void *free_blocks_main(void *arg)
+{
+    void **blocks = arg;
+    for (int i = 0; i < 64; i++)
+        sqlite3_free(blocks[i]);
+    /* and keeps some of its own when it ends */
+    for (int i = 0; i < 64; i++)
+        sqlite3_free(sqlite3_malloc(16 + 37 * i));
+    return NULL;
+}
+
+static void test_sqlite_allocator(void **state)
+{
+    (void)state;
+    static const int sizes[] = {10, 100, 1000, 1008, 1009, 2000, 5000, 70000, 262000, 262144,
+                                300000, 1 << 20, 50, 3};
+    unsigned char *p = sqlite3_malloc(sizes[0]);
+    assert_non_null(p);
+    fill_pattern(p, 0, (size_t)sizes[0]);
+    int have = sizes[0];
+    for (size_t k = 1; k < sizeof sizes / sizeof sizes[0]; k++) {
+        p = sqlite3_realloc(p, sizes[k]);
+        assert_non_null(p);
+        assert_true(sqlite3_msize(p) >= (sqlite3_uint64)sizes[k]);
+        assert_true(sqlite3_msize(p) < (sqlite3_uint64)sizes[k] + 8);
+        size_t kept = (size_t)(have < sizes[k] ? have : sizes[k]);
+        assert_true(pattern_holds(p, kept));
+        fill_pattern(p, kept, (size_t)sizes[k]);
+        have = sizes[k];
+    }
+    sqlite3_free(p);
+
+    /* Many blocks of every class, freed and asked for again. */
+    void *blocks[600];
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 600; i++) {
+            int n = 1 + (i * 131 + round * 17) % (i < 550 ? 1100 : 200000);
+            blocks[i] = sqlite3_malloc(n);
+            assert_non_null(blocks[i]);
+            memset(blocks[i], i & 0xff, (size_t)n);
+        }
+        for (int i = 0; i < 600; i++) {
+            int n = 1 + (i * 131 + round * 17) % (i < 550 ? 1100 : 200000);
+            const unsigned char *b = blocks[i];
+            assert_int_equal(b[0], i & 0xff);
+            assert_int_equal(b[n - 1], i & 0xff);
+        }
+        for (int i = 0; i < 600; i++)
+            sqlite3_free(blocks[i]);
+    }
+#if defined(__SANITIZE_ADDRESS__)
+    {
+        unsigned char *q = sqlite3_malloc(200);
+        assert_non_null(q);
+        assert_false(__asan_address_is_poisoned(q + 199));
+        sqlite3_free(q);
+        assert_true(__asan_address_is_poisoned(q));
+        assert_true(__asan_address_is_poisoned(q + 199));
+    }
+#endif
+
+    /* Freed on another thread, which then ends with blocks kept. */
+    for (int i = 0; i < 64; i++)
+        assert_non_null(blocks[i] = sqlite3_malloc(24 + 61 * i));
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, free_blocks_main, blocks), 0);
+    pthread_join(th, NULL);
+}
+
 static void test_threads(void **state)
 {
     (void)state;
@@ -1516,6 +1609,7 @@ int main(void)
         cmocka_unit_test(test_rows_memo_within_draw),
         cmocka_unit_test(test_fixture_set),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_sqlite_allocator),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1072,9 +1072,145 @@ static void sandbox_vfs_init(void)
 #define SQL_HARD_HEAP_NET ((sqlite3_int64)2 << 30)
 
 struct mem_hdr {
-    sqlite3_int64 size;
-    uint64_t gen; /* the counting run that holds it, or 0 */
+    int32_t size;  /* what SQLite asked for */
+    uint32_t cls;  /* the block's size class (MEM_CLASSES: a plain heap block) */
+    union {
+        uint64_t gen;          /* the counting run that holds it, or 0 */
+        struct mem_hdr *next;  /* in a thread's cache of free blocks */
+    };
 };
+
+/* SQLite allocates and frees some ten thousand blocks per task (parsing,
+ * schemas, statements, page caches), more than the C library's per-thread
+ * cache holds, so most of its calls reached the library's slow paths
+ * (bins, consolidation).  Freed blocks are kept instead, per thread, in
+ * size classes and handed out again: 16-byte steps up to 1 KiB, then
+ * powers of two up to 256 KiB, at most MEM_CACHE_BYTES per thread (the
+ * rest goes back to the C library).  Only where the bytes come from
+ * changes: the counts above are of the sizes SQLite asks for, as before.
+ * Under AddressSanitizer a kept block's bytes are poisoned, so a use after
+ * SQLite freed it is still caught. */
+#define MEM_SMALL_STEP 16
+#define MEM_SMALL_MAX 1024
+#define MEM_N_SMALL (MEM_SMALL_MAX / MEM_SMALL_STEP)
+#define MEM_LARGE_MAX ((size_t)256 << 10)
+#define MEM_N_LARGE 8 /* 2 KiB .. 256 KiB */
+#define MEM_CLASSES (MEM_N_SMALL + MEM_N_LARGE)
+#define MEM_CACHE_BYTES ((size_t)8 << 20)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MEM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEM_ASAN 1
+#endif
+#endif
+#ifdef MEM_ASAN
+#include <sanitizer/asan_interface.h>
+#define MEM_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define MEM_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define MEM_POISON(p, n) ((void)(p), (void)(n))
+#define MEM_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+struct mem_cache {
+    struct mem_hdr *free[MEM_CLASSES];
+    size_t bytes; /* held in free[] */
+    bool armed;   /* the thread's exit hands them back (mem_cache_key) */
+    bool closed;  /* the thread is ending: blocks go straight back */
+};
+
+static _Thread_local struct mem_cache mem_cache;
+static pthread_key_t mem_cache_key;
+static pthread_once_t mem_cache_once = PTHREAD_ONCE_INIT;
+static bool mem_cache_keyed;
+
+/* The bytes a block of class c holds, its header included. */
+static size_t mem_class_bytes(uint32_t c)
+{
+    return c < MEM_N_SMALL ? (size_t)(c + 1) * MEM_SMALL_STEP
+                           : (size_t)2048 << (c - MEM_N_SMALL);
+}
+
+/* The class of a block of total bytes, or MEM_CLASSES when too large. */
+static uint32_t mem_class_of(size_t total)
+{
+    if (total <= MEM_SMALL_MAX)
+        return (uint32_t)((total + MEM_SMALL_STEP - 1) / MEM_SMALL_STEP) - 1;
+    if (total > MEM_LARGE_MAX)
+        return MEM_CLASSES;
+    uint32_t c = MEM_N_SMALL;
+    while (mem_class_bytes(c) < total)
+        c++;
+    return c;
+}
+
+static void mem_cache_drain(void)
+{
+    for (uint32_t c = 0; c < MEM_CLASSES; c++)
+        while (mem_cache.free[c]) {
+            struct mem_hdr *h = mem_cache.free[c];
+            MEM_UNPOISON(h + 1, mem_class_bytes(c) - sizeof *h);
+            mem_cache.free[c] = h->next;
+            free(h);
+        }
+    mem_cache.bytes = 0;
+}
+
+/* Other keys' destructors may still free SQLite blocks after this one
+ * ran; those go straight back. */
+static void mem_cache_exit(void *arg)
+{
+    (void)arg;
+    mem_cache.closed = true;
+    mem_cache_drain();
+}
+
+static void mem_cache_key_make(void)
+{
+    mem_cache_keyed = pthread_key_create(&mem_cache_key, mem_cache_exit) == 0;
+}
+
+/* A block of class c (its header not yet filled), or NULL. */
+static struct mem_hdr *mem_block_get(uint32_t c)
+{
+    if (c == MEM_CLASSES)
+        return NULL;
+    struct mem_hdr *h = mem_cache.free[c];
+    if (h) {
+        mem_cache.free[c] = h->next;
+        mem_cache.bytes -= mem_class_bytes(c);
+        MEM_UNPOISON(h + 1, mem_class_bytes(c) - sizeof *h);
+    } else {
+        h = malloc(mem_class_bytes(c));
+    }
+    return h;
+}
+
+/* Keeps block h, or gives it back when the cache is full or the thread
+ * cannot have it handed back at its exit. */
+static void mem_block_put(struct mem_hdr *h)
+{
+    uint32_t c = h->cls;
+    if (c == MEM_CLASSES || mem_cache.closed ||
+        mem_cache.bytes + mem_class_bytes(c) > MEM_CACHE_BYTES) {
+        free(h);
+        return;
+    }
+    if (!mem_cache.armed) {
+        pthread_once(&mem_cache_once, mem_cache_key_make);
+        if (!mem_cache_keyed || pthread_setspecific(mem_cache_key, &mem_cache) != 0) {
+            free(h);
+            return;
+        }
+        mem_cache.armed = true;
+    }
+    h->next = mem_cache.free[c];
+    mem_cache.free[c] = h;
+    mem_cache.bytes += mem_class_bytes(c);
+    MEM_POISON(h + 1, mem_class_bytes(c) - sizeof *h);
+}
 
 struct mem_count {
     uint64_t gen;                /* 0: not counting on this thread */
@@ -1102,12 +1238,15 @@ static bool mem_take(sqlite3_int64 delta)
 
 static void *mem_malloc(int n)
 {
-    if (n < 0 || !mem_take(n))
+    if (n < 0 || n > INT32_MAX - (int)sizeof(struct mem_hdr) || !mem_take(n))
         return NULL;
-    struct mem_hdr *h = malloc(sizeof *h + (size_t)n);
+    size_t total = sizeof(struct mem_hdr) + (size_t)n;
+    uint32_t c = mem_class_of(total);
+    struct mem_hdr *h = c < MEM_CLASSES ? mem_block_get(c) : malloc(total);
     if (!h)
         return NULL;
     h->size = n;
+    h->cls = c;
     h->gen = mem_tls.gen;
     if (mem_tls.gen) {
         mem_tls.used += n;
@@ -1123,21 +1262,36 @@ static void mem_free(void *p)
     struct mem_hdr *h = (struct mem_hdr *)p - 1;
     if (mem_tls.gen && h->gen == mem_tls.gen)
         mem_tls.used -= h->size;
-    free(h);
+    mem_block_put(h);
 }
 
 static void *mem_realloc(void *p, int n)
 {
-    if (n < 0)
+    if (n < 0 || n > INT32_MAX - (int)sizeof(struct mem_hdr))
         return NULL;
     struct mem_hdr *h = (struct mem_hdr *)p - 1;
     bool mine = mem_tls.gen && h->gen == mem_tls.gen;
-    sqlite3_int64 delta = mine ? n - h->size : n;
+    sqlite3_int64 delta = mine ? (sqlite3_int64)n - h->size : n;
     if (!mem_take(delta))
         return NULL;
-    struct mem_hdr *g = realloc(h, sizeof *g + (size_t)n);
-    if (!g)
-        return NULL;
+    size_t total = sizeof(struct mem_hdr) + (size_t)n;
+    uint32_t c = mem_class_of(total);
+    struct mem_hdr *g;
+    if (c == h->cls && c == MEM_CLASSES) {
+        g = realloc(h, total);
+        if (!g)
+            return NULL;
+    } else if (c == h->cls) {
+        g = h;
+    } else {
+        g = c < MEM_CLASSES ? mem_block_get(c) : malloc(total);
+        if (!g)
+            return NULL;
+        memcpy(g + 1, h + 1, (size_t)(n < h->size ? n : h->size));
+        g->cls = c;
+        g->gen = h->gen;
+        mem_block_put(h);
+    }
     if (mem_tls.gen) {
         mem_tls.used += delta;
         if (delta > 0)
@@ -1167,6 +1321,7 @@ static int mem_init(void *arg)
 static void mem_shutdown(void *arg)
 {
     (void)arg;
+    mem_cache_drain();
 }
 
 /* Runs before main (and when a host loads vat), before anything starts
@@ -1504,6 +1659,11 @@ struct sandbox {
      * admission's rows-reversed run happens inside it, in a transaction
      * rolled back after the query (sandbox_query_rows_reversed). */
     bool writable;
+    /* Our own statements run (sandbox_step_aside): the authorizer lets
+     * them be.  A flag, not the authorizer removed and put back: putting
+     * it back expires every prepared statement of the connection, and
+     * each would be prepared again at its next run. */
+    bool aside;
     struct switch_state sw;   /* a fixture set's sandbox: which fixture it sees */
     /* The second connection the wrappers of the bounded built-ins run
      * SQLite's own functions on, opened on first use. */
@@ -1736,6 +1896,8 @@ static int sandbox_authorize(void *arg, int action, const char *a3, const char *
 {
     struct sandbox *sb = arg;
     (void)inner;
+    if (sb->aside)
+        return SQLITE_OK;
     switch (action) {
     case SQLITE_SELECT:
     case SQLITE_RECURSIVE:
@@ -2465,7 +2627,7 @@ static int fixture_load(const char *root, const char *rel, const json_t *load,
         const char *raw = vat_file_memo_get(root, rel, NULL, &rn);
         if (raw && (m = vat_file_memo_get(root, rel, tag, &mn)) != NULL) {
             if (raw_sha)
-                vat_sha256_hex((const unsigned char *)raw, rn, raw_sha);
+                vat_file_sha256(root, rel, raw, rn, raw_sha, NULL);
             free(tag);
             img->data = vat_xmalloc(mn ? mn : 1);
             memcpy(img->data, m, mn);
@@ -2524,7 +2686,7 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
                         char raw_sha[65], struct vat_verdict *v)
 {
     if (raw_sha)
-        vat_sha256_hex(buf, n, raw_sha);
+        vat_file_sha256(root, rel, buf, n, raw_sha, NULL);
     if (load) {
         char why[200];
         unsigned char *db = NULL;
@@ -2780,16 +2942,15 @@ static struct sandbox *sb_cache_take(const struct sql_spec *s, const struct fixt
 
 /* Sets the connection's limits, authorizer and progress handler aside
  * (aside true: as they are before sandbox_harden installs them, so our own
- * statements run as on a connection just opened), or puts them back.
- * SQLITE_OK, or the authorizer's refusal to be set. */
-static int sandbox_step_aside(struct sandbox *sb, bool aside)
+ * statements run as on a connection just opened), or puts them back. */
+static void sandbox_step_aside(struct sandbox *sb, bool aside)
 {
     for (size_t i = 0; i < sizeof sandbox_limits / sizeof sandbox_limits[0]; i++)
         if (sandbox_limits[i].id != SQLITE_LIMIT_WORKER_THREADS)
             sqlite3_limit(sb->db, sandbox_limits[i].id, aside ? INT_MAX : sandbox_limits[i].value);
     sqlite3_progress_handler(sb->db, aside ? 0 : SQL_PROGRESS_OPS, aside ? NULL : sandbox_progress,
                              aside ? NULL : sb);
-    return sqlite3_set_authorizer(sb->db, aside ? NULL : sandbox_authorize, aside ? NULL : sb);
+    sb->aside = aside;
 }
 
 /* Runs our own statement sql (a pragma, a rollback) on sb with its
@@ -2799,8 +2960,8 @@ static int sandbox_exec_aside(struct sandbox *sb, const char *sql)
 {
     sandbox_step_aside(sb, true);
     int rc = sqlite3_exec(sb->db, sql, NULL, NULL, NULL);
-    int arc = sandbox_step_aside(sb, false);
-    return rc != SQLITE_OK ? rc : arc;
+    sandbox_step_aside(sb, false);
+    return rc;
 }
 
 /* Turns reverse_unordered_selects on or off on sb's connection.  0, or -1
