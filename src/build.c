@@ -65,6 +65,7 @@ struct pool {
     size_t next;    /* next list position to draw */
     size_t written; /* list positions taken by the writer */
     size_t done;    /* draws finished */
+    size_t wake_at; /* done count from which a finished draw wakes the writer */
     pthread_mutex_t mu;
     pthread_cond_t slot_done, slot_free;
 };
@@ -121,7 +122,8 @@ static void *worker(void *arg)
         pthread_mutex_lock(&p->mu);
         s->state = SLOT_DONE;
         p->done++;
-        pthread_cond_broadcast(&p->slot_done);
+        if (p->done >= p->wake_at)
+            pthread_cond_broadcast(&p->slot_done);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -586,6 +588,10 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     for (size_t w = 0; w < n; w++) {
         struct slot *s = &p.ring[w % p.window];
         pthread_mutex_lock(&p.mu);
+        /* Woken once a batch of draws is done, not after each: a wake-up
+         * per task cost more than writing it.  The window holds a batch
+         * many times over, so the draws can always reach it. */
+        p.wake_at = w + VAT_BUILD_WAKE_BATCH < n ? w + VAT_BUILD_WAKE_BATCH : n;
         while (s->state != SLOT_DONE || w >= p.next) {
             struct timespec dl;
             clock_gettime(CLOCK_REALTIME, &dl);

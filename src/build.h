@@ -75,6 +75,8 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
  * the largest count, 100,000, 1.7 million tasks, at about 270 MB, over
  * it; the measured peaks are in docs/corpus-store.md). */
 #define VAT_BUILD_WINDOW_PER_JOB 64
+/* Draws done per wake-up of the writer (at most the window). */
+#define VAT_BUILD_WAKE_BATCH 16
 #define VAT_BUILD_MEMORY_BOUND ((double)256 * 1024 * 1024)
 /* The estimate in bytes: the task list, the program answers held per
  * regex or sql task, and the window of slots with the rows of one task
