@@ -198,6 +198,54 @@ static void test_file_memo(void **state)
     free(root);
 }
 
+/* A fixture's digest: of the file as read, kept in the draw's memo so a
+ * second reader gets it without hashing, gone with the file's bytes when
+ * vat rewrites it, and read from the disk each time outside a draw. */
+static void test_file_sha256(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("sha");
+    struct vat_err e = {{0}};
+    /* sha256("abc") and sha256("abcd"), the published values */
+    static const char abc[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    static const char abcd[] = "88d4266fd4e6338d13b845fcf289579d209c897823b9217da3e161936f031589";
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/a.csv", "abc", 3, &e), 0);
+    char out[65];
+    assert_int_equal(vat_file_sha256(root, "fixtures/t/a.csv", NULL, 0, out, &e), 0);
+    assert_string_equal(out, abc);
+    /* the bytes given are hashed as they are */
+    assert_int_equal(vat_file_sha256(root, "fixtures/t/a.csv", "abcd", 4, out, &e), 0);
+    assert_string_equal(out, abcd);
+
+    vat_file_memo_begin();
+    assert_int_equal(vat_file_sha256(root, "fixtures/t/a.csv", NULL, 0, out, &e), 0);
+    assert_string_equal(out, abc);
+    size_t n;
+    const char *kept = vat_file_memo_get(root, "fixtures/t/a.csv", "sha256", &n);
+    assert_non_null(kept);
+    assert_int_equal(n, 64);
+    /* a later reader within the draw is handed the kept digest, not a new
+     * hash of what it passes */
+    assert_int_equal(vat_file_sha256(root, "fixtures/t/a.csv", "abcd", 4, out, &e), 0);
+    assert_string_equal(out, abc);
+    /* rewritten through vat: the digest goes with the bytes */
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/a.csv", "abcd", 4, &e), 0);
+    assert_null(vat_file_memo_get(root, "fixtures/t/a.csv", "sha256", &n));
+    assert_int_equal(vat_file_sha256(root, "fixtures/t/a.csv", NULL, 0, out, &e), 0);
+    assert_string_equal(out, abcd);
+    /* a missing file is an error, with nothing kept */
+    assert_int_equal(vat_file_sha256(root, "fixtures/t/none.csv", NULL, 0, out, &e), -1);
+    assert_null(vat_file_memo_get(root, "fixtures/t/none.csv", "sha256", &n));
+    vat_file_memo_end();
+
+    /* outside a draw each call reads the disk as it is */
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/a.csv", "abc", 3, &e), 0);
+    assert_int_equal(vat_file_sha256(root, "fixtures/t/a.csv", NULL, 0, out, &e), 0);
+    assert_string_equal(out, abc);
+    vat_test_rmtree(root);
+    free(root);
+}
+
 static void test_split_is_stable_and_proportional(void **state)
 {
     (void)state;
@@ -334,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_json_members),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_file_memo),
+        cmocka_unit_test(test_file_sha256),
         cmocka_unit_test(test_split_is_stable_and_proportional),
         cmocka_unit_test(test_strength_target_config),
         cmocka_unit_test(test_strength_gates_admission),
