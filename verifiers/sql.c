@@ -1172,11 +1172,12 @@ static void mem_cache_key_make(void)
     mem_cache_keyed = pthread_key_create(&mem_cache_key, mem_cache_exit) == 0;
 }
 
-/* A block of class c (its header not yet filled), or NULL. */
-static struct mem_hdr *mem_block_get(uint32_t c)
+/* A block of class c holding total bytes (its header not yet filled): a
+ * kept one when there is, else from the C library; NULL when out. */
+static struct mem_hdr *mem_block_get(uint32_t c, size_t total)
 {
     if (c == MEM_CLASSES)
-        return NULL;
+        return malloc(total);
     struct mem_hdr *h = mem_cache.free[c];
     if (h) {
         mem_cache.free[c] = h->next;
@@ -1242,7 +1243,7 @@ static void *mem_malloc(int n)
         return NULL;
     size_t total = sizeof(struct mem_hdr) + (size_t)n;
     uint32_t c = mem_class_of(total);
-    struct mem_hdr *h = c < MEM_CLASSES ? mem_block_get(c) : malloc(total);
+    struct mem_hdr *h = mem_block_get(c, total);
     if (!h)
         return NULL;
     h->size = n;
@@ -1284,7 +1285,7 @@ static void *mem_realloc(void *p, int n)
     } else if (c == h->cls) {
         g = h;
     } else {
-        g = c < MEM_CLASSES ? mem_block_get(c) : malloc(total);
+        g = mem_block_get(c, total);
         if (!g)
             return NULL;
         memcpy(g + 1, h + 1, (size_t)(n < h->size ? n : h->size));
