@@ -271,11 +271,6 @@ static void build_schema(struct question *q)
     q->insert_order = vat_buf_detach(&ins);
 }
 
-static bool in_window(const struct question *q, int32_t day)
-{
-    return day >= q->lo && day <= q->hi;
-}
-
 /* ---- the fixture rows ------------------------------------------------------- */
 
 /* Fills a plan.  roles[i] says what customer i is: 0 active (orders in
@@ -791,132 +786,16 @@ static int reference(struct vat_task *t, struct vat_err *e)
 
 /* ---- the second derivation: plain row reads counted in C ------------------- */
 
-struct tally {
-    const json_t *key, *name;
-    long count;
-};
-
-static int cmp_key(const json_t *a, const json_t *b)
-{
-    if (json_is_integer(a) && json_is_integer(b)) {
-        json_int_t x = json_integer_value(a), y = json_integer_value(b);
-        return (x > y) - (x < y);
-    }
-    const char *x = json_string_value(a), *y = json_string_value(b);
-    return strcmp(x ? x : "", y ? y : "");
-}
-
-static bool same_key(const json_t *a, const json_t *b)
-{
-    if (!a || !b || json_is_null(a) || json_is_null(b))
-        return false;
-    if (json_is_integer(a) != json_is_integer(b))
-        return false;
-    return cmp_key(a, b) == 0;
-}
-
-/* One comparator per ordering of the rows (qsort takes no context). */
-static int cmp_id_asc(const void *a, const void *b)
-{
-    return cmp_key(((const struct tally *)a)->key, ((const struct tally *)b)->key);
-}
-
-static int cmp_id_desc(const void *a, const void *b)
-{
-    return -cmp_id_asc(a, b);
-}
-
-static int cmp_count_desc(const void *a, const void *b)
-{
-    const struct tally *x = a, *y = b;
-    if (x->count != y->count)
-        return x->count > y->count ? -1 : 1;
-    return cmp_id_asc(a, b);
-}
-
-static int cmp_count_asc(const void *a, const void *b)
-{
-    const struct tally *x = a, *y = b;
-    if (x->count != y->count)
-        return x->count < y->count ? -1 : 1;
-    return cmp_id_asc(a, b);
-}
-
-/* Day number of the 'YYYY-MM-DD' that starts s, or INT32_MIN. */
-static int32_t day_of(const char *s)
-{
-    char d[11];
-    int32_t days;
-    if (!s || strlen(s) < 10)
-        return INT32_MIN;
-    memcpy(d, s, 10);
-    d[10] = 0;
-    return vat_parse_date(d, &days) == 0 ? days : INT32_MIN;
-}
-
 static json_t *derive_rows(const void *question, const char *root, const char *rel,
                            struct vat_err *e)
 {
     const struct question *q = question;
-    json_t *ccols = NULL, *ocols = NULL;
-    json_t *crows = vat_sqlgen_read_table(root, rel, q->ctable, &ccols, e);
-    json_t *orows = crows ? vat_sqlgen_read_table(root, rel, q->otable, &ocols, e) : NULL;
-    json_t *out = NULL;
-    if (!orows)
-        goto done;
-    int ck = vat_sqlgen_col(ccols, q->key), cn = vat_sqlgen_col(ccols, q->name_col),
-        of = vat_sqlgen_col(ocols, q->fk), od = vat_sqlgen_col(ocols, q->date_col),
-        os = vat_sqlgen_col(ocols, q->status_col);
-    if (ck < 0 || cn < 0 || of < 0 || od < 0 || os < 0) {
-        vat_err_set(e, "vat: '%s' lacks a column the question names", rel);
-        goto done;
-    }
-    size_t nc = json_array_size(crows);
-    struct tally *tl = vat_xcalloc(nc + 1, sizeof *tl);
-    for (size_t i = 0; i < nc; i++) {
-        tl[i].key = json_array_get(json_array_get(crows, i), (size_t)ck);
-        tl[i].name = json_array_get(json_array_get(crows, i), (size_t)cn);
-    }
-    size_t i;
-    json_t *row;
-    json_array_foreach(orows, i, row) {
-        const json_t *fk = json_array_get(row, (size_t)of);
-        int32_t day = day_of(json_string_value(json_array_get(row, (size_t)od)));
-        if (day == INT32_MIN) {
-            vat_err_set(e, "vat: '%s' has an order without a readable date", rel);
-            free(tl);
-            goto done;
-        }
-        if (!in_window(q, day))
-            continue;
-        const char *st = json_string_value(json_array_get(row, (size_t)os));
-        if (!st || strcmp(st, "paid") != 0)
-            continue;
-        for (size_t k = 0; k < nc; k++)
-            if (same_key(fk, tl[k].key)) {
-                tl[k].count++;
-                break;
-            }
-    }
-    static int (*const cmps[])(const void *, const void *) = {cmp_id_asc, cmp_id_desc,
-                                                              cmp_count_desc, cmp_count_asc};
-    qsort(tl, nc, sizeof *tl, cmps[q->order]);
-    out = json_array();
-    for (size_t k = 0; k < nc; k++) {
-        json_t *r = json_array();
-        json_array_append(r, (json_t *)tl[k].key);
-        if (q->with_name)
-            json_array_append(r, (json_t *)tl[k].name);
-        json_array_append_new(r, json_integer(tl[k].count));
-        json_array_append_new(out, r);
-    }
-    free(tl);
-done:
-    json_decref(ccols);
-    json_decref(ocols);
-    json_decref(crows);
-    json_decref(orows);
-    return out;
+    const struct vat_sqlgen_count_query c = {
+        .ctable = q->ctable, .key = q->key, .name_col = q->name_col,
+        .otable = q->otable, .fk = q->fk, .date_col = q->date_col, .status_col = q->status_col,
+        .lo = q->lo, .hi = q->hi, .order = (int)q->order, .with_name = q->with_name,
+    };
+    return vat_sqlgen_count_orders(&c, root, rel, e);
 }
 
 static int confirm(const struct vat_task *t, struct vat_err *e)

@@ -726,3 +726,134 @@ int vat_sqlgen_insert_customer(struct vat_sqlw *w, const char *stmt, bool coded,
     }
     return vat_sqlw_insert(w, stmt, "ittt", c->num, c->name, c->city, signup);
 }
+
+/* ---- the order-count templates' second derivation ---------------------------- */
+
+struct count_tally {
+    const json_t *key, *name;
+    long count;
+};
+
+static int cmp_key(const json_t *a, const json_t *b)
+{
+    if (json_is_integer(a) && json_is_integer(b)) {
+        json_int_t x = json_integer_value(a), y = json_integer_value(b);
+        return (x > y) - (x < y);
+    }
+    const char *x = json_string_value(a), *y = json_string_value(b);
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+static bool same_key(const json_t *a, const json_t *b)
+{
+    if (!a || !b || json_is_null(a) || json_is_null(b))
+        return false;
+    if (json_is_integer(a) != json_is_integer(b))
+        return false;
+    return cmp_key(a, b) == 0;
+}
+
+/* One comparator per ordering of the rows (qsort takes no context). */
+static int cmp_id_asc(const void *a, const void *b)
+{
+    return cmp_key(((const struct count_tally *)a)->key, ((const struct count_tally *)b)->key);
+}
+
+static int cmp_id_desc(const void *a, const void *b)
+{
+    return -cmp_id_asc(a, b);
+}
+
+static int cmp_count_desc(const void *a, const void *b)
+{
+    const struct count_tally *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return cmp_id_asc(a, b);
+}
+
+static int cmp_count_asc(const void *a, const void *b)
+{
+    const struct count_tally *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? -1 : 1;
+    return cmp_id_asc(a, b);
+}
+
+/* Day number of the 'YYYY-MM-DD' that starts s, or INT32_MIN. */
+static int32_t day_of(const char *s)
+{
+    char d[11];
+    int32_t days;
+    if (!s || strlen(s) < 10)
+        return INT32_MIN;
+    memcpy(d, s, 10);
+    d[10] = 0;
+    return vat_parse_date(d, &days) == 0 ? days : INT32_MIN;
+}
+
+json_t *vat_sqlgen_count_orders(const struct vat_sqlgen_count_query *q, const char *root,
+                                const char *rel, struct vat_err *e)
+{
+    json_t *ccols = NULL, *ocols = NULL;
+    json_t *crows = vat_sqlgen_read_table(root, rel, q->ctable, &ccols, e);
+    json_t *orows = crows ? vat_sqlgen_read_table(root, rel, q->otable, &ocols, e) : NULL;
+    json_t *out = NULL;
+    if (!orows)
+        goto done;
+    int ck = vat_sqlgen_col(ccols, q->key), cn = vat_sqlgen_col(ccols, q->name_col),
+        of = vat_sqlgen_col(ocols, q->fk), od = vat_sqlgen_col(ocols, q->date_col),
+        os = q->status_col ? vat_sqlgen_col(ocols, q->status_col) : 0;
+    if (ck < 0 || cn < 0 || of < 0 || od < 0 || os < 0) {
+        vat_err_set(e, "vat: '%s' lacks a column the question names", rel);
+        goto done;
+    }
+    size_t nc = json_array_size(crows);
+    struct count_tally *tl = vat_xcalloc(nc + 1, sizeof *tl);
+    for (size_t i = 0; i < nc; i++) {
+        tl[i].key = json_array_get(json_array_get(crows, i), (size_t)ck);
+        tl[i].name = json_array_get(json_array_get(crows, i), (size_t)cn);
+    }
+    size_t i;
+    json_t *row;
+    json_array_foreach(orows, i, row) {
+        const json_t *fk = json_array_get(row, (size_t)of);
+        int32_t day = day_of(json_string_value(json_array_get(row, (size_t)od)));
+        if (day == INT32_MIN) {
+            vat_err_set(e, "vat: '%s' has an order without a readable date", rel);
+            free(tl);
+            goto done;
+        }
+        if (day < q->lo || day > q->hi)
+            continue;
+        if (q->status_col) {
+            const char *st = json_string_value(json_array_get(row, (size_t)os));
+            if (!st || strcmp(st, "paid") != 0)
+                continue;
+        }
+        for (size_t k = 0; k < nc; k++)
+            if (same_key(fk, tl[k].key)) {
+                tl[k].count++;
+                break;
+            }
+    }
+    static int (*const cmps[])(const void *, const void *) = {cmp_id_asc, cmp_id_desc,
+                                                              cmp_count_desc, cmp_count_asc};
+    qsort(tl, nc, sizeof *tl, cmps[q->order]);
+    out = json_array();
+    for (size_t k = 0; k < nc; k++) {
+        json_t *r = json_array();
+        json_array_append(r, (json_t *)tl[k].key);
+        if (q->with_name)
+            json_array_append(r, (json_t *)tl[k].name);
+        json_array_append_new(r, json_integer(tl[k].count));
+        json_array_append_new(out, r);
+    }
+    free(tl);
+done:
+    json_decref(ccols);
+    json_decref(ocols);
+    json_decref(crows);
+    json_decref(orows);
+    return out;
+}

@@ -5,7 +5,8 @@
  * derivations), running a query on every fixture of a task, and comparing
  * result rows with tolerance.
  * Also the customers-and-orders plan the order-count templates
- * (sql_order_counts, sql_paid_order_counts) draw their fixtures from.
+ * (sql_order_counts, sql_paid_order_counts) draw their fixtures from, and
+ * their second derivation (vat_sqlgen_count_orders).
  * Exports struct vat_sqlgen_set, vat_sqlgen_fill_fn, the plan structs and
  * the vat_sqlgen_* functions.
  *
@@ -215,5 +216,25 @@ void vat_sqlgen_fmt_key(bool coded, const char *prefix, int64_t num, char out[32
  * city, signup date).  0, or -1 with the writer's error. */
 int vat_sqlgen_insert_customer(struct vat_sqlw *w, const char *stmt, bool coded,
                                const char *prefix, const struct vat_sqlgen_cust *c);
+
+/* What the order-count templates' second derivation counts: for every
+ * customer of ctable, the orders of otable whose fk is the customer's key,
+ * whose date_col (its first ten characters, 'YYYY-MM-DD') falls in [lo, hi]
+ * and, when status_col is set, whose status is exactly 'paid'. */
+struct vat_sqlgen_count_query {
+    const char *ctable, *key, *name_col;
+    const char *otable, *fk, *date_col, *status_col;
+    int32_t lo, hi;  /* the window, inclusive days */
+    int order;       /* 0 key ascending, 1 key descending, 2 count descending
+                      * then key ascending, 3 count ascending then key ascending */
+    bool with_name;  /* the name is the second output column */
+};
+
+/* The rows the question asks for, counted in C over plain reads of the
+ * two tables of root/rel (vat_sqlgen_read_table): [key, (name,) count] per
+ * customer, in the order asked.  NULL with e set when a table or column is
+ * missing or an order has no readable date. */
+json_t *vat_sqlgen_count_orders(const struct vat_sqlgen_count_query *c, const char *root,
+                                const char *rel, struct vat_err *e);
 
 #endif
