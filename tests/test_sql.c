@@ -1527,6 +1527,28 @@ static void test_sqlite_allocator(void **state)
     }
     sqlite3_free(p);
 
+    /* Either side of every large class's edge (a 16-byte header, then four
+     * steps per doubling of 1 KiB): a block one byte short of its class
+     * would overrun its heap block, which AddressSanitizer reports. */
+    p = NULL;
+    have = 0;
+    for (int d = 0; d < 8; d++)
+        for (int s = 0; s < 4; s++) {
+            int edge = (1024 << d) + (s + 1) * (256 << d) - 16;
+            for (int n = edge - 1; n <= edge + 1; n++) {
+                p = sqlite3_realloc(p, n);
+                assert_non_null(p);
+                /* SQLite rounds a request up to 8 bytes before asking. */
+                assert_true(sqlite3_msize(p) >= (sqlite3_uint64)n);
+                assert_true(sqlite3_msize(p) < (sqlite3_uint64)n + 8);
+                size_t kept = (size_t)(have < n ? have : n);
+                assert_true(pattern_holds(p, kept));
+                fill_pattern(p, kept, (size_t)n);
+                have = n;
+            }
+        }
+    sqlite3_free(p);
+
     /* Many blocks of every class, freed and asked for again. */
     void *blocks[600];
     for (int round = 0; round < 3; round++) {

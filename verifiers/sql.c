@@ -1084,8 +1084,9 @@ struct mem_hdr {
  * schemas, statements, page caches), more than the C library's per-thread
  * cache holds, so most of its calls reached the library's slow paths
  * (bins, consolidation).  Freed blocks are kept instead, per thread, in
- * size classes and handed out again: 16-byte steps up to 1 KiB, then
- * powers of two up to 256 KiB, at most MEM_CACHE_BYTES per thread (the
+ * size classes and handed out again: 16-byte steps up to 1 KiB, then four
+ * steps per doubling up to 256 KiB (a page cache's 4.4 KB entry takes a
+ * 5 KiB block, not an 8 KiB one), at most MEM_CACHE_BYTES per thread (the
  * rest goes back to the C library).  Only where the bytes come from
  * changes: the counts above are of the sizes SQLite asks for, as before.
  * Under AddressSanitizer a kept block's bytes are poisoned, so a use after
@@ -1094,9 +1095,12 @@ struct mem_hdr {
 #define MEM_SMALL_MAX 1024
 #define MEM_N_SMALL (MEM_SMALL_MAX / MEM_SMALL_STEP)
 #define MEM_LARGE_MAX ((size_t)256 << 10)
-#define MEM_N_LARGE 8 /* 2 KiB .. 256 KiB */
+#define MEM_N_LARGE 32 /* 1.25 KiB .. 256 KiB: 8 doublings of 1 KiB, 4 steps each */
 #define MEM_CLASSES (MEM_N_SMALL + MEM_N_LARGE)
-#define MEM_CACHE_BYTES ((size_t)8 << 20)
+/* A build may set it (0 keeps nothing), as docs/scale.md's comparison did. */
+#ifndef MEM_CACHE_BYTES
+#define MEM_CACHE_BYTES ((size_t)1 << 20)
+#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #define MEM_ASAN 1
@@ -1129,8 +1133,10 @@ static bool mem_cache_keyed;
 /* The bytes a block of class c holds, its header included. */
 static size_t mem_class_bytes(uint32_t c)
 {
-    return c < MEM_N_SMALL ? (size_t)(c + 1) * MEM_SMALL_STEP
-                           : (size_t)2048 << (c - MEM_N_SMALL);
+    if (c < MEM_N_SMALL)
+        return (size_t)(c + 1) * MEM_SMALL_STEP;
+    uint32_t doubling = (c - MEM_N_SMALL) / 4, step = (c - MEM_N_SMALL) % 4;
+    return ((size_t)MEM_SMALL_MAX << doubling) + (step + 1) * ((size_t)MEM_SMALL_MAX / 4 << doubling);
 }
 
 /* The class of a block of total bytes, or MEM_CLASSES when too large. */
@@ -1140,10 +1146,11 @@ static uint32_t mem_class_of(size_t total)
         return (uint32_t)((total + MEM_SMALL_STEP - 1) / MEM_SMALL_STEP) - 1;
     if (total > MEM_LARGE_MAX)
         return MEM_CLASSES;
-    uint32_t c = MEM_N_SMALL;
-    while (mem_class_bytes(c) < total)
-        c++;
-    return c;
+    uint32_t doubling = 0;
+    while (((size_t)2 * MEM_SMALL_MAX << doubling) < total)
+        doubling++;
+    size_t base = (size_t)MEM_SMALL_MAX << doubling, step = (size_t)MEM_SMALL_MAX / 4 << doubling;
+    return MEM_N_SMALL + 4 * doubling + (uint32_t)((total - base + step - 1) / step) - 1;
 }
 
 static void mem_cache_drain(void)
