@@ -83,7 +83,6 @@ static const char *const channels[] = {"web", "store", "phone", "marketplace", "
 enum filter { F_NONE, F_YEAR, F_SINCE, F_BEFORE, F_RANGE };
 static const char *const filter_names[] = {"none", "year", "since", "before", "range"};
 
-enum order { O_ID_ASC, O_ID_DESC, O_COUNT_DESC, O_COUNT_ASC };
 static const char *const order_names[] = {"customer id ascending", "customer id descending",
                                           "count descending, then customer id ascending",
                                           "count ascending, then customer id ascending"};
@@ -98,7 +97,7 @@ struct question {
     bool timestamps; /* 'YYYY-MM-DD HH:MM:SS', else 'YYYY-MM-DD'             */
     bool with_name;  /* the name is the second output column                 */
     enum filter filter;
-    enum order order;
+    enum vat_sqlgen_count_order order;
     int32_t span_lo, span_hi; /* days the fixtures' orders fall in     */
     int32_t lo, hi;           /* the window, inclusive days            */
     int year;                 /* F_YEAR                                */
@@ -140,11 +139,11 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
     q->filter = F_NONE;
     if (vat_rng_chance(rng, 0.3 + hardness * 0.6))
         q->filter = (enum filter)(1 + vat_rng_below(rng, 4));
-    q->order = O_ID_ASC;
+    q->order = VAT_SQLGEN_ID_ASC;
     if (vat_rng_chance(rng, hardness))
-        q->order = vat_rng_chance(rng, 0.7) ? O_COUNT_DESC : O_COUNT_ASC;
+        q->order = vat_rng_chance(rng, 0.7) ? VAT_SQLGEN_COUNT_DESC : VAT_SQLGEN_COUNT_ASC;
     else if (vat_rng_chance(rng, 0.4))
-        q->order = O_ID_DESC;
+        q->order = VAT_SQLGEN_ID_DESC;
 
     /* Orders span three calendar years; a window sits inside them, so
      * every fixture has orders on both sides of it. */
@@ -475,9 +474,11 @@ static char *build_query(const struct question *q, bool count_star)
         vat_buf_printf(&b, ", %s.%s", c, q->name_col);
     vat_buf_puts(&b, "\nORDER BY ");
     switch (q->order) {
-    case O_ID_ASC: vat_buf_printf(&b, "%s.%s ASC", c, q->key); break;
-    case O_ID_DESC: vat_buf_printf(&b, "%s.%s DESC", c, q->key); break;
-    case O_COUNT_DESC: vat_buf_printf(&b, "%s DESC, %s.%s ASC", q->count_name, c, q->key); break;
+    case VAT_SQLGEN_ID_ASC: vat_buf_printf(&b, "%s.%s ASC", c, q->key); break;
+    case VAT_SQLGEN_ID_DESC: vat_buf_printf(&b, "%s.%s DESC", c, q->key); break;
+    case VAT_SQLGEN_COUNT_DESC:
+        vat_buf_printf(&b, "%s DESC, %s.%s ASC", q->count_name, c, q->key);
+        break;
     default: vat_buf_printf(&b, "%s ASC, %s.%s ASC", q->count_name, c, q->key); break;
     }
     return vat_buf_detach(&b);
@@ -657,9 +658,9 @@ columns_out:;
     vat_buf_printf(&b, "%d. `%s`: the number of orders, an integer.\n", ncol, q->count_name);
     vat_buf_puts(&b, "One row per customer, ordered by ");
     switch (q->order) {
-    case O_ID_ASC: vat_buf_printf(&b, "`%s` ascending", q->key); break;
-    case O_ID_DESC: vat_buf_printf(&b, "`%s` descending", q->key); break;
-    case O_COUNT_DESC:
+    case VAT_SQLGEN_ID_ASC: vat_buf_printf(&b, "`%s` ascending", q->key); break;
+    case VAT_SQLGEN_ID_DESC: vat_buf_printf(&b, "`%s` descending", q->key); break;
+    case VAT_SQLGEN_COUNT_DESC:
         vat_buf_printf(&b, "`%s` descending (most orders first), ties by `%s` ascending",
                        q->count_name, q->key);
         break;
@@ -748,7 +749,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     t->spec = vat_sqlgen_spec(t, tabs, 2, true, REL_TOL, ABS_TOL);
     t->params = build_params(q);
     int d = 1 + (q->filter != F_NONE) + (q->timestamps && q->filter != F_NONE) +
-            (q->order == O_COUNT_DESC || q->order == O_COUNT_ASC) + q->with_name;
+            (q->order == VAT_SQLGEN_COUNT_DESC || q->order == VAT_SQLGEN_COUNT_ASC) + q->with_name;
     t->difficulty = d > 5 ? 5 : d;
     return build_prompt(t, q, e);
 }
@@ -769,7 +770,7 @@ static json_t *derive_rows(const void *question, const char *root, const char *r
     const struct vat_sqlgen_count_query c = {
         .ctable = q->ctable, .key = q->key, .name_col = q->name_col,
         .otable = q->otable, .fk = q->fk, .date_col = q->date_col, .status_col = NULL,
-        .lo = q->lo, .hi = q->hi, .order = (int)q->order, .with_name = q->with_name,
+        .lo = q->lo, .hi = q->hi, .order = q->order, .with_name = q->with_name,
     };
     return vat_sqlgen_count_orders(&c, root, rel, e);
 }

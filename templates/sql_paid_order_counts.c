@@ -108,7 +108,6 @@ static const struct {
 enum filter { F_NONE, F_YEAR, F_SINCE, F_BEFORE, F_RANGE };
 static const char *const filter_names[] = {"none", "year", "since", "before", "range"};
 
-enum order { O_ID_ASC, O_ID_DESC, O_COUNT_DESC, O_COUNT_ASC };
 static const char *const order_names[] = {"customer id ascending", "customer id descending",
                                           "count descending, then customer id ascending",
                                           "count ascending, then customer id ascending"};
@@ -122,7 +121,7 @@ struct question {
     bool timestamps; /* 'YYYY-MM-DD HH:MM:SS', else 'YYYY-MM-DD'             */
     bool with_name;  /* the name is the second output column                 */
     enum filter filter;
-    enum order order;
+    enum vat_sqlgen_count_order order;
     int32_t span_lo, span_hi; /* days the fixtures' orders fall in     */
     int32_t lo, hi;           /* the window, inclusive days            */
     int year;                 /* F_YEAR                                */
@@ -163,11 +162,11 @@ static void draw_question(struct question *q, struct vat_rng *rng, double hardne
     q->with_name = vat_rng_chance(rng, hardness);
 
     q->filter = F_RANGE;
-    q->order = O_ID_ASC;
+    q->order = VAT_SQLGEN_ID_ASC;
     if (vat_rng_chance(rng, hardness))
-        q->order = vat_rng_chance(rng, 0.7) ? O_COUNT_DESC : O_COUNT_ASC;
+        q->order = vat_rng_chance(rng, 0.7) ? VAT_SQLGEN_COUNT_DESC : VAT_SQLGEN_COUNT_ASC;
     else if (vat_rng_chance(rng, 0.4))
-        q->order = O_ID_DESC;
+        q->order = VAT_SQLGEN_ID_DESC;
 
     /* Orders span three calendar years; a window sits inside them, so
      * every fixture has orders on both sides of it. */
@@ -522,9 +521,11 @@ static char *build_query(const struct question *q, int m)
         vat_buf_printf(&b, ", c.%s", q->name_col);
     vat_buf_puts(&b, "\nORDER BY ");
     switch (q->order) {
-    case O_ID_ASC: vat_buf_printf(&b, "c.%s ASC", q->key); break;
-    case O_ID_DESC: vat_buf_printf(&b, "c.%s DESC", q->key); break;
-    case O_COUNT_DESC: vat_buf_printf(&b, "%s DESC, c.%s ASC", q->count_name, q->key); break;
+    case VAT_SQLGEN_ID_ASC: vat_buf_printf(&b, "c.%s ASC", q->key); break;
+    case VAT_SQLGEN_ID_DESC: vat_buf_printf(&b, "c.%s DESC", q->key); break;
+    case VAT_SQLGEN_COUNT_DESC:
+        vat_buf_printf(&b, "%s DESC, c.%s ASC", q->count_name, q->key);
+        break;
     default: vat_buf_printf(&b, "%s ASC, c.%s ASC", q->count_name, q->key); break;
     }
     return vat_buf_detach(&b);
@@ -677,9 +678,9 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     vat_buf_printf(&b, "%d. `%s`: the number of orders, an integer.\n", ncol, q->count_name);
     vat_buf_puts(&b, "One row per customer, ordered by ");
     switch (q->order) {
-    case O_ID_ASC: vat_buf_printf(&b, "`%s` ascending", q->key); break;
-    case O_ID_DESC: vat_buf_printf(&b, "`%s` descending", q->key); break;
-    case O_COUNT_DESC:
+    case VAT_SQLGEN_ID_ASC: vat_buf_printf(&b, "`%s` ascending", q->key); break;
+    case VAT_SQLGEN_ID_DESC: vat_buf_printf(&b, "`%s` descending", q->key); break;
+    case VAT_SQLGEN_COUNT_DESC:
         vat_buf_printf(&b, "`%s` descending (most orders first), ties by `%s` ascending",
                        q->count_name, q->key);
         break;
@@ -771,8 +772,8 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     t->params = build_params(q);
     /* Difficulty: the four armed traps count 2, then the ordering by the
      * count, the name column and the natural style one each. */
-    int d = 2 + (q->order == O_COUNT_DESC || q->order == O_COUNT_ASC) + q->with_name +
-            vat_prompt_natural(t);
+    bool by_count = q->order == VAT_SQLGEN_COUNT_DESC || q->order == VAT_SQLGEN_COUNT_ASC;
+    int d = 2 + by_count + q->with_name + vat_prompt_natural(t);
     t->difficulty = d > 5 ? 5 : d;
     return build_prompt(t, q, e);
 }
@@ -793,7 +794,7 @@ static json_t *derive_rows(const void *question, const char *root, const char *r
     const struct vat_sqlgen_count_query c = {
         .ctable = q->ctable, .key = q->key, .name_col = q->name_col,
         .otable = q->otable, .fk = q->fk, .date_col = q->date_col, .status_col = q->status_col,
-        .lo = q->lo, .hi = q->hi, .order = (int)q->order, .with_name = q->with_name,
+        .lo = q->lo, .hi = q->hi, .order = q->order, .with_name = q->with_name,
     };
     return vat_sqlgen_count_orders(&c, root, rel, e);
 }

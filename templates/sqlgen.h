@@ -221,13 +221,19 @@ int vat_sqlgen_insert_customer(struct vat_sqlw *w, const char *stmt, bool coded,
  * customer of ctable, the orders of otable whose fk is the customer's key,
  * whose date_col (its first ten characters, 'YYYY-MM-DD') falls in [lo, hi]
  * and, when status_col is set, whose status is exactly 'paid'. */
+enum vat_sqlgen_count_order {
+    VAT_SQLGEN_ID_ASC,     /* customer key ascending                   */
+    VAT_SQLGEN_ID_DESC,    /* customer key descending                  */
+    VAT_SQLGEN_COUNT_DESC, /* count descending, then key ascending     */
+    VAT_SQLGEN_COUNT_ASC   /* count ascending, then key ascending      */
+};
+
 struct vat_sqlgen_count_query {
     const char *ctable, *key, *name_col;
     const char *otable, *fk, *date_col, *status_col;
-    int32_t lo, hi;  /* the window, inclusive days */
-    int order;       /* 0 key ascending, 1 key descending, 2 count descending
-                      * then key ascending, 3 count ascending then key ascending */
-    bool with_name;  /* the name is the second output column */
+    int32_t lo, hi; /* the window, inclusive days */
+    enum vat_sqlgen_count_order order;
+    bool with_name; /* the name is the second output column */
 };
 
 /* The rows the question asks for, counted in C over plain reads of the
