@@ -412,8 +412,11 @@ static int db_fail(sqlite3 *db, const char *table, struct vat_err *e)
     return vat_err_set(e, "vat: cannot load table '%s': %s", table, sqlite3_errmsg(db));
 }
 
-int vat_csv_to_sqlite(const struct vat_csv *c, size_t hdr, sqlite3 *db, const char *table,
-                      const char *const *types, int blank_is_null, struct vat_err *e)
+/* Builds the CREATE TABLE and the INSERT that load c's rows (row hdr
+ * naming the columns) into `table`.  0, or -1 with e set (both released). */
+static int load_statements(const struct vat_csv *c, size_t hdr, const char *table,
+                           const char *const *types, struct vat_buf *create,
+                           struct vat_buf *insert, struct vat_err *e)
 {
     if (hdr >= c->nrows)
         return vat_err_set(e, "vat: cannot load table '%s': no header row %zu", table, hdr);
@@ -422,33 +425,69 @@ int vat_csv_to_sqlite(const struct vat_csv *c, size_t hdr, sqlite3 *db, const ch
         return vat_err_set(e, "vat: cannot load table '%s': header row %zu is empty", table, hdr);
     if (h->n > 2000)
         return vat_err_set(e, "vat: cannot load table '%s': %zu columns", table, h->n);
-
-    struct vat_buf create = VAT_BUF_INIT, insert = VAT_BUF_INIT;
-    vat_buf_puts(&create, "CREATE TABLE ");
-    put_ident(&create, table);
-    vat_buf_puts(&create, " (");
-    vat_buf_puts(&insert, "INSERT INTO ");
-    put_ident(&insert, table);
-    vat_buf_puts(&insert, " VALUES (");
+    vat_buf_puts(create, "CREATE TABLE ");
+    put_ident(create, table);
+    vat_buf_puts(create, " (");
+    vat_buf_puts(insert, "INSERT INTO ");
+    put_ident(insert, table);
+    vat_buf_puts(insert, " VALUES (");
     for (size_t i = 0; i < h->n; i++) {
         const char *type = types ? types[i] : "TEXT";
         if (!type_ok(type)) {
-            vat_buf_release(&create);
-            vat_buf_release(&insert);
+            vat_buf_release(create);
+            vat_buf_release(insert);
             return vat_err_set(e, "vat: cannot load table '%s': bad column type '%s'", table,
                                type ? type : "");
         }
         if (i > 0) {
-            vat_buf_puts(&create, ", ");
-            vat_buf_putc(&insert, ',');
+            vat_buf_puts(create, ", ");
+            vat_buf_putc(insert, ',');
         }
-        put_ident(&create, h->cell[i]);
-        vat_buf_printf(&create, " %s", type);
-        vat_buf_putc(&insert, '?');
+        put_ident(create, h->cell[i]);
+        vat_buf_printf(create, " %s", type);
+        vat_buf_putc(insert, '?');
     }
-    vat_buf_putc(&create, ')');
-    vat_buf_putc(&insert, ')');
+    vat_buf_putc(create, ')');
+    vat_buf_putc(insert, ')');
+    return 0;
+}
 
+/* Steps ins (the table's INSERT) once per data row of c; the bindings are
+ * cleared after each row, so none outlives c.  0, or -1 with e set. */
+static int insert_rows(sqlite3 *db, sqlite3_stmt *ins, const struct vat_csv *c, size_t hdr,
+                       const char *table, int blank_is_null, struct vat_err *e)
+{
+    size_t ncol = c->row[hdr].n;
+    for (size_t r = hdr + 1; r < c->nrows; r++) {
+        const struct vat_csv_row *row = &c->row[r];
+        /* A ragged data row would lose or invent cells; refuse it. */
+        if (row->n != ncol)
+            return vat_err_set(e,
+                               "vat: cannot load table '%s': row %zu has %zu cells, header has %zu",
+                               table, r, row->n, ncol);
+        for (size_t i = 0; i < row->n; i++) {
+            const char *s = row->cell[i];
+            int brc = (blank_is_null && !*s)
+                          ? sqlite3_bind_null(ins, (int)i + 1)
+                          : sqlite3_bind_text(ins, (int)i + 1, s, -1, SQLITE_STATIC);
+            if (brc != SQLITE_OK)
+                return db_fail(db, table, e);
+        }
+        int rc = sqlite3_step(ins);
+        sqlite3_reset(ins);
+        sqlite3_clear_bindings(ins);
+        if (rc != SQLITE_DONE)
+            return db_fail(db, table, e);
+    }
+    return 0;
+}
+
+int vat_csv_to_sqlite(const struct vat_csv *c, size_t hdr, sqlite3 *db, const char *table,
+                      const char *const *types, int blank_is_null, struct vat_err *e)
+{
+    struct vat_buf create = VAT_BUF_INIT, insert = VAT_BUF_INIT;
+    if (load_statements(c, hdr, table, types, &create, &insert, e) != 0)
+        return -1;
     /* A savepoint, not BEGIN, so loading also works inside a caller's
      * transaction; on failure the table is gone again. */
     int rc = -1;
@@ -462,31 +501,8 @@ int vat_csv_to_sqlite(const struct vat_csv *c, size_t hdr, sqlite3 *db, const ch
         db_fail(db, table, e);
         goto undo;
     }
-    for (size_t r = hdr + 1; r < c->nrows; r++) {
-        const struct vat_csv_row *row = &c->row[r];
-        /* A ragged data row would lose or invent cells; refuse it. */
-        if (row->n != h->n) {
-            vat_err_set(e, "vat: cannot load table '%s': row %zu has %zu cells, header has %zu",
-                        table, r, row->n, h->n);
-            goto undo;
-        }
-        for (size_t i = 0; i < row->n; i++) {
-            const char *s = row->cell[i];
-            int brc = (blank_is_null && !*s)
-                          ? sqlite3_bind_null(st, (int)i + 1)
-                          : sqlite3_bind_text(st, (int)i + 1, s, -1, SQLITE_STATIC);
-            if (brc != SQLITE_OK) {
-                db_fail(db, table, e);
-                goto undo;
-            }
-        }
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            db_fail(db, table, e);
-            goto undo;
-        }
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
-    }
+    if (insert_rows(db, st, c, hdr, table, blank_is_null, e) != 0)
+        goto undo;
     sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_exec(db, "RELEASE vat_csv_load", NULL, NULL, NULL) != SQLITE_OK) {
@@ -499,6 +515,132 @@ undo:
     sqlite3_finalize(st);
     st = NULL;
     sqlite3_exec(db, "ROLLBACK TO vat_csv_load; RELEASE vat_csv_load", NULL, NULL, NULL);
+out:
+    vat_buf_release(&create);
+    vat_buf_release(&insert);
+    return rc;
+}
+
+/* While a loader's table is lent out, its connection only reads, so the
+ * next load finds the one table it left, as it left it: no row written,
+ * no schema changed, no database attached, no transaction opened and no
+ * pragma set (a pragma may be read, or describe a table).  An update of
+ * the schema table alone passes: a table-valued pragma declares its
+ * columns through it, and writing that table for real needs the
+ * writable_schema pragma set first. */
+static int loader_authorize(void *arg, int action, const char *a3, const char *a4,
+                            const char *a5, const char *a6)
+{
+    (void)a5, (void)a6;
+    const struct vat_csv_loader *l = arg;
+    if (!l->lent)
+        return SQLITE_OK;
+    static const char *const describe[] = {"table_info", "table_xinfo", "index_list",
+                                           "index_info", "index_xinfo", "foreign_key_list"};
+    switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_READ:
+    case SQLITE_FUNCTION:
+    case SQLITE_RECURSIVE:
+        return SQLITE_OK;
+    case SQLITE_UPDATE:
+        return a3 && (strcmp(a3, "sqlite_master") == 0 || strcmp(a3, "sqlite_schema") == 0)
+                   ? SQLITE_OK
+                   : SQLITE_DENY;
+    case SQLITE_PRAGMA:
+        if (!a4)
+            return SQLITE_OK;
+        for (size_t i = 0; a3 && i < sizeof describe / sizeof describe[0]; i++)
+            if (strcmp(a3, describe[i]) == 0)
+                return SQLITE_OK;
+        return SQLITE_DENY;
+    default:
+        return SQLITE_DENY;
+    }
+}
+
+void vat_csv_loader_close(struct vat_csv_loader *l)
+{
+    sqlite3_finalize(l->insert);
+    sqlite3_close(l->db);
+    free(l->create);
+    free(l->clear);
+    free(l->drop);
+    *l = (struct vat_csv_loader){0};
+}
+
+int vat_csv_loader_load(struct vat_csv_loader *l, const struct vat_csv *c, size_t hdr,
+                        const char *table, const char *const *types, int blank_is_null,
+                        struct vat_err *e)
+{
+    struct vat_buf create = VAT_BUF_INIT, insert = VAT_BUF_INIT;
+    if (load_statements(c, hdr, table, types, &create, &insert, e) != 0)
+        return -1;
+    l->lent = false;
+    int rc = -1;
+    if (!l->db) {
+        if (sqlite3_open_v2(":memory:", &l->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+                SQLITE_OK ||
+            sqlite3_set_authorizer(l->db, loader_authorize, l) != SQLITE_OK) {
+            vat_err_set(e, "vat: cannot load table '%s': cannot open an in-memory database: %s",
+                        table, l->db ? sqlite3_errmsg(l->db) : "out of memory");
+            goto fail;
+        }
+    }
+    bool same = l->create && strcmp(l->create, create.data) == 0;
+    if (!same && l->create) {
+        int drc = sqlite3_exec(l->db, l->drop, NULL, NULL, NULL);
+        sqlite3_finalize(l->insert);
+        l->insert = NULL;
+        free(l->create);
+        free(l->clear);
+        free(l->drop);
+        l->create = l->clear = l->drop = NULL;
+        if (drc != SQLITE_OK) {
+            db_fail(l->db, table, e);
+            goto fail;
+        }
+    }
+    if (sqlite3_exec(l->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+        db_fail(l->db, table, e);
+        goto fail;
+    }
+    if (same) {
+        /* Emptied without a WHERE, the table is truncated whole and its
+         * rowids start again from 1, as in a new table. */
+        if (sqlite3_exec(l->db, l->clear, NULL, NULL, NULL) != SQLITE_OK) {
+            db_fail(l->db, table, e);
+            goto fail;
+        }
+    } else {
+        if (sqlite3_exec(l->db, create.data, NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_prepare_v3(l->db, insert.data, -1, SQLITE_PREPARE_PERSISTENT, &l->insert,
+                               NULL) != SQLITE_OK) {
+            db_fail(l->db, table, e);
+            goto fail;
+        }
+        struct vat_buf clear = VAT_BUF_INIT, drop = VAT_BUF_INIT;
+        vat_buf_puts(&clear, "DELETE FROM ");
+        put_ident(&clear, table);
+        vat_buf_puts(&drop, "DROP TABLE ");
+        put_ident(&drop, table);
+        l->clear = vat_buf_detach(&clear);
+        l->drop = vat_buf_detach(&drop);
+        l->create = vat_buf_detach(&create);
+    }
+    if (insert_rows(l->db, l->insert, c, hdr, table, blank_is_null, e) != 0)
+        goto fail;
+    if (sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        db_fail(l->db, table, e);
+        goto fail;
+    }
+    l->lent = true;
+    rc = 0;
+    goto out;
+fail:
+    /* A connection in an unknown state is not worth mending: the next
+     * load starts from a new one. */
+    vat_csv_loader_close(l);
 out:
     vat_buf_release(&create);
     vat_buf_release(&insert);

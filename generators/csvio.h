@@ -65,4 +65,28 @@ void vat_csv_release(struct vat_csv *c);
 int vat_csv_to_sqlite(const struct vat_csv *c, size_t hdr, sqlite3 *db, const char *table,
                       const char *const *types, int blank_is_null, struct vat_err *e);
 
+/* An in-memory database that CSV tables are loaded into one after another,
+ * one table at a time.  A load whose table has the same name and columns
+ * as the last one's empties that table and refills it (the INSERT stays
+ * prepared); any other drops it and creates the new one.  So a thread
+ * confirming many fixtures of one shape pays for opening a connection,
+ * parsing a CREATE TABLE and re-reading the schema once, not per fixture.
+ * Between a load and the next, the table is lent: the connection then
+ * only reads (an authorizer denies every write, schema change and
+ * pragma assignment), so the next load finds it as it was left.
+ * Zero-initialise; vat_csv_loader_close frees it. */
+struct vat_csv_loader {
+    sqlite3 *db;
+    char *create, *clear, *drop; /* the held table's CREATE, DELETE and DROP */
+    sqlite3_stmt *insert;
+    bool lent;
+};
+/* Loads c into l's table `table` as vat_csv_to_sqlite would into a new
+ * database (the same rows, rowids from 1).  0 with the table in l->db, or
+ * -1 with e set (and l closed, to start afresh). */
+int vat_csv_loader_load(struct vat_csv_loader *l, const struct vat_csv *c, size_t hdr,
+                        const char *table, const char *const *types, int blank_is_null,
+                        struct vat_err *e);
+void vat_csv_loader_close(struct vat_csv_loader *l);
+
 #endif

@@ -4,6 +4,7 @@
  * confirm and trap every template repeats (see analytics.h). */
 #include "analytics.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,40 @@ void vat_an_tally_release(struct vat_an_tally *t)
 
 /* ---- second derivation through SQLite ------------------------------------- */
 
+/* This thread's loader (struct vat_csv_loader): confirmations load one
+ * fixture after another of the same shape, so the table is refilled, not
+ * created afresh, on one connection kept for the thread's life. */
+static pthread_key_t loader_key;
+static pthread_once_t loader_once = PTHREAD_ONCE_INIT;
+static bool loader_keyed;
+
+static void loader_free(void *arg)
+{
+    vat_csv_loader_close(arg);
+    free(arg);
+}
+
+static void loader_init(void)
+{
+    loader_keyed = pthread_key_create(&loader_key, loader_free) == 0;
+}
+
+static struct vat_csv_loader *loader_get(void)
+{
+    pthread_once(&loader_once, loader_init);
+    if (!loader_keyed)
+        return NULL;
+    struct vat_csv_loader *l = pthread_getspecific(loader_key);
+    if (!l) {
+        l = vat_xcalloc(1, sizeof *l);
+        if (pthread_setspecific(loader_key, l) != 0) {
+            free(l);
+            return NULL;
+        }
+    }
+    return l;
+}
+
 int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
                       const char *const *types, int blank_is_null, sqlite3 **db,
                       struct vat_err *e)
@@ -260,6 +295,17 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
     if (c.nrows < 1) {
         vat_csv_release(&c);
         return vat_err_set(e, "%s: '%s' is empty", t->id, t->fixture[fi].path);
+    }
+    /* The thread's loader, unless its table is still lent (a caller
+     * holding two at once gets a connection of its own for the second). */
+    struct vat_csv_loader *l = loader_get();
+    if (l && !l->lent) {
+        int rc = vat_csv_loader_load(l, &c, 0, table, types, blank_is_null, e);
+        vat_csv_release(&c);
+        if (rc != 0)
+            return -1;
+        *db = l->db;
+        return 0;
     }
     if (sqlite3_open_v2(":memory:", db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
@@ -278,6 +324,15 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
         return -1;
     }
     return 0;
+}
+
+void vat_an_csv_done(sqlite3 *db)
+{
+    struct vat_csv_loader *l = loader_keyed ? pthread_getspecific(loader_key) : NULL;
+    if (l && l->lent && db == l->db)
+        l->lent = false;
+    else
+        sqlite3_close(db);
 }
 
 /* Returns the column as a JSON number, or NULL when it is not numeric. */
@@ -397,7 +452,7 @@ json_t *vat_an_csv_query(const struct vat_task *t, int fi, const char *table,
     if (vat_an_csv_sqlite(t, fi, table, types, blank_is_null, &db, e) != 0)
         return NULL;
     json_t *v = vat_an_sql_json(db, sql, kind, e);
-    sqlite3_close(db);
+    vat_an_csv_done(db);
     return v;
 }
 

@@ -130,19 +130,25 @@ void vat_an_tally_release(struct vat_an_tally *t);
 enum vat_an_result { VAT_AN_NUMBER, VAT_AN_LIST, VAT_AN_OBJECT, VAT_AN_OBJECT_OF_OBJECTS };
 
 /* Reads fixture t->fixture[fi] (a CSV, header on row 0) and loads it into
- * table `table` of a new in-memory database (types and blank_is_null as
- * for vat_csv_to_sqlite).  0 with *db open, or -1 with e set. */
+ * table `table` of an in-memory database holding nothing else (types and
+ * blank_is_null as for vat_csv_to_sqlite).  The database is usually the
+ * thread's own, refilled for each fixture (struct vat_csv_loader): the
+ * caller reads it, may not change it, and hands it back with
+ * vat_an_csv_done.  0 with *db open, or -1 with e set. */
 int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
                       const char *const *types, int blank_is_null, sqlite3 **db,
                       struct vat_err *e);
+/* Hands back a database from vat_an_csv_sqlite (closing it if it was not
+ * the thread's own). */
+void vat_an_csv_done(sqlite3 *db);
 
 /* Runs sql on db and shapes its rows as `kind` says.  Returns a new JSON
  * value, or NULL with e set. */
 json_t *vat_an_sql_json(sqlite3 *db, const char *sql, enum vat_an_result kind,
                         struct vat_err *e);
 
-/* vat_an_csv_sqlite and vat_an_sql_json in one step (the database closed
- * afterwards).  Returns a new JSON value, or NULL with e set. */
+/* vat_an_csv_sqlite and vat_an_sql_json in one step (the database handed
+ * back afterwards).  Returns a new JSON value, or NULL with e set. */
 json_t *vat_an_csv_query(const struct vat_task *t, int fi, const char *table,
                          const char *const *types, int blank_is_null, const char *sql,
                          enum vat_an_result kind, struct vat_err *e);

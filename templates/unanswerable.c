@@ -618,7 +618,7 @@ static int un_confirm(const struct vat_task *t, struct vat_err *e)
         if (null_sum)
             sum = 0;
     }
-    sqlite3_close(db);
+    vat_an_csv_done(db);
     if (rc != 0)
         return vat_err_set(e, "%s: confirm: %s", t->id, qe.msg);
 

@@ -303,7 +303,23 @@ static void test_sql_shapes(void **state)
         if (!strstr(e.msg, bad[i].msg))
             fail_msg("'%s': '%s' lacks '%s'", bad[i].sql, e.msg, bad[i].msg);
     }
-    sqlite3_close(db);
+    /* A second load while the first is held gets a database of its own
+     * (the first keeps its rows); the thread's own is then reused. */
+    sqlite3 *db2;
+    assert_int_equal(vat_an_csv_sqlite(&v->t, 0, "u", NULL, 0, &db2, &e), 0);
+    assert_ptr_not_equal(db2, db);
+    x = vat_an_sql_json(db2, "SELECT COUNT(*) FROM u WHERE amount = ''", VAT_AN_NUMBER, &e);
+    assert_true(json_integer_value(x) == 1);
+    json_decref(x);
+    x = vat_an_sql_json(db, "SELECT COUNT(*) FROM t WHERE amount IS NULL", VAT_AN_NUMBER, &e);
+    assert_true(json_integer_value(x) == 1);
+    json_decref(x);
+    vat_an_csv_done(db2);
+    vat_an_csv_done(db);
+    sqlite3 *again;
+    assert_int_equal(vat_an_csv_sqlite(&v->t, 0, "t", types, 1, &again, &e), 0);
+    assert_ptr_equal(again, db);
+    vat_an_csv_done(again);
 
     /* Blanks as '' when blank_is_null is off. */
     x = vat_an_csv_query(&v->t, 0, "t", NULL, 0, "SELECT COUNT(*) FROM t WHERE amount = ''",

@@ -474,6 +474,85 @@ static void test_to_sqlite_identifiers_and_header_row(void **state)
     vat_csv_release(&ok);
 }
 
+/* The loader refills one table of one connection: each load holds exactly
+ * the rows vat_csv_to_sqlite would put in a new database (rowids from 1),
+ * a lent table cannot be changed, and a failed load starts afresh. */
+static void test_loader(void **state)
+{
+    (void)state;
+    struct vat_csv c = VAT_CSV_INIT, fewer = VAT_CSV_INIT, ragged = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    build_orders(&c);
+    static const char *const types[] = {"TEXT", "TEXT", "TEXT", "REAL"};
+    struct vat_csv_loader l = {0};
+
+    assert_int_equal(vat_csv_loader_load(&l, &c, 0, "orders", types, 1, &e), 0);
+    assert_true(l.lent);
+    sqlite3 *db = l.db;
+    assert_int_equal(query_long(db, "SELECT count(*) FROM orders"), 4);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM orders WHERE typeof(amount)='real'"), 3);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM orders WHERE status IS NULL"), 1);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM pragma_table_info('orders')"), 4);
+
+    /* Lent, the connection reads and nothing more. */
+    static const char *const writes[] = {
+        "DELETE FROM orders",
+        "INSERT INTO orders VALUES ('x', 'y', 'z', 1)",
+        "UPDATE orders SET amount = 0",
+        "CREATE TABLE other (a)",
+        "CREATE TEMP TABLE other (a)",
+        "DROP TABLE orders",
+        "ALTER TABLE orders ADD COLUMN b",
+        "ATTACH ':memory:' AS aux",
+        "BEGIN",
+        "PRAGMA writable_schema = ON",
+        "PRAGMA query_only = ON",
+        "UPDATE sqlite_master SET sql = ''",
+    };
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++)
+        assert_int_not_equal(sqlite3_exec(db, writes[i], NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM orders"), 4);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM sqlite_master"), 1);
+    assert_int_equal(sqlite3_get_autocommit(db), 1);
+
+    /* The same shape again: the same connection, the new rows only,
+     * numbered from 1 as in a new table. */
+    static const char *const hdr[] = {"order_id", "region", "status", "amount"};
+    static const char *const one[] = {"ORD-9", "East", "", "3.5"};
+    vat_csv_add_row(&fewer, hdr, 4);
+    vat_csv_add_row(&fewer, one, 4);
+    vat_csv_add_row(&fewer, one, 4);
+    assert_int_equal(vat_csv_loader_load(&l, &fewer, 0, "orders", types, 1, &e), 0);
+    assert_ptr_equal(l.db, db);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM orders"), 2);
+    assert_int_equal(query_long(db, "SELECT min(rowid) * 10 + max(rowid) FROM orders"), 12);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM orders WHERE status IS NULL"), 2);
+
+    /* Another shape (all TEXT, blanks kept): the old table is gone. */
+    assert_int_equal(vat_csv_loader_load(&l, &c, 0, "orders", NULL, 0, &e), 0);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM orders WHERE typeof(amount)='text'"), 4);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM orders WHERE status = ''"), 1);
+    assert_int_equal(vat_csv_loader_load(&l, &fewer, 0, "t2", types, 1, &e), 0);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM sqlite_master"), 1);
+    assert_int_equal(query_long(db, "SELECT count(*) FROM t2"), 2);
+
+    /* A ragged row fails the load and closes the loader; the next load
+     * opens a new connection. */
+    vat_csv_add_row(&ragged, hdr, 4);
+    vat_csv_add_row(&ragged, hdr, 3);
+    assert_int_equal(vat_csv_loader_load(&l, &ragged, 0, "t2", types, 1, &e), -1);
+    assert_non_null(strstr(e.msg, "row 1 has 3 cells, header has 4"));
+    assert_null(l.db);
+    assert_false(l.lent);
+    assert_int_equal(vat_csv_loader_load(&l, &c, 0, "orders", types, 1, &e), 0);
+    assert_int_equal(query_long(l.db, "SELECT count(*) FROM orders"), 4);
+
+    vat_csv_loader_close(&l);
+    vat_csv_release(&c);
+    vat_csv_release(&fewer);
+    vat_csv_release(&ragged);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_get_and_col),
         cmocka_unit_test(test_to_sqlite),
         cmocka_unit_test(test_to_sqlite_identifiers_and_header_row),
+        cmocka_unit_test(test_loader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
