@@ -2,10 +2,39 @@
 #include "jsonout.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Writes x rounded to d (0 to 2) fraction digits into out, as "%.*f"
+ * would when that text reads back to x; |x| < 1e12.  Returns false when
+ * the rounded value is 0 (its sign is a question "%.*f" answers; the text
+ * cannot read back to a nonzero x anyway). */
+static bool fixed_digits(double x, int d, char out[32])
+{
+    static const double scale[] = {1, 10, 100};
+    long long k = llround(fabs(x) * scale[d]);
+    if (k == 0)
+        return false;
+    char digits[24];
+    int n = 0;
+    for (; k > 0 || n <= d; k /= 10)
+        digits[n++] = (char)('0' + k % 10);
+    char *p = out;
+    if (x < 0)
+        *p++ = '-';
+    while (n > d)
+        *p++ = digits[--n];
+    if (d > 0) {
+        *p++ = '.';
+        while (n > 0)
+            *p++ = digits[--n];
+    }
+    *p = 0;
+    return true;
+}
 
 char *vat_fmt_real(double x, char out[32])
 {
@@ -22,7 +51,15 @@ char *vat_fmt_real(double x, char out[32])
     if (ax >= 1e-4 && ax < 1e16) { /* as Python's repr */
         /* Plain decimals for the magnitudes money and means live in:
          * the fewest fraction digits that read back to the same double. */
-        for (int d = 0; d <= 24 && !done; d++) {
+        int d = 0;
+        /* Up to two digits, the text comes from the rounded integer x *
+         * 10^d, not snprintf: below 1e12 a double's spacing is under a
+         * thousandth of 0.01, so a d-digit decimal that reads back to x is
+         * the only one that does and the one "%.*f" prints. */
+        if (ax < 1e12)
+            for (; d <= 2 && !done; d++)
+                done = fixed_digits(x, d, out) && strtod(out, NULL) == x;
+        for (; d <= 24 && !done; d++) {
             snprintf(out, 32, "%.*f", d, x);
             done = strtod(out, NULL) == x;
         }

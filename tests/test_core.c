@@ -14,6 +14,7 @@
 #include "admit.h"
 #include "config.h"
 #include "jsonout.h"
+#include "rng.h"
 #include "strength.h"
 #include "template.h"
 #include "split.h"
@@ -69,6 +70,65 @@ static void test_shortest_reals(void **state)
         snprintf(want, sizeof want, "%.2f", (double)c / 100.0);
         assert_true(strtod(out, NULL) == strtod(want, NULL));
     }
+}
+
+/* The shortest-decimal loop as it was, all snprintf: the fast path for
+ * up to two digits must print exactly what it prints. */
+static void reference_real(double x, char out[32])
+{
+    double ax = fabs(x);
+    int done = 0;
+    if (ax >= 1e-4 && ax < 1e16)
+        for (int d = 0; d <= 24 && !done; d++) {
+            snprintf(out, 32, "%.*f", d, x);
+            done = strtod(out, NULL) == x;
+        }
+    if (!done)
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(out, 32, "%.*g", prec, x);
+            if (strtod(out, NULL) == x)
+                break;
+        }
+    if (!strpbrk(out, ".eEn"))
+        strcat(out, ".0");
+}
+
+static void test_reals_as_before(void **state)
+{
+    (void)state;
+    struct vat_rng r;
+    vat_rng_seed(&r, 20261202, 7);
+    char got[32], want[32];
+    for (int i = 0; i < 400000; i++) {
+        double x;
+        uint32_t kind = vat_rng_below(&r, 6);
+        int64_t k = (int64_t)vat_rng_u32(&r) << 8;
+        k |= vat_rng_below(&r, 256);
+        switch (kind) {
+        case 0: x = (double)(k % 100000000) / 100.0; break;     /* money */
+        case 1: x = (double)(k % 1000000) / 10.0; break;        /* one digit */
+        case 2: x = (double)k / 1000.0; break;                  /* three digits */
+        case 3: x = (double)(k % 1000) / 7.0; break;            /* a mean */
+        case 4: x = ldexp((double)k, (int)vat_rng_below(&r, 90) - 60); break; /* any scale */
+        default: x = (double)k * 10000.0 + 0.5; break;          /* near the cutoff */
+        }
+        if (vat_rng_below(&r, 2))
+            x = -x;
+        if (x == 0)
+            continue;
+        reference_real(x, want);
+        vat_fmt_real(x, got);
+        if (strcmp(got, want) != 0)
+            fail_msg("%.17g: got %s, want %s", x, got, want);
+    }
+    static const double edges[] = {0.005, 0.015, 0.995, 1e12 - 0.01, 999999999999.99, 1e-4,
+                                   0.00015, 0.045, 2.675, 1.005, 0.5, 0.05, 9.995, 99.995};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            reference_real(sign * edges[i], want);
+            vat_fmt_real(sign * edges[i], got);
+            assert_string_equal(got, want);
+        }
 }
 
 static void test_json_text_is_fixed(void **state)
@@ -378,6 +438,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_safety),
         cmocka_unit_test(test_shortest_reals),
+        cmocka_unit_test(test_reals_as_before),
         cmocka_unit_test(test_json_text_is_fixed),
         cmocka_unit_test(test_json_members),
         cmocka_unit_test(test_atomic_write),
