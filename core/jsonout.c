@@ -36,7 +36,9 @@ static bool fixed_digits(double x, int d, char out[32])
     return true;
 }
 
-char *vat_fmt_real(double x, char out[32])
+/* vat_fmt_real; fast false finds every digit count by snprintf and
+ * strtod alone. */
+static char *fmt_real(double x, char out[32], bool fast)
 {
     if (!isfinite(x)) {
         strcpy(out, "null");
@@ -56,7 +58,7 @@ char *vat_fmt_real(double x, char out[32])
          * 10^d, not snprintf: below 1e12 a double's spacing is under a
          * thousandth of 0.01, so a d-digit decimal that reads back to x is
          * the only one that does and the one "%.*f" prints. */
-        if (ax < 1e12)
+        if (fast && ax < 1e12)
             for (; d <= 2 && !done; d++)
                 done = fixed_digits(x, d, out) && strtod(out, NULL) == x;
         for (; d <= 24 && !done; d++) {
@@ -76,6 +78,16 @@ char *vat_fmt_real(double x, char out[32])
     if (!strpbrk(out, ".eEn"))
         strcat(out, ".0");
     return out;
+}
+
+char *vat_fmt_real(double x, char out[32])
+{
+    return fmt_real(x, out, true);
+}
+
+char *vat_fmt_real_by_printf(double x, char out[32])
+{
+    return fmt_real(x, out, false);
 }
 
 static void escape_string(struct vat_buf *b, const char *s, size_t n)

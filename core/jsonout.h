@@ -14,6 +14,9 @@
 /* Shortest round-trip decimal for a finite double ("0.1", "1234.5", "12",
  * "1e-07"); writes "null" for NaN/Inf.  Returns out (32 bytes). */
 char *vat_fmt_real(double x, char out[32]);
+/* The same text found the slow way, by snprintf and strtod for every digit
+ * count (what vat_fmt_real's fast path is tested against). */
+char *vat_fmt_real_by_printf(double x, char out[32]);
 /* Appends the JSON text of v to b. */
 void vat_json_dump_buf(struct vat_buf *b, const json_t *v);
 /* Returns the JSON text of v in a new string. */
