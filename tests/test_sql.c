@@ -1301,6 +1301,83 @@ static void test_rows_reversed_inside_plain_sandbox(void **state)
     json_decref(spec);
 }
 
+/* Within a draw, a writable plain sandbox the thread's cache lets go of is
+ * kept and the next fixture is put under the same connection.  Every
+ * verdict and every row on such a connection is the one a new connection
+ * gives: the gold's rows, the storage order, the denials (schema, pragma
+ * functions, 'now', extensions, writes), the step budget, a missing
+ * table, on both fixtures, round after round. */
+static void test_spare_sandboxes(void **state)
+{
+    (void)state;
+    static const char *const queries[] = {
+        GOLD,
+        "SELECT group_concat(invoice_id) FROM invoices",
+        "SELECT group_concat(invoice_id) FROM (SELECT invoice_id FROM invoices ORDER BY rowid)",
+        "SELECT * FROM sqlite_master",
+        "SELECT name FROM pragma_table_info('invoices')",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT count(*) FROM r",
+        "SELECT date('now')",
+        "SELECT load_extension('x')",
+        "WITH d AS (SELECT 1) DELETE FROM invoices",
+        "SELECT * FROM no_such_table",
+    };
+    enum { NQ = sizeof queries / sizeof queries[0], ROUNDS = 3 };
+    static const char *const fx[2] = {MAIN_FX, VAR_FX};
+    json_t *fresh[NQ][2];
+    char fresh_code[NQ][2][32];
+    for (size_t q = 0; q < NQ; q++)
+        for (size_t f = 0; f < 2; f++) {
+            json_t *spec = make_spec(GOLD, false);
+            json_object_set_new(spec, "step_budget", json_integer(40000000 + (json_int_t)q));
+            struct vat_verdict v;
+            fresh[q][f] = vat_sql_run(spec, root, fx[f], queries[q], strlen(queries[q]), &v);
+            snprintf(fresh_code[q][f], sizeof fresh_code[q][f], "%s", v.code);
+            json_decref(spec);
+        }
+    assert_non_null(fresh[0][0]);
+    assert_null(fresh[3][0]);
+
+    vat_file_memo_begin();
+    unsigned long reimages = vat_sql_sandbox_reimages();
+    for (int round = 0; round < ROUNDS; round++)
+        for (size_t q = 0; q < NQ; q++)
+            for (size_t f = 0; f < 2; f++) {
+                /* a budget of its own: a sandbox not in the cache */
+                json_t *spec = make_spec(GOLD, false);
+                json_object_set_new(spec, "step_budget",
+                                    json_integer(41000000 + 1000 * round + 10 * (json_int_t)q +
+                                                 (json_int_t)f));
+                struct vat_verdict v;
+                json_t *got = vat_sql_run(spec, root, fx[f], queries[q], strlen(queries[q]), &v);
+                if (strcmp(v.code, fresh_code[q][f]) != 0 ||
+                    !(got ? fresh[q][f] && json_equal(got, fresh[q][f]) : !fresh[q][f]))
+                    fail_msg("round %d, '%s' on %s: %s, a new connection gave %s (rows %s)",
+                             round, queries[q], fx[f], v.code, fresh_code[q][f],
+                             strcmp(v.code, fresh_code[q][f]) == 0 ? "differ" : "aside");
+                json_decref(got);
+                json_decref(spec);
+            }
+    /* the gold's admission on both fixtures, in all three orders, on
+     * spares too */
+    struct vat_err e = {{0}};
+    for (int i = 0; i < 20; i++) {
+        json_t *gold = make_spec(GOLD, false);
+        json_object_set_new(gold, "step_budget", json_integer(42000000 + i));
+        assert_int_equal(vat_sql_gold_admissible(gold, root, &e), 0);
+        json_decref(gold);
+    }
+    expect_refused("SELECT group_concat(invoice_id) FROM "
+                   "(SELECT invoice_id FROM invoices ORDER BY rowid)",
+                   false, "with rows stored in reverse order");
+    assert_true(vat_sql_sandbox_reimages() >= reimages + 20);
+    vat_file_memo_end();
+    for (size_t q = 0; q < NQ; q++)
+        for (size_t f = 0; f < 2; f++)
+            json_decref(fresh[q][f]);
+    assert_fixture_unchanged();
+}
+
 /* Tables the rows-reversed copy cannot rewrite keep their order, inside a
  * draw (the copy made in the plain sandbox) as outside it (a sandbox of
  * its own): a WITHOUT ROWID table, a table with a generated column (the
@@ -1627,6 +1704,7 @@ int main(void)
         cmocka_unit_test(test_trim_matches_sqlite),
         cmocka_unit_test(test_gold_admissible),
         cmocka_unit_test(test_rows_reversed_inside_plain_sandbox),
+        cmocka_unit_test(test_spare_sandboxes),
         cmocka_unit_test(test_rows_reversed_edge_tables),
         cmocka_unit_test(test_rows_memo_within_draw),
         cmocka_unit_test(test_fixture_set),

@@ -2013,6 +2013,15 @@ enum run_mode {
     RUN_REVERSE_ROWS  /* the task's tables stored in reverse row order */
 };
 
+static void sandbox_names_free(struct sandbox *sb)
+{
+    for (size_t i = 0; i < sb->n_names; i++)
+        free(sb->names[i].name);
+    free(sb->names);
+    sb->names = NULL;
+    sb->n_names = 0;
+}
+
 static void sandbox_close(struct sandbox *sb)
 {
     for (size_t f = 0; f < AUX_N; f++)
@@ -2026,11 +2035,7 @@ static void sandbox_close(struct sandbox *sb)
     if (sb->db)
         sqlite3_close_v2(sb->db);
     sb->db = NULL;
-    for (size_t i = 0; i < sb->n_names; i++)
-        free(sb->names[i].name);
-    free(sb->names);
-    sb->names = NULL;
-    sb->n_names = 0;
+    sandbox_names_free(sb);
 }
 
 /* Appends the first column of every row of sql to *names (each marked
@@ -2193,7 +2198,7 @@ static void rollback_mode(unsigned char *img)
     img[19] = rollback_byte(img[19]);
 }
 
-static _Thread_local unsigned long sql_sandbox_opens;
+static _Thread_local unsigned long sql_sandbox_opens, sql_sandbox_reimages;
 
 static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
                         enum run_mode mode, struct vat_verdict *v)
@@ -2418,6 +2423,11 @@ unsigned long vat_sql_runs(void)
 unsigned long vat_sql_sandbox_opens(void)
 {
     return sql_sandbox_opens;
+}
+
+unsigned long vat_sql_sandbox_reimages(void)
+{
+    return sql_sandbox_reimages;
 }
 
 /* Runs one query on an open sandbox into *out.  Gate failures (parse,
@@ -2730,6 +2740,7 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
 /* Runs q on a fresh sandbox over img.  Returns 0, or -1 with *v set. */
 static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf);
 static void sandbox_destroy(struct sandbox *sb);
+static void sandbox_stmt_cache_reset(struct sandbox *sb);
 static int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_verdict *v);
 
 /* A new sandbox for spec s, set up to join a pool: open on img as mode
@@ -2849,9 +2860,19 @@ static void memo_keep_rows(struct sb_cache_entry *x, const struct sql_spec *s, c
     m->max_bytes = s->max_bytes;
     rows_copy(&m->rows, rows);
 }
+
+/* A writable plain sandbox the cache lets go of (the oldest, when a new
+ * one comes in) is kept as a spare instead of closed, and the next
+ * fixture that needs a writable plain sandbox gets it with the new image
+ * put under the same connection (sandbox_reimage): the connection's
+ * opening and hardening (options, pragmas, limits, functions, authorizer,
+ * progress handler) are done once per spare, not once per fixture. */
+#define SB_SPARES 2
 struct sb_cache {
     struct sb_cache_entry e[SB_CACHE_SIZE]; /* most recent first */
     size_t used;
+    struct sandbox *spare[SB_SPARES];
+    size_t nspare;
 };
 static pthread_key_t sb_cache_key;
 static pthread_once_t sb_cache_once = PTHREAD_ONCE_INIT;
@@ -2869,7 +2890,26 @@ static void sb_cache_free(void *arg)
     struct sb_cache *c = arg;
     for (size_t i = 0; i < c->used; i++)
         sb_entry_free(&c->e[i]);
+    for (size_t i = 0; i < c->nspare; i++)
+        sandbox_destroy(c->spare[i]);
     free(c);
+}
+
+/* Frees cache entry x, keeping its sandbox as a spare when it is a
+ * writable plain one at rest (no transaction open, nothing set aside) and
+ * there is room. */
+static void sb_entry_retire(struct sb_cache *c, struct sb_cache_entry *x)
+{
+    struct sandbox *sb = x->sb;
+    if (!(sb->writable && x->mode == RUN_PLAIN && !sb->aside && c->nspare < SB_SPARES &&
+          sqlite3_get_autocommit(sb->db))) {
+        sb_entry_free(x);
+        return;
+    }
+    memo_release(x);
+    free(x->img);
+    json_decref(x->tables);
+    c->spare[c->nspare++] = sb;
 }
 
 static void sb_cache_init(void)
@@ -3041,10 +3081,64 @@ static int sandbox_query_rows_reversed(struct sandbox *sb, const struct fixture_
 static void sb_cache_push(struct sb_cache *c, struct sb_cache_entry *x)
 {
     if (c->used == SB_CACHE_SIZE)
-        sb_entry_free(&c->e[--c->used]);
+        sb_entry_retire(c, &c->e[--c->used]);
     memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
     c->e[0] = *x;
     c->used++;
+}
+
+/* Puts fixture image img under the spare sandbox sb as sandbox_open puts
+ * one under a new connection: a private resizeable copy read in rollback
+ * mode, the schema read with the limits, authorizer and progress handler
+ * aside (as on a connection not yet hardened), the fixture's tables listed
+ * again and exclusive locking set on the new pager; the statement cache
+ * starts empty and the hardening stays as sandbox_harden left it.  0, or
+ * -1 (sb then is the caller's to destroy). */
+static int sandbox_reimage(struct sandbox *sb, const struct sql_spec *s,
+                           const struct query_facts *qf, const struct fixture_img *img)
+{
+    if (img->n < 100)
+        return -1; /* sandbox_new says what is wrong with it */
+    sb->tables = s->tables;
+    sb->step_budget = s->step_budget;
+    sb->mentions_now = qf->mentions_now;
+    sandbox_stmt_cache_reset(sb);
+    sandbox_names_free(sb);
+    unsigned char *copy = sqlite3_malloc64(img->n);
+    if (!copy)
+        return -1;
+    memcpy(copy, img->data, img->n);
+    rollback_mode(copy);
+    sql_sandbox_opens++;
+    sql_sandbox_reimages++;
+    sandbox_step_aside(sb, true);
+    int rc = sqlite3_deserialize(sb->db, "main", copy, (sqlite3_int64)img->n,
+                                 (sqlite3_int64)img->n,
+                                 SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(sb->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+    if (rc == SQLITE_OK && sandbox_names(sb) != 0)
+        rc = SQLITE_ERROR;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
+    sandbox_step_aside(sb, false);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* A spare sandbox of this thread's cache with img put under it, or NULL
+ * (none, or it would not take the image: destroyed). */
+static struct sandbox *sb_spare_take(struct sb_cache *c, const struct sql_spec *s,
+                                     const struct query_facts *qf,
+                                     const struct fixture_img *img)
+{
+    if (c->nspare == 0)
+        return NULL;
+    struct sandbox *sb = c->spare[--c->nspare];
+    if (sandbox_reimage(sb, s, qf, img) != 0) {
+        sandbox_destroy(sb);
+        return NULL;
+    }
+    return sb;
 }
 
 /* sandbox_run; allow_inside false keeps the rows-reversed run out of the
@@ -3091,7 +3185,9 @@ static int sandbox_run_in(const struct sql_spec *s, const struct fixture_img *im
         return 0;
     }
     if (!x.sb) {
-        if (!(x.sb = sandbox_new(s, qf, img, mode, NULL, v)))
+        if (mode == RUN_PLAIN && memo)
+            x.sb = sb_spare_take(c, s, qf, img);
+        if (!x.sb && !(x.sb = sandbox_new(s, qf, img, mode, NULL, v)))
             return -1;
         x.img = vat_xmalloc(img->n ? img->n : 1);
         memcpy(x.img, img->data, img->n);
@@ -3838,6 +3934,14 @@ static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf)
     sb->alloc_charged = 0;
     sb->stop = STOP_NONE;
     sb->progress_calls = 0;
+}
+
+/* Empties sb's statement cache (its statements were compiled against the
+ * image it had). */
+static void sandbox_stmt_cache_reset(struct sandbox *sb)
+{
+    stmt_cache_free(sb->cache);
+    sb->cache = vat_xcalloc(1, sizeof *sb->cache);
 }
 
 static void sandbox_destroy(struct sandbox *sb)

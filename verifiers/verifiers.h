@@ -128,6 +128,9 @@ unsigned long vat_sql_runs(void);
 /* How many connections on a fixture image this thread's sandboxes have
  * opened so far.  For tests. */
 unsigned long vat_sql_sandbox_opens(void);
+/* How many of those were a spare connection given a new image instead of
+ * a connection opened anew (within a draw).  For tests. */
+unsigned long vat_sql_sandbox_reimages(void);
 
 /* The CSV loader (verifiers/sqlload.c): a spec with "load": {"table": T,
  * "columns": [[name, type], ...]} names CSV fixtures, each loaded into
