@@ -2861,13 +2861,14 @@ static void memo_keep_rows(struct sb_cache_entry *x, const struct sql_spec *s, c
     rows_copy(&m->rows, rows);
 }
 
-/* A writable plain sandbox the cache lets go of (the oldest, when a new
- * one comes in) is kept as a spare instead of closed, and the next
- * fixture that needs a writable plain sandbox gets it with the new image
- * put under the same connection (sandbox_reimage): the connection's
- * opening and hardening (options, pragmas, limits, functions, authorizer,
- * progress handler) are done once per spare, not once per fixture. */
-#define SB_SPARES 2
+/* A writable plain sandbox let go of (by a task's prepared check when it
+ * is freed, or by the cache when a new one comes in) is kept as a spare
+ * instead of closed, and the next fixture that needs a writable plain
+ * sandbox gets it with the new image put under the same connection
+ * (sandbox_reimage): the connection's opening and hardening (options,
+ * pragmas, limits, functions, authorizer, progress handler) are done once
+ * per spare, not once per fixture. */
+#define SB_SPARES 4
 struct sb_cache {
     struct sb_cache_entry e[SB_CACHE_SIZE]; /* most recent first */
     size_t used;
@@ -2895,21 +2896,28 @@ static void sb_cache_free(void *arg)
     free(c);
 }
 
-/* Frees cache entry x, keeping its sandbox as a spare when it is a
- * writable plain one at rest (no transaction open, nothing set aside) and
- * there is room. */
-static void sb_entry_retire(struct sb_cache *c, struct sb_cache_entry *x)
+static struct sb_cache *sb_cache_get(void);
+
+/* Keeps sb as one of this thread's spares when it is a writable plain
+ * sandbox on a fixture image at rest (no transaction open, nothing set
+ * aside) and there is room; destroys it otherwise. */
+static void sandbox_retire(struct sandbox *sb)
 {
-    struct sandbox *sb = x->sb;
-    if (!(sb->writable && x->mode == RUN_PLAIN && !sb->aside && c->nspare < SB_SPARES &&
-          sqlite3_get_autocommit(sb->db))) {
-        sb_entry_free(x);
-        return;
-    }
+    struct sb_cache *c = sb_cache_get();
+    if (sb->writable && !sb->sw.set && !sb->aside && c->nspare < SB_SPARES &&
+        sqlite3_get_autocommit(sb->db))
+        c->spare[c->nspare++] = sb;
+    else
+        sandbox_destroy(sb);
+}
+
+/* Frees cache entry x, its sandbox retired (sandbox_retire). */
+static void sb_entry_retire(struct sb_cache_entry *x)
+{
     memo_release(x);
     free(x->img);
     json_decref(x->tables);
-    c->spare[c->nspare++] = sb;
+    sandbox_retire(x->sb);
 }
 
 static void sb_cache_init(void)
@@ -3081,7 +3089,7 @@ static int sandbox_query_rows_reversed(struct sandbox *sb, const struct fixture_
 static void sb_cache_push(struct sb_cache *c, struct sb_cache_entry *x)
 {
     if (c->used == SB_CACHE_SIZE)
-        sb_entry_retire(c, &c->e[--c->used]);
+        sb_entry_retire(&c->e[--c->used]);
     memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
     c->e[0] = *x;
     c->used++;
@@ -4012,7 +4020,7 @@ static void pool_give(struct sql_pool *pl, struct sandbox *sb)
 static void pool_release(struct sql_pool *pl)
 {
     for (size_t k = 0; k < pl->n_free; k++)
-        sandbox_destroy(pl->free_sb[k]);
+        sandbox_retire(pl->free_sb[k]);
     free(pl->free_sb);
     pthread_mutex_destroy(&pl->lock);
 }
