@@ -1382,8 +1382,10 @@ static void test_spare_sandboxes(void **state)
  * draw (the copy made in the plain sandbox) as outside it (a sandbox of
  * its own): a WITHOUT ROWID table, a table with a generated column (the
  * copy fails and is rolled back), a table whose rowid is its INTEGER
- * PRIMARY KEY (put back under the same keys); an ordinary table beside
- * them is reversed.  Each gold gets the same verdict both ways. */
+ * PRIMARY KEY (put back under the same keys); ordinary tables beside
+ * them are reversed, every kind of value (NULL, the extreme integers, a
+ * real, empty text and blob, bytes, text with a NUL) kept as it was.
+ * Each gold gets the same verdict both ways. */
 static void test_rows_reversed_edge_tables(void **state)
 {
     (void)state;
@@ -1399,7 +1401,12 @@ static void test_rows_reversed_edge_tables(void **state)
                      "INSERT INTO w VALUES ('a', 1), ('b', 2), ('c', 3);"
                      "INSERT INTO g (a) VALUES (1), (2), (3);"
                      "INSERT INTO ipk VALUES (10, 1), (20, 2), (30, 3);"
-                     "INSERT INTO t VALUES (1), (2), (3);",
+                     "INSERT INTO t VALUES (1), (2), (3);"
+                     "CREATE TABLE m (k TEXT PRIMARY KEY, v);"
+                     "INSERT INTO m VALUES ('a', NULL), ('b', 9223372036854775807), "
+                     "('c', -9223372036854775808), ('d', 1.5e300), ('e', -0.25), ('f', ''), "
+                     "('g', x''), ('h', x'00ff10'), ('i', 'a' || char(0) || 'b'), "
+                     "('j', 'caf' || char(233)), ('k', '12'), ('l', 12);",
                      NULL, NULL, NULL),
         SQLITE_OK);
     sqlite3_close(db);
@@ -1413,14 +1420,17 @@ static void test_rows_reversed_edge_tables(void **state)
         {"SELECT group_concat(k) FROM (SELECT k FROM w ORDER BY k)", true},
         {"SELECT group_concat(x) FROM (SELECT x FROM t ORDER BY rowid)", false},
         {"SELECT x FROM t ORDER BY x", true},
+        /* every kind of value comes back as it was, type and bytes */
+        {"SELECT k, typeof(v), quote(v), hex(CAST(v AS BLOB)) FROM m ORDER BY k", true},
+        {"SELECT group_concat(k) FROM (SELECT k FROM m ORDER BY rowid)", false},
     };
     for (int draw = 0; draw < 2; draw++) {
         if (draw)
             vat_file_memo_begin();
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            json_t *spec = json_pack("{s:s, s:s, s:[s], s:[s,s,s,s], s:b, s:s}", "checker",
+            json_t *spec = json_pack("{s:s, s:s, s:[s], s:[s,s,s,s,s], s:b, s:s}", "checker",
                                      "sql", "dialect", "sqlite", "fixtures",
-                                     "fixtures/edges.sqlite", "tables", "w", "g", "ipk", "t",
+                                     "fixtures/edges.sqlite", "tables", "w", "g", "ipk", "t", "m",
                                      "ordered", false, "reference_sql", cases[i].gold);
             struct vat_err e = {{0}};
             int rc = vat_sql_gold_admissible(spec, root, &e);

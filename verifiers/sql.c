@@ -2102,6 +2102,15 @@ static int sandbox_names(struct sandbox *sb)
  * SQLite parse the whole schema again).  Tables without a rowid, or whose
  * rowid is their INTEGER PRIMARY KEY, keep their order: it is their key's.
  * Returns 0, or -1 when the copy is left in an unknown state. */
+/* A row value copied out of a statement (text and blob bytes in a block
+ * of the caller's, by offset). */
+struct copied_val {
+    int type;
+    sqlite3_int64 i;
+    double d;
+    size_t off, n;
+};
+
 static int sandbox_reverse_rows(struct sandbox *sb)
 {
     for (size_t i = 0; i < json_array_size(sb->tables); i++) {
@@ -2114,20 +2123,40 @@ static int sandbox_reverse_rows(struct sandbox *sb)
             sqlite3_finalize(st);
             continue; /* no such table (the query will say so) or no rowid */
         }
+        /* The rows are copied as typed values, their bytes into one block
+         * bound in place (SQLITE_STATIC): no value is allocated, copied
+         * again by a bind and freed one by one. */
         int ncol = sqlite3_column_count(st);
         size_t nval = 0, cap = 0;
-        sqlite3_value **val = NULL;
-        bool copied = true;
-        while (copied && (rc = sqlite3_step(st)) == SQLITE_ROW)
-            for (int c = 0; c < ncol && copied; c++) {
+        struct copied_val *val = NULL;
+        struct vat_buf bytes = VAT_BUF_INIT;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            for (int c = 0; c < ncol; c++) {
                 if (nval == cap) {
                     cap = cap ? 2 * cap : 256;
                     val = vat_xrealloc(val, cap * sizeof *val);
                 }
-                copied = (val[nval++] = sqlite3_value_dup(sqlite3_column_value(st, c))) != NULL;
+                struct copied_val *x = &val[nval++];
+                *x = (struct copied_val){.type = sqlite3_column_type(st, c)};
+                switch (x->type) {
+                case SQLITE_INTEGER: x->i = sqlite3_column_int64(st, c); break;
+                case SQLITE_FLOAT: x->d = sqlite3_column_double(st, c); break;
+                case SQLITE_TEXT:
+                case SQLITE_BLOB: {
+                    const void *p = x->type == SQLITE_TEXT
+                                        ? (const void *)sqlite3_column_text(st, c)
+                                        : sqlite3_column_blob(st, c);
+                    x->n = (size_t)sqlite3_column_bytes(st, c);
+                    x->off = bytes.len;
+                    if (x->n)
+                        vat_buf_putn(&bytes, p, x->n);
+                    break;
+                }
+                default: break;
+                }
             }
         sqlite3_finalize(st);
-        copied = copied && rc == SQLITE_DONE && ncol > 0;
+        bool copied = rc == SQLITE_DONE && ncol > 0;
         sqlite3_stmt *ins = NULL;
         if (copied) {
             struct vat_buf q = VAT_BUF_INIT;
@@ -2142,10 +2171,29 @@ static int sandbox_reverse_rows(struct sandbox *sb)
             sqlite3_free(del);
             copied = copied && sqlite3_prepare_v2(sb->db, q.data, -1, &ins, NULL) == SQLITE_OK;
             vat_buf_release(&q);
+            static const char empty[1] = "";
             for (size_t r = 0; copied && r < nval; r += (size_t)ncol) {
-                for (int c = 0; c < ncol; c++)
-                    sqlite3_bind_value(ins, c + 1, val[r + (size_t)c]);
-                copied = sqlite3_step(ins) == SQLITE_DONE && sqlite3_reset(ins) == SQLITE_OK;
+                for (int c = 0; c < ncol && copied; c++) {
+                    const struct copied_val *x = &val[r + (size_t)c];
+                    int brc;
+                    switch (x->type) {
+                    case SQLITE_INTEGER: brc = sqlite3_bind_int64(ins, c + 1, x->i); break;
+                    case SQLITE_FLOAT: brc = sqlite3_bind_double(ins, c + 1, x->d); break;
+                    case SQLITE_TEXT:
+                        brc = sqlite3_bind_text64(ins, c + 1, x->n ? bytes.data + x->off : empty,
+                                                  x->n, SQLITE_STATIC, SQLITE_UTF8);
+                        break;
+                    case SQLITE_BLOB:
+                        /* a NULL pointer would bind NULL, not an empty blob */
+                        brc = sqlite3_bind_blob64(ins, c + 1, x->n ? bytes.data + x->off : empty,
+                                                  x->n, SQLITE_STATIC);
+                        break;
+                    default: brc = sqlite3_bind_null(ins, c + 1); break;
+                    }
+                    copied = brc == SQLITE_OK;
+                }
+                copied = copied && sqlite3_step(ins) == SQLITE_DONE &&
+                         sqlite3_reset(ins) == SQLITE_OK;
             }
             sqlite3_finalize(ins);
             /* A table this cannot copy (generated columns, say) keeps its
@@ -2158,9 +2206,8 @@ static int sandbox_reverse_rows(struct sandbox *sb)
                                   NULL, NULL) != SQLITE_OK)
                 rc = -1;
         }
-        for (size_t k = 0; k < nval; k++)
-            sqlite3_value_free(val[k]);
         free(val);
+        vat_buf_release(&bytes);
         if (rc == -1)
             return -1;
     }
