@@ -565,6 +565,11 @@ static void test_hostile_answers(void **state)
         vat_buf_printf(&bomb, " SELECT count(*), 1 FROM %s%c25%s", spell[k].ref_open,
                        spell[k].ref_letter, spell[k].ref_close);
         run_hostile(bomb.data, bomb.len, VAT_SQL_BUDGET, true);
+        /* stopped by the gate's count of copies, before SQLite prepares it */
+        json_t *bs = make_spec(GOLD, false);
+        struct vat_verdict bv = check_spec(bs, bomb.data, bomb.len);
+        assert_reason_has(&bv, "common table expressions would be copied");
+        json_decref(bs);
         vat_buf_release(&bomb);
     }
 

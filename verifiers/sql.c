@@ -752,10 +752,20 @@ static bool query_gate(const char *q, size_t n, struct query_facts *qf, struct v
         *v = reason_verdict(false, 0, VAT_SQL_NOT_SELECT, &r);
         return false;
     }
+    /* A CTE's definition (cte_within_limits) has its body's '(' right
+     * after AS, NOT or MATERIALIZED; a query with no such '(' has none, and
+     * is not tokenized a second time to find that out. */
+    bool maybe_cte = false;
+    struct tok prev = {0};
     for (pos = 0;;) {
         struct tok t = next_tok(q, n, &pos);
         if (t.kind == TOK_END)
             break;
+        if (!maybe_cte && tok_is(q, &t, '(') &&
+            (word_is(q, &prev, "as") || word_is(q, &prev, "not") ||
+             word_is(q, &prev, "materialized")))
+            maybe_cte = true;
+        prev = t;
         if (t.kind == TOK_PARAM) {
             struct reason r = {{0}, 0};
             reason_puts(&r, "the sandbox denies query parameters ('");
@@ -770,7 +780,7 @@ static bool query_gate(const char *q, size_t n, struct query_facts *qf, struct v
         if (word_is(q, &t, "limit"))
             qf->has_limit = true;
     }
-    if (!cte_within_limits(q, n)) {
+    if (maybe_cte && !cte_within_limits(q, n)) {
         *v = verdictf(true, VAT_SQL_BUDGET,
                       "the query's common table expressions would be copied more than %d "
                       "times or %d tokens (or it defines more than %d)",
