@@ -112,6 +112,59 @@ static void test_reals_as_before(void **state)
         }
 }
 
+/* Appends the JSON escape of byte c as the writer must print it. */
+static void expect_escaped(struct vat_buf *b, unsigned char c)
+{
+    static const char *const named[] = {['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n",
+                                         ['\r'] = "\\r", ['\t'] = "\\t", ['\b'] = "\\b",
+                                         ['\f'] = "\\f"};
+    if (c < sizeof named / sizeof named[0] && named[c])
+        vat_buf_puts(b, named[c]);
+    else if (c < 0x20 || c == 0x7f)
+        vat_buf_printf(b, "\\u%04x", c);
+    else
+        vat_buf_putc(b, (char)c);
+}
+
+/* Strings escaped eight bytes at a time: every byte from 1 to 0x7f, at
+ * every offset of strings up to 24 bytes long, among plain letters and
+ * among non-ASCII text, comes out as the byte-by-byte rule says. */
+static void test_json_escapes_every_offset(void **state)
+{
+    (void)state;
+    for (int filler = 0; filler < 2; filler++)
+        for (size_t len = 1; len <= 24; len++)
+            for (size_t pos = 0; pos < len; pos++)
+                for (unsigned c = 1; c < 0x80; c++) {
+                    char text[32];
+                    struct vat_buf want = VAT_BUF_INIT;
+                    vat_buf_putc(&want, '"');
+                    for (size_t i = 0; i < len;) {
+                        if (i == pos) {
+                            text[i++] = (char)c;
+                            expect_escaped(&want, (unsigned char)c);
+                        } else if (filler && i + 1 < len && i + 1 != pos) {
+                            text[i++] = (char)0xc3; /* e acute, two bytes */
+                            text[i++] = (char)0xa9;
+                            vat_buf_puts(&want, "\xc3\xa9");
+                        } else {
+                            text[i++] = 'q';
+                            vat_buf_putc(&want, 'q');
+                        }
+                    }
+                    vat_buf_putc(&want, '"');
+                    json_t *str = json_stringn(text, len);
+                    assert_non_null(str);
+                    char *got = vat_json_dumps(str);
+                    if (strcmp(got, want.data) != 0)
+                        fail_msg("byte 0x%02x at %zu of %zu: got %s, want %s", c, pos, len, got,
+                                 want.data);
+                    free(got);
+                    json_decref(str);
+                    vat_buf_release(&want);
+                }
+}
+
 static void test_json_text_is_fixed(void **state)
 {
     (void)state;
@@ -421,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_shortest_reals),
         cmocka_unit_test(test_reals_as_before),
         cmocka_unit_test(test_json_text_is_fixed),
+        cmocka_unit_test(test_json_escapes_every_offset),
         cmocka_unit_test(test_json_members),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_file_memo),
