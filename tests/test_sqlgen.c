@@ -380,9 +380,46 @@ static void test_put_literal(void **state)
     vat_buf_release(&b);
 }
 
+/* Literals quote their text with every quote inside doubled, and SQLite
+ * reads each back as the text it came from. */
+static void test_put_literal_reads_back(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *sql;
+    } cases[] = {
+        {"", "''"},
+        {"plain", "'plain'"},
+        {"O'Brien", "'O''Brien'"},
+        {"'", "''''"},
+        {"''", "''''''"},
+        {"a'b'c'", "'a''b''c'''"},
+        {"'lead", "'''lead'"},
+        {"say \"hi\"", "'say \"hi\"'"},
+    };
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct vat_buf b = VAT_BUF_INIT;
+        vat_buf_puts(&b, "x");
+        vat_sqlgen_put_literal(&b, cases[i].text);
+        assert_string_equal(b.data + 1, cases[i].sql);
+        char *q = sqlite3_mprintf("SELECT %s", b.data + 1);
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0), cases[i].text);
+        sqlite3_finalize(st);
+        sqlite3_free(q);
+        vat_buf_release(&b);
+    }
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_put_literal_reads_back),
         cmocka_unit_test_setup_teardown(test_write_set_registers_fixtures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_main_fixture_independent_of_variant_count, setup,
                                         teardown),
