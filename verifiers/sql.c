@@ -2998,8 +2998,6 @@ static bool tables_same(const json_t *a, const json_t *b)
     return (!a && !b) || (a && b && json_equal((json_t *)a, (json_t *)b));
 }
 
-/* Moves this thread's cached sandbox for img in mode with s's budget and
- * tables out of the cache into *out; false (and *out zeroed) when none. */
 /* This thread's cached sandbox of those fixture bytes, mode and limits, or
  * NULL (left in the cache). */
 static struct sb_cache_entry *sb_cache_find(const struct sql_spec *s,
@@ -3015,6 +3013,8 @@ static struct sb_cache_entry *sb_cache_find(const struct sql_spec *s,
     return NULL;
 }
 
+/* Moves this thread's cached sandbox for img in mode with s's budget and
+ * tables out of the cache into *out; false (and *out zeroed) when none. */
 static bool sb_cache_pull(const struct sql_spec *s, const struct fixture_img *img,
                           enum run_mode mode, struct sb_cache_entry *out)
 {
