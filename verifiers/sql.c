@@ -3030,9 +3030,6 @@ static bool sb_cache_pull(const struct sql_spec *s, const struct fixture_img *im
     return true;
 }
 
-/* Takes out of this thread's cache the sandbox for img in mode with s's
- * budget and tables, or returns NULL; the caller owns it (its tables
- * pointer is left for the caller to set). */
 /* During a draw: the rows q gave on this very fixture in plain order, as a
  * sandbox of the cache keeps them (the admission's run), copied to *out;
  * false when no such rows are kept. */
@@ -3046,6 +3043,9 @@ static bool sb_cache_rows(const struct sql_spec *s, const struct fixture_img *im
     return m != NULL;
 }
 
+/* Takes out of this thread's cache the sandbox for img in mode with s's
+ * budget and tables, or returns NULL; the caller owns it (its tables
+ * pointer is left for the caller to set). */
 static struct sandbox *sb_cache_take(const struct sql_spec *s, const struct fixture_img *img,
                                      enum run_mode mode)
 {
