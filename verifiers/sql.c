@@ -2106,12 +2106,6 @@ static int sandbox_names(struct sandbox *sb)
                       false, &sb->names, &sb->n_names);
 }
 
-/* Rewrites each of the task's rowid tables with its rows in reverse order
- * (new rowids, same values): the rows are read out, the table emptied and
- * the rows put back last first, with no schema change (which would make
- * SQLite parse the whole schema again).  Tables without a rowid, or whose
- * rowid is their INTEGER PRIMARY KEY, keep their order: it is their key's.
- * Returns 0, or -1 when the copy is left in an unknown state. */
 /* A row value copied out of a statement (text and blob bytes in a block
  * of the caller's, by offset). */
 struct copied_val {
@@ -2121,6 +2115,12 @@ struct copied_val {
     size_t off, n;
 };
 
+/* Rewrites each of the task's rowid tables with its rows in reverse order
+ * (new rowids, same values): the rows are read out, the table emptied and
+ * the rows put back last first, with no schema change (which would make
+ * SQLite parse the whole schema again).  Tables without a rowid, or whose
+ * rowid is their INTEGER PRIMARY KEY, keep their order: it is their key's.
+ * Returns 0, or -1 when the copy is left in an unknown state. */
 static int sandbox_reverse_rows(struct sandbox *sb)
 {
     for (size_t i = 0; i < json_array_size(sb->tables); i++) {
@@ -2257,6 +2257,27 @@ static void rollback_mode(unsigned char *img)
 
 static _Thread_local unsigned long sql_sandbox_opens, sql_sandbox_reimages;
 
+/* Loads the schema (before the limits and the authorizer apply to it). */
+static const char sandbox_schema_sql[] = "SELECT count(*) FROM sqlite_schema";
+/* A sandbox on a fixture image is its copy's only user: it keeps its page
+ * cache across statements instead of re-reading the image each time. */
+static const char sandbox_exclusive_sql[] = "PRAGMA locking_mode=EXCLUSIVE";
+
+/* Puts a private copy of the n bytes at img under sb's main database, read
+ * in rollback mode; flags adds SQLITE_DESERIALIZE_RESIZEABLE or _READONLY.
+ * SQLITE_OK, SQLITE_NOMEM, or SQLite's failure. */
+static int sandbox_deserialize(struct sandbox *sb, const unsigned char *img, size_t n,
+                               unsigned flags)
+{
+    unsigned char *copy = sqlite3_malloc64(n);
+    if (!copy)
+        return SQLITE_NOMEM;
+    memcpy(copy, img, n);
+    rollback_mode(copy);
+    return sqlite3_deserialize(sb->db, "main", copy, (sqlite3_int64)n, (sqlite3_int64)n,
+                               SQLITE_DESERIALIZE_FREEONCLOSE | flags);
+}
+
 static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
                         enum run_mode mode, struct vat_verdict *v)
 {
@@ -2268,18 +2289,15 @@ static int sandbox_open(struct sandbox *sb, const unsigned char *img, size_t n,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         SANDBOX_VFS_NAME) != SQLITE_OK)
         return sandbox_fail(sb, v, "cannot open a connection");
-    unsigned char *copy = sqlite3_malloc64(n);
-    if (!copy)
-        return sandbox_fail(sb, v, "out of memory");
-    memcpy(copy, img, n);
-    rollback_mode(copy);
     /* Only the admission's reversed copy is written, by us, before the
      * authorizer is installed. */
-    unsigned flags = SQLITE_DESERIALIZE_FREEONCLOSE;
-    flags |= mode == RUN_REVERSE_ROWS || sb->writable ? SQLITE_DESERIALIZE_RESIZEABLE
-                                                      : SQLITE_DESERIALIZE_READONLY;
-    if (sqlite3_deserialize(sb->db, "main", copy, (sqlite3_int64)n, (sqlite3_int64)n, flags) !=
-        SQLITE_OK)
+    int rc = sandbox_deserialize(sb, img, n,
+                                 mode == RUN_REVERSE_ROWS || sb->writable
+                                     ? SQLITE_DESERIALIZE_RESIZEABLE
+                                     : SQLITE_DESERIALIZE_READONLY);
+    if (rc == SQLITE_NOMEM)
+        return sandbox_fail(sb, v, "out of memory");
+    if (rc != SQLITE_OK)
         return sandbox_fail(sb, v, "cannot load the fixture");
     return sandbox_harden(sb, mode, v);
 }
@@ -2321,8 +2339,7 @@ static int sandbox_harden(struct sandbox *sb, enum run_mode mode, struct vat_ver
     const char *setup = "PRAGMA temp_store=FILE; PRAGMA reverse_unordered_selects=OFF";
     if (sqlite3_exec(sb->db, setup, NULL, NULL, NULL) != SQLITE_OK)
         return sandbox_fail(sb, v, "a pragma failed");
-    /* Loads the schema before the limits and the authorizer apply to it. */
-    if (sqlite3_exec(sb->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
+    if (sqlite3_exec(sb->db, sandbox_schema_sql, NULL, NULL, NULL) !=
         SQLITE_OK)
         return sandbox_fail(sb, v, "the fixture is not a readable sqlite database");
     if (mode == RUN_REVERSE_ROWS && sandbox_reverse_rows(sb) != 0)
@@ -3169,23 +3186,16 @@ static int sandbox_reimage(struct sandbox *sb, const struct sql_spec *s,
     sb->mentions_now = qf->mentions_now;
     sandbox_stmt_cache_reset(sb);
     sandbox_names_free(sb);
-    unsigned char *copy = sqlite3_malloc64(img->n);
-    if (!copy)
-        return -1;
-    memcpy(copy, img->data, img->n);
-    rollback_mode(copy);
     sql_sandbox_opens++;
     sql_sandbox_reimages++;
     sandbox_step_aside(sb, true);
-    int rc = sqlite3_deserialize(sb->db, "main", copy, (sqlite3_int64)img->n,
-                                 (sqlite3_int64)img->n,
-                                 SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
+    int rc = sandbox_deserialize(sb, img->data, img->n, SQLITE_DESERIALIZE_RESIZEABLE);
     if (rc == SQLITE_OK)
-        rc = sqlite3_exec(sb->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+        rc = sqlite3_exec(sb->db, sandbox_schema_sql, NULL, NULL, NULL);
     if (rc == SQLITE_OK && sandbox_names(sb) != 0)
         rc = SQLITE_ERROR;
     if (rc == SQLITE_OK)
-        rc = sqlite3_exec(sb->db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
+        rc = sqlite3_exec(sb->db, sandbox_exclusive_sql, NULL, NULL, NULL);
     sandbox_step_aside(sb, false);
     return rc == SQLITE_OK ? 0 : -1;
 }
@@ -4030,7 +4040,7 @@ static int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_ver
      * header at every read transaction to see the fixture move. */
     if (!exclusive)
         return 0;
-    if (sandbox_exec_aside(sb, "PRAGMA locking_mode=EXCLUSIVE") != SQLITE_OK) {
+    if (sandbox_exec_aside(sb, sandbox_exclusive_sql) != SQLITE_OK) {
         *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
         sandbox_destroy(sb);
         return -1;
