@@ -102,6 +102,17 @@ void vat_buf_puts(struct vat_buf *b, const char *s)
     vat_buf_putn(b, s, strlen(s));
 }
 
+void vat_buf_put_quoted(struct vat_buf *b, const char *s, char q)
+{
+    vat_buf_putc(b, q);
+    for (const char *p; (p = strchr(s, q)) != NULL; s = p + 1) {
+        vat_buf_putn(b, s, (size_t)(p - s) + 1); /* the run and the quote */
+        vat_buf_putc(b, q);
+    }
+    vat_buf_puts(b, s);
+    vat_buf_putc(b, q);
+}
+
 void vat_buf_putc(struct vat_buf *b, char c)
 {
     buf_grow(b, 1);

@@ -50,6 +50,9 @@ struct vat_buf {
 void vat_buf_putn(struct vat_buf *b, const char *s, size_t n);
 void vat_buf_puts(struct vat_buf *b, const char *s);
 void vat_buf_putc(struct vat_buf *b, char c);
+/* Appends s between two q characters with each q inside doubled, as SQL
+ * quotes a literal ('it''s') or an identifier ("a""b"). */
+void vat_buf_put_quoted(struct vat_buf *b, const char *s, char q);
 void vat_buf_printf(struct vat_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void vat_buf_vprintf(struct vat_buf *b, const char *fmt, va_list ap);

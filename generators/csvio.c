@@ -383,13 +383,7 @@ int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct va
 
 static void put_ident(struct vat_buf *b, const char *name)
 {
-    vat_buf_putc(b, '"');
-    for (const char *p = name; *p; p++) {
-        if (*p == '"')
-            vat_buf_putc(b, '"');
-        vat_buf_putc(b, *p);
-    }
-    vat_buf_putc(b, '"');
+    vat_buf_put_quoted(b, name, '"');
 }
 
 /* Column types are spliced into CREATE TABLE, so only type-name

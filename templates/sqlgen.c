@@ -15,29 +15,16 @@
 #include "trace.h"
 #include "verifiers.h"
 
-/* Appends s between quote characters q, each q inside doubled; the runs
- * between them are copied whole. */
-static void put_quoted(struct vat_buf *b, const char *s, char q)
-{
-    vat_buf_putc(b, q);
-    for (const char *p; (p = strchr(s, q)) != NULL; s = p + 1) {
-        vat_buf_putn(b, s, (size_t)(p - s) + 1);
-        vat_buf_putc(b, q);
-    }
-    vat_buf_puts(b, s);
-    vat_buf_putc(b, q);
-}
-
 void vat_sqlgen_put_literal(struct vat_buf *b, const char *s)
 {
-    put_quoted(b, s, '\'');
+    vat_buf_put_quoted(b, s, '\'');
 }
 
 /* Appends name as a double-quoted SQL identifier, so reads work whatever
  * the table is called. */
 static void put_ident(struct vat_buf *b, const char *name)
 {
-    put_quoted(b, name, '"');
+    vat_buf_put_quoted(b, name, '"');
 }
 
 /* Prepares sql on db; 0 or -1 with e naming what failed. */
