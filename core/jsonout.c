@@ -37,6 +37,35 @@ static bool fixed_digits(double x, int d, char out[32])
     return true;
 }
 
+/* The fewest fraction digits d, from `from` up to `to` (3 or more), with
+ * which "%.*f" of x, written in at most cap bytes as snprintf cuts it,
+ * reads back as x: true with that text in out; false when none does, out
+ * then holding the text at `to` digits.  fast false finds every digit
+ * count by snprintf and strtod alone.  Up to two digits the fast path
+ * takes the text from the rounded integer x * 10^d instead: below 1e12 a
+ * double's spacing is under a thousandth of 0.01, so a d-digit decimal
+ * that reads back to x is the only one that does and the one "%.*f"
+ * prints. */
+static bool shortest_fixed(double x, int from, int to, char *out, size_t cap, bool fast)
+{
+    int d = from;
+    if (fast && x != 0 && fabs(x) < 1e12 && cap >= 32)
+        for (; d <= 2; d++)
+            if (fixed_digits(x, d, out) && strtod(out, NULL) == x)
+                return true;
+    for (; d <= to; d++) {
+        snprintf(out, cap, "%.*f", d, x);
+        if (strtod(out, NULL) == x)
+            return true;
+    }
+    return false;
+}
+
+bool vat_fmt_fixed(double x, int from, int to, char *out, size_t cap)
+{
+    return shortest_fixed(x, from, to, out, cap, true);
+}
+
 /* vat_fmt_real; fast false finds every digit count by snprintf and
  * strtod alone. */
 static char *fmt_real(double x, char out[32], bool fast)
@@ -51,22 +80,10 @@ static char *fmt_real(double x, char out[32], bool fast)
     }
     double ax = fabs(x);
     int done = 0;
-    if (ax >= 1e-4 && ax < 1e16) { /* as Python's repr */
-        /* Plain decimals for the magnitudes money and means live in:
-         * the fewest fraction digits that read back to the same double. */
-        int d = 0;
-        /* Up to two digits, the text comes from the rounded integer x *
-         * 10^d, not snprintf: below 1e12 a double's spacing is under a
-         * thousandth of 0.01, so a d-digit decimal that reads back to x is
-         * the only one that does and the one "%.*f" prints. */
-        if (fast && ax < 1e12)
-            for (; d <= 2 && !done; d++)
-                done = fixed_digits(x, d, out) && strtod(out, NULL) == x;
-        for (; d <= 24 && !done; d++) {
-            snprintf(out, 32, "%.*f", d, x);
-            done = strtod(out, NULL) == x;
-        }
-    }
+    /* Plain decimals for the magnitudes money and means live in (as
+     * Python's repr): the fewest fraction digits that read back. */
+    if (ax >= 1e-4 && ax < 1e16)
+        done = shortest_fixed(x, 0, 24, out, 32, fast);
     if (!done) {
         for (int prec = 1; prec <= 17; prec++) {
             snprintf(out, 32, "%.*g", prec, x);

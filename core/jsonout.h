@@ -8,6 +8,8 @@
 #define VAT_JSONOUT_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "vat.h"
 
@@ -17,6 +19,10 @@ char *vat_fmt_real(double x, char out[32]);
 /* The same text found the slow way, by snprintf and strtod for every digit
  * count (what vat_fmt_real's fast path is tested against). */
 char *vat_fmt_real_by_printf(double x, char out[32]);
+/* The fewest fraction digits, from `from` up to `to` (3 or more), with
+ * which x in fixed point ("%.*f", cut to cap bytes) reads back as x: true
+ * with the text in out, false (out then at `to` digits) when none does. */
+bool vat_fmt_fixed(double x, int from, int to, char *out, size_t cap);
 /* Appends the JSON text of v to b. */
 void vat_json_dump_buf(struct vat_buf *b, const json_t *v);
 /* Returns the JSON text of v in a new string. */

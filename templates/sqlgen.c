@@ -130,11 +130,7 @@ static void put_real(struct vat_buf *b, double x)
     char out[64];
     double ax = fabs(x);
     if (isfinite(x) && (ax == 0 || (ax >= 1e-6 && ax < 1e15))) {
-        for (int prec = 1; prec <= 20; prec++) {
-            snprintf(out, sizeof out, "%.*f", prec, x);
-            if (strtod(out, NULL) == x)
-                break;
-        }
+        vat_fmt_fixed(x, 1, 20, out, sizeof out); /* the 20-digit text if none reads back */
         vat_buf_puts(b, out);
         return;
     }

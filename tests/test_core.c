@@ -112,6 +112,40 @@ static void test_reals_as_before(void **state)
         }
 }
 
+/* From one digit up (as rendered SQL shows reals: "10.0"), the fixed-point
+ * search gives what snprintf and strtod alone give, zero and the values
+ * with no short text included. */
+static void test_fixed_from_one_digit(void **state)
+{
+    (void)state;
+    struct vat_rng r;
+    vat_rng_seed(&r, 20261202, 11);
+    for (int i = 0; i < 200000; i++) {
+        double x;
+        uint32_t kind = vat_rng_below(&r, 4);
+        int64_t k = (int64_t)vat_rng_u32(&r);
+        switch (kind) {
+        case 0: x = (double)(k % 100000000) / 100.0; break;
+        case 1: x = (double)(k % 100000) / 10.0; break;
+        case 2: x = (double)(k % 1000) / 7.0; break;
+        default: x = ldexp((double)k, (int)vat_rng_below(&r, 80) - 60); break;
+        }
+        if (vat_rng_below(&r, 2))
+            x = -x;
+        if (i < 2)
+            x = i ? -0.0 : 0.0;
+        char got[64], want[64];
+        bool found = false;
+        for (int prec = 1; prec <= 20 && !found; prec++) {
+            snprintf(want, sizeof want, "%.*f", prec, x);
+            found = strtod(want, NULL) == x;
+        }
+        assert_int_equal(vat_fmt_fixed(x, 1, 20, got, sizeof got), found);
+        if (strcmp(got, want) != 0)
+            fail_msg("%.17g: got %s, want %s", x, got, want);
+    }
+}
+
 /* Appends the JSON escape of byte c as the writer must print it. */
 static void expect_escaped(struct vat_buf *b, unsigned char c)
 {
@@ -473,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_path_safety),
         cmocka_unit_test(test_shortest_reals),
         cmocka_unit_test(test_reals_as_before),
+        cmocka_unit_test(test_fixed_from_one_digit),
         cmocka_unit_test(test_json_text_is_fixed),
         cmocka_unit_test(test_json_escapes_every_offset),
         cmocka_unit_test(test_json_members),
