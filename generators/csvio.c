@@ -553,13 +553,21 @@ static int loader_authorize(void *arg, int action, const char *a3, const char *a
     }
 }
 
-void vat_csv_loader_close(struct vat_csv_loader *l)
+/* Forgets the table l holds: its statements' texts and its INSERT. */
+static void loader_forget(struct vat_csv_loader *l)
 {
     sqlite3_finalize(l->insert);
-    sqlite3_close(l->db);
     free(l->create);
     free(l->clear);
     free(l->drop);
+    l->insert = NULL;
+    l->create = l->clear = l->drop = NULL;
+}
+
+void vat_csv_loader_close(struct vat_csv_loader *l)
+{
+    loader_forget(l);
+    sqlite3_close(l->db);
     *l = (struct vat_csv_loader){0};
 }
 
@@ -584,12 +592,7 @@ int vat_csv_loader_load(struct vat_csv_loader *l, const struct vat_csv *c, size_
     bool same = l->create && strcmp(l->create, create.data) == 0;
     if (!same && l->create) {
         int drc = sqlite3_exec(l->db, l->drop, NULL, NULL, NULL);
-        sqlite3_finalize(l->insert);
-        l->insert = NULL;
-        free(l->create);
-        free(l->clear);
-        free(l->drop);
-        l->create = l->clear = l->drop = NULL;
+        loader_forget(l);
         if (drc != SQLITE_OK) {
             db_fail(l->db, table, e);
             goto fail;
