@@ -3,6 +3,7 @@
 #include "vat.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,11 +360,59 @@ void vat_hex(const unsigned char *d, size_t n, char *out)
     out[2 * n] = 0;
 }
 
-void vat_sha256_hex(const void *data, size_t n, char out[65])
+/* SHA-256 is fetched from OpenSSL's provider once: EVP_sha256() makes
+ * OpenSSL 3 look the implementation up again (a locked property query)
+ * at every digest, which cost more than hashing a small fixture.  The
+ * fetched method is shared by all threads and kept for the process. */
+static EVP_MD *sha256_fetched;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+    sha256_fetched = EVP_MD_fetch(NULL, "SHA2-256", NULL);
+}
+
+static const EVP_MD *sha256_md(void)
+{
+    pthread_once(&sha256_once, sha256_fetch);
+    return sha256_fetched ? sha256_fetched : EVP_sha256();
+}
+
+struct vat_sha256 *vat_sha256_begin(void)
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx || EVP_DigestInit_ex(ctx, sha256_md(), NULL) != 1)
+        oom();
+    return (struct vat_sha256 *)ctx;
+}
+
+void vat_sha256_add(struct vat_sha256 *h, const void *data, size_t n)
+{
+    EVP_DigestUpdate((EVP_MD_CTX *)h, data, n);
+}
+
+void vat_sha256_end(struct vat_sha256 *h, unsigned char out[32])
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int ml = 0;
-    EVP_Digest(data, n, md, &ml, EVP_sha256(), NULL);
+    EVP_DigestFinal_ex((EVP_MD_CTX *)h, md, &ml);
+    EVP_MD_CTX_free((EVP_MD_CTX *)h);
+    memcpy(out, md, 32);
+}
+
+void vat_sha256(const void *data, size_t n, unsigned char out[32])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    if (EVP_Digest(data, n, md, &ml, sha256_md(), NULL) != 1)
+        oom();
+    memcpy(out, md, 32);
+}
+
+void vat_sha256_hex(const void *data, size_t n, char out[65])
+{
+    unsigned char md[32];
+    vat_sha256(data, n, md);
     vat_hex(md, 32, out);
 }
 

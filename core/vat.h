@@ -209,6 +209,14 @@ char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix);
 void vat_hex(const unsigned char *d, size_t n, char *out);
 /* The SHA-256 of the n bytes at data, as 64 hex digits and a NUL. */
 void vat_sha256_hex(const void *data, size_t n, char out[65]);
+/* The SHA-256 of the n bytes at data, as 32 bytes. */
+void vat_sha256(const void *data, size_t n, unsigned char out[32]);
+/* An incremental SHA-256: begin (never NULL; aborts when out of memory),
+ * add bytes, end (writes the 32 bytes and frees the state). */
+struct vat_sha256;
+struct vat_sha256 *vat_sha256_begin(void);
+void vat_sha256_add(struct vat_sha256 *h, const void *data, size_t n);
+void vat_sha256_end(struct vat_sha256 *h, unsigned char out[32]);
 /* Joins root and a relative path into a new string (no checks). */
 char *vat_path_join(const char *root, const char *rel);
 /* Returns true if rel is a safe corpus-relative path: not absolute, no "..",

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include <openssl/evp.h>
+#include "vat.h"
 
 void vat_rng_seed(struct vat_rng *r, uint64_t initstate, uint64_t initseq)
 {
@@ -147,9 +147,8 @@ void vat_rng_stream(struct vat_rng *r, uint64_t master_seed, const char *name,
     put_le(msg + n, attempt, 4);
     n += 4;
 
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    EVP_Digest(msg, n, d, &dl, EVP_sha256(), NULL);
+    unsigned char d[32];
+    vat_sha256(msg, n, d);
     uint64_t st = get_le64(d), seq = get_le64(d + 8);
     vat_rng_seed(r, st, seq);
     if (hex) {

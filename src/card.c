@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
+#include "vat.h"
 
 #include "jsonout.h"
 #include "libversions.h"
@@ -75,21 +75,18 @@ int vat_seeds_sha256(const char *path, char out[65], struct vat_err *e)
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f)
         return vat_err_set(e, "vat: cannot open '%s': %s", path ? path : "", strerror(errno));
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    struct vat_sha256 *h = vat_sha256_begin();
     char buf[8192];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        EVP_DigestUpdate(ctx, buf, n);
+        vat_sha256_add(h, buf, n);
     int err = ferror(f);
     fclose(f);
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    EVP_DigestFinal_ex(ctx, d, &dl);
-    EVP_MD_CTX_free(ctx);
+    unsigned char d[32];
+    vat_sha256_end(h, d);
     if (err)
         return vat_err_set(e, "vat: cannot read '%s'", path);
-    vat_hex(d, dl < 32 ? dl : 32, out);
+    vat_hex(d, 32, out);
     return 0;
 }
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
+#include "vat.h"
 
 #include "libversions.h"
 
@@ -141,8 +141,7 @@ int vat_sha256_beneath(const char *root, const char *rel, char out[65], struct v
         close(fd);
         return vat_err_set(e, "vat: '%s' is not a regular file", rel);
     }
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    struct vat_sha256 *h = vat_sha256_begin();
     char buf[65536];
     int rc = 0;
     for (;;) {
@@ -155,14 +154,12 @@ int vat_sha256_beneath(const char *root, const char *rel, char out[65], struct v
         }
         if (k == 0)
             break;
-        EVP_DigestUpdate(ctx, buf, (size_t)k);
+        vat_sha256_add(h, buf, (size_t)k);
     }
     close(fd);
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    EVP_DigestFinal_ex(ctx, d, &dl);
-    EVP_MD_CTX_free(ctx);
-    vat_hex(d, dl < 32 ? dl : 32, out);
+    unsigned char d[32];
+    vat_sha256_end(h, d);
+    vat_hex(d, 32, out);
     return rc;
 }
 

@@ -4,18 +4,15 @@
 #include <math.h>
 #include <string.h>
 
-#include <openssl/evp.h>
+#include "vat.h"
 
 static double template_offset(const char *salt, const char *tmpl)
 {
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    unsigned char d[EVP_MAX_MD_SIZE];
-    unsigned int dl = 0;
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    EVP_DigestUpdate(ctx, salt, strlen(salt) + 1); /* the NUL separates */
-    EVP_DigestUpdate(ctx, tmpl, strlen(tmpl));
-    EVP_DigestFinal_ex(ctx, d, &dl);
-    EVP_MD_CTX_free(ctx);
+    struct vat_sha256 *h = vat_sha256_begin();
+    unsigned char d[32];
+    vat_sha256_add(h, salt, strlen(salt) + 1); /* the NUL separates */
+    vat_sha256_add(h, tmpl, strlen(tmpl));
+    vat_sha256_end(h, d);
     uint64_t v = 0;
     for (int i = 0; i < 7; i++) /* 56 bits: exact in a double */
         v = (v << 8) | d[i];

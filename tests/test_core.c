@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -326,6 +327,62 @@ static void test_file_memo(void **state)
     free(root);
 }
 
+/* SHA-256 one-shot and incremental, against FIPS 180-2's published
+ * vectors: one block, two blocks, and a million 'a's fed in uneven
+ * pieces; every thread uses the same fetched method. */
+static void *sha256_vectors(void *arg)
+{
+    (void)arg;
+    static const char *const msg[2] = {
+        "abc", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"};
+    static const char *const hex[3] = {
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"};
+    for (int i = 0; i < 2; i++) {
+        char out[65];
+        vat_sha256_hex(msg[i], strlen(msg[i]), out);
+        if (strcmp(out, hex[i]) != 0)
+            return (void *)1;
+        unsigned char d[32];
+        struct vat_sha256 *h = vat_sha256_begin();
+        for (const char *p = msg[i]; *p; p++)
+            vat_sha256_add(h, p, 1);
+        vat_sha256_end(h, d);
+        vat_hex(d, 32, out);
+        if (strcmp(out, hex[i]) != 0)
+            return (void *)1;
+    }
+    char a[1000];
+    memset(a, 'a', sizeof a);
+    struct vat_sha256 *h = vat_sha256_begin();
+    size_t fed = 0;
+    for (size_t k = 1; fed < 1000000; k = k % 997 + 1) {
+        size_t take = 1000000 - fed < k ? 1000000 - fed : k;
+        vat_sha256_add(h, a, take);
+        fed += take;
+    }
+    unsigned char d[32];
+    char out[65];
+    vat_sha256_end(h, d);
+    vat_hex(d, 32, out);
+    return strcmp(out, hex[2]) == 0 ? NULL : (void *)1;
+}
+
+static void test_sha256_vectors(void **state)
+{
+    (void)state;
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, sha256_vectors, NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        void *bad = (void *)1;
+        assert_int_equal(pthread_join(th[i], &bad), 0);
+        assert_null(bad);
+    }
+    assert_null(sha256_vectors(NULL));
+}
+
 /* A fixture's digest: of the file as read, kept in the draw's memo so a
  * second reader gets it without hashing, gone with the file's bytes when
  * vat rewrites it, and read from the disk each time outside a draw. */
@@ -513,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_json_members),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_file_memo),
+        cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_file_sha256),
         cmocka_unit_test(test_split_is_stable_and_proportional),
         cmocka_unit_test(test_strength_target_config),
