@@ -893,14 +893,80 @@ static int parse_year_month(const char *s, int *y, int *m)
 
 /* An amount cell in cents: NULL is 0 (as the prompt says); dollars are
  * rounded to the cent they were written from. */
-static int64_t cell_cents(const struct question *q, const json_t *v)
+static int64_t cell_cents(const struct question *q, const struct vat_sqlgen_cell *v)
 {
-    if (json_is_integer(v))
-        return q->amount_cents ? (int64_t)json_integer_value(v)
-                               : (int64_t)json_integer_value(v) * 100;
-    if (json_is_real(v))
-        return q->amount_cents ? (int64_t)llround(json_real_value(v))
-                               : (int64_t)llround(json_real_value(v) * 100.0);
+    if (v->type == SQLITE_INTEGER)
+        return q->amount_cents ? v->i : v->i * 100;
+    if (v->type == SQLITE_FLOAT)
+        return q->amount_cents ? (int64_t)llround(v->d) : (int64_t)llround(v->d * 100.0);
+    return 0;
+}
+
+static const char *cell_text(const struct vat_sqlgen_cell *v)
+{
+    return v->type == SQLITE_TEXT || v->type == SQLITE_BLOB ? v->s : NULL;
+}
+
+/* The periods' paid totals as derive_rows gathers them, row by row. */
+struct derivation {
+    const struct question *q;
+    const char *rel;
+    struct bucket *bk;
+    size_t nb, cap;
+};
+
+/* A period key: "YYYY-MM", "YYYY-Qn" or "YYYY" (out holds 8 bytes). */
+static void period_key(enum period p, int y, int m, char out[8])
+{
+    out[0] = (char)('0' + y / 1000 % 10);
+    out[1] = (char)('0' + y / 100 % 10);
+    out[2] = (char)('0' + y / 10 % 10);
+    out[3] = (char)('0' + y % 10);
+    out[4] = 0;
+    if (p == PERIOD_MONTH) {
+        out[4] = '-';
+        out[5] = (char)('0' + m / 10);
+        out[6] = (char)('0' + m % 10);
+        out[7] = 0;
+    } else if (p == PERIOD_QUARTER) {
+        out[4] = '-';
+        out[5] = 'Q';
+        out[6] = (char)('0' + (m + 2) / 3);
+        out[7] = 0;
+    }
+}
+
+static int derive_row(void *ctx, size_t row, const struct vat_sqlgen_cell *cell,
+                      struct vat_err *e)
+{
+    struct derivation *d = ctx;
+    const struct question *q = d->q;
+    const char *status = cell_text(&cell[0]);
+    bool paid = false;
+    for (int k = 0; status && k < q->npaid; k++)
+        paid |= strcmp(status, q->paid[k]) == 0;
+    if (!paid)
+        return 0;
+    int y, m;
+    const char *date = cell_text(&cell[2]);
+    if (parse_year_month(date, &y, &m) != 0)
+        return vat_err_set(e, "vat: '%s' row %zu has the date '%s'", d->rel, row + 1,
+                           date ? date : "");
+    char key[8];
+    period_key(q->period, y, m, key);
+    size_t b = 0;
+    while (b < d->nb && strcmp(d->bk[b].key, key) != 0)
+        b++;
+    if (b == d->nb) {
+        if (d->nb == d->cap) {
+            d->cap = d->cap ? 2 * d->cap : 16;
+            d->bk = vat_xrealloc(d->bk, d->cap * sizeof *d->bk);
+        }
+        memset(&d->bk[b], 0, sizeof d->bk[b]);
+        memcpy(d->bk[b].key, key, sizeof key);
+        d->nb++;
+    }
+    d->bk[b].cents += cell_cents(q, &cell[1]);
     return 0;
 }
 
@@ -908,65 +974,24 @@ static json_t *derive_rows(const void *question, const char *root, const char *r
                            struct vat_err *e)
 {
     const struct question *q = question;
-    json_t *cols = NULL;
-    json_t *rows = vat_sqlgen_read_table(root, rel, q->table, &cols, e);
-    if (!rows)
-        return NULL;
-    int cs = vat_sqlgen_col(cols, q->status_col), ca = vat_sqlgen_col(cols, q->amount_col),
-        cd = vat_sqlgen_col(cols, q->date_col);
-    json_decref(cols);
-    if (cs < 0 || ca < 0 || cd < 0) {
-        json_decref(rows);
-        vat_err_set(e, "vat: '%s' lacks a column of table '%s'", rel, q->table);
+    const char *const want[3] = {q->status_col, q->amount_col, q->date_col};
+    struct derivation d = {.q = q, .rel = rel};
+    if (vat_sqlgen_scan_table(root, rel, q->table, want, 3, derive_row, &d, e) != 0) {
+        free(d.bk);
         return NULL;
     }
-    struct bucket *bk = vat_xcalloc(json_array_size(rows) + 1, sizeof *bk);
-    size_t nb = 0;
-    size_t i;
-    json_t *row;
-    json_array_foreach(rows, i, row) {
-        const char *status = json_string_value(json_array_get(row, (size_t)cs));
-        bool paid = false;
-        for (int k = 0; status && k < q->npaid; k++)
-            paid |= strcmp(status, q->paid[k]) == 0;
-        if (!paid)
-            continue;
-        int y, m;
-        const char *date = json_string_value(json_array_get(row, (size_t)cd));
-        if (parse_year_month(date, &y, &m) != 0) {
-            vat_err_set(e, "vat: '%s' row %zu has the date '%s'", rel, i + 1, date ? date : "");
-            free(bk);
-            json_decref(rows);
-            return NULL;
-        }
-        char key[32];
-        if (q->period == PERIOD_MONTH)
-            snprintf(key, sizeof key, "%04d-%02d", y, m);
-        else if (q->period == PERIOD_QUARTER)
-            snprintf(key, sizeof key, "%04d-Q%d", y, (m + 2) / 3);
-        else
-            snprintf(key, sizeof key, "%04d", y);
-        size_t b = 0;
-        while (b < nb && strcmp(bk[b].key, key) != 0)
-            b++;
-        if (b == nb) {
-            memcpy(bk[nb].key, key, sizeof key);
-            bk[nb++].cents = 0;
-        }
-        bk[b].cents += cell_cents(q, json_array_get(row, (size_t)ca));
-    }
-    json_decref(rows);
-    qsort(bk, nb, sizeof *bk, cmp_bucket);
+    if (d.nb)
+        qsort(d.bk, d.nb, sizeof *d.bk, cmp_bucket);
     json_t *out = json_array();
-    for (size_t k = 0; k < nb; k++) {
-        const struct bucket *x = &bk[q->descending ? nb - 1 - k : k];
+    for (size_t k = 0; k < d.nb; k++) {
+        const struct bucket *x = &d.bk[q->descending ? d.nb - 1 - k : k];
         json_t *r = json_array();
         json_array_append_new(r, json_string(x->key));
         json_array_append_new(r, q->want_cents ? json_integer(x->cents)
                                                : json_real((double)x->cents / 100.0));
         json_array_append_new(out, r);
     }
-    free(bk);
+    free(d.bk);
     return out;
 }
 

@@ -341,23 +341,45 @@ json_t *vat_sqlgen_spec(const struct vat_task *t, const char *const *tables, siz
     return spec;
 }
 
+/* Opens root/rel (the kept reader, vat_sqlite_open_ro) with SELECT * of
+ * table prepared on it.  0, or -1 with e set and nothing open. */
+static int table_select(const char *root, const char *rel, const char *table, sqlite3 **db,
+                        sqlite3_stmt **st, struct vat_err *e)
+{
+    vat_trace_note("table rows", table);
+    if (vat_sqlite_open_ro(root, rel, db, e) != 0)
+        return -1;
+    struct vat_buf q = VAT_BUF_INIT;
+    vat_buf_puts(&q, "SELECT * FROM ");
+    put_ident(&q, table);
+    int rc = prepare(*db, q.data, st, rel, e);
+    vat_buf_release(&q);
+    if (rc != 0) {
+        vat_sqlite_close_ro(*db);
+        *db = NULL;
+    }
+    return rc;
+}
+
+/* Ends a table_select read: step is the last sqlite3_step's code. */
+static int table_done(sqlite3 *db, sqlite3_stmt *st, int step, const char *rel,
+                      struct vat_err *e)
+{
+    int rc = step == SQLITE_DONE
+                 ? 0
+                 : vat_err_set(e, "vat: cannot read '%s': %s", rel, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    vat_sqlite_close_ro(db);
+    return rc;
+}
+
 json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *table,
                               json_t **columns, struct vat_err *e)
 {
     sqlite3 *db = NULL;
-    vat_trace_note("table rows", table);
-    if (vat_sqlite_open_ro(root, rel, &db, e) != 0)
-        return NULL;
-    struct vat_buf q = VAT_BUF_INIT;
     sqlite3_stmt *st = NULL;
-    vat_buf_puts(&q, "SELECT * FROM ");
-    put_ident(&q, table);
-    int rc = prepare(db, q.data, &st, rel, e);
-    vat_buf_release(&q);
-    if (rc != 0) {
-        vat_sqlite_close_ro(db);
+    if (table_select(root, rel, table, &db, &st, e) != 0)
         return NULL;
-    }
     int ncol = sqlite3_column_count(st);
     if (columns) {
         *columns = json_array();
@@ -383,8 +405,7 @@ json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *tab
         }
         json_array_append_new(rows, row);
     }
-    if (step != SQLITE_DONE) {
-        vat_err_set(e, "vat: cannot read '%s': %s", rel, sqlite3_errmsg(db));
+    if (table_done(db, st, step, rel, e) != 0) {
         json_decref(rows);
         rows = NULL;
         if (columns) {
@@ -392,9 +413,65 @@ json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *tab
             *columns = NULL;
         }
     }
-    sqlite3_finalize(st);
-    vat_sqlite_close_ro(db);
     return rows;
+}
+
+int vat_sqlgen_scan_table(const char *root, const char *rel, const char *table,
+                          const char *const *want, int nwant, vat_sqlgen_row_fn fn, void *ctx,
+                          struct vat_err *e)
+{
+    enum { MAX_WANT = 16 };
+    if (nwant < 0 || nwant > MAX_WANT)
+        return vat_err_set(e, "vat: %d columns asked of table '%s' (at most %d)", nwant, table,
+                           MAX_WANT);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    if (table_select(root, rel, table, &db, &st, e) != 0)
+        return -1;
+    int col[MAX_WANT];
+    int ncol = sqlite3_column_count(st);
+    for (int w = 0; w < nwant; w++) {
+        col[w] = -1;
+        for (int i = 0; i < ncol && col[w] < 0; i++) {
+            const char *name = sqlite3_column_name(st, i);
+            if (name && strcmp(name, want[w]) == 0)
+                col[w] = i;
+        }
+        if (col[w] < 0) {
+            sqlite3_finalize(st);
+            vat_sqlite_close_ro(db);
+            return vat_err_set(e, "vat: '%s' lacks the column '%s' of table '%s'", rel, want[w],
+                               table);
+        }
+    }
+    struct vat_sqlgen_cell cell[MAX_WANT];
+    size_t row = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int w = 0; w < nwant; w++) {
+            struct vat_sqlgen_cell *c = &cell[w];
+            *c = (struct vat_sqlgen_cell){.type = sqlite3_column_type(st, col[w])};
+            switch (c->type) {
+            case SQLITE_INTEGER: c->i = sqlite3_column_int64(st, col[w]); break;
+            case SQLITE_FLOAT: c->d = sqlite3_column_double(st, col[w]); break;
+            case SQLITE_TEXT:
+            case SQLITE_BLOB: {
+                /* text of a blob is its bytes, NUL-terminated */
+                const char *p = (const char *)sqlite3_column_text(st, col[w]);
+                c->n = (size_t)sqlite3_column_bytes(st, col[w]);
+                c->s = p ? p : "";
+                break;
+            }
+            default: break;
+            }
+        }
+        if (fn(ctx, row++, cell, e) != 0) {
+            sqlite3_finalize(st);
+            vat_sqlite_close_ro(db);
+            return -1;
+        }
+    }
+    return table_done(db, st, step, rel, e);
 }
 
 int vat_sqlgen_col(const json_t *columns, const char *name)

@@ -97,6 +97,29 @@ json_t *vat_sqlgen_read_table(const char *root, const char *rel, const char *tab
 /* Returns the index of the column called name in a columns array, or -1. */
 int vat_sqlgen_col(const json_t *columns, const char *name);
 
+/* One value of a row read by vat_sqlgen_scan_table.  type is SQLite's
+ * (SQLITE_INTEGER: i; SQLITE_FLOAT: d; SQLITE_TEXT or SQLITE_BLOB: the n
+ * bytes at s, NUL-terminated, valid during the call; SQLITE_NULL). */
+struct vat_sqlgen_cell {
+    int type;
+    int64_t i;
+    double d;
+    const char *s;
+    size_t n;
+};
+/* Called once per row with the values of the columns asked for, in the
+ * order asked; row counts from 0.  0 to go on, -1 (e set) to stop. */
+typedef int (*vat_sqlgen_row_fn)(void *ctx, size_t row, const struct vat_sqlgen_cell *cell,
+                                 struct vat_err *e);
+/* Reads every row of table from root/rel as vat_sqlgen_read_table does
+ * (SELECT *, in storage order, columns found by their exact names) and
+ * hands fn the nwant columns named in want (at most 16), without building
+ * JSON.  0, or -1 with e set: a column missing, a failed read, or fn's
+ * -1. */
+int vat_sqlgen_scan_table(const char *root, const char *rel, const char *table,
+                          const char *const *want, int nwant, vat_sqlgen_row_fn fn, void *ctx,
+                          struct vat_err *e);
+
 /* Runs query on every fixture of t through the sql sandbox (vat_sql_run
  * with t->spec) and returns an array with one result (array of rows) per
  * fixture, in fixture order.  Returns NULL with e naming the fixture and

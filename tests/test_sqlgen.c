@@ -284,6 +284,98 @@ static void test_read_table_and_col(void **state)
     assert_null(vat_sqlgen_read_table(v->root, "fixtures/none.sqlite", "t", NULL, &e));
 }
 
+/* The rows vat_sqlgen_scan_table hands over, kept for comparison. */
+struct scanned {
+    size_t rows, stop_at;
+    struct vat_sqlgen_cell cell[32][3];
+    char text[32][3][24];
+};
+
+static int keep_row(void *ctx, size_t row, const struct vat_sqlgen_cell *cell,
+                    struct vat_err *e)
+{
+    struct scanned *s = ctx;
+    if (row != s->rows || row >= 32)
+        return vat_err_set(e, "row %zu out of turn", row);
+    for (int k = 0; k < 3; k++) {
+        s->cell[row][k] = cell[k];
+        if (cell[k].s) {
+            assert_int_equal(cell[k].s[cell[k].n], 0); /* NUL-terminated */
+            snprintf(s->text[row][k], sizeof s->text[row][k], "%s", cell[k].s);
+            s->cell[row][k].s = s->text[row][k];
+        }
+    }
+    s->rows++;
+    return s->rows == s->stop_at ? vat_err_set(e, "stopped at %zu", row) : 0;
+}
+
+/* A scan gives the columns asked for, in the order asked, with the types
+ * and values the JSON read gives; a missing column, a missing table and a
+ * callback's stop are errors; a blob comes as its bytes, NUL-terminated. */
+static void test_scan_table(void **state)
+{
+    struct env *v = *state;
+    struct vat_err e = {{0}};
+    assert_int_equal(write_toy(&v->t, 1, "INSERT INTO u VALUES (CASE WHEN ?1 THEN x'6162' END)",
+                               &e),
+                     0);
+    const char *rel = v->t.fixture[0].path;
+    json_t *rows = vat_sqlgen_read_table(v->root, rel, "t", NULL, &e);
+    assert_non_null(rows);
+    static const char *const want[3] = {"c", "a", "b"};
+    static const int from[3] = {2, 0, 1};
+    struct scanned *s = calloc(1, sizeof *s);
+    assert_int_equal(vat_sqlgen_scan_table(v->root, rel, "t", want, 3, keep_row, s, &e), 0);
+    assert_int_equal(s->rows, json_array_size(rows));
+    for (size_t r = 0; r < s->rows; r++)
+        for (int k = 0; k < 3; k++) {
+            const json_t *j = json_array_get(json_array_get(rows, r), (size_t)from[k]);
+            const struct vat_sqlgen_cell *c = &s->cell[r][k];
+            if (json_is_integer(j)) {
+                assert_int_equal(c->type, SQLITE_INTEGER);
+                assert_int_equal(c->i, json_integer_value(j));
+            } else if (json_is_real(j)) {
+                assert_int_equal(c->type, SQLITE_FLOAT);
+                assert_true(c->d == json_real_value(j));
+            } else if (json_is_null(j)) {
+                assert_int_equal(c->type, SQLITE_NULL);
+                assert_null(c->s);
+            } else {
+                assert_int_equal(c->type, SQLITE_TEXT);
+                assert_string_equal(c->s, json_string_value(j));
+                assert_int_equal(c->n, json_string_length(j));
+            }
+        }
+    /* row 3 holds NULL, 'null c' and the text 'null c' in c */
+    assert_int_equal(s->cell[3][1].type, SQLITE_NULL);
+    assert_string_equal(s->cell[3][2].s, "null c");
+    json_decref(rows);
+
+    /* the blob in u */
+    memset(s, 0, sizeof *s);
+    static const char *const x[3] = {"x", "x", "x"};
+    assert_int_equal(vat_sqlgen_scan_table(v->root, rel, "u", x, 3, keep_row, s, &e), 0);
+    assert_int_equal(s->rows, 3);
+    assert_int_equal(s->cell[2][0].type, SQLITE_BLOB);
+    assert_int_equal(s->cell[2][0].n, 2);
+    assert_string_equal(s->cell[2][0].s, "ab");
+
+    /* the callback stops the scan */
+    memset(s, 0, sizeof *s);
+    s->stop_at = 5;
+    assert_int_equal(vat_sqlgen_scan_table(v->root, rel, "t", want, 3, keep_row, s, &e), -1);
+    assert_int_equal(s->rows, 5);
+    assert_non_null(strstr(e.msg, "stopped at 4"));
+
+    static const char *const missing[2] = {"a", "zz"};
+    assert_int_equal(vat_sqlgen_scan_table(v->root, rel, "t", missing, 2, keep_row, s, &e), -1);
+    assert_non_null(strstr(e.msg, "'zz'"));
+    assert_int_equal(vat_sqlgen_scan_table(v->root, rel, "nope", want, 3, keep_row, s, &e), -1);
+    assert_int_equal(
+        vat_sqlgen_scan_table(v->root, "fixtures/none.sqlite", "t", want, 3, keep_row, s, &e), -1);
+    free(s);
+}
+
 static void test_spec(void **state)
 {
     struct env *v = *state;
@@ -427,6 +519,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_render_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_table_and_col, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scan_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spec, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_all_and_variants_differ, setup, teardown),
         cmocka_unit_test(test_rows_equal),
