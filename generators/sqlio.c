@@ -12,7 +12,10 @@
  *
  * Prepared statements are cached in the connection itself: SQLite keeps a
  * list of a connection's statements (sqlite3_next_stmt) with their text
- * (sqlite3_sql), which is all a per-sql-text cache needs.
+ * (sqlite3_sql), which is all a per-sql-text cache needs.  During a draw
+ * the connection is shared by a thread's databases of one schema (see "a
+ * draw's databases under one connection" below), so they stay prepared
+ * from one fixture to the next.
  *
  * vat_sqlw_insert has no error out-parameter, so a failed insert poisons
  * the writer: the database is dropped at once and the message is
@@ -38,9 +41,18 @@ static void finalize_all(sqlite3 *db)
         sqlite3_finalize(st);
 }
 
-/* Closes the connection (its memory goes with it); keeps the paths. */
+static void sqlw_share_drop(void);
+
+/* Closes the connection (its memory goes with it); keeps the paths.  A
+ * shared one is dropped with its images: a failed write leaves its state
+ * unknown. */
 static void drop_db(struct vat_sqlw *w)
 {
+    if (w->share) {
+        sqlw_share_drop();
+        w->share = NULL;
+        w->db = NULL;
+    }
     if (w->db) {
         finalize_all(w->db);
         sqlite3_close(w->db);
@@ -54,6 +66,454 @@ static void free_paths(struct vat_sqlw *w)
     free(w->root);
     free(w->rel);
     w->final_path = w->root = w->rel = NULL;
+}
+
+/* ---- a draw's databases under one connection ------------------------------- *
+ * SQLite reads a database's schema again on every new connection (and
+ * after every sqlite3_deserialize), and a task writes several databases
+ * with one schema (the main fixture and its variants), each then read
+ * back for its description, the prompt and the confirmation.  So during
+ * a draw (the file memo on) a thread keeps one connection per schema
+ * whose main database is a file of the "vat-sqlw" VFS below: a list of
+ * images in memory and the one it serves now.  A writer gets the
+ * connection with a fresh copy of the schema's empty database under it
+ * (its statements stay prepared from the last fixture); at commit the
+ * finished image is written to disk, and once the file read back holds
+ * exactly those bytes it is kept as an image of its own, which
+ * vat_sqlite_open_ro serves to the task's readers of that file.
+ *
+ * SQLite notices the move from one image to another as it notices a file
+ * another process changed: the connection keeps normal locking, so the
+ * pager reads the header's change counter (and page count and freelist,
+ * bytes 24-39) each time a transaction starts and drops its page cache
+ * when they differ.  A writer's image starts as the empty database
+ * (counter c) and ends committed (c + 1); a reader's image is served with
+ * a counter of its own (bytes 24-27 and 92-95, the latter so the header's
+ * page count stays valid) from a sequence that starts above any a writer
+ * reaches, new at every switch.  Every image holds the same schema (the
+ * connection is tied to its schema text), so the schema SQLite parsed and
+ * the statements it compiled stay right.  A reader's image is read-only
+ * (the VFS refuses writes to it, and query_only is on).  The connection
+ * serves one user at a time; a second writer or reader while it is held
+ * gets a connection of its own, as outside a draw. */
+
+struct sqlw_image {
+    unsigned char *data;
+    size_t n, cap;
+    char *root, *rel;     /* a reader's image: the file it holds */
+    unsigned long serial; /* ... as the memo read it */
+};
+
+#define SQLW_READERS 16
+struct sqlw_share {
+    sqlite3 *db;
+    char *schema;                  /* the schema text of every image */
+    unsigned char *empty;          /* the schema's empty database */
+    size_t empty_n;
+    struct sqlw_image writer;      /* the image a writer fills */
+    struct sqlw_image reader[SQLW_READERS];
+    struct sqlw_image *cur;        /* the image served */
+    uint32_t counter;              /* a reader's served change counter */
+    bool held, query_only;
+};
+
+struct sqlw_file {
+    sqlite3_file base;
+    struct sqlw_share *sh;
+};
+
+/* The share the next main-database open of the VFS serves. */
+static _Thread_local struct sqlw_share *sqlw_opening;
+/* This thread's share, or NULL. */
+static _Thread_local struct sqlw_share *sqlw_kept;
+
+#define SQLW_VFS_NAME "vat-sqlw"
+#define SQLW_READER_COUNTER 0x80000000u
+
+static sqlite3_vfs sqlw_vfs;
+static sqlite3_vfs *sqlw_base;
+static int sqlw_vfs_rc = SQLITE_ERROR;
+static pthread_once_t sqlw_vfs_once = PTHREAD_ONCE_INIT;
+
+static int sqlw_close(sqlite3_file *f)
+{
+    (void)f;
+    return SQLITE_OK;
+}
+
+/* Whether the served image is a reader's (counters patched, read-only). */
+static bool sqlw_reading(const struct sqlw_share *sh)
+{
+    return sh->cur != &sh->writer;
+}
+
+static int sqlw_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
+{
+    const struct sqlw_share *sh = ((struct sqlw_file *)f)->sh;
+    const struct sqlw_image *im = sh->cur;
+    size_t want = amt > 0 ? (size_t)amt : 0;
+    size_t have = off >= 0 && (size_t)off < im->n ? im->n - (size_t)off : 0;
+    if (have > want)
+        have = want;
+    if (have)
+        memcpy(buf, im->data + off, have);
+    memset((unsigned char *)buf + have, 0, want - have);
+    if (sqlw_reading(sh)) {
+        const unsigned char ctr[4] = {(unsigned char)(sh->counter >> 24),
+                                      (unsigned char)(sh->counter >> 16),
+                                      (unsigned char)(sh->counter >> 8),
+                                      (unsigned char)sh->counter};
+        static const size_t at[2] = {24, 92};
+        for (int k = 0; k < 2; k++)
+            for (size_t j = 0; j < 4; j++) {
+                size_t pos = at[k] + j;
+                if ((sqlite3_int64)pos >= off && (sqlite3_int64)pos < off + (sqlite3_int64)have)
+                    ((unsigned char *)buf)[pos - (size_t)off] = ctr[j];
+            }
+    }
+    return have == want ? SQLITE_OK : SQLITE_IOERR_SHORT_READ;
+}
+
+static int sqlw_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
+{
+    struct sqlw_share *sh = ((struct sqlw_file *)f)->sh;
+    if (sqlw_reading(sh) || off < 0 || amt < 0)
+        return SQLITE_READONLY;
+    struct sqlw_image *im = sh->cur;
+    size_t end = (size_t)off + (size_t)amt;
+    if (end > im->cap) {
+        size_t cap = im->cap ? im->cap : 16384;
+        while (cap < end)
+            cap *= 2;
+        im->data = vat_xrealloc(im->data, cap);
+        im->cap = cap;
+    }
+    if ((size_t)off > im->n)
+        memset(im->data + im->n, 0, (size_t)off - im->n);
+    memcpy(im->data + off, buf, (size_t)amt);
+    if (end > im->n)
+        im->n = end;
+    return SQLITE_OK;
+}
+
+static int sqlw_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+    struct sqlw_share *sh = ((struct sqlw_file *)f)->sh;
+    if (sqlw_reading(sh) || size < 0)
+        return SQLITE_READONLY;
+    if ((size_t)size < sh->cur->n)
+        sh->cur->n = (size_t)size;
+    return SQLITE_OK;
+}
+
+static int sqlw_sync(sqlite3_file *f, int flags)
+{
+    (void)f;
+    (void)flags;
+    return SQLITE_OK;
+}
+
+static int sqlw_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+    *size = (sqlite3_int64)((struct sqlw_file *)f)->sh->cur->n;
+    return SQLITE_OK;
+}
+
+static int sqlw_lock(sqlite3_file *f, int level)
+{
+    (void)f;
+    (void)level;
+    return SQLITE_OK;
+}
+
+static int sqlw_reserved(sqlite3_file *f, int *out)
+{
+    (void)f;
+    *out = 0;
+    return SQLITE_OK;
+}
+
+static int sqlw_control(sqlite3_file *f, int op, void *arg)
+{
+    (void)f;
+    (void)op;
+    (void)arg;
+    return SQLITE_NOTFOUND;
+}
+
+/* As SQLite's memdb VFS, which writes the databases outside a draw. */
+static int sqlw_sector(sqlite3_file *f)
+{
+    (void)f;
+    return 1024;
+}
+
+static int sqlw_device(sqlite3_file *f)
+{
+    (void)f;
+    return SQLITE_IOCAP_ATOMIC | SQLITE_IOCAP_POWERSAFE_OVERWRITE | SQLITE_IOCAP_SAFE_APPEND |
+           SQLITE_IOCAP_SEQUENTIAL;
+}
+
+static const sqlite3_io_methods sqlw_methods = {
+    .iVersion = 1,
+    .xClose = sqlw_close,
+    .xRead = sqlw_read,
+    .xWrite = sqlw_write,
+    .xTruncate = sqlw_truncate,
+    .xSync = sqlw_sync,
+    .xFileSize = sqlw_size,
+    .xLock = sqlw_lock,
+    .xUnlock = sqlw_lock,
+    .xCheckReservedLock = sqlw_reserved,
+    .xFileControl = sqlw_control,
+    .xSectorSize = sqlw_sector,
+    .xDeviceCharacteristics = sqlw_device,
+};
+
+/* The main database is the share's; anything else SQLite opens (a sort's
+ * spill) goes to the default VFS, as memdb sends it. */
+static int sqlw_vfs_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+    (void)vfs;
+    if ((flags & SQLITE_OPEN_MAIN_DB) && sqlw_opening) {
+        ((struct sqlw_file *)f)->sh = sqlw_opening;
+        sqlw_opening = NULL;
+        f->pMethods = &sqlw_methods;
+        if (out)
+            *out = flags;
+        return SQLITE_OK;
+    }
+    if (flags & SQLITE_OPEN_MAIN_DB) {
+        f->pMethods = NULL;
+        return SQLITE_CANTOPEN;
+    }
+    return sqlw_base->xOpen(sqlw_base, name, f, flags, out);
+}
+
+/* No journal or WAL file of the share's database exists anywhere. */
+static int sqlw_vfs_access(sqlite3_vfs *vfs, const char *name, int flags, int *out)
+{
+    (void)vfs;
+    (void)name;
+    (void)flags;
+    *out = 0;
+    return SQLITE_OK;
+}
+
+static int sqlw_vfs_fullpath(sqlite3_vfs *vfs, const char *name, int n, char *out)
+{
+    (void)vfs;
+    if (n <= 0 || strlen(name) >= (size_t)n)
+        return SQLITE_CANTOPEN;
+    memcpy(out, name, strlen(name) + 1);
+    return SQLITE_OK;
+}
+
+static void sqlw_vfs_init(void)
+{
+    sqlw_base = sqlite3_vfs_find(NULL);
+    if (!sqlw_base)
+        return;
+    sqlw_vfs = *sqlw_base;
+    sqlw_vfs.pNext = NULL;
+    sqlw_vfs.zName = SQLW_VFS_NAME;
+    if ((size_t)sqlw_vfs.szOsFile < sizeof(struct sqlw_file))
+        sqlw_vfs.szOsFile = (int)sizeof(struct sqlw_file);
+    sqlw_vfs.xOpen = sqlw_vfs_open;
+    sqlw_vfs.xAccess = sqlw_vfs_access;
+    sqlw_vfs.xFullPathname = sqlw_vfs_fullpath;
+    sqlw_vfs_rc = sqlite3_vfs_register(&sqlw_vfs, 0);
+}
+
+static void sqlw_image_forget(struct sqlw_image *im)
+{
+    free(im->data);
+    free(im->root);
+    free(im->rel);
+    *im = (struct sqlw_image){0};
+}
+
+static void sqlw_share_free(struct sqlw_share *sh)
+{
+    if (!sh)
+        return;
+    if (sh->db) {
+        finalize_all(sh->db);
+        sqlite3_close(sh->db);
+    }
+    sqlw_image_forget(&sh->writer);
+    for (size_t i = 0; i < SQLW_READERS; i++)
+        sqlw_image_forget(&sh->reader[i]);
+    free(sh->schema);
+    free(sh->empty);
+    free(sh);
+}
+
+static pthread_key_t sqlw_key;
+static pthread_once_t sqlw_key_once = PTHREAD_ONCE_INIT;
+
+static void sqlw_thread_end(void *arg)
+{
+    (void)arg;
+    sqlw_share_free(sqlw_kept);
+    sqlw_kept = NULL;
+}
+
+static void sqlw_key_init(void)
+{
+    pthread_key_create(&sqlw_key, sqlw_thread_end);
+}
+
+/* Drops this thread's share (a failed write leaves its state unknown). */
+static void sqlw_share_drop(void)
+{
+    sqlw_share_free(sqlw_kept);
+    sqlw_kept = NULL;
+}
+
+/* Sets query_only as the served image needs it (on for a reader's). */
+static int sqlw_query_only(struct sqlw_share *sh, bool on)
+{
+    if (sh->query_only == on)
+        return 0;
+    if (sqlite3_exec(sh->db, on ? "PRAGMA query_only=ON" : "PRAGMA query_only=OFF", NULL, NULL,
+                     NULL) != SQLITE_OK)
+        return -1;
+    sh->query_only = on;
+    return 0;
+}
+
+static const char sqlw_conn_pragmas[] = "PRAGMA journal_mode=OFF;"
+                                        "PRAGMA synchronous=OFF;";
+static const char sqlw_file_pragmas[] = "PRAGMA page_size=4096;"
+                                        "PRAGMA auto_vacuum=NONE;"
+                                        "PRAGMA encoding='UTF-8';";
+
+/* A new share for schema: its connection opened on an empty image, the
+ * schema made (as on a new memdb database) and the result kept as the
+ * schema's empty database.  NULL when SQLite refuses any of it. */
+static struct sqlw_share *sqlw_share_new(const char *schema)
+{
+    pthread_once(&sqlw_vfs_once, sqlw_vfs_init);
+    if (sqlw_vfs_rc != SQLITE_OK)
+        return NULL;
+    struct sqlw_share *sh = vat_xcalloc(1, sizeof *sh);
+    sh->schema = vat_xstrdup(schema ? schema : "");
+    sh->cur = &sh->writer;
+    sqlw_opening = sh;
+    int rc = sqlite3_open_v2("vat-sqlw", &sh->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             SQLW_VFS_NAME);
+    bool taken = sqlw_opening == NULL;
+    sqlw_opening = NULL;
+    if (rc != SQLITE_OK || !taken ||
+        sqlite3_exec(sh->db, sqlw_file_pragmas, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(sh->db, sqlw_conn_pragmas, NULL, NULL, NULL) != SQLITE_OK ||
+        (schema && sqlite3_exec(sh->db, schema, NULL, NULL, NULL) != SQLITE_OK) ||
+        sh->writer.n < 100) {
+        sqlw_share_free(sh);
+        return NULL;
+    }
+    sh->empty = vat_xmalloc(sh->writer.n);
+    memcpy(sh->empty, sh->writer.data, sh->writer.n);
+    sh->empty_n = sh->writer.n;
+    return sh;
+}
+
+/* This thread's share for a writer of schema, with the empty database put
+ * under it and a transaction open; NULL when it is held (or cannot be
+ * made): the writer then goes its own way. */
+static struct sqlw_share *sqlw_share_for_writer(const char *schema)
+{
+    struct sqlw_share *sh = sqlw_kept;
+    if (sh && sh->held)
+        return NULL;
+    if (sh && strcmp(sh->schema, schema ? schema : "") != 0) {
+        sqlw_share_drop();
+        sh = NULL;
+    }
+    bool fresh = false;
+    if (!sh) {
+        pthread_once(&sqlw_key_once, sqlw_key_init);
+        if (!(sh = sqlw_share_new(schema)))
+            return NULL;
+        pthread_setspecific(sqlw_key, (void *)1); /* frees it when the thread ends */
+        sqlw_kept = sh;
+        fresh = true;
+    }
+    /* readers' images of files since rewritten, or of another draw */
+    for (size_t i = 0; i < SQLW_READERS; i++)
+        if (sh->reader[i].data &&
+            sh->reader[i].serial != vat_file_memo_serial(sh->reader[i].root, sh->reader[i].rel))
+            sqlw_image_forget(&sh->reader[i]);
+    if (!fresh) {
+        if (sh->writer.cap < sh->empty_n) {
+            sh->writer.data = vat_xrealloc(sh->writer.data, sh->empty_n);
+            sh->writer.cap = sh->empty_n;
+        }
+        memcpy(sh->writer.data, sh->empty, sh->empty_n);
+        sh->writer.n = sh->empty_n;
+    }
+    sh->cur = &sh->writer;
+    if (sqlw_query_only(sh, false) != 0 ||
+        sqlite3_exec(sh->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+        sqlw_share_drop();
+        return NULL;
+    }
+    sh->held = true;
+    return sh;
+}
+
+/* Keeps the committed image img (n bytes, as written to root/rel and read
+ * back from there under the memo's serial) as a reader's image. */
+static void sqlw_share_keep(struct sqlw_share *sh, const char *root, const char *rel,
+                            unsigned long serial, const unsigned char *img, size_t n)
+{
+    struct sqlw_image *slot = NULL;
+    for (size_t i = 0; i < SQLW_READERS && !slot; i++)
+        if (sh->reader[i].data && strcmp(sh->reader[i].rel, rel) == 0 &&
+            strcmp(sh->reader[i].root, root) == 0)
+            slot = &sh->reader[i];
+    for (size_t i = 0; i < SQLW_READERS && !slot; i++)
+        if (!sh->reader[i].data)
+            slot = &sh->reader[i];
+    if (!slot)
+        return; /* full: its later readers open the file */
+    sqlw_image_forget(slot);
+    slot->data = vat_xmalloc(n);
+    memcpy(slot->data, img, n);
+    slot->n = slot->cap = n;
+    slot->root = vat_xstrdup(root);
+    slot->rel = vat_xstrdup(rel);
+    slot->serial = serial;
+}
+
+/* This thread's share serving its image of root/rel to a reader, or NULL
+ * (none kept, the file rewritten since, or the share held). */
+static sqlite3 *sqlw_share_for_reader(const char *root, const char *rel)
+{
+    struct sqlw_share *sh = sqlw_kept;
+    if (!sh || sh->held)
+        return NULL;
+    for (size_t i = 0; i < SQLW_READERS; i++) {
+        struct sqlw_image *im = &sh->reader[i];
+        if (!im->data || strcmp(im->rel, rel) != 0 || strcmp(im->root, root) != 0)
+            continue;
+        if (im->serial != vat_file_memo_serial(root, rel)) {
+            sqlw_image_forget(im);
+            return NULL;
+        }
+        sh->cur = im;
+        sh->counter = sh->counter < SQLW_READER_COUNTER ? SQLW_READER_COUNTER : sh->counter + 1;
+        if (sqlw_query_only(sh, true) != 0) {
+            sqlw_share_drop();
+            return NULL;
+        }
+        sh->held = true;
+        return sh->db;
+    }
+    return NULL;
 }
 
 /* This thread's empty databases, by schema text (the most recent few). */
@@ -117,6 +577,7 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
                   struct vat_err *e)
 {
     w->db = NULL;
+    w->share = NULL;
     w->final_path = w->root = w->rel = NULL;
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
@@ -126,6 +587,14 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
     w->final_path = vat_path_join(root, rel);
     w->root = vat_xstrdup(root);
     w->rel = vat_xstrdup(rel);
+    if (vat_file_memo_on()) {
+        struct sqlw_share *sh = sqlw_share_for_writer(schema_sql);
+        if (sh) {
+            w->db = sh->db;
+            w->share = sh;
+            return 0;
+        }
+    }
 
     /* The database is built in memory (SQLite's memdb VFS: a private
      * database, its name not starting with '/', so never shared between
@@ -147,11 +616,6 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
      * running the pragmas and CREATE statements again, without the
      * parsing.  The connection's own settings (no journal, no syncs) are
      * set on every writer. */
-    static const char conn_pragmas[] = "PRAGMA journal_mode=OFF;"
-                                       "PRAGMA synchronous=OFF;";
-    static const char file_pragmas[] = "PRAGMA page_size=4096;"
-                                       "PRAGMA auto_vacuum=NONE;"
-                                       "PRAGMA encoding='UTF-8';";
     char *msg = NULL;
     size_t img_n = 0;
     const unsigned char *img = empty_image(schema_sql, &img_n);
@@ -166,14 +630,14 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
                                 (sqlite3_int64)img_n,
                                 SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) !=
                 SQLITE_OK ||
-            sqlite3_exec(w->db, conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(w->db, sqlw_conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
             sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
             goto fail_exec;
         }
         return 0;
     }
-    if (sqlite3_exec(w->db, file_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(w->db, conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
+    if (sqlite3_exec(w->db, sqlw_file_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(w->db, sqlw_conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
         (schema_sql && sqlite3_exec(w->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK)) {
         goto fail_exec;
     }
@@ -314,21 +778,64 @@ static void ro_close(void *db);
  * had opened it.  Pages are the same; the header's fields 92-99 (pinned in
  * the file only) change nothing a query reads.  Otherwise the connection
  * is closed, as before. */
-static void keep_as_reader(struct vat_sqlw *w, const unsigned char *img, size_t n)
+/* The memo's serial of root/rel once the file, read back from disk,
+ * holds exactly the n bytes at img; 0 when not (or the memo is off). */
+static unsigned long read_back_serial(const char *root, const char *rel, const unsigned char *img,
+                                      size_t n)
 {
-    if (!vat_file_memo_on() || !w->db)
-        return;
+    if (!vat_file_memo_on())
+        return 0;
     char *data = NULL;
     size_t len = 0;
     struct vat_err ignore = {{0}};
-    bool same = vat_read_file_beneath(w->root, w->rel, n + 1, &data, &len, &ignore) == 0 &&
+    bool same = vat_read_file_beneath(root, rel, n + 1, &data, &len, &ignore) == 0 &&
                 len == n && memcmp(data, img, n) == 0;
     free(data);
-    unsigned long serial = same ? vat_file_memo_serial(w->root, w->rel) : 0;
+    return same ? vat_file_memo_serial(root, rel) : 0;
+}
+
+static void keep_as_reader(struct vat_sqlw *w, const unsigned char *img, size_t n)
+{
+    if (!w->db)
+        return;
+    unsigned long serial = read_back_serial(w->root, w->rel, img, n);
     if (!serial || sqlite3_exec(w->db, "PRAGMA query_only=ON", NULL, NULL, NULL) != SQLITE_OK)
         return;
     vat_file_memo_put_obj(w->root, w->rel, "sqlite-ro", serial, w->db, ro_close);
     w->db = NULL;
+}
+
+/* vat_sqlw_commit on the shared connection: the image is written from the
+ * writer's image, pinned, and kept for readers once read back; the
+ * connection, its statements still prepared, goes back to the thread. */
+static int commit_shared(struct vat_sqlw *w, struct vat_err *e)
+{
+    struct sqlw_share *sh = w->share;
+    char *msg = NULL;
+    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
+        vat_err_set(e, "vat: cannot write '%s': %s", w->final_path,
+                    msg ? msg : sqlite3_errmsg(w->db));
+        sqlite3_free(msg);
+        drop_db(w);
+        return -1;
+    }
+    size_t n = sh->writer.n;
+    unsigned char *img = vat_xmalloc(n ? n : 1);
+    memcpy(img, sh->writer.data, n);
+    int rc = vat_sqlite_pin_header_mem(img, n, e) == 0 &&
+                     vat_write_file_atomic(w->root, w->rel, (const char *)img, n, e) == 0
+                 ? 0
+                 : -1;
+    if (rc == 0) {
+        unsigned long serial = read_back_serial(w->root, w->rel, img, n);
+        if (serial)
+            sqlw_share_keep(sh, w->root, w->rel, serial, img, n);
+    }
+    free(img);
+    sh->held = false;
+    w->share = NULL;
+    w->db = NULL;
+    return rc;
 }
 
 int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
@@ -341,6 +848,10 @@ int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
     if (!w->db) {
         vat_err_set(e, "vat: cannot write '%s': %s", w->final_path,
                     insert_error[0] ? insert_error : "an earlier insert failed");
+        goto out;
+    }
+    if (w->share) {
+        rc = commit_shared(w, e);
         goto out;
     }
     char *msg = NULL;
@@ -451,6 +962,11 @@ void vat_sqlite_close_ro(sqlite3 *db)
 {
     if (!db)
         return;
+    struct sqlw_share *sh = sqlw_kept;
+    if (sh && db == sh->db && sh->held && sqlw_reading(sh)) {
+        sh->held = false;
+        return;
+    }
     for (size_t i = 0; i < RO_LENT_MAX; i++)
         if (ro_lent[i].db == db) {
             struct ro_lent x = ro_lent[i];
@@ -468,6 +984,8 @@ int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct v
     *db = NULL;
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat: refusing unsafe path '%s'", rel ? rel : "");
+    if (vat_file_memo_on() && (*db = sqlw_share_for_reader(root, rel)) != NULL)
+        return 0;
     unsigned long serial = 0;
     sqlite3 *kept = vat_file_memo_take_obj(root, rel, "sqlite-ro", &serial);
     if (kept) {

@@ -12,6 +12,7 @@ struct vat_sqlw {
     sqlite3 *db;
     char *final_path; /* root/rel (for messages)                 */
     char *root, *rel; /* where commit writes the finished image  */
+    void *share;      /* the draw's shared connection, or NULL   */
 };
 
 /* Opens a database in memory for root/rel (refusing an unsafe rel), runs
@@ -25,9 +26,10 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
 int vat_sqlw_insert(struct vat_sqlw *w, const char *sql, const char *types, ...);
 /* Commits, pins the header and writes the image to root/rel.tmp, renamed
  * into place (vat_write_file_atomic, which makes the folders).  During a
- * task's draw the connection then becomes the file's kept read-only one
- * (vat_sqlite_open_ro), once the file read back holds the bytes written.
- * 0 or -1. */
+ * task's draw the image, once the file read back holds the bytes written,
+ * is kept for the file's readers (vat_sqlite_open_ro): under the thread's
+ * shared connection of that schema (sqlio.c), or as the writer's own
+ * connection when it had one of its own.  0 or -1. */
 int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e);
 /* Abandons the database (nothing was written). */
 void vat_sqlw_abort(struct vat_sqlw *w);
@@ -50,9 +52,10 @@ int vat_sqlite_pin_header_mem(unsigned char *img, size_t n, struct vat_err *e);
 /* Opens root/rel read-only (never creating it).  0 or -1.  Close it with
  * vat_sqlite_close_ro: during a task's draw (the file memo, core/vat.h)
  * the connection is kept for the task's next reader of the same file,
- * which then skips the open and the schema parse; a rewrite of the file
- * retires it.  The caller leaves no statement open and changes nothing
- * on it (it is read-only). */
+ * which then skips the open and the schema parse (for a file the thread
+ * wrote, the reader gets the thread's shared connection serving the image
+ * written); a rewrite of the file retires it.  The caller leaves no
+ * statement open and changes nothing on it (it is read-only). */
 int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct vat_err *e);
 void vat_sqlite_close_ro(sqlite3 *db);
 /* Runs sql with no result rows; 0 or -1. */

@@ -407,6 +407,166 @@ static void test_writer_becomes_reader(void **state)
     vat_file_memo_end();
 }
 
+/* Writes root/rel with n rows of t(k, v) in one draw's writer: k from 0,
+ * v = k * mult. */
+static void write_kv(const char *root, const char *rel, const char *schema_sql, int n, int mult)
+{
+    struct vat_sqlw w;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sqlw_open(&w, root, rel, schema_sql, &e), 0);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO t VALUES (?, ?)", "ii", (int64_t)i,
+                                         (int64_t)i * mult),
+                         0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+}
+
+/* The rows of t in root/rel as one checksum: count, sum of k, sum of v
+ * (read through vat_sqlite_open_ro, which during a draw serves the kept
+ * image). */
+static void read_kv(const char *root, const char *rel, int64_t out[3], bool *shared)
+{
+    sqlite3 *db;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sqlite_open_ro(root, rel, &db, &e), 0);
+    if (shared)
+        *shared = strstr(sqlite3_db_filename(db, "main"), "vat-sqlw") != NULL;
+    sqlite3_stmt *st;
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT count(*), total(k), total(v) FROM t", -1, &st, NULL),
+        SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    for (int i = 0; i < 3; i++)
+        out[i] = sqlite3_column_int64(st, i);
+    sqlite3_finalize(st);
+    vat_sqlite_close_ro(db);
+}
+
+static char *file_bytes(const char *root, const char *rel, size_t *n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    char *b = vat_test_read_file(path, n);
+    assert_non_null(b);
+    return b;
+}
+
+/* During a draw a thread's databases of one schema are written and read
+ * through one connection (the "vat-sqlw" VFS serving one image at a time):
+ * the files have the bytes the writer gives outside a draw (each through a
+ * connection of its own), every reader sees its own file's rows whatever
+ * the order of reads and writes, a second user while the connection is
+ * held gets a connection of its own, a file rewritten behind it is read
+ * anew, another schema starts another connection, and a failed insert
+ * drops it without harm to the next writer. */
+static void test_shared_connection(void **state)
+{
+    const char *root = *state;
+    static const char kv[] = "CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER);";
+    static const char kv2[] = "CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER, w TEXT);";
+    /* rows and multipliers of five files: sizes cross page boundaries */
+    static const int rows[5] = {3, 700, 40, 1500, 1};
+    static const int mult[5] = {1, 3, 5, 7, 11};
+    char rel[5][64], ref[5][64];
+    size_t ref_n[5];
+    char *ref_b[5];
+    for (int i = 0; i < 5; i++) {
+        snprintf(rel[i], sizeof rel[i], "fixtures/s/db%d.sqlite", i);
+        snprintf(ref[i], sizeof ref[i], "ref/s/db%d.sqlite", i);
+        write_kv(root, ref[i], kv, rows[i], mult[i]); /* no draw: memdb, one connection each */
+        ref_b[i] = file_bytes(root, ref[i], &ref_n[i]);
+    }
+    int64_t got[3];
+    bool shared;
+    vat_file_memo_begin();
+    /* writes and reads interleaved, reads in every order */
+    write_kv(root, rel[0], kv, rows[0], mult[0]);
+    write_kv(root, rel[1], kv, rows[1], mult[1]);
+    read_kv(root, rel[0], got, &shared);
+    assert_true(shared);
+    assert_int_equal(got[0], 3);
+    assert_int_equal(got[2], 3);
+    write_kv(root, rel[2], kv, rows[2], mult[2]);
+    static const int order[] = {1, 2, 0, 2, 1, 1, 0};
+    for (size_t j = 0; j < sizeof order / sizeof order[0]; j++) {
+        int i = order[j];
+        read_kv(root, rel[i], got, &shared);
+        assert_true(shared);
+        int64_t n = rows[i], sk = n * (n - 1) / 2;
+        assert_int_equal(got[0], n);
+        assert_int_equal(got[1], sk);
+        assert_int_equal(got[2], sk * mult[i]);
+    }
+    /* a reader holding the connection: a writer meanwhile gets its own,
+     * and so does a second reader */
+    sqlite3 *held;
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_sqlite_open_ro(root, rel[1], &held, &e), 0);
+    assert_non_null(strstr(sqlite3_db_filename(held, "main"), "vat-sqlw"));
+    write_kv(root, rel[3], kv, rows[3], mult[3]);
+    read_kv(root, rel[2], got, &shared);
+    assert_false(shared);
+    assert_int_equal(got[0], rows[2]);
+    assert_int_equal(count_rows(held, "t"), rows[1]);
+    /* the served image is read-only */
+    assert_int_not_equal(sqlite3_exec(held, "INSERT INTO t VALUES (100000, 1)", NULL, NULL, NULL),
+                         SQLITE_OK);
+    assert_int_equal(count_rows(held, "t"), rows[1]);
+    vat_sqlite_close_ro(held);
+    read_kv(root, rel[3], got, NULL);
+    assert_int_equal(got[0], rows[3]);
+    /* a file rewritten behind the connection is read from disk */
+    assert_int_equal(
+        vat_write_file_atomic(root, rel[0], ref_b[4], ref_n[4], &e), 0);
+    read_kv(root, rel[0], got, &shared);
+    assert_false(shared);
+    assert_int_equal(got[0], rows[4]);
+    assert_int_equal(got[2], 0);
+    /* a failed insert drops the connection; the next writer is whole */
+    struct vat_sqlw w;
+    assert_int_equal(vat_sqlw_open(&w, root, "fixtures/s/bad.sqlite", kv, &e), 0);
+    assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO t VALUES (?, ?)", "ii", (int64_t)1,
+                                     (int64_t)1),
+                     0);
+    assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO t VALUES (?, ?)", "ii", (int64_t)1,
+                                     (int64_t)1),
+                     -1);
+    assert_int_equal(vat_sqlw_commit(&w, &e), -1);
+    assert_false(exists(root, "fixtures/s/bad.sqlite"));
+    write_kv(root, rel[4], kv, rows[4], mult[4]);
+    read_kv(root, rel[4], got, &shared);
+    assert_true(shared);
+    assert_int_equal(got[0], rows[4]);
+    /* another schema: another connection; the first schema's files are
+     * read from disk */
+    assert_int_equal(vat_sqlw_open(&w, root, "fixtures/s/other.sqlite", kv2, &e), 0);
+    assert_int_equal(vat_sqlw_insert(&w, "INSERT INTO t VALUES (?, ?, ?)", "iit", (int64_t)1,
+                                     (int64_t)2, "x"),
+                     0);
+    assert_int_equal(vat_sqlw_commit(&w, &e), 0);
+    read_kv(root, rel[1], got, &shared);
+    assert_false(shared);
+    assert_int_equal(got[0], rows[1]);
+    read_kv(root, "fixtures/s/other.sqlite", got, &shared);
+    assert_true(shared);
+    assert_int_equal(got[0], 1);
+    vat_file_memo_end();
+    /* after the draw nothing is served from memory */
+    read_kv(root, rel[2], got, &shared);
+    assert_false(shared);
+    /* every file written in the draw has the bytes of the same inserts
+     * written outside one */
+    for (int i = 1; i < 5; i++) {
+        size_t n;
+        char *b = file_bytes(root, rel[i], &n);
+        if (n != ref_n[i] || memcmp(b, ref_b[i], n) != 0)
+            fail_msg("%s differs from the same inserts written outside a draw", rel[i]);
+        free(b);
+    }
+    for (int i = 0; i < 5; i++)
+        free(ref_b[i]);
+}
+
 static void test_abort_leaves_nothing(void **state)
 {
     const char *root = *state;
@@ -593,6 +753,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commit_replaces_and_cleans_stale_tmp, setup_dir,
                                         teardown_dir),
         cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_shared_connection, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_writer_becomes_reader, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_ro_connection_kept_per_draw, setup_dir,
                                         teardown_dir),
