@@ -32,6 +32,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sqlfile.h"
+
 static _Thread_local char insert_error[512];
 
 static void finalize_all(sqlite3 *db)
@@ -135,12 +137,6 @@ static sqlite3_vfs *sqlw_base;
 static int sqlw_vfs_rc = SQLITE_ERROR;
 static pthread_once_t sqlw_vfs_once = PTHREAD_ONCE_INIT;
 
-static int sqlw_close(sqlite3_file *f)
-{
-    (void)f;
-    return SQLITE_OK;
-}
-
 /* Whether the served image is a reader's (counters patched, read-only). */
 static bool sqlw_reading(const struct sqlw_share *sh)
 {
@@ -151,13 +147,7 @@ static int sqlw_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
 {
     const struct sqlw_share *sh = ((struct sqlw_file *)f)->sh;
     const struct sqlw_image *im = sh->cur;
-    size_t want = amt > 0 ? (size_t)amt : 0;
-    size_t have = off >= 0 && (size_t)off < im->n ? im->n - (size_t)off : 0;
-    if (have > want)
-        have = want;
-    if (have)
-        memcpy(buf, im->data + off, have);
-    memset((unsigned char *)buf + have, 0, want - have);
+    int rc = vat_sqlfile_read(im->data, im->n, buf, amt, off);
     if (sqlw_reading(sh)) {
         const unsigned char ctr[4] = {(unsigned char)(sh->counter >> 24),
                                       (unsigned char)(sh->counter >> 16),
@@ -166,12 +156,12 @@ static int sqlw_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
         static const size_t at[2] = {24, 92};
         for (int k = 0; k < 2; k++)
             for (size_t j = 0; j < 4; j++) {
-                size_t pos = at[k] + j;
-                if ((sqlite3_int64)pos >= off && (sqlite3_int64)pos < off + (sqlite3_int64)have)
-                    ((unsigned char *)buf)[pos - (size_t)off] = ctr[j];
+                sqlite3_int64 pos = (sqlite3_int64)(at[k] + j);
+                if (pos >= off && pos < off + amt && (size_t)pos < im->n)
+                    ((unsigned char *)buf)[pos - off] = ctr[j];
             }
     }
-    return have == want ? SQLITE_OK : SQLITE_IOERR_SHORT_READ;
+    return rc;
 }
 
 static int sqlw_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
@@ -206,39 +196,10 @@ static int sqlw_truncate(sqlite3_file *f, sqlite3_int64 size)
     return SQLITE_OK;
 }
 
-static int sqlw_sync(sqlite3_file *f, int flags)
-{
-    (void)f;
-    (void)flags;
-    return SQLITE_OK;
-}
-
 static int sqlw_size(sqlite3_file *f, sqlite3_int64 *size)
 {
     *size = (sqlite3_int64)((struct sqlw_file *)f)->sh->cur->n;
     return SQLITE_OK;
-}
-
-static int sqlw_lock(sqlite3_file *f, int level)
-{
-    (void)f;
-    (void)level;
-    return SQLITE_OK;
-}
-
-static int sqlw_reserved(sqlite3_file *f, int *out)
-{
-    (void)f;
-    *out = 0;
-    return SQLITE_OK;
-}
-
-static int sqlw_control(sqlite3_file *f, int op, void *arg)
-{
-    (void)f;
-    (void)op;
-    (void)arg;
-    return SQLITE_NOTFOUND;
 }
 
 /* As SQLite's memdb VFS, which writes the databases outside a draw. */
@@ -257,16 +218,16 @@ static int sqlw_device(sqlite3_file *f)
 
 static const sqlite3_io_methods sqlw_methods = {
     .iVersion = 1,
-    .xClose = sqlw_close,
+    .xClose = vat_sqlfile_close,
     .xRead = sqlw_read,
     .xWrite = sqlw_write,
     .xTruncate = sqlw_truncate,
-    .xSync = sqlw_sync,
+    .xSync = vat_sqlfile_ok,
     .xFileSize = sqlw_size,
-    .xLock = sqlw_lock,
-    .xUnlock = sqlw_lock,
-    .xCheckReservedLock = sqlw_reserved,
-    .xFileControl = sqlw_control,
+    .xLock = vat_sqlfile_ok,
+    .xUnlock = vat_sqlfile_ok,
+    .xCheckReservedLock = vat_sqlfile_unreserved,
+    .xFileControl = vat_sqlfile_no_control,
     .xSectorSize = sqlw_sector,
     .xDeviceCharacteristics = sqlw_device,
 };
@@ -301,15 +262,6 @@ static int sqlw_vfs_access(sqlite3_vfs *vfs, const char *name, int flags, int *o
     return SQLITE_OK;
 }
 
-static int sqlw_vfs_fullpath(sqlite3_vfs *vfs, const char *name, int n, char *out)
-{
-    (void)vfs;
-    if (n <= 0 || strlen(name) >= (size_t)n)
-        return SQLITE_CANTOPEN;
-    memcpy(out, name, strlen(name) + 1);
-    return SQLITE_OK;
-}
-
 static void sqlw_vfs_init(void)
 {
     sqlw_base = sqlite3_vfs_find(NULL);
@@ -322,7 +274,7 @@ static void sqlw_vfs_init(void)
         sqlw_vfs.szOsFile = (int)sizeof(struct sqlw_file);
     sqlw_vfs.xOpen = sqlw_vfs_open;
     sqlw_vfs.xAccess = sqlw_vfs_access;
-    sqlw_vfs.xFullPathname = sqlw_vfs_fullpath;
+    sqlw_vfs.xFullPathname = vat_sqlfile_name_as_is;
     sqlw_vfs_rc = sqlite3_vfs_register(&sqlw_vfs, 0);
 }
 
@@ -805,20 +757,13 @@ static void keep_as_reader(struct vat_sqlw *w, const unsigned char *img, size_t 
     w->db = NULL;
 }
 
-/* vat_sqlw_commit on the shared connection: the image is written from the
- * writer's image, pinned, and kept for readers once read back; the
- * connection, its statements still prepared, goes back to the thread. */
+/* vat_sqlw_commit on the shared connection, committed: the file is
+ * written from the writer's image, pinned, and the image kept for readers
+ * once read back; the connection, its statements still prepared, goes
+ * back to the thread. */
 static int commit_shared(struct vat_sqlw *w, struct vat_err *e)
 {
     struct sqlw_share *sh = w->share;
-    char *msg = NULL;
-    if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
-        vat_err_set(e, "vat: cannot write '%s': %s", w->final_path,
-                    msg ? msg : sqlite3_errmsg(w->db));
-        sqlite3_free(msg);
-        drop_db(w);
-        return -1;
-    }
     size_t n = sh->writer.n;
     unsigned char *img = vat_xmalloc(n ? n : 1);
     memcpy(img, sh->writer.data, n);
@@ -850,16 +795,16 @@ int vat_sqlw_commit(struct vat_sqlw *w, struct vat_err *e)
                     insert_error[0] ? insert_error : "an earlier insert failed");
         goto out;
     }
-    if (w->share) {
-        rc = commit_shared(w, e);
-        goto out;
-    }
     char *msg = NULL;
     if (sqlite3_exec(w->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
         vat_err_set(e, "vat: cannot write '%s': %s", w->final_path,
                     msg ? msg : sqlite3_errmsg(w->db));
         sqlite3_free(msg);
         drop_db(w);
+        goto out;
+    }
+    if (w->share) {
+        rc = commit_shared(w, e);
         goto out;
     }
     finalize_all(w->db);

@@ -55,6 +55,7 @@
 
 #include <sqlite3.h>
 
+#include "sqlfile.h"
 #include "verifiers.h"
 
 #define SQL_DEFAULT_STEP_BUDGET 5000000
@@ -834,26 +835,10 @@ static struct switch_state *switch_take(int flags)
     return st;
 }
 
-static int switch_close(sqlite3_file *f)
-{
-    (void)f;
-    return SQLITE_OK;
-}
-
 static int switch_read(sqlite3_file *f, void *buf, int n, sqlite3_int64 off)
 {
     const struct switch_state *st = ((struct switch_file *)f)->st;
-    const unsigned char *img = st->set->img[st->cur];
-    size_t len = st->set->len[st->cur], want = n > 0 ? (size_t)n : 0;
-    size_t have = off >= 0 && (size_t)off < len ? len - (size_t)off : 0;
-    if (have > want)
-        have = want;
-    if (have)
-        memcpy(buf, img + off, have);
-    if (have == want)
-        return SQLITE_OK;
-    memset((unsigned char *)buf + have, 0, want - have);
-    return SQLITE_IOERR_SHORT_READ;
+    return vat_sqlfile_read(st->set->img[st->cur], st->set->len[st->cur], buf, n, off);
 }
 
 static int switch_write(sqlite3_file *f, const void *buf, int n, sqlite3_int64 off)
@@ -872,40 +857,11 @@ static int switch_truncate(sqlite3_file *f, sqlite3_int64 size)
     return SQLITE_READONLY;
 }
 
-static int switch_sync(sqlite3_file *f, int flags)
-{
-    (void)f;
-    (void)flags;
-    return SQLITE_OK;
-}
-
 static int switch_size(sqlite3_file *f, sqlite3_int64 *size)
 {
     const struct switch_state *st = ((struct switch_file *)f)->st;
     *size = (sqlite3_int64)st->set->len[st->cur];
     return SQLITE_OK;
-}
-
-static int switch_lock(sqlite3_file *f, int level)
-{
-    (void)f;
-    (void)level;
-    return SQLITE_OK;
-}
-
-static int switch_reserved(sqlite3_file *f, int *out)
-{
-    (void)f;
-    *out = 0;
-    return SQLITE_OK;
-}
-
-static int switch_control(sqlite3_file *f, int op, void *arg)
-{
-    (void)f;
-    (void)op;
-    (void)arg;
-    return SQLITE_NOTFOUND;
 }
 
 static int switch_sector(sqlite3_file *f)
@@ -922,29 +878,19 @@ static int switch_device(sqlite3_file *f)
 
 static const sqlite3_io_methods switch_methods = {
     .iVersion = 1,
-    .xClose = switch_close,
+    .xClose = vat_sqlfile_close,
     .xRead = switch_read,
     .xWrite = switch_write,
     .xTruncate = switch_truncate,
-    .xSync = switch_sync,
+    .xSync = vat_sqlfile_ok,
     .xFileSize = switch_size,
-    .xLock = switch_lock,
-    .xUnlock = switch_lock,
-    .xCheckReservedLock = switch_reserved,
-    .xFileControl = switch_control,
+    .xLock = vat_sqlfile_ok,
+    .xUnlock = vat_sqlfile_ok,
+    .xCheckReservedLock = vat_sqlfile_unreserved,
+    .xFileControl = vat_sqlfile_no_control,
     .xSectorSize = switch_sector,
     .xDeviceCharacteristics = switch_device,
 };
-
-/* The sandbox's only file name is the fixture set's, taken as it is. */
-static int vfs_fullpath(sqlite3_vfs *vfs, const char *name, int n, char *out)
-{
-    (void)vfs;
-    if (n <= 0 || strlen(name) >= (size_t)n)
-        return SQLITE_CANTOPEN;
-    memcpy(out, name, strlen(name) + 1);
-    return SQLITE_OK;
-}
 
 /* ---- the sandbox VFS: no files, no clock ------------------------------------ */
 
@@ -1045,7 +991,7 @@ static void sandbox_vfs_init(void)
     if ((size_t)sandbox_vfs.szOsFile < sizeof(struct switch_file))
         sandbox_vfs.szOsFile = (int)sizeof(struct switch_file);
     sandbox_vfs.xOpen = vfs_open;
-    sandbox_vfs.xFullPathname = vfs_fullpath;
+    sandbox_vfs.xFullPathname = vat_sqlfile_name_as_is; /* the fixture set's, as it is */
     sandbox_vfs.xDelete = vfs_delete;
     sandbox_vfs.xAccess = vfs_access;
     sandbox_vfs.xDlOpen = vfs_dlopen;
