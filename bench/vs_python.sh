@@ -154,6 +154,8 @@ printf '  %-22s %8s %10s\n' template cpu_s tasks/cpu_s
     seeds "$work/t.toml" default "$per" default "$t"
     s=$(cpu "$vat" build --config "$work/t.toml" --root "$work/t-$t" --only "$t" --jobs 1 --quiet | cut -d' ' -f1)
     awk -v t="$t" -v s="$s" -v n="$per" 'BEGIN { printf "  %-22s %8.2f %10.1f\n", t, s, (s > 0 ? n / s : 0) }'
-    rm -rf "$work/t-$t"
+    # kept to the end, as the builds above: a deletion here would tax the
+    # next template's file creations on a file system that checks
+    # recently deleted inodes
 done
 exit $ok
