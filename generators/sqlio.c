@@ -417,10 +417,11 @@ static struct sqlw_share *sqlw_share_for_writer(const char *schema)
     return sh;
 }
 
-/* Keeps the committed image img (n bytes, as written to root/rel and read
- * back from there under the memo's serial) as a reader's image. */
+/* Keeps the committed image img (n bytes of the caller's allocation, now
+ * the share's: as written to root/rel and read back from there under the
+ * memo's serial) as a reader's image, or frees it when all are taken. */
 static void sqlw_share_keep(struct sqlw_share *sh, const char *root, const char *rel,
-                            unsigned long serial, const unsigned char *img, size_t n)
+                            unsigned long serial, unsigned char *img, size_t n)
 {
     struct sqlw_image *slot = NULL;
     for (size_t i = 0; i < SQLW_READERS && !slot; i++)
@@ -430,11 +431,12 @@ static void sqlw_share_keep(struct sqlw_share *sh, const char *root, const char 
     for (size_t i = 0; i < SQLW_READERS && !slot; i++)
         if (!sh->reader[i].data)
             slot = &sh->reader[i];
-    if (!slot)
-        return; /* full: its later readers open the file */
+    if (!slot) {
+        free(img); /* full: its later readers open the file */
+        return;
+    }
     sqlw_image_forget(slot);
-    slot->data = vat_xmalloc(n);
-    memcpy(slot->data, img, n);
+    slot->data = img;
     slot->n = slot->cap = n;
     slot->root = vat_xstrdup(root);
     slot->rel = vat_xstrdup(rel);
@@ -466,63 +468,6 @@ static sqlite3 *sqlw_share_for_reader(const char *root, const char *rel)
         return sh->db;
     }
     return NULL;
-}
-
-/* This thread's empty databases, by schema text (the most recent few). */
-#define EMPTY_IMAGES 8
-static _Thread_local struct empty_image {
-    char *schema;
-    unsigned char *img;
-    size_t n;
-} empty_images[EMPTY_IMAGES];
-static _Thread_local size_t empty_next;
-static pthread_key_t empty_key;
-static pthread_once_t empty_once = PTHREAD_ONCE_INIT;
-
-static void empty_images_free(void *arg)
-{
-    (void)arg;
-    for (size_t i = 0; i < EMPTY_IMAGES; i++) {
-        free(empty_images[i].schema);
-        free(empty_images[i].img);
-        empty_images[i] = (struct empty_image){0};
-    }
-}
-
-static void empty_key_init(void)
-{
-    pthread_key_create(&empty_key, empty_images_free);
-}
-
-static const unsigned char *empty_image(const char *schema, size_t *n)
-{
-    const char *key = schema ? schema : "";
-    for (size_t i = 0; i < EMPTY_IMAGES; i++)
-        if (empty_images[i].schema && strcmp(empty_images[i].schema, key) == 0) {
-            *n = empty_images[i].n;
-            return empty_images[i].img;
-        }
-    return NULL;
-}
-
-static void keep_empty_image(const char *schema, sqlite3 *db)
-{
-    sqlite3_int64 size = 0;
-    unsigned char *img = sqlite3_serialize(db, "main", &size, 0);
-    if (!img || size <= 0) {
-        sqlite3_free(img);
-        return;
-    }
-    pthread_once(&empty_once, empty_key_init);
-    pthread_setspecific(empty_key, (void *)1); /* frees them when the thread ends */
-    struct empty_image *x = &empty_images[empty_next++ % EMPTY_IMAGES];
-    free(x->schema);
-    free(x->img);
-    x->schema = vat_xstrdup(schema ? schema : "");
-    x->img = vat_xmalloc((size_t)size);
-    memcpy(x->img, img, (size_t)size);
-    x->n = (size_t)size;
-    sqlite3_free(img);
 }
 
 int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const char *schema_sql,
@@ -563,38 +508,14 @@ int vat_sqlw_open(struct vat_sqlw *w, const char *root, const char *rel, const c
                     w->db ? sqlite3_errmsg(w->db) : "out of memory");
         goto fail;
     }
-    /* The empty database of a schema is made once per thread and copied
-     * into each new writer: the same pages, header and change counter as
-     * running the pragmas and CREATE statements again, without the
-     * parsing.  The connection's own settings (no journal, no syncs) are
-     * set on every writer. */
+    /* Outside a draw, or while the thread's shared connection is held, a
+     * writer makes its database from nothing: the file's settings, the
+     * connection's (no journal, no syncs), the schema. */
     char *msg = NULL;
-    size_t img_n = 0;
-    const unsigned char *img = empty_image(schema_sql, &img_n);
-    if (img) {
-        unsigned char *copy = sqlite3_malloc64(img_n);
-        if (!copy) {
-            vat_err_set(e, "vat: cannot create '%s': out of memory", rel);
-            goto fail;
-        }
-        memcpy(copy, img, img_n);
-        if (sqlite3_deserialize(w->db, "main", copy, (sqlite3_int64)img_n,
-                                (sqlite3_int64)img_n,
-                                SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) !=
-                SQLITE_OK ||
-            sqlite3_exec(w->db, sqlw_conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
-            sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
-            goto fail_exec;
-        }
-        return 0;
-    }
     if (sqlite3_exec(w->db, sqlw_file_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
         sqlite3_exec(w->db, sqlw_conn_pragmas, NULL, NULL, &msg) != SQLITE_OK ||
-        (schema_sql && sqlite3_exec(w->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK)) {
-        goto fail_exec;
-    }
-    keep_empty_image(schema_sql, w->db);
-    if (sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
+        (schema_sql && sqlite3_exec(w->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK) ||
+        sqlite3_exec(w->db, "BEGIN", NULL, NULL, &msg) != SQLITE_OK) {
         goto fail_exec;
     }
     return 0;
@@ -721,15 +642,6 @@ int vat_sqlw_insert(struct vat_sqlw *w, const char *sql, const char *types, ...)
 
 static void ro_close(void *db);
 
-/* During a task's draw (the file memo on), the writer's connection, which
- * holds the database just written with its schema parsed, becomes the
- * file's kept read-only connection (vat_sqlite_open_ro), sparing the
- * task's first reader an open and a schema parse.  Only once the file has
- * been read back from disk and found to hold exactly the bytes written
- * (img, header pinned): the reader then sees what is on disk, as if it
- * had opened it.  Pages are the same; the header's fields 92-99 (pinned in
- * the file only) change nothing a query reads.  Otherwise the connection
- * is closed, as before. */
 /* The memo's serial of root/rel once the file, read back from disk,
  * holds exactly the n bytes at img; 0 when not (or the memo is off). */
 static unsigned long read_back_serial(const char *root, const char *rel, const unsigned char *img,
@@ -746,6 +658,15 @@ static unsigned long read_back_serial(const char *root, const char *rel, const u
     return same ? vat_file_memo_serial(root, rel) : 0;
 }
 
+/* A writer with a connection of its own (one that could not share):
+ * during a draw its connection, which holds the database just written
+ * with its schema parsed, becomes the file's kept read-only connection
+ * (vat_sqlite_open_ro), sparing the task's first reader an open and a
+ * schema parse.  Only once the file has been read back from disk and
+ * found to hold exactly the bytes written (img, header pinned): the
+ * reader then sees what is on disk, as if it had opened it.  Pages are the
+ * same; the header's fields 92-99 (pinned in the file only) change
+ * nothing a query reads.  Otherwise the connection is closed. */
 static void keep_as_reader(struct vat_sqlw *w, const unsigned char *img, size_t n)
 {
     if (!w->db)
@@ -771,12 +692,11 @@ static int commit_shared(struct vat_sqlw *w, struct vat_err *e)
                      vat_write_file_atomic(w->root, w->rel, (const char *)img, n, e) == 0
                  ? 0
                  : -1;
-    if (rc == 0) {
-        unsigned long serial = read_back_serial(w->root, w->rel, img, n);
-        if (serial)
-            sqlw_share_keep(sh, w->root, w->rel, serial, img, n);
-    }
-    free(img);
+    unsigned long serial = rc == 0 ? read_back_serial(w->root, w->rel, img, n) : 0;
+    if (serial)
+        sqlw_share_keep(sh, w->root, w->rel, serial, img, n);
+    else
+        free(img);
     sh->held = false;
     w->share = NULL;
     w->db = NULL;

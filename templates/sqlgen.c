@@ -361,7 +361,9 @@ static int table_select(const char *root, const char *rel, const char *table, sq
     return rc;
 }
 
-/* Ends a table_select read: step is the last sqlite3_step's code. */
+/* Ends a table_select read: step is the last sqlite3_step's code
+ * (SQLITE_DONE when it read every row, or when the caller stopped it and
+ * has set e itself). */
 static int table_done(sqlite3 *db, sqlite3_stmt *st, int step, const char *rel,
                       struct vat_err *e)
 {
@@ -438,8 +440,7 @@ int vat_sqlgen_scan_table(const char *root, const char *rel, const char *table,
                 col[w] = i;
         }
         if (col[w] < 0) {
-            sqlite3_finalize(st);
-            vat_sqlite_close_ro(db);
+            table_done(db, st, SQLITE_DONE, rel, e);
             return vat_err_set(e, "vat: '%s' lacks the column '%s' of table '%s'", rel, want[w],
                                table);
         }
@@ -466,8 +467,7 @@ int vat_sqlgen_scan_table(const char *root, const char *rel, const char *table,
             }
         }
         if (fn(ctx, row++, cell, e) != 0) {
-            sqlite3_finalize(st);
-            vat_sqlite_close_ro(db);
+            table_done(db, st, SQLITE_DONE, rel, e);
             return -1;
         }
     }
