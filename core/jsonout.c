@@ -2,9 +2,10 @@
 #include "jsonout.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,130 @@ char *vat_json_dumps(const json_t *v)
     return vat_buf_detach(&b);
 }
 
+/* ---- writing a row -------------------------------------------------------- */
+
+void vat_jw_begin(struct vat_jw *w, struct vat_buf *b)
+{
+    w->b = b;
+    w->depth = 1;
+    w->more[0] = false;
+    w->close[0] = '}';
+    vat_buf_putc(b, '{');
+}
+
+/* Starts a member: the comma before all but the first, then "key":. */
+static void jw_member(struct vat_jw *w, const char *key)
+{
+    bool *more = &w->more[w->depth - 1];
+    if (*more)
+        vat_buf_putc(w->b, ',');
+    *more = true;
+    if (key) {
+        vat_buf_putc(w->b, '"');
+        vat_buf_puts(w->b, key);
+        vat_buf_putn(w->b, "\":", 2);
+    }
+}
+
+static void jw_open(struct vat_jw *w, const char *key, char open, char close)
+{
+    if (w->depth == VAT_JW_DEPTH)
+        abort(); /* a row nests a handful deep: a caller's bug */
+    jw_member(w, key);
+    vat_buf_putc(w->b, open);
+    w->more[w->depth] = false;
+    w->close[w->depth++] = close;
+}
+
+void vat_jw_object(struct vat_jw *w, const char *key)
+{
+    jw_open(w, key, '{', '}');
+}
+
+void vat_jw_array(struct vat_jw *w, const char *key)
+{
+    jw_open(w, key, '[', ']');
+}
+
+void vat_jw_end(struct vat_jw *w)
+{
+    if (w->depth > 0)
+        vat_buf_putc(w->b, w->close[--w->depth]);
+}
+
+static void jw_stringn(struct vat_jw *w, const char *key, const char *s, size_t n)
+{
+    if (vat_utf8_prefix(s, n) != n)
+        return;
+    jw_member(w, key);
+    dump_string(w->b, s, n);
+}
+
+void vat_jw_string(struct vat_jw *w, const char *key, const char *s)
+{
+    if (s)
+        jw_stringn(w, key, s, strlen(s));
+}
+
+void vat_jw_stringf(struct vat_jw *w, const char *key, const char *fmt, ...)
+{
+    struct vat_buf t = VAT_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    vat_buf_vprintf(&t, fmt, ap);
+    va_end(ap);
+    jw_stringn(w, key, t.data ? t.data : "", t.len);
+    vat_buf_release(&t);
+}
+
+void vat_jw_int(struct vat_jw *w, const char *key, long long x)
+{
+    char d[24];
+    int n = 0;
+    unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
+    do
+        d[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    jw_member(w, key);
+    if (x < 0)
+        vat_buf_putc(w->b, '-');
+    while (n > 0)
+        vat_buf_putc(w->b, d[--n]);
+}
+
+void vat_jw_bool(struct vat_jw *w, const char *key, bool x)
+{
+    jw_member(w, key);
+    vat_buf_puts(w->b, x ? "true" : "false");
+}
+
+void vat_jw_real(struct vat_jw *w, const char *key, double x)
+{
+    char num[32];
+    if (!isfinite(x))
+        return;
+    jw_member(w, key);
+    vat_buf_puts(w->b, vat_fmt_real(x, num));
+}
+
+void vat_jw_value(struct vat_jw *w, const char *key, const json_t *v)
+{
+    if (!v)
+        return;
+    jw_member(w, key);
+    vat_json_dump_buf(w->b, v);
+}
+
+void vat_jw_text(struct vat_jw *w, const char *key, const json_t *v)
+{
+    if (!v)
+        return;
+    struct vat_buf t = VAT_BUF_INIT;
+    vat_json_dump_buf(&t, v);
+    jw_stringn(w, key, t.data ? t.data : "", t.len);
+    vat_buf_release(&t);
+}
+
 /* ---- reading members of a row -------------------------------------------- */
 
 static size_t skip_ws(const char *s, size_t n, size_t i)
@@ -264,10 +389,27 @@ static size_t skip_ws(const char *s, size_t n, size_t i)
     return i;
 }
 
-/* The end of the string starting at s[i] == '"', or 0 when unterminated. */
+/* Whether one of the 8 bytes at p is '"' or '\\' (the test of
+ * word_needs_escape, for those two). */
+static bool word_has_quote(const char *p)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
+    return ((((q - ones) & ~q) | ((bs - ones) & ~bs)) & highs) != 0;
+}
+
+/* The end of the string starting at s[i] == '"', or 0 when unterminated.
+ * A prompt's long stretches without a quote or a backslash are stepped
+ * over eight bytes at a time. */
 static size_t skip_string(const char *s, size_t n, size_t i)
 {
     for (i++; i < n; i++) {
+        if (i + 8 <= n && !word_has_quote(s + i)) {
+            i += 7;
+            continue;
+        }
         if (s[i] == '\\')
             i++;
         else if (s[i] == '"')

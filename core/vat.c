@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,32 +167,58 @@ void vat_buf_release(struct vat_buf *b)
     b->len = b->cap = 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+size_t vat_utf8_seq(const unsigned char *s, size_t n)
 {
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
     size_t len;
-    unsigned c = s[0];
     if (c < 0x80)
         return 1;
-    if (c >= 0xc2 && c <= 0xdf)
+    if (c >= 0xC2 && c <= 0xDF) {
         len = 2;
-    else if (c >= 0xe0 && c <= 0xef)
+    } else if (c >= 0xE0 && c <= 0xEF) {
         len = 3;
-    else if (c >= 0xf0 && c <= 0xf4)
+        if (c == 0xE0)
+            lo = 0xA0; /* overlong below */
+        else if (c == 0xED)
+            hi = 0x9F; /* surrogates above */
+    } else if (c >= 0xF0 && c <= 0xF4) {
         len = 4;
-    else
+        if (c == 0xF0)
+            lo = 0x90; /* overlong below */
+        else if (c == 0xF4)
+            hi = 0x8F; /* past U+10FFFF above */
+    } else {
         return 0;
-    if (len > n)
+    }
+    if (n < len || s[1] < lo || s[1] > hi)
         return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xc0) != 0x80)
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
             return 0;
-    /* Overlongs and surrogates, as jansson rejects them. */
-    if (len == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0)))
-        return 0;
-    if (len == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90)))
-        return 0;
     return len;
+}
+
+size_t vat_utf8_prefix(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        /* Eight ASCII bytes at a time through the stretches of plain text
+         * that prompts and answers mostly are. */
+        if (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, u + i, sizeof w);
+            if (!(w & 0x8080808080808080u)) {
+                i += 8;
+                continue;
+            }
+        }
+        size_t k = vat_utf8_seq(u + i, n - i);
+        if (!k)
+            return i;
+        i += k;
+    }
+    return n;
 }
 
 /* Reasons reach JSON output and one-line reports: keep them valid UTF-8
@@ -203,7 +230,7 @@ static void utf8_sanitise(char *s)
     unsigned char *p = (unsigned char *)s;
     size_t n = strlen(s), i = 0;
     while (i < n) {
-        size_t k = utf8_seq(p + i, n - i);
+        size_t k = vat_utf8_seq(p + i, n - i);
         if (k == 0) {
             if (n - i < 4 && p[i] >= 0xc2) { /* a cut trailing character */
                 p[i] = 0;

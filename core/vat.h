@@ -60,6 +60,14 @@ void vat_buf_vprintf(struct vat_buf *b, const char *fmt, va_list ap);
 char *vat_buf_detach(struct vat_buf *b);
 void vat_buf_release(struct vat_buf *b);
 
+/* Length of the well-formed UTF-8 sequence at s, n > 0 bytes available
+ * (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF, as
+ * jansson's strings require), or 0 when it is not one. */
+size_t vat_utf8_seq(const unsigned char *s, size_t n);
+/* The length of the longest well-formed UTF-8 prefix of s[0..n): n when
+ * all of it is. */
+size_t vat_utf8_prefix(const char *s, size_t n);
+
 /* ---- verdicts ----------------------------------------------------------- */
 
 /* Stable verdict codes; reports group failures by these, never by reason. */

@@ -134,60 +134,64 @@ const char *vat_checker_version(const char *checker)
     return "vat-value/1";
 }
 
-static void add_row(struct vat_tables *tb, enum vat_table_id id, const char *split, json_t *row)
+/* Opens a row of table id in split's buffer. */
+static void row_begin(struct vat_jw *w, struct vat_tables *tb, enum vat_table_id id,
+                      const char *split)
 {
     int s = strcmp(split, "test") == 0 ? VAT_SPLIT_TEST : VAT_SPLIT_TRAIN;
-    vat_json_dump_buf(&tb->buf[id][s], row);
-    vat_buf_putc(&tb->buf[id][s], '\n');
-    json_decref(row);
+    vat_jw_begin(w, &tb->buf[id][s]);
 }
 
-static json_t *seed_json(const struct vat_task *t)
+/* Opens a row of table id and writes the head most rows share: the row's
+ * own id "<task_id>/<suffix>" under id_key (none when id_key is NULL),
+ * task_id and split. */
+static void row_head(struct vat_jw *w, struct vat_tables *tb, enum vat_table_id id,
+                     const char *split, const char *id_key, const struct vat_task *t,
+                     const char *suffix)
 {
-    json_t *s = json_object();
-    json_object_set_new(s, "master_seed", json_integer((json_int_t)t->master_seed));
-    json_object_set_new(s, "stream", json_string(t->stream_hex));
-    json_object_set_new(s, "attempt", json_integer(t->attempt));
-    return s;
+    row_begin(w, tb, id, split);
+    if (id_key)
+        vat_jw_stringf(w, id_key, "%s/%s", t->id, suffix);
+    vat_jw_string(w, "task_id", t->id);
+    vat_jw_string(w, "split", split);
 }
 
-static json_t *fixture_json(const struct vat_fixture *f)
+static void row_end(struct vat_jw *w)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "path", json_string(f->path));
-    json_object_set_new(o, "format", json_string(f->format));
-    json_object_set_new(o, "sha256", json_string(f->sha256));
-    json_object_set_new(o, "rows", json_integer(f->rows));
-    return o;
+    vat_jw_end(w);
+    vat_buf_putc(w->b, '\n');
 }
 
-/* One chat message {"role", "content"}. */
-/* content is taken (a new reference, or NULL as json_string gives for
- * text that is not UTF-8, which leaves the member out). */
-static json_t *message(const char *role, json_t *content)
+static void put_seed(struct vat_jw *w, const struct vat_task *t)
 {
-    json_t *m = json_object();
-    json_object_set_new(m, "role", json_string(role));
-    json_object_set_new(m, "content", content);
-    return m;
+    vat_jw_object(w, "seed");
+    vat_jw_int(w, "master_seed", (long long)t->master_seed);
+    vat_jw_string(w, "stream", t->stream_hex);
+    vat_jw_int(w, "attempt", t->attempt);
+    vat_jw_end(w);
 }
 
-/* A list holding one chat message: TRL's conversational form (content
- * taken, as by message). */
-static json_t *one_message(const char *role, json_t *content)
+static void put_fixture(struct vat_jw *w, const char *key, const struct vat_fixture *f)
 {
-    json_t *a = json_array();
-    json_array_append_new(a, message(role, content));
-    return a;
+    vat_jw_object(w, key);
+    vat_jw_string(w, "path", f->path);
+    vat_jw_string(w, "format", f->format);
+    vat_jw_string(w, "sha256", f->sha256);
+    vat_jw_int(w, "rows", f->rows);
+    vat_jw_end(w);
 }
 
-/* Free-shaped values travel as JSON text in a *_json column. */
-static json_t *json_text(const json_t *v)
+/* A list holding one chat message {"role", "content"}: TRL's
+ * conversational form (content left out when it is not UTF-8). */
+static void put_one_message(struct vat_jw *w, const char *key, const char *role,
+                            const char *content)
 {
-    char *s = vat_json_dumps(v);
-    json_t *j = json_string(s);
-    free(s);
-    return j;
+    vat_jw_array(w, key);
+    vat_jw_object(w, NULL);
+    vat_jw_string(w, "role", role);
+    vat_jw_string(w, "content", content);
+    vat_jw_end(w);
+    vat_jw_end(w);
 }
 
 /* What shape a value answer must have, in words, from its checker spec. */
@@ -240,6 +244,35 @@ static char *describe_score(const struct vat_task *t)
                          vat_fmt_real(rel, a), vat_fmt_real(abs, b));
 }
 
+/* A rollout row: one answer replayed through the task's check. */
+static void put_rollout(struct vat_tables *tb, const struct vat_task *t, const char *split,
+                        const char *role, const char *answer, const struct vat_verdict *v)
+{
+    struct vat_jw w;
+    row_head(&w, tb, VAT_T_ROLLOUTS, split, "rollout_id", t, role);
+    vat_jw_string(&w, "role", role);
+    vat_jw_string(&w, "answer", answer);
+    vat_jw_bool(&w, "gate_passed", v->gate_passed);
+    vat_jw_real(&w, "score", v->score);
+    vat_jw_string(&w, "code", v->code);
+    vat_jw_string(&w, "reason", v->reason);
+    row_end(&w);
+}
+
+static void put_rubric_item(struct vat_tables *tb, const struct vat_task *t, const char *split,
+                            const char *item, const char *kind, const char *text, double weight)
+{
+    struct vat_jw w;
+    row_head(&w, tb, VAT_T_RUBRIC_ITEMS, split, "item_id", t, item);
+    vat_jw_string(&w, "item", item);
+    vat_jw_string(&w, "kind", kind);
+    vat_jw_string(&w, "text", text);
+    vat_jw_real(&w, "weight", weight);
+    row_end(&w);
+}
+
+/* Each row is written member by member straight into its split's buffer
+ * (vat_jw), in the layout's order (vat_table_columns). */
 void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
                          const struct vat_replay *r, const char *split)
 {
@@ -247,190 +280,138 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     const char *checker = json_string_value(json_object_get(t->spec, "checker"));
     if (!checker)
         checker = tm->answer_kind;
-
     json_t *empty = json_object();
     const json_t *params = t->params ? t->params : empty;
     char *gold = vat_answer_text(t, t->gold);
-    /* One string value for the prompt, shared by the three rows that
-     * carry it. */
-    json_t *prompt = json_string(t->prompt);
+    struct vat_jw w;
 
     /* experience */
-    json_t *row = json_object();
-    json_object_set_new(row, "task_id", json_string(t->id));
-    json_object_set_new(row, "template", json_string(tm->name));
-    json_object_set_new(row, "family", json_string(tm->family));
-    json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "answer_kind", json_string(vat_task_answer_kind(t)));
-    json_object_set_new(row, "answer_form", json_string(vat_task_answer_form(t)));
-    json_object_set(row, "prompt", prompt);
-    json_object_set_new(row, "gold", json_string(gold));
-    json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
-    json_object_set_new(row, "fixture", fixture_json(&t->fixture[0]));
-    json_t *variants = json_array();
+    row_begin(&w, tb, VAT_T_EXPERIENCE, split);
+    vat_jw_string(&w, "task_id", t->id);
+    vat_jw_string(&w, "template", tm->name);
+    vat_jw_string(&w, "family", tm->family);
+    vat_jw_string(&w, "split", split);
+    vat_jw_string(&w, "answer_kind", vat_task_answer_kind(t));
+    vat_jw_string(&w, "answer_form", vat_task_answer_form(t));
+    vat_jw_string(&w, "prompt", t->prompt);
+    vat_jw_string(&w, "gold", gold);
+    vat_jw_bool(&w, "self_contained", t->self_contained);
+    put_fixture(&w, "fixture", &t->fixture[0]);
+    vat_jw_array(&w, "variants");
     for (int i = 1; i < t->n_fixtures; i++)
-        json_array_append_new(variants, fixture_json(&t->fixture[i]));
-    json_object_set_new(row, "variants", variants);
-    json_object_set_new(row, "params_json", json_text(params));
-    json_object_set_new(row, "difficulty", json_integer(t->difficulty));
-    json_object_set_new(row, "trap", json_string(tm->trap));
+        put_fixture(&w, NULL, &t->fixture[i]);
+    vat_jw_end(&w);
+    vat_jw_text(&w, "params_json", params);
+    vat_jw_int(&w, "difficulty", t->difficulty);
+    vat_jw_string(&w, "trap", tm->trap);
     /* issue 13: how the prompt is worded, and which phrasings it drew */
-    json_object_set_new(row, "prompt_style",
-                        json_string(t->prompt_style ? t->prompt_style : "explicit"));
-    json_object_set_new(row, "phrasing", json_string(t->phrasing));
-    json_t *armed = json_array();
+    vat_jw_string(&w, "prompt_style", t->prompt_style ? t->prompt_style : "explicit");
+    vat_jw_string(&w, "phrasing", t->phrasing);
+    vat_jw_array(&w, "armed_traps");
     for (int i = 0; i < t->n_traps; i++)
-        json_array_append_new(armed, json_string(t->traps[i].name));
-    json_object_set_new(row, "armed_traps", armed);
-    json_object_set_new(row, "seed", seed_json(t));
-    json_object_set_new(row, "vat_version", json_string(VAT_VERSION));
-    add_row(tb, VAT_T_EXPERIENCE, split, row);
+        vat_jw_string(&w, NULL, t->traps[i].name);
+    vat_jw_end(&w);
+    put_seed(&w, t);
+    vat_jw_string(&w, "vat_version", VAT_VERSION);
+    row_end(&w);
 
     /* fixture_generators */
     for (int i = 0; i < t->n_fixtures; i++) {
         const struct vat_fixture *f = &t->fixture[i];
-        char fid[128];
-        if (i == 0)
-            snprintf(fid, sizeof fid, "%s/main", t->id);
-        else
-            snprintf(fid, sizeof fid, "%s/v%d", t->id, i);
-        row = json_object();
-        json_object_set_new(row, "fixture_id", json_string(fid));
-        json_object_set_new(row, "task_id", json_string(t->id));
-        json_object_set_new(row, "split", json_string(split));
-        json_object_set_new(row, "path", json_string(f->path));
-        json_object_set_new(row, "role", json_string(f->role));
-        json_object_set_new(row, "format", json_string(f->format));
-        json_t *gen = json_object();
-        json_object_set_new(gen, "name", json_string(tm->name));
-        json_object_set_new(gen, "version", json_string(VAT_VERSION));
-        json_object_set_new(row, "generator", gen);
-        json_object_set_new(row, "seed", seed_json(t));
-        json_object_set_new(row, "params_json", json_text(params));
-        json_object_set_new(row, "sha256", json_string(f->sha256));
-        json_object_set_new(row, "rows", json_integer(f->rows));
-        json_object_set(row, "columns", f->columns ? f->columns : json_array());
-        add_row(tb, VAT_T_FIXTURE_GENERATORS, split, row);
+        char which[16] = "main";
+        if (i > 0)
+            snprintf(which, sizeof which, "v%d", i);
+        row_head(&w, tb, VAT_T_FIXTURE_GENERATORS, split, "fixture_id", t, which);
+        vat_jw_string(&w, "path", f->path);
+        vat_jw_string(&w, "role", f->role);
+        vat_jw_string(&w, "format", f->format);
+        vat_jw_object(&w, "generator");
+        vat_jw_string(&w, "name", tm->name);
+        vat_jw_string(&w, "version", VAT_VERSION);
+        vat_jw_end(&w);
+        put_seed(&w, t);
+        vat_jw_text(&w, "params_json", params);
+        vat_jw_string(&w, "sha256", f->sha256);
+        vat_jw_int(&w, "rows", f->rows);
+        if (f->columns) {
+            vat_jw_value(&w, "columns", f->columns);
+        } else {
+            vat_jw_array(&w, "columns");
+            vat_jw_end(&w);
+        }
+        row_end(&w);
     }
 
     /* sft_examples: TRL's conversational prompt-completion form */
-    row = json_object();
-    json_object_set_new(row, "task_id", json_string(t->id));
-    json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "prompt", one_message("user", json_incref(prompt)));
-    json_object_set_new(row, "completion", one_message("assistant", json_string(gold)));
-    json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
-    add_row(tb, VAT_T_SFT_EXAMPLES, split, row);
+    row_head(&w, tb, VAT_T_SFT_EXAMPLES, split, NULL, t, NULL);
+    put_one_message(&w, "prompt", "user", t->prompt);
+    put_one_message(&w, "completion", "assistant", gold);
+    vat_jw_bool(&w, "self_contained", t->self_contained);
+    row_end(&w);
 
     /* rollouts: the three admission replays */
     const char *answers[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
-    for (int k = 0; k < VAT_N_ROLES; k++) {
-        const struct vat_verdict *v = &r->v[k];
-        row = json_object();
-        json_object_set_new(row, "rollout_id", json_sprintf("%s/%s", t->id, vat_role_names[k]));
-        json_object_set_new(row, "task_id", json_string(t->id));
-        json_object_set_new(row, "split", json_string(split));
-        json_object_set_new(row, "role", json_string(vat_role_names[k]));
-        json_object_set_new(row, "answer", json_string(answers[k]));
-        json_object_set_new(row, "gate_passed", json_boolean(v->gate_passed));
-        json_object_set_new(row, "score", json_real(v->score));
-        json_object_set_new(row, "code", json_string(v->code));
-        json_object_set_new(row, "reason", json_string(v->reason));
-        add_row(tb, VAT_T_ROLLOUTS, split, row);
-    }
+    for (int k = 0; k < VAT_N_ROLES; k++)
+        put_rollout(tb, t, split, vat_role_names[k], answers[k], &r->v[k]);
     /* A compound task replays each single mistake under its own role. */
     for (int i = 0; i < t->n_traps; i++) {
-        const struct vat_verdict *v = &r->traps[i];
-        row = json_object();
-        json_object_set_new(row, "rollout_id", json_sprintf("%s/trap:%s", t->id, t->traps[i].name));
-        json_object_set_new(row, "task_id", json_string(t->id));
-        json_object_set_new(row, "split", json_string(split));
-        json_object_set_new(row, "role", json_sprintf("trap:%s", t->traps[i].name));
-        json_object_set_new(row, "answer", json_string(t->traps[i].answer));
-        json_object_set_new(row, "gate_passed", json_boolean(v->gate_passed));
-        json_object_set_new(row, "score", json_real(v->score));
-        json_object_set_new(row, "code", json_string(v->code));
-        json_object_set_new(row, "reason", json_string(v->reason));
-        add_row(tb, VAT_T_ROLLOUTS, split, row);
+        char *role = vat_xasprintf("trap:%s", t->traps[i].name);
+        put_rollout(tb, t, split, role, t->traps[i].answer, &r->traps[i]);
+        free(role);
     }
 
     /* preference_pairs: the armed trap is the rejected side */
     const struct vat_verdict *tv = &r->v[VAT_ROLE_TRAP];
-    row = json_object();
-    json_object_set_new(row, "pair_id", json_sprintf("%s/trap", t->id));
-    json_object_set_new(row, "task_id", json_string(t->id));
-    json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "prompt", one_message("user", json_incref(prompt)));
-    json_object_set_new(row, "chosen", one_message("assistant", json_string(gold)));
-    json_object_set_new(row, "rejected", one_message("assistant", json_string(t->trap)));
-    json_object_set_new(row, "rejected_reason", json_sprintf("%s: %s", tv->code, tv->reason));
-    json_object_set_new(row, "signal", json_string("trap"));
+    row_head(&w, tb, VAT_T_PREFERENCE_PAIRS, split, "pair_id", t, "trap");
+    put_one_message(&w, "prompt", "user", t->prompt);
+    put_one_message(&w, "chosen", "assistant", gold);
+    put_one_message(&w, "rejected", "assistant", t->trap);
+    vat_jw_stringf(&w, "rejected_reason", "%s: %s", tv->code, tv->reason);
+    vat_jw_string(&w, "signal", "trap");
     /* Both sides are programs (regex, sql, analytics in program form)
      * whose outputs differ on the task's fixtures (the trap is armed, so
      * its rows or matches differ), or both are bare values. */
     {
         const char *kind = vat_task_answer_kind(t);
         bool program = strcmp(kind, "regex") == 0 || strcmp(kind, "sql") == 0;
-        json_object_set_new(row, "pair_kind", json_string(program ? "program" : "value"));
+        vat_jw_string(&w, "pair_kind", program ? "program" : "value");
     }
-    json_object_set_new(row, "self_contained", json_boolean(t->self_contained));
-    add_row(tb, VAT_T_PREFERENCE_PAIRS, split, row);
+    vat_jw_bool(&w, "self_contained", t->self_contained);
+    row_end(&w);
 
     /* verifiers: the whole checker spec, so `vat check` can rebuild it.
      * Its shape differs per checker, so it travels as JSON text; the
      * expected value (a JSON value of any shape) has a column of its own,
      * as canonical JSON text, so readers need not dig for it. */
-    row = json_object();
-    json_object_set_new(row, "task_id", json_string(t->id));
-    json_object_set_new(row, "split", json_string(split));
-    json_object_set_new(row, "template", json_string(tm->name));
-    json_object_set_new(row, "checker", json_string(checker));
-    json_object_set_new(row, "checker_version", json_string(vat_checker_version(checker)));
-    vat_verifier_set_spec(row, t->spec);
-    add_row(tb, VAT_T_VERIFIERS, split, row);
+    row_head(&w, tb, VAT_T_VERIFIERS, split, NULL, t, NULL);
+    vat_jw_string(&w, "template", tm->name);
+    vat_jw_string(&w, "checker", checker);
+    vat_jw_string(&w, "checker_version", vat_checker_version(checker));
+    vat_verifier_put_spec(&w, t->spec);
+    row_end(&w);
 
     /* rubric_items */
     char *gate = describe_answer(t), *score = describe_score(t);
-    struct {
-        const char *item, *kind;
-        char *text;
-        double weight;
-    } items[] = {
-        {"gate", "gate", vat_xasprintf("The answer is %s", gate), VAT_RUBRIC_GATE},
-        {"score", "score", vat_xasprintf("%s", score), VAT_RUBRIC_SCORE},
-        {"trap", "trap", vat_xasprintf("The answer avoids the trap: %s", tm->trap),
-         vat_rubric_trap_weight(t->n_traps)},
-    };
-    for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
-        row = json_object();
-        json_object_set_new(row, "item_id", json_sprintf("%s/%s", t->id, items[i].item));
-        json_object_set_new(row, "task_id", json_string(t->id));
-        json_object_set_new(row, "split", json_string(split));
-        json_object_set_new(row, "item", json_string(items[i].item));
-        json_object_set_new(row, "kind", json_string(items[i].kind));
-        json_object_set_new(row, "text", json_string(items[i].text));
-        json_object_set_new(row, "weight", json_real(items[i].weight));
-        add_row(tb, VAT_T_RUBRIC_ITEMS, split, row);
-        free(items[i].text);
-    }
+    char *text = vat_xasprintf("The answer is %s", gate);
+    put_rubric_item(tb, t, split, "gate", "gate", text, VAT_RUBRIC_GATE);
+    free(text);
+    put_rubric_item(tb, t, split, "score", "score", score, VAT_RUBRIC_SCORE);
+    text = vat_xasprintf("The answer avoids the trap: %s", tm->trap);
+    put_rubric_item(tb, t, split, "trap", "trap", text, vat_rubric_trap_weight(t->n_traps));
+    free(text);
     /* One rubric item per armed trap of a compound task, named by it. */
     for (int i = 0; i < t->n_traps; i++) {
-        row = json_object();
-        json_object_set_new(row, "item_id", json_sprintf("%s/trap:%s", t->id, t->traps[i].name));
-        json_object_set_new(row, "task_id", json_string(t->id));
-        json_object_set_new(row, "split", json_string(split));
-        json_object_set_new(row, "item", json_sprintf("trap:%s", t->traps[i].name));
-        json_object_set_new(row, "kind", json_string("trap"));
-        json_object_set_new(row, "text", json_sprintf("The answer avoids the mistake '%s': %s",
-                                                      t->traps[i].name, t->traps[i].text));
-        json_object_set_new(row, "weight", json_real(vat_rubric_trap_weight(t->n_traps)));
-        add_row(tb, VAT_T_RUBRIC_ITEMS, split, row);
+        char *item = vat_xasprintf("trap:%s", t->traps[i].name);
+        text = vat_xasprintf("The answer avoids the mistake '%s': %s", t->traps[i].name,
+                             t->traps[i].text);
+        put_rubric_item(tb, t, split, item, "trap", text, vat_rubric_trap_weight(t->n_traps));
+        free(item);
+        free(text);
     }
     free(gate);
     free(score);
     free(gold);
     json_decref(empty);
-    json_decref(prompt);
 }
 
 int vat_tables_write(struct vat_tables *tb, const char *root, struct vat_err *e)
@@ -478,10 +459,16 @@ json_t *vat_verifier_spec(const json_t *row)
     return spec;
 }
 
-void vat_verifier_set_spec(json_t *row, const json_t *spec)
+void vat_verifier_put_spec(struct vat_jw *w, const json_t *spec)
 {
     const json_t *expected = json_object_get(spec, "expected");
-    json_object_set_new(row, "expected", expected ? json_text(expected) : json_null());
+    if (expected) {
+        vat_jw_text(w, "expected", expected);
+    } else {
+        json_t *null = json_null();
+        vat_jw_value(w, "expected", null);
+        json_decref(null);
+    }
     json_t *rest = json_object();
     const char *k;
     json_t *x;
@@ -489,8 +476,24 @@ void vat_verifier_set_spec(json_t *row, const json_t *spec)
         if (strcmp(k, "expected") != 0)
             json_object_set(rest, k, x);
     }
-    json_object_set_new(row, "spec_json", json_text(rest));
+    vat_jw_text(w, "spec_json", rest);
     json_decref(rest);
+}
+
+void vat_verifier_set_spec(json_t *row, const json_t *spec)
+{
+    struct vat_buf b = VAT_BUF_INIT;
+    struct vat_jw w;
+    vat_jw_begin(&w, &b);
+    vat_verifier_put_spec(&w, spec);
+    vat_jw_end(&w);
+    json_t *cols = json_loadb(b.data, b.len, 0, NULL);
+    const char *k;
+    json_t *x;
+    json_object_foreach(cols, k, x)
+        json_object_set(row, k, x);
+    json_decref(cols);
+    vat_buf_release(&b);
 }
 
 const char *vat_row_prompt(const json_t *row)

@@ -83,9 +83,12 @@ char *vat_answer_text(const struct vat_task *t, const char *answer);
  * the row's spec_json with its `expected` value put back from the
  * row's `expected` column (canonical JSON text, null when none). */
 json_t *vat_verifier_spec(const json_t *row);
-/* The inverse: stores spec in row as its `expected` (canonical JSON text
- * of spec's "expected", null when it has none) and `spec_json` (the rest
- * of spec as JSON text) columns, replacing any already there. */
+/* The inverse: writes spec as a verifiers row's `expected` (canonical JSON
+ * text of spec's "expected", null when it has none) and `spec_json` (the
+ * rest of spec as JSON text) members. */
+struct vat_jw;
+void vat_verifier_put_spec(struct vat_jw *w, const json_t *spec);
+/* The same two columns stored in row, replacing any already there. */
 void vat_verifier_set_spec(json_t *row, const json_t *spec);
 /* The prompt text of a row of experience (a string), sft_examples or
  * preference_pairs (a list of messages: the first user message's content).

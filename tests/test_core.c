@@ -242,6 +242,29 @@ static void test_json_members(void **state)
     json_decref(m[1]);
     assert_int_equal(vat_json_members("{}", 2, keys, 4, m), 0);
     assert_null(m[0]);
+    /* long strings, stepped over a word at a time: an escaped quote or
+     * backslash at every offset of a word, and a string ending at each */
+    for (int k = 0; k < 24; k++) {
+        struct vat_buf b = VAT_BUF_INIT;
+        vat_buf_puts(&b, "{\"prompt\":\"");
+        for (int j = 0; j < k; j++)
+            vat_buf_putc(&b, 'a' + j % 26);
+        vat_buf_puts(&b, k % 2 ? "\\\"template\\\":\\\"no\\\"" : "\\\\");
+        for (int j = 0; j < 40 - k; j++)
+            vat_buf_putc(&b, 'z');
+        vat_buf_puts(&b, "\",\"template\":\"t\",\"ok\":\"");
+        for (int j = 0; j < k; j++)
+            vat_buf_putc(&b, 'q');
+        vat_buf_puts(&b, "\"}");
+        assert_int_equal(vat_json_members(b.data, b.len, keys, 4, m), 0);
+        assert_string_equal(json_string_value(m[0]), "t");
+        assert_int_equal(json_string_length(m[2]), (size_t)k);
+        for (int i = 0; i < 4; i++)
+            json_decref(m[i]);
+        /* cut short inside the last string: unterminated */
+        assert_int_equal(vat_json_members(b.data, b.len - 2, keys, 4, m), -1);
+        vat_buf_release(&b);
+    }
     /* not one object: refused, nothing returned */
     static const char *const bad[] = {"", "[]", "{\"template\":\"a\"", "{\"template\":\"a\"}x",
                                       "{\"template\":\"unterminated}", "{\"template\" \"a\"}",
@@ -252,6 +275,98 @@ static void test_json_members(void **state)
         for (int k = 0; k < 4; k++)
             assert_null(m[k]);
     }
+}
+
+/* The row writer gives the text vat_json_dump_buf gives for the jansson
+ * object the same calls build, members jansson would not make left out
+ * alike: NULL and non-UTF-8 strings (a stray continuation byte, an
+ * overlong, a surrogate, past U+10FFFF, a cut sequence), non-finite
+ * reals, NULL values. */
+static void test_row_writer(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "plain", "", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "quote \" back \\ nl \n tab \t",
+        "ctl \x01\x1f\x7f", "stray \x80", "overlong \xc0\xaf", "surrogate \xed\xa0\x80",
+        "past \xf4\x90\x80\x80", "cut \xe2\x82", NULL,
+    };
+    static const double reals[] = {0.5, -0.0, 1e300, 12.0, NAN, INFINITY};
+    static const long long ints[] = {0, -1, 42, INT64_MAX, INT64_MIN};
+    /* a long string twice (the escaped-text cache), then a different one */
+    char long_a[1200], long_b[1200];
+    for (size_t i = 0; i < sizeof long_a - 1; i++) {
+        long_a[i] = i % 97 == 0 ? '"' : (char)('a' + i % 26);
+        long_b[i] = i % 89 == 0 ? '\n' : (char)('A' + i % 26);
+    }
+    long_a[sizeof long_a - 1] = long_b[sizeof long_b - 1] = 0;
+
+    json_t *o = json_object();
+    struct vat_buf got = VAT_BUF_INIT;
+    struct vat_jw w;
+    vat_jw_begin(&w, &got);
+    char key[32];
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        snprintf(key, sizeof key, "s%zu", i);
+        json_object_set_new(o, key, texts[i] ? json_string(texts[i]) : NULL);
+        vat_jw_string(&w, key, texts[i]);
+        snprintf(key, sizeof key, "f%zu", i);
+        json_object_set_new(o, key, json_sprintf("<%s>", texts[i] ? texts[i] : "-"));
+        vat_jw_stringf(&w, key, "<%s>", texts[i] ? texts[i] : "-");
+    }
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
+        snprintf(key, sizeof key, "r%zu", i);
+        json_object_set_new(o, key, json_real(reals[i]));
+        vat_jw_real(&w, key, reals[i]);
+    }
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        snprintf(key, sizeof key, "i%zu", i);
+        json_object_set_new(o, key, json_integer(ints[i]));
+        vat_jw_int(&w, key, ints[i]);
+    }
+    json_object_set_new(o, "t", json_true());
+    vat_jw_bool(&w, "t", true);
+    json_object_set_new(o, "long1", json_string(long_a));
+    vat_jw_string(&w, "long1", long_a);
+    json_object_set_new(o, "long2", json_string(long_a));
+    vat_jw_string(&w, "long2", long_a);
+    json_object_set_new(o, "long3", json_string(long_b));
+    vat_jw_string(&w, "long3", long_b);
+    /* nesting: an array of objects, an array of strings, an empty array,
+     * a value and a value's text */
+    json_t *arr = json_array(), *m = json_object();
+    json_object_set_new(m, "role", json_string("user"));
+    json_object_set_new(m, "content", json_string("stray \x80"));
+    json_array_append_new(arr, m);
+    json_array_append_new(arr, json_string("x"));
+    json_array_append_new(arr, json_string("cut \xe2\x82"));
+    json_array_append_new(arr, json_array());
+    json_object_set_new(o, "list", arr);
+    vat_jw_array(&w, "list");
+    vat_jw_object(&w, NULL);
+    vat_jw_string(&w, "role", "user");
+    vat_jw_string(&w, "content", "stray \x80");
+    vat_jw_end(&w);
+    vat_jw_string(&w, NULL, "x");
+    vat_jw_string(&w, NULL, "cut \xe2\x82");
+    vat_jw_array(&w, NULL);
+    vat_jw_end(&w);
+    vat_jw_end(&w);
+    json_t *v = json_pack("{s:[i,f,s],s:{}}", "a", 1, 2.5, "b\"", "c");
+    json_object_set(o, "value", v);
+    vat_jw_value(&w, "value", v);
+    vat_jw_value(&w, "none", NULL);
+    char *vt = vat_json_dumps(v);
+    json_object_set_new(o, "text", json_string(vt));
+    free(vt);
+    vat_jw_text(&w, "text", v);
+    vat_jw_end(&w);
+    char *want = vat_json_dumps(o);
+    assert_int_equal(got.len, strlen(want));
+    assert_memory_equal(got.data, want, got.len);
+    free(want);
+    vat_buf_release(&got);
+    json_decref(v);
+    json_decref(o);
 }
 
 static void test_atomic_write(void **state)
@@ -568,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_json_text_is_fixed),
         cmocka_unit_test(test_json_escapes_every_offset),
         cmocka_unit_test(test_json_members),
+        cmocka_unit_test(test_row_writer),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_file_memo),
         cmocka_unit_test(test_sha256_vectors),

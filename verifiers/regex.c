@@ -145,53 +145,6 @@ static int limits_read(const json_t *spec, struct rx_limits *l, struct vat_verdi
 
 /* ---- UTF-8 -------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (no overlongs, no
- * surrogates, nothing past U+10FFFF), or 0 if there is none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t k = 2; k < len; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF)
-            return 0;
-    return len;
-}
-
-/* Returns the offset of the first byte that is not well-formed UTF-8, or
- * n when all of s is. */
-static size_t utf8_check(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t l = utf8_len(s + i, n - i);
-        if (!l)
-            return i;
-        i += l;
-    }
-    return n;
-}
-
 static bool all_ascii(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -1317,7 +1270,7 @@ static int tr_run(struct rx_tr *t, const char *pat, size_t len, bool utf)
                 return PYERR(t, i, "bad escape (end of pattern)");
             i++;
         }
-        i += utf8_len((const unsigned char *)pat + i, len - i);
+        i += vat_utf8_seq((const unsigned char *)pat + i, len - i);
     }
     vat_buf_puts(&t->out, "");
     if (tr_sub(t, false, false, 0))
@@ -1660,7 +1613,7 @@ static int prog_build(struct rx_prog *p, const struct rx_limits *lim, const char
         *v = vat_verdict_make(false, 0, VAT_PARSE, "pattern contains a NUL byte");
         return -1;
     }
-    size_t bad = utf8_check((const unsigned char *)pat, len);
+    size_t bad = vat_utf8_prefix(pat, len);
     if (bad < len) {
         *v = vat_verdict_make(false, 0, VAT_PARSE, "pattern is not valid UTF-8 at byte %zu", bad);
         return -1;
@@ -2091,7 +2044,7 @@ json_t *vat_regex_extract(const json_t *spec, const char *pattern, size_t plen, 
         return NULL;
     }
     bool utf = !all_ascii(text, n);
-    if (utf && utf8_check((const unsigned char *)text, n) < n) {
+    if (utf && vat_utf8_prefix(text, n) < n) {
         *v = vat_verdict_make(false, 0, VAT_INTERNAL, "text is not valid UTF-8");
         return NULL;
     }

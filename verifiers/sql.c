@@ -100,51 +100,6 @@ struct reason {
     size_t n;
 };
 
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return len;
-}
-
-static bool utf8_valid(const unsigned char *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        size_t k = utf8_seq(s + i, n - i);
-        if (!k)
-            return false;
-        i += k;
-    }
-    return true;
-}
-
 /* Appends untrusted bytes: valid UTF-8 is kept, control bytes and invalid
  * bytes are escaped, and at most max bytes of s are shown ("..." after). */
 static void reason_text(struct reason *r, const char *s, size_t n, size_t max)
@@ -154,7 +109,7 @@ static void reason_text(struct reason *r, const char *s, size_t n, size_t max)
     for (size_t i = 0; i < n;) {
         char esc[8];
         const char *piece;
-        size_t plen, k = utf8_seq(u + i, n - i);
+        size_t plen, k = vat_utf8_seq(u + i, n - i);
         if (shown >= max) {
             piece = "...";
             plen = 3;
@@ -727,7 +682,7 @@ static bool query_gate(const char *q, size_t n, struct query_facts *qf, struct v
         *v = verdictf(false, VAT_PARSE, "the query contains a NUL byte");
         return false;
     }
-    if (!utf8_valid((const unsigned char *)q, n)) {
+    if (vat_utf8_prefix(q, n) != n) {
         *v = verdictf(false, VAT_PARSE, "the query is not valid UTF-8");
         return false;
     }
@@ -3538,13 +3493,13 @@ static bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, b
 
 static json_t *text_json(const unsigned char *p, size_t n)
 {
-    if (utf8_valid(p, n))
+    if (vat_utf8_prefix((const char *)p, n) == n)
         return json_stringn((const char *)p, n);
     /* TEXT built from bytes (CAST(x'ff' AS TEXT)) need not be UTF-8; JSON
      * must be, so invalid bytes become U+FFFD. */
     struct vat_buf b = VAT_BUF_INIT;
     for (size_t i = 0; i < n;) {
-        size_t k = utf8_seq(p + i, n - i);
+        size_t k = vat_utf8_seq(p + i, n - i);
         if (k) {
             vat_buf_putn(&b, (const char *)p + i, k);
             i += k;

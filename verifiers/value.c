@@ -37,45 +37,12 @@ bool vat_close(double a, double b, double rel_tol, double abs_tol)
 
 /* ---- bounded reasons ---------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
- * no surrogates, nothing past U+10FFFF), or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return len;
-}
-
 /* Appends n bytes, stopping before a character that would not fit. */
 static void reason_putn(struct vat_reason *r, const char *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
-        size_t k = utf8_len((const unsigned char *)s + i, n - i);
+        size_t k = vat_utf8_seq((const unsigned char *)s + i, n - i);
         if (k == 0 || r->n + k > sizeof r->s - 1)
             break;
         memcpy(r->s + r->n, s + i, k);
@@ -119,7 +86,7 @@ static void put_text(struct vat_reason *r, const char *s, size_t n, size_t max, 
     size_t used = 0, i = 0;
     while (i < n) {
         const unsigned char c = (unsigned char)s[i];
-        size_t k = utf8_len((const unsigned char *)s + i, n - i);
+        size_t k = vat_utf8_seq((const unsigned char *)s + i, n - i);
         char piece[8];
         size_t plen;
         if (k == 1 && (c == '\n' || c == '\t')) {
