@@ -957,6 +957,27 @@ const char *vat_task_str(const struct vat_task *t, const char *name)
     return s ? s : "";
 }
 
+/* Writes data whole to fd and closes it: 0, or the errno (-1 for a short
+ * write) of the first failure. */
+static int write_all_close(int fd, const char *data, size_t len)
+{
+    int err = 0;
+    size_t put = 0;
+    while (put < len) {
+        ssize_t k = write(fd, data + put, len - put);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            err = k < 0 ? errno : -1;
+            break;
+        }
+        put += (size_t)k;
+    }
+    if (close(fd) != 0 && err == 0)
+        err = errno;
+    return err;
+}
+
 int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
                           struct vat_err *e)
 {
@@ -968,6 +989,25 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
     if (dir < 0)
         return -1;
     int rc = 0;
+    const int wflags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+    /* During a draw the root is the build's stage, a tree renamed into
+     * place whole (src/store.c) and dropped whole when a build dies: a
+     * file not there yet is created under its own name (O_EXCL), sparing
+     * the file system a second name and a rename per fixture.  One already
+     * there (a redraw, a rewrite) is replaced through a temporary below. */
+    if (memo.on) {
+        int fd = openat(dir, last, wflags, 0666);
+        if (fd >= 0) {
+            int err = write_all_close(fd, data, len);
+            if (err != 0) {
+                rc = vat_err_set(e, "vat: cannot write '%s': %s", rel,
+                                 err > 0 ? strerror(err) : "short write");
+                unlinkat(dir, last, 0);
+            }
+            parent_close(dir, kept);
+            return rc;
+        }
+    }
     struct stat st;
     if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
         rc = vat_err_set(e, "vat: '%s' is %s; refusing to replace it", rel,
@@ -976,7 +1016,6 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
         return rc;
     }
     char *tmp = vat_xasprintf("%s.tmp", last);
-    const int wflags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
     int fd = openat(dir, tmp, wflags, 0666);
     /* A stale temporary of ours (a regular file) goes; anything else there
      * is reported, never opened. */
@@ -986,20 +1025,10 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
     if (fd < 0) {
         rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(errno));
     } else {
-        size_t put = 0;
-        while (put < len) {
-            ssize_t k = write(fd, data + put, len - put);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel,
-                                 k < 0 ? strerror(errno) : "short write");
-                break;
-            }
-            put += (size_t)k;
-        }
-        if (close(fd) != 0 && rc == 0)
-            rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(errno));
+        int err = write_all_close(fd, data, len);
+        if (err != 0)
+            rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel,
+                             err > 0 ? strerror(err) : "short write");
         if (rc == 0 && renameat(dir, tmp, dir, last) != 0)
             rc = vat_err_set(e, "vat: cannot rename '%s.tmp': %s", rel, strerror(errno));
         if (rc != 0)

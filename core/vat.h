@@ -238,7 +238,10 @@ int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e);
  * existing file, or a hard link to one outside the root, is never opened
  * for writing) renamed over rel, creating parent directories, all
  * resolved beneath root with no symbolic link followed.  A symbolic link
- * or directory at rel is reported, never replaced.  0, or -1 with e set. */
+ * or directory at rel is reported, never replaced.  While the file memo is
+ * on (a build's draw, whose root is the build's stage: a tree renamed into
+ * place whole), a rel not there yet is created as rel itself (O_EXCL)
+ * instead, and unlinked again if the write fails.  0, or -1 with e set. */
 int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
                           struct vat_err *e);
 

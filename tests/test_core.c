@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -442,6 +446,63 @@ static void test_file_memo(void **state)
     free(root);
 }
 
+/* During a draw (the memo on; the root is a build's stage) a new file is
+ * created as itself: a directory squatting on its temporary name does not
+ * stop it.  A file already there is replaced through the temporary, which
+ * that directory then blocks; a symbolic link is refused, its target
+ * untouched; a write that fails leaves no file behind. */
+static void test_write_in_draw(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("draww");
+    struct vat_err e = {{0}};
+    assert_int_equal(vat_mkdirs_for(root, "f/t/a.csv.tmp/x", &e), 0);
+    vat_file_memo_begin();
+    assert_int_equal(vat_write_file_atomic(root, "f/t/a.csv", "one\n", 4, &e), 0);
+    read_is(root, "f/t/a.csv", "one\n");
+    assert_int_equal(vat_write_file_atomic(root, "f/t/a.csv", "two\n", 4, &e), -1);
+    assert_non_null(strstr(e.msg, "a.csv.tmp"));
+    vat_file_memo_end();
+    read_is(root, "f/t/a.csv", "one\n");
+
+    char *target = vat_path_join(root, "target");
+    char *link = vat_path_join(root, "f/t/l.csv");
+    FILE *f = fopen(target, "w");
+    fputs("keep\n", f);
+    fclose(f);
+    assert_int_equal(symlink(target, link), 0);
+    vat_file_memo_begin();
+    assert_int_equal(vat_write_file_atomic(root, "f/t/l.csv", "evil\n", 5, &e), -1);
+    assert_non_null(strstr(e.msg, "symbolic link"));
+    vat_file_memo_end();
+    read_is(root, "target", "keep\n");
+
+    /* a file size limit makes the write fail part way */
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = 4096;
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    static char big[8192];
+    memset(big, 'x', sizeof big);
+    vat_file_memo_begin();
+    int rc = vat_write_file_atomic(root, "f/t/big.csv", big, sizeof big, &e);
+    vat_file_memo_end();
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, prev);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(e.msg, "cannot write 'f/t/big.csv'"));
+    char *bigp = vat_path_join(root, "f/t/big.csv");
+    struct stat st;
+    assert_int_equal(lstat(bigp, &st), -1);
+    free(bigp);
+    free(target);
+    free(link);
+    vat_test_rmtree(root);
+    free(root);
+}
+
 /* SHA-256 one-shot and incremental, against FIPS 180-2's published
  * vectors: one block, two blocks, and a million 'a's fed in uneven
  * pieces; every thread uses the same fetched method. */
@@ -685,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_json_members),
         cmocka_unit_test(test_row_writer),
         cmocka_unit_test(test_atomic_write),
+        cmocka_unit_test(test_write_in_draw),
         cmocka_unit_test(test_file_memo),
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_file_sha256),
