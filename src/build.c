@@ -397,8 +397,10 @@ static void check_program_unique(struct slot *s, struct seen_set *ss)
 
 /* The tables, streamed: each of out/<table>/<split>.jsonl is written to a
  * temporary file as the rows come and renamed into place at the end. */
+#define TABLE_IOBUF (256 << 10)
 struct table_files {
     FILE *f[VAT_N_TABLES][VAT_N_SPLITS];
+    char *iobuf[VAT_N_TABLES][VAT_N_SPLITS]; /* each file's stdio buffer */
     char *tmp[VAT_N_TABLES][VAT_N_SPLITS];
     char *dst[VAT_N_TABLES][VAT_N_SPLITS];
 };
@@ -418,6 +420,11 @@ static int table_files_open(struct table_files *tf, const char *root, struct vat
             if (!tf->f[i][s])
                 return vat_err_set(e, "vat: cannot create '%s': %s", tf->tmp[i][s],
                                    strerror(errno));
+            /* Written in large pieces, not stdio's 4 KiB (glibc takes a
+             * size only with a buffer): a 100,000-task build writes
+             * gigabytes of rows. */
+            tf->iobuf[i][s] = vat_xmalloc(TABLE_IOBUF);
+            setvbuf(tf->f[i][s], tf->iobuf[i][s], _IOFBF, TABLE_IOBUF);
         }
     return 0;
 }
@@ -450,6 +457,7 @@ static int table_files_close(struct table_files *tf, int commit, struct vat_err 
                                  strerror(errno));
             if (tf->tmp[i][s] && (!commit || rc != 0))
                 remove(tf->tmp[i][s]);
+            free(tf->iobuf[i][s]);
             free(tf->tmp[i][s]);
             free(tf->dst[i][s]);
         }
