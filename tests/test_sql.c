@@ -1289,12 +1289,24 @@ static void test_rows_reversed_inside_plain_sandbox(void **state)
     struct vat_err e = {{0}};
     json_t *gold = make_spec(GOLD, false);
     json_object_set_new(gold, "step_budget", json_integer(987654321));
-    unsigned long opens = vat_sql_sandbox_opens();
+    unsigned long opens = vat_sql_sandbox_opens(), compiles = vat_sql_compiles();
     assert_int_equal(vat_sql_gold_admissible(gold, root, &e), 0);
     assert_int_equal(vat_sql_sandbox_opens(), opens + 2);
+    /* the gold compiled twice per fixture (backwards, then plain for the
+     * plain and rows-reversed runs) */
+    assert_int_equal(vat_sql_compiles(), compiles + 4);
     unsigned long before = vat_sql_runs();
     assert_int_equal(vat_sql_gold_admissible(gold, root, &e), 0);
     assert_int_equal(vat_sql_runs(), before); /* every order's rows kept */
+    /* the prepared check of the draw runs the gold on what the plain run
+     * compiled */
+    struct vat_verdict pv;
+    struct vat_sql_prep *pp = vat_sql_prepare(gold, root, NULL, NULL, 0, &pv);
+    assert_non_null(pp);
+    pv = vat_sql_check_prepared(pp, GOLD, strlen(GOLD), NULL);
+    assert_string_equal(pv.code, VAT_OK);
+    vat_sql_prep_free(pp);
+    assert_int_equal(vat_sql_compiles(), compiles + 4);
     json_decref(gold);
     test_gold_admissible(state);
     json_t *after = vat_sql_run(spec, root, MAIN_FX, byrowid, strlen(byrowid), &v);

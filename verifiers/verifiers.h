@@ -125,6 +125,10 @@ bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p);
 /* How many queries this thread's sandboxes have run (started stepping)
  * so far.  For tests. */
 unsigned long vat_sql_runs(void);
+/* How many times this thread's sandboxes have compiled a query: prepared
+ * afresh, or prepared again by SQLite because what it was compiled
+ * against expired (a scan-order pragma, a schema moved).  For tests. */
+unsigned long vat_sql_compiles(void);
 /* How many connections on a fixture image this thread's sandboxes have
  * opened so far.  For tests. */
 unsigned long vat_sql_sandbox_opens(void);
