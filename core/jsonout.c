@@ -335,16 +335,8 @@ void vat_jw_stringf(struct vat_jw *w, const char *key, const char *fmt, ...)
 void vat_jw_int(struct vat_jw *w, const char *key, long long x)
 {
     char d[24];
-    int n = 0;
-    unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
-    do
-        d[n++] = (char)('0' + u % 10);
-    while (u /= 10);
     jw_member(w, key);
-    if (x < 0)
-        vat_buf_putc(w->b, '-');
-    while (n > 0)
-        vat_buf_putc(w->b, d[--n]);
+    vat_buf_puts(w->b, vat_fmt_int(x, 0, d));
 }
 
 void vat_jw_bool(struct vat_jw *w, const char *key, bool x)

@@ -167,6 +167,25 @@ void vat_buf_release(struct vat_buf *b)
     b->len = b->cap = 0;
 }
 
+char *vat_fmt_int(long long x, int width, char *out)
+{
+    char d[24];
+    int n = 0;
+    unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
+    do
+        d[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    char *p = out;
+    if (x < 0)
+        *p++ = '-';
+    for (int pad = width - n - (x < 0); pad > 0; pad--)
+        *p++ = '0';
+    while (n > 0)
+        *p++ = d[--n];
+    *p = 0;
+    return out;
+}
+
 size_t vat_utf8_seq(const unsigned char *s, size_t n)
 {
     unsigned char c = s[0], lo = 0x80, hi = 0xBF;

@@ -60,6 +60,12 @@ void vat_buf_vprintf(struct vat_buf *b, const char *fmt, va_list ap);
 char *vat_buf_detach(struct vat_buf *b);
 void vat_buf_release(struct vat_buf *b);
 
+/* x in decimal, zero-padded to width characters (the sign among them),
+ * as snprintf's "%0*lld" writes it: out holds at least 24 bytes plus
+ * width.  Returns out.  Cheaper than the printf family where every row of
+ * a fixture or a prompt formats numbers. */
+char *vat_fmt_int(long long x, int width, char *out);
+
 /* Length of the well-formed UTF-8 sequence at s, n > 0 bytes available
  * (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF, as
  * jansson's strings require), or 0 when it is not one. */

@@ -531,10 +531,26 @@ char *vat_fmt_cents(int64_t cents, char *out, size_t cap)
 {
     if (cap == 0)
         return out;
-    /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit int64. */
+    /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit int64.
+     * Written right to left, then cut to cap as snprintf would ("%s%"
+     * PRIu64 ".%02u"): every CSV amount goes through here. */
     uint64_t mag = cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents;
-    snprintf(out, cap, "%s%" PRIu64 ".%02u", cents < 0 ? "-" : "", mag / 100,
-             (unsigned)(mag % 100));
+    char t[32];
+    char *p = t + sizeof t;
+    *--p = (char)('0' + mag % 10);
+    *--p = (char)('0' + mag / 10 % 10);
+    *--p = '.';
+    uint64_t whole = mag / 100;
+    do
+        *--p = (char)('0' + whole % 10);
+    while (whole /= 10);
+    if (cents < 0)
+        *--p = '-';
+    size_t n = (size_t)(t + sizeof t - p);
+    if (n > cap - 1)
+        n = cap - 1;
+    memcpy(out, p, n);
+    out[n] = 0;
     return out;
 }
 

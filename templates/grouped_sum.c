@@ -166,6 +166,14 @@ static struct gs_row *gs_draw_rows(struct vat_rng *r, size_t n, int nreg, int ns
     return rows;
 }
 
+/* "ORD-" and the id zero-padded to six digits, as "ORD-%06ld" writes it. */
+static void add_order_id(struct vat_csv *c, long id)
+{
+    char oid[32] = "ORD-";
+    vat_fmt_int(id, 6, oid + 4);
+    vat_csv_add(c, oid);
+}
+
 static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -233,7 +241,7 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     for (size_t i = 0; i < n; i++) {
         id += (long)vat_rng_range(r, 1, 4);
         vat_csv_row_begin(&c);
-        vat_csv_addf(&c, "ORD-%06ld", id);
+        add_order_id(&c, id);
         vat_csv_add(&c, cust[vat_rng_below(r, (uint32_t)ncust)]);
         vat_csv_add(&c, regions[rows[i].region]);
         vat_csv_add(&c, status[rows[i].status]);
@@ -475,7 +483,7 @@ static int gs_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         day += (int32_t)vat_rng_below(r, 2);
         vat_gen_customer(r, &gs_customers, cust, sizeof cust);
         vat_csv_row_begin(c);
-        vat_csv_addf(c, "ORD-%06ld", id);
+        add_order_id(c, id);
         vat_csv_add(c, blank_cust ? "" : cust);
         vat_csv_add(c, pv->regions[g]);
         vat_csv_add(c, status == 0 ? gs_paid : st[status - 1]);

@@ -510,7 +510,9 @@ static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, 
     for (size_t i = 0; i < l.n && rc == 0; i++) {
         const struct invoice *iv = &l.v[i];
         char id[32], when[20], due[20];
-        snprintf(id, sizeof id, "%s%06lld", q->id_prefix, (long long)(next_id + (int64_t)i));
+        size_t pl = strlen(q->id_prefix); /* at most 5: the table above */
+        memcpy(id, q->id_prefix, pl);
+        vat_fmt_int((long long)(next_id + (int64_t)i), 6, id + pl);
         const char *cust = pool[vat_rng_below(rng, (uint32_t)npool)];
         const char *status = iv->status < q->npaid ? q->paid[iv->status]
                                                    : q->unpaid[iv->status - q->npaid];

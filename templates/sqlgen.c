@@ -142,9 +142,11 @@ static void put_real(struct vat_buf *b, double x)
 static void put_value(struct vat_buf *b, sqlite3_stmt *st, int i)
 {
     switch (sqlite3_column_type(st, i)) {
-    case SQLITE_INTEGER:
-        vat_buf_printf(b, "%lld", (long long)sqlite3_column_int64(st, i));
+    case SQLITE_INTEGER: {
+        char d[24];
+        vat_buf_puts(b, vat_fmt_int((long long)sqlite3_column_int64(st, i), 0, d));
         break;
+    }
     case SQLITE_FLOAT:
         put_real(b, sqlite3_column_double(st, i));
         break;

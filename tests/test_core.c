@@ -281,6 +281,32 @@ static void test_json_members(void **state)
     }
 }
 
+/* vat_fmt_int writes what snprintf's "%0*lld" writes: every width up to
+ * 22, signs, the extremes and a spread of magnitudes. */
+static void test_fmt_int(void **state)
+{
+    (void)state;
+    long long v[2000];
+    size_t n = 0;
+    static const long long fixed[] = {0, 1, -1, 9, 10, -10, 999999, 1000000, -123456,
+                                      INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        v[n++] = fixed[i];
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    while (n < sizeof v / sizeof v[0]) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v[n] = (long long)(x >> (n % 63));
+        n++;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int w = 0; w <= 22; w++) {
+            long long y = i % 2 || v[i] == INT64_MIN ? v[i] : -v[i];
+            char want[48], got[48];
+            snprintf(want, sizeof want, "%0*lld", w, y);
+            assert_string_equal(vat_fmt_int(y, w, got), want);
+        }
+}
+
 /* The row writer gives the text vat_json_dump_buf gives for the jansson
  * object the same calls build, members jansson would not make left out
  * alike: NULL and non-UTF-8 strings (a stray continuation byte, an
@@ -745,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_json_escapes_every_offset),
         cmocka_unit_test(test_json_members),
         cmocka_unit_test(test_row_writer),
+        cmocka_unit_test(test_fmt_int),
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_write_in_draw),
         cmocka_unit_test(test_file_memo),

@@ -2,6 +2,7 @@
  * customers, k distinct values, sorted days, dirty labels), label
  * normalisation, civil dates, timestamps and months, and money in cents
  * (generators/values.c). */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -691,6 +692,23 @@ static void test_fmt_cents(void **state)
     char small[5];
     vat_fmt_cents(-123405, small, sizeof small);
     assert_string_equal(small, "-123");
+    /* as snprintf writes it, at every cap, over a spread of magnitudes */
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < 2000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t c = (int64_t)(x >> (i % 64));
+        if (i % 3 == 0)
+            c = -c;
+        uint64_t mag = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+        for (size_t cap = 1; cap <= 24; cap++) {
+            char want[32], got[32];
+            snprintf(want, cap, "%s%" PRIu64 ".%02u", c < 0 ? "-" : "", mag / 100,
+                     (unsigned)(mag % 100));
+            memset(got, 'x', sizeof got);
+            vat_fmt_cents(c, got, cap);
+            assert_string_equal(got, want);
+        }
+    }
 }
 
 static void test_parse_cents(void **state)
