@@ -194,7 +194,8 @@ static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct 
         /* A checker that cannot tell gold from its mutants is not proof of
          * anything: redraw the held-out material until it can. */
         struct vat_strength s = VAT_STRENGTH_INIT;
-        int rc = vat_strength_task_with(t, task_check, chk, &s);
+        /* gold went through this very check above and scored 1 */
+        int rc = vat_strength_task_with(t, task_check, chk, g, &s);
         double share = vat_strength_share(&s);
         if (rc != 0)
             vat_err_set(e, "%s: strength not measurable: %s", t->id, s.error);

@@ -63,11 +63,11 @@ static struct vat_verdict own_check(void *ctx, const struct vat_task *t, const c
 
 int vat_strength_task(const struct vat_task *t, struct vat_strength *out)
 {
-    return vat_strength_task_with(t, own_check, NULL, out);
+    return vat_strength_task_with(t, own_check, NULL, NULL, out);
 }
 
 int vat_strength_task_with(const struct vat_task *t, vat_task_check_fn check, void *ctx,
-                           struct vat_strength *out)
+                           const struct vat_verdict *gold, struct vat_strength *out)
 {
     const char *checker = t->spec ? json_string_value(json_object_get(t->spec, "checker")) : NULL;
     if (!t->gold)
@@ -87,7 +87,7 @@ int vat_strength_task_with(const struct vat_task *t, vat_task_check_fn check, vo
         return strength_fail(out, "%s: cannot mutate gold: %s", t->id, e.msg);
     }
     /* A gold that does not score 1 makes every mutant look killed. */
-    struct vat_verdict v = check(ctx, t, t->gold, strlen(t->gold));
+    struct vat_verdict v = gold ? *gold : check(ctx, t, t->gold, strlen(t->gold));
     if (!v.gate_passed || v.score != 1.0) {
         vat_mutants_release(&m);
         return strength_fail(out, "%s: gold scores %g (%s: %s)", t->id, v.score, v.code,

@@ -55,11 +55,13 @@ struct vat_strength {
 int vat_strength_task(const struct vat_task *t, struct vat_strength *out);
 /* The same, scoring gold and every mutant with check(ctx, t, ...) instead
  * of t->tmpl->check: the builder passes a check that gives the same
- * verdicts from state prepared once per task (admit.c). */
+ * verdicts from state prepared once per task (admit.c).  gold, when not
+ * NULL, is gold's verdict by that same check, already had (the builder's
+ * admission replay): gold is then not scored again. */
 typedef struct vat_verdict (*vat_task_check_fn)(void *ctx, const struct vat_task *t,
                                                 const char *answer, size_t len);
 int vat_strength_task_with(const struct vat_task *t, vat_task_check_fn check, void *ctx,
-                           struct vat_strength *out);
+                           const struct vat_verdict *gold, struct vat_strength *out);
 
 /* Adds b's counts into a (kinds merged by name) and appends copies of b's
  * survivors. */

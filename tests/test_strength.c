@@ -292,6 +292,47 @@ static void test_gold_must_score(void **state)
     vat_task_clear(&t);
 }
 
+/* A check that counts its calls and scores with the task's own check. */
+static struct vat_verdict counting_check(void *ctx, const struct vat_task *t, const char *answer,
+                                         size_t len)
+{
+    (*(int *)ctx)++;
+    return t->tmpl->check(t, answer, len);
+}
+
+/* Given gold's verdict by the same check (the builder's admission replay),
+ * strength does not score gold again: one call per scored mutant, the same
+ * counts; a given verdict below 1 is refused as a scored one is. */
+static void test_gold_verdict_given(void **state)
+{
+    (void)state;
+    const char *gold = "\\bORD-\\d{6}\\b";
+    const char *texts[] = {"order ORD-123456 shipped", "XORD-123456 and ORD-1234567",
+                           "ref ORD-12AB56 pending"};
+    const char *expected[] = {"[\"ORD-123456\"]", "[]", "[]"};
+    struct vat_task t;
+    task_for(&t, &fake_regex, "/nonexistent", regex_spec(texts, expected, 3), gold);
+    int calls = 0;
+    struct vat_strength s = VAT_STRENGTH_INIT;
+    assert_int_equal(vat_strength_task_with(&t, counting_check, &calls, NULL, &s), 0);
+    assert_int_equal(calls, 7); /* gold, then six mutants */
+    struct vat_verdict g = t.tmpl->check(&t, gold, strlen(gold));
+    calls = 0;
+    struct vat_strength s2 = VAT_STRENGTH_INIT;
+    assert_int_equal(vat_strength_task_with(&t, counting_check, &calls, &g, &s2), 0);
+    assert_int_equal(calls, 6);
+    assert_int_equal(s2.killed, s.killed);
+    assert_int_equal(s2.survivors, s.survivors);
+    g.score = 0.5;
+    struct vat_strength s3 = VAT_STRENGTH_INIT;
+    assert_int_equal(vat_strength_task_with(&t, counting_check, &calls, &g, &s3), -1);
+    assert_non_null(strstr(s3.error, "gold scores 0.5"));
+    vat_strength_release(&s);
+    vat_strength_release(&s2);
+    vat_strength_release(&s3);
+    vat_task_clear(&t);
+}
+
 /* ---- the corpus report and the command -------------------------------------- */
 
 static void put_line(FILE *f, json_t *row)
@@ -419,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_sql_share_known),
         cmocka_unit_test(test_sql_unordered),
         cmocka_unit_test(test_gold_must_score),
+        cmocka_unit_test(test_gold_verdict_given),
         cmocka_unit_test(test_corpus_report),
     };
     return cmocka_run_group_tests(tests, sql_setup, sql_teardown);
