@@ -1389,6 +1389,45 @@ static void test_spare_sandboxes(void **state)
                    false, "with rows stored in reverse order");
     assert_true(vat_sql_sandbox_reimages() >= reimages + 20);
     vat_file_memo_end();
+    /* a fixture that is no database: a spare that cannot take it gives
+     * the verdict a new connection gives */
+    char *good = vat_path_join(root, MAIN_FX), *bad = vat_path_join(root, "fixtures/garbage.sqlite");
+    size_t gn = 0;
+    unsigned char *img = (unsigned char *)vat_test_read_file(good, &gn);
+    assert_true(img && gn > 200);
+    for (size_t i = 100; i < gn; i++) /* the header kept, the pages garbled */
+        img[i] ^= (unsigned char)(0x5a + i);
+    FILE *gf = fopen(bad, "wb");
+    assert_non_null(gf);
+    assert_int_equal(fwrite(img, 1, gn, gf), gn);
+    fclose(gf);
+    free(img);
+    free(good);
+    char out_code[2][32], out_reason[2][256];
+    for (int in_draw = 0; in_draw < 2; in_draw++) {
+        if (in_draw) {
+            vat_file_memo_begin();
+            json_t *warm = make_spec(GOLD, false); /* leaves a spare behind */
+            assert_int_equal(vat_sql_gold_admissible(warm, root, &e), 0);
+            json_decref(warm);
+        }
+        json_t *spec = make_spec(GOLD, false);
+        json_object_set_new(spec, "step_budget", json_integer(43000000 + in_draw));
+        struct vat_verdict v;
+        unsigned long r0 = vat_sql_sandbox_reimages();
+        assert_null(vat_sql_run(spec, root, "fixtures/garbage.sqlite", GOLD, strlen(GOLD), &v));
+        assert_int_equal(vat_sql_sandbox_reimages(), r0 + (unsigned long)in_draw); /* tried */
+        snprintf(out_code[in_draw], sizeof out_code[0], "%s", v.code);
+        snprintf(out_reason[in_draw], sizeof out_reason[0], "%s", v.reason);
+        json_decref(spec);
+        if (in_draw)
+            vat_file_memo_end();
+    }
+    assert_string_equal(out_code[1], out_code[0]);
+    assert_string_equal(out_reason[1], out_reason[0]);
+    assert_non_null(strstr(out_reason[0], "not a readable sqlite database"));
+    remove(bad);
+    free(bad);
     for (size_t q = 0; q < NQ; q++)
         for (size_t f = 0; f < 2; f++)
             json_decref(fresh[q][f]);

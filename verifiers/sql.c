@@ -3079,9 +3079,9 @@ static void sb_cache_push(struct sb_cache *c, struct sb_cache_entry *x)
 
 /* Puts fixture image img under the spare sandbox sb as sandbox_open puts
  * one under a new connection: a private resizeable copy read in rollback
- * mode, the schema read with the limits, authorizer and progress handler
- * aside (as on a connection not yet hardened), the fixture's tables listed
- * again and exclusive locking set on the new pager; the statement cache
+ * mode, the schema read (by listing the fixture's tables again) with the
+ * limits, authorizer and progress handler aside (as on a connection not
+ * yet hardened) and exclusive locking set on the new pager; the statement cache
  * starts empty and the hardening stays as sandbox_harden left it.  0, or
  * -1 (sb then is the caller's to destroy). */
 static int sandbox_reimage(struct sandbox *sb, const struct sql_spec *s,
@@ -3098,8 +3098,10 @@ static int sandbox_reimage(struct sandbox *sb, const struct sql_spec *s,
     sql_sandbox_reimages++;
     sandbox_step_aside(sb, true);
     int rc = sandbox_deserialize(sb, img->data, img->n, SQLITE_DESERIALIZE_RESIZEABLE);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(sb->db, sandbox_schema_sql, NULL, NULL, NULL);
+    /* Listing the tables is the first statement on the new image, so it
+     * reads the schema (sandbox_harden reads it by a statement of its own
+     * to tell an unreadable fixture from an unlistable one; a spare that
+     * fails here is destroyed and sandbox_new says which it was). */
     if (rc == SQLITE_OK && sandbox_names(sb) != 0)
         rc = SQLITE_ERROR;
     if (rc == SQLITE_OK)
