@@ -1391,7 +1391,8 @@ static void test_spare_sandboxes(void **state)
     vat_file_memo_end();
     /* a fixture that is no database: a spare that cannot take it gives
      * the verdict a new connection gives */
-    char *good = vat_path_join(root, MAIN_FX), *bad = vat_path_join(root, "fixtures/garbage.sqlite");
+    char *good = vat_path_join(root, MAIN_FX);
+    char *bad = vat_path_join(root, "fixtures/garbage.sqlite");
     size_t gn = 0;
     unsigned char *img = (unsigned char *)vat_test_read_file(good, &gn);
     assert_true(img && gn > 200);

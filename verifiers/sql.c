@@ -3081,9 +3081,9 @@ static void sb_cache_push(struct sb_cache *c, struct sb_cache_entry *x)
  * one under a new connection: a private resizeable copy read in rollback
  * mode, the schema read (by listing the fixture's tables again) with the
  * limits, authorizer and progress handler aside (as on a connection not
- * yet hardened) and exclusive locking set on the new pager; the statement cache
- * starts empty and the hardening stays as sandbox_harden left it.  0, or
- * -1 (sb then is the caller's to destroy). */
+ * yet hardened) and exclusive locking set on the new pager; the statement
+ * cache starts empty and the hardening stays as sandbox_harden left it.
+ * 0, or -1 (sb then is the caller's to destroy). */
 static int sandbox_reimage(struct sandbox *sb, const struct sql_spec *s,
                            const struct query_facts *qf, const struct fixture_img *img)
 {
