@@ -976,9 +976,7 @@ const char *vat_task_str(const struct vat_task *t, const char *name)
     return s ? s : "";
 }
 
-/* Writes data whole to fd and closes it: 0, or the errno (-1 for a short
- * write) of the first failure. */
-static int write_all_close(int fd, const char *data, size_t len)
+int vat_write_all_close(int fd, const char *data, size_t len)
 {
     int err = 0;
     size_t put = 0;
@@ -1017,7 +1015,7 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
     if (memo.on) {
         int fd = openat(dir, last, wflags, 0666);
         if (fd >= 0) {
-            int err = write_all_close(fd, data, len);
+            int err = vat_write_all_close(fd, data, len);
             if (err != 0) {
                 rc = vat_err_set(e, "vat: cannot write '%s': %s", rel,
                                  err > 0 ? strerror(err) : "short write");
@@ -1044,7 +1042,7 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
     if (fd < 0) {
         rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel, strerror(errno));
     } else {
-        int err = write_all_close(fd, data, len);
+        int err = vat_write_all_close(fd, data, len);
         if (err != 0)
             rc = vat_err_set(e, "vat: cannot write '%s.tmp': %s", rel,
                              err > 0 ? strerror(err) : "short write");

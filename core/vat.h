@@ -240,6 +240,10 @@ bool vat_path_is_safe(const char *rel);
  * symbolic link (a planted one is reported); 0 or -1 with e set. */
 int vat_mkdirs_for(const char *root, const char *rel, struct vat_err *e);
 
+/* Writes data whole to the open fd (retrying after EINTR) and closes it:
+ * 0, or the errno of the first failure (-1 for a write of nothing). */
+int vat_write_all_close(int fd, const char *data, size_t len);
+
 /* Writes len bytes to root/rel: a new file rel.tmp (O_EXCL, so an
  * existing file, or a hard link to one outside the root, is never opened
  * for writing) renamed over rel, creating parent directories, all

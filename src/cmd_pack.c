@@ -94,19 +94,10 @@ static int write_new(const char *path, const char *data, size_t len, struct crea
     if (fd < 0)
         return vat_err_set(e, "vat pack: cannot create '%s': %s", path, strerror(errno));
     created_add(cr, path);
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            close(fd);
-            return vat_err_set(e, "vat pack: cannot write '%s': %s", path, strerror(errno));
-        }
-        off += (size_t)w;
-    }
-    if (close(fd) != 0)
-        return vat_err_set(e, "vat pack: cannot write '%s': %s", path, strerror(errno));
+    int err = vat_write_all_close(fd, data, len);
+    if (err != 0)
+        return vat_err_set(e, "vat pack: cannot write '%s': %s", path,
+                           err > 0 ? strerror(err) : "short write");
     return 0;
 }
 

@@ -68,18 +68,26 @@ static const struct vat_strength_kind *kind_of(const struct vat_strength *s, con
 
 /* ---- regex ------------------------------------------------------------------ */
 
+#define ORDER_IDS_GOLD "\\bORD-\\d{6}\\b"
+
+/* A regex task of gold ORDER_IDS_GOLD over the first ncases of three cases. */
+static void order_ids_task(struct vat_task *t, size_t ncases)
+{
+    const char *texts[] = {"order ORD-123456 shipped", "XORD-123456 and ORD-1234567",
+                           "ref ORD-12AB56 pending"};
+    const char *expected[] = {"[\"ORD-123456\"]", "[]", "[]"};
+    task_for(t, &fake_regex, "/nonexistent", regex_spec(texts, expected, ncases),
+             ORDER_IDS_GOLD);
+}
+
 /* Gold \bORD-\d{6}\b has six mutants: both boundaries dropped, \d{5,7},
  * \d{6,}, \w{6} and .{6}.  Glued and overlong ids kill the first four;
  * only an id with letters in its digits kills the class replacements. */
 static void test_regex_share_known(void **state)
 {
     (void)state;
-    const char *gold = "\\bORD-\\d{6}\\b";
-    const char *texts[] = {"order ORD-123456 shipped", "XORD-123456 and ORD-1234567",
-                           "ref ORD-12AB56 pending"};
-    const char *expected[] = {"[\"ORD-123456\"]", "[]", "[]"};
     struct vat_task t;
-    task_for(&t, &fake_regex, "/nonexistent", regex_spec(texts, expected, 2), gold);
+    order_ids_task(&t, 2);
     struct vat_strength s = VAT_STRENGTH_INIT;
     assert_int_equal(vat_strength_task(&t, &s), 0);
     assert_int_equal(s.mutants, 6);
@@ -99,7 +107,7 @@ static void test_regex_share_known(void **state)
     vat_task_clear(&t);
 
     /* the third case kills the rest */
-    task_for(&t, &fake_regex, "/nonexistent", regex_spec(texts, expected, 3), gold);
+    order_ids_task(&t, 3);
     struct vat_strength s2 = VAT_STRENGTH_INIT;
     assert_int_equal(vat_strength_task(&t, &s2), 0);
     assert_int_equal(s2.killed, 6);
@@ -306,12 +314,9 @@ static struct vat_verdict counting_check(void *ctx, const struct vat_task *t, co
 static void test_gold_verdict_given(void **state)
 {
     (void)state;
-    const char *gold = "\\bORD-\\d{6}\\b";
-    const char *texts[] = {"order ORD-123456 shipped", "XORD-123456 and ORD-1234567",
-                           "ref ORD-12AB56 pending"};
-    const char *expected[] = {"[\"ORD-123456\"]", "[]", "[]"};
+    const char *gold = ORDER_IDS_GOLD;
     struct vat_task t;
-    task_for(&t, &fake_regex, "/nonexistent", regex_spec(texts, expected, 3), gold);
+    order_ids_task(&t, 3);
     int calls = 0;
     struct vat_strength s = VAT_STRENGTH_INIT;
     assert_int_equal(vat_strength_task_with(&t, counting_check, &calls, NULL, &s), 0);
