@@ -11,12 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vat.h"
-
 #include "jsonout.h"
 #include "libversions.h"
 #include "tables.h"
 #include "template.h"
+#include "vat.h"
 #include "verifiers.h"
 
 /* What one row of each table is, for the card's table of configs. */

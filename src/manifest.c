@@ -13,9 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vat.h"
-
 #include "libversions.h"
+#include "vat.h"
 
 struct tree_vec {
     struct vat_tree_entry *v;

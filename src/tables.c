@@ -281,7 +281,9 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     if (!checker)
         checker = tm->answer_kind;
     json_t *empty = json_object();
-    const json_t *params = t->params ? t->params : empty;
+    /* as JSON text once: the experience row and every fixture's row carry it */
+    char *params = vat_json_dumps(t->params ? t->params : empty);
+    json_decref(empty);
     char *gold = vat_answer_text(t, t->gold);
     struct vat_jw w;
 
@@ -301,7 +303,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     for (int i = 1; i < t->n_fixtures; i++)
         put_fixture(&w, NULL, &t->fixture[i]);
     vat_jw_end(&w);
-    vat_jw_text(&w, "params_json", params);
+    vat_jw_string(&w, "params_json", params);
     vat_jw_int(&w, "difficulty", t->difficulty);
     vat_jw_string(&w, "trap", tm->trap);
     /* issue 13: how the prompt is worded, and which phrasings it drew */
@@ -330,7 +332,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
         vat_jw_string(&w, "version", VAT_VERSION);
         vat_jw_end(&w);
         put_seed(&w, t);
-        vat_jw_text(&w, "params_json", params);
+        vat_jw_string(&w, "params_json", params);
         vat_jw_string(&w, "sha256", f->sha256);
         vat_jw_int(&w, "rows", f->rows);
         if (f->columns) {
@@ -411,7 +413,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     free(gate);
     free(score);
     free(gold);
-    json_decref(empty);
+    free(params);
 }
 
 int vat_tables_write(struct vat_tables *tb, const char *root, struct vat_err *e)
