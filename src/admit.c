@@ -30,6 +30,17 @@ static struct vat_verdict task_check(void *ctx, const struct vat_task *t, const 
     return t->tmpl->check(t, answer, len);
 }
 
+/* task_check for the strength rule, which counts mutants by gate and
+ * score alone: a mutant's rows that differ get no reason written. */
+static struct vat_verdict task_score(void *ctx, const struct vat_task *t, const char *answer,
+                                     size_t len)
+{
+    struct task_checks *c = ctx;
+    if (c->prep)
+        return vat_sql_check_prepared_score(c->prep, answer, len);
+    return t->tmpl->check(t, answer, len);
+}
+
 static void task_checks_open(struct task_checks *c, const struct vat_task *t)
 {
     c->prep = NULL;
@@ -195,7 +206,7 @@ static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct 
          * anything: redraw the held-out material until it can. */
         struct vat_strength s = VAT_STRENGTH_INIT;
         /* gold went through this very check above and scored 1 */
-        int rc = vat_strength_task_with(t, task_check, chk, g, &s);
+        int rc = vat_strength_task_with(t, task_score, chk, g, &s);
         double share = vat_strength_share(&s);
         if (rc != 0)
             vat_err_set(e, "%s: strength not measurable: %s", t->id, s.error);

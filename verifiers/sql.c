@@ -4183,8 +4183,37 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
     return vat_sql_check_prepared_pure(p, answer, len, is_trap, NULL);
 }
 
+/* The code of the first difference rows_agree would report, without its
+ * reason (a wrong order counts as wrong rows: telling them apart sorts
+ * both sides). */
+static const char *rows_differ_code(const struct sql_rows *got, const struct sql_rows *exp)
+{
+    if (got->ncol != exp->ncol)
+        return VAT_COLUMN_COUNT;
+    return got->nrow < exp->nrow   ? VAT_MISSING_ROWS
+           : got->nrow > exp->nrow ? VAT_EXTRA_ROWS
+                                   : VAT_WRONG_ROWS;
+}
+
+static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *answer, size_t len,
+                                         bool *is_trap, bool *pure, bool reasons);
+
 struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const char *answer,
                                                size_t len, bool *is_trap, bool *pure)
+{
+    return check_prepared(p, answer, len, is_trap, pure, true);
+}
+
+struct vat_verdict vat_sql_check_prepared_score(struct vat_sql_prep *p, const char *answer,
+                                                size_t len)
+{
+    return check_prepared(p, answer, len, NULL, NULL, false);
+}
+
+/* reasons false: rows that differ give a verdict with its code and no
+ * reason (vat_sql_check_prepared_score). */
+static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *answer, size_t len,
+                                         bool *is_trap, bool *pure, bool reasons)
 {
     struct vat_verdict v;
     bool trap_same = p->trap != NULL, failed = false;
@@ -4215,8 +4244,12 @@ struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const cha
             return v;
         }
         if (!failed && !rows_agree(&got, &p->gold[i], p->s.ordered, p->s.rel_tol, p->s.abs_tol,
-                                   label, &v))
+                                   label, reasons ? &v : NULL)) {
             failed = true;
+            if (!reasons)
+                v = (struct vat_verdict){.gate_passed = true, .score = 0,
+                                         .code = rows_differ_code(&got, &p->gold[i])};
+        }
         if (trap_same)
             trap_same = rows_agree(&got, &p->trap[i], p->s.ordered, p->s.rel_tol,
                                    p->s.abs_tol, label, NULL);

@@ -117,6 +117,12 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
  * decided it. */
 struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const char *answer,
                                                size_t len, bool *is_trap, bool *pure);
+/* The same gate and score, for callers that only count them (the
+ * strength rule's mutants): rows that differ give no reason, and rows in
+ * the wrong order the code wrong_rows, not wrong_order.  A gate failure or
+ * a run that fails (a net, the step budget) keeps its reason. */
+struct vat_verdict vat_sql_check_prepared_score(struct vat_sql_prep *p, const char *answer,
+                                                size_t len);
 void vat_sql_prep_free(struct vat_sql_prep *p);
 /* Whether p's checks run on its fixtures as one set (a single connection
  * moved between them: every fixture the same schema; see verifiers/sql.c)
