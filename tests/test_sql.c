@@ -1267,14 +1267,47 @@ static void test_rows_memo_within_draw(void **state)
     struct vat_sql_prep *p = vat_sql_prepare(spec, root, NULL, NULL, 0, &v);
     assert_non_null(p);
     assert_int_equal(vat_sql_runs(), before);
+    /* nor for the gold's own check: its rows on each fixture are those */
     v = vat_sql_check_prepared(p, GOLD, strlen(GOLD), NULL);
     assert_string_equal(v.code, VAT_OK);
-    assert_int_equal(vat_sql_runs(), before + 2); /* the check itself runs */
+    assert_int_equal(vat_sql_runs(), before);
     const char *hard = "VALUES ('C1', 100.6), ('C2', 75.25), ('C3', 300.0)";
     v = vat_sql_check_prepared(p, hard, strlen(hard), NULL);
     assert_true(v.gate_passed && v.score == 0.0);
+    /* a query not run before runs: main's rows written out, so on both */
+    assert_int_equal(vat_sql_runs(), before + 2);
     vat_sql_prep_free(p);
+    /* A query run on the main fixture before the check is prepared (as a
+     * trap is armed) is compared there by its rows, and run on the variant
+     * only; with the same verdict, reason included, as outside a draw. */
+    const char *paid = "SELECT customer_id, SUM(amount) FROM invoices "
+                       "WHERE status = 'paid' AND issued_on < '2024-05' GROUP BY customer_id";
+    json_t *armed = vat_sql_run(spec, root, MAIN_FX, paid, strlen(paid), &v);
+    assert_non_null(armed);
+    json_decref(armed);
+    p = vat_sql_prepare(spec, root, NULL, NULL, 0, &v);
+    assert_non_null(p);
+    before = vat_sql_runs();
+    struct vat_verdict inside = vat_sql_check_prepared(p, paid, strlen(paid), NULL);
+    assert_int_equal(vat_sql_runs(), before + 1);
+    vat_sql_prep_free(p);
+    /* a row limit of its own: the rows kept under the other limit do not
+     * serve, and the reference runs on both fixtures */
+    json_t *capped = json_deep_copy(spec);
+    json_object_set_new(capped, "max_rows", json_integer(77));
+    before = vat_sql_runs();
+    p = vat_sql_prepare(capped, root, NULL, NULL, 0, &v);
+    assert_non_null(p);
+    assert_int_equal(vat_sql_runs(), before + 2);
+    v = vat_sql_check_prepared(p, GOLD, strlen(GOLD), NULL);
+    assert_string_equal(v.code, VAT_OK);
+    vat_sql_prep_free(p);
+    json_decref(capped);
     vat_file_memo_end();
+    struct vat_verdict outside = vat_check_sql(spec, root, paid, strlen(paid));
+    assert_string_equal(inside.code, outside.code);
+    assert_true(inside.gate_passed == outside.gate_passed && inside.score == outside.score);
+    assert_string_equal(inside.reason, outside.reason);
     /* outside a draw the reference runs on every fixture */
     before = vat_sql_runs();
     p = vat_sql_prepare(spec, root, NULL, NULL, 0, &v);

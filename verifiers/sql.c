@@ -2955,19 +2955,6 @@ static bool sb_cache_pull(const struct sql_spec *s, const struct fixture_img *im
     return true;
 }
 
-/* During a draw: the rows q gave on this very fixture in plain order, as a
- * sandbox of the cache keeps them (the admission's run), copied to *out;
- * false when no such rows are kept. */
-static bool sb_cache_rows(const struct sql_spec *s, const struct fixture_img *img, const char *q,
-                          size_t qlen, struct sql_rows *out)
-{
-    struct sb_cache_entry *e = vat_file_memo_on() ? sb_cache_find(s, img, RUN_PLAIN) : NULL;
-    struct rows_memo *m = e ? memo_find_rows(e, s, q, qlen, RUN_PLAIN) : NULL;
-    if (m)
-        rows_copy(out, &m->rows);
-    return m != NULL;
-}
-
 /* Takes out of this thread's cache the sandbox for img in mode with s's
  * budget and tables, or returns NULL; the caller owns it (its tables
  * pointer is left for the caller to set). */
@@ -3872,6 +3859,11 @@ struct vat_sql_prep {
     struct switch_set *sw;   /* the fixtures as one set, or NULL (switch_set_make) */
     struct sql_pool sw_pool; /* sandboxes open on sw */
     struct vat_verdict ok; /* an answer's verdict when its rows match on all */
+    /* During a draw, per fixture: the plain rows the admission's runs left
+     * in the fixture's cached sandbox (the reference's, the trap's), so a
+     * check of the same query compares them instead of running it again.
+     * Only the memo of each entry is used.  NULL outside a draw. */
+    struct sb_cache_entry *seen;
 };
 
 /* The statements a pooled sandbox keeps, by exact query text, most
@@ -4080,6 +4072,8 @@ void vat_sql_prep_free(struct vat_sql_prep *p)
     if (!p)
         return;
     for (size_t i = 0; i < p->n; i++) {
+        if (p->seen)
+            memo_release(&p->seen[i]);
         free(p->img[i].data);
         rows_release(&p->gold[i]);
         if (p->trap)
@@ -4088,12 +4082,24 @@ void vat_sql_prep_free(struct vat_sql_prep *p)
     }
     pool_release(&p->sw_pool);
     switch_set_free(p->sw);
+    free(p->seen);
     free(p->img);
     free(p->gold);
     free(p->trap);
     free(p->pool);
     json_decref(p->spec);
     free(p);
+}
+
+/* Copies into seen the rows this thread's cached plain sandbox for img
+ * (s's budget and tables) keeps, by query. */
+static void seen_keep(struct sb_cache_entry *seen, const struct sql_spec *s,
+                      const struct fixture_img *img)
+{
+    struct sb_cache_entry *e = sb_cache_find(s, img, RUN_PLAIN);
+    for (size_t k = 0; e && k < e->nmemo; k++)
+        if (e->memo[k].how == RUN_PLAIN)
+            memo_keep_rows(seen, s, e->memo[k].q, e->memo[k].qlen, RUN_PLAIN, &e->memo[k].rows);
 }
 
 struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
@@ -4119,6 +4125,7 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
     p->gold = vat_xcalloc(p->n, sizeof *p->gold);
     p->trap = with_trap ? vat_xcalloc(p->n, sizeof *p->trap) : NULL;
     p->pool = vat_xcalloc(p->n, sizeof *p->pool);
+    p->seen = vat_file_memo_on() ? vat_xcalloc(p->n, sizeof *p->seen) : NULL;
     for (size_t i = 0; i < p->n; i++)
         pthread_mutex_init(&p->pool[i].lock, NULL);
     pthread_mutex_init(&p->sw_pool.lock, NULL);
@@ -4141,9 +4148,18 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
         char label[32];
         fixture_label(label, sizeof label, i);
         /* In a draw the admission has just run the reference on this very
-         * fixture, in a sandbox set up as a pooled one: its rows serve. */
-        if (!sb_cache_rows(&p->s, &p->img[i], p->s.reference, p->s.reference_len,
-                           &p->gold[i]) &&
+         * fixture, in a sandbox set up as a pooled one: its rows serve, and
+         * those of every other query it ran there in plain order are kept
+         * for the checks (taken before anything here moves that sandbox). */
+        if (p->seen)
+            seen_keep(&p->seen[i], &p->s, &p->img[i]);
+        struct rows_memo *ref =
+            p->seen ? memo_find_rows(&p->seen[i], &p->s, p->s.reference, p->s.reference_len,
+                                     RUN_PLAIN)
+                    : NULL;
+        if (ref)
+            rows_copy(&p->gold[i], &ref->rows);
+        if (!ref &&
             prep_run(p, i, NULL, label, p->s.reference, p->s.reference_len, &rf, &p->gold[i],
                      v, NULL) != 0) {
             struct reason r = {{0}, 0};
@@ -4237,8 +4253,12 @@ static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *ans
         fixture_label(label, sizeof label, i);
         struct sql_rows got;
         struct vat_verdict rv;
-        if (prep_run(p, i, p->sw ? &held : NULL, label, answer, len, &qf, &got, &rv, pure) !=
-            0) {
+        struct rows_memo *m =
+            p->seen ? memo_find_rows(&p->seen[i], &p->s, answer, len, RUN_PLAIN) : NULL;
+        if (m)
+            rows_copy(&got, &m->rows);
+        else if (prep_run(p, i, p->sw ? &held : NULL, label, answer, len, &qf, &got, &rv,
+                          pure) != 0) {
             if (!failed)
                 v = rv;
             return v;
