@@ -10,14 +10,14 @@
 # at N each (default 500) set to the peer's work (grouped_sum value answers
 # over CSV, sql_paid_revenue with two variant databases), once with
 # strength_target = 0 and once with the default mutation admission, the
-# three taking K turns (default 2; the means are compared); each is timed
-# by the CPU seconds (user + system) of the child (/usr/bin/time
-# -f %U+%S).  Prints both ratios against the targets (>= 10x with
-# strength_target = 0, >= 4x with the default), the same two builds at the
-# templates' own defaults (more work than the peer does, for reference),
-# then every template's tasks per CPU second over a build of M
-# tasks (default 50) of that template alone.  Exit 0 when both targets
-# hold, 1 when not, 2 on a usage or run error.
+# three taking K turns (default 3, the order turning each round; the
+# means are compared); each is timed by the CPU seconds (user + system)
+# of the child (/usr/bin/time -f %U+%S).  Prints both ratios against the
+# targets (>= 10x with strength_target = 0, >= 4x with the default), the
+# same two builds at the templates' own defaults (more work than the peer
+# does, for reference), then every template's tasks per CPU second over a
+# build of M tasks (default 50) of that template alone.  Exit 0 when both
+# targets hold, 1 when not, 2 on a usage or run error.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +26,7 @@ vat="$repo/build/vat"
 pypeer="$repo/../shared/bench/pypeer.py"
 per=50
 n=500
-rounds=2
+rounds=3
 while [ $# -gt 0 ]; do
     case "$1" in
     --vat) vat=$2; shift 2 ;;
@@ -88,15 +88,22 @@ add() {
 
 # The three builds the targets judge take turns, ROUNDS times, each into a
 # fresh folder kept to the end: the machine's file system (whose system
-# time swings with recent deletions) and a shared host's speed then weigh
-# on Python and vat alike.
+# time swings with recent deletions and with the writeback of the build
+# before) and a shared host's speed then weigh on Python and vat alike.
+# The order turns with each round (Python first, then second, then
+# third), so no build always runs right after the same other one.
 py="0 0 0" v0="0 0 0" vd="0 0 0"
+run_py() { py=$(add "$py" "$(cpu /usr/bin/python3 "$pypeer" "$work/py$r" "$n")"); }
+run_v0() { v0=$(add "$v0" "$(cpu "$vat" build --config "$work/s0.toml" --root "$work/v0$r" --only "$only" --jobs 1 --quiet)"); }
+run_vd() { vd=$(add "$vd" "$(cpu "$vat" build --config "$work/sd.toml" --root "$work/vd$r" --only "$only" --jobs 1 --quiet)"); }
 r=0
 while [ "$r" -lt "$rounds" ]; do
     r=$((r + 1))
-    py=$(add "$py" "$(cpu /usr/bin/python3 "$pypeer" "$work/py$r" "$n")")
-    v0=$(add "$v0" "$(cpu "$vat" build --config "$work/s0.toml" --root "$work/v0$r" --only "$only" --jobs 1 --quiet)")
-    vd=$(add "$vd" "$(cpu "$vat" build --config "$work/sd.toml" --root "$work/vd$r" --only "$only" --jobs 1 --quiet)")
+    case $(( (r - 1) % 3 )) in
+    0) run_py; run_v0; run_vd ;;
+    1) run_v0; run_py; run_vd ;;
+    *) run_v0; run_vd; run_py ;;
+    esac
 done
 x0=$(cpu "$vat" build --config "$work/x0.toml" --root "$work/x0" --only "$only" --jobs 1 --quiet)
 xd=$(cpu "$vat" build --config "$work/xd.toml" --root "$work/xd" --only "$only" --jobs 1 --quiet)
