@@ -205,6 +205,10 @@ static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct 
         /* A checker that cannot tell gold from its mutants is not proof of
          * anything: redraw the held-out material until it can. */
         struct vat_strength s = VAT_STRENGTH_INIT;
+        /* Only whether the share reaches the target is asked: scoring
+         * stops once it is sure to (a share short of it is counted whole,
+         * for the message). */
+        s.stop_at = o->strength_target;
         /* gold went through this very check above and scored 1 */
         int rc = vat_strength_task_with(t, task_score, chk, g, &s);
         double share = vat_strength_share(&s);

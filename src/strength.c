@@ -93,8 +93,20 @@ int vat_strength_task_with(const struct vat_task *t, vat_task_check_fn check, vo
         return strength_fail(out, "%s: gold scores %g (%s: %s)", t->id, v.score, v.code,
                              v.reason);
     }
+    /* Mutants not yet scored that could still count (not equivalent):
+     * with all of them survivors the share is killed / (scored + left),
+     * which the final share can only meet or pass. */
+    long left = 0;
+    for (size_t i = 0; i < m.n; i++)
+        left += !m.v[i].equivalent;
     for (size_t i = 0; i < m.n; i++) {
         const struct vat_mutant *mu = &m.v[i];
+        if (out->stop_at > 0 && !mu->equivalent && out->killed > 0 &&
+            (double)out->killed / (double)(out->killed + out->survivors + left) >=
+                out->stop_at) {
+            out->stopped = true;
+            break;
+        }
         struct vat_strength_kind *k = kind_slot(out, mu->kind);
         struct vat_strength_kind dummy;
         if (!k)
@@ -106,6 +118,7 @@ int vat_strength_task_with(const struct vat_task *t, vat_task_check_fn check, vo
             k->equivalent++;
             continue;
         }
+        left--;
         v = check(ctx, t, mu->text, strlen(mu->text));
         if (strcmp(v.code, VAT_CHECKER_LIMIT) == 0) {
             /* Not a kill: the checker ran out, so the task is not measured. */

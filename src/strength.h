@@ -44,6 +44,13 @@ struct vat_strength {
     /* every survivor (kind and text), in the order the mutants came */
     struct vat_mutants surv;
     char error[256]; /* why vat_strength_task returned -1 */
+    /* Set by the caller, > 0: stop scoring once the share is sure to
+     * reach stop_at whatever the mutants not yet scored give (the
+     * builder's admission, which only asks whether it does); the counts,
+     * kinds and survivors are then those of the mutants scored, and
+     * stopped is set.  0 (VAT_STRENGTH_INIT): every mutant is scored. */
+    double stop_at;
+    bool stopped;
 };
 #define VAT_STRENGTH_INIT {0}
 

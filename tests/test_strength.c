@@ -338,6 +338,65 @@ static void test_gold_verdict_given(void **state)
     vat_task_clear(&t);
 }
 
+/* Told the share the caller asks for (the builder's admission), strength
+ * stops scoring once the share is sure to reach it whatever the rest give,
+ * and never before: the answer to "does it reach stop_at" is the full
+ * count's, a share short of it is counted whole, and the stop comes at the
+ * first mutant where the rest, all survivors, could no longer pull it under. */
+static void test_stop_once_sure(void **state)
+{
+    (void)state;
+    static const double targets[] = {0.3, 0.5, 2.0 / 3.0, 0.7, 0.9, 1.0};
+    for (int cases = 2; cases <= 3; cases++) {
+        struct vat_task t;
+        order_ids_task(&t, cases);
+        int full_calls = 0;
+        struct vat_strength full = VAT_STRENGTH_INIT;
+        assert_int_equal(vat_strength_task_with(&t, counting_check, &full_calls, NULL, &full), 0);
+        for (size_t k = 0; k < sizeof targets / sizeof targets[0]; k++) {
+            int calls = 0;
+            struct vat_strength s = VAT_STRENGTH_INIT;
+            s.stop_at = targets[k];
+            assert_int_equal(vat_strength_task_with(&t, counting_check, &calls, NULL, &s), 0);
+            bool reach = vat_strength_share(&full) >= targets[k];
+            assert_int_equal(vat_strength_share(&s) >= targets[k], reach);
+            if (!s.stopped) {
+                assert_int_equal(calls, full_calls);
+                assert_int_equal(s.killed, full.killed);
+                assert_int_equal(s.survivors, full.survivors);
+            } else {
+                assert_true(reach);
+                assert_true(calls < full_calls);
+            }
+            if (!reach)
+                assert_false(s.stopped);
+            vat_strength_release(&s);
+        }
+        vat_strength_release(&full);
+        vat_task_clear(&t);
+    }
+    /* six mutants, all killed: at one half, after three kills (3 of 3 + 3
+     * left); at 0.9, after all six have been scored, so no stop */
+    struct vat_task t;
+    order_ids_task(&t, 3);
+    int calls = 0;
+    struct vat_strength s = VAT_STRENGTH_INIT;
+    s.stop_at = 0.5;
+    assert_int_equal(vat_strength_task_with(&t, counting_check, &calls, NULL, &s), 0);
+    assert_true(s.stopped);
+    assert_int_equal(calls, 1 + 3); /* gold, then three mutants */
+    assert_int_equal(s.killed, 3);
+    vat_strength_release(&s);
+    calls = 0;
+    struct vat_strength s2 = VAT_STRENGTH_INIT;
+    s2.stop_at = 0.9;
+    assert_int_equal(vat_strength_task_with(&t, counting_check, &calls, NULL, &s2), 0);
+    assert_false(s2.stopped);
+    assert_int_equal(calls, 1 + 6);
+    vat_strength_release(&s2);
+    vat_task_clear(&t);
+}
+
 /* ---- the corpus report and the command -------------------------------------- */
 
 static void put_line(FILE *f, json_t *row)
@@ -466,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_sql_unordered),
         cmocka_unit_test(test_gold_must_score),
         cmocka_unit_test(test_gold_verdict_given),
+        cmocka_unit_test(test_stop_once_sure),
         cmocka_unit_test(test_corpus_report),
     };
     return cmocka_run_group_tests(tests, sql_setup, sql_teardown);
