@@ -531,25 +531,24 @@ char *vat_fmt_cents(int64_t cents, char *out, size_t cap)
 {
     if (cap == 0)
         return out;
-    /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit int64.
-     * Written right to left, then cut to cap as snprintf would ("%s%"
-     * PRIu64 ".%02u"): every CSV amount goes through here. */
+    /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit int64
+     * (its whole part, mag / 100, fits a long long).  Cut to cap as
+     * snprintf would ("%s%" PRIu64 ".%02u"): every CSV amount goes through
+     * here, so no printf. */
     uint64_t mag = cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents;
     char t[32];
-    char *p = t + sizeof t;
-    *--p = (char)('0' + mag % 10);
-    *--p = (char)('0' + mag / 10 % 10);
-    *--p = '.';
-    uint64_t whole = mag / 100;
-    do
-        *--p = (char)('0' + whole % 10);
-    while (whole /= 10);
+    char *p = t;
     if (cents < 0)
-        *--p = '-';
-    size_t n = (size_t)(t + sizeof t - p);
+        *p++ = '-';
+    vat_fmt_int((long long)(mag / 100), 0, p);
+    p += strlen(p);
+    *p++ = '.';
+    *p++ = (char)('0' + mag / 10 % 10);
+    *p++ = (char)('0' + mag % 10);
+    size_t n = (size_t)(p - t);
     if (n > cap - 1)
         n = cap - 1;
-    memcpy(out, p, n);
+    memcpy(out, t, n);
     out[n] = 0;
     return out;
 }

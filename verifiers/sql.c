@@ -3382,6 +3382,18 @@ static void reason_row(struct reason *r, const struct sql_rows *rows, size_t row
     reason_puts(r, "]");
 }
 
+/* The code of rows that differ, by their shape: the column count, then
+ * the row count (an ordered comparison tells a wrong order from wrong
+ * rows only by sorting both sides, which rows_agree does for its reason). */
+static const char *rows_differ_code(const struct sql_rows *got, const struct sql_rows *exp)
+{
+    if (got->ncol != exp->ncol)
+        return VAT_COLUMN_COUNT;
+    return got->nrow < exp->nrow   ? VAT_MISSING_ROWS
+           : got->nrow > exp->nrow ? VAT_EXTRA_ROWS
+                                   : VAT_WRONG_ROWS;
+}
+
 /* Compares an answer's rows with the expected rows on one fixture.
  * Returns true when they agree; else false with *v (gate passed, score 0)
  * naming the fixture by label and the first difference, or with nothing
@@ -3399,7 +3411,7 @@ static bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, b
         return false;
     }
     size_t ng = got->nrow, ne = exp->nrow;
-    const char *code = ng < ne ? VAT_MISSING_ROWS : ng > ne ? VAT_EXTRA_ROWS : VAT_WRONG_ROWS;
+    const char *code = rows_differ_code(got, exp);
     if (ordered) {
         size_t i = 0, m = ng < ne ? ng : ne;
         while (i < m && row_equal(got, i, exp, i, rel, abs))
@@ -4197,18 +4209,6 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
                                           size_t len, bool *is_trap)
 {
     return vat_sql_check_prepared_pure(p, answer, len, is_trap, NULL);
-}
-
-/* The code of the first difference rows_agree would report, without its
- * reason (a wrong order counts as wrong rows: telling them apart sorts
- * both sides). */
-static const char *rows_differ_code(const struct sql_rows *got, const struct sql_rows *exp)
-{
-    if (got->ncol != exp->ncol)
-        return VAT_COLUMN_COUNT;
-    return got->nrow < exp->nrow   ? VAT_MISSING_ROWS
-           : got->nrow > exp->nrow ? VAT_EXTRA_ROWS
-                                   : VAT_WRONG_ROWS;
 }
 
 static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *answer, size_t len,
