@@ -446,10 +446,11 @@ static int load_statements(const struct vat_csv *c, size_t hdr, const char *tabl
     return 0;
 }
 
-/* Steps ins (the table's INSERT) once per data row of c; the bindings are
- * cleared after each row, so none outlives c.  0, or -1 with e set. */
-static int insert_rows(sqlite3 *db, sqlite3_stmt *ins, const struct vat_csv *c, size_t hdr,
-                       const char *table, int blank_is_null, struct vat_err *e)
+/* Steps ins (the table's INSERT) once per data row of c.  Every row binds
+ * every parameter (a ragged row is refused first), so the bindings are
+ * cleared once, by insert_rows, not after each row.  0, or -1 with e set. */
+static int insert_rows_bound(sqlite3 *db, sqlite3_stmt *ins, const struct vat_csv *c,
+                             size_t hdr, const char *table, int blank_is_null, struct vat_err *e)
 {
     size_t ncol = c->row[hdr].n;
     for (size_t r = hdr + 1; r < c->nrows; r++) {
@@ -469,11 +470,19 @@ static int insert_rows(sqlite3 *db, sqlite3_stmt *ins, const struct vat_csv *c, 
         }
         int rc = sqlite3_step(ins);
         sqlite3_reset(ins);
-        sqlite3_clear_bindings(ins);
         if (rc != SQLITE_DONE)
             return db_fail(db, table, e);
     }
     return 0;
+}
+
+/* insert_rows_bound, its bindings cleared after, so none outlives c. */
+static int insert_rows(sqlite3 *db, sqlite3_stmt *ins, const struct vat_csv *c, size_t hdr,
+                       const char *table, int blank_is_null, struct vat_err *e)
+{
+    int rc = insert_rows_bound(db, ins, c, hdr, table, blank_is_null, e);
+    sqlite3_clear_bindings(ins);
+    return rc;
 }
 
 int vat_csv_to_sqlite(const struct vat_csv *c, size_t hdr, sqlite3 *db, const char *table,
@@ -581,7 +590,8 @@ int vat_csv_loader_load(struct vat_csv_loader *l, const struct vat_csv *c, size_
     l->lent = false;
     int rc = -1;
     if (!l->db) {
-        if (sqlite3_open_v2(":memory:", &l->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        if (sqlite3_open_v2(":memory:", &l->db,
+                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
                 SQLITE_OK ||
             sqlite3_set_authorizer(l->db, loader_authorize, l) != SQLITE_OK) {
             vat_err_set(e, "vat: cannot load table '%s': cannot open an in-memory database: %s",

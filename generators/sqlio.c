@@ -874,7 +874,7 @@ int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct v
     }
     memcpy(img, data, len);
     free(data);
-    int rc = sqlite3_open_v2(":memory:", db, SQLITE_OPEN_READWRITE, NULL);
+    int rc = sqlite3_open_v2(":memory:", db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         sqlite3_free(img);
         vat_err_set(e, "vat: cannot open '%s': %s", rel,

@@ -307,7 +307,8 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
         *db = l->db;
         return 0;
     }
-    if (sqlite3_open_v2(":memory:", db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+    if (sqlite3_open_v2(":memory:", db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK) {
         vat_err_set(e, "%s: cannot open an in-memory database: %s", t->id,
                     *db ? sqlite3_errmsg(*db) : "out of memory");

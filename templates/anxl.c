@@ -358,7 +358,8 @@ int vat_axl_confirm_query(const struct vat_task *t, const struct vat_an_query *q
     sqlite3 *db = NULL;
     json_t *v = NULL;
     struct vat_err qe = {{0}};
-    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) ==
+    if (sqlite3_open_v2(":memory:", &db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) ==
             SQLITE_OK &&
         vat_csv_to_sqlite(&c, 0, db, q->table, q->types, q->blank_is_null, &qe) == 0)
         v = vat_an_sql_json(db, q->sql, q->kind, &qe);

@@ -639,7 +639,8 @@ static json_t *ja_query_book(const struct vat_task *t, const char *sql, struct v
         vat_err_set(e, "%s: '%s': %s", t->id, rel, fe.msg);
         goto done;
     }
-    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+    if (sqlite3_open_v2(":memory:", &db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
             SQLITE_OK ||
         vat_csv_to_sqlite(&oc, 0, db, "orders", otypes, 1, &fe) != 0 ||
         vat_csv_to_sqlite(&hc, 0, db, "customer_history", htypes, 1, &fe) != 0) {

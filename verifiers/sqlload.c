@@ -184,7 +184,8 @@ int vat_sql_csv_image(const unsigned char *csv, size_t n, const json_t *load, un
     char *field = NULL;
     size_t fcap = 0, pos = 0, record = 0;
     int rc = -1;
-    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+    if (sqlite3_open_v2(":memory:", &db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
             SQLITE_OK ||
         sqlite3_exec(db, create, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
