@@ -700,6 +700,153 @@ FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e)
     return f;
 }
 
+/* ---- the digests of the files a build wrote ---------------------------- */
+
+/* One note: the file at the path whose hash is path, as identified by
+ * (dev, ino, size, mtim, ctim) once written, held bytes whose SHA-256 is
+ * sha.  The path is kept as a 64-bit hash: the inode decides which file a
+ * note is about (two live files never share one), the path only keeps a
+ * freed inode number reused elsewhere from matching. */
+struct written_note {
+    uint64_t path, dev, ino;
+    int64_t size;
+    struct timespec mtim, ctim;
+    unsigned char sha[32];
+    bool used;
+};
+
+static struct {
+    pthread_mutex_t mu;
+    char *root;
+    struct written_note *v;
+    size_t cap, n; /* cap: 0 or a power of two */
+    unsigned long hits;
+} written = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t path_hash(const char *rel)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)rel; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return h;
+}
+
+static size_t note_slot(const struct written_note *v, size_t cap, uint64_t path, uint64_t dev,
+                        uint64_t ino)
+{
+    size_t i = (size_t)((path ^ (ino * 0x9e3779b97f4a7c15ull)) & (cap - 1));
+    while (v[i].used && !(v[i].path == path && v[i].ino == ino && v[i].dev == dev))
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+void vat_written_begin(const char *root)
+{
+    pthread_mutex_lock(&written.mu);
+    free(written.root);
+    free(written.v);
+    written.root = vat_xstrdup(root ? root : "");
+    written.v = NULL;
+    written.cap = written.n = 0;
+    pthread_mutex_unlock(&written.mu);
+}
+
+void vat_written_end(void)
+{
+    pthread_mutex_lock(&written.mu);
+    free(written.root);
+    free(written.v);
+    written.root = NULL;
+    written.v = NULL;
+    written.cap = written.n = 0;
+    pthread_mutex_unlock(&written.mu);
+}
+
+static bool written_root_is(const char *root)
+{
+    return written.root && root && strcmp(written.root, root) == 0;
+}
+
+bool vat_written_on(const char *root)
+{
+    pthread_mutex_lock(&written.mu);
+    bool on = written_root_is(root);
+    pthread_mutex_unlock(&written.mu);
+    return on;
+}
+
+void vat_written_note(const char *root, const char *rel, const struct stat *st,
+                      const unsigned char sha[32])
+{
+    uint64_t path = path_hash(rel);
+    pthread_mutex_lock(&written.mu);
+    if (!written_root_is(root)) {
+        pthread_mutex_unlock(&written.mu);
+        return;
+    }
+    if (2 * (written.n + 1) > written.cap) { /* at most half full */
+        size_t cap = written.cap ? 2 * written.cap : 1024;
+        struct written_note *v = vat_xcalloc(cap, sizeof *v);
+        for (size_t i = 0; i < written.cap; i++)
+            if (written.v[i].used)
+                v[note_slot(v, cap, written.v[i].path, written.v[i].dev, written.v[i].ino)] =
+                    written.v[i];
+        free(written.v);
+        written.v = v;
+        written.cap = cap;
+    }
+    struct written_note *x =
+        &written.v[note_slot(written.v, written.cap, path, (uint64_t)st->st_dev,
+                             (uint64_t)st->st_ino)];
+    if (!x->used)
+        written.n++;
+    *x = (struct written_note){.path = path,
+                               .dev = (uint64_t)st->st_dev,
+                               .ino = (uint64_t)st->st_ino,
+                               .size = (int64_t)st->st_size,
+                               .mtim = st->st_mtim,
+                               .ctim = st->st_ctim,
+                               .used = true};
+    memcpy(x->sha, sha, 32);
+    pthread_mutex_unlock(&written.mu);
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+bool vat_written_find(const char *root, const char *rel, const struct stat *st, char out[65])
+{
+    uint64_t path = path_hash(rel);
+    bool found = false;
+    unsigned char sha[32];
+    pthread_mutex_lock(&written.mu);
+    if (written_root_is(root) && written.cap) {
+        const struct written_note *x =
+            &written.v[note_slot(written.v, written.cap, path, (uint64_t)st->st_dev,
+                                 (uint64_t)st->st_ino)];
+        found = x->used && x->size == (int64_t)st->st_size && same_time(x->mtim, st->st_mtim) &&
+                same_time(x->ctim, st->st_ctim);
+        if (found) {
+            memcpy(sha, x->sha, 32);
+            written.hits++;
+        }
+    }
+    pthread_mutex_unlock(&written.mu);
+    if (found)
+        vat_hex(sha, 32, out);
+    return found;
+}
+
+unsigned long vat_written_hits(void)
+{
+    pthread_mutex_lock(&written.mu);
+    unsigned long h = written.hits;
+    pthread_mutex_unlock(&written.mu);
+    return h;
+}
+
 /* ---- a task's file memo ------------------------------------------------ */
 
 /* Entries of this thread's memo: a file's bytes as first read (tag NULL),
@@ -995,6 +1142,27 @@ int vat_write_all_close(int fd, const char *data, size_t len)
     return err;
 }
 
+/* root/rel, named last in dir, now holds the len bytes at data: while the
+ * build notes what it writes beneath root, its digest is noted for the
+ * manifest and kept in the memo for vat_file_sha256, so neither reads the
+ * file back to hash it. */
+static void note_written(int dir, const char *last, const char *root, const char *rel,
+                         const char *data, size_t len)
+{
+    struct stat st;
+    if (!vat_written_on(root) || fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(st.st_mode))
+        return;
+    unsigned char d[32];
+    vat_sha256(data, len, d);
+    vat_written_note(root, rel, &st, d);
+    if (memo.on) {
+        char hex[65];
+        vat_hex(d, 32, hex);
+        vat_file_memo_put(root, rel, "sha256", hex, 64);
+    }
+}
+
 int vat_write_file_atomic(const char *root, const char *rel, const char *data, size_t len,
                           struct vat_err *e)
 {
@@ -1020,6 +1188,8 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
                 rc = vat_err_set(e, "vat: cannot write '%s': %s", rel,
                                  err > 0 ? strerror(err) : "short write");
                 unlinkat(dir, last, 0);
+            } else {
+                note_written(dir, last, root, rel, data, len);
             }
             parent_close(dir, kept);
             return rc;
@@ -1050,6 +1220,8 @@ int vat_write_file_atomic(const char *root, const char *rel, const char *data, s
             rc = vat_err_set(e, "vat: cannot rename '%s.tmp': %s", rel, strerror(errno));
         if (rc != 0)
             unlinkat(dir, tmp, 0);
+        else
+            note_written(dir, last, root, rel, data, len);
     }
     free(tmp);
     parent_close(dir, kept);

@@ -336,6 +336,32 @@ void *vat_file_memo_take_obj(const char *root, const char *rel, const char *tag,
 int vat_file_sha256(const char *root, const char *rel, const void *data, size_t n, char out[65],
                     struct vat_err *e);
 
+/* ---- the digests of the files a build wrote ---------------------------- *
+ * Between vat_written_begin(root) and vat_written_end (the build, from its
+ * stage's making to its manifest), every file vat writes beneath that root
+ * (vat_write_file_atomic, the streamed tables) is noted with the SHA-256
+ * of the bytes written and the identity the file has once written (device,
+ * inode, size, modification and change times).  The manifest takes a
+ * file's digest from the note when the file it lists still has that
+ * identity, instead of reading the file back; a file rewritten since, by
+ * vat or not (a new inode, size or time), or never noted, is read and
+ * hashed as before.  Notes are keyed by path and inode both, so an inode
+ * number freed and reused for another file never serves.  Any thread. */
+struct stat;
+void vat_written_begin(const char *root);
+void vat_written_end(void);
+/* Whether writes beneath root (spelled as given to begin) are noted. */
+bool vat_written_on(const char *root);
+/* Notes the digest of the bytes just written to root/rel, whose identity
+ * is now *st (ignored when not on for root). */
+void vat_written_note(const char *root, const char *rel, const struct stat *st,
+                      const unsigned char sha[32]);
+/* The noted digest of root/rel when the file still has identity *st:
+ * true with out (64 hex digits and a NUL) filled; false otherwise. */
+bool vat_written_find(const char *root, const char *rel, const struct stat *st, char out[65]);
+/* How many lookups found a note since the process started (for tests). */
+unsigned long vat_written_hits(void);
+
 /* Resolved template params from seeds.toml (aborts on a missing name: the
  * template declared it, so config.c always provides it). */
 long vat_task_int(const struct vat_task *t, const char *name);

@@ -395,6 +395,12 @@ static void check_program_unique(struct slot *s, struct seen_set *ss)
     seen_add(ss, entry);
 }
 
+/* The path of table i's split s beneath the root. */
+static void table_rel(char rel[128], int i, int s)
+{
+    snprintf(rel, 128, "out/%s/%s.jsonl", vat_table_names[i], vat_split_names[s]);
+}
+
 /* The tables, streamed: each of out/<table>/<split>.jsonl is written to a
  * temporary file as the rows come and renamed into place at the end. */
 #define TABLE_IOBUF (256 << 10)
@@ -403,15 +409,20 @@ struct table_files {
     char *iobuf[VAT_N_TABLES][VAT_N_SPLITS]; /* each file's stdio buffer */
     char *tmp[VAT_N_TABLES][VAT_N_SPLITS];
     char *dst[VAT_N_TABLES][VAT_N_SPLITS];
+    /* each file's digest as it is written, for the manifest (vat_written_*) */
+    struct vat_sha256 *sha[VAT_N_TABLES][VAT_N_SPLITS];
+    const char *root;
 };
 
 static int table_files_open(struct table_files *tf, const char *root, struct vat_err *e)
 {
     memset(tf, 0, sizeof *tf);
+    tf->root = root;
+    bool noted = vat_written_on(root);
     for (int i = 0; i < VAT_N_TABLES; i++)
         for (int s = 0; s < VAT_N_SPLITS; s++) {
             char rel[128];
-            snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[i], vat_split_names[s]);
+            table_rel(rel, i, s);
             if (vat_mkdirs_for(root, rel, e) != 0)
                 return -1;
             tf->dst[i][s] = vat_path_join(root, rel);
@@ -425,6 +436,8 @@ static int table_files_open(struct table_files *tf, const char *root, struct vat
              * gigabytes of rows. */
             tf->iobuf[i][s] = vat_xmalloc(TABLE_IOBUF);
             setvbuf(tf->f[i][s], tf->iobuf[i][s], _IOFBF, TABLE_IOBUF);
+            if (noted)
+                tf->sha[i][s] = vat_sha256_begin();
         }
     return 0;
 }
@@ -438,6 +451,8 @@ static int table_files_flush(struct table_files *tf, struct vat_tables *tb, stru
             if (b->len && fwrite(b->data, 1, b->len, tf->f[i][s]) != b->len)
                 return vat_err_set(e, "vat: cannot write '%s': %s", tf->tmp[i][s],
                                    strerror(errno));
+            if (b->len && tf->sha[i][s])
+                vat_sha256_add(tf->sha[i][s], b->data, b->len);
             b->len = 0;
         }
     return 0;
@@ -455,6 +470,15 @@ static int table_files_close(struct table_files *tf, int commit, struct vat_err 
             if (commit && rc == 0 && rename(tf->tmp[i][s], tf->dst[i][s]) != 0)
                 rc = vat_err_set(e, "vat: cannot rename '%s': %s", tf->tmp[i][s],
                                  strerror(errno));
+            if (tf->sha[i][s]) {
+                unsigned char d[32];
+                vat_sha256_end(tf->sha[i][s], d);
+                struct stat st;
+                char rel[128];
+                table_rel(rel, i, s);
+                if (commit && rc == 0 && lstat(tf->dst[i][s], &st) == 0 && S_ISREG(st.st_mode))
+                    vat_written_note(tf->root, rel, &st, d);
+            }
             if (tf->tmp[i][s] && (!commit || rc != 0))
                 remove(tf->tmp[i][s]);
             free(tf->iobuf[i][s]);
@@ -522,6 +546,7 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         return -1;
     }
     const char *root = store.stage;
+    vat_written_begin(root);
 
     /* The templates in registry order, and the list of every task sorted
      * by task id: the order the rows are written in. */
@@ -717,6 +742,7 @@ done:;
             vat_store_commit(&store, e) != 0)
             rc = -1;
     }
+    vat_written_end();
     if (rc < 0)
         vat_store_abort(&store);
     else

@@ -21,13 +21,14 @@ struct tree_vec {
     size_t n, cap;
 };
 
-static void tree_push(struct tree_vec *t, char *rel, enum vat_tree_kind kind)
+static void tree_push(struct tree_vec *t, char *rel, enum vat_tree_kind kind,
+                      const struct stat *st)
 {
     if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 256;
         t->v = vat_xrealloc(t->v, t->cap * sizeof *t->v);
     }
-    t->v[t->n++] = (struct vat_tree_entry){rel, kind};
+    t->v[t->n++] = (struct vat_tree_entry){rel, kind, *st};
 }
 
 /* Walks the directory dfd (owned, closed here) whose path is rel. */
@@ -68,7 +69,8 @@ static int walk(int dfd, const char *rel, struct tree_vec *t, int depth, struct 
             tree_push(t, child,
                       S_ISREG(st.st_mode)   ? VAT_TREE_FILE
                       : S_ISLNK(st.st_mode) ? VAT_TREE_SYMLINK
-                                            : VAT_TREE_OTHER);
+                                            : VAT_TREE_OTHER,
+                      &st);
         }
     }
     closedir(d);
@@ -101,7 +103,8 @@ int vat_tree_list(const char *root, struct vat_tree_entry **out, size_t *n, stru
             tree_push(&t, vat_xstrdup(trees[i]),
                       S_ISLNK(st.st_mode) ? VAT_TREE_SYMLINK
                       : S_ISREG(st.st_mode) ? VAT_TREE_FILE
-                                            : VAT_TREE_OTHER);
+                                            : VAT_TREE_OTHER,
+                      &st);
             continue;
         }
         int dfd = openat(rfd, trees[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -177,7 +180,10 @@ int vat_manifest_write(const char *root, struct vat_err *e)
             rc = vat_err_set(e, "vat: '%s' is %s; a corpus holds regular files only", v[i].rel,
                              v[i].kind == VAT_TREE_SYMLINK ? "a symbolic link"
                                                            : "not a regular file");
-        else if (vat_sha256_beneath(root, v[i].rel, sha, e) != 0)
+        /* A file this build wrote and nothing has changed since: the
+         * digest of the bytes it wrote (core/vat.h, vat_written_*). */
+        else if (!vat_written_find(root, v[i].rel, &v[i].st, sha) &&
+                 vat_sha256_beneath(root, v[i].rel, sha, e) != 0)
             rc = -1;
         else
             json_object_set_new(files, v[i].rel, json_string(sha)); /* sorted: v is */

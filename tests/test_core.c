@@ -19,6 +19,7 @@
 #include "admit.h"
 #include "config.h"
 #include "jsonout.h"
+#include "manifest.h"
 #include "rng.h"
 #include "strength.h"
 #include "template.h"
@@ -418,6 +419,162 @@ static void test_atomic_write(void **state)
     free(root);
 }
 
+/* The digests a build notes as it writes (vat_written_*) serve a file
+ * only while it is the very file written: same path, inode, size and
+ * times; and the manifest takes them instead of reading the file back. */
+static bool found(const char *root, const char *rel, char sha[65])
+{
+    char *p = vat_path_join(root, rel);
+    struct stat st;
+    int rc = lstat(p, &st);
+    free(p);
+    assert_int_equal(rc, 0);
+    return vat_written_find(root, rel, &st, sha);
+}
+
+static void put_behind(const char *root, const char *rel, const char *text)
+{
+    /* another writer: a new file renamed over the path (a new inode) */
+    char *p = vat_path_join(root, rel);
+    char *t = vat_xasprintf("%s.other", p);
+    FILE *f = fopen(t, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(rename(t, p), 0);
+    free(t);
+    free(p);
+}
+
+static void test_written_notes(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("written");
+    struct vat_err e = {{0}};
+    char sha[65], want[65];
+    /* not noting: nothing is found */
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/a.csv", "one\n", 4, &e), 0);
+    assert_false(found(root, "fixtures/t/a.csv", sha));
+
+    vat_written_begin(root);
+    assert_true(vat_written_on(root));
+    unsigned long hits = vat_written_hits();
+    /* over an existing file (a temporary renamed) and a new one (O_EXCL, in a draw) */
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/a.csv", "two\n", 4, &e), 0);
+    vat_file_memo_begin();
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/b.csv", "bee\n", 4, &e), 0);
+    /* the memo keeps the digest for vat_file_sha256 */
+    size_t mn = 0;
+    assert_non_null(vat_file_memo_get(root, "fixtures/t/b.csv", "sha256", &mn));
+    assert_int_equal(mn, 64);
+    vat_file_memo_end();
+    assert_true(found(root, "fixtures/t/a.csv", sha));
+    vat_sha256_hex("two\n", 4, want);
+    assert_string_equal(sha, want);
+    assert_true(found(root, "fixtures/t/b.csv", sha));
+    vat_sha256_hex("bee\n", 4, want);
+    assert_string_equal(sha, want);
+    assert_int_equal(vat_written_hits(), hits + 2);
+    /* another spelling of the root is another root */
+    char *slash = vat_xasprintf("%s/", root);
+    assert_false(vat_written_on(slash));
+    assert_false(found(slash, "fixtures/t/a.csv", sha));
+    /* the same inode under another path (a hard link) is not served */
+    char *pa = vat_path_join(root, "fixtures/t/a.csv"), *pc = vat_path_join(root, "fixtures/t/c.csv");
+    assert_int_equal(link(pa, pc), 0);
+    assert_false(found(root, "fixtures/t/c.csv", sha));
+    /* replaced behind vat's back with as many bytes: a new inode, not served */
+    put_behind(root, "fixtures/t/a.csv", "TWO\n");
+    assert_false(found(root, "fixtures/t/a.csv", sha));
+    /* a noted file rewritten in place with more bytes: not served */
+    char *pb = vat_path_join(root, "fixtures/t/b.csv");
+    FILE *f = fopen(pb, "w");
+    fputs("longer\n", f);
+    fclose(f);
+    assert_false(found(root, "fixtures/t/b.csv", sha));
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/b.csv", "bee\n", 4, &e), 0);
+    free(pb);
+    /* written by vat again: served, with the new digest */
+    assert_int_equal(vat_write_file_atomic(root, "fixtures/t/a.csv", "three\n", 6, &e), 0);
+    assert_true(found(root, "fixtures/t/a.csv", sha));
+    vat_sha256_hex("three\n", 6, want);
+    assert_string_equal(sha, want);
+
+    /* The manifest takes the notes and reads the rest: b.csv noted, c.csv
+     * (the hard link) and out/x.jsonl (replaced behind vat) read. */
+    assert_int_equal(vat_write_file_atomic(root, "out/x.jsonl", "{}\n", 3, &e), 0);
+    put_behind(root, "out/x.jsonl", "[]\n");
+    hits = vat_written_hits();
+    assert_int_equal(vat_manifest_write(root, &e), 0);
+    assert_int_equal(vat_written_hits(), hits + 2); /* a.csv and b.csv */
+    json_t *m = vat_manifest_load(root, &e);
+    assert_non_null(m);
+    struct vat_tree_entry *t;
+    size_t n;
+    assert_int_equal(vat_tree_list(root, &t, &n, &e), 0);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(vat_sha256_beneath(root, t[i].rel, sha, &e), 0);
+        assert_string_equal(vat_manifest_sha(m, t[i].rel), sha);
+    }
+    vat_tree_free(t, n);
+    json_decref(m);
+
+    /* The rule itself, on one identity: every part of it counts, and the
+     * path too (an inode number freed and reused by another file). */
+    struct stat id = {.st_dev = 7, .st_ino = 42, .st_size = 10};
+    id.st_mtim.tv_sec = id.st_ctim.tv_sec = 1000;
+    unsigned char d[32] = {0xab};
+    vat_written_note(root, "fixtures/t/id.csv", &id, d);
+    assert_true(vat_written_find(root, "fixtures/t/id.csv", &id, sha));
+    assert_string_equal(sha, "ab00000000000000000000000000000000000000000000000000000000000000");
+    assert_false(vat_written_find(root, "fixtures/t/other.csv", &id, sha));
+    struct stat x = id;
+    x.st_ino = 43;
+    assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
+    x = id;
+    x.st_dev = 8;
+    assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
+    x = id;
+    x.st_size = 11;
+    assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
+    x = id;
+    x.st_mtim.tv_nsec = 1;
+    assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
+    x = id;
+    x.st_ctim.tv_sec = 1001;
+    assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
+    /* many notes (the table grows) keep every one */
+    for (int i = 0; i < 3000; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "fixtures/g/%d.csv", i);
+        x = id;
+        x.st_ino = (ino_t)(1000 + i);
+        d[1] = (unsigned char)i;
+        vat_written_note(root, rel, &x, d);
+    }
+    for (int i = 0; i < 3000; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "fixtures/g/%d.csv", i);
+        x = id;
+        x.st_ino = (ino_t)(1000 + i);
+        assert_true(vat_written_find(root, rel, &x, sha));
+        char hx[3];
+        snprintf(hx, sizeof hx, "%02x", i & 0xff);
+        assert_memory_equal(sha + 2, hx, 2);
+    }
+    assert_true(vat_written_find(root, "fixtures/t/id.csv", &id, sha));
+
+    vat_written_end();
+    assert_false(vat_written_on(root));
+    assert_false(found(root, "fixtures/t/b.csv", sha));
+    free(pa);
+    free(pc);
+    free(slash);
+    vat_test_rmtree(root);
+    free(root);
+}
+
 /* Reads of a file during a task's draw come from the memo, and a write
  * of the same path is seen; outside the memo a read is of the disk. */
 static void read_is(const char *root, const char *rel, const char *want)
@@ -775,6 +932,7 @@ int main(void)
         cmocka_unit_test(test_atomic_write),
         cmocka_unit_test(test_write_in_draw),
         cmocka_unit_test(test_file_memo),
+        cmocka_unit_test(test_written_notes),
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_file_sha256),
         cmocka_unit_test(test_split_is_stable_and_proportional),
