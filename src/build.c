@@ -31,14 +31,16 @@ struct slot {
     const struct vat_template *tmpl;
     const json_t *cfg;
     size_t tix;   /* the template's place in the build's template list */
-    int state;    /* SLOT_FREE, SLOT_DRAWING or SLOT_DONE */
+    int state;    /* SLOT_FREE, SLOT_DRAWING, SLOT_DONE or SLOT_WRITTEN */
     int admitted;
     int fatal; /* a checker's last-resort net stopped a draw */
     long redraws;
     char last_err[512];
 };
 
-enum { SLOT_FREE, SLOT_DRAWING, SLOT_DONE };
+/* SLOT_WRITTEN: the writer is done with the slot, whose task the next
+ * worker to take the slot frees (or the writer, at the end). */
+enum { SLOT_FREE, SLOT_DRAWING, SLOT_DONE, SLOT_WRITTEN };
 
 /* One task of the build, by template and index; the build's list is
  * sorted by task id, the order the tables are written in. */
@@ -113,6 +115,11 @@ static void *worker(void *arg)
         struct slot *s = &p->ring[k % p->window];
         pthread_mutex_unlock(&p->mu);
         const struct work *w = &p->list[k];
+        /* Freed here, not by the writer: a task's memory comes from the
+         * worker's malloc arena, and the writer freeing it took that
+         * arena's lock against the worker's own allocations. */
+        if (s->state == SLOT_WRITTEN)
+            vat_task_clear(&s->task);
         memset(s, 0, sizeof *s);
         s->tix = w->tix;
         s->tmpl = p->tmpl[w->tix];
@@ -668,9 +675,8 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
                 free(path);
             }
         }
-        vat_task_clear(&s->task);
         pthread_mutex_lock(&p.mu);
-        s->state = SLOT_FREE;
+        s->state = SLOT_WRITTEN;
         p.written = w + 1;
         pthread_cond_broadcast(&p.slot_free);
         pthread_mutex_unlock(&p.mu);
@@ -679,6 +685,9 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     for (int j = 0; j < jobs && n; j++)
         pthread_join(th[j], NULL);
     free(th);
+    for (size_t r = 0; r < p.window; r++)
+        if (p.ring[r].state == SLOT_WRITTEN)
+            vat_task_clear(&p.ring[r].task);
     progress_end(&pr, n);
     vat_tables_release(&tb);
     for (size_t t = 0; t < ntmpl; t++)
