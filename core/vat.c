@@ -589,6 +589,7 @@ static _Thread_local struct dir_kept {
 } dir_kept[DIR_KEEP];
 static _Thread_local size_t n_dir_kept;
 static _Thread_local bool dir_keep_on;
+static _Thread_local char *dir_keep_root; /* vat_dirs_keep_across */
 
 static void dir_kept_drop(struct dir_kept *k)
 {
@@ -597,11 +598,24 @@ static void dir_kept_drop(struct dir_kept *k)
     free(k->dir);
 }
 
+/* Closes the kept folders but those beneath dir_keep_root. */
 static void dir_kept_clear(void)
 {
-    for (size_t i = 0; i < n_dir_kept; i++)
-        dir_kept_drop(&dir_kept[i]);
-    n_dir_kept = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < n_dir_kept; i++) {
+        if (dir_keep_root && strcmp(dir_kept[i].root, dir_keep_root) == 0)
+            dir_kept[kept++] = dir_kept[i];
+        else
+            dir_kept_drop(&dir_kept[i]);
+    }
+    n_dir_kept = kept;
+}
+
+void vat_dirs_keep_across(const char *root)
+{
+    free(dir_keep_root);
+    dir_keep_root = root ? vat_xstrdup(root) : NULL;
+    dir_kept_clear();
 }
 
 void vat_dirs_keep_begin(void)

@@ -294,6 +294,12 @@ int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **
  * kept folder was reached with no symbolic link followed. */
 void vat_dirs_keep_begin(void);
 void vat_dirs_keep_end(void);
+/* Folders kept beneath root (as spelled) outlive the brackets on this
+ * thread until vat_dirs_keep_across(NULL), which closes every kept folder:
+ * a build's worker keeps its stage's folders for all its tasks (the stage
+ * is the build's own, locked against other builds).  They serve only
+ * within a bracket, as before. */
+void vat_dirs_keep_across(const char *root);
 
 /* ---- a task's file memo --------------------------------------------------- *
  * While a task is drawn its fixtures are read many times (digest,

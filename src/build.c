@@ -102,6 +102,7 @@ static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attemp
 static void *worker(void *arg)
 {
     struct pool *p = arg;
+    vat_dirs_keep_across(p->root);
     pthread_mutex_lock(&p->mu);
     for (;;) {
         if (p->next >= p->n)
@@ -133,6 +134,7 @@ static void *worker(void *arg)
             pthread_cond_broadcast(&p->slot_done);
     }
     pthread_mutex_unlock(&p->mu);
+    vat_dirs_keep_across(NULL);
     return NULL;
 }
 

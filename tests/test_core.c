@@ -419,6 +419,60 @@ static void test_atomic_write(void **state)
     free(root);
 }
 
+/* vat_dirs_keep_across: a folder kept beneath the named root outlives the
+ * bracket that opened it (a worker's stage folders, from task to task);
+ * others, and all of them after across(NULL), are closed at the bracket's
+ * end.  Seen by moving a folder away between brackets: a kept handle
+ * still reaches the moved folder, a new walk makes the folder anew. */
+static bool exists_in(const char *root, const char *rel)
+{
+    char *p = vat_path_join(root, rel);
+    bool there = access(p, F_OK) == 0;
+    free(p);
+    return there;
+}
+
+static void write_in_bracket(const char *root, const char *rel)
+{
+    struct vat_err e = {{0}};
+    vat_dirs_keep_begin();
+    assert_int_equal(vat_write_file_atomic(root, rel, "x\n", 2, &e), 0);
+    vat_dirs_keep_end();
+}
+
+static void move_away(const char *root, const char *from, const char *to)
+{
+    char *a = vat_path_join(root, from), *b = vat_path_join(root, to);
+    assert_int_equal(rename(a, b), 0);
+    free(a);
+    free(b);
+}
+
+static void test_dirs_keep_across(void **state)
+{
+    (void)state;
+    char *root = vat_test_tmpdir("across"), *other = vat_test_tmpdir("across2");
+    vat_dirs_keep_across(root);
+    write_in_bracket(root, "fixtures/t/a.csv");
+    write_in_bracket(other, "fixtures/t/a.csv");
+    move_away(root, "fixtures/t", "fixtures/m");
+    move_away(other, "fixtures/t", "fixtures/m");
+    write_in_bracket(root, "fixtures/t/b.csv");
+    write_in_bracket(other, "fixtures/t/b.csv");
+    assert_true(exists_in(root, "fixtures/m/b.csv")); /* kept across */
+    assert_false(exists_in(root, "fixtures/t/b.csv"));
+    assert_true(exists_in(other, "fixtures/t/b.csv")); /* not kept: walked anew */
+    assert_false(exists_in(other, "fixtures/m/b.csv"));
+    vat_dirs_keep_across(NULL);
+    write_in_bracket(root, "fixtures/t/c.csv");
+    assert_true(exists_in(root, "fixtures/t/c.csv"));
+    assert_false(exists_in(root, "fixtures/m/c.csv"));
+    vat_test_rmtree(root);
+    vat_test_rmtree(other);
+    free(root);
+    free(other);
+}
+
 /* The digests a build notes as it writes (vat_written_*) serve a file
  * only while it is the very file written: same path, inode, size and
  * times; and the manifest takes them instead of reading the file back. */
@@ -933,6 +987,7 @@ int main(void)
         cmocka_unit_test(test_write_in_draw),
         cmocka_unit_test(test_file_memo),
         cmocka_unit_test(test_written_notes),
+        cmocka_unit_test(test_dirs_keep_across),
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_file_sha256),
         cmocka_unit_test(test_split_is_stable_and_proportional),
