@@ -346,13 +346,16 @@ int vat_file_sha256(const char *root, const char *rel, const void *data, size_t 
  * Between vat_written_begin(root) and vat_written_end (the build, from its
  * stage's making to its manifest), every file vat writes beneath that root
  * (vat_write_file_atomic, the streamed tables) is noted with the SHA-256
- * of the bytes written and the identity the file has once written (device,
- * inode, size, modification and change times).  The manifest takes a
- * file's digest from the note when the file it lists still has that
- * identity, instead of reading the file back; a file rewritten since, by
- * vat or not (a new inode, size or time), or never noted, is read and
- * hashed as before.  Notes are keyed by path and inode both, so an inode
- * number freed and reused for another file never serves.  Any thread. */
+ * of the bytes written and the identity the file has once written (its
+ * path beneath root, device, inode, size, modification and change times).
+ * The manifest takes a file's digest from the note when the file it lists
+ * has that identity, field for field, instead of reading the file back; a
+ * file rewritten since, by vat or not (a new inode, size or time), or
+ * never noted, is read and hashed as before.  The path is part of the
+ * identity, so an inode number freed and reused by another file never
+ * serves.  Not seen: a file changed in place, keeping its size, within
+ * the clock tick of vat's write; nothing in a build does that (every
+ * writer makes a new file), and vat verify reads every file.  Any thread. */
 struct stat;
 void vat_written_begin(const char *root);
 void vat_written_end(void);

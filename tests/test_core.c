@@ -598,7 +598,7 @@ static void test_written_notes(void **state)
     x = id;
     x.st_ctim.tv_sec = 1001;
     assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
-    /* many notes (the table grows) keep every one */
+    /* many notes, added after lookups sorted the array, are all found */
     for (int i = 0; i < 3000; i++) {
         char rel[64];
         snprintf(rel, sizeof rel, "fixtures/g/%d.csv", i);
