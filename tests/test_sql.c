@@ -1110,6 +1110,102 @@ static void random_text(uint64_t *s, char *hex, size_t max_pieces)
         strcat(hex, pieces[lcg(s) % (sizeof pieces / sizeof pieces[0])]);
 }
 
+/* date() and strftime() in the sandbox (their fast path for plain dates,
+ * SQLite's own function for the rest) against SQLite's: every day of 14
+ * years and the days around them (months 00 to 13, days 00 to 32), with
+ * times in and out of the fast path, under formats in and out of it. */
+static const char *const date_formats[] = {
+    "%Y", "%m", "%d", "%Y-%m", "%Y-%m-%d", "%H:%M:%S", "%Y%m%d%H%M%S", "%%Y %Y", "x%Yx",
+    "%j", "%W", "%s", "plain", "", "%", "%Y-%", "%Y-%m-%dT%H:%M:%S", "%f", "%J", "%w",
+    "%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y%Y"};
+
+static void cells_match(sqlite3_stmt *st, const json_t *row, int ncol, const char *what)
+{
+    for (int c = 0; c < ncol; c++) {
+        const char *want = (const char *)sqlite3_column_text(st, c);
+        const json_t *got = json_array_get(row, (size_t)c);
+        if (!want ? !json_is_null(got)
+                  : (!json_is_string(got) || strcmp(json_string_value(got), want) != 0))
+            fail_msg("%s, column %d: SQLite gives '%s', the sandbox '%s'", what, c,
+                     want ? want : "NULL", json_is_null(got) ? "NULL" : json_string_value(got));
+    }
+}
+
+/* Runs q on plain SQLite and in the sandbox; every row and cell the same. */
+static void dates_agree(sqlite3 *plain, const json_t *spec, const char *q)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(plain, q, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%.200s: %s", q, sqlite3_errmsg(plain));
+    struct vat_verdict v;
+    json_t *rows = vat_sql_run(spec, root, MAIN_FX, q, strlen(q), &v);
+    if (!rows)
+        fail_msg("%.200s: %s: %s", q, v.code, v.reason);
+    size_t r = 0;
+    int ncol = sqlite3_column_count(st);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char what[96];
+        snprintf(what, sizeof what, "row %zu of %.60s", r, q);
+        assert_true(r < json_array_size(rows));
+        cells_match(st, json_array_get(rows, r), ncol, what);
+        r++;
+    }
+    assert_int_equal(r, json_array_size(rows));
+    sqlite3_finalize(st);
+    json_decref(rows);
+}
+
+static void test_dates_match_sqlite(void **state)
+{
+    (void)state;
+    sqlite3 *plain;
+    assert_int_equal(sqlite3_open(":memory:", &plain), SQLITE_OK);
+    json_t *spec = make_spec(GOLD, false);
+    static const char *const years[] = {"1000", "1600", "1899", "1900", "1999", "2000", "2001",
+                                        "2004", "2023", "2024", "2100", "2400", "9999", "0999",
+                                        "0000", "0001"};
+    static const char *const times[] = {"",          " 00:00:00", " 23:59:59", " 24:00:00",
+                                        " 12:60:00", " 12:00:60", " 07:08:09", "T07:08:09",
+                                        " 07:08",    " 07:08:09.5", " 07:08:09Z", " 7:08:09"};
+    struct vat_buf cols = VAT_BUF_INIT;
+    vat_buf_puts(&cols, "s, date(s)");
+    for (size_t f = 0; f < sizeof date_formats / sizeof date_formats[0]; f++)
+        vat_buf_printf(&cols, ", strftime('%s', s)", date_formats[f]);
+    for (size_t y = 0; y < sizeof years / sizeof years[0]; y++)
+        for (size_t t = 0; t < sizeof times / sizeof times[0]; t++) {
+            char *q = vat_xasprintf(
+                "WITH RECURSIVE m(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM m WHERE v < 13), "
+                "d(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM d WHERE v < 32), "
+                "t(s) AS (SELECT printf('%s-%%02d-%%02d%s', m.v, d.v) FROM m, d) "
+                "SELECT %s FROM t ORDER BY s",
+                years[y], times[t], cols.data);
+            dates_agree(plain, spec, q);
+            free(q);
+        }
+    vat_buf_release(&cols);
+    /* Arguments of other kinds, counts and modifiers, all SQLite's (the
+     * clock's forms are denied by the gate, before any function runs). */
+    static const char *const calls[] = {
+        "strftime('%Y', 2460000.5)", "strftime('%Y', NULL)", "strftime(NULL, '2024-01-01')",
+        "strftime('%Y', CAST('2024-01-01' AS BLOB))", "strftime(5, '2024-01-01')",
+        "date('2024-01-01', '+1 day')", "date('2024-01-31', 'start of month')",
+        "date(' 2024-01-01')", "date('2024-01-01 ')", "date('2024-1-01')", "date(20240101)",
+        "date('2024-02-29 23:59:59')", "date('2023-02-29')", "date(NULL)", "date('')",
+        "strftime('%Y-%m-%d', '2024-12-31 23:59:59', 'utc')", "date('2024-01-01', NULL)",
+        "strftime('%Y', '2024-01-01', '+1 year')", "date('10000-01-01')",
+        "date('2024-06-15' || ' 01:02:03')", "strftime('%H%M%S', '2024-06-15 01:02:03')",
+        "typeof(date('2024-06-15'))", "typeof(strftime('%Y', '2024-06-15'))",
+    };
+    struct vat_buf one = VAT_BUF_INIT;
+    vat_buf_puts(&one, "SELECT ");
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        vat_buf_printf(&one, "%s%s", i ? ", " : "", calls[i]);
+    dates_agree(plain, spec, one.data);
+    vat_buf_release(&one);
+    json_decref(spec);
+    sqlite3_close(plain);
+}
+
 static void test_trim_matches_sqlite(void **state)
 {
     (void)state;
@@ -1820,6 +1916,7 @@ int main(void)
         cmocka_unit_test(test_printf_matches_sqlite),
         cmocka_unit_test(test_checker_version),
         cmocka_unit_test(test_trim_matches_sqlite),
+        cmocka_unit_test(test_dates_match_sqlite),
         cmocka_unit_test(test_gold_admissible),
         cmocka_unit_test(test_rows_reversed_inside_plain_sandbox),
         cmocka_unit_test(test_spare_sandboxes),

@@ -1308,9 +1308,10 @@ static void mem_count_stop(void)
 #define SQL_ALLOC_BYTES_PER_STEP 32
 #define SQL_AUX_MAX_ARGS 16
 
-enum aux_fn { AUX_PRINTF, AUX_INSTR, AUX_REPLACE, AUX_LIKE, AUX_GLOB, AUX_N };
+enum aux_fn { AUX_PRINTF, AUX_INSTR, AUX_REPLACE, AUX_LIKE, AUX_GLOB, AUX_STRFTIME, AUX_DATE, AUX_N };
 
-static const char *const aux_names[AUX_N] = {"printf", "instr", "replace", "like", "glob"};
+static const char *const aux_names[AUX_N] = {"printf", "instr",    "replace", "like",
+                                             "glob",   "strftime", "date"};
 
 struct sandbox;
 struct aux_slot {
@@ -1629,7 +1630,7 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             sqlite3_result_error_toobig(ctx);
             return;
         }
-    } else {
+    } else if (slot->fn != AUX_STRFTIME && slot->fn != AUX_DATE) {
         long long a = sqlite3_value_bytes(argv[0]);
         long long b = argc > 1 ? sqlite3_value_bytes(argv[1]) : 0;
         if (!sandbox_charge(sb, a * b / SQL_CHARGE_BYTES)) {
@@ -1668,6 +1669,122 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_clear_bindings(*st);
 }
 
+/* ---- date() and strftime() on the dates fixtures hold ---------------------------- *
+ * SQLite's strftime and date parse their time value into a Julian day and
+ * format it back, about 1,600 instructions a call; the gold queries and
+ * their mutants call them on every row (a tenth of a SQL task's build).
+ * The sandbox answers the one case fixtures hold, a text value that is
+ * exactly 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS' naming a real day (year
+ * 1000 to 9999, the month's own days, leap years Gregorian) and time
+ * (hours 00 to 23, minutes and seconds 00 to 59), by copying its fields
+ * (the real-day rule is stricter than SQLite 3.40 needs, which writes
+ * '2023-02-31' back as given, so the case holds whichever way a SQLite
+ * treats an impossible day):
+ * date(T), and strftime(F, T) when F holds only literal characters and
+ * %Y %m %d %H %M %S %% (at most 64 bytes).  On such a value SQLite's
+ * parse and format give back those very fields, so the result is SQLite's
+ * byte for byte; every other call (other arguments, formats or values: a
+ * day SQLite would roll over, a 'T', a fraction, a modifier, 'now') is
+ * SQLite's own function run on the sandbox's second connection, as the
+ * bounded built-ins are (aux_call).  test_dates_match_sqlite compares
+ * both with SQLite's on every day of 14 years and the days around them,
+ * with times and formats in and out of the case. */
+struct ymdhms {
+    char f[6][4]; /* Y (4), m, d, H, M, S (2 each) as their digits */
+};
+
+static bool digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+static int two(const char *s)
+{
+    return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+static bool plain_datetime(sqlite3_value *v, struct ymdhms *t)
+{
+    if (sqlite3_value_type(v) != SQLITE_TEXT)
+        return false;
+    const char *s = (const char *)sqlite3_value_text(v);
+    int n = sqlite3_value_bytes(v);
+    if (!s || (n != 10 && n != 19) || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) ||
+        s[7] != '-' || !digits(s + 8, 2))
+        return false;
+    if (n == 19 && (s[10] != ' ' || !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) ||
+                    s[16] != ':' || !digits(s + 17, 2)))
+        return false;
+    int y = two(s) * 100 + two(s + 2), m = two(s + 5), d = two(s + 8);
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if (y < 1000 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] + (m == 2 && leap))
+        return false;
+    if (n == 19 && (two(s + 11) > 23 || two(s + 14) > 59 || two(s + 17) > 59))
+        return false;
+    static const int at[6] = {0, 5, 8, 11, 14, 17}, len[6] = {4, 2, 2, 2, 2, 2};
+    for (int i = 0; i < 6; i++) {
+        if (i >= 3 && n == 10)
+            memcpy(t->f[i], "00", 2);
+        else
+            memcpy(t->f[i], s + at[i], (size_t)len[i]);
+    }
+    return true;
+}
+
+static void date_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct ymdhms t;
+    if (argc == 1 && plain_datetime(argv[0], &t)) {
+        char out[10];
+        memcpy(out, t.f[0], 4);
+        out[4] = '-';
+        memcpy(out + 5, t.f[1], 2);
+        out[7] = '-';
+        memcpy(out + 8, t.f[2], 2);
+        sqlite3_result_text(ctx, out, 10, SQLITE_TRANSIENT);
+        return;
+    }
+    aux_call(ctx, argc, argv);
+}
+
+static void strftime_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    struct ymdhms t;
+    if (argc == 2 && sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
+        sqlite3_value_bytes(argv[0]) <= 64 && plain_datetime(argv[1], &t)) {
+        const char *f = (const char *)sqlite3_value_text(argv[0]);
+        char out[2 * 64];
+        size_t k = 0;
+        bool ok = f != NULL;
+        for (; ok && *f; f++) {
+            if (*f != '%') {
+                out[k++] = *f;
+                continue;
+            }
+            static const char conv[] = "YmdHMS";
+            const char *c = *++f ? strchr(conv, *f) : NULL;
+            if (*f == '%') {
+                out[k++] = '%';
+            } else if (c) {
+                size_t i = (size_t)(c - conv);
+                memcpy(out + k, t.f[i], i == 0 ? 4 : 2);
+                k += i == 0 ? 4 : 2;
+            } else {
+                ok = false; /* another conversion, or a lone '%' at the end */
+            }
+        }
+        if (ok) {
+            sqlite3_result_text(ctx, out, (int)k, SQLITE_TRANSIENT);
+            return;
+        }
+    }
+    aux_call(ctx, argc, argv);
+}
+
 /* Installs the wrappers of the bounded built-ins on sb's connection. */
 static int aux_install(struct sandbox *sb)
 {
@@ -1679,6 +1796,11 @@ static int aux_install(struct sandbox *sb)
                {"instr", 2, AUX_INSTR},   {"replace", 3, AUX_REPLACE},
                {"like", 2, AUX_LIKE},     {"like", 3, AUX_LIKE},
                {"glob", 2, AUX_GLOB}};
+    static const struct {
+        const char *name;
+        enum aux_fn fn;
+        void (*call)(sqlite3_context *, int, sqlite3_value **);
+    } dates[] = {{"strftime", AUX_STRFTIME, strftime_call}, {"date", AUX_DATE, date_call}};
     for (size_t i = 0; i < AUX_N; i++) {
         sb->slots[i].sb = sb;
         sb->slots[i].fn = (enum aux_fn)i;
@@ -1687,6 +1809,12 @@ static int aux_install(struct sandbox *sb)
         if (sqlite3_create_function_v2(sb->db, fns[i].name, fns[i].nargs,
                                        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
                                        &sb->slots[fns[i].fn], aux_call, NULL, NULL,
+                                       NULL) != SQLITE_OK)
+            return -1;
+    for (size_t i = 0; i < sizeof dates / sizeof dates[0]; i++)
+        if (sqlite3_create_function_v2(sb->db, dates[i].name, -1,
+                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                       &sb->slots[dates[i].fn], dates[i].call, NULL, NULL,
                                        NULL) != SQLITE_OK)
             return -1;
     return 0;
