@@ -744,12 +744,26 @@ static void put_le64(unsigned char *p, uint64_t x)
         p[i] = (unsigned char)(x >> (8 * i));
 }
 
-static void file_identity(const char *rel, const struct stat *st, unsigned char id[16])
+void vat_file_id_of(const struct stat *st, struct vat_file_id *id)
 {
-    const uint64_t f[7] = {(uint64_t)st->st_dev,          (uint64_t)st->st_ino,
-                           (uint64_t)st->st_size,         (uint64_t)st->st_mtim.tv_sec,
-                           (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
-                           (uint64_t)st->st_ctim.tv_nsec};
+    *id = (struct vat_file_id){.dev = (uint64_t)st->st_dev,
+                               .ino = (uint64_t)st->st_ino,
+                               .size = (int64_t)st->st_size,
+                               .mtim_s = (int64_t)st->st_mtim.tv_sec,
+                               .mtim_ns = (int64_t)st->st_mtim.tv_nsec,
+                               .ctim_s = (int64_t)st->st_ctim.tv_sec,
+                               .ctim_ns = (int64_t)st->st_ctim.tv_nsec};
+}
+
+static void file_identity(const char *rel, const struct vat_file_id *fid, unsigned char id[16])
+{
+    const uint64_t f[7] = {fid->dev,
+                           fid->ino,
+                           (uint64_t)fid->size,
+                           (uint64_t)fid->mtim_s,
+                           (uint64_t)fid->mtim_ns,
+                           (uint64_t)fid->ctim_s,
+                           (uint64_t)fid->ctim_ns};
     size_t n = strlen(rel);
     unsigned char stack[512];
     unsigned char *buf = 56 + n <= sizeof stack ? stack : vat_xmalloc(56 + n);
@@ -801,11 +815,11 @@ bool vat_written_on(const char *root)
     return on;
 }
 
-void vat_written_note(const char *root, const char *rel, const struct stat *st,
+void vat_written_note(const char *root, const char *rel, const struct vat_file_id *id,
                       const unsigned char sha[32])
 {
     struct written_note x;
-    file_identity(rel, st, x.id);
+    file_identity(rel, id, x.id);
     memcpy(x.sha, sha, 32);
     pthread_mutex_lock(&written.mu);
     if (written_root_is(root)) {
@@ -824,10 +838,11 @@ static int cmp_note(const void *a, const void *b)
     return memcmp(((const struct written_note *)a)->id, ((const struct written_note *)b)->id, 16);
 }
 
-bool vat_written_find(const char *root, const char *rel, const struct stat *st, char out[65])
+bool vat_written_find(const char *root, const char *rel, const struct vat_file_id *id,
+                      char out[65])
 {
     struct written_note key;
-    file_identity(rel, st, key.id);
+    file_identity(rel, id, key.id);
     const struct written_note *x = NULL;
     unsigned char sha[32];
     pthread_mutex_lock(&written.mu);
@@ -1164,7 +1179,9 @@ static void note_written(int dir, const char *last, const char *root, const char
         return;
     unsigned char d[32];
     vat_sha256(data, len, d);
-    vat_written_note(root, rel, &st, d);
+    struct vat_file_id id;
+    vat_file_id_of(&st, &id);
+    vat_written_note(root, rel, &id, d);
     if (memo.on) {
         char hex[65];
         vat_hex(d, 32, hex);

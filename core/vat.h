@@ -357,17 +357,26 @@ int vat_file_sha256(const char *root, const char *rel, const void *data, size_t 
  * the clock tick of vat's write; nothing in a build does that (every
  * writer makes a new file), and vat verify reads every file.  Any thread. */
 struct stat;
+/* What the notes tell a file by, taken from its stat (48 bytes, not the
+ * 144 of a struct stat: the manifest's walk keeps one per file). */
+struct vat_file_id {
+    uint64_t dev, ino;
+    int64_t size;
+    int64_t mtim_s, mtim_ns, ctim_s, ctim_ns;
+};
+void vat_file_id_of(const struct stat *st, struct vat_file_id *id);
 void vat_written_begin(const char *root);
 void vat_written_end(void);
 /* Whether writes beneath root (spelled as given to begin) are noted. */
 bool vat_written_on(const char *root);
 /* Notes the digest of the bytes just written to root/rel, whose identity
- * is now *st (ignored when not on for root). */
-void vat_written_note(const char *root, const char *rel, const struct stat *st,
+ * is now *id (ignored when not on for root). */
+void vat_written_note(const char *root, const char *rel, const struct vat_file_id *id,
                       const unsigned char sha[32]);
-/* The noted digest of root/rel when the file still has identity *st:
+/* The noted digest of root/rel when the file still has identity *id:
  * true with out (64 hex digits and a NUL) filled; false otherwise. */
-bool vat_written_find(const char *root, const char *rel, const struct stat *st, char out[65]);
+bool vat_written_find(const char *root, const char *rel, const struct vat_file_id *id,
+                      char out[65]);
 /* How many lookups found a note since the process started (for tests). */
 unsigned long vat_written_hits(void);
 

@@ -639,8 +639,8 @@ static void check_row(struct audit *a, int table, int side, long line, const jso
 
 static void read_table(struct audit *a, int table, int side)
 {
-    char rel[128];
-    snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[table], vat_split_names[side]);
+    char rel[VAT_TABLE_REL_MAX];
+    vat_table_rel(rel, table, side);
     char why[256];
     FILE *f = open_regular(a->root, rel, NULL, why, sizeof why);
     if (!f) {

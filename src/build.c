@@ -404,12 +404,6 @@ static void check_program_unique(struct slot *s, struct seen_set *ss)
     seen_add(ss, entry);
 }
 
-/* The path of table i's split s beneath the root. */
-static void table_rel(char rel[128], int i, int s)
-{
-    snprintf(rel, 128, "out/%s/%s.jsonl", vat_table_names[i], vat_split_names[s]);
-}
-
 /* The tables, streamed: each of out/<table>/<split>.jsonl is written to a
  * temporary file as the rows come and renamed into place at the end. */
 #define TABLE_IOBUF (256 << 10)
@@ -430,8 +424,8 @@ static int table_files_open(struct table_files *tf, const char *root, struct vat
     bool noted = vat_written_on(root);
     for (int i = 0; i < VAT_N_TABLES; i++)
         for (int s = 0; s < VAT_N_SPLITS; s++) {
-            char rel[128];
-            table_rel(rel, i, s);
+            char rel[VAT_TABLE_REL_MAX];
+            vat_table_rel(rel, i, s);
             if (vat_mkdirs_for(root, rel, e) != 0)
                 return -1;
             tf->dst[i][s] = vat_path_join(root, rel);
@@ -483,10 +477,13 @@ static int table_files_close(struct table_files *tf, int commit, struct vat_err 
                 unsigned char d[32];
                 vat_sha256_end(tf->sha[i][s], d);
                 struct stat st;
-                char rel[128];
-                table_rel(rel, i, s);
-                if (commit && rc == 0 && lstat(tf->dst[i][s], &st) == 0 && S_ISREG(st.st_mode))
-                    vat_written_note(tf->root, rel, &st, d);
+                char rel[VAT_TABLE_REL_MAX];
+                vat_table_rel(rel, i, s);
+                struct vat_file_id id;
+                if (commit && rc == 0 && lstat(tf->dst[i][s], &st) == 0 && S_ISREG(st.st_mode)) {
+                    vat_file_id_of(&st, &id);
+                    vat_written_note(tf->root, rel, &id, d);
+                }
             }
             if (tf->tmp[i][s] && (!commit || rc != 0))
                 remove(tf->tmp[i][s]);

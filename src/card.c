@@ -123,8 +123,8 @@ static int read_tables_with(struct facts *f, const char *root, char *iobuf,
 {
     for (int t = 0; t < VAT_N_TABLES; t++) {
         for (int s = 0; s < VAT_N_SPLITS; s++) {
-            char rel[128];
-            snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
+            char rel[VAT_TABLE_REL_MAX];
+            vat_table_rel(rel, t, s);
             FILE *fp = vat_fopen_beneath(root, rel, NULL);
             if (!fp)
                 return vat_err_set(e, "vat: cannot open '%s': %s", rel, strerror(errno));

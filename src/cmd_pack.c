@@ -193,8 +193,8 @@ static int row_paths(const char *root, json_t *set, struct vat_err *e)
     for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
         int t = tables[k];
         for (int s = 0; s < VAT_N_SPLITS; s++) {
-            char rel[128];
-            snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
+            char rel[VAT_TABLE_REL_MAX];
+            vat_table_rel(rel, t, s);
             char *path = vat_path_join(root, rel);
             FILE *f = fopen(path, "rb");
             free(path);

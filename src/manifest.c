@@ -28,7 +28,8 @@ static void tree_push(struct tree_vec *t, char *rel, enum vat_tree_kind kind,
         t->cap = t->cap ? 2 * t->cap : 256;
         t->v = vat_xrealloc(t->v, t->cap * sizeof *t->v);
     }
-    t->v[t->n++] = (struct vat_tree_entry){rel, kind, *st};
+    t->v[t->n] = (struct vat_tree_entry){rel, kind, {0}};
+    vat_file_id_of(st, &t->v[t->n++].id);
 }
 
 /* Walks the directory dfd (owned, closed here) whose path is rel. */
@@ -182,7 +183,7 @@ int vat_manifest_write(const char *root, struct vat_err *e)
                                                            : "not a regular file");
         /* A file this build wrote and nothing has changed since: the
          * digest of the bytes it wrote (core/vat.h, vat_written_*). */
-        else if (!vat_written_find(root, v[i].rel, &v[i].st, sha) &&
+        else if (!vat_written_find(root, v[i].rel, &v[i].id, sha) &&
                  vat_sha256_beneath(root, v[i].rel, sha, e) != 0)
             rc = -1;
         else

@@ -28,7 +28,7 @@ enum vat_tree_kind { VAT_TREE_FILE, VAT_TREE_SYMLINK, VAT_TREE_OTHER };
 struct vat_tree_entry {
     char *rel;               /* relative to the root: "out/experience/train.jsonl" */
     enum vat_tree_kind kind; /* a symbolic link or special file is listed, never opened */
-    struct stat st;          /* as listed (lstat: a link's own) */
+    struct vat_file_id id;   /* as listed (lstat: a link's own) */
 };
 
 /* Lists every entry below root/out and root/fixtures that is not a

@@ -275,8 +275,8 @@ int vat_merge(const struct vat_config *c, const char *to, char *const *roots, in
         rc = copy_fixtures(in, nroots, out.stage, e);
     for (int t = 0; rc == 0 && t < VAT_N_TABLES; t++)
         for (int s = 0; rc == 0 && s < VAT_N_SPLITS; s++) {
-            char rel[128];
-            snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
+            char rel[VAT_TABLE_REL_MAX];
+            vat_table_rel(rel, t, s);
             rc = merge_table(in, nroots, rel, out.stage, e);
         }
     if (rc == 0) {

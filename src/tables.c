@@ -16,6 +16,12 @@ const char *const vat_table_names[VAT_N_TABLES] = {
     "preference_pairs", "verifiers", "rubric_items",
 };
 const char *const vat_split_names[VAT_N_SPLITS] = {"train", "test"};
+
+void vat_table_rel(char rel[VAT_TABLE_REL_MAX], int table, int split)
+{
+    snprintf(rel, VAT_TABLE_REL_MAX, "out/%s/%s.jsonl", vat_table_names[table],
+             vat_split_names[split]);
+}
 /* Declared in admit.h; defined here so the library (which links this file
  * for vat_verifier_spec) needs nothing of the builder. */
 const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
@@ -420,8 +426,8 @@ int vat_tables_write(struct vat_tables *tb, const char *root, struct vat_err *e)
 {
     for (int i = 0; i < VAT_N_TABLES; i++) {
         for (int s = 0; s < VAT_N_SPLITS; s++) {
-            char rel[128];
-            snprintf(rel, sizeof rel, "out/%s/%s.jsonl", vat_table_names[i], vat_split_names[s]);
+            char rel[VAT_TABLE_REL_MAX];
+            vat_table_rel(rel, i, s);
             const struct vat_buf *b = &tb->buf[i][s];
             if (vat_write_file_atomic(root, rel, b->data ? b->data : "", b->len, e) != 0)
                 return -1;

@@ -22,6 +22,11 @@ extern const char *const vat_table_names[VAT_N_TABLES];
 enum { VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, VAT_N_SPLITS };
 extern const char *const vat_split_names[VAT_N_SPLITS];
 
+/* The path of a table's split file beneath the root:
+ * "out/<table>/<split>.jsonl". */
+#define VAT_TABLE_REL_MAX 64
+void vat_table_rel(char rel[VAT_TABLE_REL_MAX], int table, int split);
+
 /* One column of a table, as the card's dataset_info.features describes it
  * (and docs/schemas/<table>.schema.json constrains it).  kind: 'v' a value
  * of dtype, 's' a struct of members, 'l' a list of structs of members,

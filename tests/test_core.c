@@ -483,7 +483,9 @@ static bool found(const char *root, const char *rel, char sha[65])
     int rc = lstat(p, &st);
     free(p);
     assert_int_equal(rc, 0);
-    return vat_written_find(root, rel, &st, sha);
+    struct vat_file_id id;
+    vat_file_id_of(&st, &id);
+    return vat_written_find(root, rel, &id, sha);
 }
 
 static void put_behind(const char *root, const char *rel, const char *text)
@@ -576,34 +578,33 @@ static void test_written_notes(void **state)
 
     /* The rule itself, on one identity: every part of it counts, and the
      * path too (an inode number freed and reused by another file). */
-    struct stat id = {.st_dev = 7, .st_ino = 42, .st_size = 10};
-    id.st_mtim.tv_sec = id.st_ctim.tv_sec = 1000;
+    struct vat_file_id id = {.dev = 7, .ino = 42, .size = 10, .mtim_s = 1000, .ctim_s = 1000};
     unsigned char d[32] = {0xab};
     vat_written_note(root, "fixtures/t/id.csv", &id, d);
     assert_true(vat_written_find(root, "fixtures/t/id.csv", &id, sha));
     assert_string_equal(sha, "ab00000000000000000000000000000000000000000000000000000000000000");
     assert_false(vat_written_find(root, "fixtures/t/other.csv", &id, sha));
-    struct stat x = id;
-    x.st_ino = 43;
+    struct vat_file_id x = id;
+    x.ino = 43;
     assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
     x = id;
-    x.st_dev = 8;
+    x.dev = 8;
     assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
     x = id;
-    x.st_size = 11;
+    x.size = 11;
     assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
     x = id;
-    x.st_mtim.tv_nsec = 1;
+    x.mtim_ns = 1;
     assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
     x = id;
-    x.st_ctim.tv_sec = 1001;
+    x.ctim_s = 1001;
     assert_false(vat_written_find(root, "fixtures/t/id.csv", &x, sha));
     /* many notes, added after lookups sorted the array, are all found */
     for (int i = 0; i < 3000; i++) {
         char rel[64];
         snprintf(rel, sizeof rel, "fixtures/g/%d.csv", i);
         x = id;
-        x.st_ino = (ino_t)(1000 + i);
+        x.ino = (uint64_t)(1000 + i);
         d[1] = (unsigned char)i;
         vat_written_note(root, rel, &x, d);
     }
@@ -611,7 +612,7 @@ static void test_written_notes(void **state)
         char rel[64];
         snprintf(rel, sizeof rel, "fixtures/g/%d.csv", i);
         x = id;
-        x.st_ino = (ino_t)(1000 + i);
+        x.ino = (uint64_t)(1000 + i);
         assert_true(vat_written_find(root, rel, &x, sha));
         char hx[3];
         snprintf(hx, sizeof hx, "%02x", i & 0xff);

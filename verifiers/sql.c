@@ -1625,18 +1625,27 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     struct sandbox *sb = slot->sb;
     if (argc < 1 || argc > SQL_AUX_MAX_ARGS)
         return; /* printf() is NULL; the others have fixed arities */
-    if (slot->fn == AUX_PRINTF) {
+    switch (slot->fn) {
+    case AUX_PRINTF:
         if (!printf_bounded(sqlite3_value_text(argv[0]), argv, argc, SQL_MAX_VALUE_BYTES)) {
             sqlite3_result_error_toobig(ctx);
             return;
         }
-    } else if (slot->fn != AUX_STRFTIME && slot->fn != AUX_DATE) {
+        break;
+    case AUX_INSTR:
+    case AUX_REPLACE:
+    case AUX_LIKE:
+    case AUX_GLOB: {
         long long a = sqlite3_value_bytes(argv[0]);
         long long b = argc > 1 ? sqlite3_value_bytes(argv[1]) : 0;
         if (!sandbox_charge(sb, a * b / SQL_CHARGE_BYTES)) {
             sqlite3_result_error(ctx, "the step budget is spent", -1);
             return;
         }
+        break;
+    }
+    default: /* date and strftime: linear in their arguments, as SQLite's */
+        break;
     }
     if (!sb->aux && aux_open(sb) != 0) {
         sqlite3_result_error(ctx, "the sandbox cannot run the function", -1);
@@ -1735,54 +1744,49 @@ static bool plain_datetime(sqlite3_value *v, struct ymdhms *t)
     return true;
 }
 
+/* Sets the result to format f (at most 64 bytes) applied to t; false,
+ * nothing set, when f holds another conversion or ends in a lone '%'. */
+static bool fields_format(sqlite3_context *ctx, const char *f, const struct ymdhms *t)
+{
+    static const char conv[] = "YmdHMS";
+    char out[2 * 64];
+    size_t k = 0;
+    for (; *f; f++) {
+        if (*f != '%') {
+            out[k++] = *f;
+            continue;
+        }
+        const char *c = *++f ? strchr(conv, *f) : NULL;
+        if (*f == '%') {
+            out[k++] = '%';
+        } else if (c) {
+            size_t i = (size_t)(c - conv), n = i == 0 ? 4 : 2;
+            memcpy(out + k, t->f[i], n);
+            k += n;
+        } else {
+            return false;
+        }
+    }
+    sqlite3_result_text(ctx, out, (int)k, SQLITE_TRANSIENT);
+    return true;
+}
+
 static void date_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct ymdhms t;
-    if (argc == 1 && plain_datetime(argv[0], &t)) {
-        char out[10];
-        memcpy(out, t.f[0], 4);
-        out[4] = '-';
-        memcpy(out + 5, t.f[1], 2);
-        out[7] = '-';
-        memcpy(out + 8, t.f[2], 2);
-        sqlite3_result_text(ctx, out, 10, SQLITE_TRANSIENT);
-        return;
-    }
-    aux_call(ctx, argc, argv);
+    if (!(argc == 1 && plain_datetime(argv[0], &t) && fields_format(ctx, "%Y-%m-%d", &t)))
+        aux_call(ctx, argc, argv);
 }
 
 static void strftime_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct ymdhms t;
-    if (argc == 2 && sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
-        sqlite3_value_bytes(argv[0]) <= 64 && plain_datetime(argv[1], &t)) {
-        const char *f = (const char *)sqlite3_value_text(argv[0]);
-        char out[2 * 64];
-        size_t k = 0;
-        bool ok = f != NULL;
-        for (; ok && *f; f++) {
-            if (*f != '%') {
-                out[k++] = *f;
-                continue;
-            }
-            static const char conv[] = "YmdHMS";
-            const char *c = *++f ? strchr(conv, *f) : NULL;
-            if (*f == '%') {
-                out[k++] = '%';
-            } else if (c) {
-                size_t i = (size_t)(c - conv);
-                memcpy(out + k, t.f[i], i == 0 ? 4 : 2);
-                k += i == 0 ? 4 : 2;
-            } else {
-                ok = false; /* another conversion, or a lone '%' at the end */
-            }
-        }
-        if (ok) {
-            sqlite3_result_text(ctx, out, (int)k, SQLITE_TRANSIENT);
-            return;
-        }
-    }
-    aux_call(ctx, argc, argv);
+    const char *f;
+    if (!(argc == 2 && sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
+          sqlite3_value_bytes(argv[0]) <= 64 &&
+          (f = (const char *)sqlite3_value_text(argv[0])) != NULL &&
+          plain_datetime(argv[1], &t) && fields_format(ctx, f, &t)))
+        aux_call(ctx, argc, argv);
 }
 
 /* Installs the wrappers of the bounded built-ins on sb's connection. */
@@ -1792,15 +1796,12 @@ static int aux_install(struct sandbox *sb)
         const char *name;
         int nargs;
         enum aux_fn fn;
-    } fns[] = {{"printf", -1, AUX_PRINTF}, {"format", -1, AUX_PRINTF},
-               {"instr", 2, AUX_INSTR},   {"replace", 3, AUX_REPLACE},
-               {"like", 2, AUX_LIKE},     {"like", 3, AUX_LIKE},
-               {"glob", 2, AUX_GLOB}};
-    static const struct {
-        const char *name;
-        enum aux_fn fn;
         void (*call)(sqlite3_context *, int, sqlite3_value **);
-    } dates[] = {{"strftime", AUX_STRFTIME, strftime_call}, {"date", AUX_DATE, date_call}};
+    } fns[] = {{"printf", -1, AUX_PRINTF, aux_call},     {"format", -1, AUX_PRINTF, aux_call},
+               {"instr", 2, AUX_INSTR, aux_call},        {"replace", 3, AUX_REPLACE, aux_call},
+               {"like", 2, AUX_LIKE, aux_call},          {"like", 3, AUX_LIKE, aux_call},
+               {"glob", 2, AUX_GLOB, aux_call},          {"strftime", -1, AUX_STRFTIME, strftime_call},
+               {"date", -1, AUX_DATE, date_call}};
     for (size_t i = 0; i < AUX_N; i++) {
         sb->slots[i].sb = sb;
         sb->slots[i].fn = (enum aux_fn)i;
@@ -1808,13 +1809,7 @@ static int aux_install(struct sandbox *sb)
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
         if (sqlite3_create_function_v2(sb->db, fns[i].name, fns[i].nargs,
                                        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                                       &sb->slots[fns[i].fn], aux_call, NULL, NULL,
-                                       NULL) != SQLITE_OK)
-            return -1;
-    for (size_t i = 0; i < sizeof dates / sizeof dates[0]; i++)
-        if (sqlite3_create_function_v2(sb->db, dates[i].name, -1,
-                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                                       &sb->slots[dates[i].fn], dates[i].call, NULL, NULL,
+                                       &sb->slots[fns[i].fn], fns[i].call, NULL, NULL,
                                        NULL) != SQLITE_OK)
             return -1;
     return 0;
