@@ -1202,6 +1202,20 @@ static void test_dates_match_sqlite(void **state)
         vat_buf_printf(&one, "%s%s", i ? ", " : "", calls[i]);
     dates_agree(plain, spec, one.data);
     vat_buf_release(&one);
+    /* A format read from a row changes from row to row: each row's own
+     * format applies (a format read once per statement is kept only while
+     * it is a constant), fast and slow ones interleaved, fields and
+     * lengths differing. */
+    struct vat_buf fm = VAT_BUF_INIT;
+    vat_buf_puts(&fm, "WITH f(k, v) AS (VALUES ");
+    for (size_t f = 0; f < sizeof date_formats / sizeof date_formats[0]; f++)
+        vat_buf_printf(&fm, "%s(%zu, '%s')", f ? ", " : "", f, date_formats[f]);
+    vat_buf_puts(&fm, "), t(s) AS (VALUES ('2024-02-29'), ('2023-12-31 23:59:58'), "
+                      "('2024-13-01'), ('1999-01-02 03:04:05')) "
+                      "SELECT t.s, strftime(f.v, t.s), strftime(f.v || '%d', t.s) "
+                      "FROM t, f ORDER BY t.s, f.k");
+    dates_agree(plain, spec, fm.data);
+    vat_buf_release(&fm);
     json_decref(spec);
     sqlite3_close(plain);
 }

@@ -1698,10 +1698,6 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * bounded built-ins are (aux_call).  test_dates_match_sqlite compares
  * both with SQLite's on every day of 14 years and the days around them,
  * with times and formats in and out of the case. */
-struct ymdhms {
-    char f[6][4]; /* Y (4), m, d, H, M, S (2 each) as their digits */
-};
-
 static bool digits(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -1715,78 +1711,125 @@ static int two(const char *s)
     return (s[0] - '0') * 10 + (s[1] - '0');
 }
 
-static bool plain_datetime(sqlite3_value *v, struct ymdhms *t)
+/* The text of v when it is a plain date (10 bytes) or date and time (19)
+ * naming a real day and time, its length in *n; NULL when not. */
+static const char *plain_datetime(sqlite3_value *v, int *n)
 {
     if (sqlite3_value_type(v) != SQLITE_TEXT)
-        return false;
+        return NULL;
     const char *s = (const char *)sqlite3_value_text(v);
-    int n = sqlite3_value_bytes(v);
-    if (!s || (n != 10 && n != 19) || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) ||
+    int len = sqlite3_value_bytes(v);
+    if (!s || (len != 10 && len != 19) || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) ||
         s[7] != '-' || !digits(s + 8, 2))
-        return false;
-    if (n == 19 && (s[10] != ' ' || !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) ||
-                    s[16] != ':' || !digits(s + 17, 2)))
-        return false;
+        return NULL;
+    if (len == 19 && (s[10] != ' ' || !digits(s + 11, 2) || s[13] != ':' ||
+                      !digits(s + 14, 2) || s[16] != ':' || !digits(s + 17, 2)))
+        return NULL;
     int y = two(s) * 100 + two(s + 2), m = two(s + 5), d = two(s + 8);
     static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
     if (y < 1000 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] + (m == 2 && leap))
-        return false;
-    if (n == 19 && (two(s + 11) > 23 || two(s + 14) > 59 || two(s + 17) > 59))
-        return false;
-    static const int at[6] = {0, 5, 8, 11, 14, 17}, len[6] = {4, 2, 2, 2, 2, 2};
-    for (int i = 0; i < 6; i++) {
-        if (i >= 3 && n == 10)
-            memcpy(t->f[i], "00", 2);
-        else
-            memcpy(t->f[i], s + at[i], (size_t)len[i]);
-    }
-    return true;
+        return NULL;
+    if (len == 19 && (two(s + 11) > 23 || two(s + 14) > 59 || two(s + 17) > 59))
+        return NULL;
+    *n = len;
+    return s;
 }
 
-/* Sets the result to format f (at most 64 bytes) applied to t; false,
- * nothing set, when f holds another conversion or ends in a lone '%'. */
-static bool fields_format(sqlite3_context *ctx, const char *f, const struct ymdhms *t)
+/* A strftime format read once per statement, kept as the call's auxiliary
+ * data while the format is the same constant: the output with its literal
+ * characters in place, and for each conversion where its digits go in the
+ * output and where they come from in the value (the value's own bytes:
+ * 'YYYY-MM-DD HH:MM:SS' holds each field where strftime would write it
+ * from the parsed time).  fast is false for a format outside the case. */
+#define FMT_MAX 64
+struct fmt_plan {
+    bool fast;
+    uint8_t n, nconv;
+    uint8_t at[FMT_MAX / 2], from[FMT_MAX / 2], len[FMT_MAX / 2];
+    char out[2 * FMT_MAX];
+};
+
+/* Reads format f (at most FMT_MAX bytes) into *p; p->fast false when f
+ * holds another conversion or ends in a lone '%'. */
+static void fmt_plan_make(const char *f, struct fmt_plan *p)
 {
     static const char conv[] = "YmdHMS";
-    char out[2 * 64];
-    size_t k = 0;
+    static const uint8_t from[6] = {0, 5, 8, 11, 14, 17};
+    p->fast = false;
+    p->n = p->nconv = 0;
     for (; *f; f++) {
         if (*f != '%') {
-            out[k++] = *f;
+            p->out[p->n++] = *f;
             continue;
         }
         const char *c = *++f ? strchr(conv, *f) : NULL;
         if (*f == '%') {
-            out[k++] = '%';
+            p->out[p->n++] = '%';
         } else if (c) {
-            size_t i = (size_t)(c - conv), n = i == 0 ? 4 : 2;
-            memcpy(out + k, t->f[i], n);
-            k += n;
+            size_t i = (size_t)(c - conv);
+            p->at[p->nconv] = p->n;
+            p->from[p->nconv] = from[i];
+            p->len[p->nconv++] = i == 0 ? 4 : 2;
+            p->n += i == 0 ? 4 : 2;
         } else {
-            return false;
+            return;
         }
     }
-    sqlite3_result_text(ctx, out, (int)k, SQLITE_TRANSIENT);
-    return true;
+    p->fast = true;
 }
 
 static void date_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    struct ymdhms t;
-    if (!(argc == 1 && plain_datetime(argv[0], &t) && fields_format(ctx, "%Y-%m-%d", &t)))
+    int n;
+    const char *s = argc == 1 ? plain_datetime(argv[0], &n) : NULL;
+    if (s)
+        sqlite3_result_text(ctx, s, 10, SQLITE_TRANSIENT); /* its %Y-%m-%d */
+    else
         aux_call(ctx, argc, argv);
 }
 
 static void strftime_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-    struct ymdhms t;
-    const char *f;
-    if (!(argc == 2 && sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
-          sqlite3_value_bytes(argv[0]) <= 64 &&
-          (f = (const char *)sqlite3_value_text(argv[0])) != NULL &&
-          plain_datetime(argv[1], &t) && fields_format(ctx, f, &t)))
+    if (argc != 2) {
         aux_call(ctx, argc, argv);
+        return;
+    }
+    struct fmt_plan *kept = sqlite3_get_auxdata(ctx, 0), made;
+    const struct fmt_plan *p = kept;
+    if (!p) {
+        const char *f = NULL;
+        made.fast = sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
+                    sqlite3_value_bytes(argv[0]) <= FMT_MAX &&
+                    (f = (const char *)sqlite3_value_text(argv[0])) != NULL;
+        if (made.fast)
+            fmt_plan_make(f, &made);
+        p = &made;
+    }
+    int n = 0;
+    const char *s = p->fast ? plain_datetime(argv[1], &n) : NULL;
+    if (s) {
+        char out[2 * FMT_MAX];
+        memcpy(out, p->out, p->n);
+        for (uint8_t i = 0; i < p->nconv; i++) {
+            if (p->from[i] >= 10 && n == 10)
+                memcpy(out + p->at[i], "00", 2); /* a date alone is at midnight */
+            else
+                memcpy(out + p->at[i], s + p->from[i], p->len[i]);
+        }
+        sqlite3_result_text(ctx, out, p->n, SQLITE_TRANSIENT);
+    } else {
+        aux_call(ctx, argc, argv);
+    }
+    /* Kept for the next row (SQLite keeps it only while the format is a
+     * constant; it may free it at once, so it is handed over last). */
+    if (!kept) {
+        struct fmt_plan *keep = sqlite3_malloc(sizeof *keep);
+        if (keep) {
+            *keep = made;
+            sqlite3_set_auxdata(ctx, 0, keep, sqlite3_free);
+        }
+    }
 }
 
 /* Installs the wrappers of the bounded built-ins on sb's connection. */
