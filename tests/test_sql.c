@@ -472,6 +472,34 @@ static void run_hostile(const char *answer, size_t len, const char *code, bool g
     assert_fixture_unchanged();
 }
 
+/* The gate marks a query that names the clock (a 'now' literal, or
+ * CURRENT_DATE, CURRENT_TIME or CURRENT_TIMESTAMP in any case), and the
+ * sandbox then refuses every date function in it for reading the clock,
+ * not only the keyword itself; a name merely like them is not marked. */
+static void test_clock_mentions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *answer;
+        bool clock;
+    } cases[] = {
+        {"SELECT date(issued_on), CURRENT_TIMESTAMP FROM invoices", true},
+        {"SELECT date(issued_on), current_date FROM invoices", true},
+        {"SELECT date(issued_on), Current_Time FROM invoices", true},
+        {"SELECT date(issued_on), 'NoW' FROM invoices", true},
+        {"SELECT date(issued_on), CURRENT_TIMESTAMPS FROM invoices", false},
+        {"SELECT date(issued_on), 'now ' FROM invoices", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *spec = make_spec(GOLD, false);
+        struct vat_verdict v = check_spec(spec, cases[i].answer, strlen(cases[i].answer));
+        json_decref(spec);
+        bool clock = strstr(v.reason, "reading the clock") != NULL;
+        if (clock != cases[i].clock)
+            fail_msg("%s: %s (%s)", cases[i].answer, v.code, v.reason);
+    }
+}
+
 static void test_hostile_answers(void **state)
 {
     (void)state;
@@ -1919,6 +1947,7 @@ int main(void)
         cmocka_unit_test(test_distinct_not_stripped),
         cmocka_unit_test(test_hard_coded_answer_fails_on_variant),
         cmocka_unit_test(test_hostile_answers),
+        cmocka_unit_test(test_clock_mentions),
         cmocka_unit_test(test_denied_reasons_say_what),
         cmocka_unit_test(test_limits_from_spec),
         cmocka_unit_test(test_unsafe_fixture_paths),

@@ -730,11 +730,17 @@ static bool query_gate(const char *q, size_t n, struct query_facts *qf, struct v
             *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
             return false;
         }
-        if (string_is_now(q, &t) || word_is(q, &t, "current_date") ||
-            word_is(q, &t, "current_time") || word_is(q, &t, "current_timestamp"))
+        /* by length first: most tokens are no keyword asked about */
+        if (t.kind == TOK_WORD) {
+            if (t.len == 5 && word_is(q, &t, "limit"))
+                qf->has_limit = true;
+            else if ((t.len == 12 && (word_is(q, &t, "current_date") ||
+                                      word_is(q, &t, "current_time"))) ||
+                     (t.len == 17 && word_is(q, &t, "current_timestamp")))
+                qf->mentions_now = true;
+        } else if (string_is_now(q, &t)) {
             qf->mentions_now = true;
-        if (word_is(q, &t, "limit"))
-            qf->has_limit = true;
+        }
     }
     if (maybe_cte && !cte_within_limits(q, n)) {
         *v = verdictf(true, VAT_SQL_BUDGET,
