@@ -1805,6 +1805,7 @@ static void strftime_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     const struct fmt_plan *p = kept;
     if (!p) {
         const char *f = NULL;
+        made.n = made.nconv = 0;
         made.fast = sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
                     sqlite3_value_bytes(argv[0]) <= FMT_MAX &&
                     (f = (const char *)sqlite3_value_text(argv[0])) != NULL;
