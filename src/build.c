@@ -479,8 +479,8 @@ static int table_files_close(struct table_files *tf, int commit, struct vat_err 
                 struct stat st;
                 char rel[VAT_TABLE_REL_MAX];
                 vat_table_rel(rel, i, s);
-                struct vat_file_id id;
                 if (commit && rc == 0 && lstat(tf->dst[i][s], &st) == 0 && S_ISREG(st.st_mode)) {
+                    struct vat_file_id id;
                     vat_file_id_of(&st, &id);
                     vat_written_note(tf->root, rel, &id, d);
                 }

@@ -1747,23 +1747,29 @@ static const char *plain_datetime(sqlite3_value *v, int *n)
  * characters in place, and for each conversion where its digits go in the
  * output and where they come from in the value (the value's own bytes:
  * 'YYYY-MM-DD HH:MM:SS' holds each field where strftime would write it
- * from the parsed time).  fast is false for a format outside the case. */
+ * from the parsed time; the year, at 0, is the one four digits wide).
+ * fast is false for a format outside the case. */
 #define FMT_MAX 64
 struct fmt_plan {
     bool fast;
     uint8_t n, nconv;
-    uint8_t at[FMT_MAX / 2], from[FMT_MAX / 2], len[FMT_MAX / 2];
+    uint8_t at[FMT_MAX / 2], from[FMT_MAX / 2];
     char out[2 * FMT_MAX];
 };
 
-/* Reads format f (at most FMT_MAX bytes) into *p; p->fast false when f
- * holds another conversion or ends in a lone '%'. */
-static void fmt_plan_make(const char *f, struct fmt_plan *p)
+/* Reads the format value fmt into *p: fast only for text of at most
+ * FMT_MAX bytes holding literal characters and %Y %m %d %H %M %S %%. */
+static void fmt_plan_make(sqlite3_value *fmt, struct fmt_plan *p)
 {
     static const char conv[] = "YmdHMS";
     static const uint8_t from[6] = {0, 5, 8, 11, 14, 17};
     p->fast = false;
     p->n = p->nconv = 0;
+    const char *f = sqlite3_value_type(fmt) == SQLITE_TEXT && sqlite3_value_bytes(fmt) <= FMT_MAX
+                        ? (const char *)sqlite3_value_text(fmt)
+                        : NULL;
+    if (!f)
+        return;
     for (; *f; f++) {
         if (*f != '%') {
             p->out[p->n++] = *f;
@@ -1775,11 +1781,10 @@ static void fmt_plan_make(const char *f, struct fmt_plan *p)
         } else if (c) {
             size_t i = (size_t)(c - conv);
             p->at[p->nconv] = p->n;
-            p->from[p->nconv] = from[i];
-            p->len[p->nconv++] = i == 0 ? 4 : 2;
+            p->from[p->nconv++] = from[i];
             p->n += i == 0 ? 4 : 2;
         } else {
-            return;
+            return; /* another conversion, or a lone '%' at the end */
         }
     }
     p->fast = true;
@@ -1804,13 +1809,7 @@ static void strftime_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     struct fmt_plan *kept = sqlite3_get_auxdata(ctx, 0), made;
     const struct fmt_plan *p = kept;
     if (!p) {
-        const char *f = NULL;
-        made.n = made.nconv = 0;
-        made.fast = sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
-                    sqlite3_value_bytes(argv[0]) <= FMT_MAX &&
-                    (f = (const char *)sqlite3_value_text(argv[0])) != NULL;
-        if (made.fast)
-            fmt_plan_make(f, &made);
+        fmt_plan_make(argv[0], &made);
         p = &made;
     }
     int n = 0;
@@ -1822,7 +1821,7 @@ static void strftime_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             if (p->from[i] >= 10 && n == 10)
                 memcpy(out + p->at[i], "00", 2); /* a date alone is at midnight */
             else
-                memcpy(out + p->at[i], s + p->from[i], p->len[i]);
+                memcpy(out + p->at[i], s + p->from[i], p->from[i] ? 2 : 4);
         }
         sqlite3_result_text(ctx, out, p->n, SQLITE_TRANSIENT);
     } else {
