@@ -2752,9 +2752,13 @@ fail:
 
 /* ---- fixtures ------------------------------------------------------------------ */
 
+/* data is own, or, when own is NULL, borrowed from the draw's file memo
+ * (fixture_load with borrow: for a use that ends before anything is
+ * written). */
 struct fixture_img {
-    unsigned char *data;
+    const unsigned char *data;
     size_t n;
+    unsigned char *own;
 };
 
 static int fixture_fail(struct vat_verdict *v, const char *rel, const char *what,
@@ -2784,10 +2788,10 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
                         unsigned char *buf, size_t n, char *tag, struct fixture_img *img,
                         char raw_sha[65], struct vat_verdict *v);
 
-static int fixture_load(const char *root, const char *rel, const json_t *load,
+static int fixture_load(const char *root, const char *rel, const json_t *load, bool borrow,
                         struct fixture_img *img, char raw_sha[65], struct vat_verdict *v)
 {
-    img->data = NULL;
+    img->data = img->own = NULL;
     img->n = 0;
     if (!rel || !vat_path_is_safe(rel))
         return spec_unsafe_path(v, rel ? rel : "");
@@ -2806,13 +2810,27 @@ static int fixture_load(const char *root, const char *rel, const json_t *load,
             if (raw_sha)
                 vat_file_sha256(root, rel, raw, rn, raw_sha, NULL);
             free(tag);
-            img->data = vat_xmalloc(mn ? mn : 1);
-            memcpy(img->data, m, mn);
             img->n = mn;
+            if (borrow) {
+                img->data = (const unsigned char *)m;
+                return 0;
+            }
+            img->data = img->own = vat_xmalloc(mn ? mn : 1);
+            memcpy(img->own, m, mn);
             return 0;
         }
     }
     if ((m = vat_file_memo_get(root, rel, NULL, &mn)) != NULL) {
+        if (borrow && !load) {
+            free(tag);
+            if (raw_sha)
+                vat_file_sha256(root, rel, m, mn, raw_sha, NULL);
+            if (mn < 512 || memcmp(m, "SQLite format 3", 16) != 0)
+                return fixture_fail(v, rel, "is not an sqlite database", NULL);
+            img->data = (const unsigned char *)m;
+            img->n = mn;
+            return 0;
+        }
         unsigned char *buf = vat_xmalloc(mn ? mn : 1);
         memcpy(buf, m, mn);
         return fixture_take(root, rel, load, buf, mn, tag, img, raw_sha, v);
@@ -2877,7 +2895,7 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
         if (tag)
             vat_file_memo_put(root, rel, tag, (const char *)db, dn);
         free(tag);
-        img->data = db;
+        img->data = img->own = db;
         img->n = dn;
         return 0;
     }
@@ -2886,7 +2904,7 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
         free(buf);
         return fixture_fail(v, rel, "is not an sqlite database", NULL);
     }
-    img->data = buf;
+    img->data = img->own = buf;
     img->n = n;
     return 0;
 }
@@ -3024,7 +3042,9 @@ static void memo_keep_rows(struct sb_cache_entry *x, const struct sql_spec *s, c
  * per spare, not once per fixture. */
 #define SB_SPARES 4
 struct sb_cache {
-    struct sb_cache_entry e[SB_CACHE_SIZE]; /* most recent first */
+    /* most recent first; moved by pointer, an entry being large (its
+     * memo) */
+    struct sb_cache_entry *e[SB_CACHE_SIZE];
     size_t used;
     struct sandbox *spare[SB_SPARES];
     size_t nspare;
@@ -3043,8 +3063,10 @@ static void sb_entry_free(struct sb_cache_entry *x)
 static void sb_cache_free(void *arg)
 {
     struct sb_cache *c = arg;
-    for (size_t i = 0; i < c->used; i++)
-        sb_entry_free(&c->e[i]);
+    for (size_t i = 0; i < c->used; i++) {
+        sb_entry_free(c->e[i]);
+        free(c->e[i]);
+    }
     for (size_t i = 0; i < c->nspare; i++)
         sandbox_destroy(c->spare[i]);
     free(c);
@@ -3102,7 +3124,7 @@ static struct sb_cache_entry *sb_cache_find(const struct sql_spec *s,
 {
     struct sb_cache *c = sb_cache_get();
     for (size_t i = 0; i < c->used; i++) {
-        struct sb_cache_entry *e = &c->e[i];
+        struct sb_cache_entry *e = c->e[i];
         if (e->mode == mode && e->n == img->n && e->step_budget == s->step_budget &&
             memcmp(e->img, img->data, img->n) == 0 && tables_same(e->tables, s->tables))
             return e;
@@ -3121,7 +3143,10 @@ static bool sb_cache_pull(const struct sql_spec *s, const struct fixture_img *im
     if (!e)
         return false;
     *out = *e;
-    size_t i = (size_t)(e - c->e);
+    size_t i = 0;
+    while (c->e[i] != e)
+        i++;
+    free(e);
     memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
     c->used--;
     return true;
@@ -3229,10 +3254,16 @@ static int sandbox_query_rows_reversed(struct sandbox *sb, const struct fixture_
 
 static void sb_cache_push(struct sb_cache *c, struct sb_cache_entry *x)
 {
-    if (c->used == SB_CACHE_SIZE)
-        sb_entry_retire(&c->e[--c->used]);
+    struct sb_cache_entry *kept;
+    if (c->used == SB_CACHE_SIZE) {
+        kept = c->e[--c->used];
+        sb_entry_retire(kept);
+    } else {
+        kept = vat_xmalloc(sizeof *kept);
+    }
+    *kept = *x;
     memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
-    c->e[0] = *x;
+    c->e[0] = kept;
     c->used++;
 }
 
@@ -3769,7 +3800,8 @@ struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const cha
         char label[32];
         fixture_label(label, sizeof label, i);
         struct fixture_img img;
-        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, &img, NULL, &v) != 0)
+        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, true,
+                         &img, NULL, &v) != 0)
             return v;
         struct sql_rows exp, got;
         int rc = sandbox_run(&s, &img, label, s.reference, s.reference_len, &rf, RUN_PLAIN, &exp,
@@ -3778,11 +3810,11 @@ struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const cha
             struct reason r = {{0}, 0};
             reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v.code);
             reason_puts(&r, v.reason);
-            free(img.data);
+            free(img.own);
             return reason_verdict(false, 0, VAT_INTERNAL, &r);
         }
         rc = sandbox_run(&s, &img, label, answer, len, &qf, RUN_PLAIN, &got, &v);
-        free(img.data);
+        free(img.own);
         if (rc != 0) {
             rows_release(&exp);
             return v;
@@ -3813,11 +3845,11 @@ json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_re
     if (!query_gate(query, len, &qf, v))
         return NULL;
     struct fixture_img img;
-    if (fixture_load(root, fixture_rel, s.load, &img, NULL, v) != 0)
+    if (fixture_load(root, fixture_rel, s.load, true, &img, NULL, v) != 0)
         return NULL;
     struct sql_rows rows;
     int rc = sandbox_run(&s, &img, fixture_rel, query, len, &qf, RUN_PLAIN, &rows, v);
-    free(img.data);
+    free(img.own);
     if (rc != 0)
         return NULL;
     json_t *out = rows_json(&rows);
@@ -3856,7 +3888,8 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
         char label[32];
         fixture_label(label, sizeof label, i);
         struct fixture_img img;
-        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, &img, NULL, &v) != 0)
+        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, true,
+                         &img, NULL, &v) != 0)
             return vat_err_set(e, "gold query not admissible: %s", v.reason);
         struct sql_rows runs[3];
         static const enum run_mode modes[3] = {RUN_PLAIN, RUN_REVERSE_SCAN, RUN_REVERSE_ROWS};
@@ -3885,7 +3918,7 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
                 v = kv;
             }
         }
-        free(img.data);
+        free(img.own);
         if (failed < 3) {
             for (int k = 0; k < 3; k++)
                 if (ran[k])
@@ -4258,7 +4291,7 @@ void vat_sql_prep_free(struct vat_sql_prep *p)
     for (size_t i = 0; i < p->n; i++) {
         if (p->seen)
             memo_release(&p->seen[i]);
-        free(p->img[i].data);
+        free(p->img[i].own);
         rows_release(&p->gold[i]);
         if (p->trap)
             rows_release(&p->trap[i]);
@@ -4316,7 +4349,8 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
     for (size_t i = 0; i < p->n; i++) {
         const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
         char hex[65];
-        if (fixture_load(root, rel, p->s.load, &p->img[i], hex, v) != 0)
+        /* the prepared check outlives the draw's memo: its own copy */
+        if (fixture_load(root, rel, p->s.load, false, &p->img[i], hex, v) != 0)
             goto fail;
         if (sha256) {
             if (!sha256[i] || strcmp(hex, sha256[i]) != 0) {
