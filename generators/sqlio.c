@@ -902,6 +902,32 @@ fail:
     return -1;
 }
 
+/* Whether db is this thread's shared connection, whose statements live
+ * until it is dropped (sqlw_share_free finalizes them). */
+static bool is_shared(sqlite3 *db)
+{
+    return db && sqlw_kept && sqlw_kept->db == db;
+}
+
+int vat_sqlite_prepare_ro(sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+    if (is_shared(db)) {
+        *st = statement_for(db, sql);
+        return *st ? SQLITE_OK : SQLITE_ERROR;
+    }
+    return sqlite3_prepare_v2(db, sql, -1, st, NULL);
+}
+
+void vat_sqlite_stmt_done(sqlite3_stmt *st)
+{
+    if (st && is_shared(sqlite3_db_handle(st))) {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    } else {
+        sqlite3_finalize(st);
+    }
+}
+
 int vat_sqlite_exec(sqlite3 *db, const char *sql, struct vat_err *e)
 {
     char *msg = NULL;

@@ -58,6 +58,14 @@ int vat_sqlite_pin_header_mem(unsigned char *img, size_t n, struct vat_err *e);
  * statement open and changes nothing on it (it is read-only). */
 int vat_sqlite_open_ro(const char *root, const char *rel, sqlite3 **db, struct vat_err *e);
 void vat_sqlite_close_ro(sqlite3 *db);
+/* Prepares sql on db, a connection vat_sqlite_open_ro gave.  On the
+ * thread's shared connection the statement stays prepared there for the
+ * next call with the same text, so a task's fixtures (one schema) compile
+ * it once; vat_sqlite_stmt_done ends a statement from here (a kept one is
+ * reset, any other finalized) before the connection is closed.
+ * SQLITE_OK, or the prepare's code with *st NULL. */
+int vat_sqlite_prepare_ro(sqlite3 *db, const char *sql, sqlite3_stmt **st);
+void vat_sqlite_stmt_done(sqlite3_stmt *st);
 /* Runs sql with no result rows; 0 or -1. */
 int vat_sqlite_exec(sqlite3 *db, const char *sql, struct vat_err *e);
 

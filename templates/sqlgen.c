@@ -27,11 +27,13 @@ static void put_ident(struct vat_buf *b, const char *name)
     vat_buf_put_quoted(b, name, '"');
 }
 
-/* Prepares sql on db; 0 or -1 with e naming what failed. */
+/* Prepares sql on db, a connection from vat_sqlite_open_ro (ended by
+ * vat_sqlite_stmt_done: on the thread's shared connection it is compiled
+ * once for the task's fixtures); 0 or -1 with e naming what failed. */
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, const char *rel,
                    struct vat_err *e)
 {
-    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+    if (vat_sqlite_prepare_ro(db, sql, st) != SQLITE_OK)
         return vat_err_set(e, "vat: cannot read '%s': %s", rel, sqlite3_errmsg(db));
     return 0;
 }
@@ -54,7 +56,7 @@ static int describe_fixture(const char *root, struct vat_fixture *f, const char 
         rc = prepare(db, q.data, &st, f->path, e);
         if (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
             f->rows += (long)sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
+        vat_sqlite_stmt_done(st);
         vat_buf_release(&q);
         if (rc != 0)
             break;
@@ -69,14 +71,15 @@ static int describe_fixture(const char *root, struct vat_fixture *f, const char 
             json_array_append_new(f->columns, json_string(full));
             free(full);
         }
-        sqlite3_finalize(st);
+        vat_sqlite_stmt_done(st);
         vat_buf_release(&q);
     }
     vat_sqlite_close_ro(db);
     return rc;
 }
 
-/* Writes one fixture of the set at rel with the given corner and stream. */
+/* Writes one fixture of the set at rel with the given corner and stream
+ * and adds it to the task (described by the caller). */
 static int write_one(struct vat_task *t, const struct vat_sqlgen_set *s, const char *rel,
                      int corner, struct vat_rng *rng, const char *role, struct vat_err *e)
 {
@@ -94,8 +97,8 @@ static int write_one(struct vat_task *t, const struct vat_sqlgen_set *s, const c
     }
     if (vat_sqlw_commit(&w, e) != 0)
         return -1;
-    struct vat_fixture *f = vat_task_add_fixture(t, rel, "sqlite", role);
-    return describe_fixture(t->root, f, s->tables, s->ntables, e);
+    vat_task_add_fixture(t, rel, "sqlite", role);
+    return 0;
 }
 
 int vat_sqlgen_write_set(struct vat_task *t, struct vat_rng *rng, const struct vat_sqlgen_set *s,
@@ -103,6 +106,7 @@ int vat_sqlgen_write_set(struct vat_task *t, struct vat_rng *rng, const struct v
 {
     if (s->nvariants < 0 || s->nvariants + 1 > VAT_MAX_FIXTURES)
         return vat_err_set(e, "%s: %d variant fixtures do not fit", t->id, s->nvariants);
+    int first = t->n_fixtures;
     char *rel = vat_task_fixture_relpath(t, ".sqlite");
     int rc = write_one(t, s, rel, 0, rng, "main", e);
     free(rel);
@@ -117,6 +121,12 @@ int vat_sqlgen_write_set(struct vat_task *t, struct vat_rng *rng, const struct v
         rc = write_one(t, s, rel, k, &vr, "variant", e);
         free(rel);
     }
+    /* Described once all are written: the thread's shared connection then
+     * turns from writer to reader once, not at every fixture (each turn
+     * recompiles its statements), and each reading statement is compiled
+     * once for the set. */
+    for (int i = first; i < t->n_fixtures && rc == 0; i++)
+        rc = describe_fixture(t->root, &t->fixture[i], s->tables, s->ntables, e);
     return rc;
 }
 
@@ -198,11 +208,11 @@ static int render_read(sqlite3 *db, const char *rel, const char *table, struct r
         return -1;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_TEXT) {
-        sqlite3_finalize(st);
+        vat_sqlite_stmt_done(st);
         return vat_err_set(e, "vat: '%s' has no table '%s'", rel, table);
     }
     r->schema = vat_xstrdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    vat_sqlite_stmt_done(st);
 
     struct vat_buf q = VAT_BUF_INIT;
     vat_buf_puts(&q, "SELECT * FROM ");
@@ -232,7 +242,7 @@ static int render_read(sqlite3 *db, const char *rel, const char *table, struct r
     }
     if (step != SQLITE_DONE)
         rc = vat_err_set(e, "vat: cannot read '%s': %s", rel, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
+    vat_sqlite_stmt_done(st);
     return rc;
 }
 
@@ -372,7 +382,7 @@ static int table_done(sqlite3 *db, sqlite3_stmt *st, int step, const char *rel,
     int rc = step == SQLITE_DONE
                  ? 0
                  : vat_err_set(e, "vat: cannot read '%s': %s", rel, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
+    vat_sqlite_stmt_done(st);
     vat_sqlite_close_ro(db);
     return rc;
 }

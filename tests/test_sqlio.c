@@ -567,6 +567,75 @@ static void test_shared_connection(void **state)
         free(ref_b[i]);
 }
 
+/* count(*) of t in db through vat_sqlite_prepare_ro: all rows when below
+ * is -1, else those with k < ?1, bound to below when below >= 0 (left
+ * unbound, so NULL and no row, when -2); the statement used in *used. */
+static int64_t count_kept(sqlite3 *db, int64_t below, sqlite3_stmt **used)
+{
+    sqlite3_stmt *st = NULL;
+    const char *sql = below != -1 ? "SELECT count(*) FROM t WHERE k < ?1" : "SELECT count(*) FROM t";
+    assert_int_equal(vat_sqlite_prepare_ro(db, sql, &st), SQLITE_OK);
+    if (below >= 0)
+        assert_int_equal(sqlite3_bind_int64(st, 1, below), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t n = sqlite3_column_int64(st, 0);
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    *used = st;
+    vat_sqlite_stmt_done(st);
+    return n;
+}
+
+/* A reading statement on the thread's shared connection is compiled once
+ * and serves every image of the schema (each reader gets its own rows,
+ * also after a writer came between); its bindings go with its use; on any
+ * other connection it is finalized, so the connection closes clean. */
+static void test_kept_statements(void **state)
+{
+    const char *root = *state;
+    static const char kv[] = "CREATE TABLE t (k INTEGER PRIMARY KEY, v INTEGER);";
+    struct vat_err e = {{0}};
+    sqlite3 *db, *other;
+    sqlite3_stmt *a, *b;
+    vat_file_memo_begin();
+    write_kv(root, "fixtures/k/a.sqlite", kv, 3, 1);
+    write_kv(root, "fixtures/k/b.sqlite", kv, 700, 1);
+    assert_int_equal(vat_sqlite_open_ro(root, "fixtures/k/a.sqlite", &db, &e), 0);
+    assert_non_null(strstr(sqlite3_db_filename(db, "main"), "vat-sqlw"));
+    assert_int_equal(count_kept(db, -1, &a), 3);
+    assert_int_equal(count_kept(db, 2, &b), 2);
+    sqlite3_stmt *b1;
+    assert_int_equal(count_kept(db, -2, &b1), 0); /* the last use's binding is gone */
+    assert_ptr_equal(b1, b);
+    vat_sqlite_close_ro(db);
+    assert_int_equal(vat_sqlite_open_ro(root, "fixtures/k/b.sqlite", &db, &e), 0);
+    sqlite3_stmt *a2, *b2;
+    assert_int_equal(count_kept(db, -1, &a2), 700);
+    assert_ptr_equal(a2, a);
+    assert_int_equal(count_kept(db, 500, &b2), 500);
+    assert_ptr_equal(b2, b);
+    /* kept, reset: not running */
+    assert_false(sqlite3_stmt_busy(a));
+    vat_sqlite_close_ro(db);
+    /* a writer between: the kept statements still read the right image */
+    write_kv(root, "fixtures/k/c.sqlite", kv, 40, 1);
+    assert_int_equal(vat_sqlite_open_ro(root, "fixtures/k/a.sqlite", &db, &e), 0);
+    assert_int_equal(count_kept(db, -1, &a2), 3);
+    assert_ptr_equal(a2, a);
+    /* another reader meanwhile has a connection of its own: finalized */
+    assert_int_equal(vat_sqlite_open_ro(root, "fixtures/k/c.sqlite", &other, &e), 0);
+    assert_null(strstr(sqlite3_db_filename(other, "main"), "vat-sqlw"));
+    assert_int_equal(count_kept(other, -1, &b2), 40);
+    assert_null(sqlite3_next_stmt(other, NULL));
+    vat_sqlite_close_ro(other);
+    vat_sqlite_close_ro(db);
+    vat_file_memo_end();
+    /* outside a draw: finalized */
+    assert_int_equal(vat_sqlite_open_ro(root, "fixtures/k/b.sqlite", &db, &e), 0);
+    assert_int_equal(count_kept(db, 10, &b2), 10);
+    assert_null(sqlite3_next_stmt(db, NULL));
+    vat_sqlite_close_ro(db);
+}
+
 static void test_abort_leaves_nothing(void **state)
 {
     const char *root = *state;
@@ -755,6 +824,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_shared_connection, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_writer_becomes_reader, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_kept_statements, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_ro_connection_kept_per_draw, setup_dir,
                                         teardown_dir),
         cmocka_unit_test_setup_teardown(test_failed_insert_poisons_writer, setup_dir, teardown_dir),
