@@ -1043,12 +1043,15 @@ struct mem_cache {
 };
 
 static _Thread_local struct mem_cache mem_cache;
+/* The allocator's own steps run on every one of SQLite's allocations
+ * (thousands a task): kept inside its entry points, not called. */
+#define MEM_INLINE static inline __attribute__((always_inline))
 static pthread_key_t mem_cache_key;
 static pthread_once_t mem_cache_once = PTHREAD_ONCE_INIT;
 static bool mem_cache_keyed;
 
 /* The bytes a block of class c holds, its header included. */
-static size_t mem_class_bytes(uint32_t c)
+MEM_INLINE size_t mem_class_bytes(uint32_t c)
 {
     if (c < MEM_N_SMALL)
         return (size_t)(c + 1) * MEM_SMALL_STEP;
@@ -1057,7 +1060,7 @@ static size_t mem_class_bytes(uint32_t c)
 }
 
 /* The class of a block of total bytes, or MEM_CLASSES when too large. */
-static uint32_t mem_class_of(size_t total)
+MEM_INLINE uint32_t mem_class_of(size_t total)
 {
     if (total <= MEM_SMALL_MAX)
         return (uint32_t)((total + MEM_SMALL_STEP - 1) / MEM_SMALL_STEP) - 1;
@@ -1098,7 +1101,7 @@ static void mem_cache_key_make(void)
 
 /* A block of class c holding total bytes (its header not yet filled): a
  * kept one when there is, else from the C library; NULL when out. */
-static struct mem_hdr *mem_block_get(uint32_t c, size_t total)
+MEM_INLINE struct mem_hdr *mem_block_get(uint32_t c, size_t total)
 {
     if (c == MEM_CLASSES)
         return malloc(total);
@@ -1118,9 +1121,20 @@ static struct mem_hdr *mem_block_get(uint32_t c, size_t total)
     return h;
 }
 
+/* Has the thread's exit hand its kept blocks back (once a thread, so out
+ * of the allocator's inlined path).  Whether it will. */
+static __attribute__((noinline, cold)) bool mem_cache_arm(void)
+{
+    pthread_once(&mem_cache_once, mem_cache_key_make);
+    if (!mem_cache_keyed || pthread_setspecific(mem_cache_key, &mem_cache) != 0)
+        return false;
+    mem_cache.armed = true;
+    return true;
+}
+
 /* Keeps block h, or gives it back when the cache is full or the thread
  * cannot have it handed back at its exit. */
-static void mem_block_put(struct mem_hdr *h)
+MEM_INLINE void mem_block_put(struct mem_hdr *h)
 {
     uint32_t c = h->cls;
     if (c == MEM_CLASSES || mem_cache.closed ||
@@ -1128,13 +1142,9 @@ static void mem_block_put(struct mem_hdr *h)
         free(h);
         return;
     }
-    if (!mem_cache.armed) {
-        pthread_once(&mem_cache_once, mem_cache_key_make);
-        if (!mem_cache_keyed || pthread_setspecific(mem_cache_key, &mem_cache) != 0) {
-            free(h);
-            return;
-        }
-        mem_cache.armed = true;
+    if (!mem_cache.armed && !mem_cache_arm()) {
+        free(h);
+        return;
     }
     h->next = mem_cache.free[c];
     mem_cache.free[c] = h;
@@ -1154,7 +1164,7 @@ static _Atomic uint64_t mem_gen_next = 1;
 static bool mem_counted;
 static pthread_once_t mem_net_once = PTHREAD_ONCE_INIT;
 
-static bool mem_take(sqlite3_int64 delta)
+MEM_INLINE bool mem_take(sqlite3_int64 delta)
 {
     if (!mem_tls.gen)
         return true;
