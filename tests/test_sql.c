@@ -1242,6 +1242,30 @@ static void test_dates_match_sqlite(void **state)
                       "FROM t, f ORDER BY t.s, f.k");
     dates_agree(plain, spec, fm.data);
     vat_buf_release(&fm);
+    /* Every byte of a plain date and of a date and time replaced by its
+     * neighbours around the digits and separators, by letters, and by
+     * bytes with the high bit set whose low bits are a digit's or a
+     * separator's (the shape is checked eight bytes at a time). */
+    static const unsigned char swaps[] = {'/', ':', '0', '9', '-', ' ', 'a', 'T', 0x2c, 0x2e,
+                                          0xb0, 0xb9, 0xad, 0xa0, 0xba, 0x80, 0xff, 0x10};
+    static const char *const plains[] = {"2024-06-15", "2024-06-15 07:08:09"};
+    struct vat_buf sw = VAT_BUF_INIT;
+    vat_buf_puts(&sw, "WITH t(k, s) AS (VALUES ");
+    int k = 0;
+    for (size_t p = 0; p < 2; p++)
+        for (size_t i = 0; plains[p][i]; i++)
+            for (size_t c = 0; c < sizeof swaps; c++) {
+                vat_buf_printf(&sw, "%s(%d, CAST(X'", k ? ", " : "", k);
+                for (size_t j = 0; plains[p][j]; j++)
+                    vat_buf_printf(&sw, "%02x",
+                                   j == i ? swaps[c] : (unsigned char)plains[p][j]);
+                vat_buf_puts(&sw, "' AS TEXT))");
+                k++;
+            }
+    vat_buf_puts(&sw, ") SELECT date(s), strftime('%Y-%m-%d %H:%M:%S', s), strftime('%d', s) "
+                      "FROM t ORDER BY k");
+    dates_agree(plain, spec, sw.data);
+    vat_buf_release(&sw);
     json_decref(spec);
     sqlite3_close(plain);
 }

@@ -1714,38 +1714,65 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * bounded built-ins are (aux_call).  test_dates_match_sqlite compares
  * both with SQLite's on every day of 14 years and the days around them,
  * with times and formats in and out of the case. */
-static bool digits(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-    return true;
-}
-
 static int two(const char *s)
 {
     return (s[0] - '0') * 10 + (s[1] - '0');
 }
 
+/* The 8 bytes at s as a little-endian word (one load where the machine
+ * is little-endian). */
+static uint64_t le64(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    return (uint64_t)u[0] | (uint64_t)u[1] << 8 | (uint64_t)u[2] << 16 | (uint64_t)u[3] << 24 |
+           (uint64_t)u[4] << 32 | (uint64_t)u[5] << 40 | (uint64_t)u[6] << 48 |
+           (uint64_t)u[7] << 56;
+}
+
+/* Whether the 8 bytes at s have a shape, eight bytes at once: pat holds
+ * '0' where a digit goes and the character itself elsewhere, add 0x76
+ * where a digit goes and 0x7f elsewhere.  A byte xor its pattern is 0-9
+ * exactly for a digit and 0 exactly for the character; adding add sets
+ * its high bit past that (no carry: a byte with its own high bit set
+ * fails first). */
+static bool shape8(const char *s, uint64_t pat, uint64_t add)
+{
+    uint64_t w = le64(s) ^ pat;
+    return (((w + add) | w) & 0x8080808080808080u) == 0;
+}
+
+static bool digit(char c)
+{
+    return (unsigned char)(c - '0') <= 9;
+}
+
 /* The text of v when it is a plain date (10 bytes) or date and time (19)
- * naming a real day and time, its length in *n; NULL when not. */
+ * naming a real day and time, its length in *n; NULL when not.  Called
+ * per row by date() and strftime(): the shape is checked a word at a
+ * time. */
 static const char *plain_datetime(sqlite3_value *v, int *n)
 {
     if (sqlite3_value_type(v) != SQLITE_TEXT)
         return NULL;
     const char *s = (const char *)sqlite3_value_text(v);
     int len = sqlite3_value_bytes(v);
-    if (!s || (len != 10 && len != 19) || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) ||
-        s[7] != '-' || !digits(s + 8, 2))
+    /* "YYYY-MM-" and " HH:MM:S" as pattern and addend, byte 0 lowest */
+    if (!s || (len != 10 && len != 19) ||
+        !shape8(s, 0x2D30302D30303030u, 0x7F76767F76767676u) || !digit(s[8]) || !digit(s[9]))
         return NULL;
-    if (len == 19 && (s[10] != ' ' || !digits(s + 11, 2) || s[13] != ':' ||
-                      !digits(s + 14, 2) || s[16] != ':' || !digits(s + 17, 2)))
+    if (len == 19 && (!shape8(s + 10, 0x303A30303A303020u, 0x767F76767F76767Fu) ||
+                      !digit(s[18])))
         return NULL;
-    int y = two(s) * 100 + two(s + 2), m = two(s + 5), d = two(s + 8);
-    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    if (y < 1000 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] + (m == 2 && leap))
+    int m = two(s + 5), d = two(s + 8);
+    if (s[0] == '0' || m < 1 || m > 12 || d < 1) /* the year from 1000 */
         return NULL;
+    if (d > 28) {
+        static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        int y = two(s) * 100 + two(s + 2);
+        bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+        if (d > mdays[m - 1] + (m == 2 && leap))
+            return NULL;
+    }
     if (len == 19 && (two(s + 11) > 23 || two(s + 14) > 59 || two(s + 17) > 59))
         return NULL;
     *n = len;
