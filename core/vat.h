@@ -317,7 +317,8 @@ void vat_file_memo_end(void);
 bool vat_file_memo_on(void);
 /* The bytes memoised for root/rel under tag (NULL: the file itself;
  * otherwise something derived from it, e.g. "csv-image <load spec>"),
- * borrowed until the next memo call; NULL when off or not there. */
+ * borrowed until rel is written (vat_write_file_atomic) or the memo ends
+ * (other memo calls leave them in place); NULL when off or not there. */
 const char *vat_file_memo_get(const char *root, const char *rel, const char *tag, size_t *len);
 /* Keeps a copy of data for root/rel under tag (no-op when off). */
 void vat_file_memo_put(const char *root, const char *rel, const char *tag, const char *data,

@@ -2814,9 +2814,11 @@ static int fixture_fail(struct vat_verdict *v, const char *rel, const char *what
     return -1;
 }
 
-/* Reads root/rel whole into memory (the only time the file is touched).
- * Refuses an unsafe path without opening anything.  Returns 0, or -1 with
- * *v internal. */
+/* Whether the n bytes at p start as an SQLite database does. */
+static bool is_sqlite_image(const void *p, size_t n)
+{
+    return n >= 512 && memcmp(p, "SQLite format 3", 16) == 0;
+}
 
 /* A CSV fixture (spec "load") is turned into a database image by the
  * loader of sqlload.c; raw_sha (if not NULL) receives the sha256 of the
@@ -2825,6 +2827,10 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
                         unsigned char *buf, size_t n, char *tag, struct fixture_img *img,
                         char raw_sha[65], struct vat_verdict *v);
 
+/* Reads root/rel whole into memory (the only time the file is touched).
+ * Refuses an unsafe path without opening anything.  With borrow, an image
+ * the draw's file memo holds is lent (img->own NULL) rather than copied.
+ * Returns 0, or -1 with *v internal. */
 static int fixture_load(const char *root, const char *rel, const json_t *load, bool borrow,
                         struct fixture_img *img, char raw_sha[65], struct vat_verdict *v)
 {
@@ -2862,7 +2868,7 @@ static int fixture_load(const char *root, const char *rel, const json_t *load, b
             free(tag);
             if (raw_sha)
                 vat_file_sha256(root, rel, m, mn, raw_sha, NULL);
-            if (mn < 512 || memcmp(m, "SQLite format 3", 16) != 0)
+            if (!is_sqlite_image(m, mn))
                 return fixture_fail(v, rel, "is not an sqlite database", NULL);
             img->data = (const unsigned char *)m;
             img->n = mn;
@@ -2937,7 +2943,7 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
         return 0;
     }
     free(tag);
-    if (n < 512 || memcmp(buf, "SQLite format 3", 16) != 0) {
+    if (!is_sqlite_image(buf, n)) {
         free(buf);
         return fixture_fail(v, rel, "is not an sqlite database", NULL);
     }
