@@ -52,7 +52,7 @@ bench: build
 	  rc=$$?; rm -rf $$d; exit $$rc
 
 # vat's build beside the plain-Python pipeline of the same work, by CPU
-# seconds, one job (issue 12's targets), then tasks per CPU second for
+# seconds, one job (the ratios the bench holds vat to), then tasks per CPU second for
 # every template.  PYPEER: the peer script (not shipped with vat).
 PYPEER ?= ../shared/bench/pypeer.py
 BENCH_N ?= 500

@@ -4,7 +4,7 @@
  * (include/libvat.h) on one thread, repeatedly, and checks per second are
  * reported per template beside the plain-Python peer of the same checks
  * (pycheck.py, run in the same invocation on the same corpus), with the
- * ratio and the target the issue sets (5x value and regex, 2x SQL).  SQL
+ * ratio and the target vat holds itself to (5x value and regex, 2x SQL).  SQL
  * templates get four rows: `cold`, every check a distinct answer text (the
  * query is prepared and runs), beside pycheck.py's SQL checks run on the
  * same distinct texts (--pycold, bench/pycheck_sql_cold.py --serve, in
