@@ -71,7 +71,7 @@ struct vat_template {
     const char *difficulty_doc;
     /* Appended later still (a template that leaves it NULL has no program
      * form). */
-    /* Analytics only: the program form of the question (generators/
+    /* Analytics only: the program form of the question (templates/
      * progform.h); NULL when the template has none. */
     const struct vat_progform *progform;
 };
