@@ -118,12 +118,12 @@ def self_check():
         "fuzz/fuzz_<name>.c tests/test_NAME.c docs/schemas/*.json",   # 3: patterns
         "/work/x/src/a.c ../y/docs/b.md $BUILD/src/c.c build/lib/d.c",# 4: longer paths
         "out/experience/train.jsonl tests/fixtures/x.csv",           # 5: built files
-        "/* the program form (generators/",                           # 6: broken
+        "/* the program form (templates/",                           # 6: broken
         " * progform.h); NULL */",
     ])
     got = [(n, p) for n, p in candidates(text)]
     want = [(1, "docs/limits.md"), (1, "core/vat.h"), (1, "src/build.c"),
-            (2, "templates/skeleton.c"), (6, "generators/progform.h")]
+            (2, "templates/skeleton.c"), (6, "templates/progform.h")]
     if got != want:
         print(f"doc_paths: self-check failed: found {got}, expected {want}", file=sys.stderr)
         return False
