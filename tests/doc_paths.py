@@ -16,7 +16,8 @@ Left alone, because they name no file of this repository:
     holding an upper-case placeholder component (NAME, X, T.c, ...);
   - anything under out/ or fixtures/ (a built corpus's files, not the
     repository's), whatever the top folder;
-  - the fuzzers' seed inputs (fuzz/corpus/), which are data.
+  - the fuzzers' seed inputs (fuzz/corpus/), which are data, and
+    CHANGELOG.md, whose job is to name files that were moved or removed.
 
 usage: doc_paths.py [REPO_ROOT]     (default: this file's repository)
 Exit 0 when every path resolves, 1 when some do not (each listed), 2 on a
@@ -39,19 +40,21 @@ PATTERN_NEXT = set("<*{$%[")
 # A component that stands for a name: NAME, N, X, T.c, TEMPLATE_x.
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_]*(\.[A-Za-z0-9]+)?$")
 REAL_UPPER = {"README.md", "LICENSE", "CHANGELOG.md", "CONTRIBUTING.md", "CMakeLists.txt"}
-SKIP_PREFIXES = ("fuzz/corpus/",)
+SKIP_PREFIXES = ("fuzz/corpus/", "CHANGELOG.md")
 
 
 def repo_files(root):
     """Relative paths of the repository's files: git's list when the root
-    is a work tree, else a walk that skips build folders and dot folders
-    other than .ci."""
+    is a work tree (tracked, or new and not ignored), else a walk that
+    skips build folders and dot folders other than .ci."""
     try:
-        out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True,
-                             check=True).stdout
+        # tracked files and new ones not yet added (but not ignored ones)
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], capture_output=True, check=True).stdout
         files = [f for f in out.decode("utf-8", "surrogateescape").split("\0") if f]
         if files:
-            return [f for f in files if os.path.isfile(os.path.join(root, f))]
+            return [f for f in files if os.path.isfile(os.path.join(root, f))
+                    and not f.startswith("build")]
     except (OSError, subprocess.CalledProcessError):
         pass
     files = []
