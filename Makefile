@@ -38,23 +38,23 @@ test: build
 	@cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ctest --output-on-failure -j $(JOBS)
 
-# One core, through the library, beside the plain-Python peer of the same
-# checks (PYCHECK); also opens a 10,000-task corpus (bench/seeds-10k.toml)
-# and, when python/vat exists, times the Python package's score call.
-# Both sides are timed in CPU seconds; PYCHECK reads a view of the corpus
-# (spec_json lifted; written under the temporary root, see bench_check.c).
-PYCHECK ?= /work/shared/bench/pycheck.py
+# One core, through the library, beside a plain-Python peer of the same
+# checks (PYCHECK, bench/pycheck.py: json, re, sqlite3 as a user writes
+# them); also opens a 10,000-task corpus (bench/seeds-10k.toml) and, when
+# python/vat exists, times the Python package's score call.  Both sides
+# are timed in CPU seconds.
+PYCHECK ?= bench/pycheck.py
 bench: build
 	@d=$$(mktemp -d) && ./$(BUILD)/vat build --root $$d >/dev/null && \
 	  ./$(BUILD)/vat build --config bench/seeds-10k.toml --root $$d/big >/dev/null && \
-	  TMPDIR=$$d taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --pycold bench/pycheck_sql_cold.py --big-root $$d/big \
+	  TMPDIR=$$d taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --big-root $$d/big \
 	    $$(test -d python/vat && echo --pyvat python --libvat $(BUILD)/libvat.so); \
 	  rc=$$?; rm -rf $$d; exit $$rc
 
-# vat's build beside the plain-Python pipeline of the same work, by CPU
-# seconds, one job (issue 12's targets), then tasks per CPU second for
-# every template.  PYPEER: the peer script (not shipped with vat).
-PYPEER ?= ../shared/bench/pypeer.py
+# vat's build beside a plain-Python pipeline of the same work (PYPEER,
+# bench/pypeer.py), by CPU seconds, one job, against the ratios vat holds
+# itself to; then tasks per CPU second for every template.
+PYPEER ?= bench/pypeer.py
 BENCH_N ?= 500
 bench-build: build
 	bench/vs_python.sh --vat $(BUILD)/vat --pypeer $(PYPEER) $(BENCH_N)

@@ -2,32 +2,32 @@
  * a user pays when vat's checkers serve as reward functions: for every
  * task of a built corpus, the gold answer is scored with vat_corpus_score
  * (include/libvat.h) on one thread, repeatedly, and checks per second are
- * reported per template beside the plain-Python peer of the same checks
- * (pycheck.py, run in the same invocation on the same corpus), with the
- * ratio and the target the issue sets (5x value and regex, 2x SQL).  SQL
+ * reported per template beside a plain-Python peer of the same checks
+ * (--pycheck, bench/pycheck.py: json, re and sqlite3 as a user would write
+ * them, run in the same invocation on the same corpus), with the ratio and
+ * the target vat holds itself to (5x value and regex, 2x SQL).  SQL
  * templates get four rows: `cold`, every check a distinct answer text (the
- * query is prepared and runs), beside pycheck.py's SQL checks run on the
- * same distinct texts (--pycold, bench/pycheck_sql_cold.py --serve, in
- * turns with vat: measure_cold; the target is judged there); `repeated`, the gold text again and again (served by the
- * verdict memo after its first check), beside pycheck.py's own repeated
- * gold; and, for reference, `sqlite-cold` and `sqlite-warm` (measure_bare:
- * plain SQLite, a connection per fixture, no sandbox).
+ * query is prepared and runs), beside the peer's SQL checks on the same
+ * distinct texts (its --serve mode, in turns with vat: measure_cold; the
+ * target is judged there); `repeated`, the gold text again and again
+ * (served by the verdict memo after its first check), beside the peer's
+ * own repeated gold; and, for reference, `sqlite-cold` and `sqlite-warm`
+ * (measure_bare: plain SQLite, a connection per fixture, no sandbox).
  *
  * Also, when asked: the time to open a large corpus and score its first
  * answer (--big-root), a task-id lookup in it and in the default corpus,
  * and the time the Python package's Corpus.score adds to the C call on a
  * value task (--pyvat, the folder holding python/vat).
  *
- * usage: vat-bench --root DIR [--seconds S] [--pycheck FILE] [--pycold FILE]
+ * usage: vat-bench --root DIR [--seconds S] [--pycheck FILE]
  *                  [--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]
  *
  * --only times only the templates whose name starts with PREFIX. */
-#define _GNU_SOURCE /* popen, pclose, mkdtemp, realpath, symlink */
+#define _GNU_SOURCE /* popen, pclose */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -290,124 +290,19 @@ static double measure_bare(vat_corpus *c, const struct tmpl *t, const char *root
     return ok && cells > 0 ? (double)checks / (t1 - t0) : 0;
 }
 
-/* ---- the Python peer's view of the corpus ------------------------------------ */
+/* ---- the Python peer ---------------------------------------------------------- */
 
-/* pycheck.py reads a regex task's cases from the top level of its
- * verifiers row (tables format 1); format 2 keeps the checker spec as a
- * string in spec_json, so on the corpus as built its regex checks would
- * compare against no case at all and do no work.  It runs instead on a
- * view: out/verifiers holds a copy of the rows with spec_json's members
- * lifted to the top level (a member the row already has stays),
- * out/experience a copy of the rows pycheck.py can check (not the
- * analytics tasks in their program form), and fixtures/ a link to the
- * corpus's own.  Returns the
- * view's directory (the caller removes it with py_view_remove), or NULL;
- * *lifted counts the rows given their spec's members, *unpaired the
- * experience rows left out. */
-static const char *const view_splits[] = {"train", "test"};
-
-static char *py_view(const char *root, size_t *lifted, size_t *unpaired)
+/* Runs the peer on the corpus (`/usr/bin/python3 SCRIPT ROOT SECONDS`) and
+ * stores each `template checker rate` line it prints in the matching
+ * template's py.  The peer reads the corpus as built and times itself in
+ * CPU seconds of its own process, as vat's side is timed: on a machine
+ * shared with other work the wall clock counts their turns too.  Its own
+ * agreement with vat's rollouts goes to standard error, shown as is. */
+static void run_pycheck(const char *script, const char *root, double seconds,
+                        struct tmpl *list, size_t n)
 {
-    *lifted = 0;
-    *unpaired = 0;
-    char *real = realpath(root, NULL);
-    const char *tmp = getenv("TMPDIR");
-    char *dir = vat_xasprintf("%s/vat-bench-pycheck.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!real || !mkdtemp(dir)) {
-        free(real);
-        free(dir);
-        return NULL;
-    }
-    char *out = vat_xasprintf("%s/out", dir), *ver = vat_xasprintf("%s/out/verifiers", dir);
-    char *exp = vat_xasprintf("%s/out/experience", dir);
-    char *fx_src = vat_xasprintf("%s/fixtures", real), *fx = vat_xasprintf("%s/fixtures", dir);
-    bool ok = mkdir(out, 0700) == 0 && mkdir(ver, 0700) == 0 && mkdir(exp, 0700) == 0 &&
-              symlink(fx_src, fx) == 0;
-    for (size_t k = 0; ok && k < 2 * (sizeof view_splits / sizeof view_splits[0]); k++) {
-        bool is_exp = k >= 2;
-        const char *split = view_splits[k % 2];
-        char *src = vat_xasprintf("%s/out/%s/%s.jsonl", real, is_exp ? "experience" : "verifiers",
-                                  split);
-        char *dst = vat_xasprintf("%s/%s.jsonl", is_exp ? exp : ver, split);
-        FILE *in = fopen(src, "r");
-        FILE *o = in ? fopen(dst, "w") : NULL;
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t n;
-        while (o && (n = getline(&line, &cap, in)) > 0) {
-            json_t *row = json_loadb(line, (size_t)n, 0, NULL);
-            if (!json_is_object(row)) {
-                json_decref(row);
-                continue;
-            }
-            /* An analytics task in its program form reads CSV fixtures
-             * through vat's loader, which pycheck.py has not: it times the
-             * tasks it can check, and vat's rows for these stay unpaired. */
-            const char *form = json_string_value(json_object_get(row, "answer_form"));
-            const char *fam = json_string_value(json_object_get(row, "family"));
-            if (is_exp && form && fam && strcmp(form, "sql") == 0 &&
-                strcmp(fam, "analytics") == 0) {
-                ++*unpaired;
-                json_decref(row);
-                continue;
-            }
-            const char *sj = is_exp ? NULL : json_string_value(json_object_get(row, "spec_json"));
-            json_t *spec = sj ? json_loads(sj, 0, NULL) : NULL;
-            if (json_is_object(spec)) {
-                json_object_update_missing(row, spec);
-                ++*lifted;
-            }
-            json_decref(spec);
-            json_dumpf(row, o, JSON_COMPACT);
-            fputc('\n', o);
-            json_decref(row);
-        }
-        free(line);
-        if (in)
-            fclose(in);
-        if (o && fclose(o) != 0)
-            ok = false;
-        free(src);
-        free(dst);
-    }
-    free(real);
-    free(out);
-    free(ver);
-    free(exp);
-    free(fx_src);
-    free(fx);
-    return dir;
-}
-
-static void py_view_remove(char *dir)
-{
-    if (!dir)
-        return;
-    const char *rel[] = {"out/verifiers/train.jsonl", "out/verifiers/test.jsonl",
-                         "out/experience/train.jsonl", "out/experience/test.jsonl",
-                         "out/experience", "fixtures", "out/verifiers", "out"};
-    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) {
-        char *p = vat_xasprintf("%s/%s", dir, rel[k]);
-        if (unlink(p) != 0)
-            rmdir(p);
-        free(p);
-    }
-    rmdir(dir);
-    free(dir);
-}
-
-/* Runs a Python script on the view (`SCRIPT VIEW SECONDS`, its clock made
- * process_time) and stores each `template kind rate` line it prints in the
- * matching template's py. */
-static void run_py(const char *script, const char *view, double seconds, struct tmpl *list,
-                   size_t n)
-{
-    char *cmd = vat_xasprintf(
-        "/usr/bin/python3 -c 'import runpy, sys, time\n"
-        "time.perf_counter = time.process_time\n"
-        "sys.argv = sys.argv[1:]\n"
-        "runpy.run_path(sys.argv[0], run_name=\"__main__\")' '%s' '%s' %g",
-        script, view, seconds);
+    char *cmd = vat_xasprintf("/usr/bin/python3 '%s' '%s' %g", script, root, seconds);
+    fflush(stdout);
     FILE *p = popen(cmd, "r");
     free(cmd);
     if (!p)
@@ -419,29 +314,14 @@ static void run_py(const char *script, const char *view, double seconds, struct 
             for (size_t i = 0; i < n; i++)
                 if (strcmp(list[i].name, name) == 0 && strcmp(list[i].kind, kind) == 0)
                     list[i].py = rate;
-    pclose(p);
-}
-
-/* Runs pycheck.py on the view of root (py_view) and fills each
- * template's Python rate.  Its clock is made time.process_time, the CPU
- * seconds of its process, as vat's side is timed: on a machine shared with
- * other work the wall clock counts their turns too. */
-static void run_pycheck(const char *pycheck, const char *view, size_t lifted, size_t unpaired,
-                        double seconds, struct tmpl *list, size_t n)
-{
-    printf("pycheck: run on a view of the corpus: %zu verifiers rows with spec_json's members "
-           "lifted to the top level (pycheck.py reads regex cases there, tables format 1); "
-           "experience unchanged but for %zu analytics tasks in their program form (CSV "
-           "fixtures read through vat's loader, which pycheck.py has not: their rows have no "
-           "Python figure); fixtures unchanged; its perf_counter clock replaced by "
-           "process_time (CPU seconds, as vat's side)\n",
-           lifted, unpaired);
-    run_py(pycheck, view, seconds, list, n);
+    if (pclose(p) != 0)
+        fprintf(stderr, "vat-bench: %s did not finish cleanly: its figures may be missing\n",
+                script);
 }
 
 /* ---- Python on the same distinct texts, in turns with vat -------------------- */
 
-/* bench/pycheck_sql_cold.py --serve VIEW, a child that times a template's
+/* The peer's --serve mode (bench/pycheck.py --serve ROOT), a child that times a template's
  * cold SQL checks for the CPU seconds it is told and answers "CHECKS
  * SECONDS".  vat and it take turns in short slices, so a machine whose
  * speed drifts (a shared host) weighs on both sides alike. */
@@ -450,7 +330,7 @@ struct pyco {
     FILE *to, *from;
 };
 
-static int pyco_start(struct pyco *p, const char *script, const char *view)
+static int pyco_start(struct pyco *p, const char *script, const char *root)
 {
     int in[2], out[2];
     memset(p, 0, sizeof *p);
@@ -470,7 +350,7 @@ static int pyco_start(struct pyco *p, const char *script, const char *view)
         close(in[1]);
         close(out[0]);
         close(out[1]);
-        execl("/usr/bin/python3", "python3", script, "--serve", view, (char *)NULL);
+        execl("/usr/bin/python3", "python3", script, "--serve", root, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -550,7 +430,7 @@ static double lookup_ns(vat_corpus *c)
 
 int main(int argc, char **argv)
 {
-    const char *root = NULL, *pycheck = NULL, *pycold = NULL, *big = NULL, *pyvat = NULL,
+    const char *root = NULL, *pycheck = NULL, *big = NULL, *pyvat = NULL,
                *libvat = NULL;
     const char *only = NULL; /* a template-name prefix: time only those */
     double seconds = 1.0;
@@ -561,8 +441,6 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (strcmp(argv[i], "--pycheck") == 0 && i + 1 < argc)
             pycheck = argv[++i];
-        else if (strcmp(argv[i], "--pycold") == 0 && i + 1 < argc)
-            pycold = argv[++i];
         else if (strcmp(argv[i], "--big-root") == 0 && i + 1 < argc)
             big = argv[++i];
         else if (strcmp(argv[i], "--pyvat") == 0 && i + 1 < argc)
@@ -576,7 +454,7 @@ int main(int argc, char **argv)
     }
     if (!root || seconds <= 0) {
         fprintf(stderr, "usage: vat-bench --root DIR [--seconds S] [--pycheck FILE] "
-                        "[--pycold FILE] [--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]\n");
+                        "[--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]\n");
         return 2;
     }
     vat_corpus *c;
@@ -606,17 +484,14 @@ int main(int argc, char **argv)
     }
     qsort(list, nt, sizeof *list, tmpl_cmp);
     bool with_pycheck = pycheck && access(pycheck, R_OK) == 0;
-    bool with_pycold = pycold && access(pycold, R_OK) == 0;
-    size_t lifted = 0, unpaired = 0;
-    char *view = with_pycheck || with_pycold ? py_view(root, &lifted, &unpaired) : NULL;
-    if ((with_pycheck || with_pycold) && !view)
-        fprintf(stderr, "vat-bench: cannot write the corpus view for the Python peer\n");
+    if (pycheck && !with_pycheck)
+        fprintf(stderr, "vat-bench: no Python peer at '%s': vat's figures only\n", pycheck);
     struct pyco co;
-    bool co_on = view && with_pycold && pyco_start(&co, pycold, view) == 0;
-    if (with_pycold && view && !co_on)
-        fprintf(stderr, "vat-bench: %s --serve did not start\n", pycold);
-    /* vat's repeated answers, then (all on one core) pycheck.py's; SQL's
-     * cold answers in turns with Python's on the same texts */
+    bool co_on = with_pycheck && pyco_start(&co, pycheck, root) == 0;
+    if (with_pycheck && !co_on)
+        fprintf(stderr, "vat-bench: %s --serve did not start\n", pycheck);
+    /* vat's repeated answers, then (all on one core) the peer's; SQL's
+     * cold answers in turns with the peer's on the same texts */
     for (size_t k = 0; k < nt; k++) {
         list[k].rate = measure(c, &list[k], seconds, false);
         if (strcmp(list[k].kind, "sql") == 0) {
@@ -627,22 +502,21 @@ int main(int argc, char **argv)
     }
     if (co_on)
         pyco_stop(&co);
-    if (with_pycheck && view)
-        run_pycheck(pycheck, view, lifted, unpaired, seconds, list, nt);
-    py_view_remove(view);
+    if (with_pycheck)
+        run_pycheck(pycheck, root, seconds, list, nt);
     printf("vat-bench: libvat %s, one thread, %ld cores online; gold answers, %g CPU s per "
            "template\n",
            vat_version(), sysconf(_SC_NPROCESSORS_ONLN), seconds);
     printf("answers: repeated = the gold text scored again and again (an SQL verdict is then "
-           "served by the verdict memo; python/s is pycheck.py's, sqlite3's statement cache "
-           "serving its text); cold = SQL only, every check a distinct text (the gold with a "
-           "trailing '-- n' comment), so the query is prepared and runs (python/s: "
-           "bench/pycheck_sql_cold.py, pycheck.py's SQL checks on the same distinct texts); "
+           "served by the verdict memo; python/s is the Python peer's, sqlite3's statement "
+           "cache serving its text); cold = SQL only, every check a distinct text (the gold "
+           "with a trailing '-- n' comment), so the query is prepared and runs (python/s: the "
+           "peer's SQL checks on the same distinct texts, in turns with vat); "
            "sqlite-cold and sqlite-warm = for reference, the same texts through plain SQLite in "
            "C, a connection per fixture on the same in-memory fixtures, no sandbox, no "
            "comparison (warm: prepared once per fixture; vat's cold row serves a task's "
            "fixtures as one set and prepares once per check)\n");
-    printf("%-20s %-8s %-11s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "answers",
+    printf("%-24s %-8s %-11s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "answers",
            "tasks", "checks/s", "us/check", "python/s", "ratio", "target");
     int missed = 0;
     for (size_t k = 0; k < nt; k++) {
@@ -665,13 +539,13 @@ int main(int argc, char **argv)
             if (py > 0) {
                 double ratio = rate / py;
                 missed += judged && ratio < target;
-                printf("%-20s %-8s %-11s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
+                printf("%-24s %-8s %-11s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
                        t->kind, ans, t->n, rate, 1e6 / rate, py, ratio, target,
                        !judged ? row >= 2 ? " (reference)" : " (not judged)"
                        : ratio < target ? " MISSED"
                                         : "");
             } else {
-                printf("%-20s %-8s %-11s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
+                printf("%-24s %-8s %-11s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
                        ans, t->n, rate, 1e6 / rate, "-", "-", "-");
             }
         }

@@ -1,18 +1,19 @@
 #!/bin/sh
 # bench/vs_python.sh — vat's build beside a plain-Python pipeline of the
-# same work (issue 12's "Targets"), by CPU seconds, one job.
+# same work, by CPU seconds, one job.
 #
 #   bench/vs_python.sh [--vat PATH] [--pypeer PATH] [--per-template M] [--rounds K] [N]
 #
-# Runs `/usr/bin/python3 PYPEER ROOT N` (default ../shared/bench/pypeer.py
-# beside the repository: the peer is not shipped here) and `vat build`
+# Runs `/usr/bin/python3 PYPEER ROOT N` (default bench/pypeer.py: the
+# work of the two templates below scripted with Python's standard library)
+# and `vat build`
 # with a generated seeds file holding only grouped_sum and sql_paid_revenue
 # at N each (default 500) set to the peer's work (grouped_sum value answers
 # over CSV, sql_paid_revenue with two variant databases), once with
 # strength_target = 0 and once with the default mutation admission, the
 # three taking K turns (default 3, the order turning each round; the
 # means are compared); each is timed by the CPU seconds (user + system)
-# of the child (/usr/bin/time -f %U+%S).  Prints both ratios against the
+# of the child (getrusage).  Prints both ratios against the
 # targets (>= 10x with strength_target = 0, >= 4x with the default), the
 # same two builds at the templates' own defaults (more work than the peer
 # does, for reference), then every template's tasks per CPU second over a
@@ -23,7 +24,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
 vat="$repo/build/vat"
-pypeer="$repo/../shared/bench/pypeer.py"
+pypeer="$here/pypeer.py"
 per=50
 n=500
 rounds=3
@@ -46,7 +47,15 @@ trap 'rm -rf "$work"' EXIT INT TERM
 # cpu CMD... : runs CMD with stdout and stderr dropped, prints its CPU
 # seconds: "total user system".
 cpu() {
-    /usr/bin/time -f '%U %S' -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
+    # the child's user and system seconds from getrusage (Python's standard
+    # library: no dependency on the time(1) package)
+    /usr/bin/python3 -c '
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as err:
+    rc = subprocess.call(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(u.ru_utime, u.ru_stime)
+sys.exit(rc)' "$work/err" "$@" >"$work/time" || {
         rc=$?
         # vat exits 1 when a template fell short: still a timed build
         if [ "$rc" -ne 1 ]; then cat "$work/err" >&2; exit 2; fi

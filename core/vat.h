@@ -189,7 +189,7 @@ struct vat_task {
     char *trap;
     char *malformed;
 
-    /* Prompt style (issue 13): set by the pipeline before generate() from
+    /* Prompt style: set by the pipeline before generate() from
      * the "prompt" sub-stream, so neither changes a fixture draw. */
     const char *prompt_style; /* "explicit" | "natural" (static)               */
     struct vat_rng prompt_rng;/* phrasings are drawn from here only            */

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Regenerates the seed corpora fuzz/corpus/<name>/ from the tests: the
 value cases file, the patterns and queries the cmocka tests use, and the
-seeds.toml files they parse (plus the issue 9 attacks).  Standard library
+seeds.toml files they parse (plus the hostile-input attacks).  Standard library
 only; file names are content hashes, so a rerun only adds."""
 import hashlib
 import os

@@ -411,7 +411,7 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                        tc->split[VAT_SPLIT_TEST]);
         if (tc->requested >= 0)
             vat_buf_printf(b, " (requested %ld, admitted %ld)", tc->requested, tc->admitted);
-        /* issue 13: the prompt styles and how hard the tasks are */
+        /* the prompt styles and how hard the tasks are: what a trainer filters on */
         vat_buf_printf(b, "\n- prompt styles: explicit %ld, natural %ld", tc->style[0],
                        tc->style[1]);
         vat_buf_puts(b, "\n- difficulty:");
@@ -512,7 +512,7 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                        vat_fmt_real(c->test_fraction, frac), c->split_salt ? c->split_salt : "");
     }
     vat_buf_printf(b, "- templates built: %s\n", o->only ? o->only : "all registered templates");
-    /* The libraries whose behaviour can shape the bytes (issue 17). */
+    /* The libraries whose behaviour can shape the bytes. */
     struct vat_library libs[VAT_N_LIBRARIES];
     vat_library_list(libs);
     vat_buf_puts(b, "- built with the libraries:");

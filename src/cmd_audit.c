@@ -67,7 +67,7 @@ int vat_cmd_audit(int argc, char **argv)
     for (size_t i = 0; i < r.nf; i++)
         print_json_line(vat_audit_finding_json(&r.f[i]));
     json_t *summary = vat_audit_summary_json(&r);
-    /* Issue 13: how varied the prompts are, per template (not a finding). */
+    /* How varied the prompts are, per template (not a finding). */
     struct vat_err pe = {{0}};
     json_t *prompts = vat_prompt_stats(root, &pe);
     if (prompts)

@@ -32,7 +32,7 @@ static const char *const CORPUS_KEYS[] = {
     "prompt_style", "inline",
 };
 
-/* Prompt styles (issue 13): "mixed" draws explicit or natural per task. */
+/* Prompt styles: "mixed" draws explicit or natural per task. */
 static bool style_ok(const char *s)
 {
     return s && (strcmp(s, "explicit") == 0 || strcmp(s, "natural") == 0 ||

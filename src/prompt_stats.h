@@ -1,4 +1,4 @@
-/* prompt_stats.h — how varied a built corpus's prompts are (issue 13),
+/* prompt_stats.h — how varied a built corpus's prompts are,
  * per template, from out/experience/{train,test}.jsonl: the tasks of each
  * prompt style, the distinct phrasings drawn (the experience column
  * `phrasing`) per style, and the share of distinct word 4-grams over all

@@ -312,7 +312,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     vat_jw_string(&w, "params_json", params);
     vat_jw_int(&w, "difficulty", t->difficulty);
     vat_jw_string(&w, "trap", tm->trap);
-    /* issue 13: how the prompt is worded, and which phrasings it drew */
+    /* how the prompt is worded, and which phrasings it drew (vat audit counts them) */
     vat_jw_string(&w, "prompt_style", t->prompt_style ? t->prompt_style : "explicit");
     vat_jw_string(&w, "phrasing", t->phrasing);
     vat_jw_array(&w, "armed_traps");

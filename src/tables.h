@@ -73,7 +73,7 @@ void vat_tables_release(struct vat_tables *tb);
 #define VAT_TABLES_FORMAT 2
 
 /* The canonical JSON text of a JSON text: parsed (any value, duplicate keys
- * refused) and written again by vat's own writer (src/jsonout.c: no
+ * refused) and written again by vat's own writer (core/jsonout.c: no
  * whitespace, keys in their order, reals in shortest round-trip form with
  * an integral real keeping ".0").  A new string, or NULL when text is not
  * one JSON value. */

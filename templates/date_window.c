@@ -6,7 +6,7 @@
  * the date itself, i.e. all of D2.  Every fixture holds a payment at D1
  * 00:00:00, one late on D2, sometimes one at D2 00:00:00, and one just
  * outside each bound (D1-1 23:59:59, D2+1 00:00:00), so the trap and the
- * other bound mistakes always miss.  In the program form (issue 14) gold
+ * other bound mistakes always miss.  In the program form gold
  * is SUM(amount) over date(paid_at) from D1 through D2 and the trap the
  * same bare-date comparison in SQL, both run on three variant CSVs that
  * plant the same bounds.  Exports vat_tmpl_date_window. */
@@ -32,7 +32,7 @@ static const char *const dw_cols[DW_NCOLS] = {"payment_id", "payer", "method", "
                                               "paid_at"};
 static const char *const dw_methods[] = {"card", "bank_transfer", "direct_debit", "wallet"};
 
-/* Natural style (issue 13): "from 17 to 19 January" is inclusive by
+/* Natural style: "from 17 to 19 January" is inclusive by
  * convention, whole days. */
 static const char *const dw_q_natural[] = {
     "How much did we take in payments from {from} to {to}?",
@@ -46,7 +46,7 @@ static const char *const dw_q_natural_day[] = {
     "Could you add up the payments we received on {from}?",
     "What's our payment total for {from}?",
 };
-/* The explicit question, four ways of asking it (issue 13), over a range
+/* The explicit question, four ways of asking it, over a range
  * of days or one day; the rules that follow it are the same. */
 static const char *const dw_q_explicit[] = {
     "Question: what is the total `amount` of the payments made from {from} through {to} "

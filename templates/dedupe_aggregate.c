@@ -5,7 +5,7 @@
  * received_at; the question is the total amount per user with each
  * event_id counted once.  The trap sums every delivery: every fixture holds
  * at least one retried event, so some user's trap total is too high.
- * In the program form (issue 14) gold sums amount per user over SELECT
+ * In the program form gold sums amount per user over SELECT
  * DISTINCT event_id, user, amount and the trap over every row, both run on
  * three variant CSVs with retries, same-amount events and blank amounts.
  * Exports vat_tmpl_dedupe_aggregate. */
@@ -32,7 +32,7 @@ static const char *const da_sources[] = {"ios", "android", "web"};
 /* App-store price points; the rest of the amounts are free top-ups. */
 static const int64_t da_prices[] = {99, 199, 299, 499, 999, 1499, 1999, 4999, 9999};
 
-/* Natural style (issue 13): the log's rows are deliveries (a fact about
+/* Natural style: the log's rows are deliveries (a fact about
  * the data); "how much did each user spend" counts purchases. */
 static const char *const da_q_natural[] = {
     "How much did each user spend?",
@@ -40,7 +40,7 @@ static const char *const da_q_natural[] = {
     "Could you work out how much money each user paid us?",
     "Per user, what did they spend in total?",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const da_q_explicit[] = {
     "Question: what is the total `amount` per `user`, counting each event (each distinct "

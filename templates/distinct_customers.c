@@ -23,7 +23,7 @@
 enum { C_ID, C_EMAIL, C_AMOUNT, C_DATE, DC_NCOLS };
 static const char *const cols[DC_NCOLS] = {"order_id", "customer_email", "amount", "ordered_on"};
 
-/* Natural style (issue 13): the data description keeps the one fact
+/* Natural style: the data description keeps the one fact
  * needed (addresses typed by hand); the question asks in shop words. */
 static const char *const dc_q_natural[] = {
     "How many different customers ordered from us in {when}?",
@@ -31,7 +31,7 @@ static const char *const dc_q_natural[] = {
     "Could you count the customers who bought something in {when}?",
     "In {when}, how many distinct customers did we have?",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const dc_q_explicit[] = {
     "Question: how many distinct customers placed at least one order in {month} "

@@ -288,7 +288,7 @@ static int dh_keys(struct vat_task *t, struct vat_rng *r, const char *list, cons
     return 0;
 }
 
-/* ---- wording (issue 13) ---------------------------------------------------- */
+/* ---- wording --------------------------------------------------------------- */
 
 /* The opening of the data description, {a_kind} "a CSV" or "an Excel",
  * {kind} "CSV" or "Excel", {topic} the report. */

@@ -27,7 +27,7 @@ static const char *const ft_cols[FT_NCOLS] = {"entry_id", "posted_on", "account"
                                               "kind",     "amount",    "memo"};
 static const char ft_adjustment[] = "adjustment";
 
-/* Natural style (issue 13): "gross" is the accountant's word for the sum
+/* Natural style: "gross" is the accountant's word for the sum
  * of the sizes, debits and credits alike. */
 static const char *const ft_q_natural[] = {
     "What is the gross amount of the {kind} entries on account `{account}`?",
@@ -35,7 +35,7 @@ static const char *const ft_q_natural[] = {
     "How much was booked as {kind}s on `{account}`, gross?",
     "Could you give me the gross {kind} total for account `{account}`?",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const ft_q_explicit[] = {
     "Question: what is the total magnitude of the `{kind}` entries of the account "

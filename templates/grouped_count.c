@@ -24,7 +24,7 @@ enum { C_ID, C_OPENED, C_REQUESTER, C_TEAM, C_PRIORITY, C_CHANNEL, GC_NCOLS };
 static const char *const gc_cols[GC_NCOLS] = {"ticket_id", "opened_at", "requester",
                                               "team",      "priority",  "channel"};
 
-/* Natural style (issue 13): the data description keeps the one fact a
+/* Natural style: the data description keeps the one fact a
  * reader needs (labels typed by hand); the question just asks per team. */
 static const char *const gc_q_natural[] = {
     "How many tickets does each team have?",
@@ -32,7 +32,7 @@ static const char *const gc_q_natural[] = {
     "Could you tell me how many tickets each team is holding?",
     "Per team, how many tickets are there?",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const gc_q_explicit[] = {
     "Question: how many tickets does each team have?",

@@ -27,7 +27,7 @@ enum { C_ID, C_PRODUCT, C_REVIEWER, C_DATE, C_RATING, C_VERIFIED, GM_NCOLS };
 static const char *const gm_cols[GM_NCOLS] = {"review_id",   "product", "reviewer",
                                               "reviewed_on", "rating",  "verified_purchase"};
 
-/* Natural style (issue 13): "the average rating" ignores blanks as every
+/* Natural style: "the average rating" ignores blanks as every
  * analytics tool does. */
 static const char *const gm_q_natural[] = {
     "What is the average rating of each product?",
@@ -35,7 +35,7 @@ static const char *const gm_q_natural[] = {
     "Could you give me the mean star rating per product?",
     "For each product, what's its average `rating` so far?",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const gm_q_explicit[] = {
     "Question: what is the mean `rating` of each `product`?",
@@ -169,7 +169,7 @@ static void gm_reviewer(struct vat_rng *r, char *out, size_t cap)
     const char *const *last = vat_words("last_name", &nl);
     if (first && last && nf && nl && vat_rng_chance(r, 0.7)) {
         /* one draw per statement, the last name first (the order the
-         * corpus was drawn in before issue 17) */
+         * corpus was drawn in, so its bytes stay) */
         uint32_t il = vat_rng_below(r, (uint32_t)nl);
         uint32_t jf = vat_rng_below(r, (uint32_t)nf);
         snprintf(out, cap, "%s %c.", first[jf], last[il][0]);

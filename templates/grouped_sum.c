@@ -61,7 +61,7 @@ static const struct vat_axl_desc gs_desc = {
     .traps = VAT_AXL_BIT(VAT_AXL_TWO_TABLES) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS),
     .decor = VAT_AXL_BIT(VAT_AXL_TITLE_NOTES) | VAT_AXL_BIT(VAT_AXL_GROUP_HEADER) |
              VAT_AXL_BIT(VAT_AXL_TOTALS) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS)};
-/* Natural style (issue 13): the question as a colleague asks it; "paid"
+/* Natural style: the question as a colleague asks it; "paid"
  * fixes the status filter by convention. */
 static const char *const gs_q_natural[] = {
     "What did each region bring in from paid orders?",
@@ -69,7 +69,7 @@ static const char *const gs_q_natural[] = {
     "Could you total the paid orders by region for me?",
     "Per region, what is the total value of the paid orders?",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const gs_q_explicit[] = {
     "Question: what is the total `amount` per `region` over the orders whose `status` is "

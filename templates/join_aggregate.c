@@ -46,7 +46,7 @@ static const char *const ja_columns[] = {
     "customer_history.country", "customer_history.valid_from",
 };
 
-/* Natural style (issue 13): "by each customer's current country" is the
+/* Natural style: "by each customer's current country" is the
  * domain phrase; the history table's meaning is a fact about the data. */
 static const char *const ja_q_natural[] = {
     "What is our total order value per country, going by where each customer lives now?",

@@ -1,4 +1,4 @@
-/* payments_reconciliation.c — a compound analytics template (issue 13): a
+/* payments_reconciliation.c — a compound analytics template: a
  * payment processor's webhook delivery log (event_id, received_at,
  * occurred_at, customer, currency, type, status, amount) and the net
  * settled amount per customer (or per currency) over the payments made
@@ -18,7 +18,7 @@
  * src/admit.c) and the tables replay each under the role "trap:<name>".
  * t->trap is the answer of every armed mistake at once (the naive sum).
  * Customers pay in one currency each, so a per-currency total is a sum in
- * that currency.  In the program form (issue 14) gold, the combined trap
+ * that currency.  In the program form gold, the combined trap
  * and each single mistake (traps_sql) are queries, and three variant CSVs
  * plant every mistake again with new customers, plus a group with no
  * qualifying row, blank cells and boundary times (pr_pf_variant).

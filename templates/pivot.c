@@ -27,7 +27,7 @@ enum { C_ID, C_MONTH, C_CARRIER, C_ORIGIN, C_DEST, C_PARCELS, C_WEIGHT, PV_NCOLS
 static const char *const pv_cols[PV_NCOLS] = {"shipment_id", "month",   "carrier",  "origin",
                                               "destination", "parcels", "weight_kg"};
 
-/* Natural style (issue 13): a month-by-carrier grid, as a pivot table
+/* Natural style: a month-by-carrier grid, as a pivot table
  * in any spreadsheet lays it out. */
 static const char *const pv_q_natural[] = {
     "Could you pivot the shipments by month and carrier for me?",
@@ -36,7 +36,7 @@ static const char *const pv_q_natural[] = {
     "Please give me the monthly shipment counts per carrier, as a pivot table.",
     "I need a month x carrier table of shipment counts.",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const pv_q_explicit[] = {
     "Question: how many shipments are there per month and carrier?",

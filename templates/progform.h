@@ -1,4 +1,4 @@
-/* progform.h — the program form of the analytics templates (issue 14): the
+/* progform.h — the program form of the analytics templates: the
  * same question answered by one SQLite SELECT instead of a JSON value, and
  * checked OJ-style, through the sql checker's sandbox, on the task's CSV
  * fixture and on held-out variant CSVs (same header and generator,
@@ -17,7 +17,7 @@
  *     the main fixture equal to the value answer (the second derivation),
  *     different from the main fixture's rows on every variant,
  *   - arms the trap query: other rows than gold on every fixture,
- *   - for a compound template (t->traps[], issue 13), replaces each named
+ *   - for a compound template (t->traps[]), replaces each named
  *     single mistake's value answer by its SQL (traps_sql), each armed on
  *     every fixture too, so admission and the tables replay programs,
  *   - replaces prompt, spec, gold and trap by their program forms.

@@ -1,4 +1,4 @@
-/* prompt.h — prompt styles and varied wording (issue 13).
+/* prompt.h — prompt styles and varied wording.
  *
  * A task's prompt is written in one of two styles: "explicit" (the question
  * spells out every rule, the trap included) and "natural" (the question as

@@ -359,7 +359,7 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
          * one or two digits is caught; later ones may read "$1.5k" */
         {
             /* one draw per statement, the suffix first (the order the
-             * corpus was drawn in before issue 17) */
+             * corpus was drawn in, so its bytes stay) */
             const char *k = slot->seen && vat_rng_chance(r, 0.3) ? "k" : "";
             add_digits(num, sizeof num, x, r, x->decs - 1); /* one digit too few */
             snprintf(num + strlen(num), sizeof num - strlen(num), "%s", k);
@@ -583,7 +583,7 @@ static void fmt_sample(const struct fmt *x, char out[32])
              x->decs == 3 ? "5" : "");
 }
 
-/* Issue 13: the data sentence and the question in both styles (explicit
+/* The data sentence and the question in both styles (explicit
  * questions: vat_rx_prompt_question). */
 static const char *const d_explicit[] = {
     "The lines below are invoice notes and chat messages: they mention money in several "

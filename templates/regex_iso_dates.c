@@ -475,7 +475,7 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
          * put in front is stopped by the guard already. */
         if (slot->seen < 2) {
             /* one draw per statement, the digit first (the order the
-             * corpus was drawn in before issue 17) */
+             * corpus was drawn in, so its bytes stay) */
             int digit = (int)vat_rng_range(r, 0, 9);
             int year = year_of_century(r, x->yr, slot->seen == 1);
             snprintf(ys, sizeof ys, "%04d%d", year, digit);
@@ -577,7 +577,7 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
             const char *w = word_after[vat_rng_below(r, sizeof word_after / sizeof *word_after)];
             if (strcmp(w, "T") == 0) {
                 /* one draw per statement, the minutes first (the order
-                 * the corpus was drawn in before issue 17) */
+                 * the corpus was drawn in, so its bytes stay) */
                 int mm = (int)vat_rng_range(r, 0, 59);
                 int hh = (int)vat_rng_range(r, 0, 23);
                 snprintf(after, sizeof after, "T%02d:%02d", hh, mm);
@@ -662,7 +662,7 @@ _Static_assert(sizeof frames1_word == sizeof frames1, "the word rule's frames re
 
 /* ---- the prompt ---------------------------------------------------------- */
 
-/* Issue 13: the data sentence and the question in both styles (explicit
+/* The data sentence and the question in both styles (explicit
  * questions: vat_rx_prompt_question). */
 static const char *const d_explicit[] = {
     "The lines below come from application logs: timestamps, request ids, versions, times of "

@@ -339,7 +339,7 @@ static const struct vat_rx_layout layout = {
 
 /* ---- the task ------------------------------------------------------------ */
 
-/* Issue 13: the data sentence and the question in both styles. */
+/* The data sentence and the question in both styles. */
 static const char *const d_explicit[] = {
     "The lines below are customer support messages and ticket notes: they mention order ids, "
     "request ids, times, names and other references.",

@@ -177,7 +177,7 @@ static int put_filler(struct vat_rx_builder *b, struct vat_rng *r, const char *n
         put_user(b, r);
     } else if (IS("host")) {
         /* One draw per statement (docs/determinism.md), last field first:
-         * the order the corpus was drawn in before issue 17. */
+         * the order the corpus was drawn in, so its bytes stay. */
         int num = (int)vat_rng_range(r, 1, 24);
         const char *host = VAT_PICK(r, hosts);
         vat_rx_putf(b, "%s-%d", host, num);
@@ -487,7 +487,7 @@ void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, cons
     vat_buf_puts(b, "\n");
 }
 
-/* The explicit answer sentence's opening, in four wordings (issue 13). */
+/* The explicit answer sentence's opening, in four wordings. */
 const char *const vat_rx_answer_leads[4] = {
     "Answer with one Python `re` pattern as a plain string",
     "Reply with exactly one Python `re` pattern, as a plain string",
@@ -747,7 +747,7 @@ void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_
     json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
     vat_rx_prompt_examples(b, &p->ex, t->fixture[0].path, vat_task_inline_cap(t));
     if (vat_prompt_natural(t)) {
-        /* Natural style (issue 13): no checker internals beyond what an
+        /* Natural style: no checker internals beyond what an
          * answer's form needs. */
         static const char *const ans[] = {
             "The pattern will also be run on other {kind} like these. Reply with just the "

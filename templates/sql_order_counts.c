@@ -301,7 +301,7 @@ static void plan_main(const struct question *q, struct vat_rng *rng, struct vat_
     if (q->filter != F_NONE)
         vat_sqlgen_mark_roles(roles, nc, rng, (size_t)vat_rng_range(rng, 1, 2), 2);
     /* one draw per statement (docs/determinism.md), the unknown count
-     * first: the order the corpus was drawn in before issue 17 */
+     * first: the order the corpus was drawn in, so its bytes stay */
     size_t n_unknown = vat_rng_below(rng, 2);
     size_t n_null = vat_rng_below(rng, 2);
     fill_plan(p, q, rng, roles, NULL, 0, n_null, n_unknown, 1);
@@ -505,7 +505,7 @@ static void put_window_text(struct vat_buf *b, const struct question *q)
     }
 }
 
-/* Issue 13: phrasings of both styles. */
+/* Phrasings of both styles. */
 static const char *const d_explicit[] = {"Columns:", "The columns:", "About the columns:",
                                          "What the columns hold:"};
 /* The explicit question, four ways of asking it: {t} the customers

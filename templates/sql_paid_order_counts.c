@@ -1,4 +1,4 @@
-/* sql_paid_order_counts.c — a compound SQL template (issue 13): an SQLite
+/* sql_paid_order_counts.c — a compound SQL template: an SQLite
  * database with a customers table and an orders table (with a status and
  * a placed-at timestamp), and the question "every customer with their
  * number of paid orders placed from D1 through D2, zero included",

@@ -465,7 +465,7 @@ static void plan_single(const struct question *q, struct vat_rng *rng, struct in
 {
     /* one draw per statement (docs/determinism.md): the status, the
      * start, then the offset, the order the corpus was drawn in before
-     * issue 17 */
+     * so its bytes stay */
     int status = paid_status(q, rng);
     int64_t start = draw_start(q, rng, false);
     int64_t k = start + vat_rng_below(rng, 4);
@@ -633,7 +633,7 @@ static const char *const period_text[] = {
     "the calendar year, as text 'YYYY'",
 };
 
-/* Issue 13: phrasings of both styles. */
+/* Phrasings of both styles. */
 static const char *const d_explicit[] = {"Columns:", "The columns:", "About the columns:",
                                          "What the columns hold:"};
 /* The explicit question, four ways of asking it: {pw} the period word

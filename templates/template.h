@@ -55,7 +55,7 @@ struct vat_template {
      * can rebuild a task from the verifiers table); never trusts it. */
     struct vat_verdict (*check)(const struct vat_task *t, const char *answer, size_t len);
 
-    /* Appended for issue 13 (still version 1: a template that leaves these
+    /* Appended after the first members (still version 1: a template that leaves these
      * NULL keeps compiling and behaves as before). */
     /* Phrases the explicit prompt uses to name or avoid the trap, ended by
      * NULL.  A template that sets it writes natural prompts: none of these
@@ -69,9 +69,9 @@ struct vat_template {
     /* How t->difficulty is computed from the task's content, one sentence
      * (docs and the dataset card quote it). */
     const char *difficulty_doc;
-    /* Appended for issue 14 (a template that leaves it NULL has no program
+    /* Appended later still (a template that leaves it NULL has no program
      * form). */
-    /* Analytics only: the program form of the question (generators/
+    /* Analytics only: the program form of the question (templates/
      * progform.h); NULL when the template has none. */
     const struct vat_progform *progform;
 };

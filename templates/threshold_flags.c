@@ -27,14 +27,14 @@ enum { C_ID, C_HOLDER, C_TYPE, C_BRANCH, C_OPENED, C_BALANCE, TF_NCOLS };
 static const char *const tf_cols[TF_NCOLS] = {"account_id", "holder",    "account_type",
                                               "branch",     "opened_on", "balance"};
 
-/* Natural style (issue 13): "at least T" includes T by convention. */
+/* Natural style: "at least T" includes T by convention. */
 static const char *const tf_q_natural[] = {
     "Which accounts hold at least {thr}?",
     "Risk wants every account with a `balance` of {thr} or more. Which are they?",
     "Could you list the accounts whose balance is at least {thr}?",
     "Which of our accounts have {thr} or more in them?",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const tf_q_explicit[] = {
     "Question: which accounts have a `balance` at or above {thr}?",

@@ -31,7 +31,7 @@ static const char *const tn_cols[TN_NCOLS] = {"sale_id", "sold_on", "customer",
                                               "product", "channel", "amount"};
 static const char *const tn_channels[] = {"online", "store", "phone", "marketplace"};
 
-/* Natural style (issue 13): "top customers by spend" means totals. */
+/* Natural style: "top customers by spend" means totals. */
 static const char *const tn_q_natural[] = {
     "Who are our top {n} customers by total spend?",
     "Which {n} customers spent the most with us overall?",
@@ -44,7 +44,7 @@ static const char *const tn_q_natural_one[] = {
     "Who is our biggest customer by what they spent in total?",
     "I need our best customer by total spend.",
 };
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const tn_q_explicit[] = {
     "Question: which {who} the largest total `amount`, summed over all of their sales?",

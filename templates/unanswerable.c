@@ -59,9 +59,9 @@ static const struct un_measure un_measures[UN_NMEASURES] = {
     {"units_shipped", "units_ordered", "the number of units shipped", true},
 };
 
-/* Natural style (issue 13): a plain question; the reader decides whether
+/* Natural style: a plain question; the reader decides whether
  * the file can answer it. */
-/* The explicit question, four ways of asking it (issue 13); the rules
+/* The explicit question, four ways of asking it; the rules
  * that follow it are the same. */
 static const char *const un_q_explicit[] = {
     "Question: what is the total `{col}` ({meaning}) of the orders of the customer "
@@ -355,7 +355,7 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 
     struct vat_buf b = VAT_BUF_INIT;
     if (vat_prompt_natural(t)) {
-        /* Natural style (issue 13): the question and the abstention value;
+        /* Natural style: the question and the abstention value;
          * what would make it unanswerable is left to the reader. */
         char when[32];
         snprintf(when, sizeof when, "%s %d", vat_month_name((int)strtol(month + 5, NULL, 10)),

@@ -1,6 +1,6 @@
 /* measure.h — runs one checker call in a forked child and reports its
  * verdict, wall and CPU time and the child's peak resident memory, so a
- * test can bound what one hostile answer costs (issue 9: under 2 s and
+ * test can bound what one hostile answer costs (docs/limits.md: under 2 s and
  * 256 MB per check) without the attack touching the test process. */
 #ifndef VAT_TEST_MEASURE_H
 #define VAT_TEST_MEASURE_H

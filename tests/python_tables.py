@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""python_tables.py -- the corpus tables load as they are (issue 11).
+"""python_tables.py -- the corpus tables load as they are.
 
 Builds a corpus with every registered template at a count of at least
 --count (default 40) from the repository's seeds.toml, packs it with

@@ -1,6 +1,6 @@
 #!/bin/bash
 # regex_600.sh — the regex templates fill 600 tasks each at the default
-# settings (they stopped at 432, 192 and 256 before issue 12: "gold program
+# settings (they once stopped at 432, 192 and 256 with "gold program
 # repeats"), with distinct gold programs by construction; and a count past
 # a template's question space fails the build naming two tasks (exit 2).
 #

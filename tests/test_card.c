@@ -280,7 +280,7 @@ static void test_registry_facts(void **state)
         assert_non_null(strstr(s, fam));
         assert_non_null(strstr(s, q));
         assert_non_null(strstr(s, trap));
-        /* issue 13: the difficulty distribution sums to the section's tasks,
+        /* the difficulty distribution sums to the section's tasks,
          * and the prompt styles too */
         long train = -1, test = -1, n[5] = {0}, ex = -1, na = -1;
         const char *tk = strstr(s, "- tasks: train ");
@@ -310,7 +310,7 @@ static void test_registry_facts(void **state)
     assert_non_null(strstr(f->card_a, "vat build --config seeds.toml --root DIR --only "
                                       "grouped_sum,regex_iso_dates,sql_paid_revenue\n"));
     assert_non_null(strstr(f->card_a, "## License\n\nApache-2.0."));
-    /* the versions of the libraries that can shape the bytes (issue 17) */
+    /* the versions of the libraries that can shape the bytes */
     struct vat_library l[VAT_N_LIBRARIES];
     vat_library_list(l);
     struct vat_buf want = VAT_BUF_INIT;

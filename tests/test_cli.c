@@ -255,7 +255,7 @@ static void test_usage_errors_exit_2(void **state)
     }
 }
 
-/* Issue 9 class 8: a build that fails before it fills its stats (an
+/* A build that fails before it fills its stats (an
  * unknown --only name, an empty --root) once freed an uninitialised
  * pointer and died by SIGSEGV with its message lost.  It must exit 2 with
  * one line that says why. */

@@ -921,7 +921,7 @@ static void test_strength_gates_admission(void **state)
 }
 
 
-/* Issue 9 class 4: a checker_limit verdict (a last-resort net of the
+/* A checker_limit verdict (a last-resort net of the
  * checker, not the answer) anywhere in a draw is fatal, never a silent
  * rejection, and a mutant it stops is not counted as killed. */
 static const struct vat_template *limit_real;

@@ -9,7 +9,7 @@
  * bytes and the golden cases of tests/data/cases/payments_reconciliation.txt
  * are checked by tests/test_analytics.c, the two styles by test_prompt.c.
  *
- * The program form (issue 14; the generic checks are test_progform.c's):
+ * The program form (the generic checks are test_progform.c's):
  * each named mistake is a query of its own, armed on every fixture, whose
  * rows on the main fixture read as that mistake's value answer; the
  * question is the value form's explicit one; near-miss queries that pass

@@ -1,5 +1,5 @@
-/* test_progform.c — the program form of the analytics templates (issue
- * 14): the sql checker's CSV loader (header, declared types, blanks as
+/* test_progform.c — the program form of the analytics templates, all
+ * covered: the sql checker's CSV loader (header, declared types, blanks as
  * NULL, quoted fields, ragged and malformed files refused, the recorded
  * sha256 of the CSV bytes), and every template with a program form drawn
  * in it: gold scores 1, the trap passes the gate and scores 0 on every

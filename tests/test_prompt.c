@@ -1,4 +1,4 @@
-/* test_prompt.c — prompt styles and varied wording (issue 13), for every
+/* test_prompt.c — prompt styles and varied wording, for every
  * registered template that writes natural prompts (declares giveaways):
  *   - the same task drawn in the explicit and the natural style has the
  *     same fixture bytes, gold, trap and armed traps; only the prompt (and

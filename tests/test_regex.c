@@ -524,7 +524,7 @@ static void test_extract_reports_failures_as_verdicts(void **state)
 }
 
 
-/* ---- issue 9: a budget over the whole scan ------------------------------- */
+/* ---- hostile patterns: a budget over the whole scan ---------------------- */
 
 struct scan_arg {
     const json_t *spec;

@@ -58,7 +58,7 @@ static void id_of(char *out, size_t cap, const char *pre, const char *sep, int n
     snprintf(out, cap, "%s%s%.*s", pre, sep, nd, digits);
 }
 
-/* The digit counts the task accepts: digits .. digits_max (issue 12
+/* The digit counts the task accepts: digits .. digits_max (ranges
  * added ranges; an exact count has digits_max == digits). */
 static int digits_lo(const struct vat_task *t)
 {

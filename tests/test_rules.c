@@ -6,7 +6,7 @@
  *
  * And the proof that the rules bite: three deliberately broken copies of
  * the skeleton, registered in this test binary only, each break one rule
- * as a newcomer did (issue 16) and must get a message naming the rule and
+ * as a newcomer once did, and must get a message naming the rule and
  * the mend; the unbroken copy keeps every rule. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -870,7 +870,7 @@ static void test_run_rows_as_json(void **state)
 }
 
 
-/* ---- issue 9: bounded checking ------------------------------------------------------ */
+/* ---- hostile queries: bounded checking ---------------------------------------------- */
 
 struct attack_arg {
     const char *gold, *answer;
@@ -922,7 +922,7 @@ static void test_prepare_growth_bounded(void **state)
 {
     (void)state;
     char *q = nest("SELECT 1 AS x", "SELECT (x*x+x) AS x FROM (", ")", 15);
-    assert_true(strlen(q) < 600); /* the issue's 540-byte attack */
+    assert_true(strlen(q) < 600); /* a 540-byte attack of this shape */
     /* With the flattener off it simply runs: one column where two are due. */
     expect_bounded(GOLD, q, VAT_COLUMN_COUNT);
     free(q);

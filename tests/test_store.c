@@ -1,4 +1,4 @@
-/* test_store.c — issue 9, classes 5, 6, 7 and 10: crash-safe builds,
+/* test_store.c — hostile conditions around a build: crash-safe builds,
  * the lock, containment and the memory bound, through the core helpers
  * and the built binary ($VAT_BINARY, set by ctest).
  *
@@ -555,7 +555,7 @@ static void test_verify_rechecks_verifiers(void **state)
 }
 
 /* The manifest records the libraries; verify warns, naming the library,
- * when the running one differs (issue 17), and stays clean otherwise. */
+ * when the running one differs (its bytes may then differ), and stays clean otherwise. */
 static void test_verify_warns_on_library_versions(void **state)
 {
     struct env *v = *state;

@@ -64,7 +64,7 @@ void vat_tt_assert_redraw_differs(const struct vat_tt_env *v, const char *root, 
 /* Asserts that t's prompt states the answer's shape, whatever its wording:
  * it says JSON and names the spec's shape (a number, an object, a list or array);
  * an SQL task asks for a SELECT, a regex task for a pattern.
- * Replaces tests that demanded one literal phrase (issue 13: phrasings
+ * Replaces tests that demanded one literal phrase (phrasings
  * vary). */
 void vat_tt_assert_states_shape(const struct vat_task *t);
 /* Asserts the three admission replays: gold ok/1, trap gated/0, malformed not gated. */

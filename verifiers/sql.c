@@ -1014,7 +1014,7 @@ struct mem_hdr {
 #define MEM_LARGE_MAX ((size_t)256 << 10)
 #define MEM_N_LARGE 32 /* 1.25 KiB .. 256 KiB: 8 doublings of 1 KiB, 4 steps each */
 #define MEM_CLASSES (MEM_N_SMALL + MEM_N_LARGE)
-/* A build may set it (0 keeps nothing), as docs/scale.md's comparison did. */
+/* A build may set it (0 keeps nothing) to compare with the C library alone. */
 #ifndef MEM_CACHE_BYTES
 #define MEM_CACHE_BYTES ((size_t)1 << 20)
 #endif
