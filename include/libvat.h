@@ -49,10 +49,12 @@ typedef struct vat_error {
 
 /* How the answer is taken from a completion (docs/extraction.md):
  * RAW  — the answer is the completion exactly as given;
- * AUTO — for chat models: drop <think> blocks, then the last <answer> tag,
- *        else the last fitting fenced block, else the text after the last
- *        line-leading "Answer:" / "Final answer:", else the whole text;
- *        trimmed. */
+ * AUTO — for chat models: drop <think> blocks and HTML comments, then the
+ *        last <answer> tag, else the last fitting fenced block, \boxed{},
+ *        "Answer:" line (markdown too), closing sentence ("The answer is
+ *        X."), other fence, trailing SQL statement, bare JSON last line or
+ *        the whole text (one line, JSON or SELECT/WITH); no answer found
+ *        gives the verdict code "no_answer". */
 typedef enum vat_extract_mode { VAT_EXTRACT_RAW = 0, VAT_EXTRACT_AUTO = 1 } vat_extract_mode;
 
 typedef struct vat_corpus vat_corpus;
@@ -81,8 +83,8 @@ const char *vat_result_code(const vat_result *r);       /* "ok", "shape", …  *
 const char *vat_result_reason(const vat_result *r);     /* one line          */
 /* The answer text the checker saw (after extraction) and its length. */
 const char *vat_result_extracted(const vat_result *r, size_t *len);
-/* Which extraction rule fired: "raw", "answer_tag", "fence", "answer_line",
- * "whole". */
+/* Which extraction rule fired: "raw", "answer_tag", "fence", "boxed",
+ * "answer_line", "sentence", "sql_tail", "last_line", "whole" or "none". */
 const char *vat_result_extract_rule(const vat_result *r);
 /* 1 when the answer is the task's trap (the same value within tolerance, or
  * the same rows as the trap program on every fixture), else 0. */

@@ -1411,10 +1411,18 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
         return 0;
     }
     /* the checkers see a NUL-terminated copy: the caller's text need not be */
-    const char *ans = text_copy(k, x.text ? x.text : "", x.text ? x.len : 0);
+    char *ans = k->get(k, x.len);
+    size_t alen = vat_extract_write(&x, ans);
+    ans[alen] = 0;
     out = k->out;
+    out->extracted = ans;
+    out->extracted_len = alen;
     out->rule = x.rule;
-    size_t alen = out->extracted_len;
+    if (strcmp(x.rule, "none") == 0) {
+        out->v = vat_verdict_make(false, 0, VAT_NO_ANSWER, "%s",
+                                  vat_extract_looked_for(st->kind_name));
+        return 0;
+    }
     if (st->kind == K_SQL) {
         struct vat_sql_prep *p = sql_prep(c, e, st);
         if (!p) {

@@ -29,7 +29,8 @@ class Verdict:
     reason      -- one human-readable line
     extracted   -- the answer the checker saw, after extraction
     extract_rule -- which rule produced it: "raw", "answer_tag", "fence",
-                   "answer_line" or "whole" (docs/extraction.md)
+                   "boxed", "answer_line", "sentence", "sql_tail",
+                   "last_line", "whole" or "none" (docs/extraction.md)
     is_trap     -- the answer is the task's trap (the plausible mistake)
     """
 
