@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* The API version of this header; bumped when a call is added. */
-#define VAT_API_VERSION 1
+#define VAT_API_VERSION 2
 
 /* The vat version the library was built as ("0.2.0"). */
 const char *vat_version(void);
@@ -64,6 +64,16 @@ typedef struct vat_result vat_result;
  * verifiers table once and indexes task ids; fixtures are loaded (and their
  * sha256 verified) on first use and kept for the life of the handle. */
 int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
+/* Reasons and held-out cases.  By default no verdict's reason quotes a
+ * held-out case (a regex task's held-out strings, an SQL task's variant
+ * fixtures): it names the case by number and says how the answer failed
+ * (counts, the row, column or match that differs, a type, an order), so a
+ * loop that feeds reasons back to a model cannot teach it the hidden
+ * tests.  VAT_OPEN_REVEAL_HIDDEN quotes them in full (their texts, rows
+ * and values), for a dataset author. */
+#define VAT_OPEN_REVEAL_HIDDEN 1u
+/* vat_corpus_open with flags (0 or VAT_OPEN_REVEAL_HIDDEN; API version 2). */
+int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags, vat_error *err);
 void vat_corpus_close(vat_corpus *c);
 /* Number of tasks in the corpus. */
 size_t vat_corpus_size(const vat_corpus *c);
