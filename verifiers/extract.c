@@ -40,6 +40,12 @@ static bool word_at(const char *s, size_t i, size_t end, const char *w, size_t w
 
 #define LIT(w) w, (sizeof w - 1)
 
+/* The exact bytes w (of length wl) at s[i], within s[..end). */
+static bool exact_at(const char *s, size_t i, size_t end, const char *w, size_t wl)
+{
+    return i <= end && end - i >= wl && memcmp(s + i, w, wl) == 0;
+}
+
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -245,9 +251,9 @@ static bool json_complete(const char *s, size_t b, size_t e)
         }
         if (c == '"')
             i = json_string_end(s, i, e);
-        else if (e - i >= 4 && (memcmp(s + i, "true", 4) == 0 || memcmp(s + i, "null", 4) == 0))
+        else if (exact_at(s, i, e, LIT("true")) || exact_at(s, i, e, LIT("null")))
             i += 4;
-        else if (e - i >= 5 && memcmp(s + i, "false", 5) == 0)
+        else if (exact_at(s, i, e, LIT("false")))
             i += 5;
         else
             i = json_number_end(s, i, e);
@@ -482,7 +488,7 @@ static bool py_pattern_line(const char *s, size_t b, size_t e, size_t *bb, size_
             i = skip_blanks(s, j + 1, e);
     }
     size_t after;
-    if (word_at(s, i, e, LIT("re.compile(")) && s[i] == 'r') {
+    if (exact_at(s, i, e, LIT("re.compile("))) {
         after = py_literal(s, skip_blanks(s, i + 11, e), e, bb, be, raw);
         if (after == NONE)
             return false;
@@ -490,8 +496,7 @@ static bool py_pattern_line(const char *s, size_t b, size_t e, size_t *bb, size_
         if (after >= e || s[after] != ')')
             return false;
         after++;
-    } else if ((word_at(s, i, e, LIT("re.findall(")) || word_at(s, i, e, LIT("re.finditer("))) &&
-               s[i] == 'r') {
+    } else if (exact_at(s, i, e, LIT("re.findall(")) || exact_at(s, i, e, LIT("re.finditer("))) {
         size_t open = i + (s[i + 10] == '(' ? 11 : 12);
         after = py_literal(s, skip_blanks(s, open, e), e, bb, be, raw);
         if (after == NONE)
@@ -872,7 +877,7 @@ static void scan_boxed(const char *s, size_t b, size_t e, struct found *f)
     for (size_t i = b; i < e; i++) {
         char c = s[i];
         if (c == '\\') {
-            if (word_at(s, i, e, LIT("\\boxed{"))) {
+            if (exact_at(s, i, e, LIT("\\boxed{"))) {
                 if (nopen < 16) {
                     open_at[nopen] = i + 7;
                     open_depth[nopen++] = depth;
@@ -1028,7 +1033,7 @@ static void drop_stop(const char *s, size_t *b, size_t *e, enum kind kind)
 {
     if (*e - *b < 2 || (s[*e - 1] != '.' && s[*e - 1] != '!'))
         return;
-    if (kind == K_VALUE || strchr("`*_\"'", s[*e - 2])) {
+    if (kind == K_VALUE || (s[*e - 2] && strchr("`*_\"'", s[*e - 2]))) {
         (*e)--;
         trim(s, b, e);
     }
