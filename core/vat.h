@@ -79,6 +79,8 @@ size_t vat_utf8_prefix(const char *s, size_t n);
 /* Stable verdict codes; reports group failures by these, never by reason. */
 #define VAT_OK "ok"
 #define VAT_SHAPE "shape"               /* wrong JSON type / shape          */
+#define VAT_TYPE "type"                 /* a position holds another JSON type than asked */
+#define VAT_NO_ANSWER "no_answer"       /* extraction found no answer in the completion */
 #define VAT_PARSE "parse"               /* not parseable at all             */
 #define VAT_TOO_LARGE "too_large"       /* over the length / depth caps     */
 #define VAT_NOT_FINITE "not_finite"     /* NaN / Infinity / overflow        */

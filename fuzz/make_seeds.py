@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Regenerates the seed corpora fuzz/corpus/<name>/ from the tests: the
-value cases file, the patterns and queries the cmocka tests use, and the
-seeds.toml files they parse (plus the hostile-input attacks).  Standard library
+value and extraction cases files, the patterns and queries the cmocka
+tests use, and the seeds.toml files they parse (plus the hostile-input attacks).  Standard library
 only; file names are content hashes, so a rerun only adds."""
 import hashlib
 import os
@@ -127,9 +127,27 @@ def toml_seeds():
             "i = {a = 1}\n", "[[arr]]\n", "h = 0xff\n", "n = nan\n"]
 
 
+# The kind order of fuzz/fuzz_extract.c (its first byte: kind << 1 | raw).
+EXTRACT_KINDS = ['value', 'regex', 'sql', 'abstain']
+
+
+def extract_seeds():
+    items = []
+    for line in open(os.path.join(ROOT, 'tests/data/extract_cases.txt'), encoding='utf-8'):
+        line = line.rstrip('\n')
+        if not line or line.startswith('#'):
+            continue
+        kind, mode, comp = line.split('\t')[:3]
+        k = EXTRACT_KINDS.index(kind) if kind in EXTRACT_KINDS else 4
+        text = bytes(comp, 'utf-8').decode('unicode_escape').encode('latin-1')
+        items.append(bytes([k << 1 | (mode == 'raw')]) + text)
+    return items
+
+
 if __name__ == '__main__':
     save('value', value_seeds())
     save('abstain', abstain_seeds())
     save('regex', regex_seeds())
     save('sql', sql_seeds())
     save('toml', toml_seeds())
+    save('extract', extract_seeds())

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* The API version of this header; bumped when a call is added. */
-#define VAT_API_VERSION 1
+#define VAT_API_VERSION 2
 
 /* The vat version the library was built as ("0.2.0"). */
 const char *vat_version(void);
@@ -49,10 +49,12 @@ typedef struct vat_error {
 
 /* How the answer is taken from a completion (docs/extraction.md):
  * RAW  — the answer is the completion exactly as given;
- * AUTO — for chat models: drop <think> blocks, then the last <answer> tag,
- *        else the last fitting fenced block, else the text after the last
- *        line-leading "Answer:" / "Final answer:", else the whole text;
- *        trimmed. */
+ * AUTO — for chat models: drop <think> blocks and HTML comments, then the
+ *        last <answer> tag, else the last fitting fenced block, \boxed{},
+ *        "Answer:" line (markdown too), closing sentence ("The answer is
+ *        X."), other fence, trailing SQL statement, bare JSON last line or
+ *        the whole text (one line, JSON or SELECT/WITH); no answer found
+ *        gives the verdict code "no_answer". */
 typedef enum vat_extract_mode { VAT_EXTRACT_RAW = 0, VAT_EXTRACT_AUTO = 1 } vat_extract_mode;
 
 typedef struct vat_corpus vat_corpus;
@@ -62,6 +64,16 @@ typedef struct vat_result vat_result;
  * verifiers table once and indexes task ids; fixtures are loaded (and their
  * sha256 verified) on first use and kept for the life of the handle. */
 int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
+/* Reasons and held-out cases.  By default no verdict's reason quotes a
+ * held-out case (a regex task's held-out strings, an SQL task's variant
+ * fixtures): it names the case by number and says how the answer failed
+ * (counts, the row, column or match that differs, a type, an order), so a
+ * loop that feeds reasons back to a model cannot teach it the hidden
+ * tests.  VAT_OPEN_REVEAL_HIDDEN quotes them in full (their texts, rows
+ * and values), for a dataset author. */
+#define VAT_OPEN_REVEAL_HIDDEN 1u
+/* vat_corpus_open with flags (0 or VAT_OPEN_REVEAL_HIDDEN; API version 2). */
+int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags, vat_error *err);
 void vat_corpus_close(vat_corpus *c);
 /* Number of tasks in the corpus. */
 size_t vat_corpus_size(const vat_corpus *c);
@@ -81,8 +93,8 @@ const char *vat_result_code(const vat_result *r);       /* "ok", "shape", …  *
 const char *vat_result_reason(const vat_result *r);     /* one line          */
 /* The answer text the checker saw (after extraction) and its length. */
 const char *vat_result_extracted(const vat_result *r, size_t *len);
-/* Which extraction rule fired: "raw", "answer_tag", "fence", "answer_line",
- * "whole". */
+/* Which extraction rule fired: "raw", "answer_tag", "fence", "boxed",
+ * "answer_line", "sentence", "sql_tail", "last_line", "whole" or "none". */
 const char *vat_result_extract_rule(const vat_result *r);
 /* 1 when the answer is the task's trap (the same value within tolerance, or
  * the same rows as the trap program on every fixture), else 0. */

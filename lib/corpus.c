@@ -250,6 +250,9 @@ struct vat_corpus {
     size_t memo_per_task, memo_max_answer, memo_shard_bytes;
     struct memo_shard memo[MEMO_SHARDS];
     _Atomic unsigned long long memo_hits, memo_misses;
+    /* VAT_OPEN_REVEAL_HIDDEN: reasons quote held-out cases (the memo's
+     * verdicts are this handle's, so they agree) */
+    bool reveal;
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -979,13 +982,21 @@ static int fail(vat_error *err, const char *fmt, ...)
 
 int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err)
 {
+    return vat_corpus_open_flags(out, root, 0, err);
+}
+
+int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags, vat_error *err)
+{
     if (!out)
         return fail(err, "vat_corpus_open: %s", "no handle to fill");
     *out = NULL;
     if (!root || !*root)
         return fail(err, "vat_corpus_open: %s", "no corpus root given");
+    if (flags & ~(unsigned)VAT_OPEN_REVEAL_HIDDEN)
+        return fail(err, "vat_corpus_open: %s", "unknown flags");
     vat_corpus *c = vat_xcalloc(1, sizeof *c);
     c->root = vat_xstrdup(root);
+    c->reveal = flags & VAT_OPEN_REVEAL_HIDDEN;
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->tamper_lock, NULL);
     memo_init(c);
@@ -1411,10 +1422,18 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
         return 0;
     }
     /* the checkers see a NUL-terminated copy: the caller's text need not be */
-    const char *ans = text_copy(k, x.text ? x.text : "", x.text ? x.len : 0);
+    char *ans = k->get(k, x.len);
+    size_t alen = vat_extract_write(&x, ans);
+    ans[alen] = 0;
     out = k->out;
+    out->extracted = ans;
+    out->extracted_len = alen;
     out->rule = x.rule;
-    size_t alen = out->extracted_len;
+    if (strcmp(x.rule, "none") == 0) {
+        out->v = vat_verdict_make(false, 0, VAT_NO_ANSWER, "%s",
+                                  vat_extract_looked_for(st->kind_name));
+        return 0;
+    }
     if (st->kind == K_SQL) {
         struct vat_sql_prep *p = sql_prep(c, e, st);
         if (!p) {
@@ -1422,14 +1441,14 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
             return 0;
         }
         if (!c->memo_on || alen > c->memo_max_answer) {
-            out->v = vat_sql_check_prepared(p, ans, alen, &out->is_trap);
+            out->v = vat_sql_check_prepared_as(p, ans, alen, &out->is_trap, NULL, c->reveal);
             return 0;
         }
         uint64_t h = hash_bytes(ans, alen);
         if (memo_get(c, e, h, ans, alen, &out->v, &out->is_trap))
             return 0;
         bool pure;
-        out->v = vat_sql_check_prepared_pure(p, ans, alen, &out->is_trap, &pure);
+        out->v = vat_sql_check_prepared_as(p, ans, alen, &out->is_trap, &pure, c->reveal);
         if (pure)
             memo_put(c, e, h, ans, alen, &out->v, out->is_trap);
         return 0;
@@ -1441,9 +1460,9 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
     else if (st->abstain)
         out->v = vat_check_abstain_prepared(st->abstain, ans, alen);
     else if (st->rx_prep)
-        out->v = vat_check_regex_prepared(st->rx_prep, ans, alen);
+        out->v = vat_check_regex_prepared_as(st->rx_prep, ans, alen, c->reveal);
     else
-        out->v = vat_check_spec(st->spec, c->root, e->id, ans, alen);
+        out->v = vat_check_spec_as(st->spec, c->root, e->id, ans, alen, c->reveal);
     if (out->v.score < 1.0 && strcmp(out->v.code, VAT_INTERNAL) != 0)
         out->is_trap = is_trap(c, e, st, &out->v, ans, alen);
     return 0;

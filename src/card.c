@@ -294,14 +294,17 @@ static void put_checkers(struct vat_buf *b, const struct facts *f)
                     "A checker never trusts the answer: a wrong-shaped answer fails the "
                     "gate (`gate_passed` false, score 0, a reason naming the expected "
                     "shape); only gated answers are scored, 1 or 0. Every verdict carries a "
-                    "stable `code` (`ok`, `shape`, `wrong_value`, `missing_key`, "
-                    "`wrong_extraction`, `sql_denied`, `extra_rows`, ...) beside its reason.\n\n");
+                    "stable `code` (`ok`, `shape`, `type`, `wrong_value`, `missing_key`, "
+                    "`wrong_extraction`, `sql_denied`, `extra_rows`, ...) beside its reason. "
+                    "A reason about a held-out case names it and says how the answer failed "
+                    "without quoting it (`vat check --reveal-hidden` quotes it).\n\n");
     if (kind_built(f, "value"))
         vat_buf_printf(b,
                        "- **value** (`%s`): the answer is one JSON value of at most %d bytes "
                        "and depth %d, duplicate keys rejected. The gate checks its type (a "
-                       "number, a list, an object of numbers, an object of objects); which "
-                       "keys or items it holds is scored. Numbers agree when "
+                       "number, a list, an object of numbers, an object of objects) and the "
+                       "JSON type at every position (a number written as a string fails it, "
+                       "code `type`); which keys or items it holds is scored. Numbers agree when "
                        "`|a-b| <= max(rel_tol*max(|a|,|b|), abs_tol)` with the task's "
                        "tolerances, never by `==`; NaN and Infinity fail the gate.\n",
                        vat_checker_version("value"), VAT_MAX_ANSWER_BYTES, VAT_MAX_JSON_DEPTH);

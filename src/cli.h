@@ -7,8 +7,11 @@ enum vat_exit, vat_cli_* and vat_cmd_*. */
 #ifndef VAT_CLI_H
 #define VAT_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include <jansson.h>
 
 #include "../include/libvat.h"
 
@@ -30,6 +33,13 @@ int vat_cmd_check(int argc, char **argv);
 int vat_cmd_pack(int argc, char **argv);
 int vat_cmd_score(int argc, char **argv);
 int vat_cmd_strength(int argc, char **argv);
+/* `vat check --explain`: what answer produces on each case (regex) or
+ * fixture (SQL) of spec, one JSON line each, to out.  A held-out case (a
+ * regex case marked heldout, an SQL fixture after the first) is shown by
+ * its counts and verdict only unless reveal: its text, expected matches
+ * and rows are what the check keeps hidden. */
+void vat_check_explain(FILE *out, const json_t *spec, const char *root, const char *answer,
+                       size_t len, bool reveal);
 /* Parses "raw" / "auto" into *mode; 0 or -1. */
 int vat_cli_extract_mode(const char *s, vat_extract_mode *mode);
 int vat_cmd_verify(int argc, char **argv);
@@ -42,6 +52,10 @@ int vat_score_run_mode(const char *root, const char *split, vat_extract_mode mod
                        const char *in_name, FILE *out, char *msg, size_t msgcap);
 int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
                   char *msg, size_t msgcap);
+/* The same with vat_corpus_open_flags's flags (VAT_OPEN_REVEAL_HIDDEN). */
+int vat_score_run_flags(const char *root, const char *split, vat_extract_mode mode,
+                        unsigned open_flags, FILE *in, const char *in_name, FILE *out, char *msg,
+                        size_t msgcap);
 
 /* What `vat pack` placed: files below out/ and fixtures/ (fixtures of
  * them), how many as hard links and how many as copies, their bytes. */

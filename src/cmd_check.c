@@ -3,10 +3,11 @@
  * is exactly what scores), through the reward library (lib/corpus.h).
  * --extract raw|auto takes the answer out of a completion as the library
  * does; --explain shows what the answer produces, case by case (regex) or
- * fixture by fixture (SQL).  Exits 1 when the verdict blames the checker
+ * fixture by fixture (SQL).  Held-out cases are named, never quoted, in
+ * the reason and the explanation unless --reveal-hidden.  Exits 1 when the verdict blames the checker
  * or the corpus (internal, tampered, checker_limit).  Also the shared CLI
  * helpers.
- * Exports vat_cmd_check and vat_cli_*. */
+ * Exports vat_cmd_check, vat_check_explain and vat_cli_*. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -95,9 +96,28 @@ static char *read_stdin(size_t cap, size_t *len)
     return vat_buf_detach(&b);
 }
 
-/* --explain: what the answer produces, case by case, for a human. */
-static void print_explanation(const json_t *spec, const char *root, const char *answer,
-                              size_t len)
+/* Whether got (a JSON array of strings) is exactly the case's expected list. */
+static bool same_list(const json_t *got, const json_t *exp)
+{
+    if (!json_is_array(got) || !json_is_array(exp) || json_array_size(got) != json_array_size(exp))
+        return false;
+    for (size_t i = 0; i < json_array_size(got); i++)
+        if (!json_equal(json_array_get(got, i), json_array_get(exp, i)))
+            return false;
+    return true;
+}
+
+static void put_line(FILE *out, json_t *o)
+{
+    char *s = vat_json_dumps(o);
+    fputs(s, out);
+    fputc('\n', out);
+    free(s);
+    json_decref(o);
+}
+
+void vat_check_explain(FILE *out, const json_t *spec, const char *root, const char *answer,
+                       size_t len, bool reveal)
 {
     const char *checker = json_string_value(json_object_get(spec, "checker"));
     struct vat_verdict v;
@@ -106,31 +126,54 @@ static void print_explanation(const json_t *spec, const char *root, const char *
         json_t *c;
         json_array_foreach(json_object_get(spec, "cases"), i, c) {
             const char *text = json_string_value(json_object_get(c, "text"));
+            const json_t *exp = json_object_get(c, "expected");
+            bool held = json_is_true(json_object_get(c, "heldout"));
             json_t *got = vat_regex_extract(spec, answer, len, text ? text : "", &v);
             json_t *o = json_object();
             json_object_set_new(o, "case", json_integer((json_int_t)i));
-            json_object_set(o, "heldout", json_object_get(c, "heldout"));
-            json_object_set(o, "text", json_object_get(c, "text"));
-            json_object_set(o, "expected", json_object_get(c, "expected"));
-            json_object_set_new(o, "got", got ? got : json_string(v.reason));
-            char *s = vat_json_dumps(o);
-            puts(s);
-            free(s);
-            json_decref(o);
+            json_object_set_new(o, "heldout", json_boolean(held));
+            if (held && !reveal) {
+                if (got) {
+                    json_object_set_new(o, "matches", json_integer((json_int_t)json_array_size(got)));
+                    json_object_set_new(o, "expected_matches",
+                                        json_integer((json_int_t)json_array_size(exp)));
+                    json_object_set_new(o, "agrees", json_boolean(same_list(got, exp)));
+                } else {
+                    json_object_set_new(o, "error", json_string(v.reason));
+                }
+                json_decref(got);
+            } else {
+                json_object_set(o, "text", json_object_get(c, "text"));
+                json_object_set(o, "expected", (json_t *)exp);
+                json_object_set_new(o, "got", got ? got : json_string(v.reason));
+            }
+            put_line(out, o);
         }
     } else if (checker && strcmp(checker, "sql") == 0) {
         size_t i;
         json_t *fx;
         json_array_foreach(json_object_get(spec, "fixtures"), i, fx) {
             const char *rel = json_string_value(fx);
-            json_t *rows = vat_sql_run(spec, root, rel ? rel : "", answer, len, &v);
+            bool held = i > 0;
             json_t *o = json_object();
             json_object_set_new(o, "fixture", json_string(rel ? rel : ""));
-            json_object_set_new(o, "rows", rows ? rows : json_string(v.reason));
-            char *s = vat_json_dumps(o);
-            puts(s);
-            free(s);
-            json_decref(o);
+            json_object_set_new(o, "heldout", json_boolean(held));
+            if (held && !reveal) {
+                /* the check of this fixture alone says how the rows differ */
+                struct vat_verdict fv = vat_check_sql_fixture_as(spec, root, i, answer, len, false);
+                json_t *rows = strcmp(fv.code, VAT_SQL_ERROR) == 0
+                                   ? NULL
+                                   : vat_sql_run(spec, root, rel ? rel : "", answer, len, &v);
+                if (rows)
+                    json_object_set_new(o, "rows", json_integer((json_int_t)json_array_size(rows)));
+                json_decref(rows);
+                json_object_set_new(o, "code", json_string(fv.code));
+                json_object_set_new(o, "reason", json_string(fv.reason));
+            } else {
+                json_t *rows = vat_sql_run(spec, root, rel ? rel : "", answer, len, &v);
+                json_object_set_new(o, "rows", rows ? rows : json_string(v.reason));
+            }
+            put_line(out, o);
         }
     }
 }
@@ -139,6 +182,7 @@ int vat_cmd_check(int argc, char **argv)
 {
     const char *root = ".", *task_id = NULL, *answer = NULL, *answer_file = NULL;
     int explain = 0;
+    bool reveal = false;
     vat_extract_mode mode = VAT_EXTRACT_RAW;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -152,6 +196,8 @@ int vat_cmd_check(int argc, char **argv)
             answer_file = argv[++i];
         } else if (strcmp(a, "--explain") == 0) {
             explain = 1;
+        } else if (strcmp(a, "--reveal-hidden") == 0) {
+            reveal = true;
         } else if (strcmp(a, "--extract") == 0 && i + 1 < argc) {
             if (vat_cli_extract_mode(argv[++i], &mode) != 0)
                 return vat_cli_usage_error("--extract takes raw or auto");
@@ -185,7 +231,7 @@ int vat_cmd_check(int argc, char **argv)
 
     vat_corpus *c;
     vat_error err;
-    if (vat_corpus_open(&c, root, &err) != 0) {
+    if (vat_corpus_open_flags(&c, root, reveal ? VAT_OPEN_REVEAL_HIDDEN : 0, &err) != 0) {
         free(buf);
         fprintf(stderr, "%s\n", err.message);
         return VAT_EXIT_USAGE;
@@ -221,7 +267,7 @@ int vat_cmd_check(int argc, char **argv)
     if (explain && rc == VAT_EXIT_OK) {
         json_t *spec = vat_verifier_spec(vat_corpus_row(c, task_id));
         if (spec)
-            print_explanation(spec, root, sc.extracted, sc.extracted_len);
+            vat_check_explain(stdout, spec, root, sc.extracted, sc.extracted_len, reveal);
         json_decref(spec);
     }
     vat_scored_release(&sc);

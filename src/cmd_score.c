@@ -5,7 +5,7 @@
  * user needs.  Exports vat_cmd_score, vat_score_run and vat_score_run_mode.
  *
  * Usage: vat score [--root DIR] [--split all|train|test] [--extract raw|auto]
- *                  PREDICTIONS.jsonl
+ *                  [--reveal-hidden] PREDICTIONS.jsonl
  *
  * Scoring goes through the reward library (lib/corpus.h): the corpus is
  * opened once, each prediction scored by vat_corpus_score_verdict with the
@@ -96,11 +96,13 @@
 
 static const char usage_text[] =
     "usage: vat score [--root DIR] [--split all|train|test] [--extract raw|auto]\n"
-    "                 PREDICTIONS.jsonl\n"
+    "                 [--reveal-hidden] PREDICTIONS.jsonl\n"
     "  PREDICTIONS.jsonl holds one {\"task_id\": ..., \"answer\": ..., \"sample\": N} per line\n"
     "  ('-' reads stdin; several lines per task allowed); prints one verdict line per\n"
     "  prediction, then summary lines.  --extract auto takes the answer out of a chat\n"
     "  model's completion (docs/extraction.md); raw (the default) scores it as given.\n"
+    "  Reasons name held-out cases without quoting them; --reveal-hidden quotes them\n"
+    "  (for a dataset author, never for a model's feedback).\n"
     "  Exits 1 when a verdict is internal, tampered or checker_limit.\n";
 
 /* The verdict codes that blame the checker or the corpus, not the model. */
@@ -174,12 +176,12 @@ static bool is_abstain(const struct score_task *t)
     return checker && strcmp(checker, "abstain") == 0;
 }
 
-static int corpus_load(struct score_corpus *c, const char *root, const char *split, char *msg,
-                       size_t msgcap)
+static int corpus_load(struct score_corpus *c, const char *root, const char *split,
+                       unsigned open_flags, char *msg, size_t msgcap)
 {
     memset(c, 0, sizeof *c);
     vat_error err;
-    if (vat_corpus_open(&c->vc, root, &err) != 0) {
+    if (vat_corpus_open_flags(&c->vc, root, open_flags, &err) != 0) {
         snprintf(msg, msgcap, "%s", err.message);
         return -1;
     }
@@ -617,8 +619,15 @@ static void print_summary(const struct score_corpus *c, const char *split, long 
 int vat_score_run_mode(const char *root, const char *split, vat_extract_mode mode, FILE *in,
                        const char *in_name, FILE *out, char *msg, size_t msgcap)
 {
+    return vat_score_run_flags(root, split, mode, 0, in, in_name, out, msg, msgcap);
+}
+
+int vat_score_run_flags(const char *root, const char *split, vat_extract_mode mode,
+                        unsigned open_flags, FILE *in, const char *in_name, FILE *out, char *msg,
+                        size_t msgcap)
+{
     struct score_corpus c;
-    if (corpus_load(&c, root, split, msg, msgcap) != 0)
+    if (corpus_load(&c, root, split, open_flags, msg, msgcap) != 0)
         return VAT_EXIT_USAGE;
     struct vat_buf line = VAT_BUF_INIT;
     long lines = 0, scored = 0, lineno = 0;
@@ -669,9 +678,12 @@ int vat_cmd_score(int argc, char **argv)
 {
     const char *root = ".", *split = "all", *path = NULL;
     vat_extract_mode mode = VAT_EXTRACT_RAW;
+    unsigned open_flags = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        if (strcmp(a, "--reveal-hidden") == 0) {
+            open_flags |= VAT_OPEN_REVEAL_HIDDEN;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
             return VAT_EXIT_OK;
         } else if (strcmp(a, "--root") == 0 && i + 1 < argc) {
@@ -698,7 +710,7 @@ int vat_cmd_score(int argc, char **argv)
         return VAT_EXIT_USAGE;
     }
     char msg[512];
-    int rc = vat_score_run_mode(root, split, mode, in, path, stdout, msg, sizeof msg);
+    int rc = vat_score_run_flags(root, split, mode, open_flags, in, path, stdout, msg, sizeof msg);
     if (in != stdin)
         fclose(in);
     if (rc != VAT_EXIT_OK)

@@ -135,9 +135,11 @@ const char *vat_checker_version(const char *checker)
         }
         return regex_version;
     }
+    /* /2: a value's gate checks the JSON type at every position (a number
+     * written as a string fails it) */
     if (strcmp(checker, "abstain") == 0)
-        return "vat-abstain/1";
-    return "vat-value/1";
+        return "vat-abstain/2";
+    return "vat-value/2";
 }
 
 /* Opens a row of table id in split's buffer. */

@@ -6,7 +6,7 @@ re.finditer on every case text (held-out ones included) must extract
 exactly the list the PCRE2-based checker expects.  For every SQL task, the
 gold query run with Python's sqlite3 on every fixture (opened read-only
 through a mode=ro URI) must return the rows vat's checker gets, as printed
-by `vat check --explain` (numbers within 1e-9 relative or 1e-6 absolute,
+by `vat check --explain --reveal-hidden` (numbers within 1e-9 relative or 1e-6 absolute,
 in order when the task is ordered, else as a multiset).  An analytics task
 in its program form names CSV fixtures and a "load" member: each CSV (the
 main one and every variant) is loaded here with Python's csv and sqlite3
@@ -125,8 +125,10 @@ def vat_rows(vat, root, task_id, query, scratch):
     path = os.path.join(scratch, "answer.sql")
     with open(path, "w", encoding="utf-8") as f:
         f.write(query)
+    # every fixture's rows, the held-out variants' too: a dataset author's view
     out = subprocess.run([vat, "check", "--root", root, "--task", task_id, "--answer-file", path,
-                          "--explain"], capture_output=True, text=True, check=False)
+                          "--explain", "--reveal-hidden"], capture_output=True, text=True,
+                         check=False)
     if out.returncode != 0:
         raise RuntimeError(f"vat check failed ({out.returncode}): {out.stderr.strip()}")
     lines = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]

@@ -240,6 +240,49 @@ class TestCorpus(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.corpus.score(t["task_id"], t["gold"], extract="strict")
 
+    def test_reasons_hide_held_out_cases(self):
+        """A reason names a held-out case without quoting it; reveal_hidden
+        quotes it."""
+        import re
+        import sqlite3
+
+        specs = {r["task_id"]: r for r in read_table(ROOT, "verifiers")}
+        experience = {r["task_id"]: r for r in read_table(ROOT, "experience")}
+        regex_id = next(t["task_id"] for t in TASKS if t["kind"] == "regex")
+        cases = json.loads(specs[regex_id]["spec_json"])["cases"]
+        shown = sorted({m for c in cases if not c["heldout"] for m in c["expected"]}, key=len, reverse=True)
+        # the example matches spelled out: right on the examples, wrong on a held-out line
+        pattern = "|".join(re.escape(m) for m in shown)
+        held = [c["text"] for c in cases if c["heldout"]]
+        sql_id = next(tid for tid in sorted(experience) if experience[tid]["answer_kind"] == "sql"
+                      and experience[tid]["fixture"]["path"].endswith(".sqlite"))
+        db = sqlite3.connect(os.path.join(ROOT, experience[sql_id]["fixture"]["path"]))
+        rows = db.execute(experience[sql_id]["gold"]).fetchall()
+        db.close()
+
+        def lit(v):
+            return "NULL" if v is None else repr(v) if not isinstance(v, str) else "'" + v.replace("'", "''") + "'"
+
+        # the main fixture's rows spelled out: right there, wrong on a variant
+        hard = "SELECT * FROM (VALUES " + ", ".join("(" + ", ".join(map(lit, r)) + ")" for r in rows) + ")"
+        with self.vat.Corpus(ROOT, reveal_hidden=True) as revealing:
+            self.assertTrue(revealing.reveal_hidden)
+            for tid, answer in ((regex_id, pattern), (sql_id, hard)):
+                with self.subTest(task=tid):
+                    hidden = self.corpus.score(tid, answer, extract="raw")
+                    shown_v = revealing.score(tid, answer, extract="raw")
+                    self.assertEqual((hidden.score, hidden.code), (shown_v.score, shown_v.code))
+                    self.assertEqual(hidden.score, 0.0)
+                    self.assertRegex(hidden.reason, r"held[- ]out")
+                    self.assertNotEqual(hidden.reason, shown_v.reason)
+                    if tid == regex_id:
+                        self.assertNotIn('"', hidden.reason)
+                        self.assertIn('"', shown_v.reason)
+                        self.assertFalse(any(h[:12] in hidden.reason for h in held))
+                    else:
+                        self.assertNotIn("[", hidden.reason)
+                        self.assertIn("expected [", shown_v.reason)
+
     def test_verdict_is_frozen(self):
         v = self.corpus.score(TASKS[0]["task_id"], TASKS[0]["gold"])
         self.assertIsInstance(v, self.vat.Verdict)

@@ -100,7 +100,8 @@ static void test_answer_on_unanswerable(void **state)
 {
     (void)state;
     expect(UNANSWERABLE, "42", true, 0, VAT_NOT_ABSTAINED);
-    expect(UNANSWERABLE, "\"42\"", true, 0, VAT_NOT_ABSTAINED);
+    /* a number asked: a string is not one, abstaining or not */
+    expect(UNANSWERABLE, "\"42\"", false, 0, VAT_TYPE);
     expect(UNANSWERABLE, "0", true, 0, VAT_NOT_ABSTAINED);
     struct vat_verdict v = check(UNANSWERABLE, "42");
     assert_reason_has(&v, "{\"answerable\":false}");
@@ -115,11 +116,12 @@ static void test_answer_on_answerable(void **state)
 {
     (void)state;
     expect(ANSWERABLE, "{\"north\":10,\"south\":2.5}", true, 1, VAT_OK);
-    expect(ANSWERABLE, "{\"south\":\"2.50\",\"north\":10.0}", true, 1, VAT_OK);
+    expect(ANSWERABLE, "{\"south\":2.50,\"north\":10.0}", true, 1, VAT_OK);
+    expect(ANSWERABLE, "{\"south\":\"2.50\",\"north\":10.0}", false, 0, VAT_TYPE);
     expect(ANSWERABLE, "{\"north\":11,\"south\":2.5}", true, 0, VAT_WRONG_VALUE);
     expect(ANSWERABLE, "{\"north\":10}", true, 0, VAT_MISSING_KEY);
     expect(ANSWERABLE, "{\"North\":10,\"south\":2.5}", true, 0, VAT_KEY_CASE);
-    expect(ANSWERABLE, "{\"north\":10,\"south\":2.5,\"answerable\":false}", false, 0, VAT_SHAPE);
+    expect(ANSWERABLE, "{\"north\":10,\"south\":2.5,\"answerable\":false}", false, 0, VAT_TYPE);
 }
 
 /* Only the exact abstention value abstains; near misses are answers. */
@@ -132,9 +134,9 @@ static void test_abstention_equality(void **state)
         "\"unanswerable\"",           "{}",
     };
     for (size_t i = 0; i < sizeof near / sizeof *near; i++)
-        expect(UNANSWERABLE, near[i], false, 0, VAT_SHAPE);
+        expect(UNANSWERABLE, near[i], false, 0, VAT_TYPE);
     expect(UNANSWERABLE, "{\"answerable\":false,\"reason\":\"no such column\"}", false, 0,
-           VAT_SHAPE);
+           VAT_TYPE);
     expect(UNANSWERABLE, "{\"answerable\":false,\"answerable\":false}", false, 0, VAT_PARSE);
 
     /* key order and number spelling are free: JSON equality */
@@ -142,16 +144,16 @@ static void test_abstention_equality(void **state)
                        "\"abstention\":{\"answerable\":false,\"code\":0,\"tags\":[\"n/a\",1]}}";
     expect(rich, "{\"tags\":[\"n/a\",1.0],\"code\":0.0,\"answerable\":false}", true, 1, VAT_OK);
     expect(rich, "{\"tags\":[\"n/a\",1],\"code\":-0,\"answerable\":false}", true, 1, VAT_OK);
-    expect(rich, "{\"tags\":[1,\"n/a\"],\"code\":0,\"answerable\":false}", false, 0, VAT_SHAPE);
+    expect(rich, "{\"tags\":[1,\"n/a\"],\"code\":0,\"answerable\":false}", false, 0, VAT_TYPE);
     expect(rich, "{\"tags\":[\"n/a\",1],\"code\":0.0000001,\"answerable\":false}", false, 0,
-           VAT_SHAPE);
-    expect(rich, "{\"tags\":[\"n/a\",1],\"answerable\":false}", false, 0, VAT_SHAPE);
+           VAT_TYPE);
+    expect(rich, "{\"tags\":[\"n/a\",1],\"answerable\":false}", false, 0, VAT_TYPE);
 
     /* a string abstention value */
     const char *word = "{\"checker\":\"abstain\",\"answerable\":false,\"shape\":\"number\","
                        "\"abstention\":\"UNANSWERABLE\"}";
     expect(word, "\"UNANSWERABLE\"", true, 1, VAT_OK);
-    expect(word, "\"unanswerable\"", false, 0, VAT_SHAPE);
+    expect(word, "\"unanswerable\"", false, 0, VAT_TYPE);
     expect(word, "UNANSWERABLE", false, 0, VAT_PARSE);
     expect(word, "7", true, 0, VAT_NOT_ABSTAINED);
 }
@@ -178,7 +180,7 @@ static void test_gate_failures_name_abstention(void **state)
     vat_buf_puts(&a, "\":\"not a number at all\"}");
     v = check_n(ANSWERABLE, a.data, a.len);
     vat_buf_release(&a);
-    assert_string_equal(v.code, VAT_SHAPE);
+    assert_string_equal(v.code, VAT_TYPE);
     assert_reason_has(&v, "or abstain with {\"answerable\":false}");
     json_t *s = json_string(v.reason);
     assert_non_null(s);

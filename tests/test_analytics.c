@@ -862,8 +862,8 @@ static void golden_answer(struct golden *g, char *line)
     if (!golden_ready(g))
         return;
     struct vat_verdict v = vat_tt_check(&g->t, line);
-    bool gate_code = strcmp(code, VAT_SHAPE) == 0 || strcmp(code, VAT_PARSE) == 0 ||
-                     strcmp(code, VAT_TOO_LARGE) == 0 || strcmp(code, VAT_NOT_FINITE) == 0;
+    bool gate_code = strcmp(code, VAT_SHAPE) == 0 || strcmp(code, VAT_TYPE) == 0 ||
+                     strcmp(code, VAT_PARSE) == 0 || strcmp(code, VAT_TOO_LARGE) == 0 || strcmp(code, VAT_NOT_FINITE) == 0;
     bool ok;
     if (strcmp(code, "gated") == 0)
         ok = !v.gate_passed && v.score == 0.0;

@@ -367,7 +367,7 @@ static void test_checker_cases(void **state)
     /* An object task. */
     draw_shaped(v, &t, "object");
     json_t *gold = json_loads(t.gold, 0, NULL);
-    /* Keys in another order and numbers as strings pass. */
+    /* Keys in another order pass; numbers as strings fail the gate (type). */
     json_t *rev = json_object();
     const char *k;
     json_t *x;
@@ -381,6 +381,12 @@ static void test_checker_cases(void **state)
     }
     char *s = vat_json_dumps(rev);
     struct vat_verdict vd = vat_tt_check(&t, s);
+    if (vd.gate_passed || strcmp(vd.code, VAT_TYPE) != 0)
+        fail_msg("'%s' scored %g: %s", s, vd.score, vd.reason);
+    free(s);
+    json_object_foreach(rev, k, x) json_object_set_new(rev, k, json_real(atof(json_string_value(x))));
+    s = vat_json_dumps(rev);
+    vd = vat_tt_check(&t, s);
     if (!(vd.gate_passed && vd.score == 1.0))
         fail_msg("'%s' scored %g: %s", s, vd.score, vd.reason);
     free(s);

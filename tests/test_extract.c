@@ -1,11 +1,12 @@
 /* test_extract.c — answer extraction (verifiers/extract.c): the golden
  * cases of tests/data/extract_cases.txt (every rule, every answer kind,
- * think blocks, answer tags, fences of both kinds, answer lines, CRLF and
- * the adversarial shapes: two fences, a fence inside the think block, an
- * unclosed fence, an empty answer tag, nested tags); a 1 MB think block
- * before the answer; the 4 MiB limit on both sides; completions that are
- * not NUL-terminated; and 4 MiB adversarial inputs that a rescanning
- * extractor would take hours on. */
+ * every decoding: think blocks, HTML comments, answer tags, fences of both
+ * kinds, \boxed{}, answer lines plain and in markdown, closing sentences,
+ * code spans, Python string literals, prose numbers, the trailing SQL
+ * statement, a bare last line, the whole text, no answer, CRLF and the
+ * adversarial shapes); a 1 MB think block before the answer; the 4 MiB
+ * limit on both sides; completions that are not NUL-terminated; and 4 MiB
+ * adversarial inputs that a rescanning extractor would take hours on. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,8 +46,14 @@ static bool is_ws(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+static const char *const rules[] = {"raw",      "answer_tag", "fence",    "boxed",
+                                    "answer_line", "sentence", "sql_tail", "last_line",
+                                    "whole",    "none"};
+#define N_RULES (sizeof rules / sizeof rules[0])
+
 /* What holds for every extraction: the answer is a slice of the completion,
- * auto answers are trimmed, and the rule is one of the five names. */
+ * auto answers taken as they are written are trimmed, decoding never
+ * lengthens them, and the rule is one of the names. */
 static void assert_sane(const char *buf, size_t len, int mode, const struct vat_extraction *x)
 {
     assert_non_null(x->text);
@@ -57,20 +64,26 @@ static void assert_sane(const char *buf, size_t len, int mode, const struct vat_
     } else {
         assert_int_equal(x->len, 0);
     }
-    static const char *const rules[] = {"raw", "answer_tag", "fence", "answer_line", "whole"};
     bool known = false;
-    for (size_t i = 0; i < 5; i++)
+    for (size_t i = 0; i < N_RULES; i++)
         known = known || strcmp(x->rule, rules[i]) == 0;
     assert_true(known);
     if (mode == VAT_EXTRACT_RAW) {
         assert_string_equal(x->rule, "raw");
+        assert_int_equal(x->decode, VAT_DECODE_NONE);
     } else {
         assert_string_not_equal(x->rule, "raw");
-        if (x->len) {
+        if (x->len && x->decode == VAT_DECODE_NONE) {
             assert_false(is_ws(x->text[0]));
             assert_false(is_ws(x->text[x->len - 1]));
         }
+        if (strcmp(x->rule, "none") == 0)
+            assert_int_equal(x->len, 0);
     }
+    char *out = malloc(x->len ? x->len : 1);
+    assert_non_null(out);
+    assert_true(vat_extract_write(x, out) <= x->len);
+    free(out);
 }
 
 /* ---- golden cases -------------------------------------------------------- */
@@ -142,8 +155,7 @@ static void test_golden_cases(void **state)
         fail();
     }
     int cases = 0, failures = 0, lineno = 0;
-    int by_rule[5] = {0}, by_kind[4] = {0};
-    static const char *const rules[] = {"raw", "answer_tag", "fence", "answer_line", "whole"};
+    int by_rule[N_RULES] = {0}, by_kind[4] = {0}, by_decode[4] = {0};
     static const char *const kinds[] = {"value", "regex", "sql", "abstain"};
     char *next = text;
     while (*next) {
@@ -185,16 +197,22 @@ static void test_golden_cases(void **state)
         cases++;
         assert_int_equal(r.rc, 0);
         assert_sane(r.buf, comp.len, mode, &r.x);
-        if (strcmp(r.x.rule, f[3]) != 0 || r.x.len != want.len ||
-            (want.len && memcmp(r.x.text, want.data, want.len) != 0)) {
+        char *got = malloc(r.x.len + 1);
+        assert_non_null(got);
+        size_t glen = vat_extract_write(&r.x, got);
+        if (strcmp(r.x.rule, f[3]) != 0 || glen != want.len ||
+            (want.len && memcmp(got, want.data, want.len) != 0)) {
             print_error("%s:%d: got %s [%.*s], expected %s [%s]\n", path, lineno, r.x.rule,
-                        (int)r.x.len, r.x.text, f[3], want.data ? want.data : "");
+                        (int)glen, got, f[3], want.data ? want.data : "");
             failures++;
         }
-        for (int i = 0; i < 5; i++)
+        for (size_t i = 0; i < N_RULES; i++)
             by_rule[i] += strcmp(f[3], rules[i]) == 0;
         for (int i = 0; i < 4; i++)
             by_kind[i] += strcmp(f[0], kinds[i]) == 0;
+        if (r.x.decode < 4)
+            by_decode[r.x.decode]++;
+        free(got);
         free(r.buf);
         vat_buf_release(&comp);
         vat_buf_release(&want);
@@ -202,12 +220,16 @@ static void test_golden_cases(void **state)
     free(text);
     free(path);
     assert_int_equal(failures, 0);
-    /* the file keeps covering every rule and every answer kind */
-    assert_true(cases >= 40);
-    for (int i = 0; i < 5; i++)
-        assert_true(by_rule[i] > 0);
+    /* the file keeps covering every rule, every answer kind and every
+     * decoding */
+    assert_true(cases >= 200);
+    for (size_t i = 0; i < N_RULES; i++)
+        if (by_rule[i] < 3)
+            fail_msg("%s: rule '%s' has %d cases", path, rules[i], by_rule[i]);
     for (int i = 0; i < 4; i++)
         assert_true(by_kind[i] > 0);
+    for (int i = 0; i < 4; i++)
+        assert_true(by_decode[i] > 0);
 }
 
 /* ---- size ------------------------------------------------------------------ */
@@ -238,7 +260,7 @@ static void test_think_block_1mb(void **state)
     size_t open_len = b.len - strlen("</think>\n\nThe total:\n```json\n1234.5\n```\n");
     r = run_extract("value", b.data, open_len, VAT_EXTRACT_AUTO);
     assert_int_equal(r.rc, 0);
-    assert_string_equal(r.x.rule, "whole");
+    assert_string_equal(r.x.rule, "none");
     assert_int_equal(r.x.len, 0);
     free(r.buf);
     vat_buf_release(&b);
@@ -267,7 +289,7 @@ static void test_size_limit(void **state)
     big[max] = '8';
     assert_int_equal(vat_extract("value", big, max + 1, VAT_EXTRACT_AUTO, &x), -1);
     assert_int_equal(x.len, 0);
-    assert_string_equal(x.rule, "whole");
+    assert_string_equal(x.rule, "none");
     assert_int_equal(vat_extract("sql", big, max + 1, VAT_EXTRACT_RAW, &x), -1);
     assert_int_equal(x.len, 0);
     assert_string_equal(x.rule, "raw");
@@ -306,7 +328,7 @@ static void test_null_and_modes(void **state)
     assert_int_equal(vat_extract("value", NULL, 0, VAT_EXTRACT_AUTO, &x), 0);
     assert_int_equal(x.len, 0);
     assert_non_null(x.text);
-    assert_string_equal(x.rule, "whole");
+    assert_string_equal(x.rule, "none");
     assert_int_equal(vat_extract("value", NULL, 0, VAT_EXTRACT_RAW, &x), 0);
     assert_int_equal(x.len, 0);
     assert_string_equal(x.rule, "raw");
@@ -346,6 +368,10 @@ static void test_adversarial_linear(void **state)
         "<",         "<think>",   "</think>",  "<answer>",    "</answer>", "<answer></think>",
         "```\n",     "````\n```\n", "```json\n~~~\n", "Answer: 1\n", "\n",      "<thin",
         "`",         "<think>```\n", "Final answer",     " ```x\n",  "<ans<answer",
+        "\\boxed{",  "\\boxed{}}",  "{",          "**Answer:** ", "the answer is ",
+        "the the is ", "SELECT (\n", "'",         "/*",        "r'\\",     "<!--",
+        "-->",       "<!-- x -->", "re.compile(r'", "`` `", "$1,",        "[",
+        "{\"a\":[",    "## Answer\n", "\n\n",
     };
     size_t max = VAT_MAX_COMPLETION_BYTES;
     char *buf = malloc(max);

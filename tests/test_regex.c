@@ -461,6 +461,10 @@ static void test_wrong_pattern_names_the_first_differing_case(void **state)
     assert_true(v.gate_passed);
     assert_true(v.score == 0);
     assert_string_equal(v.code, VAT_WRONG_EXTRACTION);
+    /* a held-out case is named, counted, never quoted */
+    assert_string_equal(v.reason, "case 2 (held-out): expected 1 match, got 3; match 1 differs");
+    /* revealed, for a dataset author: the text and both lists */
+    v = vat_check_regex_as(spec, "\\d{4}-\\d{2}-\\d{2}", strlen("\\d{4}-\\d{2}-\\d{2}"), true);
     assert_non_null(strstr(v.reason, "case 2 (held-out)"));
     assert_non_null(strstr(v.reason, "expected [\"2022-01-15\"]"));
     assert_non_null(strstr(v.reason, "got [\"2024-13-01\",\"2024-02-00\",\"2022-01-15\"]"));
@@ -468,8 +472,18 @@ static void test_wrong_pattern_names_the_first_differing_case(void **state)
     /* missing the word-boundary guard fails on the glued case */
     v = check(spec, "\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])");
     assert_string_equal(v.code, VAT_WRONG_EXTRACTION);
+    assert_string_equal(v.reason,
+                        "case 3 (held-out): expected 0 matches, got 2; the 0 expected agree, "
+                        "match 1 is unexpected");
+    v = vat_check_regex_as(spec, "\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])",
+                           strlen("\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])"), true);
     assert_non_null(strstr(v.reason, "case 3 (held-out)"));
     assert_non_null(strstr(v.reason, "expected []"));
+
+    /* fewer matches than expected, those found agreeing */
+    v = check(spec, "2024-03-07|2023-12-31|2022-01-15|2021-06-30");
+    assert_string_equal(v.reason, "case 4 (held-out): expected 2 matches, got 1; the 1 found "
+                                  "agree, match 2 is missing");
 
     /* an example case is named as one */
     v = check(spec, "\\d{4}-03-07");

@@ -864,6 +864,13 @@ static void test_trap_fails_on_heldout(void **state)
             assert_true(v.gate_passed);
             assert_true(v.score == 0.0);
             assert_string_equal(v.code, VAT_WRONG_EXTRACTION);
+            /* by default the reason names the held-out line, never quotes it */
+            size_t idx;
+            int used = 0;
+            if (sscanf(v.reason, "case %zu (held-out): expected %n", &idx, &used) != 1 || !used ||
+                strchr(v.reason, '"'))
+                fail_msg("%s: reason does not name a hidden held-out line: %s", t->id, v.reason);
+            v = vat_check_regex_as(t->spec, t->trap, strlen(t->trap), true);
             if (!reason_names_heldout_miss(t, t->trap, v.reason))
                 fail_msg("%s: reason does not name a held-out line: %s", t->id, v.reason);
             /* gold still passes the hidden lines alone */

@@ -443,6 +443,30 @@ static void test_hard_coded_answer_fails_on_variant(void **state)
     assert_true(v.gate_passed);
     assert_true(v.score == 0.0);
     assert_reason_has(&v, "fixture variant 1");
+    /* the variant is held out: the reason counts and points, never quotes */
+    assert_reason_has(&v, "fixture variant 1 (held out): ");
+    assert_null(strchr(v.reason, '['));
+    assert_null(strchr(v.reason, '\''));
+    json_t *hs = make_spec(GOLD, false);
+    struct vat_verdict rv = vat_check_sql_as(hs, root, hard, strlen(hard), true);
+    assert_string_equal(rv.code, v.code);
+    assert_reason_has(&rv, "fixture variant 1: ");
+    assert_reason_has(&rv, "['C");
+    struct vat_verdict pv;
+    struct vat_sql_prep *hp = vat_sql_prepare(hs, root, NULL, NULL, 0, &pv);
+    assert_non_null(hp);
+    pv = vat_sql_check_prepared_as(hp, hard, strlen(hard), NULL, NULL, true);
+    assert_string_equal(pv.reason, rv.reason);
+    pv = vat_sql_check_prepared_as(hp, hard, strlen(hard), NULL, NULL, false);
+    assert_string_equal(pv.reason, v.reason);
+    vat_sql_prep_free(hp);
+    /* explained fixture by fixture, the variant's verdict is the hidden one */
+    pv = vat_check_sql_fixture_as(hs, root, 1, hard, strlen(hard), false);
+    assert_string_equal(pv.reason, v.reason);
+    pv = vat_check_sql_fixture_as(hs, root, 0, hard, strlen(hard), false);
+    assert_string_equal(pv.code, VAT_OK);
+    assert_string_equal(pv.reason, "rows match on fixture main");
+    json_decref(hs);
     /* On the main fixture alone it would pass. */
     json_t *spec = make_spec(GOLD, false);
     json_array_remove(json_object_get(spec, "fixtures"), 1);

@@ -62,8 +62,8 @@ static void expect_code(const char *spec, const char *answer, size_t len, const 
     if (strcmp(v.code, code) != 0)
         fail_msg("answer %.60s: got %s (%s), expected %s", answer, v.code, v.reason, code);
     bool ok = strcmp(code, VAT_OK) == 0;
-    bool gated = strcmp(code, VAT_SHAPE) == 0 || strcmp(code, VAT_PARSE) == 0 ||
-                 strcmp(code, VAT_TOO_LARGE) == 0 || strcmp(code, VAT_NOT_FINITE) == 0 ||
+    bool gated = strcmp(code, VAT_SHAPE) == 0 || strcmp(code, VAT_TYPE) == 0 ||
+                 strcmp(code, VAT_PARSE) == 0 || strcmp(code, VAT_TOO_LARGE) == 0 || strcmp(code, VAT_NOT_FINITE) == 0 ||
                  strcmp(code, VAT_INTERNAL) == 0;
     assert_int_equal(v.gate_passed, !gated);
     assert_true(v.score == (ok ? 1.0 : 0.0));
@@ -169,7 +169,7 @@ static void test_wrong_value_reason(void **state)
     assert_string_equal(v.code, VAT_WRONG_VALUE);
     assert_reason_has(&v, "not an integer");
     EXPECT(integral, "12.0", VAT_OK);
-    EXPECT(integral, "\"12\"", VAT_OK);
+    EXPECT(integral, "\"12\"", VAT_TYPE);
     v = check(REGIONS, "{\"north\":1200.25,\"south\":80}");
     assert_string_equal(v.code, VAT_WRONG_VALUE);
     assert_reason_has(&v, "'north': got 1200.25, expected 1200.5");
@@ -178,37 +178,46 @@ static void test_wrong_value_reason(void **state)
     assert_string_equal(v.reason, "matches");
 }
 
+/* The prompt asks for a JSON number: a string never is one, however it
+ * spells a number (extraction, not the checker, reads prose numbers). */
 static void test_numbers_as_strings(void **state)
 {
     (void)state;
     const char *money = "{\"checker\":\"value\",\"shape\":\"number\",\"expected\":1234567.5}";
-    static const char *const good[] = {
+    static const char *const strings[] = {
         "\"1234567.5\"", "\"1,234,567.5\"", "\"1,234,567.50\"", "\"+1,234,567.5\"",
-        "\"1.2345675e6\"", "\"1.2345675E+6\"", "\"1,234,567.5e0\"", "\"001234567.5\"",
+        "\"1.2345675e6\"", "\"001234567.5\"", "\"1,23\"",  "\"$1234567.5\"",
+        "\"nan\"",       "\"\"",              "\"-\"",              "\"١٢\"",
     };
-    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
-        EXPECT(money, good[i], VAT_OK);
-    static const char *const bad[] = {
-        "\"1,23\"",       "\"12,345,67\"",   "\"1234,567.5\"", "\",234,567.5\"",
-        "\"1,234,567,\"", "\"1,,234\"",      "\"1,234.5,6\"",  "\" 1234567.5\"",
-        "\"1234567.5 \"", "\"1234567. 5\"",  "\"$1234567.5\"", "\"1234567.5$\"",
-        "\"12abc\"",      "\"0x1A\"",        "\"nan\"",        "\"NaN\"",
-        "\"inf\"",        "\"-Infinity\"",   "\"\"",           "\"-\"",
-        "\"1.\"",         "\".5\"",          "\"1e\"",         "\"1e+\"",
-        "\"--1\"",        "\"1_234_567.5\"", "\"1.234.567,5\"", "\"١٢\"",
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        EXPECT(money, bad[i], VAT_SHAPE);
-    /* a string number that is well formed but too long is not taken */
-    char longnum[300];
-    memset(longnum, '1', sizeof longnum);
-    longnum[0] = '"';
-    longnum[sizeof longnum - 2] = '"';
-    longnum[sizeof longnum - 1] = '\0';
-    EXPECT(money, longnum, VAT_SHAPE);
-    /* the comma rule applies inside objects and lists too */
-    EXPECT(REGIONS, "{\"north\":\"1,200.5\",\"south\":\"80\"}", VAT_OK);
-    EXPECT(REGIONS, "{\"north\":\"1,2005\",\"south\":\"80\"}", VAT_SHAPE);
+    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
+        EXPECT(money, strings[i], VAT_TYPE);
+    EXPECT(money, "1234567.5", VAT_OK);
+    EXPECT(money, "1.2345675e6", VAT_OK);
+    struct vat_verdict v = check(money, "\"1234567.5\"");
+    assert_false(v.gate_passed);
+    assert_reason_has(&v, "expected a number, got the string '1234567.5'");
+    /* at every position, named by its path */
+    v = check(REGIONS, "{\"north\":\"1,200.5\",\"south\":80}");
+    assert_string_equal(v.code, VAT_TYPE);
+    assert_reason_has(&v, "expected a number at 'north', got the string '1,200.5'");
+    v = check(PIVOT, "{\"2026-03\":{\"dhl\":\"4\"}}");
+    assert_string_equal(v.code, VAT_TYPE);
+    assert_reason_has(&v, "at '2026-03/dhl'");
+    const char *nums = "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"number\","
+                       "\"ordered\":true,\"expected\":[3,1.5]}";
+    v = check(nums, "[3,\"1.5\"]");
+    assert_string_equal(v.code, VAT_TYPE);
+    assert_reason_has(&v, "expected a number at item 2, got the string '1.5'");
+    v = check(nums, "[3,false]");
+    assert_reason_has(&v, "expected a number at item 2, got false");
+    /* and a number where a string is asked */
+    v = check(TOPN, "[\"acme\",7]");
+    assert_string_equal(v.code, VAT_TYPE);
+    assert_reason_has(&v, "expected a string at item 2, got a number");
+    /* 3 and 3.0 are the same number */
+    EXPECT(nums, "[3.0,1.50]", VAT_OK);
+    EXPECT(NUM12, "12.0", VAT_OK);
+    EXPECT(NUM12, "1.2e1", VAT_OK);
 }
 
 static void test_non_finite(void **state)
@@ -220,12 +229,9 @@ static void test_non_finite(void **state)
     EXPECT(NUM12, "-Infinity", VAT_PARSE);
     EXPECT(NUM12, "1e400", VAT_NOT_FINITE);
     EXPECT(NUM12, "-1e400", VAT_NOT_FINITE);
-    EXPECT(NUM12, "\"1e400\"", VAT_NOT_FINITE);
-    EXPECT(NUM12, "\"-1,000e999\"", VAT_NOT_FINITE);
+    EXPECT(NUM12, "\"1e400\"", VAT_TYPE);
     EXPECT(REGIONS, "{\"north\":1e400,\"south\":80}", VAT_NOT_FINITE);
-    EXPECT(REGIONS, "{\"north\":\"9e999\",\"south\":80}", VAT_NOT_FINITE);
-    struct vat_verdict v = check(REGIONS, "{\"north\":\"9e999\",\"south\":80}");
-    assert_reason_has(&v, "'north'");
+    EXPECT(REGIONS, "{\"north\":\"9e999\",\"south\":80}", VAT_TYPE);
     /* underflow is a finite zero, and a long integer is a finite number */
     const char *zero = "{\"checker\":\"value\",\"shape\":\"number\",\"expected\":0}";
     EXPECT(zero, "1e-400", VAT_OK);
@@ -239,24 +245,29 @@ static void test_non_finite(void **state)
 static void test_shape_errors(void **state)
 {
     (void)state;
+    /* a position asking for a number or a string: type */
     static const char *const not_number[] = {"[12]", "{\"a\":12}", "true", "false", "null",
                                              "\"twelve\""};
     for (size_t i = 0; i < sizeof not_number / sizeof *not_number; i++)
-        EXPECT(NUM12, not_number[i], VAT_SHAPE);
-    static const char *const not_object[] = {"[1200.5,80]", "1280.5", "\"north\"", "null",
-                                             "{\"north\":[1200.5],\"south\":80}",
-                                             "{\"north\":{\"v\":1200.5},\"south\":80}",
-                                             "{\"north\":true,\"south\":80}"};
+        EXPECT(NUM12, not_number[i], VAT_TYPE);
+    static const char *const bad_cell[] = {"{\"north\":[1200.5],\"south\":80}",
+                                           "{\"north\":{\"v\":1200.5},\"south\":80}",
+                                           "{\"north\":true,\"south\":80}"};
+    for (size_t i = 0; i < sizeof bad_cell / sizeof *bad_cell; i++)
+        EXPECT(REGIONS, bad_cell[i], VAT_TYPE);
+    static const char *const bad_item[] = {"[\"acme\",[\"globex\"]]", "[\"acme\",null]",
+                                           "[\"acme\",1]"};
+    for (size_t i = 0; i < sizeof bad_item / sizeof *bad_item; i++)
+        EXPECT(TOPN, bad_item[i], VAT_TYPE);
+    EXPECT(PIVOT, "{\"2026-03\":{\"dhl\":\"four\"}}", VAT_TYPE);
+    /* a position asking for an object or an array: shape */
+    static const char *const not_object[] = {"[1200.5,80]", "1280.5", "\"north\"", "null"};
     for (size_t i = 0; i < sizeof not_object / sizeof *not_object; i++)
         EXPECT(REGIONS, not_object[i], VAT_SHAPE);
-    static const char *const not_list[] = {"{\"a\":\"acme\"}", "\"acme\"", "3",
-                                           "[\"acme\",[\"globex\"]]", "[\"acme\",null]",
-                                           "[\"acme\",1]"};
+    static const char *const not_list[] = {"{\"a\":\"acme\"}", "\"acme\"", "3"};
     for (size_t i = 0; i < sizeof not_list / sizeof *not_list; i++)
         EXPECT(TOPN, not_list[i], VAT_SHAPE);
-    static const char *const not_pivot[] = {"[]", "4", "{\"2026-03\":4}",
-                                            "{\"2026-03\":{\"dhl\":\"four\"}}",
-                                            "{\"2026-03\":[4,0]}"};
+    static const char *const not_pivot[] = {"[]", "4", "{\"2026-03\":4}", "{\"2026-03\":[4,0]}"};
     for (size_t i = 0; i < sizeof not_pivot / sizeof *not_pivot; i++)
         EXPECT(PIVOT, not_pivot[i], VAT_SHAPE);
 }
@@ -268,9 +279,9 @@ static void test_shape_reasons(void **state)
     assert_false(v.gate_passed);
     assert_reason_has(&v, "expected an object of key -> number, got an array");
     v = check(REGIONS, "{\"north\":\"n/a\",\"south\":80}");
-    assert_reason_has(&v, "but 'north' is the string 'n/a'");
+    assert_reason_has(&v, "expected a number at 'north', got the string 'n/a'");
     v = check(TOPN, "[\"acme\",7]");
-    assert_reason_has(&v, "expected an array of strings, but item 2 is a number");
+    assert_reason_has(&v, "expected a string at item 2, got a number");
     v = check(PIVOT, "{\"2026-03\":{\"dhl\":\"x\"}}");
     assert_reason_has(&v, "'2026-03/dhl'");
     v = check(PIVOT, "{\"2026-03\":7}");
@@ -308,7 +319,7 @@ static void test_depth_bomb(void **state)
     memset(ok, '[', VAT_MAX_JSON_DEPTH);
     memset(ok + VAT_MAX_JSON_DEPTH, ']', VAT_MAX_JSON_DEPTH);
     ok[2 * VAT_MAX_JSON_DEPTH] = '\0';
-    EXPECT(TOPN, ok, VAT_SHAPE);
+    EXPECT(TOPN, ok, VAT_TYPE);
     memset(over, '[', VAT_MAX_JSON_DEPTH + 1);
     memset(over + VAT_MAX_JSON_DEPTH + 1, ']', VAT_MAX_JSON_DEPTH + 1);
     over[2 * VAT_MAX_JSON_DEPTH + 2] = '\0';
@@ -479,7 +490,8 @@ static void test_lists_unordered(void **state)
     /* number items compare with tolerance, in any order */
     const char *nums = "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"number\","
                        "\"ordered\":false,\"unique\":true,\"expected\":[1.5,-2,1e6]}";
-    EXPECT(nums, "[1000000.0009,\"-2\",1.5]", VAT_OK);
+    EXPECT(nums, "[1000000.0009,-2,1.5]", VAT_OK);
+    EXPECT(nums, "[1000000.0009,\"-2\",1.5]", VAT_TYPE);
     EXPECT(nums, "[1000000.0011,-2,1.5]", VAT_WRONG_ITEMS);
     EXPECT(nums, "[1.5,1.5,-2]", VAT_DUPLICATE);
     EXPECT(nums, "[1.5,-2]", VAT_WRONG_LENGTH);
@@ -583,7 +595,7 @@ static void test_reason_safety(void **state)
         vat_buf_puts(&a, "A\\t");
     vat_buf_puts(&a, "\"");
     v = check_n(NUM12, a.data, a.len);
-    assert_string_equal(v.code, VAT_SHAPE);
+    assert_string_equal(v.code, VAT_TYPE);
     assert_reason_sane(&v);
     vat_buf_release(&a);
 }
@@ -695,7 +707,8 @@ static void test_golden_cases(void **state)
         }
         cases++;
         bool want_ok = strcmp(code, VAT_OK) == 0;
-        bool want_gated = strcmp(code, VAT_SHAPE) == 0 || strcmp(code, VAT_PARSE) == 0 ||
+        bool want_gated = strcmp(code, VAT_SHAPE) == 0 || strcmp(code, VAT_TYPE) == 0 ||
+                          strcmp(code, VAT_PARSE) == 0 ||
                           strcmp(code, VAT_TOO_LARGE) == 0 || strcmp(code, VAT_NOT_FINITE) == 0;
         ok += want_ok;
         gate_fail += want_gated;

@@ -1955,6 +1955,28 @@ void vat_rx_prep_free(struct vat_rx_prep *p)
 struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *pr, const char *answer,
                                             size_t len)
 {
+    return vat_check_regex_prepared_as(pr, answer, len, false);
+}
+
+/* The reason of a held-out case the pattern gets wrong, kept hidden: the
+ * counts and the first match that differs, never the case's text or a
+ * match (its matches are pieces of the text). */
+static void hidden_case_reason(struct vat_buf *b, const char *what, size_t ne, size_t count,
+                               size_t j, bool over)
+{
+    vat_buf_printf(b, "%s: expected %zu match%s, got %zu%s", what, ne, ne == 1 ? "" : "es",
+                   count, over ? " or more" : "");
+    if (j < ne && j < count)
+        vat_buf_printf(b, "; match %zu differs", j + 1);
+    else if (count < ne)
+        vat_buf_printf(b, "; the %zu found agree, match %zu is missing", count, count + 1);
+    else
+        vat_buf_printf(b, "; the %zu expected agree, match %zu is unexpected", ne, ne + 1);
+}
+
+struct vat_verdict vat_check_regex_prepared_as(const struct vat_rx_prep *pr, const char *answer,
+                                               size_t len, bool reveal)
+{
     struct vat_verdict v;
     struct rx_prog p;
     if (pr->bad)
@@ -1995,14 +2017,18 @@ struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *pr, const 
         snprintf(what, sizeof what, "case %zu (%s)", i, k->held ? "held-out" : "example");
         size_t at = j < count ? spans[2 * j] : j ? spans[2 * j - 1] : 0;
         struct vat_buf b = VAT_BUF_INIT;
-        vat_buf_printf(&b, "%s ", what);
-        quote_window(&b, s, n, at, RX_QUOTE_TEXT);
-        vat_buf_puts(&b, ": expected ");
-        quote_list(&b, k->exp, NULL, NULL, ne, RX_QUOTE_LIST);
-        vat_buf_puts(&b, " got ");
-        quote_list(&b, NULL, s, spans, count, RX_QUOTE_LIST);
-        if (rc == RX_OVER_CAP)
-            vat_buf_puts(&b, "+");
+        if (k->held && !reveal) {
+            hidden_case_reason(&b, what, ne, count, j, rc == RX_OVER_CAP);
+        } else {
+            vat_buf_printf(&b, "%s ", what);
+            quote_window(&b, s, n, at, RX_QUOTE_TEXT);
+            vat_buf_puts(&b, ": expected ");
+            quote_list(&b, k->exp, NULL, NULL, ne, RX_QUOTE_LIST);
+            vat_buf_puts(&b, " got ");
+            quote_list(&b, NULL, s, spans, count, RX_QUOTE_LIST);
+            if (rc == RX_OVER_CAP)
+                vat_buf_puts(&b, "+");
+        }
         v = vat_verdict_make(true, 0, VAT_WRONG_EXTRACTION, "%s", b.data);
         vat_buf_release(&b);
         break;
@@ -2017,8 +2043,14 @@ struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *pr, const 
 
 struct vat_verdict vat_check_regex(const json_t *spec, const char *answer, size_t len)
 {
+    return vat_check_regex_as(spec, answer, len, false);
+}
+
+struct vat_verdict vat_check_regex_as(const json_t *spec, const char *answer, size_t len,
+                                      bool reveal)
+{
     struct vat_rx_prep *p = vat_rx_prepare(spec, NULL);
-    struct vat_verdict v = vat_check_regex_prepared(p, answer, len);
+    struct vat_verdict v = vat_check_regex_prepared_as(p, answer, len, reveal);
     vat_rx_prep_free(p);
     return v;
 }

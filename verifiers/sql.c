@@ -3743,6 +3743,140 @@ static bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, b
     return false;
 }
 
+/* ---- reasons that keep a held-out fixture hidden ----------------------------------- */
+
+/* A value's kind, in words that hold none of it. */
+static const char *val_kind(const struct sql_val *x)
+{
+    static const char *const kinds[] = {"NULL", "a number", "text", "a blob"};
+    return kinds[type_rank(x->type)];
+}
+
+/* Where row a of x first differs from row b of y: its column and how,
+ * without a value ("column 2: text, expected a number", "column 3:
+ * another number"). */
+static void reason_cell(struct reason *r, const struct sql_rows *x, size_t a,
+                        const struct sql_rows *y, size_t b, double rel, double abs)
+{
+    const struct sql_val *ra = row_at(x, a), *rb = row_at(y, b);
+    for (size_t c = 0; c < x->ncol; c++) {
+        if (val_equal(&ra[c], &rb[c], rel, abs))
+            continue;
+        int kx = type_rank(ra[c].type), ky = type_rank(rb[c].type);
+        static const char *const other[] = {"", "another number", "other text", "another blob"};
+        if (kx != ky)
+            reason_printf(r, "column %zu: %s, expected %s", c + 1, val_kind(&ra[c]),
+                          val_kind(&rb[c]));
+        else
+            reason_printf(r, "column %zu: %s", c + 1, other[kx]);
+        return;
+    }
+}
+
+/* The verdict of rows that differ on a held-out fixture (rows_agree has
+ * said they do): the counts, the first row and column that differ, an
+ * order; never a value of the fixture or of the answer's rows on it. */
+static struct vat_verdict rows_hidden_verdict(const struct sql_rows *got,
+                                              const struct sql_rows *exp, bool ordered,
+                                              double rel, double abs, const char *label)
+{
+    struct reason r = {{0}, 0};
+    size_t ng = got->nrow, ne = exp->nrow;
+    const char *code = rows_differ_code(got, exp);
+    reason_printf(&r, "fixture %s (held out): ", label);
+    if (got->ncol != exp->ncol) {
+        reason_printf(&r, "the query returns %zu column%s, expected %zu", got->ncol,
+                      got->ncol == 1 ? "" : "s", exp->ncol);
+        return reason_verdict(true, 0, code, &r);
+    }
+    reason_printf(&r, "%zu row%s, expected %zu", ng, ng == 1 ? "" : "s", ne);
+    if (ordered) {
+        size_t i = 0, m = ng < ne ? ng : ne;
+        while (i < m && row_equal(got, i, exp, i, rel, abs))
+            i++;
+        bool same_set = false;
+        if (ng == ne) {
+            size_t *gi = sorted_index(got), *ei = sorted_index(exp);
+            same_set = true;
+            for (size_t k = 0; k < ng && same_set; k++)
+                same_set = row_equal(got, gi[k], exp, ei[k], rel, abs);
+            free(gi);
+            free(ei);
+        }
+        if (same_set) {
+            reason_printf(&r, "; the right rows in the wrong order: row %zu is out of place",
+                          i + 1);
+            return reason_verdict(true, 0, VAT_WRONG_ORDER, &r);
+        }
+        if (i < m) {
+            reason_printf(&r, "; row %zu differs at ", i + 1);
+            reason_cell(&r, got, i, exp, i, rel, abs);
+        } else if (ng < ne) {
+            reason_printf(&r, "; the %zu given agree, row %zu is missing", ng, ng + 1);
+        } else {
+            reason_printf(&r, "; the %zu expected agree, row %zu is unexpected", ne, ne + 1);
+        }
+        return reason_verdict(true, 0, code, &r);
+    }
+    /* as rows_agree pairs them: the first unexpected and missing rows in
+     * the total order, the answer's row named by its position */
+    size_t *gi = sorted_index(got), *ei = sorted_index(exp);
+    size_t i = 0, j = 0, miss = SIZE_MAX, extra = SIZE_MAX;
+    while (i < ne && j < ng) {
+        if (row_equal(exp, ei[i], got, gi[j], rel, abs)) {
+            i++;
+            j++;
+        } else if (row_order(exp, ei[i], got, gi[j]) < 0) {
+            if (miss == SIZE_MAX)
+                miss = ei[i];
+            i++;
+        } else {
+            if (extra == SIZE_MAX)
+                extra = gi[j];
+            j++;
+        }
+    }
+    if (i < ne && miss == SIZE_MAX)
+        miss = ei[i];
+    if (j < ng && extra == SIZE_MAX)
+        extra = gi[j];
+    free(gi);
+    free(ei);
+    if (extra != SIZE_MAX)
+        reason_printf(&r, "; row %zu of the answer is not expected", extra + 1);
+    if (miss != SIZE_MAX)
+        reason_puts(&r, "; an expected row is missing");
+    if (extra != SIZE_MAX && miss != SIZE_MAX) {
+        reason_puts(&r, "; they first differ at ");
+        reason_cell(&r, got, extra, exp, miss, rel, abs);
+    }
+    return reason_verdict(true, 0, code, &r);
+}
+
+/* rows_agree, with the hidden reason when hide is set. */
+static bool rows_agree_as(const struct sql_rows *got, const struct sql_rows *exp, bool ordered,
+                          double rel, double abs, const char *label, bool hide,
+                          struct vat_verdict *v)
+{
+    if (!hide || !v)
+        return rows_agree(got, exp, ordered, rel, abs, label, v);
+    if (rows_agree(got, exp, ordered, rel, abs, label, NULL))
+        return true;
+    *v = rows_hidden_verdict(got, exp, ordered, rel, abs, label);
+    return false;
+}
+
+/* A run that failed on a held-out fixture: SQLite's message of a run-time
+ * error can quote a value the query read (a JSON path taken from a row),
+ * so it is withheld; the other failures (budgets, caps) hold no value. */
+static void hide_run_failure(struct vat_verdict *v, const char *label, bool hide)
+{
+    if (hide && strcmp(v->code, VAT_SQL_ERROR) == 0)
+        *v = verdictf(true, VAT_SQL_ERROR,
+                      "fixture %s (held out): the query fails with a run-time error there",
+                      label);
+}
+
 /* ---- rows as JSON ------------------------------------------------------------------ */
 
 static json_t *text_json(const unsigned char *p, size_t n)
@@ -3824,51 +3958,97 @@ static void fixture_label(char *buf, size_t cap, size_t i)
 struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const char *answer,
                                  size_t len)
 {
+    return vat_check_sql_as(spec, root, answer, len, false);
+}
+
+/* Checks the answer on fixture i of s: 0 when its rows agree with the
+ * reference's, else -1 with *v the verdict (an internal one when the
+ * reference fails there). */
+static int check_fixture(const struct sql_spec *s, const char *root, size_t i, const char *answer,
+                         size_t len, const struct query_facts *qf, const struct query_facts *rf,
+                         bool reveal, struct vat_verdict *v)
+{
+    char label[32];
+    fixture_label(label, sizeof label, i);
+    struct fixture_img img;
+    if (fixture_load(root, json_string_value(json_array_get(s->fixtures, i)), s->load, true, &img,
+                     NULL, v) != 0)
+        return -1;
+    struct sql_rows exp, got;
+    int rc = sandbox_run(s, &img, label, s->reference, s->reference_len, rf, RUN_PLAIN, &exp, v);
+    if (rc != 0) {
+        struct reason r = {{0}, 0};
+        reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
+        reason_puts(&r, v->reason);
+        free(img.own);
+        *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+        return -1;
+    }
+    bool hide = !reveal && i > 0; /* the variants are held out */
+    rc = sandbox_run(s, &img, label, answer, len, qf, RUN_PLAIN, &got, v);
+    free(img.own);
+    if (rc != 0) {
+        rows_release(&exp);
+        hide_run_failure(v, label, hide);
+        return -1;
+    }
+    bool same = rows_agree_as(&got, &exp, s->ordered, s->rel_tol, s->abs_tol, label, hide, v);
+    rows_release(&exp);
+    rows_release(&got);
+    return same ? 0 : -1;
+}
+
+/* The spec read and both queries gated, for a check; false with *v set. */
+static bool check_begin(const json_t *spec, const char *answer, size_t len, struct sql_spec *s,
+                        struct query_facts *qf, struct query_facts *rf, struct vat_verdict *v)
+{
+    if (spec_read(spec, true, true, s, v) != 0)
+        return false;
+    if (!answer) {
+        *v = verdictf(false, VAT_PARSE, "no answer given");
+        return false;
+    }
+    if (!query_gate(answer, len, qf, v))
+        return false;
+    if (!query_gate(s->reference, s->reference_len, rf, v)) {
+        struct reason r = {{0}, 0};
+        reason_printf(&r, "the reference query fails the gate (%s): ", v->code);
+        reason_puts(&r, v->reason);
+        *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+        return false;
+    }
+    return true;
+}
+
+struct vat_verdict vat_check_sql_as(const json_t *spec, const char *root, const char *answer,
+                                    size_t len, bool reveal)
+{
     struct vat_verdict v;
     struct sql_spec s;
-    if (spec_read(spec, true, true, &s, &v) != 0)
-        return v;
-    if (!answer)
-        return verdictf(false, VAT_PARSE, "no answer given");
     struct query_facts qf, rf;
-    if (!query_gate(answer, len, &qf, &v))
+    if (!check_begin(spec, answer, len, &s, &qf, &rf, &v))
         return v;
-    if (!query_gate(s.reference, s.reference_len, &rf, &v)) {
-        struct reason r = {{0}, 0};
-        reason_printf(&r, "the reference query fails the gate (%s): ", v.code);
-        reason_puts(&r, v.reason);
-        return reason_verdict(false, 0, VAT_INTERNAL, &r);
-    }
-    for (size_t i = 0; i < s.n_fixtures; i++) {
-        char label[32];
-        fixture_label(label, sizeof label, i);
-        struct fixture_img img;
-        if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, true,
-                         &img, NULL, &v) != 0)
+    for (size_t i = 0; i < s.n_fixtures; i++)
+        if (check_fixture(&s, root, i, answer, len, &qf, &rf, reveal, &v) != 0)
             return v;
-        struct sql_rows exp, got;
-        int rc = sandbox_run(&s, &img, label, s.reference, s.reference_len, &rf, RUN_PLAIN, &exp,
-                             &v);
-        if (rc != 0) {
-            struct reason r = {{0}, 0};
-            reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v.code);
-            reason_puts(&r, v.reason);
-            free(img.own);
-            return reason_verdict(false, 0, VAT_INTERNAL, &r);
-        }
-        rc = sandbox_run(&s, &img, label, answer, len, &qf, RUN_PLAIN, &got, &v);
-        free(img.own);
-        if (rc != 0) {
-            rows_release(&exp);
-            return v;
-        }
-        bool same = rows_agree(&got, &exp, s.ordered, s.rel_tol, s.abs_tol, label, &v);
-        rows_release(&exp);
-        rows_release(&got);
-        if (!same)
-            return v;
-    }
     return vat_verdict_make(true, 1, VAT_OK, "rows match on all %zu fixtures", s.n_fixtures);
+}
+
+struct vat_verdict vat_check_sql_fixture_as(const json_t *spec, const char *root, size_t i,
+                                            const char *answer, size_t len, bool reveal)
+{
+    struct vat_verdict v;
+    struct sql_spec s;
+    struct query_facts qf, rf;
+    if (!check_begin(spec, answer, len, &s, &qf, &rf, &v))
+        return v;
+    if (i >= s.n_fixtures)
+        return verdictf(false, VAT_INTERNAL, "the spec has no fixture %zu", i);
+    if (check_fixture(&s, root, i, answer, len, &qf, &rf, reveal, &v) != 0)
+        return v;
+    char label[32];
+    fixture_label(label, sizeof label, i);
+    return vat_verdict_make(true, 1, VAT_OK, "rows match on fixture %s", label);
 }
 
 json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_rel,
@@ -4461,24 +4641,31 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
 }
 
 static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *answer, size_t len,
-                                         bool *is_trap, bool *pure, bool reasons);
+                                         bool *is_trap, bool *pure, bool reasons, bool reveal);
 
 struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const char *answer,
                                                size_t len, bool *is_trap, bool *pure)
 {
-    return check_prepared(p, answer, len, is_trap, pure, true);
+    return check_prepared(p, answer, len, is_trap, pure, true, false);
+}
+
+struct vat_verdict vat_sql_check_prepared_as(struct vat_sql_prep *p, const char *answer,
+                                             size_t len, bool *is_trap, bool *pure, bool reveal)
+{
+    return check_prepared(p, answer, len, is_trap, pure, true, reveal);
 }
 
 struct vat_verdict vat_sql_check_prepared_score(struct vat_sql_prep *p, const char *answer,
                                                 size_t len)
 {
-    return check_prepared(p, answer, len, NULL, NULL, false);
+    return check_prepared(p, answer, len, NULL, NULL, false, false);
 }
 
 /* reasons false: rows that differ give a verdict with its code and no
- * reason (vat_sql_check_prepared_score). */
+ * reason (vat_sql_check_prepared_score).  reveal false: reasons about a
+ * variant fixture say how the rows differ, never what they hold. */
 static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *answer, size_t len,
-                                         bool *is_trap, bool *pure, bool reasons)
+                                         bool *is_trap, bool *pure, bool reasons, bool reveal)
 {
     struct vat_verdict v;
     bool trap_same = p->trap != NULL, failed = false;
@@ -4508,12 +4695,15 @@ static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *ans
             rows_copy(&got, &m->rows);
         else if (prep_run(p, i, p->sw ? &held : NULL, label, answer, len, &qf, &got, &rv,
                           pure) != 0) {
-            if (!failed)
+            if (!failed) {
                 v = rv;
+                hide_run_failure(&v, label, !reveal && i > 0);
+            }
             return v;
         }
-        if (!failed && !rows_agree(&got, &p->gold[i], p->s.ordered, p->s.rel_tol, p->s.abs_tol,
-                                   label, reasons ? &v : NULL)) {
+        if (!failed && !rows_agree_as(&got, &p->gold[i], p->s.ordered, p->s.rel_tol,
+                                      p->s.abs_tol, label, !reveal && i > 0,
+                                      reasons ? &v : NULL)) {
             failed = true;
             if (!reasons)
                 v = (struct vat_verdict){.gate_passed = true, .score = 0,

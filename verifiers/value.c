@@ -20,9 +20,6 @@
 /* Lists up to this size are compared on the stack; longer ones are the
  * one place a call allocates beyond the parse. */
 #define SMALL_LIST 64
-/* A number written as a string longer than this is not taken as one:
- * real answers are far shorter, and the bound keeps the copy on the stack. */
-#define DECIMAL_MAX 128
 /* At most this many bytes of any answer-supplied text reach a reason. */
 #define QUOTE_MAX 40
 #define DEFAULT_TOL 1e-9
@@ -153,11 +150,6 @@ static const char *fmt_num(double x, char out[40])
     return out;
 }
 
-static void put_quoted(struct vat_reason *r, const char *s)
-{
-    vat_reason_text(r, s, strlen(s), QUOTE_MAX, true);
-}
-
 /* 'outer/key' or 'key' */
 static void put_path(struct vat_reason *r, const char *outer, const char *key)
 {
@@ -179,86 +171,17 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-/* Copies the digit run at s[i] into buf; returns the index after it. */
-static size_t skip_digits(const char *s, size_t i, size_t n, char *buf, size_t *k)
+/* The value of a JSON number.  A string is never one: the prompt asks for
+ * a JSON number, and a string holding digits fails the gate (type). */
+static enum num_status number_of(const json_t *j, double *out)
 {
-    while (i < n && is_digit(s[i]))
-        buf[(*k)++] = s[i++];
-    return i;
-}
-
-/* A decimal written as a string: [+-] digits (or 1-3 digits then groups
- * of ",ddd") [. digits] [e [+-] digits], nothing else.  The grammar is
- * checked by hand so strtod never sees hex, "inf", "nan" or spaces. */
-static enum num_status parse_decimal(const char *s, size_t n, double *out)
-{
-    char buf[DECIMAL_MAX + 1];
-    size_t i = 0, k = 0, at;
-    if (n == 0 || n > DECIMAL_MAX)
+    if (!json_is_number(j))
         return NUM_NOT_NUMBER;
-    if (s[i] == '+' || s[i] == '-')
-        buf[k++] = s[i++];
-    at = i;
-    i = skip_digits(s, i, n, buf, &k);
-    if (i == at)
-        return NUM_NOT_NUMBER;
-    if (i < n && s[i] == ',') {
-        if (i - at > 3)
-            return NUM_NOT_NUMBER;
-        while (i < n && s[i] == ',') {
-            i++;
-            for (int d = 0; d < 3; d++) {
-                if (i >= n || !is_digit(s[i]))
-                    return NUM_NOT_NUMBER;
-                buf[k++] = s[i++];
-            }
-        }
-        if (i < n && is_digit(s[i]))
-            return NUM_NOT_NUMBER;
-    }
-    if (i < n && s[i] == '.') {
-        buf[k++] = s[i++];
-        at = i;
-        i = skip_digits(s, i, n, buf, &k);
-        if (i == at)
-            return NUM_NOT_NUMBER;
-    }
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        buf[k++] = s[i++];
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            buf[k++] = s[i++];
-        at = i;
-        i = skip_digits(s, i, n, buf, &k);
-        if (i == at)
-            return NUM_NOT_NUMBER;
-    }
-    if (i != n)
-        return NUM_NOT_NUMBER;
-    buf[k] = '\0';
-    char *end;
-    errno = 0;
-    double d = strtod(buf, &end);
-    if (end != buf + k)
-        return NUM_NOT_NUMBER;
+    double d = json_number_value(j);
     if (!isfinite(d))
         return NUM_NOT_FINITE;
     *out = d;
     return NUM_OK;
-}
-
-/* The value of a JSON number, or of a string holding a decimal. */
-static enum num_status number_of(const json_t *j, double *out)
-{
-    if (json_is_number(j)) {
-        double d = json_number_value(j);
-        if (!isfinite(d))
-            return NUM_NOT_FINITE;
-        *out = d;
-        return NUM_OK;
-    }
-    if (json_is_string(j))
-        return parse_decimal(json_string_value(j), json_string_length(j), out);
-    return NUM_NOT_NUMBER;
 }
 
 /* ---- spec --------------------------------------------------------------- */
@@ -463,9 +386,10 @@ static const char *type_text(const json_t *j)
     return "something else";
 }
 
-/* "expected <shape>, got X" or "expected <shape>, but <where> is X". */
-static bool gate_fail(const struct vat_value_spec *vs, const struct where *w, const json_t *j,
-                      bool as_number, struct vat_verdict *v)
+/* A position that asks for an object or an array holds something else:
+ * "expected <shape>, got X" or "expected <shape>, but <where> is X". */
+static bool shape_fail(const struct vat_value_spec *vs, const struct where *w, const json_t *j,
+                       struct vat_verdict *v)
 {
     struct vat_reason r;
     reason_init(&r);
@@ -477,40 +401,58 @@ static bool gate_fail(const struct vat_value_spec *vs, const struct where *w, co
     } else {
         vat_reason_puts(&r, "got ");
     }
-    if (as_number && json_is_string(j)) {
-        vat_reason_puts(&r, "the string ");
-        put_quoted(&r, json_string_value(j));
-        vat_reason_puts(&r, ", not a decimal number");
-    } else {
-        vat_reason_puts(&r, type_text(j));
-    }
+    vat_reason_puts(&r, type_text(j));
     *v = verdict(false, 0, VAT_SHAPE, &r);
     return false;
 }
 
-/* Returns true for a finite number (or decimal string), else false with
- * *v a shape or not_finite verdict. */
+/* A position that asks for a number or a string holds another JSON type:
+ * "expected a number at <where>, got the string '3.5'" (at the top, no
+ * "at"). */
+static bool type_fail(const char *want, const struct where *w, const json_t *j,
+                      struct vat_verdict *v)
+{
+    struct vat_reason r;
+    reason_init(&r);
+    vat_reason_printf(&r, "expected %s", want);
+    if (w) {
+        vat_reason_puts(&r, " at ");
+        put_where(&r, w);
+    }
+    vat_reason_puts(&r, ", got ");
+    if (json_is_string(j)) {
+        vat_reason_puts(&r, "the string ");
+        vat_reason_text(&r, json_string_value(j), json_string_length(j), QUOTE_MAX, true);
+    } else {
+        vat_reason_puts(&r, type_text(j));
+    }
+    *v = verdict(false, 0, VAT_TYPE, &r);
+    return false;
+}
+
+/* Returns true for a finite JSON number, else false with *v a type (or
+ * not_finite) verdict. */
 static bool gate_number(const struct vat_value_spec *vs, const json_t *j, const struct where *w,
                         struct vat_verdict *v)
 {
+    (void)vs;
     double d;
     enum num_status st = number_of(j, &d);
     if (st == NUM_OK)
         return true;
     if (st == NUM_NOT_FINITE) {
+        /* jansson refuses overflow when parsing; kept for values built in C */
         struct vat_reason r;
         reason_init(&r);
         if (w) {
             put_where(&r, w);
             vat_reason_puts(&r, " is ");
         }
-        vat_reason_puts(&r, "the string ");
-        vat_reason_text(&r, json_string_value(j), json_string_length(j), QUOTE_MAX, true);
-        vat_reason_puts(&r, ", which is not a finite number");
+        vat_reason_puts(&r, "not a finite number");
         *v = verdict(false, 0, VAT_NOT_FINITE, &r);
         return false;
     }
-    return gate_fail(vs, w, j, true, v);
+    return type_fail("a number", w, j, v);
 }
 
 /* Gates an object of numbers; outer names it inside an object of objects. */
@@ -539,32 +481,32 @@ bool vat_value_gate(const struct vat_value_spec *vs, const json_t *a, struct vat
         return gate_number(vs, a, NULL, v);
     case VAT_SHAPE_LIST:
         if (!json_is_array(a))
-            return gate_fail(vs, NULL, a, false, v);
+            return shape_fail(vs, NULL, a, v);
         json_array_foreach(a, i, val) {
             struct where w = {NULL, NULL, i + 1};
             if (vs->items_number && !gate_number(vs, val, &w, v))
                 return false;
             if (!vs->items_number && !json_is_string(val))
-                return gate_fail(vs, &w, val, false, v);
+                return type_fail("a string", &w, val, v);
         }
         return true;
     case VAT_SHAPE_OBJECT:
         if (!json_is_object(a))
-            return gate_fail(vs, NULL, a, false, v);
+            return shape_fail(vs, NULL, a, v);
         return gate_object(vs, a, NULL, v);
     case VAT_SHAPE_OBJECT_OF_OBJECTS:
         if (!json_is_object(a))
-            return gate_fail(vs, NULL, a, false, v);
+            return shape_fail(vs, NULL, a, v);
         json_object_foreach((json_t *)a, k, val) {
             struct where w = {NULL, k, 0};
             if (!json_is_object(val))
-                return gate_fail(vs, &w, val, false, v);
+                return shape_fail(vs, &w, val, v);
             if (!gate_object(vs, val, k, v))
                 return false;
         }
         return true;
     }
-    return gate_fail(vs, NULL, a, false, v);
+    return shape_fail(vs, NULL, a, v);
 }
 
 /* ---- scoring ------------------------------------------------------------ */

@@ -46,8 +46,11 @@ const char *vat_value_shape_text(const struct vat_value_spec *vs);
 json_t *vat_value_parse(const struct vat_value_spec *vs, const char *answer, size_t len,
                         struct vat_verdict *v);
 
-/* The type gate.  Returns true when the answer has the declared shape,
- * else false with *v the failing verdict (shape or not_finite). */
+/* The type gate.  Returns true when the answer has the declared shape
+ * with the declared JSON type at every position, else false with *v the
+ * failing verdict: type (a position asking for a number or a string holds
+ * another JSON type; a string of digits is not a number), shape (one
+ * asking for an object or an array holds something else) or not_finite. */
 bool vat_value_gate(const struct vat_value_spec *vs, const json_t *answer, struct vat_verdict *v);
 
 /* Scores an answer that passed the gate against vs->expected: score 1 and

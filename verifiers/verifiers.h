@@ -21,6 +21,16 @@
  *         "ordered": bool, "reference_sql": s
  *         "rel_tol", "abs_tol", "step_budget", "max_rows", "max_bytes"
  *         "allow_empty_variants": bool (gold may return no rows on a variant)
+ *
+ * Held-out cases (a regex case with "heldout": true, an SQL fixture after
+ * the first) are hidden from reasons unless the check reveals them: a
+ * reason about one names it by number and says how the answer failed
+ * (counts, the first match, row or column that differs, a type, an order)
+ * but quotes none of its text, matches, rows or values, nor SQLite's
+ * message of a run-time error there.  The functions without "_as" hide;
+ * the "_as" ones take reveal (true: today's full reasons, for a dataset
+ * author).  Examples and the main fixture are shown in the prompt and
+ * are quoted either way.
  */
 #ifndef VAT_VERIFIERS_H
 #define VAT_VERIFIERS_H
@@ -42,6 +52,8 @@ bool vat_close(double a, double b, double rel_tol, double abs_tol);
  * names the task in a message). */
 struct vat_verdict vat_check_spec(const json_t *spec, const char *root, const char *task_id,
                                   const char *answer, size_t len);
+struct vat_verdict vat_check_spec_as(const json_t *spec, const char *root, const char *task_id,
+                                     const char *answer, size_t len, bool reveal);
 
 /* ---- value -------------------------------------------------------------- */
 struct vat_verdict vat_check_value(const json_t *spec, const char *answer, size_t len);
@@ -56,6 +68,8 @@ struct vat_verdict vat_check_value_prepared(const struct vat_value_prep *p, cons
 
 /* ---- regex -------------------------------------------------------------- */
 struct vat_verdict vat_check_regex(const json_t *spec, const char *answer, size_t len);
+struct vat_verdict vat_check_regex_as(const json_t *spec, const char *answer, size_t len,
+                                      bool reveal);
 /* A bounded cache of compiled patterns keyed by the exact pattern text (and
  * the compile mode the subjects ask for), for one task's repeated checks:
  * Python's re caches its compiled patterns the same way.  Safe to share
@@ -71,6 +85,8 @@ struct vat_rx_prep *vat_rx_prepare(const json_t *spec, struct vat_rx_cache *cach
 void vat_rx_prep_free(struct vat_rx_prep *p);
 struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *p, const char *answer,
                                             size_t len);
+struct vat_verdict vat_check_regex_prepared_as(const struct vat_rx_prep *p, const char *answer,
+                                               size_t len, bool reveal);
 /* Extracts [m.group(0) for m in re.finditer(pattern, text)] into a new JSON
  * array, with the same translation, rejection and limits as the checker.
  * Returns NULL with *v set to the failing verdict (compile/limit/...). */
@@ -81,6 +97,12 @@ json_t *vat_regex_extract(const json_t *spec, const char *pattern, size_t plen, 
 /* root is the corpus root the spec's fixture paths are relative to. */
 struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const char *answer,
                                  size_t len);
+struct vat_verdict vat_check_sql_as(const json_t *spec, const char *root, const char *answer,
+                                    size_t len, bool reveal);
+/* The same check on the spec's fixture i alone (0 is the main fixture),
+ * its reasons labelled as in the full check (`vat check --explain`). */
+struct vat_verdict vat_check_sql_fixture_as(const json_t *spec, const char *root, size_t i,
+                                            const char *answer, size_t len, bool reveal);
 /* Runs one query in the sandbox on one fixture and returns its rows as a
  * JSON array of arrays (integers, reals, strings, null; blobs as strings),
  * or NULL with *v set.  Used by admission and by the reference step. */
@@ -117,6 +139,8 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
  * decided it. */
 struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const char *answer,
                                                size_t len, bool *is_trap, bool *pure);
+struct vat_verdict vat_sql_check_prepared_as(struct vat_sql_prep *p, const char *answer,
+                                             size_t len, bool *is_trap, bool *pure, bool reveal);
 /* The same gate and score, for callers that only count them (the
  * strength rule's mutants): rows that differ give no reason, and rows in
  * the wrong order the code wrong_rows, not wrong_order.  A gate failure or

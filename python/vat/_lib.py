@@ -87,12 +87,18 @@ def _candidates():
 c_void_p, c_char_p, c_int, c_size_t = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t
 err_p = ctypes.POINTER(_Error)
 
+# #define VAT_OPEN_REVEAL_HIDDEN 1u (include/libvat.h)
+OPEN_REVEAL_HIDDEN = 1
+
 # Every call of include/libvat.h: name -> (argtypes, restype).
 PROTOTYPES = {
     # const char *vat_version(void);
     "vat_version": ([], c_char_p),
     # int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
     "vat_corpus_open": ([ctypes.POINTER(c_void_p), c_char_p, err_p], c_int),
+    # int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags,
+    #                           vat_error *err);
+    "vat_corpus_open_flags": ([ctypes.POINTER(c_void_p), c_char_p, ctypes.c_uint, err_p], c_int),
     # void vat_corpus_close(vat_corpus *c);
     "vat_corpus_close": ([c_void_p], None),
     # size_t vat_corpus_size(const vat_corpus *c);

@@ -29,7 +29,8 @@ class Verdict:
     reason      -- one human-readable line
     extracted   -- the answer the checker saw, after extraction
     extract_rule -- which rule produced it: "raw", "answer_tag", "fence",
-                   "answer_line" or "whole" (docs/extraction.md)
+                   "boxed", "answer_line", "sentence", "sql_tail",
+                   "last_line", "whole" or "none" (docs/extraction.md)
     is_trap     -- the answer is the task's trap (the plausible mistake)
     """
 
@@ -77,14 +78,23 @@ class Corpus:
     >>> with vat.Corpus("/data/corpus") as corpus:
     ...     v = corpus.score("grouped_sum-00007", completion)
     ...     v.score, v.code, v.extract_rule
+
+    A reason never quotes a held-out case (a regex task's held-out strings,
+    an SQL task's variant fixtures): it names the case by number and says
+    how the answer failed, so feeding reasons back to a model cannot teach
+    it the hidden tests.  ``reveal_hidden=True`` quotes them in full, for a
+    dataset author.
     """
 
-    def __init__(self, root):
+    def __init__(self, root, reveal_hidden=False):
         self._lib = _lib.load()
         self.root = os.fspath(root)
+        self.reveal_hidden = bool(reveal_hidden)
         handle = ctypes.c_void_p()
         err = _lib._Error()
-        if self._lib.vat_corpus_open(ctypes.byref(handle), os.fsencode(self.root), ctypes.byref(err)) != 0:
+        flags = _lib.OPEN_REVEAL_HIDDEN if self.reveal_hidden else 0
+        if self._lib.vat_corpus_open_flags(ctypes.byref(handle), os.fsencode(self.root), flags,
+                                           ctypes.byref(err)) != 0:
             raise VatError(_text(err.message) or f"cannot open corpus {self.root}")
         self._handle = handle
         # Calls in flight, one list item each, so that close() can wait for
