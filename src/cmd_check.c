@@ -121,9 +121,10 @@ static void print_explanation(const json_t *spec, const char *root, const char *
     } else if (checker && strcmp(checker, "sql") == 0) {
         size_t i;
         json_t *fx;
+        long long work = 0; /* one budget for all fixtures, as the check has */
         json_array_foreach(json_object_get(spec, "fixtures"), i, fx) {
             const char *rel = json_string_value(fx);
-            json_t *rows = vat_sql_run(spec, root, rel ? rel : "", answer, len, &v);
+            json_t *rows = vat_sql_run_counted(spec, root, rel ? rel : "", answer, len, &work, &v);
             json_t *o = json_object();
             json_object_set_new(o, "fixture", json_string(rel ? rel : ""));
             json_object_set_new(o, "rows", rows ? rows : json_string(v.reason));
