@@ -9,6 +9,7 @@
  * Exports vat_cmd_check and vat_cli_*. */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,15 +34,38 @@ int vat_cli_parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+void vat_cli_line(FILE *f, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('\n', f);
+}
+
+void vat_cli_linef(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    vat_cli_line(f, b.data ? b.data : "");
+    vat_buf_release(&b);
+}
+
 int vat_cli_usage_error(const char *msg)
 {
-    fprintf(stderr, "vat: %s\n", msg);
+    vat_cli_linef(stderr, "vat: %s", msg);
     return VAT_EXIT_USAGE;
 }
 
 int vat_cli_usage_error_arg(const char *cmd, const char *arg)
 {
-    fprintf(stderr, "vat %s: unknown or incomplete option '%s' (see 'vat --help')\n", cmd, arg);
+    vat_cli_linef(stderr, "vat %s: unknown or incomplete option '%s' (see 'vat --help')", cmd,
+                  arg);
     return VAT_EXIT_USAGE;
 }
 
@@ -95,9 +119,12 @@ static char *read_stdin(size_t cap, size_t *len)
     return vat_buf_detach(&b);
 }
 
-/* --explain: what the answer produces, case by case, for a human. */
+/* --explain: what the answer produces, case by case, for a human.  An SQL
+ * answer runs on every fixture on one budget, as in the check; work is
+ * what the check spent (vat_result_work): when it ran past the budget,
+ * nothing runs again. */
 static void print_explanation(const json_t *spec, const char *root, const char *answer,
-                              size_t len)
+                              size_t len, long long work)
 {
     const char *checker = json_string_value(json_object_get(spec, "checker"));
     struct vat_verdict v;
@@ -121,7 +148,8 @@ static void print_explanation(const json_t *spec, const char *root, const char *
     } else if (checker && strcmp(checker, "sql") == 0) {
         size_t i;
         json_t *fx;
-        long long work = 0; /* one budget for all fixtures, as the check has */
+        if (!vat_sql_budget_spent(spec, work))
+            work = 0;
         json_array_foreach(json_object_get(spec, "fixtures"), i, fx) {
             const char *rel = json_string_value(fx);
             json_t *rows = vat_sql_run_counted(spec, root, rel ? rel : "", answer, len, &work, &v);
@@ -176,7 +204,7 @@ int vat_cmd_check(int argc, char **argv)
     } else if (answer_file) {
         int trunc = 0;
         if (vat_cli_read_file(answer_file, cap, &buf, &len, &trunc, msg, sizeof msg) != 0) {
-            fprintf(stderr, "%s\n", msg);
+            vat_cli_line(stderr, msg);
             return VAT_EXIT_USAGE;
         }
     } else {
@@ -188,14 +216,14 @@ int vat_cmd_check(int argc, char **argv)
     vat_error err;
     if (vat_corpus_open(&c, root, &err) != 0) {
         free(buf);
-        fprintf(stderr, "%s\n", err.message);
+        vat_cli_line(stderr, err.message);
         return VAT_EXIT_USAGE;
     }
     struct vat_scored sc;
     if (vat_corpus_score_verdict(c, task_id, buf, len, mode, &sc, &err) != 0) {
         free(buf);
         vat_corpus_close(c);
-        fprintf(stderr, "%s\n", err.message);
+        vat_cli_line(stderr, err.message);
         return VAT_EXIT_USAGE;
     }
     const struct vat_verdict *v = &sc.v;
@@ -222,7 +250,7 @@ int vat_cmd_check(int argc, char **argv)
     if (explain && rc == VAT_EXIT_OK) {
         json_t *spec = vat_verifier_spec(vat_corpus_row(c, task_id));
         if (spec)
-            print_explanation(spec, root, sc.extracted, sc.extracted_len);
+            print_explanation(spec, root, sc.extracted, sc.extracted_len, sc.work);
         json_decref(spec);
     }
     vat_scored_release(&sc);

@@ -3932,6 +3932,7 @@ struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const cha
 {
     struct vat_verdict v;
     struct sql_spec s;
+    sql_last_work = 0;
     if (spec_read(spec, true, true, &s, &v) != 0)
         return v;
     if (!answer)
@@ -3947,7 +3948,6 @@ struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const cha
     }
     /* one budget for the answer on all fixtures, one for the reference */
     long long work = 0, ref_work = 0;
-    sql_last_work = 0;
     for (size_t i = 0; i < s.n_fixtures; i++) {
         char label[32];
         fixture_label(label, sizeof label, i);
@@ -4017,6 +4017,13 @@ json_t *vat_sql_run_counted(const json_t *spec, const char *root, const char *fi
     rows_release(&rows);
     *v = vat_verdict_make(true, 1, VAT_OK, "%zu rows", json_array_size(out));
     return out;
+}
+
+bool vat_sql_budget_spent(const json_t *spec, long long work)
+{
+    struct sql_spec s;
+    struct vat_verdict v;
+    return spec_read(spec, false, false, &s, &v) == 0 && work > s.step_budget;
 }
 
 static char checker_version[64];

@@ -93,6 +93,8 @@ json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_re
 json_t *vat_sql_run_counted(const json_t *spec, const char *root, const char *fixture_rel,
                             const char *query, size_t len, long long *work,
                             struct vat_verdict *v);
+/* Whether a check of spec that spent work steps ran past its budget. */
+bool vat_sql_budget_spent(const json_t *spec, long long work);
 /* The checker_version string: "vat-sql/3 sqlite/3.40.1". */
 const char *vat_sql_checker_version(void);
 /* Admission check of spec "reference_sql" on every fixture of the spec:
