@@ -1686,6 +1686,10 @@ static int aux_open(struct sandbox *sb)
     return 0;
 }
 
+/* Runs SQLite's own function of slot on the sandbox's second connection. */
+static void aux_run(struct sandbox *sb, const struct aux_slot *slot, sqlite3_context *ctx,
+                    int argc, sqlite3_value **argv);
+
 static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct aux_slot *slot = sqlite3_user_data(ctx);
@@ -1715,7 +1719,22 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     default: /* date and strftime: linear in their arguments, as SQLite's */
         break;
     }
+    aux_run(sb, slot, ctx, argc, argv);
+}
+
+static void aux_run(struct sandbox *sb, const struct aux_slot *slot, sqlite3_context *ctx,
+                    int argc, sqlite3_value **argv)
+{
+    /* The second connection, opened on a query's first call of a
+     * built-in, and its statements, kept between calls, are the sandbox's
+     * own: what the calls on it allocate is not counted as the query's
+     * (opening and preparing would make a first call count more than a
+     * later one).  What they make is at most the length limit, and its
+     * copy into the query's result is counted. */
+    uint64_t gen = mem_tls.gen;
+    mem_tls.gen = 0;
     if (!sb->aux && aux_open(sb) != 0) {
+        mem_tls.gen = gen;
         sqlite3_result_error(ctx, "the sandbox cannot run the function", -1);
         return;
     }
@@ -1727,6 +1746,7 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             k += snprintf(sql + k, sizeof sql - (size_t)k, "%s?%d", i > 1 ? "," : "", i);
         snprintf(sql + k, sizeof sql - (size_t)k, ")");
         if (sqlite3_prepare_v2(sb->aux, sql, -1, st, NULL) != SQLITE_OK) {
+            mem_tls.gen = gen;
             sqlite3_result_error(ctx, sqlite3_errmsg(sb->aux), -1);
             return;
         }
@@ -1734,6 +1754,7 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     for (int i = 0; i < argc; i++)
         sqlite3_bind_value(*st, i + 1, argv[i]);
     int rc = sqlite3_step(*st);
+    mem_tls.gen = gen;
     if (rc == SQLITE_ROW)
         sqlite3_result_value(ctx, sqlite3_column_value(*st, 0));
     else if ((rc & 0xff) == SQLITE_TOOBIG)
@@ -1742,8 +1763,10 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error_nomem(ctx);
     else
         sqlite3_result_error(ctx, sqlite3_errmsg(sb->aux), -1);
+    mem_tls.gen = 0;
     sqlite3_reset(*st);
     sqlite3_clear_bindings(*st);
+    mem_tls.gen = gen;
 }
 
 /* ---- date() and strftime() on the dates fixtures hold ---------------------------- *
