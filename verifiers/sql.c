@@ -1576,7 +1576,7 @@ static void sandbox_trim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             if (m == 0 || set[m - 1].len != set[i].len ||
                 memcmp(set[m - 1].b, set[i].b, set[i].len) != 0)
                 set[m++] = set[i];
-        struct trim_set *ts = vat_xmalloc(sizeof *ts);
+        struct trim_set tset, *ts = &tset;
         ts->set = set;
         ts->m = m;
         memset(ts->has, 0, sizeof ts->has);
@@ -1596,7 +1596,6 @@ static void sandbox_trim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         if (flags & 2)
             while (n > 0 && (k = trim_match(ts, in, n, true)) > 0)
                 n -= k;
-        free(ts);
         free(set);
     }
     sqlite3_result_text(ctx, (const char *)in, (int)n, SQLITE_TRANSIENT);
