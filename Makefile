@@ -37,6 +37,9 @@ test: build
 	@cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DVAT_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ctest --output-on-failure -j $(JOBS)
+	@# What one SQL answer may cost in CPU seconds is asserted on the
+	@# release build (the sanitizer build asserts work counts only).
+	cd $(BUILD) && ctest --output-on-failure -R '^test_sql_bounds$$'
 
 # One core, through the library, beside a plain-Python peer of the same
 # checks (PYCHECK, bench/pycheck.py: json, re, sqlite3 as a user writes

@@ -99,6 +99,12 @@ const char *vat_result_extract_rule(const vat_result *r);
 /* 1 when the answer is the task's trap (the same value within tolerance, or
  * the same rows as the trap program on every fixture), else 0. */
 int vat_result_is_trap(const vat_result *r);
+/* The work the check spent, in the steps of its budget (an SQL task: the
+ * VM steps its query ran on all fixtures together plus what the bounded
+ * built-ins charged; the budget plus one when it ran past it; 0 for other
+ * checkers).  The same answer to the same task gives the same count on
+ * every call, thread and build (docs/limits.md).  API version 2. */
+long long vat_result_work(const vat_result *r);
 void vat_result_free(vat_result *r);
 
 #ifdef __cplusplus

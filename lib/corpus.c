@@ -207,6 +207,7 @@ struct memo_ent {
     size_t len;
     struct vat_verdict v;
     bool is_trap;
+    long long work;
     char ans[];
 };
 
@@ -742,7 +743,8 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
  * verdict is kept, keyed by the task and the exact answer bytes checked.
  * Only verdicts that are pure functions of (answer bytes, fixtures) are
  * kept (vat_sql_check_prepared_pure says which): never one decided by the
- * CPU-time or memory nets, the step budget or an internal failure.
+ * CPU-time or memory nets or an internal failure.  A verdict keeps its
+ * work count (vat_result_work), which a run would count again.
  *
  * Bounds (docs/limits.md): at most VAT_MEMO_PER_TASK entries per task (the
  * task's least recent goes first), answers of at most VAT_MEMO_MAX_ANSWER
@@ -843,7 +845,7 @@ static struct memo_ent *memo_find(struct entry *e, uint64_t h, const char *a, si
 /* Copies the memoized verdict of (a, n) for task e into *v and *is_trap;
  * true on a hit. */
 static bool memo_get(vat_corpus *c, struct entry *e, uint64_t h, const char *a, size_t n,
-                     struct vat_verdict *v, bool *is_trap)
+                     struct vat_verdict *v, bool *is_trap, long long *work)
 {
     struct memo_shard *sh = memo_shard_of(c, e);
     pthread_mutex_lock(&sh->lock);
@@ -851,6 +853,7 @@ static bool memo_get(vat_corpus *c, struct entry *e, uint64_t h, const char *a, 
     if (m) {
         *v = m->v;
         *is_trap = m->is_trap;
+        *work = m->work;
         /* most recent first in both lists */
         memo_unlink(sh, m);
         memo_push_front(sh, m);
@@ -861,7 +864,7 @@ static bool memo_get(vat_corpus *c, struct entry *e, uint64_t h, const char *a, 
 }
 
 static void memo_put(vat_corpus *c, struct entry *e, uint64_t h, const char *a, size_t n,
-                     const struct vat_verdict *v, bool is_trap)
+                     const struct vat_verdict *v, bool is_trap, long long work)
 {
     if (n > c->memo_max_answer || !c->memo_per_task)
         return;
@@ -871,6 +874,7 @@ static void memo_put(vat_corpus *c, struct entry *e, uint64_t h, const char *a, 
     m->len = n;
     m->v = *v;
     m->is_trap = is_trap;
+    m->work = work;
     if (n)
         memcpy(m->ans, a, n);
     struct memo_shard *sh = memo_shard_of(c, e);
@@ -1442,15 +1446,17 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
         }
         if (!c->memo_on || alen > c->memo_max_answer) {
             out->v = vat_sql_check_prepared_as(p, ans, alen, &out->is_trap, NULL, c->reveal);
+            out->work = vat_sql_last_work();
             return 0;
         }
         uint64_t h = hash_bytes(ans, alen);
-        if (memo_get(c, e, h, ans, alen, &out->v, &out->is_trap))
+        if (memo_get(c, e, h, ans, alen, &out->v, &out->is_trap, &out->work))
             return 0;
         bool pure;
         out->v = vat_sql_check_prepared_as(p, ans, alen, &out->is_trap, &pure, c->reveal);
+        out->work = vat_sql_last_work();
         if (pure)
-            memo_put(c, e, h, ans, alen, &out->v, out->is_trap);
+            memo_put(c, e, h, ans, alen, &out->v, out->is_trap, out->work);
         return 0;
     }
     /* the same verifiers vat_check_spec dispatches to, with the task's
@@ -1563,6 +1569,11 @@ const char *vat_result_extract_rule(const vat_result *r)
 int vat_result_is_trap(const vat_result *r)
 {
     return r && r->s.is_trap;
+}
+
+long long vat_result_work(const vat_result *r)
+{
+    return r ? r->s.work : 0;
 }
 
 void vat_result_free(vat_result *r)

@@ -23,6 +23,7 @@ struct vat_scored {
     const char *rule;       /* the extraction rule that fired (static) */
     char *extracted;        /* the answer the checker saw (NUL-terminated copy) */
     size_t extracted_len;
+    long long work;         /* vat_result_work */
 };
 
 /* Tasks in verifiers-table order (train then test), duplicates dropped. */

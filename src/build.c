@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "admit.h"
+#include "cli.h"
 #include "card.h"
 #include "shard.h"
 #include "split.h"
@@ -68,6 +69,7 @@ struct pool {
     size_t written; /* list positions taken by the writer */
     size_t done;    /* draws finished */
     size_t wake_at; /* done count from which a finished draw wakes the writer */
+    bool stop;      /* the build has failed: draw nothing more */
     pthread_mutex_t mu;
     pthread_cond_t slot_done, slot_free;
 };
@@ -105,7 +107,7 @@ static void *worker(void *arg)
     vat_dirs_keep_across(p->root);
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        if (p->next >= p->n)
+        if (p->stop || p->next >= p->n)
             break;
         size_t k = p->next;
         if (k >= p->written + p->window) { /* window full: wait for the writer */
@@ -512,7 +514,9 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     if (stats)
         memset(stats, 0, sizeof *stats);
     if (o->only) {
-        for (const char *p = o->only; *p;) {
+        /* every name, an empty one too ('', 'a,' or ','): none is a
+         * template, so none builds an empty corpus */
+        for (const char *p = o->only;;) {
             const char *comma = strchr(p, ',');
             size_t len = comma ? (size_t)(comma - p) : strlen(p);
             char *name = vat_xstrndup(p, len);
@@ -571,7 +575,6 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     const json_t **cfgs = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *cfgs);
     struct work *list = vat_xcalloc(n ? n : 1, sizeof *list);
     struct seen_set *seen = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *seen);
-    size_t *counts = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *counts); /* whole, not per shard */
     size_t k = 0, ti = 0;
     int rc = 0;
     for (size_t i = 0; vat_registry[i]; i++) {
@@ -584,7 +587,6 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         per[ti].requested = 0;
         tmpls[ti] = tm;
         cfgs[ti] = cfg;
-        counts[ti] = (size_t)count;
         for (long j = 0; j < count; j++) {
             if (!vat_shard_has(o, (uint32_t)j))
                 continue;
@@ -611,11 +613,8 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     int io_failed = table_files_open(&tf, root, e) != 0;
     struct vat_tables tb;
     memset(&tb, 0, sizeof tb);
-    size_t fatal_at = (size_t)-1; /* registry order of the first fatal task */
+    size_t fatal_at = (size_t)-1; /* list position of the fatal task */
     char fatal_msg[512] = "";
-    size_t *tmpl_base = vat_xcalloc(ntmpl + 1, sizeof *tmpl_base);
-    for (size_t t = 0; t < ntmpl; t++)
-        tmpl_base[t + 1] = tmpl_base[t] + counts[t];
 
     struct progress pr;
     progress_init(&pr, o);
@@ -650,12 +649,19 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         struct vat_template_stats *pt = &per[s->tix];
         if (!s->fatal)
             check_program_unique(s, &seen[s->tix]);
-        if (s->fatal) { /* the first in registry order, as before, whatever --jobs */
-            size_t at = tmpl_base[s->tix] + s->task.index;
-            if (at < fatal_at) {
-                fatal_at = at;
-                snprintf(fatal_msg, sizeof fatal_msg, "%s", s->last_err);
-            }
+        if (s->fatal) {
+            /* Nothing of a failed build is kept, so nothing more is drawn:
+             * the build stops at the first fatal task in list order (the
+             * same one whatever --jobs), not after drawing every task (a
+             * count past a template's question space once drew 80,000
+             * tasks past its first repeat). */
+            fatal_at = w;
+            snprintf(fatal_msg, sizeof fatal_msg, "%s", s->last_err);
+            pthread_mutex_lock(&p.mu);
+            p.stop = true;
+            pthread_cond_broadcast(&p.slot_free);
+            pthread_mutex_unlock(&p.mu);
+            break;
         }
         pt->redrawn += s->redraws;
         if (s->admitted && !s->fatal) {
@@ -685,19 +691,18 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         pthread_join(th[j], NULL);
     free(th);
     for (size_t r = 0; r < p.window; r++)
-        if (p.ring[r].state == SLOT_WRITTEN)
+        if (p.ring[r].state == SLOT_WRITTEN || p.ring[r].state == SLOT_DONE)
             vat_task_clear(&p.ring[r].task);
     progress_end(&pr, n);
     vat_tables_release(&tb);
     for (size_t t = 0; t < ntmpl; t++)
         seen_release(&seen[t]);
     free(seen);
-    free(tmpl_base);
-    free(counts);
 
     if (fatal_at != (size_t)-1) {
         table_files_close(&tf, 0, e);
-        vat_err_set(e, "vat: build failed: %s", fatal_msg);
+        vat_err_set(e, "vat: build failed at task %zu of %zu (stopped there): %s", fatal_at + 1,
+                    n, fatal_msg);
         rc = -2; /* a corpus problem, not an input error: exit 1 */
         goto done;
     }
@@ -731,8 +736,9 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
                 tot[3]);
         for (size_t t = 0; t < ntmpl; t++)
             if (per[t].rejected)
-                fprintf(o->summary, "vat: '%s' admitted %ld of %ld; last rejection: %s\n",
-                        per[t].name, per[t].admitted, per[t].requested, per[t].last_rejection);
+                vat_cli_linef(o->summary, "vat: '%s' admitted %ld of %ld; last rejection: %s",
+                              per[t].name, per[t].admitted, per[t].requested,
+                              per[t].last_rejection);
     }
 
 done:;

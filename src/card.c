@@ -322,7 +322,8 @@ static void put_checkers(struct vat_buf *b, const struct facts *f)
         vat_buf_printf(b,
                        "- **sql** (`%s`): the answer is one SQLite SELECT (WITH allowed), run "
                        "on a read-only in-memory copy of each fixture under an authorizer "
-                       "allow-list, a VM step budget and row and memory caps. Checking is "
+                       "allow-list, one step budget for all its fixtures together, and row, "
+                       "value-length and memory caps. Checking is "
                        "OJ-style: the rows must match the reference query's (as a list or a "
                        "multiset, as the row says) on the task's fixture and on every held-out "
                        "variant fixture, so a query fitted to one fixture fails.\n",

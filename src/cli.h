@@ -19,6 +19,11 @@ enum vat_exit { VAT_EXIT_OK = 0, VAT_EXIT_CORPUS = 1, VAT_EXIT_USAGE = 2 };
 
 /* Parses a whole decimal number in [lo, hi]; 0 or -1. */
 int vat_cli_parse_long(const char *s, long lo, long hi, long *out);
+/* Prints one line of text (a message naming files, task ids, roots) with
+ * its control bytes written as \xNN, so no name can break the line or
+ * forge another.  vat_cli_linef formats it first. */
+void vat_cli_line(FILE *f, const char *text);
+void vat_cli_linef(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "vat: <msg>" and returns VAT_EXIT_USAGE. */
 int vat_cli_usage_error(const char *msg);
 /* Prints "vat <cmd>: unknown or incomplete option '<arg>'" and returns VAT_EXIT_USAGE. */
@@ -39,10 +44,17 @@ int vat_cmd_strength(int argc, char **argv);
  * its counts and verdict only unless reveal: its text, expected matches
  * and rows are what the check keeps hidden. */
 void vat_check_explain(FILE *out, const json_t *spec, const char *root, const char *answer,
-                       size_t len, bool reveal);
+                       size_t len, long long work, bool reveal);
 /* Parses "raw" / "auto" into *mode; 0 or -1. */
 int vat_cli_extract_mode(const char *s, vat_extract_mode *mode);
 int vat_cmd_verify(int argc, char **argv);
+/* What `vat verify` checks of the corpus at root (every file against
+ * out/manifest.json, every verifiers row against its rollouts with the
+ * task's own checker), each mismatch handed to report as one line (not
+ * escaped: the printer escapes).  The number of mismatches; *files and
+ * *tasks (may be NULL) get the counts checked. */
+long vat_verify_corpus(const char *root, void (*report)(void *arg, const char *line), void *arg,
+                       long *files, long *tasks);
 /* Scores every prediction line of in against the corpus at root (split
  * "all", "train" or "test"), writing verdict and summary lines to out.
  * Returns an exit code; msg holds the one-line error for exit 2, and for

@@ -60,7 +60,7 @@ int vat_cmd_audit(int argc, char **argv)
     struct vat_err e = {{0}};
     vat_audit_init(&r, (size_t)max_per_kind);
     if (vat_audit_run(root, &r, &e) != 0) {
-        fprintf(stderr, "%s\n", e.msg);
+        vat_cli_line(stderr, e.msg);
         vat_audit_release(&r);
         return VAT_EXIT_USAGE;
     }

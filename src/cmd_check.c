@@ -10,6 +10,7 @@
  * Exports vat_cmd_check, vat_check_explain and vat_cli_*. */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +35,38 @@ int vat_cli_parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+void vat_cli_line(FILE *f, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('\n', f);
+}
+
+void vat_cli_linef(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    vat_cli_line(f, b.data ? b.data : "");
+    vat_buf_release(&b);
+}
+
 int vat_cli_usage_error(const char *msg)
 {
-    fprintf(stderr, "vat: %s\n", msg);
+    vat_cli_linef(stderr, "vat: %s", msg);
     return VAT_EXIT_USAGE;
 }
 
 int vat_cli_usage_error_arg(const char *cmd, const char *arg)
 {
-    fprintf(stderr, "vat %s: unknown or incomplete option '%s' (see 'vat --help')\n", cmd, arg);
+    vat_cli_linef(stderr, "vat %s: unknown or incomplete option '%s' (see 'vat --help')", cmd,
+                  arg);
     return VAT_EXIT_USAGE;
 }
 
@@ -116,8 +140,13 @@ static void put_line(FILE *out, json_t *o)
     json_decref(o);
 }
 
+/* --explain: what the answer produces, case by case, for a human; held-out
+ * cases are named, never quoted, unless reveal.  An SQL answer runs on
+ * every fixture on one budget, as in the check; work is what the check
+ * spent (vat_result_work): when it ran past the budget, nothing runs
+ * again. */
 void vat_check_explain(FILE *out, const json_t *spec, const char *root, const char *answer,
-                       size_t len, bool reveal)
+                       size_t len, long long work, bool reveal)
 {
     const char *checker = json_string_value(json_object_get(spec, "checker"));
     struct vat_verdict v;
@@ -152,25 +181,27 @@ void vat_check_explain(FILE *out, const json_t *spec, const char *root, const ch
     } else if (checker && strcmp(checker, "sql") == 0) {
         size_t i;
         json_t *fx;
+        if (!vat_sql_budget_spent(spec, work))
+            work = 0;
         json_array_foreach(json_object_get(spec, "fixtures"), i, fx) {
             const char *rel = json_string_value(fx);
             bool held = i > 0;
+            long long before = work;
+            json_t *rows = vat_sql_run_counted(spec, root, rel ? rel : "", answer, len, &work, &v);
             json_t *o = json_object();
             json_object_set_new(o, "fixture", json_string(rel ? rel : ""));
             json_object_set_new(o, "heldout", json_boolean(held));
             if (held && !reveal) {
-                /* the check of this fixture alone says how the rows differ */
-                struct vat_verdict fv = vat_check_sql_fixture_as(spec, root, i, answer, len, false);
-                json_t *rows = strcmp(fv.code, VAT_SQL_ERROR) == 0
-                                   ? NULL
-                                   : vat_sql_run(spec, root, rel ? rel : "", answer, len, &v);
+                /* the check of this fixture alone says how the rows differ,
+                 * charged as the run above was */
+                struct vat_verdict fv =
+                    vat_check_sql_fixture_as(spec, root, i, answer, len, false, &before);
                 if (rows)
                     json_object_set_new(o, "rows", json_integer((json_int_t)json_array_size(rows)));
                 json_decref(rows);
                 json_object_set_new(o, "code", json_string(fv.code));
                 json_object_set_new(o, "reason", json_string(fv.reason));
             } else {
-                json_t *rows = vat_sql_run(spec, root, rel ? rel : "", answer, len, &v);
                 json_object_set_new(o, "rows", rows ? rows : json_string(v.reason));
             }
             put_line(out, o);
@@ -221,7 +252,7 @@ int vat_cmd_check(int argc, char **argv)
     } else if (answer_file) {
         int trunc = 0;
         if (vat_cli_read_file(answer_file, cap, &buf, &len, &trunc, msg, sizeof msg) != 0) {
-            fprintf(stderr, "%s\n", msg);
+            vat_cli_line(stderr, msg);
             return VAT_EXIT_USAGE;
         }
     } else {
@@ -233,14 +264,14 @@ int vat_cmd_check(int argc, char **argv)
     vat_error err;
     if (vat_corpus_open_flags(&c, root, reveal ? VAT_OPEN_REVEAL_HIDDEN : 0, &err) != 0) {
         free(buf);
-        fprintf(stderr, "%s\n", err.message);
+        vat_cli_line(stderr, err.message);
         return VAT_EXIT_USAGE;
     }
     struct vat_scored sc;
     if (vat_corpus_score_verdict(c, task_id, buf, len, mode, &sc, &err) != 0) {
         free(buf);
         vat_corpus_close(c);
-        fprintf(stderr, "%s\n", err.message);
+        vat_cli_line(stderr, err.message);
         return VAT_EXIT_USAGE;
     }
     const struct vat_verdict *v = &sc.v;
@@ -267,7 +298,7 @@ int vat_cmd_check(int argc, char **argv)
     if (explain && rc == VAT_EXIT_OK) {
         json_t *spec = vat_verifier_spec(vat_corpus_row(c, task_id));
         if (spec)
-            vat_check_explain(stdout, spec, root, sc.extracted, sc.extracted_len, reveal);
+            vat_check_explain(stdout, spec, root, sc.extracted, sc.extracted_len, sc.work, reveal);
         json_decref(spec);
     }
     vat_scored_release(&sc);

@@ -15,8 +15,10 @@
  * sibling folder DEST.tmp, every file created with O_EXCL, and renamed
  * into place at the end (DEST may exist only as an empty folder); on any
  * failure what was created is removed.  Exports vat_pack, vat_cmd_pack. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +247,33 @@ static int cmp_str(const void *a, const void *b)
 
 static int pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e);
 
+/* Whether dest (which may not exist yet) is root or lies below it, symbolic
+ * links resolved: a dataset packed there would become files of the corpus
+ * it was packed from (below out/, every one a mismatch for `vat verify`). */
+static bool dest_inside_root(const char *root, const char *dest)
+{
+    char r[PATH_MAX], d[PATH_MAX];
+    if (!realpath(root, r))
+        return false;
+    if (!realpath(dest, d)) {
+        /* not there yet: its folder resolved, its own name appended */
+        const char *slash = strrchr(dest, '/');
+        char *parent = slash ? vat_xstrndup(dest, slash == dest ? 1 : (size_t)(slash - dest))
+                             : vat_xstrdup(".");
+        bool ok = realpath(parent, d) != NULL;
+        free(parent);
+        if (!ok)
+            return false;
+        size_t n = strlen(d);
+        int k = snprintf(d + n, sizeof d - n, "%s%s", n && d[n - 1] == '/' ? "" : "/",
+                         slash ? slash + 1 : dest);
+        if (k < 0 || (size_t)k >= sizeof d - n)
+            return false;
+    }
+    size_t rn = strlen(r);
+    return strncmp(d, r, rn) == 0 && (d[rn] == 0 || d[rn] == '/' || (rn == 1 && r[0] == '/'));
+}
+
 int vat_pack(const char *root, const char *dest, struct vat_pack_stats *st, struct vat_err *e)
 {
     memset(st, 0, sizeof *st);
@@ -258,6 +287,10 @@ int vat_pack(const char *root, const char *dest, struct vat_pack_stats *st, stru
         (n >= 2 && strcmp(d + n - 2, "/.") == 0) || (n >= 3 && strcmp(d + n - 3, "/..") == 0))
         rc = vat_err_set(e, "vat pack: '%s' cannot be a new dataset folder; name a new one",
                          dest ? dest : "");
+    else if (dest_inside_root(root, d))
+        rc = vat_err_set(e, "vat pack: '%s' is inside the corpus root '%s'; pack into a folder "
+                            "outside it",
+                         dest, root);
     else
         rc = pack(root, d, st, e);
     free(d);
@@ -361,11 +394,12 @@ int vat_cmd_pack(int argc, char **argv)
     struct vat_pack_stats st;
     struct vat_err e = {{0}};
     if (vat_pack(root, dest, &st, &e) != 0) {
-        fprintf(stderr, "%s\n", e.msg);
+        vat_cli_line(stderr, e.msg);
         return VAT_EXIT_USAGE;
     }
-    printf("vat: packed '%s' into '%s': %ld files (%ld fixtures), %ld hard links, %ld copies, "
-           "%lld bytes, plus README.md and .gitattributes\n",
-           root, dest, st.files, st.fixtures, st.linked, st.copied, st.bytes);
+    vat_cli_linef(stdout,
+                  "vat: packed '%s' into '%s': %ld files (%ld fixtures), %ld hard links, %ld "
+                  "copies, %lld bytes, plus README.md and .gitattributes",
+                  root, dest, st.files, st.fixtures, st.linked, st.copied, st.bytes);
     return VAT_EXIT_OK;
 }

@@ -638,8 +638,8 @@ int vat_score_run_flags(const char *root, const char *split, vat_extract_mode mo
             continue;
         if (lines == SCORE_MAX_LINES) {
             truncated = true;
-            fprintf(stderr, "vat: '%s' has more than %ld predictions; the rest is ignored\n",
-                    in_name, SCORE_MAX_LINES);
+            vat_cli_linef(stderr, "vat: '%s' has more than %ld predictions; the rest is ignored",
+                          in_name, SCORE_MAX_LINES);
             break;
         }
         lines++;
@@ -706,7 +706,7 @@ int vat_cmd_score(int argc, char **argv)
         return vat_cli_usage_error("score needs a PREDICTIONS.jsonl file (see 'vat score --help')");
     FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!in) {
-        fprintf(stderr, "vat: cannot open '%s': %s\n", path, strerror(errno));
+        vat_cli_linef(stderr, "vat: cannot open '%s': %s", path, strerror(errno));
         return VAT_EXIT_USAGE;
     }
     char msg[512];
@@ -714,6 +714,6 @@ int vat_cmd_score(int argc, char **argv)
     if (in != stdin)
         fclose(in);
     if (rc != VAT_EXIT_OK)
-        fprintf(stderr, "%s\n", msg);
+        vat_cli_line(stderr, msg);
     return rc;
 }

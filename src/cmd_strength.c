@@ -113,31 +113,34 @@ int vat_cmd_strength(int argc, char **argv)
         }
     }
     if (only) {
-        for (const char *p = only; *p;) {
+        for (const char *p = only;;) { /* an empty name ('', 'a,') too */
             const char *comma = strchr(p, ',');
             size_t len = comma ? (size_t)(comma - p) : strlen(p);
             char *name = vat_xstrndup(p, len);
             const struct vat_template *tm = vat_template_find(name);
             if (!tm || (strcmp(tm->family, "regex") != 0 && strcmp(tm->family, "sql") != 0 &&
                         !tm->progform)) {
-                fprintf(stderr, "vat: '%s' is not a regex or sql template\n", name);
+                vat_cli_linef(stderr, "vat: '%s' is not a regex or sql template", name);
                 free(name);
                 return VAT_EXIT_USAGE;
             }
             free(name);
-            p += len + (comma ? 1 : 0);
+            if (!comma)
+                break;
+            p = comma + 1;
         }
     }
 
     struct vat_strength_report r;
     struct vat_err e = {{0}};
     if (vat_strength_corpus(root, only, tasks ? stdout : NULL, &r, &e) != 0) {
-        fprintf(stderr, "%s\n", e.msg);
+        vat_cli_line(stderr, e.msg);
         return VAT_EXIT_USAGE;
     }
     if (r.n == 0) {
         vat_strength_report_release(&r);
-        fprintf(stderr, "vat: the corpus at '%s' holds no regex or sql task to measure\n", root);
+        vat_cli_linef(stderr, "vat: the corpus at '%s' holds no regex or sql task to measure",
+                      root);
         return VAT_EXIT_USAGE;
     }
     int rc = VAT_EXIT_OK;

@@ -3,7 +3,8 @@
  * extra and changed files, each named), and every verifiers row is
  * re-checked against its rollouts with the task's own checker: the gold
  * answer scores 1.0, the trap below 1.0, and the malformed answer fails
- * the gate.  Exports vat_cmd_verify. */
+ * the gate.  `vat merge` proves each shard the same way before it joins
+ * them.  Exports vat_cmd_verify and vat_verify_corpus. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -35,6 +36,9 @@ static const char verify_usage[] =
 struct verify {
     const char *root;
     long mismatches, files, tasks;
+    void (*report)(void *arg, const char *line); /* each mismatch, one line */
+    void *arg;
+    bool warn; /* print the warnings (other library versions) */
 };
 
 static void mismatch(struct verify *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -42,11 +46,21 @@ static void mismatch(struct verify *v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("verify: ", stdout);
-    vprintf(fmt, ap);
-    fputc('\n', stdout);
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_vprintf(&b, fmt, ap);
     va_end(ap);
+    v->report(v->arg, b.data);
+    vat_buf_release(&b);
     v->mismatches++;
+}
+
+/* `vat verify` prints every mismatch.  File names and task ids come from
+ * the tree and the rows: escaped, so none can end the line or forge
+ * another. */
+static void print_mismatch(void *arg, const char *line)
+{
+    (void)arg;
+    vat_cli_linef(stdout, "verify: %s", line);
 }
 
 static void verify_files(struct verify *v)
@@ -59,7 +73,7 @@ static void verify_files(struct verify *v)
     }
     /* Other library versions do not make the corpus wrong, but a rebuild
      * under them could give other bytes: a warning, not a mismatch. */
-    char *diff = vat_library_versions_diff(json_object_get(m, "libraries"));
+    char *diff = v->warn ? vat_library_versions_diff(json_object_get(m, "libraries")) : NULL;
     if (diff) {
         printf("warning: libraries differ from the build's (%s): a rebuild here could give "
                "other bytes\n",
@@ -196,9 +210,32 @@ static void check_verifier(struct verify *v, json_t *row, void *arg)
     vat_task_clear(&t);
 }
 
+static void verify_run(struct verify *v)
+{
+    verify_files(v);
+    for (int s = 0; s < VAT_N_SPLITS; s++) {
+        json_t *rollouts = json_object();
+        each_row(v, vat_table_names[VAT_T_ROLLOUTS], s, add_rollout, rollouts);
+        each_row(v, vat_table_names[VAT_T_VERIFIERS], s, check_verifier, rollouts);
+        json_decref(rollouts);
+    }
+}
+
+long vat_verify_corpus(const char *root, void (*report)(void *arg, const char *line), void *arg,
+                       long *files, long *tasks)
+{
+    struct verify v = {.root = root, .report = report, .arg = arg};
+    verify_run(&v);
+    if (files)
+        *files = v.files;
+    if (tasks)
+        *tasks = v.tasks;
+    return v.mismatches;
+}
+
 int vat_cmd_verify(int argc, char **argv)
 {
-    struct verify v = {.root = "."};
+    struct verify v = {.root = ".", .report = print_mismatch, .warn = true};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -220,16 +257,11 @@ int vat_cmd_verify(int argc, char **argv)
         }
     }
     if (!rfd_ok) {
-        fprintf(stderr, "vat: no corpus at '%s' ('out' is missing; run 'vat build')\n", v.root);
+        vat_cli_linef(stderr, "vat: no corpus at '%s' ('out' is missing; run 'vat build')",
+                      v.root);
         return VAT_EXIT_USAGE;
     }
-    verify_files(&v);
-    for (int s = 0; s < VAT_N_SPLITS; s++) {
-        json_t *rollouts = json_object();
-        each_row(&v, vat_table_names[VAT_T_ROLLOUTS], s, add_rollout, rollouts);
-        each_row(&v, vat_table_names[VAT_T_VERIFIERS], s, check_verifier, rollouts);
-        json_decref(rollouts);
-    }
+    verify_run(&v);
     fflush(stdout);
     if (v.mismatches)
         fprintf(stderr, "verify: %ld mismatch%s (%ld files, %ld tasks re-checked)\n",

@@ -84,7 +84,7 @@ static int cmd_build(int argc, char **argv)
     struct vat_config c;
     struct vat_err e = {{0}};
     if (vat_config_load(&c, config, &e) != 0) {
-        fprintf(stderr, "%s\n", e.msg);
+        vat_cli_line(stderr, e.msg);
         return VAT_EXIT_USAGE;
     }
     struct timespec t0, t1;
@@ -114,14 +114,14 @@ static int cmd_build(int argc, char **argv)
     vat_config_release(&c);
     free(st.per);
     if (rc < 0) {
-        fprintf(stderr, "%s\n", e.msg);
+        vat_cli_line(stderr, e.msg);
         return rc == -2 ? VAT_EXIT_CORPUS : VAT_EXIT_USAGE;
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     /* Timing goes to stderr so that stdout stays byte-identical per run. */
     if (!quiet)
-        fprintf(stderr, "vat: built %ld of %ld tasks into '%s' in %.2f s with %ld jobs\n",
-                st.admitted, st.tasks, root, secs, jobs);
+        vat_cli_linef(stderr, "vat: built %ld of %ld tasks into '%s' in %.2f s with %ld jobs",
+                      st.admitted, st.tasks, root, secs, jobs);
     return rc == 0 ? VAT_EXIT_OK : VAT_EXIT_CORPUS;
 }
 
@@ -149,7 +149,7 @@ static int cmd_merge(int argc, char **argv)
     struct vat_config c;
     struct vat_err e = {{0}};
     if (vat_config_load(&c, config, &e) != 0) {
-        fprintf(stderr, "%s\n", e.msg);
+        vat_cli_line(stderr, e.msg);
         free(roots);
         return VAT_EXIT_USAGE;
     }
@@ -157,7 +157,7 @@ static int cmd_merge(int argc, char **argv)
     vat_config_release(&c);
     free(roots);
     if (rc < 0) {
-        fprintf(stderr, "%s\n", e.msg);
+        vat_cli_line(stderr, e.msg);
         return VAT_EXIT_USAGE;
     }
     return rc == 0 ? VAT_EXIT_OK : VAT_EXIT_CORPUS;
@@ -232,7 +232,7 @@ static int run_command(const struct vat_command *c, int argc, char **argv)
     struct vat_store s;
     struct vat_err e = {{0}};
     if (vat_store_open_read(&s, root_arg(argc, argv), &e) != 0) {
-        fprintf(stderr, "%s\n", e.msg);
+        vat_cli_line(stderr, e.msg);
         return VAT_EXIT_USAGE;
     }
     int rc = c->run(argc, argv);
@@ -258,6 +258,6 @@ int main(int argc, char **argv)
     for (const struct vat_command *c = commands; c->name; c++)
         if (strcmp(argv[1], c->name) == 0)
             return run_command(c, argc - 1, argv + 1);
-    fprintf(stderr, "vat: unknown command '%s' (see 'vat --help')\n", argv[1]);
+    vat_cli_linef(stderr, "vat: unknown command '%s' (see 'vat --help')", argv[1]);
     return VAT_EXIT_USAGE;
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "card.h"
+#include "cli.h"
 #include "manifest.h"
 #include "store.h"
 #include "tables.h"
@@ -73,8 +74,25 @@ static bool same_string(const json_t *a, const json_t *b)
            strcmp(json_string_value(a), json_string_value(b)) == 0;
 }
 
+/* The first mismatch `vat verify` finds in a shard. */
+struct first_mismatch {
+    char line[400];
+    bool seen;
+};
+
+static void keep_first(void *arg, const char *line)
+{
+    struct first_mismatch *m = arg;
+    if (!m->seen)
+        snprintf(m->line, sizeof m->line, "%s", line);
+    m->seen = true;
+}
+
 /* Reads and checks every shard's record against the config and the first
- * shard; 0 or -1 with one line in e. */
+ * shard, then proves each shard as `vat verify` does (its files against
+ * its own manifest, its rows against its checkers): a file edited after
+ * the shard was built is refused here rather than laundered into the
+ * merged corpus under a fresh manifest.  0 or -1 with one line in e. */
 static int check_shards(const struct vat_config *c, struct shard_in *in, int n, struct vat_err *e)
 {
     char sha[65];
@@ -136,6 +154,13 @@ static int check_shards(const struct vat_config *c, struct shard_in *in, int n, 
                 return vat_err_set(e, "vat: shard %lld of %lld is missing", (long long)k,
                                    (long long)of);
         }
+    }
+    for (int i = 0; i < n; i++) {
+        struct first_mismatch m = {{0}, false};
+        long bad = vat_verify_corpus(in[i].root, keep_first, &m, NULL, NULL);
+        if (bad)
+            return vat_err_set(e, "vat: shard '%s' does not verify (%ld mismatch%s; first: %s)",
+                               in[i].root, bad, bad == 1 ? "" : "es", m.line);
     }
     return 0;
 }

@@ -36,11 +36,12 @@
 
 /* Limits written into every sql checker spec built here, so the
  * verifiers table records them.  The fixtures are small (hundreds of
- * rows) and a correct query needs a few thousand VM steps; the budget
- * leaves room for clumsy but honest queries (correlated subqueries) while
- * stopping runaway recursive CTEs.  Same values as the checker's
- * defaults. */
-#define VAT_SQLGEN_STEP_BUDGET 5000000
+ * rows) and a correct query needs a few thousand steps on all of a task's
+ * fixtures together (about 100,000 with every template at its largest);
+ * the budget, one per check, leaves room for clumsy but honest queries
+ * while stopping runaway recursive CTEs.  Same values as the checker's
+ * defaults (the most a spec may ask for). */
+#define VAT_SQLGEN_STEP_BUDGET 1000000
 #define VAT_SQLGEN_MAX_ROWS 10000
 #define VAT_SQLGEN_MAX_BYTES (8 * 1024 * 1024)
 

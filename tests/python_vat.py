@@ -290,7 +290,8 @@ class TestCorpus(unittest.TestCase):
             v.score = 1.0
         self.assertEqual(
             [f.name for f in dataclasses.fields(v)],
-            ["task_id", "gate_passed", "score", "code", "reason", "extracted", "extract_rule", "is_trap"],
+            ["task_id", "gate_passed", "score", "code", "reason", "extracted", "extract_rule", "is_trap",
+             "work"],
         )
 
     def test_inputs_of_every_type(self):
@@ -306,6 +307,21 @@ class TestCorpus(unittest.TestCase):
         self.assertIsInstance(cm.exception, KeyError)
         with self.assertRaises(self.vat.UnknownTaskError):
             self.corpus.score(t["task_id"] + "\ud800", t["gold"])
+
+    def test_ids_the_library_would_read_otherwise(self):
+        # A C string ends at its first NUL, and a lone surrogate has no
+        # UTF-8: such an id names no task, whatever its prefix names.
+        t = TASKS[0]
+        for odd in (t["task_id"] + "\x00garbage", t["task_id"] + "\x00", "\x00" + t["task_id"],
+                    t["task_id"] + "\udc80", (t["task_id"] + "\x00x").encode()):
+            with self.subTest(task=repr(odd)):
+                self.assertNotIn(odd, self.corpus)
+                with self.assertRaises(self.vat.UnknownTaskError) as cm:
+                    self.corpus.score(odd, t["gold"])
+                self.assertNotIn("\x00", str(cm.exception))
+                self.assertIn("no task", str(cm.exception))
+        self.assertIn(t["task_id"].encode(), self.corpus)
+        self.assertEqual(self.corpus.score(t["task_id"].encode(), t["gold"]).score, 1.0)
 
     def test_completion_too_large(self):
         t = TASKS[0]

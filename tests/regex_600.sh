@@ -2,7 +2,8 @@
 # regex_600.sh — the regex templates fill 600 tasks each at the default
 # settings (they once stopped at 432, 192 and 256 with "gold program
 # repeats"), with distinct gold programs by construction; and a count past
-# a template's question space fails the build naming two tasks (exit 2).
+# a template's question space fails the build naming two tasks, as soon as
+# the first repeat is drawn (exit 1).
 #
 # usage: regex_600.sh --vat PATH
 set -u
@@ -55,4 +56,15 @@ rc=$?
 grep -q "'regex_amounts-00000' and 'regex_amounts-15552' have the same gold program" "$WORK/err" \
   || fail "the repeat is not named: $(cat "$WORK/err")"
 [ ! -e "$WORK/cover/out" ] || fail "a refused build wrote out/"
-echo "regex_600: 1800 distinct golds; a count past the question space is refused"
+# The build stops at the first repeat instead of drawing on to the end:
+# shard 1 of 64 of 79,552 tasks holds 1,243, and its 244th (task 15552)
+# repeats task 0; the 999 after it are never drawn.
+config 0 79552 0 >"$WORK/far.toml"
+"$VAT" build --config "$WORK/far.toml" --root "$WORK/cfar" --only regex_amounts \
+  --shard 1/64 --jobs 2 >/dev/null 2>"$WORK/err"
+rc=$?
+[ $rc -eq 1 ] || fail "79552 regex_amounts tasks: exit $rc, not 1"
+grep -q "build failed at task 244 of 1243 (stopped there): tasks 'regex_amounts-00000' and 'regex_amounts-15552'" "$WORK/err" \
+  || fail "the build did not stop at the repeat: $(cat "$WORK/err")"
+[ ! -e "$WORK/cfar/out" ] || fail "a refused build wrote out/"
+echo "regex_600: 1800 distinct golds; a count past the question space is refused at its first repeat"

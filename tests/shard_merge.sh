@@ -2,8 +2,10 @@
 # shard_merge.sh — 4 shards built through GNU parallel and joined with
 # `vat merge` are byte for byte the direct build (diff -r of out/ and
 # fixtures/), the merged corpus passes `vat verify`, and merge refuses a
-# missing shard, a duplicate, a shard of another config and one of another
-# N with one line and exit 2 (docs/scale.md).
+# missing shard, a duplicate, a shard of another config, one of another N
+# and a shard edited after its build (a row edited under a stale
+# manifest, a gold answer broken under a rewritten one) with one line and
+# exit 2 (docs/scale.md).
 #
 # usage: shard_merge.sh --vat PATH --config SEEDS.toml
 set -u
@@ -58,6 +60,38 @@ refuse "another config" "another config" "$WORK/other-1" "$WORK"/shard-{2,3,4}
   >/dev/null 2>&1 || fail "1/2 shard build"
 refuse "another N" "one of 2 shards" "$WORK"/shard-{1,2,3} "$WORK/half-1"
 refuse "not a shard" "holds no shard" "$WORK/direct" "$WORK"/shard-{2,3,4}
+# A shard edited after its build is proven as `vat verify` proves a
+# corpus: an experience row edited with the manifest left stale ...
+cp -r "$WORK/shard-2" "$WORK/edited-2"
+python3 - "$WORK/edited-2" <<'PY' || fail "editing a shard"
+import json, sys
+p = sys.argv[1] + "/out/experience/train.jsonl"
+lines = open(p).read().splitlines(True)
+row = json.loads(lines[0])
+row["prompt"] = row["prompt"] + " (edited)"
+lines[0] = json.dumps(row) + "\n"
+open(p, "w").write("".join(lines))
+PY
+refuse "edited shard" "changed file 'out/experience/train.jsonl'" "$WORK"/shard-{1,3,4} "$WORK/edited-2"
+# ... and a gold answer made wrong with the manifest hashed again
+cp -r "$WORK/shard-3" "$WORK/forged-3"
+python3 - "$WORK/forged-3" <<'PY' || fail "forging a shard"
+import hashlib, json, sys
+root = sys.argv[1]
+rel = "out/rollouts/train.jsonl"
+lines = open(f"{root}/{rel}").read().splitlines(True)
+for i, l in enumerate(lines):
+    row = json.loads(l)
+    if row["role"] == "gold":
+        row["answer"] = "SELECT 1" if row["answer"].lstrip().upper().startswith(("SELECT", "WITH")) else "0"
+        lines[i] = json.dumps(row) + "\n"
+        break
+open(f"{root}/{rel}", "w").write("".join(lines))
+m = json.load(open(f"{root}/out/manifest.json"))
+m["files"][rel] = hashlib.sha256(open(f"{root}/{rel}", "rb").read()).hexdigest()
+open(f"{root}/out/manifest.json", "w").write(json.dumps(m, indent=1, sort_keys=True) + "\n")
+PY
+refuse "forged shard" "the gold answer does not score 1" "$WORK"/shard-{1,2,4} "$WORK/forged-3"
 "$VAT" build --config "$CONFIG" --root "$WORK/x" --shard 5/4 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--shard 5/4 was accepted"
-echo "shard_merge: 4 shards merged equal the direct build; 6 refusals"
+echo "shard_merge: 4 shards merged equal the direct build; 8 refusals"

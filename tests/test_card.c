@@ -505,6 +505,23 @@ static void test_pack(void **state)
     assert_false(exists(blocked));
     assert_int_equal(rmdir(stage), 0);
 
+    /* Never into the corpus it packs (out/ would then hold files its
+     * manifest does not list), nor anywhere below its root, however
+     * named: refused, nothing written there. */
+    char *in_out = vat_xasprintf("%s/out/packed", f->root_a);
+    char *in_root = vat_xasprintf("%s/packed", f->root_a);
+    char *dotted = vat_xasprintf("%s/out/../fixtures/p", f->root_a);
+    const char *inside[] = {in_out, in_root, dotted, f->root_a};
+    for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
+        assert_int_equal(vat_pack(f->root_a, inside[i], &st, &e), -1);
+        assert_non_null(strstr(e.msg, "inside the corpus root"));
+    }
+    assert_false(exists(in_out));
+    assert_false(exists(in_root));
+    free(in_out);
+    free(in_root);
+    free(dotted);
+
     /* A fixture a row names is missing: an error, and nothing left behind. */
     char *broken = vat_xasprintf("%s/broken", f->dir);
     char *cmd = vat_xasprintf("cp -r '%s' '%s' && rm -f '%s'/fixtures/grouped_sum/*.csv",

@@ -3,7 +3,8 @@
  * --jobs is byte-identical; every rollout is as admission requires; `vat
  * check` scores gold 1 and the trap 0 from the tables alone; a tampered
  * fixture path is refused without being opened; bad arguments and a bad
- * seeds.toml exit 2 with a one-line message. */
+ * seeds.toml exit 2 with a one-line message; `vat verify` prints file
+ * names escaped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -267,7 +268,7 @@ static void test_build_early_failure_exits_2(void **state)
     run(cmd, NULL);
     free(cmd);
     static const char *const args[] = {"--only nope", "--root ''", "--only nope --root ''",
-                                       "--only ,"};
+                                       "--only ,", "--only ''", "--only grouped_sum,"};
     for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
         cmd = vat_xasprintf("cd '%s' && '%s' build --config '%s' --root . %s 2>&1 >/dev/null", dir,
                             bin(), c->config, args[i]);
@@ -350,6 +351,35 @@ static void test_progress_off_terminal(void **state)
     free(root);
 }
 
+/* A file name under fixtures/ holding a newline cannot forge a line of
+ * `vat verify`: every name is printed with its control bytes escaped. */
+static void test_verify_escapes_file_names(void **state)
+{
+    struct corpus *c = *state;
+    char *dir = vat_xasprintf("%s/escaped", c->dir);
+    char *cmd = vat_xasprintf("cp -r '%s' '%s'", c->a, dir);
+    assert_int_equal(run(cmd, NULL), 0);
+    free(cmd);
+    char *path = vat_xasprintf("%s/fixtures/x\nverify: clean (573 files match the manifest)\r",
+                               dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    cmd = vat_xasprintf("'%s' verify --root '%s' 2>&1", bin(), dir);
+    char *out = NULL;
+    assert_int_equal(run(cmd, &out), 1);
+    size_t lines = 0;
+    for (const char *p = out; *p; p++)
+        lines += *p == '\n';
+    if (lines != 2 || !strstr(out, "\\x0averify: clean") || !strstr(out, "\\x0d") ||
+        strstr(out, "\nverify: clean"))
+        fail_msg("verify printed: %s", out);
+    free(out);
+    free(cmd);
+    free(path);
+    free(dir);
+}
+
 static void test_list_shows_registry(void **state)
 {
     (void)state;
@@ -373,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_build_early_failure_exits_2),
         cmocka_unit_test(test_bad_config_names_path_and_line),
         cmocka_unit_test(test_progress_off_terminal),
+        cmocka_unit_test(test_verify_escapes_file_names),
         cmocka_unit_test(test_list_shows_registry),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -284,7 +284,7 @@ static char *explain(struct fix *f, const json_t *spec, const char *answer, size
 {
     FILE *tmp = tmpfile();
     assert_non_null(tmp);
-    vat_check_explain(tmp, spec, f->root, answer, len, reveal);
+    vat_check_explain(tmp, spec, f->root, answer, len, 0, reveal);
     long n = ftell(tmp);
     rewind(tmp);
     char *s = malloc((size_t)n + 1);

@@ -3,9 +3,10 @@
  * binary under test), every rollout answer of every SQL-checked task (gold,
  * trap, malformed) and every mutant of its gold, scored twice with the memo
  * on and twice with it off (VAT_VERDICT_MEMO=0), gives the same verdict
- * each time (gate, score, code, reason, is_trap, extracted text), and the
- * memo then serves the repeats; a query stopped by the step budget is not
- * memoized and scores sql_budget again on repeat; many distinct answers
+ * each time (gate, score, code, reason, is_trap, extracted text, work
+ * count), and the memo then serves the repeats; a query stopped by the
+ * step budget is memoized like any other (its count is the same on every
+ * run) and scores sql_budget again on repeat; many distinct answers
  * keep the memo inside its bounds (per task and in total) with verdicts
  * still right after eviction. */
 #include <setjmp.h>
@@ -88,6 +89,7 @@ struct seen {
     double score;
     char code[32], reason[256], rule[16];
     char *extracted;
+    long long work;
 };
 
 static struct seen score(vat_corpus *c, const char *id, const char *text, vat_extract_mode mode)
@@ -99,6 +101,7 @@ static struct seen score(vat_corpus *c, const char *id, const char *text, vat_ex
     s.gate = vat_result_gate_passed(r);
     s.trap = vat_result_is_trap(r);
     s.score = vat_result_score(r);
+    s.work = vat_result_work(r);
     snprintf(s.code, sizeof s.code, "%s", vat_result_code(r));
     snprintf(s.reason, sizeof s.reason, "%s", vat_result_reason(r));
     snprintf(s.rule, sizeof s.rule, "%s", vat_result_extract_rule(r));
@@ -113,10 +116,12 @@ static void assert_same(const struct seen *a, const struct seen *b, const char *
 {
     if (a->gate != b->gate || a->trap != b->trap || a->score != b->score ||
         strcmp(a->code, b->code) != 0 || strcmp(a->reason, b->reason) != 0 ||
-        strcmp(a->rule, b->rule) != 0 || strcmp(a->extracted, b->extracted) != 0)
-        fail_msg("%s: memo on gives %d/%g/%s/trap %d '%s', off %d/%g/%s/trap %d '%s'", id,
-                 a->gate, a->score, a->code, a->trap, a->reason, b->gate, b->score, b->code,
-                 b->trap, b->reason);
+        strcmp(a->rule, b->rule) != 0 || strcmp(a->extracted, b->extracted) != 0 ||
+        a->work != b->work)
+        fail_msg("%s: memo on gives %d/%g/%s/trap %d/work %lld '%s', off %d/%g/%s/trap %d/work "
+                 "%lld '%s'",
+                 id, a->gate, a->score, a->code, a->trap, a->work, a->reason, b->gate, b->score,
+                 b->code, b->trap, b->work, b->reason);
 }
 
 /* Scores text for id twice on each handle (the task's fixtures served as
@@ -208,7 +213,7 @@ static void test_on_and_off_agree_on_the_default_corpus(void **state)
     assert_true(on.bytes <= on.bytes_cap);
 }
 
-static void test_step_budget_not_memoized(void **state)
+static void test_step_budget_memoized(void **state)
 {
     struct fix *f = *state;
     const char *id = f->sql_ids[0];
@@ -221,13 +226,15 @@ static void test_step_budget_not_memoized(void **state)
     struct seen c = score(f->off, id, q, VAT_EXTRACT_RAW);
     vat_corpus_memo_stats(f->on, &after);
     assert_string_equal(a.code, "sql_budget");
-    assert_non_null(strstr(a.reason, "VM steps"));
+    assert_non_null(strstr(a.reason, "budget of"));
+    assert_true(a.work > 0);
     assert_same(&a, &b, id);
     assert_same(&a, &c, id);
-    /* both scores missed the memo and left nothing in it: the query ran twice */
-    assert_true(after.misses == before.misses + 2);
-    assert_true(after.hits == before.hits);
-    assert_int_equal(after.entries, before.entries);
+    /* the first score ran the query and kept its verdict, the second was
+     * served from the memo */
+    assert_true(after.misses == before.misses + 1);
+    assert_true(after.hits == before.hits + 1);
+    assert_int_equal(after.entries, before.entries + 1);
     free(a.extracted);
     free(b.extracted);
     free(c.extracted);
@@ -316,7 +323,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_on_and_off_agree_on_the_default_corpus),
-        cmocka_unit_test(test_step_budget_not_memoized),
+        cmocka_unit_test(test_step_budget_memoized),
         cmocka_unit_test(test_eviction_bounds_memory),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -26,13 +26,18 @@
  *    (their spill is refused), results by max_rows and max_bytes.  The
  *    optimisations that copy expressions (flattener, push-down, constant
  *    propagation) are off, so preparing does not multiply them.
- *  - Time: the VM-step budget is the deterministic limit.  SQLite checks it
- *    only at loop jumps, so the cost of one step is bounded too: LENGTH is
- *    small, printf/format refuse widths and precisions past it (their one
- *    call once looped 2^31 times), instr, replace, LIKE and GLOB charge the
- *    step budget by the product of their lengths, trim/ltrim/rtrim with a
- *    character set are replaced by an equivalent that is linear in the
- *    input, and the number of function calls per statement is capped.  A
+ *  - Time: the step budget is the deterministic limit, one per check (an
+ *    answer's statement on all the task's fixtures together), counted as
+ *    the statement's own VM steps plus the bounded built-ins' charges, so
+ *    a reused statement, a warm connection or another thread count the
+ *    same.  SQLite checks it only at loop jumps, so the cost of one step
+ *    is bounded too: LENGTH is small (a step's conversions and copies are
+ *    linear in it), printf/format refuse widths and precisions past it
+ *    (their one call once looped 2^31 times), instr, replace, LIKE, GLOB
+ *    and json_patch charge the step budget by the product of their
+ *    lengths, trim/ltrim/rtrim with a character set are replaced by an
+ *    equivalent that is linear in the input, and the number of function
+ *    calls per statement is capped.  A
  *    ceiling on the thread's CPU time, far above what the counted budgets
  *    allow, is a last net only (verdict checker_limit): CPU time rather
  *    than wall time, so a loaded machine does not trip it.
@@ -58,13 +63,20 @@
 #include "sqlfile.h"
 #include "verifiers.h"
 
-#define SQL_DEFAULT_STEP_BUDGET 5000000
+/* One budget per check: an answer's work on all of the task's fixtures
+ * together, in steps (a VM step of its statement, or a unit a bounded
+ * built-in charges; see sandbox_query).  SQLite checks it only between
+ * opcodes, so what one step can cost is bounded instead, by the length
+ * limit below: on the longest values a query can make, the dearest step
+ * measured (tests/test_sql_bounds.c, every operator and built-in the
+ * sandbox allows) costs about 0.4 us of CPU, so a whole budget stays
+ * under half a second.  A spec may lower the budget, never raise it. */
+#define SQL_DEFAULT_STEP_BUDGET 1000000
 #define SQL_DEFAULT_MAX_ROWS 10000
 #define SQL_DEFAULT_MAX_BYTES (8 * 1024 * 1024)
 #define SQL_DEFAULT_REL_TOL 1e-9
 #define SQL_DEFAULT_ABS_TOL 1e-6
-/* The spec may raise the budget, but not without bound. */
-#define SQL_MAX_STEP_BUDGET 1000000000LL
+#define SQL_MAX_STEP_BUDGET SQL_DEFAULT_STEP_BUDGET
 /* The progress handler runs every this many VM steps; the step budget is
  * counted in these units. */
 #define SQL_PROGRESS_OPS 100
@@ -79,10 +91,13 @@
 #define SQL_CPU_MS 20000
 #define SQL_CPU_CHECK_EVERY 1000
 #define SQL_MAX_FIXTURE_BYTES ((size_t)64 << 20)
-/* The longest string, blob or row a query may build.  Far above any value
- * our fixtures hold, and small enough that one replace() or instr() over
- * such values costs milliseconds (they are quadratic in the worst case). */
-#define SQL_MAX_VALUE_BYTES 10000
+/* The longest string, blob or row a query may build (SQLITE_LIMIT_LENGTH),
+ * and so the cost of one step: `+` on two 10,000-digit texts converts
+ * each inside one opcode (a check once burnt 29 s that way within its
+ * budget).  Fixtures' values are at most 42 bytes and their rows 110
+ * (every template at its largest), so 1,000 leaves room for joined and
+ * concatenated rows. */
+#define SQL_MAX_VALUE_BYTES 1000
 #define SQL_MAX_FUNCTION_CALLS 256
 #define SQL_MAX_LIKE_PATTERN 100
 /* SQLITE_TESTCTRL_OPTIMIZATIONS bits (sqliteInt.h) turned off in the
@@ -1306,8 +1321,9 @@ static void mem_count_stop(void)
 
 /* printf('%.*c', 2147483647, 'x') loops two billion times inside one VM
  * step (SQLite appends the character once per unit of precision, long
- * after the length limit stopped the output), and instr, replace, LIKE and
- * GLOB cost up to the product of their arguments' lengths per call.  These
+ * after the length limit stopped the output), and instr, replace, LIKE,
+ * GLOB and json_patch (each key of one object looked up in the other)
+ * cost up to the product of their arguments' lengths per call.  These
  * are replaced, in the sandbox, by wrappers that first check or charge the
  * call and then hand it to SQLite's own function, run on a second, empty
  * connection of the sandbox (so results are SQLite's, byte for byte):
@@ -1315,19 +1331,25 @@ static void mem_count_stop(void)
  *    above it on every conversion but the string ones (where it only cuts),
  *    as "too big", which is the verdict SQLite's own function reaches for
  *    the same call when it ends;
- *  - instr, replace, like and glob charge the step budget one VM step per
- *    SQL_CHARGE_BYTES of the product of their lengths. */
+ *  - instr, replace, like, glob and json_patch charge the step budget one
+ *    step per SQL_CHARGE_BYTES of the product of their lengths. */
 #define SQL_CHARGE_BYTES 64
-/* Work that makes or parses big values (printf, upper, hex, json, …) runs
- * inside one VM step; what it allocates is counted, so running charges
- * one VM step per this many bytes SQLite requests. */
-#define SQL_ALLOC_BYTES_PER_STEP 32
 #define SQL_AUX_MAX_ARGS 16
 
-enum aux_fn { AUX_PRINTF, AUX_INSTR, AUX_REPLACE, AUX_LIKE, AUX_GLOB, AUX_STRFTIME, AUX_DATE, AUX_N };
+enum aux_fn {
+    AUX_PRINTF,
+    AUX_INSTR,
+    AUX_REPLACE,
+    AUX_LIKE,
+    AUX_GLOB,
+    AUX_JSON_PATCH,
+    AUX_STRFTIME,
+    AUX_DATE,
+    AUX_N
+};
 
-static const char *const aux_names[AUX_N] = {"printf", "instr",    "replace", "like",
-                                             "glob",   "strftime", "date"};
+static const char *const aux_names[AUX_N] = {"printf", "instr",      "replace",  "like",
+                                             "glob",   "json_patch", "strftime", "date"};
 
 struct sandbox;
 struct aux_slot {
@@ -1453,15 +1475,27 @@ static size_t trim_find(const struct trim_char *set, size_t n, const unsigned ch
     return SIZE_MAX;
 }
 
+/* The set, sorted, with the lowest index of each one-byte character at
+ * hand and which lengths it holds: a character of the input is then one
+ * table lookup, plus a search per other length the set has. */
+struct trim_set {
+    const struct trim_char *set;
+    size_t m;
+    size_t one[256];
+    bool has[5];
+};
+
 /* How many bytes the first matching character of the set covers at the
  * front (back=false) or back of in[0..n), or 0 when none matches. */
-static unsigned trim_match(const struct trim_char *set, size_t m, const unsigned char *in,
-                           size_t n, bool back)
+static unsigned trim_match(const struct trim_set *ts, const unsigned char *in, size_t n,
+                           bool back)
 {
-    size_t best = SIZE_MAX;
-    unsigned best_len = 0;
-    for (unsigned k = 1; k <= 4 && k <= n; k++) {
-        size_t idx = trim_find(set, m, back ? in + n - k : in, k);
+    size_t best = ts->one[back ? in[n - 1] : in[0]];
+    unsigned best_len = best == SIZE_MAX ? 0 : 1;
+    for (unsigned k = 2; k <= 4 && k <= n; k++) {
+        if (!ts->has[k])
+            continue;
+        size_t idx = trim_find(ts->set, ts->m, back ? in + n - k : in, k);
         if (idx < best) {
             best = idx;
             best_len = k;
@@ -1542,14 +1576,25 @@ static void sandbox_trim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             if (m == 0 || set[m - 1].len != set[i].len ||
                 memcmp(set[m - 1].b, set[i].b, set[i].len) != 0)
                 set[m++] = set[i];
+        struct trim_set tset, *ts = &tset;
+        ts->set = set;
+        ts->m = m;
+        memset(ts->has, 0, sizeof ts->has);
+        for (size_t c = 0; c < 256; c++)
+            ts->one[c] = SIZE_MAX;
+        for (size_t i = 0; i < m; i++) {
+            ts->has[set[i].len] = true;
+            if (set[i].len == 1)
+                ts->one[set[i].b[0]] = set[i].idx;
+        }
         unsigned k;
         if (flags & 1)
-            while (n > 0 && (k = trim_match(set, m, in, n, false)) > 0) {
+            while (n > 0 && (k = trim_match(ts, in, n, false)) > 0) {
                 in += k;
                 n -= k;
             }
         if (flags & 2)
-            while (n > 0 && (k = trim_match(set, m, in, n, true)) > 0)
+            while (n > 0 && (k = trim_match(ts, in, n, true)) > 0)
                 n -= k;
         free(set);
     }
@@ -1589,8 +1634,12 @@ struct sandbox {
     char denied[160];   /* the first action of the query the authorizer refused */
     char denied_2nd[160]; /* one SQLite takes on the query's behalf (a module's
                            * schema update), reported only when alone */
-    long long steps, step_budget;
-    long long alloc_charged; /* bytes requested already charged as steps */
+    /* The check's work so far, in steps: the work of its earlier runs
+     * (base), plus what the built-ins charged in this run (charged), plus
+     * SQL_PROGRESS_OPS per progress call of this run.  The exact count of
+     * a run that ends is its statement's own VM-step count plus charged
+     * (sandbox_query). */
+    long long steps, step_budget, base, charged;
     struct timespec cpu_deadline; /* of this thread's CPU clock */
     bool cpu_armed;               /* cpu_deadline is set (see budget_reset) */
     unsigned progress_calls;
@@ -1616,6 +1665,7 @@ struct sandbox {
 static bool sandbox_charge(struct sandbox *sb, long long n)
 {
     sb->steps += n;
+    sb->charged += n;
     if (sb->steps > sb->step_budget) {
         sb->stop = STOP_STEPS;
         return false;
@@ -1635,6 +1685,10 @@ static int aux_open(struct sandbox *sb)
     return 0;
 }
 
+/* Runs SQLite's own function of slot on the sandbox's second connection. */
+static void aux_run(struct sandbox *sb, const struct aux_slot *slot, sqlite3_context *ctx,
+                    int argc, sqlite3_value **argv);
+
 static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     struct aux_slot *slot = sqlite3_user_data(ctx);
@@ -1651,7 +1705,8 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     case AUX_INSTR:
     case AUX_REPLACE:
     case AUX_LIKE:
-    case AUX_GLOB: {
+    case AUX_GLOB:
+    case AUX_JSON_PATCH: {
         long long a = sqlite3_value_bytes(argv[0]);
         long long b = argc > 1 ? sqlite3_value_bytes(argv[1]) : 0;
         if (!sandbox_charge(sb, a * b / SQL_CHARGE_BYTES)) {
@@ -1663,7 +1718,22 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     default: /* date and strftime: linear in their arguments, as SQLite's */
         break;
     }
+    aux_run(sb, slot, ctx, argc, argv);
+}
+
+static void aux_run(struct sandbox *sb, const struct aux_slot *slot, sqlite3_context *ctx,
+                    int argc, sqlite3_value **argv)
+{
+    /* The second connection, opened on a query's first call of a
+     * built-in, and its statements, kept between calls, are the sandbox's
+     * own: what the calls on it allocate is not counted as the query's
+     * (opening and preparing would make a first call count more than a
+     * later one).  What they make is at most the length limit, and its
+     * copy into the query's result is counted. */
+    uint64_t gen = mem_tls.gen;
+    mem_tls.gen = 0;
     if (!sb->aux && aux_open(sb) != 0) {
+        mem_tls.gen = gen;
         sqlite3_result_error(ctx, "the sandbox cannot run the function", -1);
         return;
     }
@@ -1675,6 +1745,7 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
             k += snprintf(sql + k, sizeof sql - (size_t)k, "%s?%d", i > 1 ? "," : "", i);
         snprintf(sql + k, sizeof sql - (size_t)k, ")");
         if (sqlite3_prepare_v2(sb->aux, sql, -1, st, NULL) != SQLITE_OK) {
+            mem_tls.gen = gen;
             sqlite3_result_error(ctx, sqlite3_errmsg(sb->aux), -1);
             return;
         }
@@ -1682,6 +1753,7 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     for (int i = 0; i < argc; i++)
         sqlite3_bind_value(*st, i + 1, argv[i]);
     int rc = sqlite3_step(*st);
+    mem_tls.gen = gen;
     if (rc == SQLITE_ROW)
         sqlite3_result_value(ctx, sqlite3_column_value(*st, 0));
     else if ((rc & 0xff) == SQLITE_TOOBIG)
@@ -1690,8 +1762,10 @@ static void aux_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error_nomem(ctx);
     else
         sqlite3_result_error(ctx, sqlite3_errmsg(sb->aux), -1);
+    mem_tls.gen = 0;
     sqlite3_reset(*st);
     sqlite3_clear_bindings(*st);
+    mem_tls.gen = gen;
 }
 
 /* ---- date() and strftime() on the dates fixtures hold ---------------------------- *
@@ -1886,7 +1960,8 @@ static int aux_install(struct sandbox *sb)
     } fns[] = {{"printf", -1, AUX_PRINTF, aux_call},     {"format", -1, AUX_PRINTF, aux_call},
                {"instr", 2, AUX_INSTR, aux_call},        {"replace", 3, AUX_REPLACE, aux_call},
                {"like", 2, AUX_LIKE, aux_call},          {"like", 3, AUX_LIKE, aux_call},
-               {"glob", 2, AUX_GLOB, aux_call},          {"strftime", -1, AUX_STRFTIME, strftime_call},
+               {"glob", 2, AUX_GLOB, aux_call},          {"json_patch", 2, AUX_JSON_PATCH, aux_call},
+               {"strftime", -1, AUX_STRFTIME, strftime_call},
                {"date", -1, AUX_DATE, date_call}};
     for (size_t i = 0; i < AUX_N; i++) {
         sb->slots[i].sb = sb;
@@ -2061,9 +2136,7 @@ static int sandbox_authorize(void *arg, int action, const char *a3, const char *
 static int sandbox_progress(void *arg)
 {
     struct sandbox *sb = arg;
-    long long fresh = (long long)mem_tls.total - sb->alloc_charged;
-    sb->alloc_charged += fresh - fresh % SQL_ALLOC_BYTES_PER_STEP;
-    sb->steps += SQL_PROGRESS_OPS + fresh / SQL_ALLOC_BYTES_PER_STEP;
+    sb->steps += SQL_PROGRESS_OPS;
     if (sb->steps > sb->step_budget) {
         sb->stop = STOP_STEPS;
         return 1;
@@ -2588,16 +2661,24 @@ static size_t rows_take(struct sql_rows *r, sqlite3_stmt *stmt)
  * in), not here: most statements end long before it, and reading the
  * thread's CPU clock is a syscall per statement otherwise.  The net so
  * starts at most 100,000 VM steps late, nothing beside SQL_CPU_MS. */
-static void budget_reset(struct sandbox *sb)
+static void budget_reset(struct sandbox *sb, long long base)
 {
-    sb->steps = 0;
-    sb->alloc_charged = 0;
+    sb->steps = base;
+    sb->base = base;
+    sb->charged = 0;
     sb->stop = STOP_NONE;
     sb->progress_calls = 0;
     sb->cpu_armed = false;
 }
 
 static _Thread_local unsigned long sql_runs, sql_compiles;
+/* The work of this thread's last check of an answer (vat_sql_last_work). */
+static _Thread_local long long sql_last_work;
+
+long long vat_sql_last_work(void)
+{
+    return sql_last_work;
+}
 
 unsigned long vat_sql_runs(void)
 {
@@ -2619,19 +2700,38 @@ unsigned long vat_sql_sandbox_reimages(void)
     return sql_sandbox_reimages;
 }
 
-/* Runs one query on an open sandbox into *out.  Gate failures (parse,
- * denied, more than one statement, not a query) come back with no label;
- * runtime failures (budget, error) name the fixture by label.  Returns 0,
- * or -1 with *v set. */
+/* The verdict of a check whose work passed its budget. */
+static struct vat_verdict budget_verdict(const struct sql_spec *s, const char *label)
+{
+    return verdictf(true, VAT_SQL_BUDGET,
+                    "fixture %s: the check ran past its budget of %lld steps (all fixtures "
+                    "together)",
+                    label, s->step_budget);
+}
+
+/* Runs one query on an open sandbox into *out, as part of a check whose
+ * work so far is *work (steps: see struct sandbox); *work comes back with
+ * this run's work added, exactly: the statement's VM steps and what the
+ * built-ins charged, counted the same whether the statement was prepared
+ * now or reused, however warm the connection.  A check whose work passes
+ * s->step_budget, at a progress call or when the run ends, gets
+ * sql_budget, and *work comes back as the budget plus one.  Gate failures
+ * (parse, denied, more than one statement, not a query) come back with no
+ * label; runtime failures (budget, error) name the fixture by label.
+ * Returns 0, or -1 with *v set. */
 static int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const char *label,
                          const char *q, size_t qlen, struct sql_rows *out,
-                         struct vat_verdict *v)
+                         struct vat_verdict *v, long long *work)
 {
     sqlite3_stmt *stmt = NULL;
     const char *tail = NULL;
     struct reason r = {{0}, 0};
     memset(out, 0, sizeof *out);
-    budget_reset(sb); /* preparing can run VM code too (a module's setup) */
+    if (*work > s->step_budget) {
+        *v = budget_verdict(s, label);
+        return -1;
+    }
+    budget_reset(sb, *work); /* preparing can run VM code too (a module's setup) */
     int rc;
     /* A pooled sandbox keeps the statements of queries that ran to the
      * end: the same text runs the same program, already through the gate
@@ -2707,25 +2807,39 @@ run:
     sql_runs++;
     out->ncol = (size_t)sqlite3_column_count(stmt);
     size_t bytes = 0;
-    budget_reset(sb);
-    /* Running counts what the query holds; what it allocates and frees
-     * again per row is work the step budget counts. */
+    budget_reset(sb, *work);
+    /* The statement's own count of VM steps, from zero: a reused one keeps
+     * counting from its earlier runs, and SQLite times the progress calls
+     * from that count, so the calls fall where a fresh statement's do. */
+    sqlite3_stmt_status(stmt, SQLITE_STMTSTATUS_VM_STEP, 1);
+    /* Running counts what the query holds. */
     mem_count_start(INT64_MAX);
+    bool cut = false; /* stopped by the row or byte cap */
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         if (out->nrow >= s->max_rows) {
             *v = verdictf(true, VAT_SQL_BUDGET, "fixture %s: the query returns more than %zu rows",
                           label, s->max_rows);
-            goto fail;
+            cut = true;
+            break;
         }
         bytes += rows_take(out, stmt);
         if (bytes > s->max_bytes) {
             *v = verdictf(true, VAT_SQL_BUDGET,
                           "fixture %s: the query returns more than %zu bytes", label,
                           s->max_bytes);
-            goto fail;
+            cut = true;
+            break;
         }
     }
     mem_count_stop();
+    *work = sb->base + sb->charged + sqlite3_stmt_status(stmt, SQLITE_STMTSTATUS_VM_STEP, 0);
+    if (sb->stop == STOP_STEPS || (*work > s->step_budget && sb->stop != STOP_TIME)) {
+        *work = s->step_budget + 1;
+        *v = budget_verdict(s, label);
+        goto fail;
+    }
+    if (cut)
+        goto fail;
     sql_compiles += (unsigned long)sqlite3_stmt_status(stmt, SQLITE_STMTSTATUS_REPREPARE, 1);
     if (rc == SQLITE_DONE) {
         if (sb->cache)
@@ -2733,12 +2847,6 @@ run:
         else
             sqlite3_finalize(stmt);
         return 0;
-    }
-    if (sb->stop == STOP_STEPS) {
-        *v = verdictf(true, VAT_SQL_BUDGET,
-                      "fixture %s: the query ran past its budget of %lld VM steps", label,
-                      s->step_budget);
-        goto fail;
     }
     if (mem_tls.hit) {
         *v = verdictf(true, VAT_SQL_BUDGET,
@@ -3007,6 +3115,7 @@ struct rows_memo {
     enum run_mode how; /* the order the rows were computed in */
     size_t max_rows, max_bytes;
     struct sql_rows rows;
+    long long work; /* what the run that made the rows cost, in steps */
 };
 
 struct sb_cache_entry {
@@ -3058,7 +3167,8 @@ static struct rows_memo *memo_find_rows(struct sb_cache_entry *x, const struct s
 }
 
 static void memo_keep_rows(struct sb_cache_entry *x, const struct sql_spec *s, const char *q,
-                           size_t qlen, enum run_mode how, const struct sql_rows *rows)
+                           size_t qlen, enum run_mode how, const struct sql_rows *rows,
+                           long long work)
 {
     if (x->nmemo == SB_ROWS_MEMO) { /* the oldest goes */
         free(x->memo[0].q);
@@ -3073,6 +3183,7 @@ static void memo_keep_rows(struct sb_cache_entry *x, const struct sql_spec *s, c
     m->how = how;
     m->max_rows = s->max_rows;
     m->max_bytes = s->max_bytes;
+    m->work = work;
     rows_copy(&m->rows, rows);
 }
 
@@ -3268,7 +3379,7 @@ static int sandbox_query_rows_reversed(struct sandbox *sb, const struct fixture_
                                        const struct sql_spec *s, const char *label,
                                        const char *q, size_t qlen, const struct query_facts *qf,
                                        struct sql_rows *out, struct vat_verdict *v,
-                                       bool *restored)
+                                       bool *restored, long long *work)
 {
     *restored = false;
     sandbox_step_aside(sb, true);
@@ -3279,7 +3390,7 @@ static int sandbox_query_rows_reversed(struct sandbox *sb, const struct fixture_
     sandbox_step_aside(sb, false);
     if (rc == 0) {
         sandbox_rearm(sb, qf);
-        rc = sandbox_query(sb, s, label, q, qlen, out, v);
+        rc = sandbox_query(sb, s, label, q, qlen, out, v, work);
     }
     /* A rollback, not a savepoint released: releasing would commit the
      * emptied transaction, and a commit bumps the header's change
@@ -3364,9 +3475,14 @@ static struct sandbox *sb_spare_take(struct sb_cache *c, const struct sql_spec *
 static int sandbox_run_in(const struct sql_spec *s, const struct fixture_img *img,
                           const char *label, const char *q, size_t qlen,
                           const struct query_facts *qf, enum run_mode mode, struct sql_rows *out,
-                          struct vat_verdict *v, bool allow_inside)
+                          struct vat_verdict *v, bool allow_inside, long long *work)
 {
     memset(out, 0, sizeof *out);
+    if (*work > s->step_budget) {
+        *v = budget_verdict(s, label);
+        return -1;
+    }
+    const long long base = *work;
     pthread_once(&mem_net_once, mem_net_init);
     const enum run_mode how = mode; /* the order the rows are computed in */
     /* A backwards scan is the plain connection with the pragma turned on
@@ -3398,8 +3514,15 @@ static int sandbox_run_in(const struct sql_spec *s, const struct fixture_img *im
     }
     struct rows_memo *m = memo && x.sb ? memo_find_rows(&x, s, q, qlen, how) : NULL;
     if (m) {
-        rows_copy(out, &m->rows);
         sb_cache_push(c, &x);
+        /* what running it would count (sandbox_query) */
+        if (base + m->work > s->step_budget) {
+            *work = s->step_budget + 1;
+            *v = budget_verdict(s, label);
+            return -1;
+        }
+        *work = base + m->work;
+        rows_copy(out, &m->rows);
         return 0;
     }
     if (!x.sb) {
@@ -3418,20 +3541,22 @@ static int sandbox_run_in(const struct sql_spec *s, const struct fixture_img *im
     int rc;
     bool restored = true;
     if (inside) {
-        rc = sandbox_query_rows_reversed(x.sb, img, s, label, q, qlen, qf, out, v, &restored);
+        rc = sandbox_query_rows_reversed(x.sb, img, s, label, q, qlen, qf, out, v, &restored,
+                                         work);
         if (rc == 1) { /* no copy made: the rows reversed in a sandbox of their own */
             x.sb->tables = x.tables;
             if (restored)
                 sb_cache_push(c, &x);
             else
                 sb_entry_free(&x);
-            return sandbox_run_in(s, img, label, q, qlen, qf, RUN_REVERSE_ROWS, out, v, false);
+            return sandbox_run_in(s, img, label, q, qlen, qf, RUN_REVERSE_ROWS, out, v, false,
+                                  work);
         }
     } else {
         rc = backwards ? sandbox_scan_order(x.sb, true, v) : 0;
         sandbox_rearm(x.sb, qf);
         if (rc == 0)
-            rc = sandbox_query(x.sb, s, label, q, qlen, out, v);
+            rc = sandbox_query(x.sb, s, label, q, qlen, out, v, work);
         if (backwards && sandbox_scan_order(x.sb, false, rc == 0 ? v : NULL) != 0 && rc == 0) {
             rows_release(out);
             rc = -1;
@@ -3443,17 +3568,20 @@ static int sandbox_run_in(const struct sql_spec *s, const struct fixture_img *im
         return rc;
     }
     if (memo)
-        memo_keep_rows(&x, s, q, qlen, how, out);
+        memo_keep_rows(&x, s, q, qlen, how, out, *work - base);
     sb_cache_push(c, &x);
     return 0;
 }
 
+/* Runs q on img as mode says, in a sandbox of this thread's cache or a
+ * new one, as part of a check whose work so far is *work (sandbox_query).
+ * 0, or -1 with *v set. */
 static int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
                        const char *label, const char *q, size_t qlen,
                        const struct query_facts *qf, enum run_mode mode, struct sql_rows *out,
-                       struct vat_verdict *v)
+                       struct vat_verdict *v, long long *work)
 {
-    return sandbox_run_in(s, img, label, q, qlen, qf, mode, out, v, true);
+    return sandbox_run_in(s, img, label, q, qlen, qf, mode, out, v, true, work);
 }
 
 /* ---- comparing rows -------------------------------------------------------------- */
@@ -3966,7 +4094,7 @@ struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const cha
  * reference fails there). */
 static int check_fixture(const struct sql_spec *s, const char *root, size_t i, const char *answer,
                          size_t len, const struct query_facts *qf, const struct query_facts *rf,
-                         bool reveal, struct vat_verdict *v)
+                         bool reveal, long long *work, long long *ref_work, struct vat_verdict *v)
 {
     char label[32];
     fixture_label(label, sizeof label, i);
@@ -3975,7 +4103,8 @@ static int check_fixture(const struct sql_spec *s, const char *root, size_t i, c
                      NULL, v) != 0)
         return -1;
     struct sql_rows exp, got;
-    int rc = sandbox_run(s, &img, label, s->reference, s->reference_len, rf, RUN_PLAIN, &exp, v);
+    int rc = sandbox_run(s, &img, label, s->reference, s->reference_len, rf, RUN_PLAIN, &exp, v,
+                         ref_work);
     if (rc != 0) {
         struct reason r = {{0}, 0};
         reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
@@ -3985,7 +4114,8 @@ static int check_fixture(const struct sql_spec *s, const char *root, size_t i, c
         return -1;
     }
     bool hide = !reveal && i > 0; /* the variants are held out */
-    rc = sandbox_run(s, &img, label, answer, len, qf, RUN_PLAIN, &got, v);
+    rc = sandbox_run(s, &img, label, answer, len, qf, RUN_PLAIN, &got, v, work);
+    sql_last_work = *work;
     free(img.own);
     if (rc != 0) {
         rows_release(&exp);
@@ -4026,25 +4156,30 @@ struct vat_verdict vat_check_sql_as(const json_t *spec, const char *root, const 
     struct vat_verdict v;
     struct sql_spec s;
     struct query_facts qf, rf;
+    sql_last_work = 0;
     if (!check_begin(spec, answer, len, &s, &qf, &rf, &v))
         return v;
+    /* one budget for the answer on all fixtures, one for the reference */
+    long long work = 0, ref_work = 0;
     for (size_t i = 0; i < s.n_fixtures; i++)
-        if (check_fixture(&s, root, i, answer, len, &qf, &rf, reveal, &v) != 0)
+        if (check_fixture(&s, root, i, answer, len, &qf, &rf, reveal, &work, &ref_work, &v) != 0)
             return v;
     return vat_verdict_make(true, 1, VAT_OK, "rows match on all %zu fixtures", s.n_fixtures);
 }
 
 struct vat_verdict vat_check_sql_fixture_as(const json_t *spec, const char *root, size_t i,
-                                            const char *answer, size_t len, bool reveal)
+                                            const char *answer, size_t len, bool reveal,
+                                            long long *work)
 {
     struct vat_verdict v;
     struct sql_spec s;
     struct query_facts qf, rf;
+    long long ref_work = 0;
     if (!check_begin(spec, answer, len, &s, &qf, &rf, &v))
         return v;
     if (i >= s.n_fixtures)
         return verdictf(false, VAT_INTERNAL, "the spec has no fixture %zu", i);
-    if (check_fixture(&s, root, i, answer, len, &qf, &rf, reveal, &v) != 0)
+    if (check_fixture(&s, root, i, answer, len, &qf, &rf, reveal, work, &ref_work, &v) != 0)
         return v;
     char label[32];
     fixture_label(label, sizeof label, i);
@@ -4053,6 +4188,14 @@ struct vat_verdict vat_check_sql_fixture_as(const json_t *spec, const char *root
 
 json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_rel,
                     const char *query, size_t len, struct vat_verdict *v)
+{
+    long long work = 0;
+    return vat_sql_run_counted(spec, root, fixture_rel, query, len, &work, v);
+}
+
+json_t *vat_sql_run_counted(const json_t *spec, const char *root, const char *fixture_rel,
+                            const char *query, size_t len, long long *work,
+                            struct vat_verdict *v)
 {
     struct vat_verdict local;
     if (!v)
@@ -4071,7 +4214,7 @@ json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_re
     if (fixture_load(root, fixture_rel, s.load, true, &img, NULL, v) != 0)
         return NULL;
     struct sql_rows rows;
-    int rc = sandbox_run(&s, &img, fixture_rel, query, len, &qf, RUN_PLAIN, &rows, v);
+    int rc = sandbox_run(&s, &img, fixture_rel, query, len, &qf, RUN_PLAIN, &rows, v, work);
     free(img.own);
     if (rc != 0)
         return NULL;
@@ -4081,12 +4224,19 @@ json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_re
     return out;
 }
 
+bool vat_sql_budget_spent(const json_t *spec, long long work)
+{
+    struct sql_spec s;
+    struct vat_verdict v;
+    return spec_read(spec, false, false, &s, &v) == 0 && work > s.step_budget;
+}
+
 static char checker_version[64];
 static pthread_once_t checker_version_once = PTHREAD_ONCE_INIT;
 
 static void checker_version_init(void)
 {
-    snprintf(checker_version, sizeof checker_version, "vat-sql/2 sqlite/%s",
+    snprintf(checker_version, sizeof checker_version, "vat-sql/3 sqlite/%s",
              sqlite3_libversion());
 }
 
@@ -4133,8 +4283,9 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
             if (k > failed)
                 continue;
             struct vat_verdict kv;
+            long long work = 0; /* the checks themselves count the gold's work */
             if (sandbox_run(&s, &img, label, s.reference, s.reference_len, &qf, modes[k],
-                            &runs[k], &kv) == 0) {
+                            &runs[k], &kv, &work) == 0) {
                 ran[k] = true;
             } else {
                 failed = k;
@@ -4367,10 +4518,7 @@ static void sandbox_rearm(struct sandbox *sb, const struct query_facts *qf)
     sb->too_many_functions = false;
     sb->denied[0] = 0;
     sb->denied_2nd[0] = 0;
-    sb->steps = 0;
-    sb->alloc_charged = 0;
-    sb->stop = STOP_NONE;
-    sb->progress_calls = 0;
+    budget_reset(sb, 0);
 }
 
 /* Empties sb's statement cache (its statements were compiled against the
@@ -4411,14 +4559,13 @@ static int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_ver
 }
 
 /* Whether a failed query's verdict is a pure function of the query text
- * and the fixture, so a memo may keep it (lib/corpus.c): not when a net of
+ * and the fixtures, so a memo may keep it (lib/corpus.c): not when a net of
  * the checker stopped it (the CPU-time net, the process-wide heap, the
- * counted memory cap), nor an internal failure, nor the step budget (the
- * steps charge the query's allocations, which depend on what the pooled
- * connection already holds in its page cache). */
+ * counted memory cap), nor an internal failure.  The step budget is: its
+ * count is the statement's own VM steps and the built-ins' charges. */
 static bool failure_is_pure(const struct sandbox *sb, const struct vat_verdict *v)
 {
-    return sb->stop == STOP_NONE && !mem_tls.hit && strcmp(v->code, VAT_CHECKER_LIMIT) != 0 &&
+    return sb->stop != STOP_TIME && !mem_tls.hit && strcmp(v->code, VAT_CHECKER_LIMIT) != 0 &&
            strcmp(v->code, VAT_INTERNAL) != 0;
 }
 
@@ -4474,7 +4621,7 @@ static struct sandbox *set_sandbox_take(struct vat_sql_prep *p, const struct que
  * q and the fixture (failure_is_pure). */
 static int prep_run(struct vat_sql_prep *p, size_t i, struct sandbox **held, const char *label,
                     const char *q, size_t qlen, const struct query_facts *qf,
-                    struct sql_rows *out, struct vat_verdict *v, bool *pure)
+                    struct sql_rows *out, struct vat_verdict *v, bool *pure, long long *work)
 {
     struct sql_pool *pl = &p->pool[i];
     struct sandbox *sb = held ? *held : pool_take(pl);
@@ -4493,7 +4640,7 @@ static int prep_run(struct vat_sql_prep *p, size_t i, struct sandbox **held, con
         return -1;
     }
     sandbox_rearm(sb, qf);
-    int rc = sandbox_query(sb, &p->s, label, q, qlen, out, v);
+    int rc = sandbox_query(sb, &p->s, label, q, qlen, out, v, work);
     if (rc != 0) {
         if (pure && !failure_is_pure(sb, v))
             *pure = false;
@@ -4539,7 +4686,8 @@ static void seen_keep(struct sb_cache_entry *seen, const struct sql_spec *s,
     struct sb_cache_entry *e = sb_cache_find(s, img, RUN_PLAIN);
     for (size_t k = 0; e && k < e->nmemo; k++)
         if (e->memo[k].how == RUN_PLAIN)
-            memo_keep_rows(seen, s, e->memo[k].q, e->memo[k].qlen, RUN_PLAIN, &e->memo[k].rows);
+            memo_keep_rows(seen, s, e->memo[k].q, e->memo[k].qlen, RUN_PLAIN, &e->memo[k].rows,
+                           e->memo[k].work);
 }
 
 struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
@@ -4569,6 +4717,8 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
     for (size_t i = 0; i < p->n; i++)
         pthread_mutex_init(&p->pool[i].lock, NULL);
     pthread_mutex_init(&p->sw_pool.lock, NULL);
+    /* the reference and the trap are checks too: one budget each */
+    long long ref_work = 0, trap_work = 0;
     for (size_t i = 0; i < p->n; i++) {
         const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
         char hex[65];
@@ -4598,11 +4748,19 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
             p->seen ? memo_find_rows(&p->seen[i], &p->s, p->s.reference, p->s.reference_len,
                                      RUN_PLAIN)
                     : NULL;
-        if (ref)
+        int rc = 0;
+        if (ref) {
+            ref_work += ref->work;
             rows_copy(&p->gold[i], &ref->rows);
-        if (!ref &&
-            prep_run(p, i, NULL, label, p->s.reference, p->s.reference_len, &rf, &p->gold[i],
-                     v, NULL) != 0) {
+            if (ref_work > p->s.step_budget) {
+                *v = budget_verdict(&p->s, label);
+                rc = -1;
+            }
+        } else {
+            rc = prep_run(p, i, NULL, label, p->s.reference, p->s.reference_len, &rf,
+                          &p->gold[i], v, NULL, &ref_work);
+        }
+        if (rc != 0) {
             struct reason r = {{0}, 0};
             reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
             reason_puts(&r, v->reason);
@@ -4610,7 +4768,8 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
             goto fail;
         }
         if (p->trap &&
-            prep_run(p, i, NULL, label, trap, trap_len, &tf, &p->trap[i], v, NULL) != 0) {
+            prep_run(p, i, NULL, label, trap, trap_len, &tf, &p->trap[i], v, NULL, &trap_work) !=
+                0) {
             /* A trap that fails on a fixture matches no answer's rows. */
             for (size_t k = 0; k < i; k++)
                 rows_release(&p->trap[k]);
@@ -4669,6 +4828,8 @@ static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *ans
 {
     struct vat_verdict v;
     bool trap_same = p->trap != NULL, failed = false;
+    long long work = 0; /* one budget for the answer on all fixtures */
+    sql_last_work = 0;
     if (is_trap)
         *is_trap = false;
     if (pure)
@@ -4691,10 +4852,22 @@ static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *ans
         struct vat_verdict rv;
         struct rows_memo *m =
             p->seen ? memo_find_rows(&p->seen[i], &p->s, answer, len, RUN_PLAIN) : NULL;
-        if (m)
+        int rc = 0;
+        if (m && work + m->work > p->s.step_budget) { /* as running it would count */
+            work = p->s.step_budget + 1;
+            rv = budget_verdict(&p->s, label);
+            rc = -1;
+        } else if (m) {
+            work += m->work;
             rows_copy(&got, &m->rows);
-        else if (prep_run(p, i, p->sw ? &held : NULL, label, answer, len, &qf, &got, &rv,
-                          pure) != 0) {
+        } else {
+            rc = prep_run(p, i, p->sw ? &held : NULL, label, answer, len, &qf, &got, &rv, pure,
+                          &work);
+        }
+        sql_last_work = work;
+        if (rc != 0) {
+            if (held)
+                pool_give(&p->sw_pool, held);
             if (!failed) {
                 v = rv;
                 hide_run_failure(&v, label, !reveal && i > 0);

@@ -100,15 +100,26 @@ struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const cha
 struct vat_verdict vat_check_sql_as(const json_t *spec, const char *root, const char *answer,
                                     size_t len, bool reveal);
 /* The same check on the spec's fixture i alone (0 is the main fixture),
- * its reasons labelled as in the full check (`vat check --explain`). */
+ * its reasons labelled as in the full check (`vat check --explain`); the
+ * answer's run adds its steps to *work, on the check's one budget. */
 struct vat_verdict vat_check_sql_fixture_as(const json_t *spec, const char *root, size_t i,
-                                            const char *answer, size_t len, bool reveal);
+                                            const char *answer, size_t len, bool reveal,
+                                            long long *work);
 /* Runs one query in the sandbox on one fixture and returns its rows as a
  * JSON array of arrays (integers, reals, strings, null; blobs as strings),
  * or NULL with *v set.  Used by admission and by the reference step. */
 json_t *vat_sql_run(const json_t *spec, const char *root, const char *fixture_rel,
                     const char *query, size_t len, struct vat_verdict *v);
-/* The checker_version string: "vat-sql/1 sqlite/3.40.1". */
+/* The same run as one part of a check whose work so far is *work, in
+ * steps (docs/limits.md): the run's work is added, and a check past the
+ * spec's step_budget fails (sql_budget) without running once it is spent.
+ * `vat check --explain` runs an answer on every fixture on one budget. */
+json_t *vat_sql_run_counted(const json_t *spec, const char *root, const char *fixture_rel,
+                            const char *query, size_t len, long long *work,
+                            struct vat_verdict *v);
+/* Whether a check of spec that spent work steps ran past its budget. */
+bool vat_sql_budget_spent(const json_t *spec, long long work);
+/* The checker_version string: "vat-sql/3 sqlite/3.40.1". */
 const char *vat_sql_checker_version(void);
 /* Admission check of spec "reference_sql" on every fixture of the spec:
  * it passes the same gate as an answer, uses no LIMIT (outside strings and
@@ -135,8 +146,7 @@ struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *an
                                           size_t len, bool *is_trap);
 /* The same check; *pure (may be NULL) tells whether the verdict is a pure
  * function of (answer, fixtures) and may be memoized: false when a net of
- * the checker (CPU time, memory), the step budget or an internal failure
- * decided it. */
+ * the checker (CPU time, memory) or an internal failure decided it. */
 struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const char *answer,
                                                size_t len, bool *is_trap, bool *pure);
 struct vat_verdict vat_sql_check_prepared_as(struct vat_sql_prep *p, const char *answer,
@@ -165,6 +175,12 @@ unsigned long vat_sql_sandbox_opens(void);
 /* How many of those were a spare connection given a new image instead of
  * a connection opened anew (within a draw).  For tests. */
 unsigned long vat_sql_sandbox_reimages(void);
+/* The work, in steps, of this thread's last SQL check of an answer
+ * (vat_check_sql or a prepared check), all its fixtures together: the VM
+ * steps its statement ran plus what the bounded built-ins charged, the
+ * step budget plus one when it ran past it; 0 when no query ran.  A
+ * function of the answer and the task alone (docs/limits.md). */
+long long vat_sql_last_work(void);
 
 /* The CSV loader (verifiers/sqlload.c): a spec with "load": {"table": T,
  * "columns": [[name, type], ...]} names CSV fixtures, each loaded into

@@ -126,6 +126,8 @@ PROTOTYPES = {
     "vat_result_extract_rule": ([c_void_p], c_char_p),
     # int vat_result_is_trap(const vat_result *r);
     "vat_result_is_trap": ([c_void_p], c_int),
+    # long long vat_result_work(const vat_result *r);
+    "vat_result_work": ([c_void_p], ctypes.c_longlong),
     # void vat_result_free(vat_result *r);
     "vat_result_free": ([c_void_p], None),
 }

@@ -32,6 +32,8 @@ class Verdict:
                    "boxed", "answer_line", "sentence", "sql_tail",
                    "last_line", "whole" or "none" (docs/extraction.md)
     is_trap     -- the answer is the task's trap (the plausible mistake)
+    work        -- the work an SQL check spent, in the steps of its budget
+                   (0 for other checkers); the same for the same answer
     """
 
     task_id: str
@@ -42,6 +44,7 @@ class Verdict:
     extracted: str
     extract_rule: str
     is_trap: bool
+    work: int = 0
 
 
 def _mode(extract):
@@ -61,11 +64,27 @@ def _bytes(completion):
 
 
 def _task_bytes(task_id):
+    """The id as libvat reads it, or None when libvat would read another id
+    (a NUL byte cuts a C string; a lone surrogate has no UTF-8): no task has
+    such an id."""
     if isinstance(task_id, str):
-        return task_id.encode("utf-8", "replace")
+        if "\0" in task_id:
+            return None
+        try:
+            return task_id.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
     if isinstance(task_id, bytes):
-        return task_id
+        return None if b"\0" in task_id else task_id
     raise TypeError(f"a task id is str, not {type(task_id).__name__}")
+
+
+def _shown(task_id):
+    """A task id for a message: control characters and what UTF-8 cannot
+    hold escaped, and cut to 100 characters."""
+    if isinstance(task_id, bytes):
+        task_id = task_id.decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in task_id[:100])
 
 
 def _text(ptr):
@@ -113,6 +132,7 @@ class Corpus:
         self._c_fields = (
             lib.vat_result_gate_passed, lib.vat_result_code, lib.vat_result_reason,
             lib.vat_result_extracted, lib.vat_result_extract_rule, lib.vat_result_is_trap,
+            lib.vat_result_work,
         )
 
     # ---- the handle's life ----------------------------------------------
@@ -163,15 +183,18 @@ class Corpus:
             self._release()
 
     def __contains__(self, task_id):
+        tid = _task_bytes(task_id)
         h = self._acquire()
         try:
-            return bool(self._lib.vat_corpus_has_task(h, _task_bytes(task_id)))
+            return tid is not None and bool(self._lib.vat_corpus_has_task(h, tid))
         finally:
             self._release()
 
     def _result(self, h, task_id, completion, mode):
         """Scores one completion; returns a vat_result pointer (caller frees)."""
-        tid = task_id.encode("utf-8", "replace") if type(task_id) is str else _task_bytes(task_id)
+        tid = _task_bytes(task_id)
+        if tid is None:
+            raise UnknownTaskError(f"vat: no task '{_shown(task_id)}' in the corpus at '{self.root}'")
         text = completion.encode("utf-8", "replace") if type(completion) is str else _bytes(completion)
         res = ctypes.c_void_p()
         # err is NULL on the way in (a 512-byte buffer per call costs more
@@ -187,7 +210,7 @@ class Corpus:
 
     def _verdict(self, h, task_id, completion, mode):
         res = self._result(h, task_id, completion, mode)
-        gate, code, reason, extracted, rule, trap = self._c_fields
+        gate, code, reason, extracted, rule, trap, work = self._c_fields
         try:
             n = ctypes.c_size_t()
             ptr = extracted(res, ctypes.byref(n))
@@ -200,6 +223,7 @@ class Corpus:
                 ctypes.string_at(ptr, n.value).decode("utf-8", "replace") if ptr else "",
                 (rule(res) or b"").decode(),
                 trap(res) == 1,
+                work(res),
             )
         finally:
             self._c_free(res)
