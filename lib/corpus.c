@@ -7,10 +7,11 @@
  * rows: the index holds byte ranges, found by the "task_id" member's
  * bytes (a row whose id is escaped is parsed to read it).  A row is parsed
  * on its task's first score and the task's state (its checker spec, its
- * trap, its prepared SQL check with fixtures and gold rows) is built once
- * and published with an atomic pointer; later scores of the task take no
- * lock but the SQL checker's sandbox pool lock.  The experience and
- * rollouts tables are indexed the same way on first need (the fixture
+ * trap, its prepared SQL check with fixtures and gold rows) is built and
+ * handed to the cache, which keeps it, with the verdict memo, under the
+ * handle's byte budget (see "the cache"); a score takes its shard's lock
+ * for a moment to find the state and a reference to it.  The experience
+ * and rollouts tables are indexed the same way on first need (the fixture
  * digests, the trap).
  *
  * Tampering: when out/manifest.json exists, every table file the handle
@@ -23,8 +24,10 @@
  * SQL verdicts of answers already checked are memoized per task (the
  * verdict memo below; VAT_VERDICT_MEMO=0 at open turns it off).
  *
- * Threads: the handle is shared; lazily built parts are built under one
- * mutex and published with release stores, read with acquire loads. */
+ * Threads: the handle is shared; the parts the tools read (rows, table
+ * indexes) are built under one mutex and published with release stores,
+ * read with acquire loads; task states are built under their shard's
+ * build lock and reference counted. */
 #define _GNU_SOURCE /* memmem */
 #include "corpus.h"
 
@@ -783,7 +786,7 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
 static void state_release(struct task_state *st);
 
 /* Reads a byte count: digits, then optionally k, m or g (KiB, MiB, GiB)
- * with an optional "iB" or "B".  0 (and *out untouched) when it is not
+ * with an optional "iB" or "B".  0, or -1 (*out untouched) when s is not
  * one or is 0. */
 static int parse_bytes(const char *s, size_t *out)
 {
@@ -795,11 +798,10 @@ static int parse_bytes(const char *s, size_t *out)
     if (errno || end == s)
         return -1;
     unsigned shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
+    const char *unit = strchr("kKmMgG", *end);
+    if (*end && unit) {
+        shift = 10 * (unsigned)(1 + (unit - "kKmMgG") / 2);
+        end++;
     }
     if (shift && (end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
         end += 2;
@@ -1583,11 +1585,15 @@ static size_t json_bytes(const json_t *j)
     switch (json_typeof(j)) {
     case JSON_OBJECT:
         n = 64 + 32 * json_object_size(j);
-        json_object_foreach((json_t *)j, key, x) n += 72 + strlen(key) + json_bytes(x);
+        json_object_foreach((json_t *)j, key, x) {
+            n += 72 + strlen(key) + json_bytes(x);
+        }
         return n;
     case JSON_ARRAY:
         n = 56 + 16 * json_array_size(j);
-        json_array_foreach(j, i, x) n += json_bytes(x);
+        json_array_foreach(j, i, x) {
+            n += json_bytes(x);
+        }
         return n;
     case JSON_STRING:
         return 64 + json_string_length(j);
