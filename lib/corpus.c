@@ -1720,11 +1720,14 @@ static struct task_state *state_acquire(vat_corpus *c, struct entry *e)
 
 /* Counts st's bytes again after a check (its prepared checks' caches may
  * have grown or shrunk), making room for growth least recently used first
- * and letting st itself go when it no longer fits. */
+ * and letting st itself go when it no longer fits.  A state is charged its
+ * most bytes so far, unless it has shrunk to half of that: a pool's
+ * statements come and go with every new answer, and counting each small
+ * swing would take the shard's lock after every check. */
 static void state_recharge(vat_corpus *c, struct entry *e, struct task_state *st)
 {
-    size_t now = state_bytes(st);
-    if (now == atomic_load_explicit(&st->charged, memory_order_relaxed))
+    size_t now = state_bytes(st), was = atomic_load_explicit(&st->charged, memory_order_relaxed);
+    if (now <= was && now >= was / 2)
         return;
     struct memo_shard *sh = memo_shard_of(c, e);
     struct task_state *dropped = NULL;

@@ -1607,6 +1607,7 @@ struct sandbox {
     bool aside;
     struct switch_state sw;   /* a fixture set's sandbox: which fixture it sees */
     size_t img_bytes;         /* its private copy of a fixture image (0 on a set) */
+    size_t schema_bytes;      /* its connections' schemas, once measured (sandbox_bytes) */
     size_t pooled_bytes;      /* what its pool counts it as (sandbox_bytes) */
     /* The second connection the wrappers of the bounded built-ins run
      * SQLite's own functions on, opened on first use. */
@@ -4161,8 +4162,10 @@ struct stmt_cache {
         char *q;
         size_t n;
         sqlite3_stmt *stmt;
+        size_t bytes; /* the statement's SQLITE_STMTSTATUS_MEMUSED and q's */
     } e[STMT_CACHE_SIZE];
     size_t used;
+    size_t bytes; /* of the statements kept (sandbox_bytes) */
 };
 
 static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt **out)
@@ -4171,6 +4174,7 @@ static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlit
         if (c->e[i].n == n && memcmp(c->e[i].q, q, n) == 0) {
             *out = c->e[i].stmt;
             free(c->e[i].q);
+            c->bytes -= c->e[i].bytes;
             memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
             c->used--;
             return true;
@@ -4185,11 +4189,16 @@ static void stmt_cache_put(struct stmt_cache *c, const char *q, size_t n, sqlite
         c->used--;
         sqlite3_finalize(c->e[c->used].stmt);
         free(c->e[c->used].q);
+        c->bytes -= c->e[c->used].bytes;
     }
     memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
     c->e[0].q = vat_xstrndup(q, n);
     c->e[0].n = n;
     c->e[0].stmt = stmt;
+    /* measured as it comes in, once, rather than every statement at every
+     * count (sqlite3_db_status walks them all) */
+    c->e[0].bytes = n + 1 + (size_t)sqlite3_stmt_status(stmt, SQLITE_STMTSTATUS_MEMUSED, 0);
+    c->bytes += c->e[0].bytes;
     c->used++;
 }
 
@@ -4284,26 +4293,28 @@ static struct sandbox *pool_take(struct sql_pool *pl)
 
 /* What a pooled sandbox holds, for the byte budget of libvat's caches:
  * its connections' page caches, schemas and statements as SQLite counts
- * them, its copy of the fixture image, and SANDBOX_BASE_BYTES per
- * connection for what SQLite does not count (the connection itself, the
- * page cache's first bulk allocation, the functions registered). */
+ * them (the kept statements as each was measured coming in), its copy of
+ * the fixture image, and SANDBOX_BASE_BYTES per connection for what
+ * SQLite does not count (the connection itself, the page cache's first
+ * bulk allocation, the functions registered). */
 #define SANDBOX_BASE_BYTES ((size_t)104 << 10)
+static size_t db_status(sqlite3 *db, int op)
+{
+    int cur = 0, hi = 0;
+    return db && sqlite3_db_status(db, op, &cur, &hi, 0) == SQLITE_OK && cur > 0 ? (size_t)cur : 0;
+}
+
 static size_t sandbox_bytes(struct sandbox *sb)
 {
-    size_t n = sizeof *sb + sb->img_bytes;
-    sqlite3 *dbs[2] = {sb->db, sb->aux};
-    static const int ops[] = {SQLITE_DBSTATUS_CACHE_USED, SQLITE_DBSTATUS_SCHEMA_USED,
-                              SQLITE_DBSTATUS_STMT_USED};
-    for (int d = 0; d < 2; d++) {
-        if (!dbs[d])
-            continue;
-        n += SANDBOX_BASE_BYTES;
-        for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-            int cur = 0, hi = 0;
-            if (sqlite3_db_status(dbs[d], ops[k], &cur, &hi, 0) == SQLITE_OK && cur > 0)
-                n += (size_t)cur;
-        }
-    }
+    /* a schema does not change once read; the aux connection, opened on
+     * first use, has none of note */
+    if (!sb->schema_bytes)
+        sb->schema_bytes = db_status(sb->db, SQLITE_DBSTATUS_SCHEMA_USED) + 1;
+    size_t n = sizeof *sb + sb->img_bytes + sb->schema_bytes + SANDBOX_BASE_BYTES +
+               db_status(sb->db, SQLITE_DBSTATUS_CACHE_USED) + (sb->cache ? sb->cache->bytes : 0);
+    if (sb->aux)
+        n += SANDBOX_BASE_BYTES + db_status(sb->aux, SQLITE_DBSTATUS_CACHE_USED) +
+             db_status(sb->aux, SQLITE_DBSTATUS_STMT_USED);
     return n;
 }
 
