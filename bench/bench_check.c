@@ -17,10 +17,16 @@
  * Also, when asked: the time to open a large corpus and score its first
  * answer (--big-root), a task-id lookup in it and in the default corpus,
  * and the time the Python package's Corpus.score adds to the C call on a
- * value task (--pyvat, the folder holding python/vat).
+ * value task (--pyvat, the folder holding python/vat); and the memory of
+ * a long run (--memory-root): every task's gold scored twice through one
+ * handle, on one thread, with a cache budget of 16 MiB and of the default
+ * 256 MiB, each in a fresh process (this program run again with
+ * --memory-child), giving its peak RSS, checks per CPU second and the
+ * most bytes its cache counted.
  *
  * usage: vat-bench --root DIR [--seconds S] [--pycheck FILE]
  *                  [--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]
+ *                  [--memory-root DIR]
  *
  * --only times only the templates whose name starts with PREFIX. */
 #define _GNU_SOURCE /* popen, pclose */
@@ -28,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -414,6 +422,94 @@ static void measure_cold(vat_corpus *c, struct tmpl *t, double seconds, struct p
 }
 
 /* Mean time of one has_task lookup over every id of c, in ns. */
+/* ---- the memory of a long run ----------------------------------------------- */
+
+/* --memory-child ROOT BYTES: scores every task's gold twice through one
+ * handle with a cache of BYTES and prints "PEAK_KB CHECKS CPU_S
+ * CACHE_PEAK TASKS NOT_ONE".  The golds are read first through a handle
+ * of their own, closed before the measured one opens. */
+static int memory_child(const char *root, size_t bytes)
+{
+    vat_corpus *g;
+    vat_error err;
+    if (vat_corpus_open(&g, root, &err) != 0) {
+        fprintf(stderr, "vat-bench: %s\n", err.message);
+        return 2;
+    }
+    size_t n = vat_corpus_task_count(g);
+    char **id = vat_xcalloc(n ? n : 1, sizeof *id), **gold = vat_xcalloc(n ? n : 1, sizeof *gold);
+    for (size_t i = 0; i < n; i++) {
+        id[i] = vat_xstrdup(vat_corpus_task_id(g, i));
+        const char *a = vat_corpus_rollout_answer(g, id[i], "gold");
+        gold[i] = vat_xstrdup(a ? a : "");
+    }
+    vat_corpus_close(g);
+    vat_open_options o = VAT_OPEN_OPTIONS_INIT;
+    o.cache_bytes = bytes;
+    vat_corpus *c;
+    if (vat_corpus_open_opts(&c, root, &o, &err) != 0) {
+        fprintf(stderr, "vat-bench: %s\n", err.message);
+        return 2;
+    }
+    long checks = 0, not_one = 0;
+    double t0 = cpu_now();
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            vat_result *r;
+            if (vat_corpus_score(c, id[i], gold[i], strlen(gold[i]), VAT_EXTRACT_RAW, &r, NULL) ==
+                0) {
+                not_one += vat_result_score(r) != 1.0;
+                checks++;
+                vat_result_free(r);
+            }
+        }
+    double cpu = cpu_now() - t0;
+    struct vat_cache_stats st;
+    vat_corpus_cache_stats(c, &st);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%ld %ld %.3f %zu %zu %ld\n", ru.ru_maxrss, checks, cpu, st.peak, n, not_one);
+    vat_corpus_close(c);
+    for (size_t i = 0; i < n; i++) {
+        free(id[i]);
+        free(gold[i]);
+    }
+    free(id);
+    free(gold);
+    return 0;
+}
+
+/* Runs memory_child in a fresh process for each budget and prints a line. */
+static void measure_memory(const char *root)
+{
+    static const size_t budgets[] = {(size_t)16 << 20, VAT_CACHE_DEFAULT_BYTES};
+    printf("memory: every task's gold scored twice through one handle, one thread, each budget "
+           "in a fresh process (peak RSS of the process; cache = the most bytes the cache "
+           "counted)\n");
+    for (size_t k = 0; k < sizeof budgets / sizeof budgets[0]; k++) {
+        char *cmd = vat_xasprintf("'/proc/%ld/exe' --memory-child '%s' %zu", (long)getpid(), root,
+                                  budgets[k]);
+        FILE *p = popen(cmd, "r");
+        free(cmd);
+        long kb = 0, checks = 0, not_one = 0;
+        double cpu = 0;
+        size_t peak = 0, tasks = 0;
+        int got = p ? fscanf(p, "%ld %ld %lf %zu %zu %ld", &kb, &checks, &cpu, &peak, &tasks,
+                             &not_one)
+                    : 0;
+        if (p)
+            pclose(p);
+        if (got != 6 || cpu <= 0) {
+            printf("memory: the run with a %zu MiB cache failed\n", budgets[k] >> 20);
+            continue;
+        }
+        printf("memory: cache %4zu MiB: %zu tasks x 2, peak RSS %.1f MB, %.0f checks/s, cache "
+               "at most %.1f MiB%s\n",
+               budgets[k] >> 20, tasks, (double)kb / 1024.0, (double)checks / cpu,
+               (double)peak / 1048576.0, not_one ? " (some golds did not score 1: MISSED)" : "");
+    }
+}
+
 static double lookup_ns(vat_corpus *c)
 {
     size_t n = vat_corpus_task_count(c);
@@ -433,7 +529,10 @@ int main(int argc, char **argv)
     const char *root = NULL, *pycheck = NULL, *big = NULL, *pyvat = NULL,
                *libvat = NULL;
     const char *only = NULL; /* a template-name prefix: time only those */
+    const char *memory_root = NULL;
     double seconds = 1.0;
+    if (argc == 4 && strcmp(argv[1], "--memory-child") == 0)
+        return memory_child(argv[2], (size_t)strtoull(argv[3], NULL, 10));
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
             root = argv[++i];
@@ -449,12 +548,15 @@ int main(int argc, char **argv)
             libvat = argv[++i];
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--memory-root") == 0 && i + 1 < argc)
+            memory_root = argv[++i];
         else
             root = NULL, seconds = 0, i = argc;
     }
     if (!root || seconds <= 0) {
         fprintf(stderr, "usage: vat-bench --root DIR [--seconds S] [--pycheck FILE] "
-                        "[--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]\n");
+                        "[--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]\n"
+                        "                 [--memory-root DIR]\n");
         return 2;
     }
     vat_corpus *c;
@@ -646,6 +748,10 @@ int main(int argc, char **argv)
             else
                 printf("python: the vat package at '%s' did not run\n", pyvat);
         }
+    }
+    if (memory_root) {
+        fflush(stdout);
+        measure_memory(memory_root);
     }
     for (size_t k = 0; k < nt; k++) {
         free(list[k].id);

@@ -372,6 +372,15 @@ char *vat_path_join(const char *root, const char *rel)
     return vat_xasprintf("%s/%s", root, rel);
 }
 
+bool vat_is_lfs_pointer(const void *p, size_t n)
+{
+    static const char head[] = "version https://git-lfs.github.com/spec/v1";
+    const size_t k = sizeof head - 1;
+    /* a pointer is a small text file; the spec allows \r\n line ends */
+    return n > k && n < 1024 && memcmp(p, head, k) == 0 &&
+           (((const char *)p)[k] == '\n' || ((const char *)p)[k] == '\r');
+}
+
 bool vat_path_is_safe(const char *rel)
 {
     if (!rel || !*rel || rel[0] == '/')

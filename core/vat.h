@@ -233,6 +233,12 @@ struct vat_sha256;
 struct vat_sha256 *vat_sha256_begin(void);
 void vat_sha256_add(struct vat_sha256 *h, const void *data, size_t n);
 void vat_sha256_end(struct vat_sha256 *h, unsigned char out[32]);
+/* Whether the n bytes at p are a Git LFS pointer file (its first line is
+ * "version https://git-lfs.github.com/spec/v1"): a checkout made without
+ * `git lfs pull` holds these in place of the files.  VAT_LFS_POINTER is
+ * the reason given for one. */
+bool vat_is_lfs_pointer(const void *p, size_t n);
+#define VAT_LFS_POINTER "Git LFS pointer, not the file: run git lfs pull"
 /* Joins root and a relative path into a new string (no checks). */
 char *vat_path_join(const char *root, const char *rel);
 /* Returns true if rel is a safe corpus-relative path: not absolute, no "..",

@@ -16,9 +16,14 @@
  *     vat_corpus_close(c);
  *
  * Repeats: an SQL task remembers the verdict of each extracted answer it
- * checked (bounded; docs/limits.md), so the same answer scored again gets
- * the identical result without running SQL.  VAT_VERDICT_MEMO=0 in the
- * environment when vat_corpus_open runs turns this off for that handle.
+ * checked (in the handle's cache; docs/limits.md), so the same answer
+ * scored again gets the identical result without running SQL.
+ * VAT_VERDICT_MEMO=0 in the environment when vat_corpus_open runs turns
+ * this off for that handle.
+ *
+ * Memory: what a handle caches lives under one byte budget
+ * (vat_open_options.cache_bytes, 256 MiB by default), least recently used
+ * first out.
  *
  * Threads: one vat_corpus may be used by many threads at once for
  * vat_corpus_score and the read-only calls; vat_corpus_close must not race
@@ -60,9 +65,11 @@ typedef enum vat_extract_mode { VAT_EXTRACT_RAW = 0, VAT_EXTRACT_AUTO = 1 } vat_
 typedef struct vat_corpus vat_corpus;
 typedef struct vat_result vat_result;
 
-/* Opens the corpus built below root (its out/ and fixtures/).  Reads the
- * verifiers table once and indexes task ids; fixtures are loaded (and their
- * sha256 verified) on first use and kept for the life of the handle. */
+/* Opens the corpus built below root (its out/ and fixtures/) with the
+ * default options.  Reads the verifiers table once and indexes task ids;
+ * what a task's scoring needs (its checker, fixtures, whose sha256 is
+ * verified, gold rows, compiled patterns) is built on first use and kept
+ * in the handle's cache (below). */
 int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
 /* Reasons and held-out cases.  By default no verdict's reason quotes a
  * held-out case (a regex task's held-out strings, an SQL task's variant
@@ -72,8 +79,44 @@ int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
  * tests.  VAT_OPEN_REVEAL_HIDDEN quotes them in full (their texts, rows
  * and values), for a dataset author. */
 #define VAT_OPEN_REVEAL_HIDDEN 1u
-/* vat_corpus_open with flags (0 or VAT_OPEN_REVEAL_HIDDEN; API version 2). */
+/* vat_corpus_open with the default options but flags (0 or
+ * VAT_OPEN_REVEAL_HIDDEN). */
 int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags, vat_error *err);
+
+/* The default byte budget of a handle's cache. */
+#define VAT_CACHE_DEFAULT_BYTES ((size_t)256 << 20)
+
+/* Options of vat_corpus_open_opts.  Start from VAT_OPEN_OPTIONS_INIT, then
+ * set the members you need:
+ *
+ *     vat_open_options o = VAT_OPEN_OPTIONS_INIT;
+ *     o.cache_bytes = (size_t)64 << 20;
+ *     vat_corpus_open_opts(&c, "/data/corpus", &o, &err);
+ *
+ * Members are only ever appended; `size` (your sizeof) tells the library
+ * which ones a program built against an older header has, and the rest
+ * keep their defaults. */
+typedef struct vat_open_options {
+    size_t size; /* sizeof(vat_open_options), as VAT_OPEN_OPTIONS_INIT sets it */
+    /* The byte budget of everything the handle caches between scores: the
+     * verdict memo, and per task its checker, SQL fixture images and
+     * fixture sets, pooled sandboxes with their prepared statements, and
+     * compiled regexes.  Least recently used goes first when something new
+     * needs room; a task let go is built again on its next score and gives
+     * the same verdicts.  0: the environment variable VAT_CACHE_BYTES (a
+     * byte count, or with a K, M or G suffix), else
+     * VAT_CACHE_DEFAULT_BYTES. */
+    size_t cache_bytes;
+    /* 0 or VAT_OPEN_REVEAL_HIDDEN (above). */
+    unsigned flags;
+} vat_open_options;
+#define VAT_OPEN_OPTIONS_INIT {sizeof(vat_open_options), 0, 0}
+
+/* vat_corpus_open with options (opts may be NULL: the defaults). */
+int vat_corpus_open_opts(vat_corpus **out, const char *root, const vat_open_options *opts,
+                         vat_error *err);
+/* The byte budget of c's cache. */
+size_t vat_corpus_cache_budget(const vat_corpus *c);
 void vat_corpus_close(vat_corpus *c);
 /* Number of tasks in the corpus. */
 size_t vat_corpus_size(const vat_corpus *c);

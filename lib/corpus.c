@@ -7,10 +7,11 @@
  * rows: the index holds byte ranges, found by the "task_id" member's
  * bytes (a row whose id is escaped is parsed to read it).  A row is parsed
  * on its task's first score and the task's state (its checker spec, its
- * trap, its prepared SQL check with fixtures and gold rows) is built once
- * and published with an atomic pointer; later scores of the task take no
- * lock but the SQL checker's sandbox pool lock.  The experience and
- * rollouts tables are indexed the same way on first need (the fixture
+ * trap, its prepared SQL check with fixtures and gold rows) is built and
+ * handed to the cache, which keeps it, with the verdict memo, under the
+ * handle's byte budget (see "the cache"); a score takes its shard's lock
+ * for a moment to find the state and a reference to it.  The experience
+ * and rollouts tables are indexed the same way on first need (the fixture
  * digests, the trap).
  *
  * Tampering: when out/manifest.json exists, every table file the handle
@@ -23,8 +24,10 @@
  * SQL verdicts of answers already checked are memoized per task (the
  * verdict memo below; VAT_VERDICT_MEMO=0 at open turns it off).
  *
- * Threads: the handle is shared; lazily built parts are built under one
- * mutex and published with release stores, read with acquire loads. */
+ * Threads: the handle is shared; the parts the tools read (rows, table
+ * indexes) are built under one mutex and published with release stores,
+ * read with acquire loads; task states are built under their shard's
+ * build lock and reference counted. */
 #define _GNU_SOURCE /* memmem */
 #include "corpus.h"
 
@@ -32,6 +35,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -145,16 +149,15 @@ static const char *const role_names[N_ROLES] = {"gold", "trap", "malformed"};
 
 enum kind { K_NONE, K_VALUE, K_REGEX, K_SQL, K_ABSTAIN };
 
+/* What scoring a task needs, built whole on its first score (and again
+ * after the cache let it go) and immutable once published, but for the
+ * caches inside its preps, which grow (and are counted as they grow). */
 struct task_state {
-    json_t *row;           /* the parsed verifiers row */
     json_t *spec;          /* vat_verifier_spec(row) */
     enum kind kind;
     const char *kind_name; /* "value" | "regex" | "sql" | "abstain" */
-    /* built on first need, under c->lock */
-    _Atomic int prep_state; /* 0 not built, 1 built (prep or prep_v) */
-    struct vat_sql_prep *prep;
+    struct vat_sql_prep *prep; /* sql tasks: NULL with prep_v when it cannot be built */
     struct vat_verdict prep_v;
-    _Atomic int trap_state; /* 0 not built, 1 built */
     json_t *trap_spec;      /* value/abstain/regex: answer scoring 1 here is the trap */
     bool trap_abstains;     /* abstain: the trap is the abstention */
     /* read once with the row, so a check walks no spec JSON */
@@ -164,6 +167,15 @@ struct task_state {
     struct vat_rx_prep *trap_rx;   /* regex tasks: trap_spec through rx */
     struct vat_value_prep *trap_value; /* value tasks: trap_spec read once */
     struct vat_abstain_prep *abstain;  /* abstain tasks */
+    /* in the cache (lib/corpus.c "the cache"): the cache's reference while
+     * it holds the state, plus one per score using it */
+    _Atomic unsigned refs;
+    struct entry *task;
+    struct task_state *prev, *next; /* its shard's list, most recent first */
+    bool held;                      /* in that list (under the shard's lock) */
+    unsigned long long used;        /* the shard's tick at its last use */
+    _Atomic size_t charged;         /* the bytes its shard counts for it */
+    size_t fixed;                   /* state_bytes' part that does not grow */
 };
 
 struct entry {
@@ -172,7 +184,8 @@ struct entry {
     uint64_t hash;
     const char *row;
     size_t row_len;
-    _Atomic(struct task_state *) st;
+    struct task_state *st;     /* held in the cache (its shard's lock) */
+    _Atomic(json_t *) row_json; /* vat_corpus_row's parse, kept for the tools */
     /* filled when the experience / rollouts tables are indexed */
     const char *exp_row, *roll_row[N_ROLES];
     size_t exp_len, roll_len[N_ROLES];
@@ -205,19 +218,34 @@ struct memo_ent {
     struct entry *task;
     uint64_t hash;
     size_t len;
+    unsigned long long used; /* its shard's tick at its last use */
     struct vat_verdict v;
     bool is_trap;
     long long work;
     char ans[];
 };
 
-/* Tasks map to shards by their index, so a task's entries share one lock
- * and threads scoring different tasks rarely meet. */
+/* The cache: what a handle keeps between scores (the verdict memo, and
+ * each task's state with its SQL fixtures, fixture sets, pooled sandboxes
+ * and their statements, and compiled regexes) lives under one byte budget,
+ * split evenly over the shards.  Tasks map to shards by their index, so a
+ * task's entries share one lock and threads scoring different tasks
+ * rarely meet.  A shard keeps its memo entries and its task states in two
+ * lists, most recent first, stamped with the shard's tick at each use;
+ * when something must make room, the older of the two lists' tails goes
+ * first, so a shard's least recently used entry goes, whatever its kind. */
 #define MEMO_SHARDS 16
 struct memo_shard {
     pthread_mutex_t lock;
     struct memo_ent *lru_head, *lru_tail;
-    size_t bytes, entries;
+    size_t bytes, entries; /* the memo's */
+    struct task_state *st_head, *st_tail;
+    size_t st_bytes, st_entries; /* the task states' */
+    unsigned long long tick;
+    size_t peak;                 /* the most bytes + st_bytes ever held */
+    unsigned long long evictions;
+    /* states are built under it, so two threads do not build one state */
+    pthread_mutex_t build_lock;
 };
 
 enum { T_VER_TRAIN, T_VER_TEST, T_EXP_TRAIN, T_EXP_TEST, T_ROLL_TRAIN, T_ROLL_TEST, N_TFILES };
@@ -254,6 +282,9 @@ struct vat_corpus {
     /* VAT_OPEN_REVEAL_HIDDEN: reasons quote held-out cases (the memo's
      * verdicts are this handle's, so they agree) */
     bool reveal;
+    /* the cache's budget: cache_bytes in all, shard_cap a shard */
+    size_t cache_bytes, shard_cap;
+    _Atomic unsigned long long state_builds;
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -728,6 +759,10 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
                 c->file[k].present = false;
                 continue;
             }
+            if (c->file[k].present && vat_is_lfs_pointer(c->file[k].data, c->file[k].n)) {
+                set_tampered(c, tfile_rel[k], "is a " VAT_LFS_POINTER);
+                continue;
+            }
             manifest_check(c, k);
             each_line(c, k, fn);
         }
@@ -736,7 +771,7 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
     pthread_mutex_unlock(&c->lock);
 }
 
-/* ---- the verdict memo ------------------------------------------------------------ */
+/* ---- the verdict memo and the cache ------------------------------------------------ */
 
 /* In RL loops (GRPO: 8-64 samples per prompt) the same extracted answer
  * recurs for a task; an SQL check of it costs a query per fixture, so its
@@ -748,23 +783,56 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
  *
  * Bounds (docs/limits.md): at most VAT_MEMO_PER_TASK entries per task (the
  * task's least recent goes first), answers of at most VAT_MEMO_MAX_ANSWER
- * bytes (longer ones are checked every time), and VAT_MEMO_TOTAL_BYTES in
- * all, split evenly over the shards (a shard's least recent entry goes
- * first).  An entry costs sizeof(struct memo_ent) plus its answer. */
+ * bytes (longer ones are checked every time), and the cache's budget in
+ * all (see struct memo_shard).  An entry costs memo_cost bytes. */
 #define VAT_MEMO_PER_TASK 64
 #define VAT_MEMO_MAX_ANSWER 16384
-#define VAT_MEMO_TOTAL_BYTES ((size_t)64 << 20)
 
-static void memo_init(vat_corpus *c)
+static void state_release(struct task_state *st);
+
+/* Reads a byte count: digits, then optionally k, m or g (KiB, MiB, GiB)
+ * with an optional "iB" or "B".  0, or -1 (*out untouched) when s is not
+ * one or is 0. */
+static int parse_bytes(const char *s, size_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    unsigned shift = 0;
+    const char *unit = strchr("kKmMgG", *end);
+    if (*end && unit) {
+        shift = 10 * (unsigned)(1 + (unit - "kKmMgG") / 2);
+        end++;
+    }
+    if (shift && (end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
+        end += 2;
+    else if (shift && (end[0] == 'B' || end[0] == 'b'))
+        end++;
+    if (*end || v == 0 || v > (SIZE_MAX >> shift))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+/* Sets up the memo and the cache with a budget of `bytes` in all. */
+static void cache_init(vat_corpus *c, size_t bytes)
 {
     const char *env = getenv("VAT_VERDICT_MEMO");
     c->memo_on = !(env && (strcmp(env, "0") == 0 || strcmp(env, "off") == 0 ||
                            strcmp(env, "no") == 0 || strcmp(env, "false") == 0));
+    c->cache_bytes = bytes;
+    c->shard_cap = bytes / MEMO_SHARDS;
     c->memo_per_task = VAT_MEMO_PER_TASK;
     c->memo_max_answer = VAT_MEMO_MAX_ANSWER;
-    c->memo_shard_bytes = VAT_MEMO_TOTAL_BYTES / MEMO_SHARDS;
-    for (int k = 0; k < MEMO_SHARDS; k++)
+    c->memo_shard_bytes = c->shard_cap; /* the memo has no bound of its own */
+    for (int k = 0; k < MEMO_SHARDS; k++) {
         pthread_mutex_init(&c->memo[k].lock, NULL);
+        pthread_mutex_init(&c->memo[k].build_lock, NULL);
+    }
 }
 
 static struct memo_shard *memo_shard_of(vat_corpus *c, const struct entry *e)
@@ -772,9 +840,11 @@ static struct memo_shard *memo_shard_of(vat_corpus *c, const struct entry *e)
     return &c->memo[(size_t)(e - c->ent) % MEMO_SHARDS];
 }
 
+/* The entry, its answer and its place in the task's slot array (with
+ * room for the array's slack). */
 static size_t memo_cost(const struct memo_ent *m)
 {
-    return sizeof *m + m->len;
+    return sizeof *m + m->len + 2 * sizeof(struct memo_slot);
 }
 
 static void memo_unlink(struct memo_shard *sh, struct memo_ent *m)
@@ -792,6 +862,12 @@ static void memo_unlink(struct memo_shard *sh, struct memo_ent *m)
     /* the last slot fills the hole */
     e->memo_slots[m->slot] = e->memo_slots[e->memo_n];
     e->memo_slots[m->slot].m->slot = m->slot;
+    if (e->memo_n == 0) {
+        /* a task's slots go with its last entry (its array is uncounted) */
+        free(e->memo_slots);
+        e->memo_slots = NULL;
+        e->memo_cap = 0;
+    }
     if (m->l_prev)
         m->l_prev->l_next = m->l_next;
     else
@@ -827,8 +903,127 @@ static void memo_push_front(struct memo_shard *sh, struct memo_ent *m)
     else
         sh->lru_tail = m;
     sh->lru_head = m;
+    m->used = ++sh->tick;
     sh->bytes += memo_cost(m);
     sh->entries++;
+}
+
+/* Makes m the most recent in both its lists (its slot stays). */
+static void memo_touch(struct memo_shard *sh, struct memo_ent *m)
+{
+    struct entry *e = m->task;
+    if (m->t_prev) {
+        m->t_prev->t_next = m->t_next;
+        if (m->t_next)
+            m->t_next->t_prev = m->t_prev;
+        else
+            e->memo_tail = m->t_prev;
+        m->t_prev = NULL;
+        m->t_next = e->memo_head;
+        e->memo_head->t_prev = m;
+        e->memo_head = m;
+    }
+    if (m->l_prev) {
+        m->l_prev->l_next = m->l_next;
+        if (m->l_next)
+            m->l_next->l_prev = m->l_prev;
+        else
+            sh->lru_tail = m->l_prev;
+        m->l_prev = NULL;
+        m->l_next = sh->lru_head;
+        sh->lru_head->l_prev = m;
+        sh->lru_head = m;
+    }
+    m->used = ++sh->tick;
+}
+
+static void st_unlink(struct memo_shard *sh, struct task_state *st)
+{
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        sh->st_head = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
+    else
+        sh->st_tail = st->prev;
+    st->prev = st->next = NULL;
+}
+
+static void st_push_front(struct memo_shard *sh, struct task_state *st)
+{
+    st->prev = NULL;
+    st->next = sh->st_head;
+    if (sh->st_head)
+        sh->st_head->prev = st;
+    else
+        sh->st_tail = st;
+    sh->st_head = st;
+    st->used = ++sh->tick;
+}
+
+/* Lets go of a state the shard holds: off its list and its task, its
+ * bytes uncounted; chained on *dropped (through next) for the caller to
+ * release once the lock is let go. */
+static void st_drop(struct memo_shard *sh, struct task_state *st, struct task_state **dropped)
+{
+    st_unlink(sh, st);
+    st->held = false;
+    st->task->st = NULL;
+    sh->st_bytes -= atomic_load_explicit(&st->charged, memory_order_relaxed);
+    sh->st_entries--;
+    sh->evictions++;
+    st->next = *dropped;
+    *dropped = st;
+}
+
+/* Evicts the shard's least recently used entry, memo entry or state
+ * (but never keep, the state the caller is about to publish).  Under the
+ * shard's lock; false when there is nothing to evict. */
+static bool shard_evict_one(struct memo_shard *sh, const struct task_state *keep,
+                            struct task_state **dropped)
+{
+    struct memo_ent *m = sh->lru_tail;
+    struct task_state *st = sh->st_tail;
+    if (st == keep && st)
+        st = st->prev;
+    if (!m && !st)
+        return false;
+    if (m && (!st || m->used < st->used)) {
+        memo_unlink(sh, m);
+        free(m);
+        sh->evictions++;
+    } else {
+        st_drop(sh, st, dropped);
+    }
+    return true;
+}
+
+/* Makes room for need more bytes in the shard, evicting least recently
+ * used first; false (having evicted what it could) when they cannot fit. */
+static bool shard_fit(vat_corpus *c, struct memo_shard *sh, size_t need,
+                      const struct task_state *keep, struct task_state **dropped)
+{
+    if (need > c->shard_cap)
+        return false;
+    while (sh->bytes + sh->st_bytes + need > c->shard_cap)
+        if (!shard_evict_one(sh, keep, dropped))
+            return false;
+    return true;
+}
+
+static void shard_note_peak(struct memo_shard *sh)
+{
+    if (sh->bytes + sh->st_bytes > sh->peak)
+        sh->peak = sh->bytes + sh->st_bytes;
+}
+
+static void states_release(struct task_state *dropped)
+{
+    for (struct task_state *st = dropped, *next; st; st = next) {
+        next = st->next;
+        state_release(st);
+    }
 }
 
 /* The task's entry for answer (a, n) or NULL; called under the lock. */
@@ -854,9 +1049,7 @@ static bool memo_get(vat_corpus *c, struct entry *e, uint64_t h, const char *a, 
         *v = m->v;
         *is_trap = m->is_trap;
         *work = m->work;
-        /* most recent first in both lists */
-        memo_unlink(sh, m);
-        memo_push_front(sh, m);
+        memo_touch(sh, m);
     }
     pthread_mutex_unlock(&sh->lock);
     atomic_fetch_add_explicit(m ? &c->memo_hits : &c->memo_misses, 1, memory_order_relaxed);
@@ -878,10 +1071,11 @@ static void memo_put(vat_corpus *c, struct entry *e, uint64_t h, const char *a, 
     if (n)
         memcpy(m->ans, a, n);
     struct memo_shard *sh = memo_shard_of(c, e);
-    if (memo_cost(m) > c->memo_shard_bytes) {
+    if (memo_cost(m) > c->memo_shard_bytes || memo_cost(m) > c->shard_cap) {
         free(m);
         return;
     }
+    struct task_state *dropped = NULL;
     pthread_mutex_lock(&sh->lock);
     if (memo_find(e, h, a, n)) {
         /* another thread checked the same answer meanwhile */
@@ -899,10 +1093,17 @@ static void memo_put(vat_corpus *c, struct entry *e, uint64_t h, const char *a, 
         memo_unlink(sh, old);
         free(old);
     }
-    memo_push_front(sh, m);
+    if (shard_fit(c, sh, memo_cost(m), NULL, &dropped)) {
+        memo_push_front(sh, m);
+        shard_note_peak(sh);
+        m = NULL;
+    }
     pthread_mutex_unlock(&sh->lock);
+    free(m);
+    states_release(dropped);
 }
 
+/* Frees every memo entry (the states go with their tasks at close). */
 static void memo_release(vat_corpus *c)
 {
     for (int k = 0; k < MEMO_SHARDS; k++) {
@@ -914,6 +1115,7 @@ static void memo_release(vat_corpus *c)
         sh->lru_head = sh->lru_tail = NULL;
         sh->bytes = sh->entries = 0;
         pthread_mutex_destroy(&sh->lock);
+        pthread_mutex_destroy(&sh->build_lock);
     }
     for (size_t i = 0; c->ent && i < c->n; i++) {
         free(c->ent[i].memo_slots);
@@ -964,10 +1166,31 @@ void vat_corpus_memo_stats(vat_corpus *c, struct vat_memo_stats *s)
         s->bytes += c->memo[k].bytes;
         pthread_mutex_unlock(&c->memo[k].lock);
     }
-    s->bytes_cap = c->memo_shard_bytes * MEMO_SHARDS;
+    size_t cap = c->memo_shard_bytes < c->shard_cap ? c->memo_shard_bytes : c->shard_cap;
+    s->bytes_cap = cap * MEMO_SHARDS;
     s->per_task = c->memo_per_task;
     s->hits = atomic_load(&c->memo_hits);
     s->misses = atomic_load(&c->memo_misses);
+}
+
+void vat_corpus_cache_stats(vat_corpus *c, struct vat_cache_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!c)
+        return;
+    s->budget = c->cache_bytes;
+    for (int k = 0; k < MEMO_SHARDS; k++) {
+        struct memo_shard *sh = &c->memo[k];
+        pthread_mutex_lock(&sh->lock);
+        s->bytes += sh->bytes + sh->st_bytes;
+        s->memo_bytes += sh->bytes;
+        s->memo_entries += sh->entries;
+        s->states += sh->st_entries;
+        s->peak += sh->peak;
+        s->evictions += sh->evictions;
+        pthread_mutex_unlock(&sh->lock);
+    }
+    s->state_builds = atomic_load(&c->state_builds);
 }
 
 /* ---- opening and closing ------------------------------------------------------ */
@@ -986,30 +1209,59 @@ static int fail(vat_error *err, const char *fmt, ...)
 
 int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err)
 {
-    return vat_corpus_open_flags(out, root, 0, err);
+    return vat_corpus_open_opts(out, root, NULL, err);
 }
 
 int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags, vat_error *err)
+{
+    vat_open_options o = VAT_OPEN_OPTIONS_INIT;
+    o.flags = flags;
+    return vat_corpus_open_opts(out, root, &o, err);
+}
+
+int vat_corpus_open_opts(vat_corpus **out, const char *root, const vat_open_options *opts,
+                         vat_error *err)
 {
     if (!out)
         return fail(err, "vat_corpus_open: %s", "no handle to fill");
     *out = NULL;
     if (!root || !*root)
         return fail(err, "vat_corpus_open: %s", "no corpus root given");
+    /* a caller built against an older header passes a shorter struct: the
+     * members it does not have keep their defaults */
+    size_t budget = 0;
+    if (opts && opts->size >= offsetof(vat_open_options, cache_bytes) + sizeof opts->cache_bytes)
+        budget = opts->cache_bytes;
+    else if (opts && opts->size < sizeof opts->size)
+        return fail(err, "vat_corpus_open: %s", "options not set up (VAT_OPEN_OPTIONS_INIT)");
+    unsigned flags = 0;
+    if (opts && opts->size >= offsetof(vat_open_options, flags) + sizeof opts->flags)
+        flags = opts->flags;
     if (flags & ~(unsigned)VAT_OPEN_REVEAL_HIDDEN)
         return fail(err, "vat_corpus_open: %s", "unknown flags");
+    if (!budget) {
+        const char *env = getenv("VAT_CACHE_BYTES");
+        budget = VAT_CACHE_DEFAULT_BYTES;
+        if (env && *env && parse_bytes(env, &budget) != 0)
+            return fail(err, "vat: VAT_CACHE_BYTES '%.40s' is not a byte count (e.g. 268435456, 256M or 1G)",
+                        env);
+    }
     vat_corpus *c = vat_xcalloc(1, sizeof *c);
     c->root = vat_xstrdup(root);
     c->reveal = flags & VAT_OPEN_REVEAL_HIDDEN;
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->tamper_lock, NULL);
-    memo_init(c);
+    cache_init(c, budget);
     char msg[256];
     int present = 0;
     for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++) {
         if (tfile_read(root, tfile_rel[k], &c->file[k], msg, sizeof msg) != 0) {
             vat_corpus_close(c);
             return fail(err, "vat: corpus '%s': %s", root, msg);
+        }
+        if (c->file[k].present && vat_is_lfs_pointer(c->file[k].data, c->file[k].n)) {
+            vat_corpus_close(c);
+            return fail(err, "vat: corpus '%s': '%s' is a " VAT_LFS_POINTER, root, tfile_rel[k]);
         }
         present += c->file[k].present;
     }
@@ -1058,7 +1310,6 @@ static void state_free(struct task_state *st)
 {
     if (!st)
         return;
-    json_decref(st->row);
     json_decref(st->spec);
     vat_sql_prep_free(st->prep);
     json_decref(st->trap_spec);
@@ -1077,7 +1328,8 @@ void vat_corpus_close(vat_corpus *c)
         return;
     for (size_t i = 0; i < c->n; i++) {
         struct entry *e = &c->ent[i];
-        state_free(atomic_load(&e->st));
+        state_free(e->st); /* no score runs now: the cache's is the one reference */
+        json_decref(atomic_load(&e->row_json));
         json_decref(atomic_load(&e->exp_json));
         for (int r = 0; r < N_ROLES; r++)
             free(atomic_load(&e->roll_answer[r]));
@@ -1096,6 +1348,11 @@ void vat_corpus_close(vat_corpus *c)
     pthread_mutex_destroy(&c->tamper_lock);
     free(c->root);
     free(c);
+}
+
+size_t vat_corpus_cache_budget(const vat_corpus *c)
+{
+    return c ? c->cache_bytes : 0;
 }
 
 size_t vat_corpus_size(const vat_corpus *c)
@@ -1125,72 +1382,72 @@ static const char *nz(const char *s)
 
 /* ---- a task's state, built on its first use ---------------------------------- */
 
-static struct task_state *task_state(vat_corpus *c, struct entry *e)
+/* The task's verifiers row parsed (a new reference), or NULL when it does
+ * not parse as the row of that task. */
+static json_t *row_parse(const struct entry *e)
 {
-    struct task_state *st = atomic_load_explicit(&e->st, memory_order_acquire);
-    if (st)
-        return st;
-    pthread_mutex_lock(&c->lock);
-    st = atomic_load_explicit(&e->st, memory_order_relaxed);
-    if (!st) {
-        st = vat_xcalloc(1, sizeof *st);
-        json_t *row = json_loadb(e->row, e->row_len, 0, NULL);
-        const char *id = json_string_value(json_object_get(row, "task_id"));
-        /* the index found the row by its bytes; the parse must agree */
-        if (json_is_object(row) && id && strcmp(id, e->id) == 0) {
-            st->row = row;
-            st->spec = vat_verifier_spec(row);
-        } else {
-            json_decref(row);
-        }
-        const char *k = st->spec ? json_string_value(json_object_get(st->spec, "checker")) : NULL;
-        static const struct {
-            const char *name;
-            enum kind kind;
-        } kinds[] = {{"value", K_VALUE}, {"regex", K_REGEX}, {"sql", K_SQL}, {"abstain", K_ABSTAIN}};
-        for (size_t i = 0; k && i < sizeof kinds / sizeof kinds[0]; i++)
-            if (strcmp(k, kinds[i].name) == 0) {
-                st->kind = kinds[i].kind;
-                st->kind_name = kinds[i].name;
-            }
-        if (st->kind == K_VALUE && st->kind_name)
-            st->value = vat_value_prepare(st->spec);
-        else if (st->kind == K_ABSTAIN)
-            st->abstain = vat_abstain_prepare(st->spec);
-        else if (st->kind == K_REGEX) {
-            st->rx = vat_rx_cache_new();
-            st->rx_prep = vat_rx_prepare(st->spec, st->rx);
-        }
-        atomic_store_explicit(&e->st, st, memory_order_release);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return st;
+    json_t *row = json_loadb(e->row, e->row_len, 0, NULL);
+    const char *id = json_string_value(json_object_get(row, "task_id"));
+    /* the index found the row by its bytes; the parse must agree */
+    if (json_is_object(row) && id && strcmp(id, e->id) == 0)
+        return row;
+    json_decref(row);
+    return NULL;
 }
 
 const json_t *vat_corpus_row(vat_corpus *c, const char *task_id)
 {
     struct entry *e = task_id ? find(c, task_id, strlen(task_id)) : NULL;
-    return e ? task_state(c, e)->row : NULL;
+    if (!e)
+        return NULL;
+    /* kept for the life of the handle (the tools hold it): scoring does
+     * not keep rows, only what it builds from them (task_state) */
+    json_t *row = atomic_load_explicit(&e->row_json, memory_order_acquire);
+    if (row)
+        return json_object_size(row) ? row : NULL;
+    pthread_mutex_lock(&c->lock);
+    row = atomic_load_explicit(&e->row_json, memory_order_relaxed);
+    if (!row) {
+        row = row_parse(e);
+        if (!row)
+            row = json_object(); /* no usable row: an empty one, parsed once */
+        atomic_store_explicit(&e->row_json, row, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return json_object_size(row) ? row : NULL;
+}
+
+/* The task's experience row parsed (a new reference), or NULL. */
+static json_t *experience_parse(vat_corpus *c, const struct entry *e)
+{
+    ensure_table(c, &c->exp_ready, T_EXP_TRAIN, add_experience_line);
+    if (!e->exp_row)
+        return NULL;
+    json_t *j = json_loadb(e->exp_row, e->exp_len, 0, NULL);
+    if (!json_is_object(j) ||
+        strcmp(nz(json_string_value(json_object_get(j, "task_id"))), e->id) != 0) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }
 
 static const json_t *experience_json(vat_corpus *c, struct entry *e)
 {
-    ensure_table(c, &c->exp_ready, T_EXP_TRAIN, add_experience_line);
     json_t *j = atomic_load_explicit(&e->exp_json, memory_order_acquire);
-    if (j || !e->exp_row)
+    if (j)
         return j;
+    json_t *parsed = experience_parse(c, e);
     pthread_mutex_lock(&c->lock);
     j = atomic_load_explicit(&e->exp_json, memory_order_relaxed);
     if (!j) {
-        j = json_loadb(e->exp_row, e->exp_len, 0, NULL);
-        if (!json_is_object(j) ||
-            strcmp(nz(json_string_value(json_object_get(j, "task_id"))), e->id) != 0) {
-            json_decref(j);
-            j = json_object(); /* no usable row: an empty one, parsed once */
-        }
+        /* no usable row: an empty one, parsed once */
+        j = parsed ? parsed : json_object();
+        parsed = NULL;
         atomic_store_explicit(&e->exp_json, j, memory_order_release);
     }
     pthread_mutex_unlock(&c->lock);
+    json_decref(parsed);
     return j;
 }
 
@@ -1201,25 +1458,39 @@ const json_t *vat_corpus_experience_row(vat_corpus *c, const char *task_id)
     return j && json_object_size(j) ? j : NULL;
 }
 
-static const char *rollout_answer(vat_corpus *c, struct entry *e, int role)
+/* The answer of the task's rollout of that role, as a new string, or NULL. */
+static char *rollout_dup(vat_corpus *c, const struct entry *e, int role)
 {
     ensure_table(c, &c->roll_ready, T_ROLL_TRAIN, add_rollout_line);
+    if (!e->roll_row[role])
+        return NULL;
+    json_t *j = json_loadb(e->roll_row[role], e->roll_len[role], 0, NULL);
+    const json_t *ans = json_object_get(j, "answer");
+    const char *id = json_string_value(json_object_get(j, "task_id"));
+    char *a = id && strcmp(id, e->id) == 0 && json_is_string(ans)
+                  ? vat_xstrndup(json_string_value(ans), json_string_length(ans))
+                  : NULL;
+    json_decref(j);
+    return a;
+}
+
+static const char *rollout_answer(vat_corpus *c, struct entry *e, int role)
+{
     char *a = atomic_load_explicit(&e->roll_answer[role], memory_order_acquire);
-    if (a || !e->roll_row[role])
+    if (a)
         return a;
+    char *made = rollout_dup(c, e, role);
+    if (!made)
+        return NULL;
     pthread_mutex_lock(&c->lock);
     a = atomic_load_explicit(&e->roll_answer[role], memory_order_relaxed);
     if (!a) {
-        json_t *j = json_loadb(e->roll_row[role], e->roll_len[role], 0, NULL);
-        const json_t *ans = json_object_get(j, "answer");
-        const char *id = json_string_value(json_object_get(j, "task_id"));
-        if (id && strcmp(id, e->id) == 0 && json_is_string(ans))
-            a = vat_xstrndup(json_string_value(ans), json_string_length(ans));
-        json_decref(j);
-        if (a)
-            atomic_store_explicit(&e->roll_answer[role], a, memory_order_release);
+        a = made;
+        made = NULL;
+        atomic_store_explicit(&e->roll_answer[role], a, memory_order_release);
     }
     pthread_mutex_unlock(&c->lock);
+    free(made);
     return a;
 }
 
@@ -1247,12 +1518,12 @@ static const char *fixture_sha(const json_t *exp, const char *rel)
     return NULL;
 }
 
-/* The prepared SQL check of a task: fixtures verified and held, gold and
- * trap rows cached.  NULL with st->prep_v set when it cannot be built. */
-static struct vat_sql_prep *sql_prep(vat_corpus *c, struct entry *e, struct task_state *st)
+/* The prepared SQL check of a task into st: fixtures verified and held,
+ * gold and trap rows computed (NULL with st->prep_v set when it cannot be
+ * built). */
+static void sql_prep_build(vat_corpus *c, struct entry *e, struct task_state *st,
+                           const char *trap)
 {
-    if (atomic_load_explicit(&st->prep_state, memory_order_acquire))
-        return st->prep;
     /* The fixtures' digests: out/manifest.json lists every fixture file
      * with its sha256 (the experience tables, 60 MB on a corpus of 10,000
      * tasks, are verified against the same manifest), so they come from
@@ -1268,76 +1539,234 @@ static struct vat_sql_prep *sql_prep(vat_corpus *c, struct entry *e, struct task
         sha[i] = c->has_manifest && rel ? manifest_get(c, rel, man_sha[i]) : NULL;
         need_exp |= !sha[i];
     }
-    const json_t *exp = need_exp ? experience_json(c, e) : NULL;
-    const char *trap = rollout_answer(c, e, ROLE_TRAP);
-    pthread_mutex_lock(&c->lock);
-    if (!atomic_load_explicit(&st->prep_state, memory_order_relaxed)) {
-        for (size_t i = 0; i < n; i++)
-            if (!sha[i])
-                sha[i] = fixture_sha(exp, json_string_value(json_array_get(fx, i)));
-        st->prep = vat_sql_prepare(st->spec, c->root, sha, trap, trap ? strlen(trap) : 0,
-                                   &st->prep_v);
-        atomic_store_explicit(&st->prep_state, 1, memory_order_release);
-    }
-    pthread_mutex_unlock(&c->lock);
+    json_t *exp = need_exp ? experience_parse(c, e) : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!sha[i])
+            sha[i] = fixture_sha(exp, json_string_value(json_array_get(fx, i)));
+    st->prep = vat_sql_prepare(st->spec, c->root, sha, trap, trap ? strlen(trap) : 0,
+                               &st->prep_v);
+    json_decref(exp);
     free(sha);
     free(man_sha);
-    return st->prep;
 }
 
 /* What an answer must score 1.0 against to be the trap (value, abstain and
  * regex tasks): the spec with the trap's value, or the trap's extraction
  * on every case, as the expected answer. */
-static void trap_build(vat_corpus *c, struct entry *e, struct task_state *st)
+static void trap_build(struct task_state *st, const char *trap)
 {
-    if (atomic_load_explicit(&st->trap_state, memory_order_acquire))
+    if (!trap || !st->spec)
         return;
-    const char *trap = rollout_answer(c, e, ROLE_TRAP);
-    pthread_mutex_lock(&c->lock);
-    if (!atomic_load_explicit(&st->trap_state, memory_order_relaxed) && trap && st->spec) {
-        size_t tlen = strlen(trap);
-        if (st->kind == K_VALUE || st->kind == K_ABSTAIN) {
-            json_t *tv = json_loadb(trap, tlen, JSON_DECODE_ANY, NULL);
-            if (tv && st->kind == K_ABSTAIN &&
-                json_equal(tv, json_object_get(st->spec, "abstention"))) {
-                st->trap_abstains = true;
-            } else if (tv) {
-                st->trap_spec = json_deep_copy(st->spec);
-                json_object_set(st->trap_spec, "expected", tv);
-                if (st->kind == K_ABSTAIN)
-                    json_object_set_new(st->trap_spec, "answerable", json_true());
-                else
-                    st->trap_value = vat_value_prepare(st->trap_spec);
+    size_t tlen = strlen(trap);
+    if (st->kind == K_VALUE || st->kind == K_ABSTAIN) {
+        json_t *tv = json_loadb(trap, tlen, JSON_DECODE_ANY, NULL);
+        if (tv && st->kind == K_ABSTAIN && json_equal(tv, json_object_get(st->spec, "abstention"))) {
+            st->trap_abstains = true;
+        } else if (tv) {
+            st->trap_spec = json_deep_copy(st->spec);
+            json_object_set(st->trap_spec, "expected", tv);
+            if (st->kind == K_ABSTAIN)
+                json_object_set_new(st->trap_spec, "answerable", json_true());
+            else
+                st->trap_value = vat_value_prepare(st->trap_spec);
+        }
+        json_decref(tv);
+    } else if (st->kind == K_REGEX) {
+        json_t *ts = json_deep_copy(st->spec);
+        size_t i;
+        json_t *cs;
+        json_array_foreach(json_object_get(ts, "cases"), i, cs) {
+            struct vat_verdict v;
+            const char *text = json_string_value(json_object_get(cs, "text"));
+            json_t *got = vat_regex_extract(st->spec, trap, tlen, text ? text : "", &v);
+            if (!got) {
+                json_decref(ts);
+                ts = NULL;
+                break;
             }
-            json_decref(tv);
-        } else if (st->kind == K_REGEX) {
-            json_t *ts = json_deep_copy(st->spec);
-            size_t i;
-            json_t *cs;
-            json_array_foreach(json_object_get(ts, "cases"), i, cs) {
-                struct vat_verdict v;
-                const char *text = json_string_value(json_object_get(cs, "text"));
-                json_t *got = vat_regex_extract(st->spec, trap, tlen, text ? text : "", &v);
-                if (!got) {
-                    json_decref(ts);
-                    ts = NULL;
-                    break;
-                }
-                json_object_set_new(cs, "expected", got);
-            }
-            st->trap_spec = ts;
-            if (ts)
-                st->trap_rx = vat_rx_prepare(ts, st->rx);
+            json_object_set_new(cs, "expected", got);
+        }
+        st->trap_spec = ts;
+        if (ts)
+            st->trap_rx = vat_rx_prepare(ts, st->rx);
+    }
+}
+
+/* About the bytes jansson holds for j: each value's struct and the
+ * allocator's header, an object's table and members, strings' bytes.  An
+ * estimate (jansson does not say), on the high side. */
+static size_t json_bytes(const json_t *j)
+{
+    size_t n = 0, i;
+    const char *key;
+    json_t *x;
+    if (!j)
+        return 0;
+    switch (json_typeof(j)) {
+    case JSON_OBJECT:
+        n = 64 + 32 * json_object_size(j);
+        json_object_foreach((json_t *)j, key, x) {
+            n += 72 + strlen(key) + json_bytes(x);
+        }
+        return n;
+    case JSON_ARRAY:
+        n = 56 + 16 * json_array_size(j);
+        json_array_foreach(j, i, x) {
+            n += json_bytes(x);
+        }
+        return n;
+    case JSON_STRING:
+        return 64 + json_string_length(j);
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return 40;
+    default:
+        return 0; /* true, false and null are shared */
+    }
+}
+
+/* The bytes st holds now: what was built with it (its spec and trap, and
+ * the prepared checks made from them, estimated as the JSON they read
+ * again) and what grows as it is used (compiled regexes, the SQL check's
+ * fixtures and pooled sandboxes, measured). */
+static size_t state_bytes(const struct task_state *st)
+{
+    return st->fixed + vat_rx_cache_bytes(st->rx) + vat_sql_prep_bytes(st->prep);
+}
+
+/* Builds the state of task e from its verifiers row (and its trap from the
+ * rollouts table, its fixtures for SQL). */
+static struct task_state *state_build(vat_corpus *c, struct entry *e)
+{
+    struct task_state *st = vat_xcalloc(1, sizeof *st);
+    st->task = e;
+    atomic_fetch_add_explicit(&c->state_builds, 1, memory_order_relaxed);
+    json_t *row = atomic_load_explicit(&e->row_json, memory_order_acquire);
+    json_t *parsed = row && json_object_size(row) ? NULL : row_parse(e);
+    if (row && json_object_size(row))
+        st->spec = vat_verifier_spec(row);
+    else if (parsed)
+        st->spec = vat_verifier_spec(parsed);
+    json_decref(parsed);
+    const char *k = st->spec ? json_string_value(json_object_get(st->spec, "checker")) : NULL;
+    static const struct {
+        const char *name;
+        enum kind kind;
+    } kinds[] = {{"value", K_VALUE}, {"regex", K_REGEX}, {"sql", K_SQL}, {"abstain", K_ABSTAIN}};
+    for (size_t i = 0; k && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(k, kinds[i].name) == 0) {
+            st->kind = kinds[i].kind;
+            st->kind_name = kinds[i].name;
+        }
+    if (st->kind == K_VALUE)
+        st->value = vat_value_prepare(st->spec);
+    else if (st->kind == K_ABSTAIN)
+        st->abstain = vat_abstain_prepare(st->spec);
+    else if (st->kind == K_REGEX) {
+        st->rx = vat_rx_cache_new();
+        st->rx_prep = vat_rx_prepare(st->spec, st->rx);
+    }
+    char *trap = st->kind_name ? rollout_dup(c, e, ROLE_TRAP) : NULL;
+    if (st->kind == K_SQL)
+        sql_prep_build(c, e, st, trap);
+    else
+        trap_build(st, trap);
+    st->fixed = sizeof *st + (trap ? strlen(trap) : 0) + 2 * json_bytes(st->spec) +
+                2 * json_bytes(st->trap_spec);
+    free(trap);
+    atomic_store_explicit(&st->charged, state_bytes(st), memory_order_relaxed);
+    return st;
+}
+
+static void state_release(struct task_state *st)
+{
+    if (st && atomic_fetch_sub_explicit(&st->refs, 1, memory_order_acq_rel) == 1)
+        state_free(st);
+}
+
+/* Task e's state with a reference taken for the caller, made the shard's
+ * most recent, or NULL when the cache does not hold it. */
+static struct task_state *state_lookup(struct memo_shard *sh, struct entry *e)
+{
+    pthread_mutex_lock(&sh->lock);
+    struct task_state *st = e->st;
+    if (st) {
+        atomic_fetch_add_explicit(&st->refs, 1, memory_order_relaxed);
+        if (st->prev) {
+            st_unlink(sh, st);
+            st_push_front(sh, st);
+        } else {
+            st->used = ++sh->tick;
         }
     }
-    atomic_store_explicit(&st->trap_state, 1, memory_order_release);
-    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_unlock(&sh->lock);
+    return st;
+}
+
+/* Task e's state with a reference taken for the caller (state_release):
+ * the one the cache holds, or one built now and handed to the cache when
+ * it fits in the budget (else it lives only as long as the caller's
+ * reference).  States are built under the shard's build lock, so threads
+ * scoring the same new task build it once. */
+static struct task_state *state_acquire(vat_corpus *c, struct entry *e)
+{
+    struct memo_shard *sh = memo_shard_of(c, e);
+    struct task_state *st = state_lookup(sh, e);
+    if (st)
+        return st;
+    struct task_state *dropped = NULL;
+    pthread_mutex_lock(&sh->build_lock);
+    st = state_lookup(sh, e); /* built by another thread meanwhile */
+    if (!st) {
+        st = state_build(c, e);
+        atomic_store_explicit(&st->refs, 1, memory_order_relaxed);
+        size_t cost = atomic_load_explicit(&st->charged, memory_order_relaxed);
+        pthread_mutex_lock(&sh->lock);
+        if (shard_fit(c, sh, cost, NULL, &dropped)) {
+            atomic_fetch_add_explicit(&st->refs, 1, memory_order_relaxed); /* the cache's */
+            st->held = true;
+            e->st = st;
+            st_push_front(sh, st);
+            sh->st_bytes += cost;
+            sh->st_entries++;
+            shard_note_peak(sh);
+        }
+        pthread_mutex_unlock(&sh->lock);
+    }
+    pthread_mutex_unlock(&sh->build_lock);
+    states_release(dropped);
+    return st;
+}
+
+/* Counts st's bytes again after a check (its prepared checks' caches may
+ * have grown or shrunk), making room for growth least recently used first
+ * and letting st itself go when it no longer fits.  A state is charged its
+ * most bytes so far, unless it has shrunk to half of that: a pool's
+ * statements come and go with every new answer, and counting each small
+ * swing would take the shard's lock after every check. */
+static void state_recharge(vat_corpus *c, struct entry *e, struct task_state *st)
+{
+    size_t now = state_bytes(st), was = atomic_load_explicit(&st->charged, memory_order_relaxed);
+    if (now <= was && now >= was / 2)
+        return;
+    struct memo_shard *sh = memo_shard_of(c, e);
+    struct task_state *dropped = NULL;
+    pthread_mutex_lock(&sh->lock);
+    if (st->held) {
+        sh->st_bytes -= atomic_load_explicit(&st->charged, memory_order_relaxed);
+        sh->st_bytes += now;
+        atomic_store_explicit(&st->charged, now, memory_order_relaxed);
+        if (!shard_fit(c, sh, 0, st, &dropped))
+            st_drop(sh, st, &dropped);
+        shard_note_peak(sh);
+    }
+    pthread_mutex_unlock(&sh->lock);
+    states_release(dropped);
 }
 
 static bool is_trap(vat_corpus *c, struct entry *e, struct task_state *st,
                     const struct vat_verdict *v, const char *ans, size_t len)
 {
-    trap_build(c, e, st);
     if (st->trap_abstains)
         return strcmp(v->code, VAT_ABSTAINED) == 0;
     if (!st->trap_spec)
@@ -1380,6 +1809,84 @@ static char *text_copy(struct text_sink *k, const char *t, size_t n)
     return d;
 }
 
+/* Scores completion with task e's state st into *k->out. */
+static void score_state(vat_corpus *c, struct entry *e, struct task_state *st,
+                        const char *completion, size_t len, vat_extract_mode mode,
+                        struct text_sink *k)
+{
+    struct vat_scored *out;
+    if (atomic_load_explicit(&c->tampered, memory_order_acquire)) {
+        text_copy(k, "", 0);
+        out = k->out;
+        out->v = vat_verdict_make(false, 0, VAT_TAMPERED, "the corpus is tampered: %s",
+                                  c->tamper_msg);
+        return;
+    }
+    if (!st->kind_name) {
+        text_copy(k, "", 0);
+        out = k->out;
+        out->v = vat_verdict_make(false, 0, VAT_INTERNAL,
+                                  "task '%s' has no usable checker spec in its verifiers row",
+                                  e->id);
+        return;
+    }
+    struct vat_extraction x;
+    if (vat_extract(st->kind_name, completion, len, (int)mode, &x) != 0) {
+        text_copy(k, "", 0);
+        out = k->out;
+        out->v = vat_verdict_make(false, 0, VAT_COMPLETION_TOO_LARGE,
+                                  "the completion is %zu bytes, over the %u-byte limit", len,
+                                  (unsigned)VAT_MAX_COMPLETION_BYTES);
+        return;
+    }
+    /* the checkers see a NUL-terminated copy: the caller's text need not be */
+    char *ans = k->get(k, x.len);
+    size_t alen = vat_extract_write(&x, ans);
+    ans[alen] = 0;
+    out = k->out;
+    out->extracted = ans;
+    out->extracted_len = alen;
+    out->rule = x.rule;
+    if (strcmp(x.rule, "none") == 0) {
+        out->v = vat_verdict_make(false, 0, VAT_NO_ANSWER, "%s",
+                                  vat_extract_looked_for(st->kind_name));
+        return;
+    }
+    if (st->kind == K_SQL) {
+        struct vat_sql_prep *p = st->prep;
+        if (!p) {
+            out->v = st->prep_v;
+            return;
+        }
+        if (!c->memo_on || alen > c->memo_max_answer) {
+            out->v = vat_sql_check_prepared_as(p, ans, alen, &out->is_trap, NULL, c->reveal);
+            out->work = vat_sql_last_work();
+            return;
+        }
+        uint64_t h = hash_bytes(ans, alen);
+        if (memo_get(c, e, h, ans, alen, &out->v, &out->is_trap, &out->work))
+            return;
+        bool pure;
+        out->v = vat_sql_check_prepared_as(p, ans, alen, &out->is_trap, &pure, c->reveal);
+        out->work = vat_sql_last_work();
+        if (pure)
+            memo_put(c, e, h, ans, alen, &out->v, out->is_trap, out->work);
+        return;
+    }
+    /* the same verifiers vat_check_spec dispatches to, with the task's
+     * prepared state (ans is never NULL here) */
+    if (st->value)
+        out->v = vat_check_value_prepared(st->value, ans, alen);
+    else if (st->abstain)
+        out->v = vat_check_abstain_prepared(st->abstain, ans, alen);
+    else if (st->rx_prep)
+        out->v = vat_check_regex_prepared_as(st->rx_prep, ans, alen, c->reveal);
+    else
+        out->v = vat_check_spec_as(st->spec, c->root, e->id, ans, alen, c->reveal);
+    if (out->v.score < 1.0 && strcmp(out->v.code, VAT_INTERNAL) != 0)
+        out->is_trap = is_trap(c, e, st, &out->v, ans, alen);
+}
+
 /* Scores completion for task_id into *k->out, whose extracted text comes
  * from k. */
 static int score_core(vat_corpus *c, const char *task_id, const char *completion, size_t len,
@@ -1397,80 +1904,12 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
         snprintf(shown, sizeof shown, "%.100s", task_id);
         return fail(err, "vat: no task '%s' in the corpus at '%s'", shown, c->root);
     }
-    struct task_state *st = task_state(c, e);
-    struct vat_scored *out;
-    if (!completion)
-        completion = "";
-    if (atomic_load_explicit(&c->tampered, memory_order_acquire)) {
-        text_copy(k, "", 0);
-        out = k->out;
-        out->v = vat_verdict_make(false, 0, VAT_TAMPERED, "the corpus is tampered: %s",
-                                  c->tamper_msg);
-        return 0;
-    }
-    if (!st->kind_name) {
-        text_copy(k, "", 0);
-        out = k->out;
-        out->v = vat_verdict_make(false, 0, VAT_INTERNAL,
-                                  "task '%s' has no usable checker spec in its verifiers row",
-                                  e->id);
-        return 0;
-    }
-    struct vat_extraction x;
-    if (vat_extract(st->kind_name, completion, len, (int)mode, &x) != 0) {
-        text_copy(k, "", 0);
-        out = k->out;
-        out->v = vat_verdict_make(false, 0, VAT_COMPLETION_TOO_LARGE,
-                                  "the completion is %zu bytes, over the %u-byte limit", len,
-                                  (unsigned)VAT_MAX_COMPLETION_BYTES);
-        return 0;
-    }
-    /* the checkers see a NUL-terminated copy: the caller's text need not be */
-    char *ans = k->get(k, x.len);
-    size_t alen = vat_extract_write(&x, ans);
-    ans[alen] = 0;
-    out = k->out;
-    out->extracted = ans;
-    out->extracted_len = alen;
-    out->rule = x.rule;
-    if (strcmp(x.rule, "none") == 0) {
-        out->v = vat_verdict_make(false, 0, VAT_NO_ANSWER, "%s",
-                                  vat_extract_looked_for(st->kind_name));
-        return 0;
-    }
-    if (st->kind == K_SQL) {
-        struct vat_sql_prep *p = sql_prep(c, e, st);
-        if (!p) {
-            out->v = st->prep_v;
-            return 0;
-        }
-        if (!c->memo_on || alen > c->memo_max_answer) {
-            out->v = vat_sql_check_prepared_as(p, ans, alen, &out->is_trap, NULL, c->reveal);
-            out->work = vat_sql_last_work();
-            return 0;
-        }
-        uint64_t h = hash_bytes(ans, alen);
-        if (memo_get(c, e, h, ans, alen, &out->v, &out->is_trap, &out->work))
-            return 0;
-        bool pure;
-        out->v = vat_sql_check_prepared_as(p, ans, alen, &out->is_trap, &pure, c->reveal);
-        out->work = vat_sql_last_work();
-        if (pure)
-            memo_put(c, e, h, ans, alen, &out->v, out->is_trap, out->work);
-        return 0;
-    }
-    /* the same verifiers vat_check_spec dispatches to, with the task's
-     * prepared state (ans is never NULL here) */
-    if (st->value)
-        out->v = vat_check_value_prepared(st->value, ans, alen);
-    else if (st->abstain)
-        out->v = vat_check_abstain_prepared(st->abstain, ans, alen);
-    else if (st->rx_prep)
-        out->v = vat_check_regex_prepared_as(st->rx_prep, ans, alen, c->reveal);
-    else
-        out->v = vat_check_spec_as(st->spec, c->root, e->id, ans, alen, c->reveal);
-    if (out->v.score < 1.0 && strcmp(out->v.code, VAT_INTERNAL) != 0)
-        out->is_trap = is_trap(c, e, st, &out->v, ans, alen);
+    struct task_state *st = state_acquire(c, e);
+    score_state(c, e, st, completion ? completion : "", len, mode, k);
+    /* a check may have grown what the state holds (a pooled sandbox, a
+     * compiled pattern): counted again, and room made */
+    state_recharge(c, e, st);
+    state_release(st);
     return 0;
 }
 

@@ -4,7 +4,8 @@
  * a struct).  Not installed: the shared library exports only libvat.h.
  * Exports vat_corpus_task_count, vat_corpus_task_id, vat_corpus_row,
  * vat_corpus_experience_row, vat_corpus_rollout_answer,
- * vat_corpus_score_verdict, vat_corpus_memo_stats, vat_corpus_memo_limits. */
+ * vat_corpus_score_verdict, vat_corpus_memo_stats, vat_corpus_memo_limits,
+ * vat_corpus_cache_stats. */
 #ifndef VAT_CORPUS_H
 #define VAT_CORPUS_H
 
@@ -60,5 +61,17 @@ void vat_corpus_memo_stats(vat_corpus *c, struct vat_memo_stats *s);
  * called while other threads score on c. */
 void vat_corpus_memo_limits(vat_corpus *c, size_t per_task, size_t total_bytes,
                             size_t max_answer);
+
+/* The cache of everything a handle keeps between scores (lib/corpus.c,
+ * "the cache"): its figures so far. */
+struct vat_cache_stats {
+    size_t budget;        /* the byte budget (vat_open_options.cache_bytes) */
+    size_t bytes;         /* counted now: memo entries and task states */
+    size_t peak;          /* the sum of the shards' highest counts: at least
+                           * the highest count the whole cache reached */
+    size_t memo_bytes, memo_entries, states;
+    unsigned long long evictions, state_builds;
+};
+void vat_corpus_cache_stats(vat_corpus *c, struct vat_cache_stats *s);
 
 #endif

@@ -64,10 +64,22 @@ int vat_score_run_mode(const char *root, const char *split, vat_extract_mode mod
                        const char *in_name, FILE *out, char *msg, size_t msgcap);
 int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
                   char *msg, size_t msgcap);
-/* The same with vat_corpus_open_flags's flags (VAT_OPEN_REVEAL_HIDDEN). */
-int vat_score_run_flags(const char *root, const char *split, vat_extract_mode mode,
-                        unsigned open_flags, FILE *in, const char *in_name, FILE *out, char *msg,
-                        size_t msgcap);
+/* The same with every option of `vat score`: ks (n_ks of them, ascending,
+ * distinct) are the k of --k, each summary line giving pass@k, tasks@k and
+ * short@k for every one. */
+#define VAT_SCORE_MAX_KS 32
+struct vat_score_opts {
+    const char *root, *split;
+    vat_extract_mode mode;
+    unsigned open_flags; /* vat_open_options.flags: VAT_OPEN_REVEAL_HIDDEN */
+    long ks[VAT_SCORE_MAX_KS];
+    size_t n_ks;
+};
+int vat_score_run_opts(const struct vat_score_opts *o, FILE *in, const char *in_name, FILE *out,
+                       char *msg, size_t msgcap);
+/* Reads --k's list ("1,4,16": positive integers up to 1,000,000, at most
+ * VAT_SCORE_MAX_KS) into o->ks, ascending without repeats; 0 or -1. */
+int vat_score_parse_ks(const char *s, struct vat_score_opts *o);
 
 /* What `vat pack` placed: files below out/ and fixtures/ (fixtures of
  * them), how many as hard links and how many as copies, their bytes. */

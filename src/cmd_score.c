@@ -5,7 +5,7 @@
  * user needs.  Exports vat_cmd_score, vat_score_run and vat_score_run_mode.
  *
  * Usage: vat score [--root DIR] [--split all|train|test] [--extract raw|auto]
- *                  [--reveal-hidden] PREDICTIONS.jsonl
+ *                  [--k 1,4,16] [--reveal-hidden] PREDICTIONS.jsonl
  *
  * Scoring goes through the reward library (lib/corpus.h): the corpus is
  * opened once, each prediction scored by vat_corpus_score_verdict with the
@@ -31,8 +31,10 @@
  *
  * Output (stdout), one JSON object per line, keys in a fixed order:
  *   - one verdict per prediction line, in input order:
- *     {"task_id", "gate_passed", "score", "code", "reason"} and "sample"
- *     when the line gave one (task_id is null when the line has none);
+ *     {"task_id", "gate_passed", "score", "code", "reason", "extracted",
+ *     "extract_rule", "is_trap"} and "sample" when the line gave one
+ *     (task_id is null when the line has none; extracted and extract_rule
+ *     are null, is_trap false, on a line that was not scored);
  *   - one {"summary": "template", ...} line per template of the corpus in
  *     scope, in name order;
  *   - last, one {"summary": "total", ...} line.
@@ -47,7 +49,10 @@
  *   pass@k and mean@k: k is the fewest predictions any answered task has;
  *   pass@k is the unbiased estimate 1 - C(n-c,k)/C(n,k) (n predictions,
  *   c of them scoring 1.0) averaged over answered tasks, mean@k the
- *   average task mean.  checker_errors counts the predictions whose
+ *   average task mean.  With --k, for each k asked: pass@k over the tasks
+ *   with at least k predictions (null when none has), tasks@k those tasks,
+ *   short@k the answered tasks left out for having fewer.
+ *   checker_errors counts the predictions whose
  *   verdict is internal, tampered or checker_limit: the checker or the
  *   corpus, not the model, failed; they are left out of every model
  *   figure above, and `vat score` exits 1 when there are any.
@@ -96,11 +101,13 @@
 
 static const char usage_text[] =
     "usage: vat score [--root DIR] [--split all|train|test] [--extract raw|auto]\n"
-    "                 [--reveal-hidden] PREDICTIONS.jsonl\n"
+    "                 [--k 1,4,16] [--reveal-hidden] PREDICTIONS.jsonl\n"
     "  PREDICTIONS.jsonl holds one {\"task_id\": ..., \"answer\": ..., \"sample\": N} per line\n"
     "  ('-' reads stdin; several lines per task allowed); prints one verdict line per\n"
     "  prediction, then summary lines.  --extract auto takes the answer out of a chat\n"
     "  model's completion (docs/extraction.md); raw (the default) scores it as given.\n"
+    "  --k adds the unbiased pass@k for each k listed (tasks with fewer than k\n"
+    "  predictions are left out of that k and counted in short@k).\n"
     "  Reasons name held-out cases without quoting them; --reveal-hidden quotes them\n"
     "  (for a dataset author, never for a model's feedback).\n"
     "  Exits 1 when a verdict is internal, tampered or checker_limit.\n";
@@ -139,6 +146,7 @@ struct score_corpus {
     struct score_task *t;
     size_t n;
     long checker_errors[N_CHECKER_ERRORS];
+    const struct vat_score_opts *opts;
 };
 
 static int task_cmp(const void *a, const void *b)
@@ -260,8 +268,10 @@ static char *clip_utf8(const char *s, size_t max)
     return out;
 }
 
+/* One verdict line; sc is the scored answer (NULL for a line that was not
+ * scored). */
 static void print_verdict(FILE *out, const char *task_id, long sample,
-                          const struct vat_verdict *v)
+                          const struct vat_verdict *v, const struct vat_scored *sc)
 {
     json_t *o = json_object();
     json_object_set_new(o, "task_id", task_id ? json_string(task_id) : json_null());
@@ -269,6 +279,13 @@ static void print_verdict(FILE *out, const char *task_id, long sample,
     json_object_set_new(o, "score", json_real(v->score));
     json_object_set_new(o, "code", json_string(v->code));
     json_object_set_new(o, "reason", json_string(v->reason));
+    /* (an answer read from a JSON line is valid UTF-8; should one not be,
+     * extracted is null, as in `vat check`) */
+    json_t *x = sc ? json_stringn(sc->extracted ? sc->extracted : "", sc->extracted_len) : NULL;
+    json_object_set_new(o, "extracted", x ? x : json_null());
+    json_object_set_new(o, "extract_rule",
+                        sc && sc->rule ? json_string(sc->rule) : json_null());
+    json_object_set_new(o, "is_trap", json_boolean(sc && sc->is_trap));
     if (sample >= 0)
         json_object_set_new(o, "sample", json_integer(sample));
     char *s = vat_json_dumps(o);
@@ -319,14 +336,14 @@ static bool score_line(struct score_corpus *c, const char *split, vat_extract_mo
     if (too_long) {
         v = vat_verdict_make(false, 0, VAT_TOO_LARGE, "line %ld is longer than %zu bytes", lineno,
                              SCORE_MAX_LINE);
-        print_verdict(out, NULL, -1, &v);
+        print_verdict(out, NULL, -1, &v, NULL);
         return false;
     }
     struct vat_pred p;
     int rc = vat_pred_read(line->data, line->len, &p);
     if (!p.task_id) {
         v = vat_verdict_make(false, 0, p.code, "line %ld: %s", lineno, p.reason);
-        print_verdict(out, NULL, -1, &v);
+        print_verdict(out, NULL, -1, &v, NULL);
         vat_pred_release(&p);
         return false;
     }
@@ -340,7 +357,7 @@ static bool score_line(struct score_corpus *c, const char *split, vat_extract_mo
             v = vat_verdict_make(false, 0, CODE_UNKNOWN_TASK,
                                  "task '%s' is in the %s split, not scored with --split %s",
                                  t->id, task_split(t), split);
-        print_verdict(out, shown, p.sample, &v);
+        print_verdict(out, shown, p.sample, &v, NULL);
         free(shown);
         free(brief);
         vat_pred_release(&p);
@@ -353,7 +370,7 @@ static bool score_line(struct score_corpus *c, const char *split, vat_extract_mo
                                      "line %ld repeats sample %ld of task '%s'; its first "
                                      "prediction stands",
                                      lineno, p.sample, t->id);
-                print_verdict(out, t->id, p.sample, &v);
+                print_verdict(out, t->id, p.sample, &v, NULL);
                 vat_pred_release(&p);
                 return false;
             }
@@ -363,21 +380,25 @@ static bool score_line(struct score_corpus *c, const char *split, vat_extract_mo
         }
         t->samples[t->n_samples++] = p.sample;
     }
+    struct vat_scored sc;
+    bool scored = false;
     if (rc != 0) {
         /* the id is known, the answer is not: a prediction scoring 0 */
         v = vat_verdict_make(false, 0, p.code, "line %ld: %s", lineno, p.reason);
     } else {
-        struct vat_scored sc;
         vat_error err;
         if (vat_corpus_score_verdict(c->vc, t->id, p.answer, p.answer_len, mode, &sc, &err) !=
-            0)
+            0) {
             v = vat_verdict_make(false, 0, VAT_INTERNAL, "%s", err.message);
-        else
+        } else {
             v = sc.v;
-        vat_scored_release(&sc);
+            scored = true;
+        }
     }
     count(c, t, &v);
-    print_verdict(out, t->id, p.sample, &v);
+    print_verdict(out, t->id, p.sample, &v, scored ? &sc : NULL);
+    if (scored)
+        vat_scored_release(&sc);
     vat_pred_release(&p);
     return true;
 }
@@ -514,6 +535,28 @@ static void put_figures(json_t *o, const struct score_corpus *c, const struct sc
     json_object_set_new(o, name, ratio(pass, a->answered));
     snprintf(name, sizeof name, "mean@%ld", a->k);
     json_object_set_new(o, name, ratio(a->task_mean_sum, a->answered));
+    /* --k: every k asked, over the tasks with at least k predictions */
+    for (size_t j = 0; c->opts && j < c->opts->n_ks; j++) {
+        long k = c->opts->ks[j], counted = 0, short_of = 0;
+        double sum = 0;
+        for (size_t i = 0; i < c->n; i++) {
+            const struct score_task *t = &c->t[i];
+            if (!t->in_scope || !t->n || !in(t, arg))
+                continue;
+            if (t->n < k) {
+                short_of++;
+                continue;
+            }
+            counted++;
+            sum += pass_at_k(t->n, t->passed, k);
+        }
+        snprintf(name, sizeof name, "pass@%ld", k);
+        json_object_set_new(o, name, ratio(sum, counted));
+        snprintf(name, sizeof name, "tasks@%ld", k);
+        json_object_set_new(o, name, json_integer(counted));
+        snprintf(name, sizeof name, "short@%ld", k);
+        json_object_set_new(o, name, json_integer(short_of));
+    }
 }
 
 static bool in_template(const struct score_task *t, const void *name)
@@ -616,19 +659,15 @@ static void print_summary(const struct score_corpus *c, const char *split, long 
     print_json_line(out, o);
 }
 
-int vat_score_run_mode(const char *root, const char *split, vat_extract_mode mode, FILE *in,
-                       const char *in_name, FILE *out, char *msg, size_t msgcap)
+int vat_score_run_opts(const struct vat_score_opts *o, FILE *in, const char *in_name, FILE *out,
+                       char *msg, size_t msgcap)
 {
-    return vat_score_run_flags(root, split, mode, 0, in, in_name, out, msg, msgcap);
-}
-
-int vat_score_run_flags(const char *root, const char *split, vat_extract_mode mode,
-                        unsigned open_flags, FILE *in, const char *in_name, FILE *out, char *msg,
-                        size_t msgcap)
-{
+    const char *split = o->split ? o->split : "all";
+    vat_extract_mode mode = o->mode;
     struct score_corpus c;
-    if (corpus_load(&c, root, split, open_flags, msg, msgcap) != 0)
+    if (corpus_load(&c, o->root, split, o->open_flags, msg, msgcap) != 0)
         return VAT_EXIT_USAGE;
+    c.opts = o;
     struct vat_buf line = VAT_BUF_INIT;
     long lines = 0, scored = 0, lineno = 0;
     bool too_long, truncated = false;
@@ -668,34 +707,79 @@ int vat_score_run_flags(const char *root, const char *split, vat_extract_mode mo
     return VAT_EXIT_OK;
 }
 
+int vat_score_run_mode(const char *root, const char *split, vat_extract_mode mode, FILE *in,
+                       const char *in_name, FILE *out, char *msg, size_t msgcap)
+{
+    struct vat_score_opts o = {.root = root, .split = split, .mode = mode};
+    return vat_score_run_opts(&o, in, in_name, out, msg, msgcap);
+}
+
 int vat_score_run(const char *root, const char *split, FILE *in, const char *in_name, FILE *out,
                   char *msg, size_t msgcap)
 {
     return vat_score_run_mode(root, split, VAT_EXTRACT_RAW, in, in_name, out, msg, msgcap);
 }
 
+static int long_cmp(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+int vat_score_parse_ks(const char *s, struct vat_score_opts *o)
+{
+    o->n_ks = 0;
+    const char *p = s;
+    for (;;) {
+        if (*p < '1' || *p > '9')
+            return -1;
+        long k = 0;
+        while (*p >= '0' && *p <= '9') {
+            k = k * 10 + (*p++ - '0');
+            if (k > 1000000)
+                return -1;
+        }
+        if (o->n_ks == VAT_SCORE_MAX_KS)
+            return -1;
+        o->ks[o->n_ks++] = k;
+        if (!*p)
+            break;
+        if (*p++ != ',')
+            return -1;
+    }
+    qsort(o->ks, o->n_ks, sizeof o->ks[0], long_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < o->n_ks; i++)
+        if (!w || o->ks[w - 1] != o->ks[i])
+            o->ks[w++] = o->ks[i];
+    o->n_ks = w;
+    return 0;
+}
+
 int vat_cmd_score(int argc, char **argv)
 {
-    const char *root = ".", *split = "all", *path = NULL;
-    vat_extract_mode mode = VAT_EXTRACT_RAW;
-    unsigned open_flags = 0;
+    const char *path = NULL;
+    struct vat_score_opts o = {.root = ".", .split = "all", .mode = VAT_EXTRACT_RAW};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--reveal-hidden") == 0) {
-            open_flags |= VAT_OPEN_REVEAL_HIDDEN;
+            o.open_flags |= VAT_OPEN_REVEAL_HIDDEN;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
             return VAT_EXIT_OK;
         } else if (strcmp(a, "--root") == 0 && i + 1 < argc) {
-            root = argv[++i];
+            o.root = argv[++i];
         } else if (strcmp(a, "--split") == 0 && i + 1 < argc) {
-            split = argv[++i];
-            if (strcmp(split, "all") != 0 && strcmp(split, "train") != 0 &&
-                strcmp(split, "test") != 0)
+            o.split = argv[++i];
+            if (strcmp(o.split, "all") != 0 && strcmp(o.split, "train") != 0 &&
+                strcmp(o.split, "test") != 0)
                 return vat_cli_usage_error("--split takes all, train or test");
         } else if (strcmp(a, "--extract") == 0 && i + 1 < argc) {
-            if (vat_cli_extract_mode(argv[++i], &mode) != 0)
+            if (vat_cli_extract_mode(argv[++i], &o.mode) != 0)
                 return vat_cli_usage_error("--extract takes raw or auto");
+        } else if (strcmp(a, "--k") == 0 && i + 1 < argc) {
+            if (vat_score_parse_ks(argv[++i], &o) != 0)
+                return vat_cli_usage_error("--k takes a list of positive integers, as in 1,4,16");
         } else if ((a[0] != '-' || strcmp(a, "-") == 0) && !path) {
             path = a;
         } else {
@@ -710,7 +794,7 @@ int vat_cmd_score(int argc, char **argv)
         return VAT_EXIT_USAGE;
     }
     char msg[512];
-    int rc = vat_score_run_flags(root, split, mode, open_flags, in, path, stdout, msg, sizeof msg);
+    int rc = vat_score_run_opts(&o, in, path, stdout, msg, sizeof msg);
     if (in != stdin)
         fclose(in);
     if (rc != VAT_EXIT_OK)

@@ -178,8 +178,10 @@ def verl_reward_fn(module_path, reward_kwargs):
     return functools.partial(_call_with_kwargs, raw_fn, dict(reward_kwargs))
 
 
-def verl_manager(compute_score, items):
-    """NaiveRewardManager.__call__: one compute_score per response."""
+def verl_manager(compute_score, items, extra_out=None):
+    """NaiveRewardManager.__call__ (verl v0.7.0): one compute_score per
+    response; a dict's "score" is the reward and every key of it goes to
+    reward_extra_info, one list per key."""
     scores = []
     for item in items:
         extra_info = item.get("extra_info", {})
@@ -191,8 +193,36 @@ def verl_manager(compute_score, items):
             ground_truth=item["reward_model"]["ground_truth"],
             extra_info=extra_info,
         )
-        scores.append(score["score"] if isinstance(score, dict) else score)
+        if isinstance(score, dict):
+            for key, value in score.items():
+                if extra_out is not None:
+                    extra_out.setdefault(key, []).append(value)
+            score = score["score"]
+        scores.append(score)
     return scores
+
+
+def corpus_copy(tag):
+    """A copy of the built corpus to damage."""
+    dst = tempfile.mkdtemp(prefix="vat-python-" + tag + "-")
+    for sub in ("out", "fixtures"):
+        shutil.copytree(os.path.join(ROOT, sub), os.path.join(dst, sub))
+    return dst
+
+
+def sql_task_fixture(root, task_id):
+    """The main fixture path of an SQL task, from its verifiers row."""
+    for r in read_table(root, "verifiers"):
+        if r["task_id"] == task_id:
+            return os.path.join(root, json.loads(r["spec_json"])["fixtures"][0])
+    raise KeyError(task_id)
+
+
+LFS_POINTER = (
+    "version https://git-lfs.github.com/spec/v1\n"
+    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    "size 12345\n"
+)
 
 
 class TestCorpus(unittest.TestCase):
@@ -395,6 +425,83 @@ class TestCorpus(unittest.TestCase):
         self.assertEqual(errors, ["the corpus is closed"] * 4)
         self.assertTrue(all(d == expected for d in done))
 
+    def test_cache_bytes(self):
+        """The budget: the default, a given one, VAT_CACHE_BYTES; a handle
+        keeping next to nothing gives the verdicts of one keeping all."""
+        self.assertEqual(self.corpus.cache_bytes, 256 << 20)
+        rows, completions, expected = group()
+        ids = [r["task_id"] for r in rows]
+        with self.vat.Corpus(ROOT, cache_bytes=1) as tiny:
+            self.assertEqual(tiny.cache_bytes, 1)
+            for _ in range(2):
+                self.assertEqual(tiny.score_many(ids, completions, workers=3),
+                                 self.corpus.score_many(ids, completions, workers=1))
+        for bad in (0, -5, 1.5, "1M", True):
+            with self.assertRaises(ValueError):
+                self.vat.Corpus(ROOT, cache_bytes=bad)
+        old = os.environ.get("VAT_CACHE_BYTES")
+        try:
+            os.environ["VAT_CACHE_BYTES"] = "16M"
+            with self.vat.Corpus(ROOT) as c:
+                self.assertEqual(c.cache_bytes, 16 << 20)
+            with self.vat.Corpus(ROOT, cache_bytes=4096) as c:
+                self.assertEqual(c.cache_bytes, 4096)  # the argument wins
+            os.environ["VAT_CACHE_BYTES"] = "lots"
+            with self.assertRaises(self.vat.VatError) as cm:
+                self.vat.Corpus(ROOT)
+            self.assertIn("VAT_CACHE_BYTES", str(cm.exception))
+        finally:
+            if old is None:
+                os.environ.pop("VAT_CACHE_BYTES", None)
+            else:
+                os.environ["VAT_CACHE_BYTES"] = old
+
+    def test_pass_at_k(self):
+        from math import comb
+
+        pak = self.vat.pass_at_k
+        for n in range(1, 13):
+            for c in range(n + 1):
+                for k in range(1, n + 1):
+                    want = 1 - comb(n - c, k) / comb(n, k)
+                    self.assertAlmostEqual(pak(n, c, k), want, places=12, msg=(n, c, k))
+        self.assertEqual(pak(200, 0, 50), 0.0)
+        self.assertAlmostEqual(pak(1000, 1, 1), 0.001)
+        for args in ((4, 5, 1), (4, -1, 1), (4, 2, 0), (4, 2, 5)):
+            with self.assertRaises(ValueError, msg=args):
+                pak(*args)
+        with self.assertRaises(TypeError):
+            pak(4.0, 2, 1)
+
+    def test_score_many_pass_at_k(self):
+        """8 tasks, 8 samples each, 4 right: pass@1 = 0.5, pass@4 = 69/70,
+        pass@16 left out for every task."""
+        rows, completions, expected = group()
+        ids = [r["task_id"] for r in rows]
+        report = self.corpus.score_many(ids, completions, workers=2, k=[16, 1, 4])
+        self.assertEqual(report.verdicts, self.corpus.score_many(ids, completions))
+        self.assertEqual(report.k, [1, 4, 16])
+        self.assertEqual(report.checker_errors, 0)
+        total = report.pass_at_k["total"]
+        self.assertAlmostEqual(total[1], 0.5)
+        self.assertAlmostEqual(total[4], 1 - 1 / 70)
+        self.assertIsNone(total[16])
+        self.assertEqual(report.tasks["total"], {1: 8, 4: 8, 16: 0})
+        self.assertEqual(report.short["total"], {1: 0, 4: 0, 16: 8})
+        templates = {t["task_id"].rsplit("-", 1)[0] for t in TASKS}
+        self.assertEqual(set(report.pass_at_k), templates | {"total"})
+        for name in templates:
+            self.assertAlmostEqual(report.pass_at_k[name][1], 0.5)
+        # uneven samples: a task with 2 samples counts for k=1, is short for k=4
+        two = [TASKS[0]["task_id"]] * 2
+        r2 = self.corpus.score_many(ids + two, completions + [TASKS[0]["gold"]] * 2, k=4)
+        self.assertEqual(r2.tasks["total"][4], 8)
+        self.assertEqual(r2.short["total"][4], 0)  # the two joined its task's eight
+        with self.assertRaises(ValueError):
+            self.corpus.score_many(ids, completions, k=0)
+        with self.assertRaises(ValueError):
+            self.corpus.score_many(ids, completions, k=[])
+
     def test_close(self):
         c = self.vat.Corpus(ROOT)
         with c:
@@ -453,6 +560,102 @@ class TestTRL(unittest.TestCase):
         wrapped = ["<think>x</think>" + t["gold"] for t in TASKS]
         self.assertEqual(trl_call(raw, inputs, prompts, wrapped), [0.0] * 8)
 
+    def test_counts_logs_and_metrics(self):
+        import vat.rewards
+
+        f = vat.rewards.trl(ROOT)
+        inputs, completions, expected = group()
+        prompts = [x["prompt"] for x in inputs]
+        metrics = []
+        keys = [key for key in inputs[0] if key not in ["prompt", "completion", "completion_ids"]]
+        kwargs = {key: [example[key] for example in inputs] for key in keys}
+        with self.assertLogs("vat.rewards", level="INFO") as logs:
+            got = f(prompts=prompts, completions=completions,
+                    log_metric=lambda name, value: metrics.append((name, value)), **kwargs)
+            self.assertEqual(got, expected)
+            again = f(prompts=prompts, completions=completions, **kwargs)
+            self.assertEqual(again, expected)
+        counts = f.counts()
+        self.assertEqual(sum(counts.values()), 128)
+        self.assertEqual(counts["ok"], 64)
+        # the first of each code, once
+        self.assertEqual(len(logs.records), len(counts))
+        self.assertTrue(all("first verdict of code" in r.getMessage() for r in logs.records))
+        names = dict(metrics)
+        self.assertEqual(set(names), {"vat/gate_passed", "vat/is_trap", "vat/checker_limit"})
+        self.assertEqual(names["vat/checker_limit"], 0.0)
+        self.assertGreater(names["vat/is_trap"], 0.0)
+        with self.assertRaises(ValueError):
+            vat.rewards.trl(ROOT, on_error="ignore")
+
+    def test_checker_limit_is_no_reward(self):
+        """A checker_limit verdict: None for TRL (a sample the reward does not
+        apply to), 0.0 with on_error="zero"."""
+        import vat.rewards
+
+        inputs, completions, expected = group()
+        prompts = [x["prompt"] for x in inputs]
+        limited = TASKS[0]["task_id"]
+        for on_error, want in (("raise", None), ("zero", 0.0)):
+            f = vat.rewards.trl(ROOT, on_error=on_error)
+            real = f.corpus._brief
+
+            def brief(h, task_id, completion, mode, real=real):
+                b = real(h, task_id, completion, mode)
+                if task_id == limited:  # as a query stopped by the CPU-time net scores
+                    return (0.0, "checker_limit", False, False, b[4], "the query ran out of CPU time")
+                return b
+
+            f.corpus._brief = brief
+            with self.assertLogs("vat.rewards", level="WARNING") as logs:
+                got = trl_call(f, inputs, prompts, completions)
+            self.assertIn("checker_limit", logs.output[0])
+            want_all = [want if i < N_GENERATIONS else e for i, e in enumerate(expected)]
+            self.assertEqual([None if math.isnan(x) else x for x in got], want_all)
+            self.assertEqual(f.counts()["checker_limit"], N_GENERATIONS)
+
+    def test_corpus_faults_are_loud(self):
+        """A changed fixture (tampered) or a Git LFS pointer in place of one
+        raises CorpusFaultError naming the task and the reason; on_error="zero"
+        scores 0; `vat check` says the same."""
+        import vat
+        import vat.rewards
+
+        sql = next(t for t in TASKS if t["kind"] == "sql")
+        inputs = [{"prompt": sql["prompt"], "task_id": sql["task_id"]}] * 2
+        prompts = [x["prompt"] for x in inputs]
+        golds = [sql["gold"]] * 2
+        for damage, reason in (
+            (lambda p: open(p, "ab").write(b"\0"), "does not match the sha256"),
+            (lambda p: open(p, "w").write(LFS_POINTER), "Git LFS pointer, not the file: run git lfs pull"),
+        ):
+            root = corpus_copy("fault")
+            try:
+                damage(sql_task_fixture(root, sql["task_id"]))
+                f = vat.rewards.trl(root)
+                with self.assertRaises(vat.CorpusFaultError) as cm:
+                    trl_call(f, inputs, prompts, golds)
+                e = cm.exception
+                self.assertEqual((e.task_id, e.code), (sql["task_id"], "tampered"))
+                self.assertIn(reason, e.reason)
+                self.assertIn(sql["task_id"], str(e))
+                self.assertEqual(f.counts(), {"tampered": 2})
+                zero = vat.rewards.trl(root, on_error="zero")
+                self.assertEqual(trl_call(zero, inputs, prompts, golds), [0.0, 0.0])
+                out = subprocess.run(
+                    [os.environ["VAT_BINARY"], "check", "--root", root, "--task", sql["task_id"],
+                     "--answer", sql["gold"]], capture_output=True, text=True)
+                self.assertEqual(out.returncode, 1, out.stderr)
+                line = json.loads(out.stdout)
+                self.assertEqual(line["code"], "tampered")
+                self.assertIn(reason, line["reason"])
+                # verl raises the same way
+                with self.assertRaises(vat.CorpusFaultError):
+                    vat.rewards.verl_compute_score(
+                        "vat", sql["gold"], "", {"task_id": sql["task_id"], "root": root})
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
+
     def test_configuration_errors(self):
         import vat
         import vat.rewards
@@ -490,7 +693,35 @@ class TestVerl(unittest.TestCase):
     def test_file_path_root_in_extra_info(self):
         path = os.path.join(os.environ["VAT_SOURCE_DIR"], "python", "vat", "rewards.py")
         items, expected = self.items(with_root=True)
-        self.assertEqual(verl_manager(verl_reward_fn(path, {}), items), expected)
+        extra = {}
+        self.assertEqual(verl_manager(verl_reward_fn(path, {}), items, extra), expected)
+        # the dict verl logs: the same keys on every response
+        self.assertEqual(set(extra), {"score", "code", "gate_passed", "is_trap", "extract_rule"})
+        self.assertTrue(all(len(v) == len(items) for v in extra.values()))
+        self.assertEqual([c == "ok" for c in extra["code"]], [e == 1.0 for e in expected])
+        traps = [t for t, s in zip(extra["is_trap"], extra["score"]) if t]
+        self.assertEqual(len(traps), 2 * len(TASKS))  # two trap samples a prompt
+        self.assertTrue(all(isinstance(g, bool) for g in extra["gate_passed"]))
+        self.assertIn("fence", extra["extract_rule"])
+
+    def test_root_resolved_once(self):
+        """realpath once per root and process, not once per call; two
+        spellings of one root share one handle."""
+        import unittest.mock
+
+        import vat.rewards
+
+        t = TASKS[0]
+        spelled = ROOT + "/./"
+        calls = []
+        real = os.path.realpath
+        with unittest.mock.patch("os.path.realpath", side_effect=lambda p: calls.append(p) or real(p)):
+            for _ in range(50):
+                d = vat.rewards.verl_compute_score("vat", t["gold"], "", {"task_id": t["task_id"], "root": spelled})
+                self.assertEqual((d["score"], d["code"]), (1.0, "ok"))
+        self.assertLessEqual(len(calls), 1)
+        self.assertIs(vat.rewards._corpus(spelled), vat.rewards._corpus(ROOT))
+        self.assertGreaterEqual(vat.rewards.verdict_counts().get("ok", 0), 50)
 
     def test_pkg_path_root_in_reward_kwargs(self):
         items, expected = self.items(with_root=False)

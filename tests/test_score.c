@@ -128,6 +128,9 @@ static void result_release(struct result *r)
     json_decref(r->total);
 }
 
+/* --k's list for the next score_bytes (NULL: none). */
+static const char *score_ks;
+
 /* Scores input (len bytes) in-process and parses every output line. */
 static struct result score_bytes(const struct corpus *c, const char *split, const char *input,
                                  size_t len)
@@ -142,7 +145,10 @@ static struct result score_bytes(const struct corpus *c, const char *split, cons
     assert_non_null(out);
     char msg[512] = "";
     struct result r = {0};
-    r.rc = vat_score_run(c->root, split, in, "predictions.jsonl", out, msg, sizeof msg);
+    struct vat_score_opts so = {.root = c->root, .split = split, .mode = VAT_EXTRACT_RAW};
+    if (score_ks)
+        assert_int_equal(vat_score_parse_ks(score_ks, &so), 0);
+    r.rc = vat_score_run_opts(&so, in, "predictions.jsonl", out, msg, sizeof msg);
     fclose(out);
     fclose(in);
     r.verdicts = json_array();
@@ -156,13 +162,24 @@ static struct result score_bytes(const struct corpus *c, const char *split, cons
             fail_msg("output line is not JSON (%s): %.200s", je.text, line);
         const char *summary = json_string_value(json_object_get(o, "summary"));
         if (!summary) {
-            /* A verdict line holds exactly the five members, in order. */
-            assert_int_equal(json_object_size(o), json_object_get(o, "sample") ? 6 : 5);
+            /* A verdict line holds exactly the eight members, in order. */
+            assert_int_equal(json_object_size(o), json_object_get(o, "sample") ? 9 : 8);
             assert_non_null(strstr(line, "{\"task_id\":"));
+            assert_non_null(strstr(line, "\"reason\":"));
+            assert_true(strstr(line, "\"reason\":") < strstr(line, "\"extracted\":"));
+            assert_true(strstr(line, "\"extracted\":") < strstr(line, "\"extract_rule\":"));
+            assert_true(strstr(line, "\"extract_rule\":") < strstr(line, "\"is_trap\":"));
             assert_true(json_is_boolean(json_object_get(o, "gate_passed")));
             assert_true(json_is_number(json_object_get(o, "score")));
             assert_true(json_is_string(json_object_get(o, "code")));
             assert_true(json_is_string(json_object_get(o, "reason")));
+            assert_true(json_is_boolean(json_object_get(o, "is_trap")));
+            /* scored: what the checker saw and the rule; not scored: nulls */
+            const json_t *x = json_object_get(o, "extracted"), *rule = json_object_get(o, "extract_rule");
+            assert_true(json_is_string(x) || json_is_null(x));
+            assert_true(json_is_string(x) == json_is_string(rule));
+            if (json_is_null(x))
+                assert_false(json_is_true(json_object_get(o, "is_trap")));
             assert_null(last); /* verdicts come first */
             json_array_append_new(r.verdicts, o);
         } else if (strcmp(summary, "template") == 0) {
@@ -241,6 +258,7 @@ static void test_gold_scores_one(void **state)
         if (num(v, "score", NULL) != 1.0)
             fail_msg("gold of '%s' scored %s", json_string_value(json_object_get(v, "task_id")),
                      json_string_value(json_object_get(v, "reason")));
+        assert_false(json_is_true(json_object_get(v, "is_trap")));
     }
     assert_true(num(r.total, "mean_score_all_tasks", NULL) == 1.0);
     assert_int_equal((int)num(r.total, "missing", NULL), 0);
@@ -314,12 +332,18 @@ static void test_always_trap(void **state)
     }
     struct result r = score_text(c, "all", b.data);
     assert_int_equal(r.rc, 0);
-    /* Every trap passes the gate and scores 0. */
+    /* Every trap passes the gate, scores 0 and is told to be the trap; the
+     * raw answer is what the checker saw. */
     size_t i;
     json_t *v;
     json_array_foreach(r.verdicts, i, v) {
+        const char *tid = json_string_value(json_object_get(v, "task_id"));
         assert_true(json_is_true(json_object_get(v, "gate_passed")));
         assert_true(num(v, "score", NULL) == 0.0);
+        assert_true(json_is_true(json_object_get(v, "is_trap")));
+        assert_string_equal(json_string_value(json_object_get(v, "extract_rule")), "raw");
+        assert_string_equal(json_string_value(json_object_get(v, "extracted")),
+                            json_string_value(json_object_get(c->traps, tid)));
     }
     assert_true(num(r.total, "templates", "unanswerable") == 0.0);
     assert_true(num(r.total, "templates", "dup_header") == 0.0);
@@ -433,6 +457,95 @@ static void test_mixed_predictions_match_recomputation(void **state)
     assert_true(num(r.total, "templates", "grouped_sum") == 0.0);
     vat_buf_release(&b);
     result_release(&r);
+}
+
+/* 1 - C(n-c, k) / C(n, k), as the ratio of two binomials over k factors. */
+static double want_pass(long n, long c, long k)
+{
+    double ratio = 1.0; /* C(n-c, k) / C(n, k) = prod_j (n-c-j) / (n-j) */
+    for (long j = 0; j < k; j++)
+        ratio *= n - c - j <= 0 ? 0.0 : (double)(n - c - j) / (double)(n - j);
+    return 1.0 - ratio;
+}
+
+static void test_pass_at_every_k(void **state)
+{
+    struct corpus *c = *state;
+    struct vat_buf b = VAT_BUF_INIT;
+    /* task i gets n = 1 + i % 7 samples, the first i % (n + 1) of them gold,
+     * the rest its trap; every fifth task gets none */
+    enum { NK = 3 };
+    static const long ks[NK] = {1, 4, 16};
+    double want_sum[NK] = {0};
+    long want_tasks[NK] = {0}, want_short[NK] = {0};
+    const char *id;
+    json_t *row;
+    long i = 0;
+    json_object_foreach(c->experience, id, row) {
+        long n = 1 + i % 7, good = i % (n + 1);
+        bool skip = i++ % 5 == 4;
+        if (skip)
+            continue;
+        for (long s = 0; s < n; s++) {
+            json_t *o = json_pack("{s:s, s:O, s:I}", "task_id", id, "answer",
+                                  s < good ? json_object_get(row, "gold")
+                                           : json_object_get(c->traps, id),
+                                  "sample", (json_int_t)s);
+            vat_json_dump_buf(&b, o);
+            vat_buf_putc(&b, '\n');
+            json_decref(o);
+        }
+        for (int k = 0; k < NK; k++) {
+            if (n < ks[k]) {
+                want_short[k]++;
+                continue;
+            }
+            want_tasks[k]++;
+            want_sum[k] += want_pass(n, good, ks[k]);
+        }
+    }
+    score_ks = "16,4,1,4";
+    struct result r = score_text(c, "all", b.data);
+    score_ks = NULL;
+    assert_int_equal(r.rc, 0);
+    for (int k = 0; k < NK; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "tasks@%ld", ks[k]);
+        assert_int_equal((long)num(r.total, name, NULL), want_tasks[k]);
+        snprintf(name, sizeof name, "short@%ld", ks[k]);
+        assert_int_equal((long)num(r.total, name, NULL), want_short[k]);
+        snprintf(name, sizeof name, "pass@%ld", ks[k]);
+        const json_t *p = json_object_get(r.total, name);
+        if (want_tasks[k] == 0) {
+            assert_true(json_is_null(p));
+        } else if (!close_to(json_number_value(p), want_sum[k] / (double)want_tasks[k])) {
+            fail_msg("%s: %g, want %g", name, json_number_value(p),
+                     want_sum[k] / (double)want_tasks[k]);
+        }
+    }
+    /* per template too, and the tasks of every template add up */
+    long tasks4 = 0;
+    const char *name;
+    json_t *t;
+    json_object_foreach(r.templates, name, t) {
+        assert_non_null(json_object_get(t, "pass@16"));
+        tasks4 += (long)num(t, "tasks@4", NULL);
+    }
+    assert_int_equal(tasks4, want_tasks[1]);
+    /* no --k: no such figures */
+    struct result plain = score_text(c, "all", b.data);
+    assert_null(json_object_get(plain.total, "tasks@4"));
+    vat_buf_release(&b);
+    result_release(&r);
+    result_release(&plain);
+    /* the list's syntax */
+    struct vat_score_opts o;
+    assert_int_equal(vat_score_parse_ks("1,4,16", &o), 0);
+    assert_int_equal(o.n_ks, 3);
+    static const char *const bad[] = {"", "0", "1,,4", "4,", "-1", "1.5", "2000000", "a", "1 ,4"};
+    for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++)
+        if (vat_score_parse_ks(bad[j], &o) == 0)
+            fail_msg("--k '%s' accepted", bad[j]);
 }
 
 static void test_split_scope(void **state)
@@ -631,7 +744,8 @@ static void test_command(void **state)
     struct corpus *c = *state;
     static const char *const bad[] = {"score", "score --split bogus p.jsonl",
                                       "score /nonexistent/p.jsonl", "score --frob p.jsonl",
-                                      "score a.jsonl b.jsonl", "score ."};
+                                      "score a.jsonl b.jsonl", "score .",
+                                      "score --k 0 p.jsonl", "score --k 1,x p.jsonl"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *cmd = vat_xasprintf("cd '%s' && '%s' %s 2>&1 >/dev/null", c->root, bin(), bad[i]);
         char *out = NULL;
@@ -647,7 +761,7 @@ static void test_command(void **state)
     json_t *row;
     json_object_foreach(c->experience, id, row) break;
     char *cmd = vat_xasprintf("printf '%%s\\n' '{\"task_id\":\"%s\",\"answer\":\"x\"}' | '%s' "
-                              "score --root '%s' -",
+                              "score --root '%s' --k 1,4 -",
                               id, bin(), c->root);
     char *out = NULL;
     assert_int_equal(run(cmd, &out), 0);
@@ -659,6 +773,9 @@ static void test_command(void **state)
     assert_non_null(t);
     assert_string_equal(json_string_value(json_object_get(t, "summary")), "total");
     assert_int_equal((long)num(t, "predictions", NULL), 1);
+    assert_int_equal((long)num(t, "tasks@1", NULL), 1);
+    assert_int_equal((long)num(t, "short@4", NULL), 1);
+    assert_true(json_is_null(json_object_get(t, "pass@4")));
     json_decref(t);
     free(out);
     free(cmd);
@@ -671,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_always_abstain),
         cmocka_unit_test(test_always_trap),
         cmocka_unit_test(test_mixed_predictions_match_recomputation),
+        cmocka_unit_test(test_pass_at_every_k),
         cmocka_unit_test(test_split_scope),
         cmocka_unit_test(test_hostile_lines),
         cmocka_unit_test(test_no_corpus),

@@ -39,6 +39,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1351,6 +1352,7 @@ struct rx_cached {
     uint64_t clean_key;  /* 0: no interpreted scan met no limit yet */
     pcre2_code *jcode;   /* the JIT copy, once compiled */
     bool jit_failed;     /* pcre2_jit_compile refused it: never again */
+    size_t bytes;        /* what it holds (code_bytes), counted in its cache */
 };
 
 /* JIT copies per cache (per task): each holds executable memory, so only
@@ -1362,7 +1364,25 @@ struct vat_rx_cache {
     struct rx_cached *slot[RX_CACHE_SLOTS];
     unsigned long tick;
     unsigned n_jit; /* entries in slot[] holding a JIT copy */
+    _Atomic size_t bytes; /* the entries in slot[]: vat_rx_cache_bytes */
 };
+
+/* What a compiled pattern holds: its code and, once compiled, its JIT
+ * code, as PCRE2 reports them. */
+static size_t code_bytes(const pcre2_code *code)
+{
+    size_t n = 0, jit = 0;
+    if (!code)
+        return 0;
+    pcre2_pattern_info(code, PCRE2_INFO_SIZE, &n);
+    pcre2_pattern_info(code, PCRE2_INFO_JITSIZE, &jit);
+    return n + jit;
+}
+
+size_t vat_rx_cache_bytes(const struct vat_rx_cache *c)
+{
+    return c ? sizeof *c + atomic_load_explicit(&c->bytes, memory_order_relaxed) : 0;
+}
 
 struct vat_rx_cache *vat_rx_cache_new(void)
 {
@@ -1440,6 +1460,9 @@ static pcre2_code *cache_jit(struct vat_rx_cache *c, struct rx_cached *e)
     } else {
         e->jcode = j;
         c->n_jit++;
+        size_t jb = code_bytes(j);
+        e->bytes += jb;
+        atomic_fetch_add_explicit(&c->bytes, jb, memory_order_relaxed);
     }
     pthread_mutex_unlock(&c->lock);
     return j;
@@ -1476,6 +1499,8 @@ static void cache_insert(struct vat_rx_cache *c, struct rx_prog *p, const char *
         e->code = p->code;
         e->refs = 1;
         e->used = ++c->tick;
+        e->bytes = sizeof *e + len + code_bytes(e->code);
+        atomic_fetch_add_explicit(&c->bytes, e->bytes, memory_order_relaxed);
         size_t at = 0;
         for (size_t i = 0; i < RX_CACHE_SLOTS; i++) {
             if (!c->slot[i]) {
@@ -1489,6 +1514,7 @@ static void cache_insert(struct vat_rx_cache *c, struct rx_prog *p, const char *
         c->slot[at] = e;
         if (old) {
             old->evicted = true;
+            atomic_fetch_sub_explicit(&c->bytes, old->bytes, memory_order_relaxed);
             if (old->jcode)
                 c->n_jit--;
             if (old->refs == 0)

@@ -1655,6 +1655,9 @@ struct sandbox {
      * each would be prepared again at its next run. */
     bool aside;
     struct switch_state sw;   /* a fixture set's sandbox: which fixture it sees */
+    size_t img_bytes;         /* its private copy of a fixture image (0 on a set) */
+    size_t schema_bytes;      /* its connections' schemas, once measured (sandbox_bytes) */
+    size_t pooled_bytes;      /* what its pool counts it as (sandbox_bytes) */
     /* The second connection the wrappers of the bounded built-ins run
      * SQLite's own functions on, opened on first use. */
     sqlite3 *aux;
@@ -2456,6 +2459,7 @@ static int sandbox_deserialize(struct sandbox *sb, const unsigned char *img, siz
     if (!copy)
         return SQLITE_NOMEM;
     memcpy(copy, img, n);
+    sb->img_bytes = n;
     rollback_mode(copy);
     return sqlite3_deserialize(sb->db, "main", copy, (sqlite3_int64)n, (sqlite3_int64)n,
                                SQLITE_DESERIALIZE_FREEONCLOSE | flags);
@@ -2591,6 +2595,15 @@ static void rows_release(struct sql_rows *r)
 }
 
 /* n bytes for a value of r, in its newest block or a new one. */
+/* The bytes rows r holds: its values and their text blocks. */
+static size_t rows_held(const struct sql_rows *r)
+{
+    size_t n = r->cap * sizeof *r->v;
+    for (const struct rows_block *b = r->blocks; b; b = b->next)
+        n += sizeof *b + b->cap;
+    return n;
+}
+
 static unsigned char *rows_bytes(struct sql_rows *r, size_t n)
 {
     struct rows_block *b = r->blocks;
@@ -3033,6 +3046,17 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
 {
     if (raw_sha)
         vat_file_sha256(root, rel, buf, n, raw_sha, NULL);
+    if (vat_is_lfs_pointer(buf, n)) {
+        /* a checkout without its LFS objects: the corpus, not the task */
+        free(buf);
+        free(tag);
+        struct reason r = {{0}, 0};
+        reason_puts(&r, "fixture '");
+        reason_text(&r, rel, strlen(rel), 100);
+        reason_puts(&r, "' is a " VAT_LFS_POINTER);
+        *v = reason_verdict(false, 0, VAT_TAMPERED, &r);
+        return -1;
+    }
     if (load) {
         char why[200];
         unsigned char *db = NULL;
@@ -4438,6 +4462,7 @@ struct sql_pool {
     pthread_mutex_t lock;
     struct sandbox **free_sb;
     size_t n_free, cap;
+    _Atomic size_t bytes; /* the pooled sandboxes' sandbox_bytes */
 };
 
 struct vat_sql_prep {
@@ -4450,6 +4475,7 @@ struct vat_sql_prep {
     struct switch_set *sw;   /* the fixtures as one set, or NULL (switch_set_make) */
     struct sql_pool sw_pool; /* sandboxes open on sw */
     struct vat_verdict ok; /* an answer's verdict when its rows match on all */
+    size_t fixed_bytes;    /* images, the set's copies, gold and trap rows */
     /* During a draw, per fixture: the plain rows the admission's runs left
      * in the fixture's cached sandbox (the reference's, the trap's), so a
      * check of the same query compares them instead of running it again.
@@ -4467,8 +4493,10 @@ struct stmt_cache {
         char *q;
         size_t n;
         sqlite3_stmt *stmt;
+        size_t bytes; /* the statement's SQLITE_STMTSTATUS_MEMUSED and q's */
     } e[STMT_CACHE_SIZE];
     size_t used;
+    size_t bytes; /* of the statements kept (sandbox_bytes) */
 };
 
 static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlite3_stmt **out)
@@ -4477,6 +4505,7 @@ static bool stmt_cache_take(struct stmt_cache *c, const char *q, size_t n, sqlit
         if (c->e[i].n == n && memcmp(c->e[i].q, q, n) == 0) {
             *out = c->e[i].stmt;
             free(c->e[i].q);
+            c->bytes -= c->e[i].bytes;
             memmove(&c->e[i], &c->e[i + 1], (c->used - i - 1) * sizeof c->e[0]);
             c->used--;
             return true;
@@ -4491,11 +4520,16 @@ static void stmt_cache_put(struct stmt_cache *c, const char *q, size_t n, sqlite
         c->used--;
         sqlite3_finalize(c->e[c->used].stmt);
         free(c->e[c->used].q);
+        c->bytes -= c->e[c->used].bytes;
     }
     memmove(&c->e[1], &c->e[0], c->used * sizeof c->e[0]);
     c->e[0].q = vat_xstrndup(q, n);
     c->e[0].n = n;
     c->e[0].stmt = stmt;
+    /* measured as it comes in, once, rather than every statement at every
+     * count (sqlite3_db_status walks them all) */
+    c->e[0].bytes = n + 1 + (size_t)sqlite3_stmt_status(stmt, SQLITE_STMTSTATUS_MEMUSED, 0);
+    c->bytes += c->e[0].bytes;
     c->used++;
 }
 
@@ -4576,27 +4610,68 @@ static struct sandbox *pool_take(struct sql_pool *pl)
 {
     struct sandbox *sb = NULL;
     pthread_mutex_lock(&pl->lock);
-    if (pl->n_free)
+    if (pl->n_free) {
         sb = pl->free_sb[--pl->n_free];
+        atomic_fetch_sub_explicit(&pl->bytes, sb->pooled_bytes, memory_order_relaxed);
+    }
     pthread_mutex_unlock(&pl->lock);
     return sb;
 }
 
+/* What a pooled sandbox holds, for the byte budget of libvat's caches:
+ * its connections' page caches, schemas and statements as SQLite counts
+ * them (the kept statements as each was measured coming in), its copy of
+ * the fixture image, and SANDBOX_BASE_BYTES per connection for what
+ * SQLite does not count (the connection itself, the page cache's first
+ * bulk allocation, the functions registered). */
+#define SANDBOX_BASE_BYTES ((size_t)104 << 10)
+static size_t db_status(sqlite3 *db, int op)
+{
+    int cur = 0, hi = 0;
+    return db && sqlite3_db_status(db, op, &cur, &hi, 0) == SQLITE_OK && cur > 0 ? (size_t)cur : 0;
+}
+
+static size_t sandbox_bytes(struct sandbox *sb)
+{
+    /* a schema does not change once read; the aux connection, opened on
+     * first use, has none of note */
+    if (!sb->schema_bytes)
+        sb->schema_bytes = db_status(sb->db, SQLITE_DBSTATUS_SCHEMA_USED) + 1;
+    size_t n = sizeof *sb + sb->img_bytes + sb->schema_bytes + SANDBOX_BASE_BYTES +
+               db_status(sb->db, SQLITE_DBSTATUS_CACHE_USED) + (sb->cache ? sb->cache->bytes : 0);
+    if (sb->aux)
+        n += SANDBOX_BASE_BYTES + db_status(sb->aux, SQLITE_DBSTATUS_CACHE_USED) +
+             db_status(sb->aux, SQLITE_DBSTATUS_STMT_USED);
+    return n;
+}
+
 static void pool_give(struct sql_pool *pl, struct sandbox *sb)
 {
+    sb->pooled_bytes = sandbox_bytes(sb);
     pthread_mutex_lock(&pl->lock);
     if (pl->n_free == pl->cap) {
         pl->cap = pl->cap ? 2 * pl->cap : 4;
         pl->free_sb = vat_xrealloc(pl->free_sb, pl->cap * sizeof *pl->free_sb);
     }
     pl->free_sb[pl->n_free++] = sb;
+    atomic_fetch_add_explicit(&pl->bytes, sb->pooled_bytes, memory_order_relaxed);
+    pthread_mutex_unlock(&pl->lock);
+}
+
+/* Retires every pooled sandbox; the pool stays usable (and empty). */
+static void pool_empty(struct sql_pool *pl)
+{
+    pthread_mutex_lock(&pl->lock);
+    for (size_t k = 0; k < pl->n_free; k++)
+        sandbox_retire(pl->free_sb[k]);
+    pl->n_free = 0;
+    atomic_store_explicit(&pl->bytes, 0, memory_order_relaxed);
     pthread_mutex_unlock(&pl->lock);
 }
 
 static void pool_release(struct sql_pool *pl)
 {
-    for (size_t k = 0; k < pl->n_free; k++)
-        sandbox_retire(pl->free_sb[k]);
+    pool_empty(pl);
     free(pl->free_sb);
     pthread_mutex_destroy(&pl->lock);
 }
@@ -4721,9 +4796,13 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
     long long ref_work = 0, trap_work = 0;
     for (size_t i = 0; i < p->n; i++) {
         const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
-        char hex[65];
+        char hex[65] = "";
         /* the prepared check outlives the draw's memo: its own copy */
-        if (fixture_load(root, rel, p->s.load, false, &p->img[i], hex, v) != 0)
+        int loaded = fixture_load(root, rel, p->s.load, false, &p->img[i], hex, v);
+        /* bytes that fail to load as a fixture and are not the ones the
+         * tables record were changed: tampered, not internal */
+        if (loaded != 0 && (!sha256 || !hex[0] || strcmp(v->code, VAT_TAMPERED) == 0 ||
+                            (sha256[i] && strcmp(hex, sha256[i]) == 0)))
             goto fail;
         if (sha256) {
             if (!sha256[i] || strcmp(hex, sha256[i]) != 0) {
@@ -4781,6 +4860,20 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
      * admission (sb_cache_take) and most mutants stop at the first
      * fixture: opening a set would cost more than it saves there. */
     p->sw = vat_file_memo_on() ? NULL : switch_set_make(p->img, p->n);
+    if (p->sw) {
+        /* Checks run on the set alone from here: the sandboxes the
+         * reference and the trap ran in, and the images they were opened
+         * on, would only be held (the set keeps copies of its own). */
+        for (size_t i = 0; i < p->n; i++) {
+            pool_empty(&p->pool[i]);
+            free(p->img[i].own);
+            p->img[i].data = p->img[i].own = NULL;
+        }
+    }
+    p->fixed_bytes = sizeof *p + p->n * (sizeof *p->img + 2 * sizeof *p->gold + sizeof *p->pool);
+    for (size_t i = 0; i < p->n; i++)
+        p->fixed_bytes += p->img[i].n * (p->sw ? 1 : p->img[i].own != NULL) +
+                          rows_held(&p->gold[i]) + (p->trap ? rows_held(&p->trap[i]) : 0);
     p->ok = vat_verdict_make(true, 1, VAT_OK, "rows match on all %zu fixtures", p->n);
     return p;
 fail:
@@ -4791,6 +4884,16 @@ fail:
 bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p)
 {
     return p && p->sw;
+}
+
+size_t vat_sql_prep_bytes(struct vat_sql_prep *p)
+{
+    if (!p)
+        return 0;
+    size_t n = p->fixed_bytes + atomic_load_explicit(&p->sw_pool.bytes, memory_order_relaxed);
+    for (size_t i = 0; i < p->n; i++)
+        n += atomic_load_explicit(&p->pool[i].bytes, memory_order_relaxed);
+    return n;
 }
 
 struct vat_verdict vat_sql_check_prepared(struct vat_sql_prep *p, const char *answer,

@@ -77,6 +77,9 @@ struct vat_verdict vat_check_regex_as(const json_t *spec, const char *answer, si
 struct vat_rx_cache;
 struct vat_rx_cache *vat_rx_cache_new(void);
 void vat_rx_cache_free(struct vat_rx_cache *c);
+/* The bytes the cache holds now (its compiled patterns and their JIT
+ * code), for a caller that bounds its caches' memory. */
+size_t vat_rx_cache_bytes(const struct vat_rx_cache *c);
 /* A regex spec read once (limits, cases as C strings), checking through
  * cache (NULL: compile every time); never NULL.  The spec and the cache
  * must outlive it.  Verdicts are vat_check_regex's, a bad spec's too. */
@@ -162,6 +165,10 @@ void vat_sql_prep_free(struct vat_sql_prep *p);
  * moved between them: every fixture the same schema; see verifiers/sql.c)
  * rather than on a connection per fixture.  For tests and benchmarks. */
 bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p);
+/* The bytes p holds now (its fixture images or set, gold and trap rows,
+ * and its pooled sandboxes with their page caches and statements), for a
+ * caller that bounds its caches' memory; it grows as checks pool more. */
+size_t vat_sql_prep_bytes(struct vat_sql_prep *p);
 /* How many queries this thread's sandboxes have run (started stepping)
  * so far.  For tests. */
 unsigned long vat_sql_runs(void);

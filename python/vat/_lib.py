@@ -26,7 +26,7 @@ import sysconfig
 import threading
 
 # The API version of include/libvat.h this package was written against.
-API_VERSION = 1
+API_VERSION = 2
 
 
 class VatError(Exception):
@@ -40,9 +40,28 @@ class UnknownTaskError(VatError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class CorpusFaultError(VatError):
+    """A verdict that blames the corpus, not the model (code "internal" or
+    "tampered": a fixture missing, changed or a Git LFS pointer, a checker
+    spec that cannot be read).  Raised by the reward functions so that
+    training does not go on against a broken corpus."""
+
+    def __init__(self, task_id, code, reason):
+        super().__init__(f"vat: task '{task_id}': {code}: {reason}")
+        self.task_id, self.code, self.reason = task_id, code, reason
+
+
 class _Error(ctypes.Structure):
     # typedef struct vat_error { char message[512]; } vat_error;
     _fields_ = [("message", ctypes.c_char * 512)]
+
+
+class _OpenOptions(ctypes.Structure):
+    # typedef struct vat_open_options { size_t size; size_t cache_bytes; unsigned flags; }
+    # (members are only ever appended; size is sizeof(_OpenOptions), so a newer
+    # library reads no member this package does not know)
+    _fields_ = [("size", ctypes.c_size_t), ("cache_bytes", ctypes.c_size_t),
+                ("flags", ctypes.c_uint)]
 
 
 _lock = threading.Lock()
@@ -96,9 +115,13 @@ PROTOTYPES = {
     "vat_version": ([], c_char_p),
     # int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
     "vat_corpus_open": ([ctypes.POINTER(c_void_p), c_char_p, err_p], c_int),
-    # int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags,
-    #                           vat_error *err);
-    "vat_corpus_open_flags": ([ctypes.POINTER(c_void_p), c_char_p, ctypes.c_uint, err_p], c_int),
+    # int vat_corpus_open_opts(vat_corpus **out, const char *root,
+    #                          const vat_open_options *opts, vat_error *err);
+    "vat_corpus_open_opts": (
+        [ctypes.POINTER(c_void_p), c_char_p, ctypes.POINTER(_OpenOptions), err_p], c_int,
+    ),
+    # size_t vat_corpus_cache_budget(const vat_corpus *c);
+    "vat_corpus_cache_budget": ([c_void_p], c_size_t),
     # void vat_corpus_close(vat_corpus *c);
     "vat_corpus_close": ([c_void_p], None),
     # size_t vat_corpus_size(const vat_corpus *c);

@@ -17,6 +17,8 @@ from . import _lib
 from ._lib import UnknownTaskError, VatError
 
 _MODES = {"raw": 0, "auto": 1}  # enum vat_extract_mode of include/libvat.h
+# Verdict codes that blame the checker or the corpus, not the model.
+CHECKER_ERRORS = frozenset(("internal", "tampered", "checker_limit"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,17 +105,30 @@ class Corpus:
     how the answer failed, so feeding reasons back to a model cannot teach
     it the hidden tests.  ``reveal_hidden=True`` quotes them in full, for a
     dataset author.
+
+    cache_bytes is the byte budget of everything the handle keeps between
+    scores (each task's checker, SQL fixtures and pooled sandboxes,
+    compiled regexes, the verdict memo), least recently used first out:
+    None takes the environment variable VAT_CACHE_BYTES, else 256 MiB
+    (include/libvat.h).  A task let go is built again when next scored, with
+    the same verdicts.
     """
 
-    def __init__(self, root, reveal_hidden=False):
+    def __init__(self, root, cache_bytes=None, reveal_hidden=False):
         self._lib = _lib.load()
         self.root = os.fspath(root)
         self.reveal_hidden = bool(reveal_hidden)
+        if cache_bytes is not None and (
+            isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes <= 0
+        ):
+            raise ValueError(f"cache_bytes must be a positive number of bytes, not {cache_bytes!r}")
+        flags = _lib.OPEN_REVEAL_HIDDEN if self.reveal_hidden else 0
+        opts = _lib._OpenOptions(ctypes.sizeof(_lib._OpenOptions), cache_bytes or 0, flags)
         handle = ctypes.c_void_p()
         err = _lib._Error()
-        flags = _lib.OPEN_REVEAL_HIDDEN if self.reveal_hidden else 0
-        if self._lib.vat_corpus_open_flags(ctypes.byref(handle), os.fsencode(self.root), flags,
-                                           ctypes.byref(err)) != 0:
+        if self._lib.vat_corpus_open_opts(
+            ctypes.byref(handle), os.fsencode(self.root), ctypes.byref(opts), ctypes.byref(err)
+        ) != 0:
             raise VatError(_text(err.message) or f"cannot open corpus {self.root}")
         self._handle = handle
         # Calls in flight, one list item each, so that close() can wait for
@@ -174,6 +189,15 @@ class Corpus:
         self._calls.pop()
 
     # ---- queries ------------------------------------------------------------
+
+    @property
+    def cache_bytes(self):
+        """The byte budget of the handle's cache."""
+        h = self._acquire()
+        try:
+            return int(self._lib.vat_corpus_cache_budget(h))
+        finally:
+            self._release()
 
     def __len__(self):
         h = self._acquire()
@@ -236,6 +260,22 @@ class Corpus:
         finally:
             self._c_free(res)
 
+    def _brief(self, h, task_id, completion, mode):
+        """(score, code, gate_passed, is_trap, extract_rule, reason): what the
+        reward functions report; the reason only for a verdict that blames
+        the checker or the corpus (CHECKER_ERRORS), else None."""
+        res = self._result(h, task_id, completion, mode)
+        gate, code, reason, _, rule, trap = self._c_fields
+        try:
+            c = (code(res) or b"").decode()
+            return (
+                self._c_value(res), c, gate(res) == 1, trap(res) == 1,
+                (rule(res) or b"").decode(),
+                _text(reason(res)) if c in CHECKER_ERRORS else None,
+            )
+        finally:
+            self._c_free(res)
+
     def score(self, task_id, completion, extract="auto"):
         """The Verdict on one completion (str or bytes) for task_id.
 
@@ -281,14 +321,105 @@ class Corpus:
         finally:
             self._release()
 
-    def score_many(self, task_ids, completions, workers=None, extract="auto"):
+    def score_many(self, task_ids, completions, workers=None, extract="auto", k=None):
         """Verdicts for completions[i] on task_ids[i], in order, scored by
-        `workers` threads (default: the machine's core count)."""
-        return self._many(self._verdict, task_ids, completions, workers, extract)
+        `workers` threads (default: the machine's core count).
+
+        With k (an int or a list of ints), several completions per task are
+        samples of it, and a ScoreReport comes back instead: the verdicts,
+        and the unbiased pass@k for each k per template and in total
+        (vat.pass_at_k averaged over the tasks with at least k samples;
+        tasks with fewer are left out of that k and counted in short)."""
+        if k is None:
+            return self._many(self._verdict, task_ids, completions, workers, extract)
+        ks = _ks(k)
+        verdicts = self._many(self._verdict, task_ids, completions, workers, extract)
+        return ScoreReport.of(verdicts, ks)
 
     def rewards(self, task_ids, completions, workers=1, extract="auto"):
         """The scores alone (floats), in order: what an RL loop needs."""
         return self._many(self._reward, task_ids, completions, workers, extract)
+
+
+def _ks(k):
+    ks = [k] if isinstance(k, int) else list(k)
+    if not ks or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in ks):
+        raise ValueError(f"k must be a positive int or a list of them, not {k!r}")
+    return sorted(set(ks))
+
+
+def template_of(task_id):
+    """The template a task id names ("grouped_sum-00007" -> "grouped_sum")."""
+    return task_id.rsplit("-", 1)[0]
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """What score_many(..., k=...) returns.
+
+    verdicts  -- the Verdict of every completion, in order
+    k         -- the k asked for, ascending
+    pass_at_k -- {"total": {k: value}, template: {k: value}, ...}: the mean
+                 over tasks of vat.pass_at_k(n, c, k), n a task's samples and
+                 c those scoring 1.0; None where no task has k samples
+    tasks     -- the same keys: {k: tasks counted for that k}
+    short     -- the same keys: {k: tasks left out, having fewer than k samples}
+    checker_errors -- verdicts left out of every figure (internal, tampered,
+                 checker_limit: the checker or the corpus failed, not the model)
+    """
+
+    verdicts: list
+    k: list
+    pass_at_k: dict
+    tasks: dict
+    short: dict
+    checker_errors: int
+
+    @classmethod
+    def of(cls, verdicts, ks):
+        per_task = {}
+        errors = 0
+        for v in verdicts:
+            if v.code in CHECKER_ERRORS:
+                errors += 1
+                continue
+            n_c = per_task.setdefault(v.task_id, [0, 0])
+            n_c[0] += 1
+            n_c[1] += v.gate_passed and v.score == 1.0
+        groups = {"total": list(per_task.values())}
+        for tid, n_c in per_task.items():
+            groups.setdefault(template_of(tid), []).append(n_c)
+        pass_at, tasks, short = {}, {}, {}
+        for name in ["total"] + sorted(g for g in groups if g != "total"):
+            pass_at[name], tasks[name], short[name] = {}, {}, {}
+            for k in ks:
+                counted = [(n, c) for n, c in groups[name] if n >= k]
+                tasks[name][k] = len(counted)
+                short[name][k] = len(groups[name]) - len(counted)
+                pass_at[name][k] = (
+                    sum(pass_at_k(n, c, k) for n, c in counted) / len(counted) if counted else None
+                )
+        return cls(verdicts, ks, pass_at, tasks, short, errors)
+
+
+def pass_at_k(n, c, k):
+    """The unbiased estimate of pass@k for one task: the chance that at
+    least one of k samples drawn without replacement from n, c of them
+    correct, is correct: 1 - C(n-c, k) / C(n, k) (Chen et al. 2021),
+    computed as a product so large n stays exact enough."""
+    for name, x in (("n", n), ("c", c), ("k", k)):
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise TypeError(f"pass_at_k: {name} must be an int, not {type(x).__name__}")
+    if not 0 <= c <= n:
+        raise ValueError(f"pass_at_k: c must be between 0 and n ({n}), not {c}")
+    if not 1 <= k <= n:
+        raise ValueError(f"pass_at_k: k must be between 1 and n ({n}), not {k}")
+    if n - c < k:
+        return 1.0
+    fail = 1.0
+    for i in range(n - c + 1, n + 1):
+        fail *= 1.0 - k / i
+    return 1.0 - fail
 
 
 def version():
