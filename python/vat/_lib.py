@@ -115,6 +115,9 @@ PROTOTYPES = {
     "vat_version": ([], c_char_p),
     # int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
     "vat_corpus_open": ([ctypes.POINTER(c_void_p), c_char_p, err_p], c_int),
+    # int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags,
+    #                           vat_error *err);
+    "vat_corpus_open_flags": ([ctypes.POINTER(c_void_p), c_char_p, ctypes.c_uint, err_p], c_int),
     # int vat_corpus_open_opts(vat_corpus **out, const char *root,
     #                          const vat_open_options *opts, vat_error *err);
     "vat_corpus_open_opts": (

@@ -265,7 +265,7 @@ class Corpus:
         reward functions report; the reason only for a verdict that blames
         the checker or the corpus (CHECKER_ERRORS), else None."""
         res = self._result(h, task_id, completion, mode)
-        gate, code, reason, _, rule, trap = self._c_fields
+        gate, code, reason, _, rule, trap, _ = self._c_fields
         try:
             c = (code(res) or b"").decode()
             return (
