@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filememo.h"
 #include "progform.h"
 #include "rng.h"
 #include "strength.h"

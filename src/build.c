@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 #include "admit.h"
-#include "cli.h"
 #include "card.h"
+#include "filememo.h"
+#include "lines.h"
 #include "shard.h"
 #include "split.h"
 #include "store.h"

@@ -8,6 +8,9 @@
  * Exports vat_prompt_stats and vat_prompt_word4_share. */
 #ifndef VAT_PROMPT_STATS_H
 #define VAT_PROMPT_STATS_H
+#ifdef VAT_LAYER_BUILDER
+#error "prompt_stats.h is the command's (src/main.c, src/cmd_*.c): the builder must not include it"
+#endif
 
 #include <stddef.h>
 

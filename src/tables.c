@@ -22,8 +22,7 @@ void vat_table_rel(char rel[VAT_TABLE_REL_MAX], int table, int split)
     snprintf(rel, VAT_TABLE_REL_MAX, "out/%s/%s.jsonl", vat_table_names[table],
              vat_split_names[split]);
 }
-/* Declared in admit.h; defined here so the library (which links this file
- * for vat_verifier_spec) needs nothing of the builder. */
+/* Declared in admit.h. */
 const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
 
 /* The layout of every row, as vat_tables_add_task writes it; the card's
@@ -443,30 +442,6 @@ void vat_tables_release(struct vat_tables *tb)
     for (int i = 0; i < VAT_N_TABLES; i++)
         for (int s = 0; s < VAT_N_SPLITS; s++)
             vat_buf_release(&tb->buf[i][s]);
-}
-
-json_t *vat_verifier_spec(const json_t *row)
-{
-    const char *text = json_string_value(json_object_get(row, "spec_json"));
-    json_t *spec = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
-    if (!json_is_object(spec)) {
-        json_decref(spec);
-        return NULL;
-    }
-    const json_t *ex = json_object_get(row, "expected");
-    if (json_is_string(ex)) {
-        json_t *v = json_loads(json_string_value(ex), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
-                               NULL);
-        if (!v) {
-            json_decref(spec);
-            return NULL;
-        }
-        json_object_set_new(spec, "expected", v);
-    } else if (ex && !json_is_null(ex)) {
-        json_decref(spec);
-        return NULL;
-    }
-    return spec;
 }
 
 void vat_verifier_put_spec(struct vat_jw *w, const json_t *spec)

@@ -1,4 +1,4 @@
-/* test_mutate.c — the mutant generators of verifiers/mutate.c: every
+/* test_mutate.c — the mutant generators of src/mutate.c: every
  * mutation kind on small inputs, exact mutant lists where they are short,
  * the equivalences marked, and the tokenisers' corner cases (escaped
  * characters, classes holding ']' or '^', the '{' that is a literal,

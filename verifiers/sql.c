@@ -287,7 +287,7 @@ static int spec_read(const json_t *spec, bool need_fixtures, bool need_reference
     if (need_fixtures) {
         const json_t *fx = json_object_get(spec, "fixtures");
         if (!json_is_array(fx) || json_array_size(fx) == 0 ||
-            json_array_size(fx) > VAT_MAX_FIXTURES)
+            json_array_size(fx) > VAT_SPEC_MAX_FIXTURES)
             return spec_bad(v, "'fixtures' must be an array of 1 to 8 paths");
         for (size_t i = 0; i < json_array_size(fx); i++) {
             const char *rel = json_string_value(json_array_get(fx, i));

@@ -43,6 +43,8 @@
 
 #define VAT_MAX_ANSWER_BYTES (64 * 1024)
 #define VAT_MAX_JSON_DEPTH 32
+/* The most fixtures a checker spec names (a task's fixtures: templates/task.h). */
+#define VAT_SPEC_MAX_FIXTURES 8
 
 /* Numbers agree: |a-b| <= max(rel_tol*max(|a|,|b|), abs_tol); never ==. */
 bool vat_close(double a, double b, double rel_tol, double abs_tol);
