@@ -164,7 +164,7 @@ struct vat_verdict vat_sql_check_prepared_score(struct vat_sql_prep *p, const ch
                                                 size_t len);
 void vat_sql_prep_free(struct vat_sql_prep *p);
 /* Whether p's checks run on its fixtures as one set (a single connection
- * moved between them: every fixture the same schema; see verifiers/sql.c)
+ * moved between them: every fixture the same schema; see verifiers/sql/vfs.c)
  * rather than on a connection per fixture.  For tests and benchmarks. */
 bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p);
 /* The bytes p holds now (its fixture images or set, gold and trap rows,
