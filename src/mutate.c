@@ -1,6 +1,7 @@
 /* mutate.c — mutants of gold regex patterns and SQL queries for the
- * checker-strength measure: a Python-re tokeniser and a small SQLite
- * lexer, each followed by the mutation operators of mutate.h.
+ * checker-strength measure: a Python-re tokeniser, and SQL read by the
+ * checker's own lexer (verifiers/sql/lex.h), each followed by the
+ * mutation operators of mutate.h.
  * Exports vat_mutate_regex, vat_mutate_sql and vat_mutants_release. */
 #include "mutate.h"
 
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sql/lex.h"
 
 /* ---- the mutant list ------------------------------------------------------ */
 
@@ -598,32 +601,6 @@ struct sq_toks {
     size_t n, cap;
 };
 
-static bool sq_idstart(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-}
-
-static bool sq_idchar(unsigned char c)
-{
-    return sq_idstart(c) || (c >= '0' && c <= '9') || c == '$';
-}
-
-/* Offset after the quoted run starting at s[i] (doubled quotes escape it
- * unless q is ']'), or 0 when it is not closed. */
-static size_t sq_quoted(const char *s, size_t n, size_t i, char q)
-{
-    for (i++; i < n; i++) {
-        if (s[i] != q)
-            continue;
-        if (q != ']' && i + 1 < n && s[i + 1] == q) {
-            i++;
-            continue;
-        }
-        return i + 1;
-    }
-    return 0;
-}
-
 static bool sq_is(const struct sq_toks *ts, size_t i, const char *w)
 {
     if (i >= ts->n || ts->v[i].kind != SQ_WORD || ts->v[i].len != strlen(w))
@@ -649,6 +626,51 @@ static size_t sq_end(const struct sq_toks *ts, size_t i)
     return ts->v[i].off + ts->v[i].len;
 }
 
+/* The kind of a token of the shared lexer (verifiers/sql/lex.h) as the
+ * operators below read it: parentheses, commas and operators apart (two
+ * adjacent operator bytes that SQLite reads as one, such as <= or ||,
+ * joined), a parameter as one byte of anything else. */
+static enum sq_kind sq_kind_of(const char *s, size_t n, const struct vat_sql_tok *t, size_t *len)
+{
+    static const char *const two[] = {"<=", ">=", "<>", "!=", "==", "||", "<<", ">>", "->"};
+    switch (t->kind) {
+    case VAT_SQL_TOK_WORD:
+        return SQ_WORD;
+    case VAT_SQL_TOK_STRING:
+        return SQ_STRING;
+    case VAT_SQL_TOK_QUOTED:
+        return SQ_QUOTED;
+    case VAT_SQL_TOK_BLOB:
+        return SQ_BLOB;
+    case VAT_SQL_TOK_NUMBER:
+        return SQ_NUMBER;
+    case VAT_SQL_TOK_SEMI:
+        return SQ_SEMI;
+    default:
+        break;
+    }
+    size_t i = t->off;
+    char c = s[i];
+    if (t->kind != VAT_SQL_TOK_OTHER || t->len != 1)
+        return SQ_OTHER;
+    if (c == '(')
+        return SQ_LP;
+    if (c == ')')
+        return SQ_RP;
+    if (c == ',')
+        return SQ_COMMA;
+    if (!strchr("<>=!|-+*/%&~", (int)c))
+        return SQ_OTHER;
+    bool pair = false;
+    for (size_t k = 0; k < sizeof two / sizeof *two && !pair; k++)
+        pair = i + 1 < n && s[i] == two[k][0] && s[i + 1] == two[k][1];
+    if (pair)
+        *len = 2;
+    if (pair && s[i] == '-' && i + 2 < n && s[i + 2] == '>')
+        *len = 3; /* ->> */
+    return SQ_OP;
+}
+
 static int sq_tokenise(const char *s, struct sq_toks *ts, struct vat_err *e)
 {
     size_t n = strlen(s);
@@ -656,72 +678,15 @@ static int sq_tokenise(const char *s, struct sq_toks *ts, struct vat_err *e)
     size_t *stack = vat_xmalloc((n + 1) * sizeof *stack);
     int *cases = vat_xcalloc(n + 2, sizeof *cases);
     int depth = 0;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-            i++;
-            continue;
-        }
-        if (c == '-' && i + 1 < n && s[i + 1] == '-') {
-            while (i < n && s[i] != '\n')
-                i++;
-            continue;
-        }
-        if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-            i += 2;
-            while (i < n && !(s[i] == '*' && i + 1 < n && s[i + 1] == '/'))
-                i++;
-            i = i < n ? i + 2 : n;
-            continue;
-        }
-        size_t j = i + 1;
-        enum sq_kind k = SQ_OTHER;
-        if ((c == 'x' || c == 'X') && j < n && s[j] == '\'') {
-            k = SQ_BLOB;
-            j = sq_quoted(s, n, j, '\'');
-        } else if (sq_idstart(c)) {
-            k = SQ_WORD;
-            while (j < n && sq_idchar((unsigned char)s[j]))
-                j++;
-        } else if (c == '\'') {
-            k = SQ_STRING;
-            j = sq_quoted(s, n, i, '\'');
-        } else if (c == '"' || c == '`' || c == '[') {
-            k = SQ_QUOTED;
-            j = sq_quoted(s, n, i, c == '[' ? ']' : (char)c);
-        } else if ((c >= '0' && c <= '9') || (c == '.' && j < n && is_digit(s[j]))) {
-            k = SQ_NUMBER;
-            while (j < n) {
-                char d = s[j];
-                if ((d == '+' || d == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))
-                    j++;
-                else if (sq_idchar((unsigned char)d) || d == '.')
-                    j++;
-                else
-                    break;
-            }
-        } else if (c == '(') {
-            k = SQ_LP;
-        } else if (c == ')') {
-            k = SQ_RP;
-        } else if (c == ',') {
-            k = SQ_COMMA;
-        } else if (c == ';') {
-            k = SQ_SEMI;
-        } else if (strchr("<>=!|-+*/%&~", (int)c)) {
-            k = SQ_OP;
-            static const char *const two[] = {"<=", ">=", "<>", "!=", "==", "||", "<<", ">>",
-                                              "->"};
-            bool pair = false;
-            for (size_t t = 0; t < sizeof two / sizeof *two && !pair; t++)
-                pair = i + 1 < n && s[i] == two[t][0] && s[i + 1] == two[t][1];
-            if (pair)
-                j = i + 2;
-            if (pair && s[i] == '-' && j < n && s[j] == '>')
-                j++; /* ->> */
-        }
-        if (j == 0) {
+    size_t pos = 0;
+    for (;;) {
+        struct vat_sql_tok lt = vat_sql_next_tok(s, n, &pos);
+        if (lt.kind == VAT_SQL_TOK_END)
+            break;
+        size_t i = lt.off, len = lt.len;
+        enum sq_kind k = sq_kind_of(s, n, &lt, &len);
+        pos = i + len;
+        if (lt.unclosed) {
             free(stack);
             free(cases);
             return vat_err_set(e, "query has an unclosed quote at %zu", i);
@@ -734,7 +699,7 @@ static int sq_tokenise(const char *s, struct sq_toks *ts, struct vat_err *e)
         memset(t, 0, sizeof *t);
         t->kind = k;
         t->off = i;
-        t->len = j - i;
+        t->len = len;
         if (k == SQ_RP) {
             if (depth == 0) {
                 free(stack);
@@ -757,7 +722,6 @@ static int sq_tokenise(const char *s, struct sq_toks *ts, struct vat_err *e)
             stack[depth++] = ts->n - 1;
             cases[depth] = 0;
         }
-        i = j;
     }
     free(stack);
     free(cases);

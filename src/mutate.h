@@ -15,8 +15,9 @@
  *   class_to_digit    a class ([..], \d \w \s \D \W \S, .) -> \d
  *   class_to_word     ... -> \w
  *   class_to_any      ... -> .
- * SQL (SQLite), tokenised by a small lexer that knows strings, quoted
- * identifiers, blobs, numbers, words, operators and both comment forms:
+ * SQL (SQLite), read by the SQL checker's own lexer (verifiers/sql/lex.h:
+ * strings, quoted identifiers, blobs, numbers, words, both comment forms),
+ * operators SQLite reads as one (<=, ||, ->>) joined:
  *   swap_aggregate    SUM COUNT AVG MAX MIN TOTAL -> each other one
  *                     (a two-argument max/min only to min/max)
  *   count_star        COUNT(x) -> COUNT(*)

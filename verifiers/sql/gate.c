@@ -22,120 +22,10 @@
 
 /* ---- the static gate: a tokeniser that reads SQL as SQLite does ------------- */
 
-static bool is_space(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-static bool is_id_start(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-}
-
-static bool is_id_char(unsigned char c)
-{
-    return is_id_start(c) || (c >= '0' && c <= '9') || c == '$';
-}
-
-/* Skips whitespace and comments (an unterminated block comment runs to the
- * end, as in SQLite); returns the offset of the next token. */
-static size_t skip_blank(const char *s, size_t n, size_t i)
-{
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (is_space(c)) {
-            i++;
-        } else if (c == '-' && i + 1 < n && s[i + 1] == '-') {
-            while (i < n && s[i] != '\n')
-                i++;
-        } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-            i += 2;
-            while (i < n && !(s[i] == '*' && i + 1 < n && s[i + 1] == '/'))
-                i++;
-            i = i < n ? i + 2 : n;
-        } else {
-            break;
-        }
-    }
-    return i;
-}
-
-/* Scans a quoted run that ends at the closing quote q (doubled quotes
- * escape it unless q is ']'); returns the offset after it, or n. */
-static size_t scan_quoted(const char *s, size_t n, size_t i, char q)
-{
-    for (i++; i < n; i++) {
-        if (s[i] != q)
-            continue;
-        if (q != ']' && i + 1 < n && s[i + 1] == q) {
-            i++;
-            continue;
-        }
-        return i + 1;
-    }
-    return n;
-}
-
-struct tok next_tok(const char *s, size_t n, size_t *pos)
-{
-    size_t i = skip_blank(s, n, *pos);
-    struct tok t = {TOK_END, i, 0};
-    if (i >= n) {
-        *pos = n;
-        return t;
-    }
-    unsigned char c = (unsigned char)s[i];
-    size_t j = i + 1;
-    if ((c == 'x' || c == 'X') && j < n && s[j] == '\'') {
-        t.kind = TOK_BLOB;
-        j = scan_quoted(s, n, j, '\'');
-    } else if (is_id_start(c)) {
-        t.kind = TOK_WORD;
-        while (j < n && is_id_char((unsigned char)s[j]))
-            j++;
-    } else if (c == '\'') {
-        t.kind = TOK_STRING;
-        j = scan_quoted(s, n, i, '\'');
-    } else if (c == '"' || c == '`' || c == '[') {
-        t.kind = TOK_QUOTED;
-        j = scan_quoted(s, n, i, c == '[' ? ']' : (char)c);
-    } else if ((c >= '0' && c <= '9') || (c == '.' && j < n && s[j] >= '0' && s[j] <= '9')) {
-        t.kind = TOK_NUMBER;
-        while (j < n) {
-            unsigned char d = (unsigned char)s[j];
-            if ((d == '+' || d == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))
-                j++;
-            else if (is_id_char(d) || d == '.')
-                j++;
-            else
-                break;
-        }
-    } else if (c == '?') {
-        t.kind = TOK_PARAM;
-        while (j < n && s[j] >= '0' && s[j] <= '9')
-            j++;
-    } else if ((c == ':' || c == '@' || c == '$' || c == '#') && j < n &&
-               is_id_char((unsigned char)s[j])) {
-        t.kind = TOK_PARAM;
-        while (j < n && is_id_char((unsigned char)s[j]))
-            j++;
-    } else if (c == ';') {
-        t.kind = TOK_SEMI;
-    } else {
-        t.kind = TOK_OTHER;
-        if (c >= 0x80) /* one whole character; our input is valid UTF-8 */
-            while (j < n && ((unsigned char)s[j] & 0xC0) == 0x80)
-                j++;
-    }
-    t.len = j - i;
-    *pos = j;
-    return t;
-}
-
-static bool word_is(const char *s, const struct tok *t, const char *w)
+static bool word_is(const char *s, const struct vat_sql_tok *t, const char *w)
 {
     size_t n = strlen(w);
-    if (t->kind != TOK_WORD || t->len != n)
+    if (t->kind != VAT_SQL_TOK_WORD || t->len != n)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[t->off + i];
@@ -149,9 +39,9 @@ static bool word_is(const char *s, const struct tok *t, const char *w)
 
 /* A string literal whose value is 'now' in any case, as SQLite's date
  * functions read it. */
-static bool string_is_now(const char *s, const struct tok *t)
+static bool string_is_now(const char *s, const struct vat_sql_tok *t)
 {
-    if (t->kind != TOK_STRING || t->len != 5 || s[t->off + 4] != '\'')
+    if (t->kind != VAT_SQL_TOK_STRING || t->len != 5 || s[t->off + 4] != '\'')
         return false;
     const char *p = s + t->off + 1;
     return (p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'o' && (p[2] | 0x20) == 'w';
@@ -178,11 +68,11 @@ struct cte_def {
 
 /* The identifier a word or quoted token names, unquoted and ASCII
  * case-folded (as SQLite compares names), cut to cap - 1 bytes. */
-static void tok_name(const char *s, const struct tok *t, char *out, size_t cap)
+static void tok_name(const char *s, const struct vat_sql_tok *t, char *out, size_t cap)
 {
     size_t i = t->off, end = t->off + t->len, k = 0;
     char q = 0;
-    if (t->kind == TOK_QUOTED) {
+    if (t->kind == VAT_SQL_TOK_QUOTED) {
         q = s[i] == '[' ? ']' : s[i];
         i++;
         if (end > i && s[end - 1] == q)
@@ -197,13 +87,13 @@ static void tok_name(const char *s, const struct tok *t, char *out, size_t cap)
     out[k] = 0;
 }
 
-static bool tok_is(const char *s, const struct tok *t, char c)
+static bool tok_is(const char *s, const struct vat_sql_tok *t, char c)
 {
-    return t->kind == TOK_OTHER && t->len == 1 && s[t->off] == c;
+    return t->kind == VAT_SQL_TOK_OTHER && t->len == 1 && s[t->off] == c;
 }
 
 /* Index of the ')' matching the '(' at tokens[i], or n. */
-static size_t tok_close(const char *s, const struct tok *tk, size_t n, size_t i)
+static size_t tok_close(const char *s, const struct vat_sql_tok *tk, size_t n, size_t i)
 {
     size_t depth = 0;
     for (; i < n; i++) {
@@ -251,10 +141,10 @@ static double cte_weight(size_t k, size_t nd, const unsigned *refs, const double
 static bool cte_within_limits(const char *q, size_t n)
 {
     size_t nt = 0, cap = 64;
-    struct tok *tk = vat_xmalloc(cap * sizeof *tk);
+    struct vat_sql_tok *tk = vat_xmalloc(cap * sizeof *tk);
     for (size_t pos = 0;;) {
-        struct tok t = next_tok(q, n, &pos);
-        if (t.kind == TOK_END)
+        struct vat_sql_tok t = vat_sql_next_tok(q, n, &pos);
+        if (t.kind == VAT_SQL_TOK_END)
             break;
         if (nt == cap) {
             cap *= 2;
@@ -267,7 +157,7 @@ static bool cte_within_limits(const char *q, size_t n)
     bool ok = true;
     /* NAME [(cols)] AS [NOT] [MATERIALIZED] ( SELECT|WITH|VALUES ... ) */
     for (size_t i = 0; i < nt; i++) {
-        if (tk[i].kind != TOK_WORD && tk[i].kind != TOK_QUOTED)
+        if (tk[i].kind != VAT_SQL_TOK_WORD && tk[i].kind != VAT_SQL_TOK_QUOTED)
             continue;
         size_t j = i + 1;
         if (j < nt && tok_is(q, &tk[j], '('))
@@ -310,7 +200,7 @@ static bool cte_within_limits(const char *q, size_t n)
         len[owner] += (double)(d[k].body_hi - d[k].body_lo);
         for (size_t i = d[k].body_lo; i < d[k].body_hi && i < nt; i++) {
             char name[64];
-            if (is_def[i] || (tk[i].kind != TOK_WORD && tk[i].kind != TOK_QUOTED))
+            if (is_def[i] || (tk[i].kind != VAT_SQL_TOK_WORD && tk[i].kind != VAT_SQL_TOK_QUOTED))
                 continue;
             tok_name(q, &tk[i], name, sizeof name);
             int r = cte_find(d, nd, name);
@@ -321,7 +211,7 @@ static bool cte_within_limits(const char *q, size_t n)
     double copies = 0, tokens = 0;
     for (size_t i = 0; i < nt && ok; i++) {
         char name[64];
-        if (is_def[i] || (tk[i].kind != TOK_WORD && tk[i].kind != TOK_QUOTED))
+        if (is_def[i] || (tk[i].kind != VAT_SQL_TOK_WORD && tk[i].kind != VAT_SQL_TOK_QUOTED))
             continue;
         tok_name(q, &tk[i], name, sizeof name);
         int r = cte_find(d, nd, name);
@@ -365,11 +255,11 @@ bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verd
         return false;
     }
     size_t pos = 0;
-    struct tok first;
+    struct vat_sql_tok first;
     do
-        first = next_tok(q, n, &pos);
-    while (first.kind == TOK_SEMI);
-    if (first.kind == TOK_END) {
+        first = vat_sql_next_tok(q, n, &pos);
+    while (first.kind == VAT_SQL_TOK_SEMI);
+    if (first.kind == VAT_SQL_TOK_END) {
         *v = verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
         return false;
     }
@@ -390,17 +280,17 @@ bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verd
      * after AS, NOT or MATERIALIZED; a query with no such '(' has none, and
      * is not tokenized a second time to find that out. */
     bool maybe_cte = false;
-    struct tok prev = {0};
+    struct vat_sql_tok prev = {0};
     for (pos = 0;;) {
-        struct tok t = next_tok(q, n, &pos);
-        if (t.kind == TOK_END)
+        struct vat_sql_tok t = vat_sql_next_tok(q, n, &pos);
+        if (t.kind == VAT_SQL_TOK_END)
             break;
         if (!maybe_cte && tok_is(q, &t, '(') &&
             (word_is(q, &prev, "as") || word_is(q, &prev, "not") ||
              word_is(q, &prev, "materialized")))
             maybe_cte = true;
         prev = t;
-        if (t.kind == TOK_PARAM) {
+        if (t.kind == VAT_SQL_TOK_PARAM) {
             struct reason r = {{0}, 0};
             reason_puts(&r, "the sandbox denies query parameters ('");
             reason_text(&r, q + t.off, t.len, 24);
@@ -409,7 +299,7 @@ bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verd
             return false;
         }
         /* by length first: most tokens are no keyword asked about */
-        if (t.kind == TOK_WORD) {
+        if (t.kind == VAT_SQL_TOK_WORD) {
             if (t.len == 5 && word_is(q, &t, "limit"))
                 qf->has_limit = true;
             else if ((t.len == 12 && (word_is(q, &t, "current_date") ||

@@ -237,10 +237,10 @@ static int deny(struct sandbox *sb, const char *what, const char *name)
 static void implied_module(struct sandbox *sb, const char *q, size_t n)
 {
     for (size_t pos = 0;;) {
-        struct tok t = next_tok(q, n, &pos);
-        if (t.kind == TOK_END)
+        struct vat_sql_tok t = vat_sql_next_tok(q, n, &pos);
+        if (t.kind == VAT_SQL_TOK_END)
             return;
-        if (t.kind != TOK_WORD)
+        if (t.kind != VAT_SQL_TOK_WORD)
             continue;
         bool module = t.len > 7 && sqlite3_strnicmp(q + t.off, "pragma_", 7) == 0;
         for (size_t i = 0; i < n_module_names && !module; i++)
@@ -918,11 +918,11 @@ int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const char *labe
         return -1;
     }
     size_t pos = (size_t)(tail - q);
-    struct tok t;
+    struct vat_sql_tok t;
     do
-        t = next_tok(q, qlen, &pos);
-    while (t.kind == TOK_SEMI);
-    if (t.kind != TOK_END) {
+        t = vat_sql_next_tok(q, qlen, &pos);
+    while (t.kind == VAT_SQL_TOK_SEMI);
+    if (t.kind != VAT_SQL_TOK_END) {
         reason_puts(&r, "the answer holds more than one statement: '");
         reason_text(&r, q + t.off, qlen - t.off, 40);
         reason_puts(&r, "' follows the first");

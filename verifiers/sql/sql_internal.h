@@ -1,6 +1,6 @@
 /* sql_internal.h — what the files of the SQL checker (verifiers/sql/)
- * share: its limits, the spec, the tokeniser's tokens, the sandbox and its
- * result rows, and the functions one file calls in another.  What the
+ * share: its limits, the spec, the sandbox and its result rows, and the
+ * functions one file calls in another (the lexer is lex.h).  What the
  * sandbox rests on: verifiers/sql/README.md.
  *
  * The shared functions keep the names they had as one file's statics; the
@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "lex.h"
 #include "sqlfile.h"
 #include "verifiers.h"
 
@@ -35,7 +36,6 @@
 #define memo_find_rows vat_sqlx_memo_find_rows
 #define memo_keep_rows vat_sqlx_memo_keep_rows
 #define memo_release vat_sqlx_memo_release
-#define next_tok vat_sqlx_next_tok
 #define printf_bounded vat_sqlx_printf_bounded
 #define query_gate vat_sqlx_query_gate
 #define reason_printf vat_sqlx_reason_printf
@@ -148,23 +148,6 @@ struct sql_spec {
     double rel_tol, abs_tol;
     long long step_budget;
     size_t max_rows, max_bytes;
-};
-
-enum tok_kind {
-    TOK_END,
-    TOK_WORD,   /* keyword or bare identifier  */
-    TOK_STRING, /* 'text'                      */
-    TOK_QUOTED, /* "ident", `ident`, [ident]   */
-    TOK_BLOB,   /* x'hex'                      */
-    TOK_NUMBER,
-    TOK_PARAM,  /* ?, ?7, :name, @name, $name  */
-    TOK_SEMI,
-    TOK_OTHER
-};
-
-struct tok {
-    enum tok_kind kind;
-    size_t off, len;
 };
 
 /* What the gate learns from reading the text. */
@@ -410,7 +393,6 @@ void sandbox_destroy(struct sandbox *sb);
 int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_verdict *v);
 
 /* ---- gate.c ---- */
-struct tok next_tok(const char *s, size_t n, size_t *pos);
 bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verdict *v);
 
 /* ---- vfs.c ---- */
