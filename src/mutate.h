@@ -4,9 +4,10 @@
  * plausible change of a named kind; a checker is strong when its cases
  * tell (nearly) every such change from gold.
  *
- * Regex (Python re syntax), tokenised the way Python's parser reads a
- * pattern (escapes, classes with a leading ']' or '^', groups, inline
- * flags, comments, quantifiers and the '{' that is only a literal):
+ * Regex (Python re syntax), read by the regex checker's own parser
+ * (verifiers/rxparse.h: escapes, classes with a leading ']' or '^',
+ * groups, inline flags, comments, quantifiers and the '{' that is only a
+ * literal, as Python reads them; a pattern Python refuses is refused):
  *   drop_anchor       ^ $ \A \Z removed
  *   drop_boundary     \b or \B removed
  *   drop_lookaround   a whole (?=..) (?!..) (?<=..) (?<!..) removed

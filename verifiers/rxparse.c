@@ -127,6 +127,69 @@ static bool tok_match(struct rx_tr *t, uint32_t c)
     return true;
 }
 
+/* ---- the tokens mutation reads (rxparse.h, vat_rx_tokens) ---- */
+
+/* Appends a token [off, off + len) when t->toks asks for them: the
+ * token, or NULL. */
+static struct vat_rx_tok *note(struct rx_tr *t, enum vat_rx_tok_kind kind, size_t off, size_t len)
+{
+    struct vat_rx_toks *ts = t->toks;
+    if (!ts)
+        return NULL;
+    if (ts->n == ts->cap) {
+        ts->cap = ts->cap ? 2 * ts->cap : 64;
+        ts->v = vat_xrealloc(ts->v, ts->cap * sizeof *ts->v);
+    }
+    struct vat_rx_tok *k = &ts->v[ts->n++];
+    memset(k, 0, sizeof *k);
+    k->kind = kind;
+    k->off = off;
+    k->len = len;
+    k->hi = -1;
+    return k;
+}
+
+/* A group's opening [at, t->i): its token's index, to close. */
+static size_t note_open(struct rx_tr *t, size_t at, bool look)
+{
+    struct vat_rx_tok *k = note(t, VAT_RX_OPEN, at, t->i - at);
+    if (!k)
+        return 0;
+    k->look = look;
+    return t->toks->n - 1;
+}
+
+/* The ')' just read closes the group opened at token open. */
+static void note_close(struct rx_tr *t, size_t open)
+{
+    if (note(t, VAT_RX_CLOSE, t->i - 1, 1))
+        t->toks->v[open].match = t->toks->n - 1;
+}
+
+/* Inline flags that turn on i or s anywhere make every class wider. */
+static void note_flags(struct rx_tr *t, unsigned add)
+{
+    if (!t->toks)
+        return;
+    t->toks->ignorecase = t->toks->ignorecase || (add & F_I);
+    t->toks->dotall = t->toks->dotall || (add & F_S);
+}
+
+/* The token of the escape k read at [at, t->i). */
+static void note_escape(struct rx_tr *t, const struct rx_tok *k, size_t at)
+{
+    enum vat_rx_tok_kind kind = VAT_RX_LIT;
+    if (strchr("dDwWsS", (int)k->cp) && k->cp)
+        kind = VAT_RX_CLASS;
+    else if (k->cp == 'A' || k->cp == 'Z')
+        kind = VAT_RX_ANCHOR;
+    else if (k->cp == 'b' || k->cp == 'B')
+        kind = VAT_RX_BOUND;
+    else if (k->cp >= '1' && k->cp <= '9' && t->i - at != 4) /* not an octal \ddd */
+        kind = VAT_RX_OTHER;
+    note(t, kind, at, t->i - at);
+}
+
 static bool is_digit(uint32_t c) { return c >= '0' && c <= '9'; }
 static bool is_octal(uint32_t c) { return c >= '0' && c <= '7'; }
 static bool is_alpha(uint32_t c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
@@ -730,10 +793,12 @@ static int tr_conditional(struct rx_tr *t, size_t at, bool verbose, bool ascii, 
     if (check_lookbehind_ref(t, gid, off))
         return -1;
     vat_buf_printf(&t->out, "(?(%zu)", gid);
+    size_t open = note_open(t, at, false);
     if (tr_seq(t, verbose, ascii, nested + 1, false))
         return -1;
     if (tok_match(t, '|')) {
         put(t, "|");
+        note(t, VAT_RX_ALT, t->i - 1, 1);
         if (tr_seq(t, verbose, ascii, nested + 1, false))
             return -1;
         if (next_is(t, '|'))
@@ -741,6 +806,7 @@ static int tr_conditional(struct rx_tr *t, size_t at, bool verbose, bool ascii, 
     }
     if (!tok_match(t, ')'))
         return PYERR(t, at, "missing ), unterminated subpattern");
+    note_close(t, open);
     put(t, ")");
     return 0;
 }
@@ -783,6 +849,7 @@ static int tr_group(struct rx_tr *t, size_t at, bool verbose, bool ascii, int ne
                 if (check_lookbehind_ref(t, ref, off))
                     return -1;
                 vat_buf_printf(&t->out, "\\g{%zu}", ref);
+                note(t, VAT_RX_OTHER, at, t->i - at);
                 return 0;
             }
             if (next_is(t, '>'))
@@ -799,6 +866,7 @@ static int tr_group(struct rx_tr *t, size_t at, bool verbose, bool ascii, int ne
                 if (!k.esc && k.cp == ')')
                     break;
             }
+            note(t, VAT_RX_OTHER, at, t->i - at);
             *kind = RX_NONE;
             return 0;
         case '=':
@@ -823,12 +891,14 @@ static int tr_group(struct rx_tr *t, size_t at, bool verbose, bool ascii, int ne
              * length; Python wants one fixed width for the whole, which a
              * single wrapping group asks of PCRE2 too. */
             put(t, behind ? (c == '=' ? "(?<=(?:" : "(?<!(?:") : (c == '=' ? "(?=" : "(?!"));
+            size_t open = note_open(t, at, true);
             if (tr_sub(t, verbose, ascii, nested + 1))
                 return -1;
             if (behind && saved < 0)
                 t->lb_groups = -1;
             if (!tok_match(t, ')'))
                 return PYERR(t, at, "missing ), unterminated subpattern");
+            note_close(t, open);
             put(t, behind ? "))" : ")");
             return 0;
         }
@@ -858,6 +928,7 @@ static int tr_group(struct rx_tr *t, size_t at, bool verbose, bool ascii, int ne
                 int g = parse_flags(t, c, at, &add, &del);
                 if (g < 0)
                     return -1;
+                note_flags(t, add);
                 if (g == 1) {
                     if (!first || had_item)
                         return PYERR(t, at, "global flags not at the start of the expression");
@@ -869,6 +940,7 @@ static int tr_group(struct rx_tr *t, size_t at, bool verbose, bool ascii, int ne
                         put_flags(t, add);
                         put(t, ")");
                     }
+                    note(t, VAT_RX_OTHER, at, t->i - at);
                     *global = true;
                     *kind = RX_NONE;
                     return 0;
@@ -898,10 +970,12 @@ static int tr_group(struct rx_tr *t, size_t at, bool verbose, bool ascii, int ne
     }
     bool sub_verbose = (verbose || (add & F_X)) && !(del & F_X);
     bool sub_ascii = (add & F_A) ? true : (add & F_U) ? false : ascii;
+    size_t open = note_open(t, at, false);
     if (tr_sub(t, sub_verbose, sub_ascii, nested + 1))
         return -1;
     if (!tok_match(t, ')'))
         return PYERR(t, at, "missing ), unterminated subpattern");
+    note_close(t, open);
     if (capture)
         t->closed[gid] = 1;
     put(t, ")");
@@ -915,6 +989,7 @@ static int tr_repeat(struct rx_tr *t, uint32_t c, size_t at, enum rx_kind last,
 {
     char q[48];
     bool never = false;
+    long tok_lo = c == '+', tok_hi = c == '?' ? 1 : -1; /* the bounds as a token gives them */
     if (c == '{') {
         size_t here = t->i;
         uint64_t lo = 0, hi = 0;
@@ -946,6 +1021,8 @@ static int tr_repeat(struct rx_tr *t, uint32_t c, size_t at, enum rx_kind last,
         if (have_hi && hi < lo)
             return PYERR(t, at, "min repeat greater than max repeat");
         never = have_hi && hi == 0;
+        tok_lo = (long)lo;
+        tok_hi = have_hi ? (long)hi : -1;
         /* {,n} and {,} are quantifiers in Python and literals in PCRE2
          * 10.42, so the bounds are always written out. */
         if (!comma)
@@ -974,8 +1051,16 @@ static int tr_repeat(struct rx_tr *t, uint32_t c, size_t at, enum rx_kind last,
     } else {
         put(t, q);
     }
-    if (tok_match(t, '?'))
+    struct vat_rx_tok *n = note(t, VAT_RX_QUANT, at, t->i - at);
+    if (n) {
+        n->lo = tok_lo;
+        n->hi = tok_hi;
+        n->braces = c == '{';
+    }
+    if (tok_match(t, '?')) {
         put(t, "?");
+        note(t, VAT_RX_OTHER, t->i - 1, 1);
+    }
     else if (next_is(t, '+'))
         return UNSUP(t, t->i, "possessive quantifier '%s+' (Python 3.11 only; not accepted)", q);
     return 0;
@@ -1007,11 +1092,13 @@ static int tr_seq(struct rx_tr *t, bool verbose, bool ascii, int nested, bool fi
         if (k.esc) {
             if (tr_escape(t, &k, at, ascii, &kind))
                 return -1;
+            note_escape(t, &k, at);
         } else {
             switch (k.cp) {
             case '[':
                 if (tr_class(t, at, ascii))
                     return -1;
+                note(t, VAT_RX_CLASS, at, t->i - at);
                 break;
             case '*':
             case '+':
@@ -1024,19 +1111,24 @@ static int tr_seq(struct rx_tr *t, bool verbose, bool ascii, int nested, bool fi
                     kind = RX_REPEAT;
                 } else if (emit_lit(t, '{', at)) {
                     return -1;
+                } else {
+                    note(t, VAT_RX_LIT, at, t->i - at);
                 }
                 break;
             }
             case '.':
                 put(t, ".");
+                note(t, VAT_RX_CLASS, at, 1);
                 break;
             case '^':
                 put(t, "^");
                 kind = RX_AT;
+                note(t, VAT_RX_ANCHOR, at, 1);
                 break;
             case '$':
                 put(t, "$");
                 kind = RX_AT;
+                note(t, VAT_RX_ANCHOR, at, 1);
                 break;
             case '(': {
                 bool global;
@@ -1051,6 +1143,7 @@ static int tr_seq(struct rx_tr *t, bool verbose, bool ascii, int nested, bool fi
             default:
                 if (emit_lit(t, k.cp, at))
                     return -1;
+                note(t, VAT_RX_LIT, at, t->i - at);
                 break;
             }
         }
@@ -1076,6 +1169,7 @@ static int tr_sub(struct rx_tr *t, bool verbose, bool ascii, int nested)
         if (!tok_match(t, '|'))
             return 0;
         put(t, "|");
+        note(t, VAT_RX_ALT, t->i - 1, 1);
         first_branch = false;
         if (nested == 0) {
             verbose = t->gflags & F_X;
@@ -1091,11 +1185,12 @@ void vat_rx_translation_release(struct rx_tr *t)
     free(t->names);
 }
 
-/* One translation attempt; returns 0 with t->out holding the PCRE2
- * pattern, or -1 with t->code/t->msg set (or t->restart). */
-int vat_rx_translate(struct rx_tr *t, const char *pat, size_t len, bool utf)
+/* One translation attempt, noting the tokens met in toks when not NULL. */
+static int translate(struct rx_tr *t, const char *pat, size_t len, bool utf,
+                     struct vat_rx_toks *toks)
 {
     memset(t, 0, sizeof *t);
+    t->toks = toks;
     t->s = (const unsigned char *)pat;
     t->n = len;
     t->utf = utf;
@@ -1119,4 +1214,29 @@ int vat_rx_translate(struct rx_tr *t, const char *pat, size_t len, bool utf)
     if (t->out.len > RX_MAX_OUT)
         return tr_fail(t, VAT_TOO_LARGE, "pattern expands past %d bytes", RX_MAX_OUT);
     return 0;
+}
+
+int vat_rx_translate(struct rx_tr *t, const char *pat, size_t len, bool utf)
+{
+    return translate(t, pat, len, utf, NULL);
+}
+
+int vat_rx_tokens(const char *pat, struct vat_rx_toks *out, struct vat_err *e)
+{
+    struct rx_tr t;
+    size_t len = strlen(pat);
+    *out = (struct vat_rx_toks){out->v, 0, out->cap, false, false};
+    int rc = translate(&t, pat, len, false, out);
+    if (rc != 0 && t.restart) {
+        /* as the checker compiles it: read again for UTF mode */
+        vat_rx_translation_release(&t);
+        *out = (struct vat_rx_toks){out->v, 0, out->cap, false, false};
+        rc = translate(&t, pat, len, true, out);
+    }
+    if (rc != 0) {
+        vat_err_set(e, "%s", t.msg);
+        out->n = 0;
+    }
+    vat_rx_translation_release(&t);
+    return rc;
 }

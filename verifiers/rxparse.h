@@ -2,8 +2,10 @@
  * parser reads it (re/_parser.py, token for token, with Python's own
  * error wording), and rewritten into a PCRE2 pattern that means the same
  * thing (verifiers/rxparse.c).  The regex checker compiles what it
- * writes (verifiers/regex.c).  Exports struct rx_tr, vat_rx_translate and
- * vat_rx_translation_release. */
+ * writes (verifiers/regex.c); the builder's mutants (src/mutate.c) read
+ * the same parse as a list of tokens (vat_rx_tokens).  Exports struct
+ * rx_tr, vat_rx_translate, vat_rx_translation_release, struct vat_rx_tok,
+ * struct vat_rx_toks and vat_rx_tokens. */
 #ifndef VAT_RXPARSE_H
 #define VAT_RXPARSE_H
 
@@ -25,6 +27,8 @@ struct rx_name {
     size_t gid;
 };
 
+struct vat_rx_toks;
+
 struct rx_tr {
     const unsigned char *s;
     size_t n, i;
@@ -42,6 +46,7 @@ struct rx_tr {
     size_t maxcond_pos;
     const char *code;      /* set on failure                               */
     char msg[200];
+    struct vat_rx_toks *toks; /* when not NULL, the tokens met, in order    */
 };
 
 /* One translation attempt of the len bytes at pat (utf: emitting for
@@ -51,5 +56,41 @@ struct rx_tr {
 int vat_rx_translate(struct rx_tr *t, const char *pat, size_t len, bool utf);
 /* Frees what a translation holds (its output among it). */
 void vat_rx_translation_release(struct rx_tr *t);
+
+/* ---- the parse as tokens ------------------------------------------------ *
+ * What mutation needs of a pattern: its pieces in order, each with its
+ * place in the text, as the parser met them (verbose-mode blanks and
+ * comments are no piece). */
+enum vat_rx_tok_kind {
+    VAT_RX_LIT,     /* a literal character, escaped or not       */
+    VAT_RX_CLASS,   /* [..], \d \D \w \W \s \S, .                  */
+    VAT_RX_ANCHOR,  /* ^ $ \A \Z                                   */
+    VAT_RX_BOUND,   /* \b \B                                       */
+    VAT_RX_OPEN,    /* ( (?: (?P<n> (?= (?! (?<= (?<! (?flags: (?(1) */
+    VAT_RX_CLOSE,   /* )                                           */
+    VAT_RX_ALT,     /* |                                           */
+    VAT_RX_QUANT,   /* * + ? {..} (without a lazy mark)            */
+    VAT_RX_OTHER    /* backreferences, inline flags, comments, a lazy mark */
+};
+
+struct vat_rx_tok {
+    enum vat_rx_tok_kind kind;
+    size_t off, len;
+    bool look;       /* VAT_RX_OPEN: a lookaround                       */
+    size_t match;    /* VAT_RX_OPEN: index of its ')'                    */
+    long lo, hi;     /* VAT_RX_QUANT: bounds, hi -1 for no upper bound   */
+    bool braces;     /* VAT_RX_QUANT: written with braces                */
+};
+
+struct vat_rx_toks {
+    struct vat_rx_tok *v;
+    size_t n, cap;
+    bool ignorecase, dotall; /* an inline flag group turns i or s on */
+};
+
+/* Parses the Python-re pattern pat into out (initialise it zeroed; free
+ * out->v after) as the regex checker parses it.  0, or -1 with e set to
+ * Python's error (or the checker's refusal); out then holds nothing. */
+int vat_rx_tokens(const char *pat, struct vat_rx_toks *out, struct vat_err *e);
 
 #endif
