@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expert.h"
 #include "progform.h"
 #include "rng.h"
 #include "strength.h"
@@ -158,6 +159,10 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     task_checks_open(&chk, t);
     int rc = task_admit(t, o, r, &chk, e);
     vat_sql_prep_free(chk.prep);
+    /* an admitted task is also a tool-use environment, with an expert's
+     * transcript when one reaches 1.0 (templates/expert.h) */
+    if (rc == 0)
+        rc = vat_expert_run(t, e);
     return rc;
 }
 

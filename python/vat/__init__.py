@@ -10,11 +10,22 @@ A thin ctypes layer over libvat (include/libvat.h), standard library only::
 
     reward_funcs = [vat.rewards.trl("/data/corpus")]        # TRL GRPOTrainer
 
+    env = vat.Env("/data/corpus")                           # tool-use episodes
+    prompt = env.reset("grouped_sum-00007")
+    obs, reward, done = env.step({"name": "sql", "arguments": {"query": "SELECT 1"}})
+
+Trainer adapters for episodes: vat.agents (TRL environment_factory and a
+reward function), vat.verl_tools (verl BaseTool classes).
+
 libvat.so is found through VAT_LIBRARY, next to the package, or where it is
 installed (vat/_lib.py gives the order).  Extraction: docs/extraction.md.
 """
 from . import rewards
 from ._lib import UnknownTaskError, VatError
 from .corpus import Corpus, Verdict, version
+from .env import Env, EpisodeVerdict, tool_schemas
 
-__all__ = ["Corpus", "Verdict", "VatError", "UnknownTaskError", "version", "rewards"]
+__all__ = [
+    "Corpus", "Verdict", "VatError", "UnknownTaskError", "version", "rewards",
+    "Env", "EpisodeVerdict", "tool_schemas",
+]
