@@ -268,9 +268,12 @@ static int lt_csv(struct load_table *t, const json_t *ts, const struct csv_file 
                              t->name);
         for (long r = 0; r < notes; r++) {
             struct vat_buf text = VAT_BUF_INIT;
+            vat_buf_putn(&text, "", 0);
             for (size_t k = 0; k < csv->r[r].n; k++) {
-                if (k)
-                    vat_buf_putc(&text, ',');
+                if (!csv->r[r].f[k][0])
+                    continue;
+                if (text.len)
+                    vat_buf_putc(&text, ' ');
                 vat_buf_puts(&text, csv->r[r].f[k]);
             }
             char *cells[2] = {vat_xasprintf("%ld", r + 1), vat_buf_detach(&text)};
@@ -960,7 +963,8 @@ static json_t *args_read(struct vat_ep *ep, const char *tool, const char *args, 
     while (i < alen && (args[i] == ' ' || args[i] == '\n' || args[i] == '\t' || args[i] == '\r'))
         i++;
     json_t *a = i == alen ? json_object()
-                          : json_loadb(args, alen, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+                          : json_loadb(args, alen,
+                                       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL,
                                        NULL);
     if (!json_is_object(a)) {
         json_decref(a);

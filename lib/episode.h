@@ -25,7 +25,8 @@
  *                    xlsx: the cells of range on sheet, one row per row;
  *                {"name", "notes": k} (csv) or {"name", "sheet", "notes": k}
  *                    (xlsx): the first k records or rows as
- *                    (line INTEGER, text TEXT), fields or cells joined;
+ *                    (line INTEGER, text TEXT), the text the record's
+ *                    non-empty fields or cells joined by a space;
  *              a cell is bound as text into its column's declared type
  *              (TEXT, INTEGER, REAL or NUMERIC), an empty one is NULL, as
  *              the sql checker's CSV loader does (verifiers/sqlload.c).

@@ -352,17 +352,27 @@ static int env_csv_generic(struct vat_task *t, struct env_build *b, const char *
         vat_csv_release(&c);
         return vat_err_set(e, "%s: env: '%s' holds no data row", t->id, rel);
     }
-    /* the header: the first record as wide as the widest; two header
-     * records when the probe's shape says so */
+    /* the header: the first record as wide as the widest whose fields
+     * are all named (title and note lines above it may be padded with
+     * empty fields); with two header records (the probe's shape says so)
+     * the first as wide as the widest and the next */
     size_t width = 0, hdr = 0;
     for (size_t r = 0; r < c.nrows; r++)
         if (c.row[r].n > width)
             width = c.row[r].n;
-    while (hdr < c.nrows && c.row[hdr].n != width)
-        hdr++;
     const char *shape = json_string_value(json_object_get(t->params, "shape"));
     long grow = -1;
-    if (shape && strcmp(shape, "grouped") == 0 && hdr + 1 < c.nrows) {
+    bool grouped = shape && strcmp(shape, "grouped") == 0;
+    for (hdr = 0; hdr < c.nrows; hdr++) {
+        bool named = c.row[hdr].n == width;
+        for (size_t k = 0; named && !grouped && k < width; k++)
+            named = *vat_csv_get(&c, hdr, k) != 0;
+        if (named)
+            break;
+    }
+    if (hdr >= c.nrows)
+        hdr = 0;
+    if (grouped && hdr + 1 < c.nrows) {
         grow = (long)hdr;
         hdr++;
     }
@@ -695,7 +705,7 @@ static bool read_text_rows(const char *obs, struct text_rows *out)
             }
         }
         if (header) {
-            ncol = k;
+            ncol = out->ncol = k;
             for (size_t j = 0; j < k; j++)
                 free(row[j]);
             header = false;
@@ -891,13 +901,83 @@ static json_t *args1(const char *key, const char *value)
     return json_pack("{s:s}", key, value);
 }
 
-/* A query's value through the sql tool, read as kind.  NULL when the
- * observation is not a whole result of that shape. */
+/* "(the first k of n rows shown)": k and n; false for any other line. */
+static bool cut_footer(const char *obs, size_t *k, size_t *n)
+{
+    const char *f = strrchr(obs, '\n');
+    f = f ? f + 1 : obs;
+    char tail[8];
+    return sscanf(f, "(the first %zu of %zu rows shown%7s", k, n, tail) == 3 &&
+           strcmp(tail, ")") == 0 && *k > 0 && *k < *n;
+}
+
+/* The observation of a query whose result was cut, read page by page:
+ * the query again as a subquery with LIMIT and OFFSET (the sandbox does
+ * not flatten subqueries, so an ordered result keeps its order), each
+ * page's rows appended.  false when a page fails. */
+static bool read_pages(struct transcript *tr, const char *q, const char *first,
+                       struct text_rows *all)
+{
+    size_t k, n;
+    if (read_text_rows(first, all))
+        return true;
+    if (!cut_footer(first, &k, &n))
+        return false;
+    /* the shown rows: the observation without its footer, read whole */
+    const char *nl = strrchr(first, '\n');
+    char *head = vat_xasprintf("%.*s\n(%zu row%s)", (int)(nl - first), first, k,
+                               k == 1 ? "" : "s");
+    bool ok = read_text_rows(head, all);
+    free(head);
+    size_t got = k;
+    while (ok && got < n) {
+        char *page = vat_xasprintf("SELECT * FROM (\n%s\n) LIMIT %d OFFSET %zu", q,
+                                   VAT_EP_SHOW_ROWS, got);
+        const char *obs = tr_call(tr, "sql", args1("query", page));
+        free(page);
+        struct text_rows r;
+        size_t pk = 0, pn = 0;
+        if (read_text_rows(obs, &r)) {
+            pk = r.nrow;
+        } else if (cut_footer(obs, &pk, &pn)) {
+            nl = strrchr(obs, '\n');
+            head = vat_xasprintf("%.*s\n(%zu row%s)", (int)(nl - obs), obs, pk,
+                                 pk == 1 ? "" : "s");
+            ok = read_text_rows(head, &r);
+            free(head);
+        } else {
+            ok = false;
+        }
+        if (ok && (r.ncol != all->ncol || pk == 0))
+            ok = false;
+        if (ok) {
+            all->cell = vat_xrealloc(all->cell, (all->nrow + r.nrow) * all->ncol *
+                                                    sizeof *all->cell);
+            memcpy(all->cell + all->nrow * all->ncol, r.cell,
+                   r.nrow * r.ncol * sizeof *r.cell);
+            all->nrow += r.nrow;
+            got += r.nrow;
+            free(r.cell);
+            memset(&r, 0, sizeof r);
+        }
+        text_rows_free(&r);
+    }
+    if (!ok)
+        text_rows_free(all);
+    return ok && got == n;
+}
+
+/* A query's value through the sql tool, read as kind (a result longer
+ * than one observation read page by page).  NULL when the observation is
+ * not a result of that shape. */
 static json_t *sql_value(struct transcript *tr, const char *q, enum vat_an_result kind)
 {
     const char *obs = tr_call(tr, "sql", args1("query", q));
+    char *first = vat_xstrdup(obs);
     struct text_rows r;
-    if (!read_text_rows(obs, &r))
+    bool ok = read_pages(tr, q, first, &r);
+    free(first);
+    if (!ok)
         return NULL;
     struct vat_err e = {{0}};
     json_t *v = rows_value(&r, kind, &e);
@@ -1046,11 +1126,11 @@ static char *expert_play(struct transcript *tr, struct vat_task *t, const struct
         const char *first = vat_env_task_table(et, 0);
         if (strcmp(kind, "sql") == 0) {
             tr_call(tr, "sample", json_pack("{s:s, s:i}", "table", first, "n", 3));
+            /* the program is submitted once it runs (its rows, cut or not,
+             * are the ones the task asks for) */
             const char *obs = tr_call(tr, "sql", args1("query", t->gold));
-            struct text_rows r;
-            if (read_text_rows(obs, &r))
+            if (strncmp(obs, "error", 5) != 0)
                 answer = vat_xstrdup(t->gold);
-            text_rows_free(&r);
         } else if (pf && b->have_names) {
             tr_call(tr, "sample", json_pack("{s:s, s:i}", "table", b->table, "n", 3));
             char *q = pf->gold_sql(t, &b->names);
