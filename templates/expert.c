@@ -445,8 +445,11 @@ static int env_xlsx(struct vat_task *t, struct env_build *b, const struct vat_pr
             rc = vat_err_set(e, "%s: env: bad workbook range '%s'", t->id, range);
             goto done;
         }
-        if (b->have_names && pf->db_table) /* the value form's name, as in its database */
-            snprintf(b->names.table, sizeof b->names.table, "%s", pf->db_table);
+        if (b->have_names && !pf->db_table) { /* the table on sheet Orders is `orders` */
+            char *id = ident_of(sheet, 0);
+            snprintf(b->names.table, sizeof b->names.table, "%s", id);
+            free(id);
+        }
         const char *name = b->have_names ? b->names.table : "data";
         json_t *ts = xl_table(s, sheet, r1 - 1, -1, r1, r2, c1, c2, name, pf);
         how_table(b, ts, rel);
@@ -562,6 +565,13 @@ static int env_build(struct vat_task *t, struct env_build *b, struct vat_err *e)
     if (pf) {
         vat_progform_names(t, pf, &b->names);
         b->have_names = true;
+        /* a value-form task's prompt names no table: its file loads under
+         * the template's plain name for it ("orders"), the program form's
+         * query run under that name (a program-form task keeps the name
+         * its prompt gives) */
+        if (strcmp(kind, "sql") != 0)
+            snprintf(b->names.table, sizeof b->names.table, "%s",
+                     pf->db_table ? pf->db_table : pf->tables[0]);
     }
     if (strcmp(format, "sqlite") == 0) {
         json_t *tables = json_array();
@@ -571,13 +581,10 @@ static int env_build(struct vat_task *t, struct env_build *b, struct vat_err *e)
         }
         json_object_set_new(b->spec, "tables", tables);
         vat_buf_printf(&b->how, "The SQLite file `%s` is queried as it is.\n", rel);
-        snprintf(b->table, sizeof b->table, "%s", json_string_value(json_array_get(tables, 0)));
-        if (pf && pf->db_table && strcmp(kind, "sql") != 0) {
-            /* the value form keeps the template's table name; the program
-             * form renamed it to the task's (and its prompt says so) */
-            snprintf(b->names.table, sizeof b->names.table, "%s", pf->db_table);
-            snprintf(b->table, sizeof b->table, "%s", pf->db_table);
-        }
+        snprintf(b->table, sizeof b->table, "%s",
+                 pf && pf->db_table && strcmp(kind, "sql") != 0
+                     ? pf->db_table
+                     : json_string_value(json_array_get(tables, 0)));
         return 0;
     }
     const char *shape = json_string_value(json_object_get(t->params, "shape"));
@@ -1155,21 +1162,28 @@ static char *expert_play(struct transcript *tr, struct vat_task *t, const struct
     return answer;
 }
 
-/* Scores with the task's own check (build time). */
+/* Scores with the task's check (build time). */
+struct scoring {
+    struct vat_task *t;
+    vat_expert_check check;
+    void *ctx;
+};
+
 static void task_scorer(void *ctx, const char *answer, size_t len, struct vat_verdict *v,
                         bool *is_trap)
 {
-    const struct vat_task *t = ctx;
-    *v = t->tmpl->check(t, answer, len);
+    const struct scoring *sc = ctx;
+    *v = sc->check ? sc->check(sc->ctx, sc->t, answer, len)
+                   : sc->t->tmpl->check(sc->t, answer, len);
     *is_trap = false;
 }
 
 /* Replays calls through a fresh episode: true when every observation is
  * the one recorded and the episode ends with 1.0 (*v its verdict). */
-static bool replay(const struct vat_env_task *et, struct vat_task *t, const json_t *calls,
+static bool replay(const struct vat_env_task *et, struct scoring *sc, const json_t *calls,
                    const json_t *messages, struct vat_verdict *v)
 {
-    struct vat_ep *ep = vat_ep_new(et, task_scorer, t);
+    struct vat_ep *ep = vat_ep_new(et, task_scorer, sc);
     bool same = true;
     size_t i;
     const json_t *c;
@@ -1250,8 +1264,9 @@ static char *agent_prompt(struct vat_task *t, const struct env_build *b,
     return vat_buf_detach(&p);
 }
 
-int vat_expert_run(struct vat_task *t, struct vat_err *e)
+int vat_expert_run(struct vat_task *t, vat_expert_check check, void *ctx, struct vat_err *e)
 {
+    struct scoring sc = {t, check, ctx};
     struct env_build b;
     memset(&b, 0, sizeof b);
     int rc = -1;
@@ -1267,11 +1282,11 @@ int vat_expert_run(struct vat_task *t, struct vat_err *e)
         goto done;
     }
     prompt = agent_prompt(t, &b, et);
-    tr.ep = vat_ep_new(et, task_scorer, t);
+    tr.ep = vat_ep_new(et, task_scorer, &sc);
     answer = expert_play(&tr, t, &b, et);
     bool kept = false;
     if (answer && vat_ep_done(tr.ep) && vat_ep_reward(tr.ep) == 1.0 &&
-        replay(et, t, tr.calls, tr.messages, &v)) {
+        replay(et, &sc, tr.calls, tr.messages, &v)) {
         kept = true;
         json_array_append_new(tr.messages,
                               json_pack("{s:s, s:s, s:[], s:s, s:s}", "role", "assistant",

@@ -22,10 +22,16 @@
 
 #include "vat.h"
 
-/* Builds t->env for an admitted task t.  0, or -1 with e set when the
+/* How the expert's answer is scored: the task's check (admission passes
+ * its prepared one). */
+typedef struct vat_verdict (*vat_expert_check)(void *ctx, const struct vat_task *t,
+                                               const char *answer, size_t len);
+
+/* Builds t->env for an admitted task t, scoring submitted answers with
+ * check (NULL: the template's own check).  0, or -1 with e set when the
  * task cannot be offered as an environment (its fixture does not load as
- * its prompt says); an expert that does not reach 1.0 is not an error
- * (no transcript is kept). */
-int vat_expert_run(struct vat_task *t, struct vat_err *e);
+ * its prompt says); an expert that does not reach 1.0 is not an error (no
+ * transcript is kept). */
+int vat_expert_run(struct vat_task *t, vat_expert_check check, void *ctx, struct vat_err *e);
 
 #endif
