@@ -131,7 +131,8 @@ void vat_episode_close(vat_episode *ep);
 /* The agent prompt: the question, the tools, the tables' schema and a
  * few rows, no more of the data (lives as long as the corpus). */
 const char *vat_episode_prompt(const vat_episode *ep);
-/* The tools as a JSON array of OpenAI function-tool schemas. */
+/* The tools as a JSON array of OpenAI function-tool schemas (static
+ * text: vat_tools_json of the task's tool set). */
 const char *vat_episode_tools(const vat_episode *ep);
 /* One tool call: its name and its arguments as the JSON text of an object
  * (len bytes, need not be NUL-terminated; 0 is {}).  -1 only when the call

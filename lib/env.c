@@ -24,7 +24,7 @@
 static const char *const env_rel[2] = {"out/env/train.jsonl", "out/env/test.jsonl"};
 
 struct env_state {
-    char *prompt, *tools;
+    char *prompt;
     struct vat_env_task *et;
     char error[400]; /* why the environment cannot be built ("" when it is) */
     bool tampered;
@@ -80,7 +80,6 @@ static void state_free(struct env_state *st)
     if (!st)
         return;
     free(st->prompt);
-    free(st->tools);
     vat_env_task_free(st->et);
     free(st);
 }
@@ -210,7 +209,6 @@ static void state_build(vat_corpus *c, struct env_entry *e, struct env_state *st
     json_t *row = json_loadb(e->row, e->row_len, JSON_REJECT_DUPLICATES, NULL);
     const json_t *prompt = json_array_get(json_object_get(row, "prompt"), 0);
     const char *ptext = json_string_value(json_object_get(prompt, "content"));
-    const char *tools = json_string_value(json_object_get(row, "tools"));
     const char *spec_text = json_string_value(json_object_get(row, "env_json"));
     json_t *spec = spec_text ? json_loads(spec_text, JSON_REJECT_DUPLICATES, NULL) : NULL;
     const json_t *exp = vat_corpus_experience_row(c, e->id);
@@ -221,7 +219,7 @@ static void state_build(vat_corpus *c, struct env_entry *e, struct env_state *st
                                                              "path"));
     char shabuf[65];
     const char *sha = rel ? main_sha(c, exp, rel, shabuf) : NULL;
-    if (!json_is_object(row) || !ptext || !tools || !json_is_object(spec)) {
+    if (!json_is_object(row) || !ptext || !json_is_object(spec)) {
         snprintf(st->error, sizeof st->error, "task '%.100s': its env row cannot be read",
                  e->id);
     } else if (!exp || !checker) {
@@ -245,7 +243,6 @@ static void state_build(vat_corpus *c, struct env_entry *e, struct env_state *st
             st->tampered = strcmp(v.code, VAT_TAMPERED) == 0;
         } else {
             st->prompt = vat_xstrdup(ptext);
-            st->tools = vat_xstrdup(tools);
         }
     }
     json_decref(checker);
@@ -360,7 +357,9 @@ const char *vat_episode_prompt(const vat_episode *ep)
 
 const char *vat_episode_tools(const vat_episode *ep)
 {
-    return ep ? ep->st->tools : "[]";
+    /* the library's own schemas of the task's tool set: what its episodes
+     * take (the env table's tools column holds the same text) */
+    return ep ? vat_env_tools_json(vat_env_task_tools(ep->st->et)) : "[]";
 }
 
 int vat_episode_step(vat_episode *ep, const char *tool, const char *arguments, size_t len,

@@ -129,7 +129,8 @@ PROTOTYPES = {
     # const char *vat_episode_prompt(const vat_episode *ep);
     "vat_episode_prompt": ([c_void_p], c_char_p),
     # const char *vat_episode_tools(const vat_episode *ep);
-    "vat_episode_tools": ([c_void_p], c_char_p),
+    # (c_void_p: static text, read once per tool set by its address)
+    "vat_episode_tools": ([c_void_p], c_void_p),
     # int vat_episode_step(vat_episode *ep, const char *tool, const char *arguments, size_t len,
     #                      vat_error *err);
     "vat_episode_step": ([c_void_p, c_char_p, c_char_p, c_size_t, err_p], c_int),

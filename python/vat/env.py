@@ -97,7 +97,7 @@ class Env:
         self._lib = lib
         self._ep = None
         self.task_id = None
-        self._tools_text = None
+        self._tools_ptr = None
         self._tools = None
         # the hot path's C functions, looked up once
         self._c_step = lib.vat_episode_step
@@ -127,9 +127,9 @@ class Env:
                 raise VatError(msg)
             self._ep = ep
             self.task_id = task_id if isinstance(task_id, str) else _text(task_id)
-            tools = self._lib.vat_episode_tools(ep)
-            if tools != self._tools_text:
-                self._tools_text, self._tools = tools, None
+            tools = self._lib.vat_episode_tools(ep)  # an address: the set's static text
+            if tools != self._tools_ptr:
+                self._tools_ptr, self._tools = tools, None
             return _text(self._lib.vat_episode_prompt(ep))
         finally:
             self.corpus._release()
@@ -158,7 +158,7 @@ class Env:
         if self._ep is None:
             raise VatError("no episode: call reset(task_id) first")
         if self._tools is None:
-            self._tools = json.loads(self._tools_text.decode())
+            self._tools = json.loads(ctypes.string_at(self._tools_ptr).decode())
         return self._tools
 
     @property
