@@ -32,29 +32,15 @@ that want them so.
 """
 import json
 import os
-import threading
 
-from .corpus import Corpus
 from .env import Env
-from .rewards import completion_text
+from .rewards import _corpus, completion_text
 
 __all__ = ["trl_environment", "trl_environments", "trl_reward", "sft_example"]
 
-_corpora = {}
-_lock = threading.Lock()
-
-
-def _corpus(root):
-    key = os.path.realpath(os.fspath(root))
-    with _lock:
-        c = _corpora.get(key)
-        if c is None:
-            c = _corpora[key] = Corpus(key)
-        return c
-
 
 class _Episode:
-    """What both tool sets share: reset from the row, the episode's state."""
+    """What both tool sets share: reset from the row, submit, the episode's state."""
 
     root = None
 
@@ -87,6 +73,18 @@ class _Episode:
     @property
     def verdict(self):
         return self._env.verdict
+
+    def submit(self, answer: str) -> str:
+        """
+        Submits the final answer, written exactly as the task asks for it. The episode ends and the answer is scored.
+
+        Args:
+            answer: The answer text.
+
+        Returns:
+            The score.
+        """
+        return self._call("submit", {"answer": answer})
 
     def _submit_text(self, text):
         """Submits text unless the episode already ended; its reward."""
@@ -132,17 +130,6 @@ class VatDataEnv(_Episode):
         """
         return self._call("sql", {"query": query})
 
-    def submit(self, answer: str) -> str:
-        """
-        Submits the final answer, written exactly as the task asks for it. The episode ends and the answer is scored.
-
-        Args:
-            answer: The answer text.
-
-        Returns:
-            The score.
-        """
-        return self._call("submit", {"answer": answer})
 
 
 class VatRegexEnv(_Episode):
@@ -159,18 +146,6 @@ class VatRegexEnv(_Episode):
             The example lines.
         """
         return self._call("sample", {"n": n})
-
-    def submit(self, answer: str) -> str:
-        """
-        Submits the final answer, written exactly as the task asks for it. The episode ends and the answer is scored.
-
-        Args:
-            answer: The answer text.
-
-        Returns:
-            The score.
-        """
-        return self._call("submit", {"answer": answer})
 
 
 def _try(self, pattern: str) -> str:

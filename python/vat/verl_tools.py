@@ -51,14 +51,12 @@ from uuid import uuid4
 
 if __package__:
     from . import rewards as _rewards
-    from .corpus import Corpus
     from .env import Env, tool_schemas
 else:  # loaded by file path
     import sys
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from vat import rewards as _rewards
-    from vat.corpus import Corpus
     from vat.env import Env, tool_schemas
 
 try:  # the real thing when verl is installed
@@ -119,17 +117,7 @@ __all__ = [
     "compute_score", "dataset_rows", "HAVE_VERL",
 ]
 
-_corpora = {}
-_lock = threading.Lock()
-
-
-def _corpus(root):
-    key = os.path.realpath(os.fspath(root))
-    with _lock:
-        c = _corpora.get(key)
-        if c is None:
-            c = _corpora[key] = Corpus(key)
-        return c
+_corpus = _rewards._corpus  # one handle per corpus root and process
 
 
 def _schema(tool_set, name):
