@@ -28,7 +28,8 @@ static const char verify_usage[] =
     "and fixtures/ against out/manifest.json (a missing, extra or changed\n"
     "file, or a symbolic link, is a mismatch naming the file), and re-checks\n"
     "every verifiers row against its rollouts with the task's own checker\n"
-    "(gold scores 1, trap below 1, malformed fails the gate).  One line per\n"
+    "(gold scores 1, trap below 1, malformed fails the gate, the agent\n"
+    "transcript's answer scores 1).  One line per\n"
     "mismatch on stdout, a summary on stderr.\n"
     "\n"
     "exit codes: 0 clean, 1 any mismatch, 2 usage error or no corpus\n";
@@ -205,6 +206,16 @@ static void check_verifier(struct verify *v, json_t *row, void *arg)
                      r == VAT_ROLE_GOLD   ? "does not score 1"
                      : r == VAT_ROLE_TRAP ? "scores 1"
                                           : "passes the gate",
+                     vd.score, vd.code, vd.reason);
+    }
+    /* the expert transcript's answer, where the task kept one */
+    char *key = vat_xasprintf("%s/agent", id);
+    const char *agent = json_string_value(json_object_get(rollouts, key));
+    free(key);
+    if (agent) {
+        struct vat_verdict vd = tm->check(&t, agent, strlen(agent));
+        if (!(vd.gate_passed && vd.score == 1.0))
+            mismatch(v, "task '%s': the agent answer does not score 1 (score %g, %s: %s)", id,
                      vd.score, vd.code, vd.reason);
     }
     vat_task_clear(&t);
