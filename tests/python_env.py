@@ -271,7 +271,7 @@ class Verl(unittest.TestCase):
             return scores
 
         scores = asyncio.run(run_all())
-        bad = {k: v for k, v in scores.items() if v != 1.0}
+        bad = {k: v for k, v in scores.items() if v["score"] != 1.0}
         self.assertEqual(bad, {})
         self.assertEqual(vt._VatTool._instances, {})  # every instance released
 
@@ -302,9 +302,12 @@ class Verl(unittest.TestCase):
         tid = next(t for t in sorted(ENV) if ENV[t]["answer_kind"] == "value")
         final = ENV[tid]["completion"][-1]["content"]
         info = {"task_id": tid, "root": ROOT, "tool_rewards": []}
-        self.assertEqual(vt.compute_score("vat", f"The totals:\n```json\n{final}\n```", "", info),
-                         1.0)
-        self.assertEqual(vt.compute_score("vat", final, "", {**info, "tool_rewards": [0.0]}), 0.0)
+        got = vt.compute_score("vat", f"The totals:\n```json\n{final}\n```", "", info)
+        self.assertEqual(got["score"], 1.0)
+        self.assertEqual(got["code"], "ok")
+        got = vt.compute_score("vat", final, "", {**info, "tool_rewards": [0.0]})
+        self.assertEqual(got, {"score": 0.0, "code": "submitted", "gate_passed": False,
+                               "is_trap": False, "extract_rule": "submit"})
 
     def test_configs_load_as_verl_does(self):
         try:

@@ -238,14 +238,19 @@ class VatSubmitTool(_VatTool):
 
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    """verl's compute_score for vat episodes: the submitted answer's score
-    (the last non-None entry of extra_info["tool_rewards"], which only
-    submit fills), else the final response scored as an answer
-    (vat.rewards.verl_compute_score: extract "auto")."""
+    """verl's compute_score for vat episodes, a dict with the keys of
+    vat.rewards.verl_compute_score (verl's reward manager logs every key
+    but "score" as a metric, so every call gives the same keys): the
+    submitted answer's score (the last non-None entry of
+    extra_info["tool_rewards"], which only submit fills; code "submitted",
+    extract_rule "submit"; the submit observation showed its verdict), else
+    the final response scored as an answer (extract "auto")."""
     info = extra_info if isinstance(extra_info, dict) else {}
     submitted = [r for r in (info.get("tool_rewards") or []) if r is not None]
     if submitted:
-        return float(submitted[-1])
+        score = float(submitted[-1])
+        return {"score": score, "code": "submitted", "gate_passed": score > 0.0,
+                "is_trap": False, "extract_rule": "submit"}
     return _rewards.verl_compute_score(data_source, solution_str, ground_truth, info, **kwargs)
 
 
