@@ -44,17 +44,22 @@ test: build
 # One core, through the library, beside a plain-Python peer of the same
 # checks (PYCHECK, bench/pycheck.py: json, re, sqlite3 as a user writes
 # them); also opens a 10,000-task corpus (bench/seeds-10k.toml) and, when
-# python/vat exists, times the Python package's score call.  Both sides
-# are timed in CPU seconds.  Then the peak RSS and checks/s of scoring the
-# 10,000 tasks' golds twice through one handle with a 16 MiB and the
-# default 256 MiB cache.
+# python/vat exists, times the Python package's score call and the SQL
+# tool steps of the default corpus's expert transcripts through vat.Env
+# beside a plain Python + sqlite3 loop making the same calls (PYENV,
+# bench/pyenv.py).  Both sides are timed in CPU seconds.  Then the peak
+# RSS and checks/s of scoring the 10,000 tasks' golds twice through one
+# handle with a 16 MiB and the default 256 MiB cache.
 PYCHECK ?= bench/pycheck.py
+PYENV ?= bench/pyenv.py
 bench: build
 	@d=$$(mktemp -d) && ./$(BUILD)/vat build --root $$d >/dev/null && \
 	  ./$(BUILD)/vat build --config bench/seeds-10k.toml --root $$d/big >/dev/null && \
 	  TMPDIR=$$d taskset -c 0 ./$(BUILD)/vat-bench --root $$d --pycheck $(PYCHECK) --big-root $$d/big \
 	    --memory-root $$d/big \
-	    $$(test -d python/vat && echo --pyvat python --libvat $(BUILD)/libvat.so); \
+	    $$(test -d python/vat && echo --pyvat python --libvat $(BUILD)/libvat.so) && \
+	  { test ! -d python/vat || PYTHONPATH=python VAT_LIBRARY=$(BUILD)/libvat.so \
+	    taskset -c 0 /usr/bin/python3 $(PYENV) $$d; }; \
 	  rc=$$?; rm -rf $$d; exit $$rc
 
 # vat's build beside a plain-Python pipeline of the same work (PYPEER,

@@ -150,6 +150,75 @@ int vat_result_is_trap(const vat_result *r);
 long long vat_result_work(const vat_result *r);
 void vat_result_free(vat_result *r);
 
+/* ---- tool-use episodes (API version 2) ---------------------------------
+ * An agent explores a task's main fixture through tools, then answers:
+ *
+ *     vat_episode *ep;
+ *     if (vat_episode_open(c, "grouped_sum-00007", &ep, &err) == 0) {
+ *         puts(vat_episode_prompt(ep));             // the first observation
+ *         const char *q = "{\"query\": \"SELECT count(*) FROM orders\"}";
+ *         vat_episode_step(ep, "sql", q, strlen(q), &err);
+ *         puts(vat_episode_observation(ep, NULL));
+ *         const char *a = "{\"answer\": \"42\"}";
+ *         vat_episode_step(ep, "submit", a, strlen(a), &err);
+ *         if (vat_episode_done(ep)) printf("%g\n", vat_episode_reward(ep));
+ *         vat_episode_close(ep);
+ *     }
+ *
+ * The tools (their OpenAI function schemas: vat_episode_tools): data
+ * tasks have describe(), sample(table, n), sql(query) and submit(answer);
+ * regex tasks sample(n), try(pattern) and submit(answer).  sql runs one
+ * read-only SELECT on the task's main fixture as its prompt loads it,
+ * through the sql checker's sandbox and gate; try shows what a pattern
+ * extracts from the example lines.  No tool reads a held-out variant or
+ * case.  submit scores the answer with the task's checker, as
+ * vat_corpus_score does with VAT_EXTRACT_RAW, and ends the episode.
+ * Every call gets an observation (a bad call, a denied query and an
+ * exhausted bound are observations too); the same calls give the same
+ * observation bytes.  Bounds per episode (tool calls, sql calls, rows,
+ * observation bytes): docs/limits.md; a bound that ends an episode gives
+ * reward 0 and code "episode_limit".
+ *
+ * Threads: episodes on one corpus may run in many threads at once; one
+ * episode belongs to one thread at a time.  Close every episode before
+ * its corpus. */
+typedef struct vat_episode vat_episode;
+
+/* Opens an episode on task_id.  -1 with err set when the task is unknown,
+ * the corpus has no env table (built before API version 2) or is
+ * tampered, or the task's fixture cannot be loaded. */
+int vat_episode_open(vat_corpus *c, const char *task_id, vat_episode **out, vat_error *err);
+void vat_episode_close(vat_episode *ep);
+/* The agent prompt: the question, the tools, the tables' schema and a
+ * few rows, no more of the data (lives as long as the corpus). */
+const char *vat_episode_prompt(const vat_episode *ep);
+/* The tools as a JSON array of OpenAI function-tool schemas (static
+ * text: vat_tools_json of the task's tool set). */
+const char *vat_episode_tools(const vat_episode *ep);
+/* One tool call: its name and its arguments as the JSON text of an object
+ * (len bytes, need not be NUL-terminated; 0 is {}).  -1 only when the call
+ * cannot run (no episode, no name). */
+int vat_episode_step(vat_episode *ep, const char *tool, const char *arguments, size_t len,
+                     vat_error *err);
+/* The last call's observation (UTF-8 text; valid until the next step) and
+ * its length; "" before the first. */
+const char *vat_episode_observation(const vat_episode *ep, size_t *len);
+/* 1 once submit (or a bound) has ended the episode, else 0. */
+int vat_episode_done(const vat_episode *ep);
+/* The submitted answer's score: 0.0 .. 1.0 (0 until done). */
+double vat_episode_reward(const vat_episode *ep);
+/* The verdict that ended the episode: code ("" while it runs; the
+ * checker's code, or "episode_limit") and one-line reason; whether the
+ * submitted answer is the task's trap. */
+const char *vat_episode_code(const vat_episode *ep);
+const char *vat_episode_reason(const vat_episode *ep);
+int vat_episode_is_trap(const vat_episode *ep);
+/* Tool calls taken so far. */
+int vat_episode_calls(const vat_episode *ep);
+/* The OpenAI function-tool schemas (JSON text, static) of a tool set:
+ * "data" or "regex" (anything else gives "data"'s). */
+const char *vat_tools_json(const char *tool_set);
+
 #ifdef __cplusplus
 }
 #endif

@@ -285,6 +285,9 @@ struct vat_corpus {
     /* the cache's budget: cache_bytes in all, shard_cap a shard */
     size_t cache_bytes, shard_cap;
     _Atomic unsigned long long state_builds;
+    /* lib/env.c's state of the handle (vat_corpus_ext), freed at close */
+    _Atomic(void *) ext;
+    void (*ext_free)(void *);
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -1344,6 +1347,8 @@ void vat_corpus_close(vat_corpus *c)
     tfile_release(&c->man);
     free(c->man_ent);
     free(c->man_slot);
+    if (c->ext_free)
+        c->ext_free(atomic_load(&c->ext));
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->tamper_lock);
     free(c->root);
@@ -2018,6 +2023,59 @@ long long vat_result_work(const vat_result *r)
 void vat_result_free(vat_result *r)
 {
     free(r); /* its text is part of it */
+}
+
+/* ---- what lib/env.c needs of the handle ------------------------------------------ */
+
+const char *vat_corpus_root(const vat_corpus *c)
+{
+    return c ? c->root : "";
+}
+
+int vat_corpus_manifest_digest(vat_corpus *c, const char *rel, char out[65])
+{
+    if (!c || !c->has_manifest)
+        return -1;
+    return manifest_get(c, rel, out) ? 1 : 0;
+}
+
+void vat_corpus_set_tampered(vat_corpus *c, const char *rel, const char *what)
+{
+    if (c)
+        set_tampered(c, rel, what);
+}
+
+bool vat_corpus_tampered(vat_corpus *c, char *msg, size_t cap)
+{
+    if (!c || !atomic_load_explicit(&c->tampered, memory_order_acquire))
+        return false;
+    if (msg && cap) {
+        pthread_mutex_lock(&c->tamper_lock);
+        snprintf(msg, cap, "%s", c->tamper_msg);
+        pthread_mutex_unlock(&c->tamper_lock);
+    }
+    return true;
+}
+
+void *vat_corpus_ext(vat_corpus *c, void *(*make)(vat_corpus *), void (*free_fn)(void *))
+{
+    void *x = atomic_load_explicit(&c->ext, memory_order_acquire);
+    if (x)
+        return x;
+    /* made outside the lock: make reads tables through calls that take it */
+    void *made = make(c);
+    pthread_mutex_lock(&c->lock);
+    x = atomic_load_explicit(&c->ext, memory_order_relaxed);
+    if (!x) {
+        c->ext_free = free_fn;
+        atomic_store_explicit(&c->ext, made, memory_order_release);
+        x = made;
+        made = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (made)
+        free_fn(made);
+    return x;
 }
 
 const char *vat_version(void)

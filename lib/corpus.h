@@ -74,4 +74,17 @@ struct vat_cache_stats {
 };
 void vat_corpus_cache_stats(vat_corpus *c, struct vat_cache_stats *s);
 
+/* What the tool-use episodes (lib/env.c) need of the handle: its root;
+ * the digest out/manifest.json records for rel (1 with out filled, 0
+ * when it lists none, -1 when the corpus has no manifest); marking it
+ * tampered (every score then says so; the first reason stays); whether it
+ * is (the reason into msg); and one pointer of state made on first need by
+ * make (called without the handle's lock; a racing second one is freed)
+ * and freed by free_fn at close. */
+const char *vat_corpus_root(const vat_corpus *c);
+int vat_corpus_manifest_digest(vat_corpus *c, const char *rel, char out[65]);
+void vat_corpus_set_tampered(vat_corpus *c, const char *rel, const char *what);
+bool vat_corpus_tampered(vat_corpus *c, char *msg, size_t cap);
+void *vat_corpus_ext(vat_corpus *c, void *(*make)(vat_corpus *), void (*free_fn)(void *));
+
 #endif

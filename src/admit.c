@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expert.h"
 #include "filememo.h"
 #include "progform.h"
 #include "rng.h"
@@ -158,6 +159,11 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     struct task_checks chk;
     task_checks_open(&chk, t);
     int rc = task_admit(t, o, r, &chk, e);
+    /* an admitted task is also a tool-use environment, with an expert's
+     * transcript when one reaches 1.0 (templates/expert.h), scored by the
+     * check admission used */
+    if (rc == 0)
+        rc = vat_expert_run(t, task_check, &chk, e);
     vat_sql_prep_free(chk.prep);
     return rc;
 }

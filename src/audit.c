@@ -35,9 +35,9 @@ static const char *const kind_names[VAT_AUDIT_N_KINDS] = {
 };
 
 /* Tables with one row per task: their row id is the task id itself. */
-static const int per_task[VAT_N_TABLES] = {1, 0, 1, 0, 1, 1, 0};
+static const int per_task[VAT_N_TABLES] = {1, 0, 1, 0, 1, 1, 0, 1};
 static const char *const row_id_key[VAT_N_TABLES] = {
-    "task_id", "fixture_id", "task_id", "rollout_id", "task_id", "task_id", "item_id",
+    "task_id", "fixture_id", "task_id", "rollout_id", "task_id", "task_id", "item_id", "task_id",
 };
 
 /* A fixture larger than this is reported, not read. */

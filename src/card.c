@@ -30,6 +30,8 @@ static const char *const table_rows[VAT_N_TABLES] = {
     "rejected_reason, signal, pair_kind, self_contained",
     "task: the complete checker (expected, spec_json), enough to rebuild the check alone",
     "criterion: gate, score and trap items with weights",
+    "task as a tool-use environment: agent prompt, tools (OpenAI function schemas), env_json, "
+    "and the expert transcript as a TRL conversational completion with tool calls",
 };
 
 struct tmpl_count {

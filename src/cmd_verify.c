@@ -20,7 +20,8 @@ static const char verify_usage[] =
     "and fixtures/ against out/manifest.json (a missing, extra or changed\n"
     "file, or a symbolic link, is a mismatch naming the file), and re-checks\n"
     "every verifiers row against its rollouts with the task's own checker\n"
-    "(gold scores 1, trap below 1, malformed fails the gate).  One line per\n"
+    "(gold scores 1, trap below 1, malformed fails the gate, the agent\n"
+    "transcript's answer scores 1).  One line per\n"
     "mismatch on stdout, a summary on stderr.\n"
     "\n"
     "exit codes: 0 clean, 1 any mismatch, 2 usage error or no corpus\n";

@@ -1,4 +1,4 @@
-/* tables.c — rows of the seven corpus tables (see tables.h). */
+/* tables.c — rows of the corpus tables (see tables.h). */
 #include "tables.h"
 
 #include <stdio.h>
@@ -13,7 +13,7 @@
 
 const char *const vat_table_names[VAT_N_TABLES] = {
     "experience", "fixture_generators", "sft_examples", "rollouts",
-    "preference_pairs", "verifiers", "rubric_items",
+    "preference_pairs", "verifiers", "rubric_items", "env",
 };
 const char *const vat_split_names[VAT_N_SPLITS] = {"train", "test"};
 
@@ -90,10 +90,31 @@ static const struct vat_column rubric_items_cols[] = {
     COL("item", "string"), COL("kind", "string"), COL("text", "string"),
     COL("weight", "float64"), {NULL, 0, NULL, NULL, false},
 };
+/* The env table's transcript messages: OpenAI's chat form with tool
+ * calls (arguments as JSON text), every member in every message. */
+static const struct vat_column function_cols[] = {
+    COL("name", "string"), COL("arguments", "string"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column tool_call_cols[] = {
+    COL("id", "string"), COL("type", "string"), {"function", 's', NULL, function_cols, false},
+    {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column agent_message_cols[] = {
+    COL("role", "string"), COL("content", "string"),
+    {"tool_calls", 'l', NULL, tool_call_cols, false}, COL("tool_call_id", "string"),
+    COL("name", "string"), {NULL, 0, NULL, NULL, false},
+};
+static const struct vat_column env_cols[] = {
+    COL("task_id", "string"), COL("split", "string"), COL("template", "string"),
+    COL("family", "string"), COL("answer_kind", "string"), COL("tool_set", "string"),
+    {"prompt", 'l', NULL, message_cols, false},
+    {"completion", 'l', NULL, agent_message_cols, false}, COL("tools", "string"),
+    COL("env_json", "string"), {NULL, 0, NULL, NULL, false},
+};
 #undef COL
 const struct vat_column *const vat_table_columns[VAT_N_TABLES] = {
     experience_cols, fixture_generators_cols, sft_examples_cols, rollouts_cols,
-    preference_pairs_cols, verifiers_cols, rubric_items_cols,
+    preference_pairs_cols, verifiers_cols, rubric_items_cols, env_cols,
 };
 
 char *vat_json_canonical(const char *text)
@@ -368,6 +389,17 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
         put_rollout(tb, t, split, role, t->traps[i].answer, &r->traps[i]);
         free(role);
     }
+    /* The expert transcript's answer, replayed through the environment
+     * (templates/expert.h): there only when it scored 1.0. */
+    const json_t *agent = json_object_get(t->env, "agent");
+    if (json_is_object(agent)) {
+        struct vat_verdict av = vat_verdict_make(
+            json_is_true(json_object_get(agent, "gate_passed")),
+            json_number_value(json_object_get(agent, "score")),
+            VAT_OK, "%s", json_string_value(json_object_get(agent, "reason")));
+        put_rollout(tb, t, split, "agent", json_string_value(json_object_get(agent, "answer")),
+                    &av);
+    }
 
     /* preference_pairs: the armed trap is the rejected side */
     const struct vat_verdict *tv = &r->v[VAT_ROLE_TRAP];
@@ -419,6 +451,21 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     }
     free(gate);
     free(score);
+
+    /* env: the task as a tool-use environment */
+    if (t->env) {
+        row_head(&w, tb, VAT_T_ENV, split, NULL, t, NULL);
+        vat_jw_string(&w, "template", tm->name);
+        vat_jw_string(&w, "family", tm->family);
+        vat_jw_string(&w, "answer_kind", vat_task_answer_kind(t));
+        vat_jw_string(&w, "tool_set", json_string_value(json_object_get(t->env, "tool_set")));
+        put_one_message(&w, "prompt", "user",
+                        json_string_value(json_object_get(t->env, "prompt")));
+        vat_jw_value(&w, "completion", json_object_get(t->env, "completion"));
+        vat_jw_string(&w, "tools", json_string_value(json_object_get(t->env, "tools")));
+        vat_jw_string(&w, "env_json", json_string_value(json_object_get(t->env, "env_json")));
+        row_end(&w);
+    }
     free(gold);
     free(params);
 }

@@ -1,4 +1,4 @@
-/* tables.h — the seven corpus tables: one JSON object per line, keys in a
+/* tables.h — the corpus tables: one JSON object per line, keys in a
  * fixed order, written per split as out/<table>/{train,test}.jsonl.
  * docs/tables.md documents every column.  Exports the vat_tables_* API. */
 #ifndef VAT_TABLES_H
@@ -16,6 +16,7 @@ enum vat_table_id {
     VAT_T_PREFERENCE_PAIRS,
     VAT_T_VERIFIERS,
     VAT_T_RUBRIC_ITEMS,
+    VAT_T_ENV, /* the task as a tool-use environment (templates/expert.h) */
     VAT_N_TABLES
 };
 extern const char *const vat_table_names[VAT_N_TABLES];

@@ -178,6 +178,16 @@ static void check_verifier(struct vat_verify *v, json_t *row, void *arg)
                                           : "passes the gate",
                      vd.score, vd.code, vd.reason);
     }
+    /* the expert transcript's answer, where the task kept one */
+    char *key = vat_xasprintf("%s/agent", id);
+    const char *agent = json_string_value(json_object_get(rollouts, key));
+    free(key);
+    if (agent) {
+        struct vat_verdict vd = tm->check(&t, agent, strlen(agent));
+        if (!(vd.gate_passed && vd.score == 1.0))
+            mismatch(v, "task '%s': the agent answer does not score 1 (score %g, %s: %s)", id,
+                     vd.score, vd.code, vd.reason);
+    }
     vat_task_clear(&t);
 }
 

@@ -69,6 +69,12 @@ static const char *form_draw(const struct vat_task *t, const struct vat_progform
     return sql ? "sql" : "value";
 }
 
+void vat_progform_names(const struct vat_task *t, const struct vat_progform *pf,
+                        struct vat_pf_names *n)
+{
+    form_draw(t, pf, n);
+}
+
 const char *vat_progform_form(const struct vat_task *t, const struct vat_progform *pf)
 {
     return pf ? form_draw(t, pf, NULL) : "value";

@@ -122,6 +122,12 @@ struct vat_progform {
     char *(*traps_sql)(const struct vat_task *t, const struct vat_pf_names *n, const char *name);
 };
 
+/* The names task t spells in its program form (table, out, direction),
+ * whatever its answer form: a value-form task's expert transcript
+ * (templates/expert.c) runs the program form's query under them. */
+void vat_progform_names(const struct vat_task *t, const struct vat_progform *pf,
+                        struct vat_pf_names *n);
+
 /* The task's answer form: "value" or "sql".  The template's "answer_form"
  * param decides; "mixed" draws from the stream "form" of the task (seed,
  * template, index, attempt), even odds.  A task whose main fixture is not

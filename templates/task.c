@@ -49,6 +49,8 @@ void vat_task_clear(struct vat_task *t)
     t->priv_free = NULL;
     t->gold = t->trap = t->malformed = NULL;
     t->answer_form = NULL;
+    json_decref(t->env);
+    t->env = NULL;
     t->difficulty = 0;
     t->self_contained = false;
 }

@@ -89,6 +89,9 @@ struct vat_task {
      * (templates/progform.h: one SELECT, checked on variant CSVs), else
      * NULL: the answer is of the template's answer_kind. */
     const char *answer_form;
+    /* The task as a tool-use environment, filled after admission
+     * (templates/expert.h): the env table's row and the expert's replay. */
+    json_t *env;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */

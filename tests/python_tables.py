@@ -46,8 +46,9 @@ except ImportError as err:  # a clear line, not a traceback
     sys.exit(2)
 
 TABLES = ["experience", "fixture_generators", "sft_examples", "rollouts", "preference_pairs",
-          "verifiers", "rubric_items"]
+          "verifiers", "rubric_items", "env"]
 SPLITS = ["train", "test"]
+BASE = None  # the packed folder the checks read fixtures from
 
 failures = []
 
@@ -271,8 +272,8 @@ def canonical(text):
 def check_answers(rows):
     def by_task(table):
         return {r["task_id"]: r for s in SPLITS for r in rows[table][s]}
-    exp, sft, pref, ver = (by_task(t) for t in ("experience", "sft_examples", "preference_pairs",
-                                                 "verifiers"))
+    exp, sft, pref, ver, env = (by_task(t) for t in ("experience", "sft_examples",
+                                                      "preference_pairs", "verifiers", "env"))
     ro = {(r["task_id"], r["role"]): r for s in SPLITS for r in rows["rollouts"][s]}
     kinds = {}
     for tid, e in exp.items():
@@ -332,7 +333,61 @@ def check_answers(rows):
                 fail(f"{tid}: verifiers.expected differs from the value gold")
         elif v["checker"] == "value":
             fail(f"{tid}: a value checker without expected")
+        check_env(tid, e, env.get(tid), ro)
     return kinds
+
+
+TOOL_NAMES = {"data": ["describe", "sample", "sql", "submit"], "regex": ["sample", "try", "submit"]}
+
+
+def check_env(tid, e, row, ro):
+    """The env row: the agent prompt (one user message, no data beyond the
+    schema and a few rows), the tools of its set, an env spec reading the
+    main fixture, and a transcript ending in the agent rollout's answer."""
+    if row is None:
+        fail(f"{tid}: no env row")
+        return
+    for k in ("template", "family", "answer_kind"):
+        if row[k] != e[k]:
+            fail(f"{tid}: env {k} {row[k]!r}, experience {e[k]!r}")
+    if len(row["prompt"]) != 1 or row["prompt"][0]["role"] != "user":
+        fail(f"{tid}: the env prompt is not one user message")
+    prompt = row["prompt"][0]["content"]
+    names = [t["function"]["name"] for t in json.loads(row["tools"])]
+    if names != TOOL_NAMES.get(row["tool_set"]):
+        fail(f"{tid}: tools {names} for tool set {row['tool_set']!r}")
+    spec = json.loads(row["env_json"])
+    if spec.get("fixture") != e["fixture"]["path"] or spec.get("tools") != row["tool_set"]:
+        fail(f"{tid}: env_json does not read the main fixture with its tools")
+    if "```csv" in prompt or "INSERT INTO" in prompt:
+        fail(f"{tid}: the env prompt still shows the data")
+    if e["fixture"]["format"] == "csv" and spec.get("tables"):
+        with open(os.path.join(BASE, e["fixture"]["path"]), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        skip = max([t.get("skip", 0) for t in spec["tables"]] + [1])
+        for line in lines[skip + 3:]:  # past the few rows the prompt samples
+            if len(line) > 20 and line in prompt:
+                fail(f"{tid}: the env prompt shows a data row past the first three: {line[:60]}")
+                break
+    agent = ro.get((tid, "agent"))
+    msgs = row["completion"]
+    if agent is None or not msgs:
+        fail(f"{tid}: no expert transcript or no agent rollout")
+        return
+    if not (agent["gate_passed"] and agent["score"] == 1.0):
+        fail(f"{tid}: the agent rollout does not score 1")
+    if msgs[-1]["role"] != "assistant" or msgs[-1]["content"] != agent["answer"]:
+        fail(f"{tid}: the transcript does not end in the agent rollout's answer")
+    calls = [m for m in msgs if m["tool_calls"]]
+    if not calls or calls[-1]["tool_calls"][0]["function"]["name"] != "submit" or json.loads(
+            calls[-1]["tool_calls"][0]["function"]["arguments"]) != {"answer": agent["answer"]}:
+        fail(f"{tid}: the transcript does not submit the agent rollout's answer")
+    for i, m in enumerate(msgs[:-1]):
+        want = "assistant" if i % 2 == 0 else "tool"
+        if m["role"] != want or (want == "tool" and m["tool_call_id"] != msgs[i - 1][
+                "tool_calls"][0]["id"]):
+            fail(f"{tid}: transcript message {i} is not the {want} turn it should be")
+            break
 
 
 # ---- 5. the packed folder --------------------------------------------------
@@ -438,6 +493,8 @@ def main():
                              f"{'/'.join(map(str, err.absolute_path))}")
         check_card(os.path.join(root, "out", "README.md"), root, rows, schemas, "")
         check_card(os.path.join(dest, "README.md"), dest, rows, schemas, "out/")
+        global BASE
+        BASE = dest
         kinds = check_answers(rows)
         nfix = check_pack(dest, rows)
         sc = sum(e["self_contained"] for s in SPLITS for e in rows["experience"][s])

@@ -131,7 +131,7 @@ static void test_tables_and_rollouts(void **state)
     struct corpus *c = *state;
     static const char *const tables[] = {"experience", "fixture_generators", "sft_examples",
                                          "rollouts", "preference_pairs", "verifiers",
-                                         "rubric_items"};
+                                         "rubric_items", "env"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         json_t *rows = read_jsonl(c->a, tables[i]);
         assert_true(json_array_size(rows) >= 12);
@@ -139,7 +139,8 @@ static void test_tables_and_rollouts(void **state)
     }
     json_t *ro = read_jsonl(c->a, "rollouts");
     json_t *exp = read_jsonl(c->a, "experience");
-    assert_int_equal(json_array_size(ro), 3 * json_array_size(exp));
+    /* gold, trap, malformed, and the agent transcript's answer */
+    assert_int_equal(json_array_size(ro), 4 * json_array_size(exp));
     json_decref(exp);
     size_t i;
     json_t *r;
@@ -151,6 +152,8 @@ static void test_tables_and_rollouts(void **state)
             assert_true(gate && score == 1.0);
         else if (strcmp(role, "trap") == 0)
             assert_true(gate && score < 1.0);
+        else if (strcmp(role, "agent") == 0)
+            assert_true(gate && score == 1.0);
         else
             assert_true(!gate && score == 0.0);
     }

@@ -124,6 +124,20 @@ json_t *vat_sql_run_counted(const json_t *spec, const char *root, const char *fi
                             struct vat_verdict *v);
 /* Whether a check of spec that spent work steps ran past its budget. */
 bool vat_sql_budget_spent(const json_t *spec, long long work);
+/* One database image queried many times (libvat's tool-use episodes):
+ * spec gives "tables" (the only tables READ may touch) and the limits
+ * (step_budget, max_rows, max_bytes); img (n bytes, malloc'd) is taken.
+ * Each query passes the checker's gate and runs in the same sandbox, on
+ * a pooled read-only connection; max_rows, when not 0, replaces the
+ * spec's.  vat_sql_db_query may be called from many threads at once:
+ * 0 with *cols (the result's column names) and *rows (as vat_sql_run
+ * gives them), or -1 with *v the checker's verdict on the query. */
+struct vat_sql_db;
+struct vat_sql_db *vat_sql_db_new(const json_t *spec, unsigned char *img, size_t n,
+                                  struct vat_verdict *v);
+int vat_sql_db_query(struct vat_sql_db *d, const char *q, size_t len, size_t max_rows,
+                     json_t **cols, json_t **rows, struct vat_verdict *v);
+void vat_sql_db_free(struct vat_sql_db *d);
 /* The checker_version string: "vat-sql/3 sqlite/3.40.1". */
 const char *vat_sql_checker_version(void);
 /* Admission check of spec "reference_sql" on every fixture of the spec:

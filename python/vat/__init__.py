@@ -13,14 +13,22 @@ A thin ctypes layer over libvat (include/libvat.h), standard library only::
     reward_funcs = [vat.rewards.trl("/data/corpus")]        # TRL GRPOTrainer
     vat.pass_at_k(n=16, c=3, k=4)
 
+    env = vat.Env("/data/corpus")                           # tool-use episodes
+    prompt = env.reset("grouped_sum-00007")
+    obs, reward, done = env.step({"name": "sql", "arguments": {"query": "SELECT 1"}})
+
+Trainer adapters for episodes: vat.agents (TRL environment_factory and a
+reward function), vat.verl_tools (verl BaseTool classes).
+
 libvat.so is found through VAT_LIBRARY, next to the package, or where it is
 installed (vat/_lib.py gives the order).  Extraction: docs/extraction.md.
 """
 from . import rewards
 from ._lib import CorpusFaultError, UnknownTaskError, VatError
 from .corpus import Corpus, ScoreReport, Verdict, pass_at_k, version
+from .env import Env, EpisodeVerdict, tool_schemas
 
 __all__ = [
     "Corpus", "Verdict", "ScoreReport", "VatError", "UnknownTaskError", "CorpusFaultError",
-    "pass_at_k", "version", "rewards",
+    "pass_at_k", "version", "rewards", "Env", "EpisodeVerdict", "tool_schemas",
 ]

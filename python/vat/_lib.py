@@ -156,6 +156,34 @@ PROTOTYPES = {
     "vat_result_work": ([c_void_p], ctypes.c_longlong),
     # void vat_result_free(vat_result *r);
     "vat_result_free": ([c_void_p], None),
+    # int vat_episode_open(vat_corpus *c, const char *task_id, vat_episode **out, vat_error *err);
+    "vat_episode_open": ([c_void_p, c_char_p, ctypes.POINTER(c_void_p), err_p], c_int),
+    # void vat_episode_close(vat_episode *ep);
+    "vat_episode_close": ([c_void_p], None),
+    # const char *vat_episode_prompt(const vat_episode *ep);
+    "vat_episode_prompt": ([c_void_p], c_char_p),
+    # const char *vat_episode_tools(const vat_episode *ep);
+    # (c_void_p: static text, read once per tool set by its address)
+    "vat_episode_tools": ([c_void_p], c_void_p),
+    # int vat_episode_step(vat_episode *ep, const char *tool, const char *arguments, size_t len,
+    #                      vat_error *err);
+    "vat_episode_step": ([c_void_p, c_char_p, c_char_p, c_size_t, err_p], c_int),
+    # const char *vat_episode_observation(const vat_episode *ep, size_t *len);
+    "vat_episode_observation": ([c_void_p, ctypes.POINTER(c_size_t)], c_void_p),
+    # int vat_episode_done(const vat_episode *ep);
+    "vat_episode_done": ([c_void_p], c_int),
+    # double vat_episode_reward(const vat_episode *ep);
+    "vat_episode_reward": ([c_void_p], ctypes.c_double),
+    # const char *vat_episode_code(const vat_episode *ep);
+    "vat_episode_code": ([c_void_p], c_char_p),
+    # const char *vat_episode_reason(const vat_episode *ep);
+    "vat_episode_reason": ([c_void_p], c_char_p),
+    # int vat_episode_is_trap(const vat_episode *ep);
+    "vat_episode_is_trap": ([c_void_p], c_int),
+    # int vat_episode_calls(const vat_episode *ep);
+    "vat_episode_calls": ([c_void_p], c_int),
+    # const char *vat_tools_json(const char *tool_set);
+    "vat_tools_json": ([c_char_p], c_char_p),
 }
 
 

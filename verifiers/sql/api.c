@@ -1035,3 +1035,99 @@ static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *ans
         return v;
     return p->ok;
 }
+
+/* ---- one database image queried many times ---------------------------------------- *
+ * libvat's tool-use episodes (lib/episode.c) run an agent's queries on a
+ * task's main fixture as the prompt loads it: the image is held once per
+ * task, its sandboxes pooled as a prepared check's are (statements kept
+ * by text, every budget counted afresh), read only even during a draw. */
+struct vat_sql_db {
+    json_t *spec; /* own reference: s points into it */
+    struct sql_spec s;
+    struct fixture_img img;
+    struct sql_pool pool;
+};
+
+struct vat_sql_db *vat_sql_db_new(const json_t *spec, unsigned char *img, size_t n,
+                                  struct vat_verdict *v)
+{
+    struct vat_sql_db *d = vat_xcalloc(1, sizeof *d);
+    d->img.data = d->img.own = img;
+    d->img.n = n;
+    pthread_mutex_init(&d->pool.lock, NULL);
+    d->spec = json_incref((json_t *)spec);
+    if (spec_read(d->spec, false, false, &d->s, v) != 0) {
+        vat_sql_db_free(d);
+        return NULL;
+    }
+    if (!is_sqlite_image(img, n)) {
+        *v = verdictf(false, VAT_INTERNAL, "the image is not an sqlite database");
+        vat_sql_db_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void vat_sql_db_free(struct vat_sql_db *d)
+{
+    if (!d)
+        return;
+    pool_release(&d->pool);
+    free(d->img.own);
+    json_decref(d->spec);
+    free(d);
+}
+
+int vat_sql_db_query(struct vat_sql_db *d, const char *q, size_t len, size_t max_rows,
+                     json_t **cols, json_t **rows, struct vat_verdict *v)
+{
+    *cols = *rows = NULL;
+    if (!q) {
+        *v = verdictf(false, VAT_PARSE, "no query given");
+        return -1;
+    }
+    struct query_facts qf;
+    if (!query_gate(q, len, &qf, v))
+        return -1;
+    struct sql_spec s = d->s;
+    if (max_rows)
+        s.max_rows = max_rows;
+    struct sandbox *sb = pool_take(&d->pool);
+    if (!sb) {
+        pthread_once(&mem_net_once, mem_net_init);
+        /* sandbox_new without its draw-time writable copy: always read only */
+        sb = vat_xcalloc(1, sizeof *sb);
+        sb->tables = d->s.tables;
+        sb->step_budget = d->s.step_budget;
+        sb->mentions_now = qf.mentions_now;
+        if (sandbox_open(sb, d->img.data, d->img.n, RUN_PLAIN, v) != 0) {
+            free(sb);
+            return -1;
+        }
+        if (sandbox_pool_setup(sb, true, v) != 0)
+            return -1;
+    }
+    sandbox_rearm(sb, &qf);
+    struct sql_rows out;
+    memset(&out, 0, sizeof out);
+    long long work = 0; /* each query its own budget */
+    if (sandbox_query(sb, &s, "main", q, len, &out, v, &work) != 0) {
+        sandbox_destroy(sb);
+        return -1;
+    }
+    /* the statement that just ran is the most recent of the sandbox's
+     * cache (sandbox_query keeps it there): its column names */
+    json_t *names = json_array();
+    sqlite3_stmt *st = sb->cache && sb->cache->used ? sb->cache->e[0].stmt : NULL;
+    for (size_t c = 0; c < out.ncol; c++) {
+        const char *nm = st ? sqlite3_column_name(st, (int)c) : NULL;
+        json_array_append_new(names, text_json((const unsigned char *)(nm ? nm : ""),
+                                               nm ? strlen(nm) : 0));
+    }
+    pool_give(&d->pool, sb);
+    *cols = names;
+    *rows = rows_json(&out);
+    rows_release(&out);
+    *v = vat_verdict_make(true, 1, VAT_OK, "%zu rows", json_array_size(*rows));
+    return 0;
+}

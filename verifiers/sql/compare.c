@@ -442,7 +442,7 @@ void hide_run_failure(struct vat_verdict *v, const char *label, bool hide)
 
 /* ---- rows as JSON ------------------------------------------------------------------ */
 
-static json_t *text_json(const unsigned char *p, size_t n)
+json_t *text_json(const unsigned char *p, size_t n)
 {
     if (vat_utf8_prefix((const char *)p, n) == n)
         return json_stringn((const char *)p, n);

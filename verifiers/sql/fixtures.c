@@ -40,7 +40,7 @@ static int fixture_fail(struct vat_verdict *v, const char *rel, const char *what
 }
 
 /* Whether the n bytes at p start as an SQLite database does. */
-static bool is_sqlite_image(const void *p, size_t n)
+bool is_sqlite_image(const void *p, size_t n)
 {
     return n >= 512 && memcmp(p, "SQLite format 3", 16) == 0;
 }

@@ -27,6 +27,7 @@
 #define budget_reset vat_sqlx_budget_reset
 #define budget_verdict vat_sqlx_budget_verdict
 #define fixture_load vat_sqlx_fixture_load
+#define is_sqlite_image vat_sqlx_is_sqlite_image
 #define hide_run_failure vat_sqlx_hide_run_failure
 #define mem_count_start vat_sqlx_mem_count_start
 #define mem_count_stop vat_sqlx_mem_count_stop
@@ -84,6 +85,7 @@
 #define sql_sandbox_reimages vat_sqlx_sql_sandbox_reimages
 #define stmt_cache_put vat_sqlx_stmt_cache_put
 #define stmt_cache_take vat_sqlx_stmt_cache_take
+#define text_json vat_sqlx_text_json
 #define switch_opening vat_sqlx_switch_opening
 #define verdictf vat_sqlx_verdictf
 
@@ -445,6 +447,7 @@ int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const char *labe
 void sandbox_step_aside(struct sandbox *sb, bool aside);
 
 /* ---- fixtures.c ---- */
+bool is_sqlite_image(const void *p, size_t n);
 int fixture_load(const char *root, const char *rel, const json_t *load, bool borrow,
                  struct fixture_img *img, char raw_sha[65], struct vat_verdict *v);
 struct sandbox *sandbox_new(const struct sql_spec *s, const struct query_facts *qf,
@@ -469,6 +472,7 @@ int sandbox_run(const struct sql_spec *s, const struct fixture_img *img,
                 struct vat_verdict *v, long long *work);
 
 /* ---- compare.c ---- */
+json_t *text_json(const unsigned char *p, size_t n);
 const char *rows_differ_code(const struct sql_rows *got, const struct sql_rows *exp);
 bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, bool ordered,
                 double rel, double abs, const char *label, struct vat_verdict *v);
