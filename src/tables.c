@@ -299,6 +299,62 @@ static void put_rubric_item(struct vat_tables *tb, const struct vat_task *t, con
     row_end(&w);
 }
 
+/* The rollouts of a task: its admission replays, each single mistake of
+ * a compound task, and the expert transcript's answer. */
+static void put_rollouts(struct vat_tables *tb, const struct vat_task *t,
+                         const struct vat_replay *r, const char *split)
+{
+    /* rollouts: the three admission replays */
+    const char *answers[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
+    for (int k = 0; k < VAT_N_ROLES; k++)
+        put_rollout(tb, t, split, vat_role_names[k], answers[k], &r->v[k]);
+    /* A compound task replays each single mistake under its own role. */
+    for (int i = 0; i < t->n_traps; i++) {
+        char *role = vat_xasprintf("trap:%s", t->traps[i].name);
+        put_rollout(tb, t, split, role, t->traps[i].answer, &r->traps[i]);
+        free(role);
+    }
+    /* The expert transcript's answer, replayed through the environment
+     * (templates/expert.h): there only when it scored 1.0. */
+    const json_t *agent = json_object_get(t->env, "agent");
+    if (json_is_object(agent)) {
+        struct vat_verdict av = vat_verdict_make(
+            json_is_true(json_object_get(agent, "gate_passed")),
+            json_number_value(json_object_get(agent, "score")),
+            VAT_OK, "%s", json_string_value(json_object_get(agent, "reason")));
+        put_rollout(tb, t, split, "agent", json_string_value(json_object_get(agent, "answer")),
+                    &av);
+    }
+
+}
+
+/* The rubric items of a task: its gate, its score, and each trap. */
+static void put_rubric_items(struct vat_tables *tb, const struct vat_task *t, const char *split)
+{
+    const struct vat_template *tm = t->tmpl;
+    /* rubric_items */
+    char *gate = describe_answer(t), *score = describe_score(t);
+    char *text = vat_xasprintf("The answer is %s", gate);
+    put_rubric_item(tb, t, split, "gate", "gate", text, VAT_RUBRIC_GATE);
+    free(text);
+    put_rubric_item(tb, t, split, "score", "score", score, VAT_RUBRIC_SCORE);
+    text = vat_xasprintf("The answer avoids the trap: %s", tm->trap);
+    put_rubric_item(tb, t, split, "trap", "trap", text, vat_rubric_trap_weight(t->n_traps));
+    free(text);
+    /* One rubric item per armed trap of a compound task, named by it. */
+    for (int i = 0; i < t->n_traps; i++) {
+        char *item = vat_xasprintf("trap:%s", t->traps[i].name);
+        text = vat_xasprintf("The answer avoids the mistake '%s': %s", t->traps[i].name,
+                             t->traps[i].text);
+        put_rubric_item(tb, t, split, item, "trap", text, vat_rubric_trap_weight(t->n_traps));
+        free(item);
+        free(text);
+    }
+    free(gate);
+    free(score);
+
+}
+
 /* Each row is written member by member straight into its split's buffer
  * (vat_jw), in the layout's order (vat_table_columns). */
 void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
@@ -379,27 +435,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     vat_jw_bool(&w, "self_contained", t->self_contained);
     row_end(&w);
 
-    /* rollouts: the three admission replays */
-    const char *answers[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
-    for (int k = 0; k < VAT_N_ROLES; k++)
-        put_rollout(tb, t, split, vat_role_names[k], answers[k], &r->v[k]);
-    /* A compound task replays each single mistake under its own role. */
-    for (int i = 0; i < t->n_traps; i++) {
-        char *role = vat_xasprintf("trap:%s", t->traps[i].name);
-        put_rollout(tb, t, split, role, t->traps[i].answer, &r->traps[i]);
-        free(role);
-    }
-    /* The expert transcript's answer, replayed through the environment
-     * (templates/expert.h): there only when it scored 1.0. */
-    const json_t *agent = json_object_get(t->env, "agent");
-    if (json_is_object(agent)) {
-        struct vat_verdict av = vat_verdict_make(
-            json_is_true(json_object_get(agent, "gate_passed")),
-            json_number_value(json_object_get(agent, "score")),
-            VAT_OK, "%s", json_string_value(json_object_get(agent, "reason")));
-        put_rollout(tb, t, split, "agent", json_string_value(json_object_get(agent, "answer")),
-                    &av);
-    }
+    put_rollouts(tb, t, r, split);
 
     /* preference_pairs: the armed trap is the rejected side */
     const struct vat_verdict *tv = &r->v[VAT_ROLE_TRAP];
@@ -431,26 +467,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     vat_verifier_put_spec(&w, t->spec);
     row_end(&w);
 
-    /* rubric_items */
-    char *gate = describe_answer(t), *score = describe_score(t);
-    char *text = vat_xasprintf("The answer is %s", gate);
-    put_rubric_item(tb, t, split, "gate", "gate", text, VAT_RUBRIC_GATE);
-    free(text);
-    put_rubric_item(tb, t, split, "score", "score", score, VAT_RUBRIC_SCORE);
-    text = vat_xasprintf("The answer avoids the trap: %s", tm->trap);
-    put_rubric_item(tb, t, split, "trap", "trap", text, vat_rubric_trap_weight(t->n_traps));
-    free(text);
-    /* One rubric item per armed trap of a compound task, named by it. */
-    for (int i = 0; i < t->n_traps; i++) {
-        char *item = vat_xasprintf("trap:%s", t->traps[i].name);
-        text = vat_xasprintf("The answer avoids the mistake '%s': %s", t->traps[i].name,
-                             t->traps[i].text);
-        put_rubric_item(tb, t, split, item, "trap", text, vat_rubric_trap_weight(t->n_traps));
-        free(item);
-        free(text);
-    }
-    free(gate);
-    free(score);
+    put_rubric_items(tb, t, split);
 
     /* env: the task as a tool-use environment */
     if (t->env) {

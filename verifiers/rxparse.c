@@ -811,6 +811,42 @@ static int tr_conditional(struct rx_tr *t, size_t at, bool verbose, bool ascii, 
     return 0;
 }
 
+/* A lookaround; c is '=', '!' or '<' after "(?" at position at. */
+static int tr_lookaround(struct rx_tr *t, size_t at, uint32_t c, bool verbose, bool ascii,
+                         int nested)
+{
+    struct rx_tok k;
+    bool behind = c == '<';
+    if (behind) {
+        if (!tok_get(t, &k))
+            return PYERR(t, at, "unexpected end of pattern");
+        c = k.esc ? 0 : k.cp;
+        if (c != '=' && c != '!') {
+            if (is_alpha(c) || c == '_')
+                return UNSUP(t, at, "named group '(?<name>...)' (PCRE spelling; "
+                                    "Python needs '(?P<name>...)')");
+            return PYERR(t, at, "unknown extension ?<");
+        }
+    }
+    long saved = t->lb_groups;
+    if (behind && saved < 0)
+        t->lb_groups = (long)t->ngroups + 1;
+    /* PCRE2 10.42 lets a lookbehind's top-level branches differ in
+     * length; Python wants one fixed width for the whole, which a
+     * single wrapping group asks of PCRE2 too. */
+    put(t, behind ? (c == '=' ? "(?<=(?:" : "(?<!(?:") : (c == '=' ? "(?=" : "(?!"));
+    size_t open = note_open(t, at, true);
+    if (tr_sub(t, verbose, ascii, nested + 1))
+        return -1;
+    if (behind && saved < 0)
+        t->lb_groups = -1;
+    if (!tok_match(t, ')'))
+        return PYERR(t, at, "missing ), unterminated subpattern");
+    note_close(t, open);
+    put(t, behind ? "))" : ")");
+    return 0;
+}
+
 /* A group of any kind; the '(' at position at is consumed.  *global is
  * set when it was a global flag group (which is no item). */
 static int tr_group(struct rx_tr *t, size_t at, bool verbose, bool ascii, int nested,
@@ -871,37 +907,8 @@ static int tr_group(struct rx_tr *t, size_t at, bool verbose, bool ascii, int ne
             return 0;
         case '=':
         case '!':
-        case '<': {
-            bool behind = c == '<';
-            if (behind) {
-                if (!tok_get(t, &k))
-                    return PYERR(t, at, "unexpected end of pattern");
-                c = k.esc ? 0 : k.cp;
-                if (c != '=' && c != '!') {
-                    if (is_alpha(c) || c == '_')
-                        return UNSUP(t, at, "named group '(?<name>...)' (PCRE spelling; "
-                                            "Python needs '(?P<name>...)')");
-                    return PYERR(t, at, "unknown extension ?<");
-                }
-            }
-            long saved = t->lb_groups;
-            if (behind && saved < 0)
-                t->lb_groups = (long)t->ngroups + 1;
-            /* PCRE2 10.42 lets a lookbehind's top-level branches differ in
-             * length; Python wants one fixed width for the whole, which a
-             * single wrapping group asks of PCRE2 too. */
-            put(t, behind ? (c == '=' ? "(?<=(?:" : "(?<!(?:") : (c == '=' ? "(?=" : "(?!"));
-            size_t open = note_open(t, at, true);
-            if (tr_sub(t, verbose, ascii, nested + 1))
-                return -1;
-            if (behind && saved < 0)
-                t->lb_groups = -1;
-            if (!tok_match(t, ')'))
-                return PYERR(t, at, "missing ), unterminated subpattern");
-            note_close(t, open);
-            put(t, behind ? "))" : ")");
-            return 0;
-        }
+        case '<':
+            return tr_lookaround(t, at, c, verbose, ascii, nested);
         case '(':
             return tr_conditional(t, at, verbose, ascii, nested);
         case '>':

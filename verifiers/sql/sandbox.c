@@ -861,27 +861,17 @@ struct vat_verdict budget_verdict(const struct sql_spec *s, const char *label)
  * (parse, denied, more than one statement, not a query) come back with no
  * label; runtime failures (budget, error) name the fixture by label.
  * Returns 0, or -1 with *v set. */
-int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const char *label,
-                  const char *q, size_t qlen, struct sql_rows *out,
-                  struct vat_verdict *v, long long *work)
+/* Prepares q on sb and passes it through the gate SQLite's own parse
+ * allows: one statement, no EXPLAIN, read only with columns, no
+ * parameters.  0 with *stmt, or -1 with *v. */
+static int query_prepare(struct sandbox *sb, const char *q, size_t qlen, sqlite3_stmt **stmt,
+                         struct vat_verdict *v)
 {
-    sqlite3_stmt *stmt = NULL;
     const char *tail = NULL;
     struct reason r = {{0}, 0};
-    memset(out, 0, sizeof *out);
-    if (*work > s->step_budget) {
-        *v = budget_verdict(s, label);
-        return -1;
-    }
-    budget_reset(sb, *work); /* preparing can run VM code too (a module's setup) */
     int rc;
-    /* A pooled sandbox keeps the statements of queries that ran to the
-     * end: the same text runs the same program, already through the gate
-     * below (prepared checks only; see stmt_cache). */
-    if (sb->cache && stmt_cache_take(sb->cache, q, qlen, &stmt))
-        goto run;
     mem_count_start(SQL_MAX_PREPARE_ALLOC);
-    rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, &stmt, &tail);
+    rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, stmt, &tail);
     if (rc != SQLITE_OK) {
         mem_count_stop();
         if (mem_tls.hit) {
@@ -908,12 +898,12 @@ int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const char *labe
             reason_puts(&r, sqlite3_errmsg(sb->db));
             *v = reason_verdict(false, 0, VAT_PARSE, &r);
         }
-        sqlite3_finalize(stmt);
+        sqlite3_finalize(*stmt);
         return -1;
     }
     mem_count_stop();
     sql_compiles++;
-    if (!stmt) {
+    if (!*stmt) {
         *v = verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
         return -1;
     }
@@ -927,24 +917,94 @@ int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const char *labe
         reason_text(&r, q + t.off, qlen - t.off, 40);
         reason_puts(&r, "' follows the first");
         *v = reason_verdict(false, 0, VAT_SQL_MULTI, &r);
-        sqlite3_finalize(stmt);
+        sqlite3_finalize(*stmt);
         return -1;
     }
-    if (sqlite3_stmt_isexplain(stmt)) {
+    if (sqlite3_stmt_isexplain(*stmt)) {
         *v = verdictf(false, VAT_SQL_DENIED, "the sandbox denies EXPLAIN");
-        sqlite3_finalize(stmt);
+        sqlite3_finalize(*stmt);
         return -1;
     }
-    if (!sqlite3_stmt_readonly(stmt) || sqlite3_column_count(stmt) == 0) {
+    if (!sqlite3_stmt_readonly(*stmt) || sqlite3_column_count(*stmt) == 0) {
         *v = verdictf(false, VAT_SQL_NOT_SELECT, "the answer must be one SELECT statement");
-        sqlite3_finalize(stmt);
+        sqlite3_finalize(*stmt);
         return -1;
     }
-    if (sqlite3_bind_parameter_count(stmt) > 0) {
+    if (sqlite3_bind_parameter_count(*stmt) > 0) {
         *v = verdictf(false, VAT_SQL_DENIED, "the sandbox denies query parameters");
-        sqlite3_finalize(stmt);
+        sqlite3_finalize(*stmt);
         return -1;
     }
+    return 0;
+}
+
+/* The verdict of a query that stopped with rc before its end, on
+ * fixture label. */
+static void query_failure(struct sandbox *sb, const char *label, int rc, struct vat_verdict *v)
+{
+    struct reason r = {{0}, 0};
+    if (mem_tls.hit) {
+        *v = verdictf(true, VAT_SQL_BUDGET,
+                      "fixture %s: the query needs more than the sandbox's %lld MiB of memory",
+                      label, (long long)(SQL_MAX_QUERY_HEAP >> 20));
+        return;
+    }
+    switch (rc & 0xff) {
+    case SQLITE_INTERRUPT:
+        /* Only the CPU net interrupts without stop == STOP_STEPS. */
+        *v = verdictf(true, VAT_CHECKER_LIMIT,
+                      "fixture %s: the checker's last-resort net of %d ms of CPU time stopped "
+                      "the query",
+                      label, SQL_CPU_MS);
+        break;
+    case SQLITE_TOOBIG:
+        *v = verdictf(true, VAT_SQL_BUDGET,
+                      "fixture %s: a value or row exceeds the sandbox's %d-byte length limit",
+                      label, SQL_MAX_VALUE_BYTES);
+        break;
+    case SQLITE_FULL:
+        *v = verdictf(true, VAT_SQL_BUDGET,
+                      "fixture %s: the query needs more temporary storage than the sandbox "
+                      "allows",
+                      label);
+        break;
+    case SQLITE_NOMEM:
+        /* Not the counted cap (mem_tls.hit is false): the process-wide net
+         * or the machine itself. */
+        *v = verdictf(true, VAT_CHECKER_LIMIT,
+                      "fixture %s: the checker ran out of memory running the query", label);
+        break;
+    case SQLITE_AUTH:
+        reason_puts(&r, "the sandbox denies ");
+        reason_puts(&r, denied_text(sb) ? denied_text(sb) : "an action of the query");
+        *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
+        break;
+    default:
+        reason_printf(&r, "fixture %s: the query fails: ", label);
+        reason_puts(&r, sqlite3_errmsg(sb->db));
+        *v = reason_verdict(true, 0, VAT_SQL_ERROR, &r);
+    }
+}
+
+int sandbox_query(struct sandbox *sb, const struct sql_spec *s, const char *label,
+                  const char *q, size_t qlen, struct sql_rows *out,
+                  struct vat_verdict *v, long long *work)
+{
+    sqlite3_stmt *stmt = NULL;
+    memset(out, 0, sizeof *out);
+    if (*work > s->step_budget) {
+        *v = budget_verdict(s, label);
+        return -1;
+    }
+    budget_reset(sb, *work); /* preparing can run VM code too (a module's setup) */
+    int rc;
+    /* A pooled sandbox keeps the statements of queries that ran to the
+     * end: the same text runs the same program, already through the gate
+     * below (prepared checks only; see stmt_cache). */
+    if (sb->cache && stmt_cache_take(sb->cache, q, qlen, &stmt))
+        goto run;
+    if (query_prepare(sb, q, qlen, &stmt, v) != 0)
+        return -1;
 run:
     sql_runs++;
     out->ncol = (size_t)sqlite3_column_count(stmt);
@@ -990,47 +1050,7 @@ run:
             sqlite3_finalize(stmt);
         return 0;
     }
-    if (mem_tls.hit) {
-        *v = verdictf(true, VAT_SQL_BUDGET,
-                      "fixture %s: the query needs more than the sandbox's %lld MiB of memory",
-                      label, (long long)(SQL_MAX_QUERY_HEAP >> 20));
-        goto fail;
-    }
-    switch (rc & 0xff) {
-    case SQLITE_INTERRUPT:
-        /* Only the CPU net interrupts without stop == STOP_STEPS. */
-        *v = verdictf(true, VAT_CHECKER_LIMIT,
-                      "fixture %s: the checker's last-resort net of %d ms of CPU time stopped "
-                      "the query",
-                      label, SQL_CPU_MS);
-        break;
-    case SQLITE_TOOBIG:
-        *v = verdictf(true, VAT_SQL_BUDGET,
-                      "fixture %s: a value or row exceeds the sandbox's %d-byte length limit",
-                      label, SQL_MAX_VALUE_BYTES);
-        break;
-    case SQLITE_FULL:
-        *v = verdictf(true, VAT_SQL_BUDGET,
-                      "fixture %s: the query needs more temporary storage than the sandbox "
-                      "allows",
-                      label);
-        break;
-    case SQLITE_NOMEM:
-        /* Not the counted cap (mem_tls.hit is false): the process-wide net
-         * or the machine itself. */
-        *v = verdictf(true, VAT_CHECKER_LIMIT,
-                      "fixture %s: the checker ran out of memory running the query", label);
-        break;
-    case SQLITE_AUTH:
-        reason_puts(&r, "the sandbox denies ");
-        reason_puts(&r, denied_text(sb) ? denied_text(sb) : "an action of the query");
-        *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
-        break;
-    default:
-        reason_printf(&r, "fixture %s: the query fails: ", label);
-        reason_puts(&r, sqlite3_errmsg(sb->db));
-        *v = reason_verdict(true, 0, VAT_SQL_ERROR, &r);
-    }
+    query_failure(sb, label, rc, v);
 fail:
     sqlite3_finalize(stmt);
     rows_release(out);
