@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
+#include "libvat.h"
 #include "sql_internal.h"
 
 /* ---- counted memory: the deterministic bound on what one query holds -------- */
@@ -296,9 +297,7 @@ static void mem_shutdown(void *arg)
     mem_cache_drain();
 }
 
-/* Runs before main (and when a host loads vat), before anything starts
- * SQLite; sqlite3_config refuses once SQLite has started. */
-__attribute__((constructor)) static void mem_install(void)
+static void mem_install_once(void)
 {
     static const sqlite3_mem_methods methods = {
         mem_malloc, mem_free, mem_realloc, mem_size, mem_roundup, mem_init, mem_shutdown, NULL,
@@ -310,6 +309,28 @@ __attribute__((constructor)) static void mem_install(void)
      * it). */
     if (mem_counted)
         sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+static pthread_once_t mem_install_ran = PTHREAD_ONCE_INIT;
+
+/* Runs before main (and when a host loads vat), before anything starts
+ * SQLite; sqlite3_config refuses once SQLite has started.  What this
+ * changes for a host: include/libvat.h. */
+__attribute__((constructor)) static void mem_install(void)
+{
+    pthread_once(&mem_install_ran, mem_install_once);
+}
+
+int vat_init(void)
+{
+    pthread_once(&mem_install_ran, mem_install_once);
+    return mem_counted;
+}
+
+int vat_sqlite_counting(void)
+{
+    pthread_once(&mem_install_ran, mem_install_once);
+    return mem_counted;
 }
 
 void mem_net_init(void)
