@@ -43,12 +43,12 @@ extern "C" {
 #endif
 
 /* The API version of this header; bumped when a call is added. */
-#define VAT_API_VERSION 2
+#define VAT_API_VERSION 3
 
 /* The vat version the library was built as ("0.2.0"). */
 const char *vat_version(void);
 
-/* ---- SQLite's allocator: what loading libvat changes in a host ----------
+/* ---- SQLite's allocator: what loading libvat changes in a host (API 3) ---
  * An SQL check is bounded in memory by an allocator libvat gives SQLite
  * (SQLITE_CONFIG_MALLOC), which counts, per thread, the bytes a sandboxed
  * query holds and the bytes preparing requests.  SQLite takes an allocator
