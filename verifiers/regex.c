@@ -49,6 +49,7 @@
 #include <pcre2.h>
 #include <pthread.h>
 
+#include "reason.h"
 #include "rxparse.h"
 #include "verifiers.h"
 
@@ -615,40 +616,12 @@ static struct vat_verdict scan_failure(int rc, const char *what, size_t cap)
 
 /* ---- reasons ------------------------------------------------------------ */
 
-/* Appends s[0..n) quoted and escaped, in at most max bytes ("..." marks
- * a cut).  Only ASCII reaches the reason, so a cut never splits UTF-8. */
-static void quote(struct vat_buf *b, const char *s, size_t n, size_t max)
-{
-    size_t start = b->len;
-    vat_buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char tmp[8];
-        if (c == '"' || c == '\\')
-            snprintf(tmp, sizeof tmp, "\\%c", c);
-        else if (c == '\n')
-            snprintf(tmp, sizeof tmp, "\\n");
-        else if (c == '\t')
-            snprintf(tmp, sizeof tmp, "\\t");
-        else if (c < 0x20 || c >= 0x7f)
-            snprintf(tmp, sizeof tmp, "\\x%02x", c);
-        else
-            snprintf(tmp, sizeof tmp, "%c", c);
-        if (b->len - start + strlen(tmp) + 4 > max) {
-            vat_buf_puts(b, "...");
-            break;
-        }
-        vat_buf_puts(b, tmp);
-    }
-    vat_buf_putc(b, '"');
-}
-
 /* A list of strings (json array, or spans of subject) in at most max bytes. */
-static void quote_list(struct vat_buf *b, const json_t *arr, const char *subj, const size_t *spans,
-                       size_t count, size_t max)
+static void quote_list(struct vat_reason *r, const json_t *arr, const char *subj,
+                       const size_t *spans, size_t count, size_t max)
 {
-    size_t start = b->len;
-    vat_buf_putc(b, '[');
+    size_t start = r->n;
+    vat_reason_puts(r, "[");
     for (size_t i = 0; i < count; i++) {
         const char *s;
         size_t n;
@@ -660,34 +633,34 @@ static void quote_list(struct vat_buf *b, const json_t *arr, const char *subj, c
             s = subj + spans[2 * i];
             n = spans[2 * i + 1] - spans[2 * i];
         }
-        size_t used = b->len - start;
+        size_t used = r->n - start;
         if (used + 8 > max) {
-            vat_buf_puts(b, "...");
+            vat_reason_puts(r, "...");
             break;
         }
         if (i)
-            vat_buf_putc(b, ',');
-        quote(b, s, n, max - used - 2 > 40 ? 40 : max - used - 2);
+            vat_reason_puts(r, ",");
+        vat_reason_quote_ascii(r, s, n, max - used - 2 > 40 ? 40 : max - used - 2);
     }
-    vat_buf_putc(b, ']');
+    vat_reason_puts(r, "]");
 }
 
 /* The clipped view of a case's text: a window around offset at. */
-static void quote_window(struct vat_buf *b, const char *s, size_t n, size_t at, size_t max)
+static void quote_window(struct vat_reason *r, const char *s, size_t n, size_t at, size_t max)
 {
-    size_t keep = max - 6; /* quote() clips again if escapes widen it */
+    size_t keep = max - 6; /* the quote clips again if escapes widen it */
     if (n <= keep) {
-        quote(b, s, n, max);
+        vat_reason_quote_ascii(r, s, n, max);
         return;
     }
     size_t from = at > keep / 3 ? at - keep / 3 : 0;
     if (from + keep > n)
         from = n - keep;
     if (from)
-        vat_buf_puts(b, "...");
-    quote(b, s + from, from + keep < n ? keep : n - from, max);
+        vat_reason_puts(r, "...");
+    vat_reason_quote_ascii(r, s + from, from + keep < n ? keep : n - from, max);
     if (from + keep < n)
-        vat_buf_puts(b, "...");
+        vat_reason_puts(r, "...");
 }
 
 /* ---- the checker -------------------------------------------------------- */
@@ -849,17 +822,17 @@ struct vat_verdict vat_check_regex_prepared(const struct vat_rx_prep *pr, const 
 /* The reason of a held-out case the pattern gets wrong, kept hidden: the
  * counts and the first match that differs, never the case's text or a
  * match (its matches are pieces of the text). */
-static void hidden_case_reason(struct vat_buf *b, const char *what, size_t ne, size_t count,
+static void hidden_case_reason(struct vat_reason *r, const char *what, size_t ne, size_t count,
                                size_t j, bool over)
 {
-    vat_buf_printf(b, "%s: expected %zu match%s, got %zu%s", what, ne, ne == 1 ? "" : "es",
-                   count, over ? " or more" : "");
+    vat_reason_printf(r, "%s: expected %zu match%s, got %zu%s", what, ne, ne == 1 ? "" : "es",
+                         count, over ? " or more" : "");
     if (j < ne && j < count)
-        vat_buf_printf(b, "; match %zu differs", j + 1);
+        vat_reason_printf(r, "; match %zu differs", j + 1);
     else if (count < ne)
-        vat_buf_printf(b, "; the %zu found agree, match %zu is missing", count, count + 1);
+        vat_reason_printf(r, "; the %zu found agree, match %zu is missing", count, count + 1);
     else
-        vat_buf_printf(b, "; the %zu expected agree, match %zu is unexpected", ne, ne + 1);
+        vat_reason_printf(r, "; the %zu expected agree, match %zu is unexpected", ne, ne + 1);
 }
 
 struct vat_verdict vat_check_regex_prepared_as(const struct vat_rx_prep *pr, const char *answer,
@@ -904,21 +877,20 @@ struct vat_verdict vat_check_regex_prepared_as(const struct vat_rx_prep *pr, con
             continue;
         snprintf(what, sizeof what, "case %zu (%s)", i, k->held ? "held-out" : "example");
         size_t at = j < count ? spans[2 * j] : j ? spans[2 * j - 1] : 0;
-        struct vat_buf b = VAT_BUF_INIT;
+        struct vat_reason r = {{0}, 0};
         if (k->held && !reveal) {
-            hidden_case_reason(&b, what, ne, count, j, rc == RX_OVER_CAP);
+            hidden_case_reason(&r, what, ne, count, j, rc == RX_OVER_CAP);
         } else {
-            vat_buf_printf(&b, "%s ", what);
-            quote_window(&b, s, n, at, RX_QUOTE_TEXT);
-            vat_buf_puts(&b, ": expected ");
-            quote_list(&b, k->exp, NULL, NULL, ne, RX_QUOTE_LIST);
-            vat_buf_puts(&b, " got ");
-            quote_list(&b, NULL, s, spans, count, RX_QUOTE_LIST);
+            vat_reason_printf(&r, "%s ", what);
+            quote_window(&r, s, n, at, RX_QUOTE_TEXT);
+            vat_reason_puts(&r, ": expected ");
+            quote_list(&r, k->exp, NULL, NULL, ne, RX_QUOTE_LIST);
+            vat_reason_puts(&r, " got ");
+            quote_list(&r, NULL, s, spans, count, RX_QUOTE_LIST);
             if (rc == RX_OVER_CAP)
-                vat_buf_puts(&b, "+");
+                vat_reason_puts(&r, "+");
         }
-        v = vat_verdict_make(true, 0, VAT_WRONG_EXTRACTION, "%s", b.data);
-        vat_buf_release(&b);
+        v = vat_reason_verdict(true, 0, VAT_WRONG_EXTRACTION, &r);
         break;
     }
     if (spans != stack_spans)

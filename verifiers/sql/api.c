@@ -24,17 +24,17 @@
 
 static int spec_bad(struct vat_verdict *v, const char *what)
 {
-    *v = verdictf(false, VAT_INTERNAL, "sql spec: %s", what);
+    *v = vat_reason_verdictf(false, VAT_INTERNAL, "sql spec: %s", what);
     return -1;
 }
 
 int spec_unsafe_path(struct vat_verdict *v, const char *rel)
 {
-    struct reason r = {{0}, 0};
-    reason_puts(&r, "unsafe fixture path '");
-    reason_text(&r, rel, strlen(rel), 80);
-    reason_puts(&r, "'");
-    *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+    struct vat_reason r = {{0}, 0};
+    vat_reason_esc_puts(&r, "unsafe fixture path '");
+    vat_reason_esc(&r, rel, strlen(rel), 80);
+    vat_reason_esc_puts(&r, "'");
+    *v = vat_reason_verdict(false, 0, VAT_INTERNAL, &r);
     return -1;
 }
 
@@ -70,8 +70,8 @@ static int spec_count(const json_t *spec, const char *key, long long max, long l
     if (!j)
         return 0;
     if (!json_is_integer(j) || json_integer_value(j) < 1 || json_integer_value(j) > max) {
-        *v = verdictf(false, VAT_INTERNAL, "sql spec: '%s' must be an integer from 1 to %lld",
-                      key, max);
+        *v = vat_reason_verdictf(false, VAT_INTERNAL,
+                                 "sql spec: '%s' must be an integer from 1 to %lld", key, max);
         return -1;
     }
     *out = (long long)json_integer_value(j);
@@ -183,11 +183,11 @@ static int check_fixture(const struct sql_spec *s, const char *root, size_t i, c
     int rc = sandbox_run(s, &img, label, s->reference, s->reference_len, rf, RUN_PLAIN, &exp, v,
                          ref_work);
     if (rc != 0) {
-        struct reason r = {{0}, 0};
-        reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
-        reason_puts(&r, v->reason);
+        struct vat_reason r = {{0}, 0};
+        vat_reason_esc_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
+        vat_reason_esc_puts(&r, v->reason);
         free(img.own);
-        *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+        *v = vat_reason_verdict(false, 0, VAT_INTERNAL, &r);
         return -1;
     }
     bool hide = !reveal && i > 0; /* the variants are held out */
@@ -212,16 +212,16 @@ static bool check_begin(const json_t *spec, const char *answer, size_t len, stru
     if (spec_read(spec, true, true, s, v) != 0)
         return false;
     if (!answer) {
-        *v = verdictf(false, VAT_PARSE, "no answer given");
+        *v = vat_reason_verdictf(false, VAT_PARSE, "no answer given");
         return false;
     }
     if (!query_gate(answer, len, qf, v))
         return false;
     if (!query_gate(s->reference, s->reference_len, rf, v)) {
-        struct reason r = {{0}, 0};
-        reason_printf(&r, "the reference query fails the gate (%s): ", v->code);
-        reason_puts(&r, v->reason);
-        *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+        struct vat_reason r = {{0}, 0};
+        vat_reason_esc_printf(&r, "the reference query fails the gate (%s): ", v->code);
+        vat_reason_esc_puts(&r, v->reason);
+        *v = vat_reason_verdict(false, 0, VAT_INTERNAL, &r);
         return false;
     }
     return true;
@@ -255,7 +255,7 @@ struct vat_verdict vat_check_sql_fixture_as(const json_t *spec, const char *root
     if (!check_begin(spec, answer, len, &s, &qf, &rf, &v))
         return v;
     if (i >= s.n_fixtures)
-        return verdictf(false, VAT_INTERNAL, "the spec has no fixture %zu", i);
+        return vat_reason_verdictf(false, VAT_INTERNAL, "the spec has no fixture %zu", i);
     if (check_fixture(&s, root, i, answer, len, &qf, &rf, reveal, work, &ref_work, &v) != 0)
         return v;
     char label[32];
@@ -281,7 +281,7 @@ json_t *vat_sql_run_counted(const json_t *spec, const char *root, const char *fi
     if (spec_read(spec, false, false, &s, v) != 0)
         return NULL;
     if (!query) {
-        *v = verdictf(false, VAT_PARSE, "no query given");
+        *v = vat_reason_verdictf(false, VAT_PARSE, "no query given");
         return NULL;
     }
     struct query_facts qf;
@@ -622,7 +622,7 @@ int sandbox_pool_setup(struct sandbox *sb, bool exclusive, struct vat_verdict *v
     if (!exclusive)
         return 0;
     if (sandbox_exec_aside(sb, sandbox_exclusive_sql) != SQLITE_OK) {
-        *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
+        *v = vat_reason_verdictf(false, VAT_INTERNAL, "the sandbox cannot set its locking mode");
         sandbox_destroy(sb);
         return -1;
     }
@@ -812,10 +812,10 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
         goto fail;
     struct query_facts rf, tf;
     if (!query_gate(p->s.reference, p->s.reference_len, &rf, v)) {
-        struct reason r = {{0}, 0};
-        reason_printf(&r, "the reference query fails the gate (%s): ", v->code);
-        reason_puts(&r, v->reason);
-        *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+        struct vat_reason r = {{0}, 0};
+        vat_reason_esc_printf(&r, "the reference query fails the gate (%s): ", v->code);
+        vat_reason_esc_puts(&r, v->reason);
+        *v = vat_reason_verdict(false, 0, VAT_INTERNAL, &r);
         goto fail;
     }
     /* A trap that fails the gate cannot be matched by any answer's rows. */
@@ -843,12 +843,12 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
             goto fail;
         if (sha256) {
             if (!sha256[i] || strcmp(hex, sha256[i]) != 0) {
-                struct reason r = {{0}, 0};
-                reason_puts(&r, "fixture '");
-                reason_text(&r, rel, strlen(rel), 100);
-                reason_puts(&r, sha256[i] ? "' does not match the sha256 the tables record"
+                struct vat_reason r = {{0}, 0};
+                vat_reason_esc_puts(&r, "fixture '");
+                vat_reason_esc(&r, rel, strlen(rel), 100);
+                vat_reason_esc_puts(&r, sha256[i] ? "' does not match the sha256 the tables record"
                                           : "' has no sha256 recorded in the tables");
-                *v = reason_verdict(false, 0, VAT_TAMPERED, &r);
+                *v = vat_reason_verdict(false, 0, VAT_TAMPERED, &r);
                 goto fail;
             }
         }
@@ -877,10 +877,11 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
                           &p->gold[i], v, NULL, &ref_work);
         }
         if (rc != 0) {
-            struct reason r = {{0}, 0};
-            reason_printf(&r, "the reference query fails on fixture %s (%s): ", label, v->code);
-            reason_puts(&r, v->reason);
-            *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+            struct vat_reason r = {{0}, 0};
+            vat_reason_esc_printf(&r, "the reference query fails on fixture %s (%s): ", label,
+                                  v->code);
+            vat_reason_esc_puts(&r, v->reason);
+            *v = vat_reason_verdict(false, 0, VAT_INTERNAL, &r);
             goto fail;
         }
         if (p->trap &&
@@ -975,7 +976,7 @@ static struct vat_verdict check_prepared(struct vat_sql_prep *p, const char *ans
     if (pure)
         *pure = true; /* the gate and the rows compared are pure; prep_run says otherwise */
     if (!answer)
-        return verdictf(false, VAT_PARSE, "no answer given");
+        return vat_reason_verdictf(false, VAT_PARSE, "no answer given");
     struct query_facts qf;
     if (!query_gate(answer, len, &qf, &v))
         return v;
@@ -1061,7 +1062,7 @@ struct vat_sql_db *vat_sql_db_new(const json_t *spec, unsigned char *img, size_t
         return NULL;
     }
     if (!is_sqlite_image(img, n)) {
-        *v = verdictf(false, VAT_INTERNAL, "the image is not an sqlite database");
+        *v = vat_reason_verdictf(false, VAT_INTERNAL, "the image is not an sqlite database");
         vat_sql_db_free(d);
         return NULL;
     }
@@ -1083,7 +1084,7 @@ int vat_sql_db_query(struct vat_sql_db *d, const char *q, size_t len, size_t max
 {
     *cols = *rows = NULL;
     if (!q) {
-        *v = verdictf(false, VAT_PARSE, "no query given");
+        *v = vat_reason_verdictf(false, VAT_PARSE, "no query given");
         return -1;
     }
     struct query_facts qf;

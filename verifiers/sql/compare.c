@@ -149,46 +149,46 @@ static void fmt_real(char *buf, size_t cap, double d)
         strncat(buf, ".0", cap - strlen(buf) - 1);
 }
 
-static void reason_row(struct reason *r, const struct sql_rows *rows, size_t row)
+static void reason_row(struct vat_reason *r, const struct sql_rows *rows, size_t row)
 {
     const struct sql_val *v = row_at(rows, row);
     size_t start = r->n;
-    reason_puts(r, "[");
+    vat_reason_esc_puts(r, "[");
     for (size_t c = 0; c < rows->ncol; c++) {
         char num[40];
         if (c)
-            reason_puts(r, ", ");
+            vat_reason_esc_puts(r, ", ");
         if (r->n - start > 72) {
-            reason_puts(r, "...");
+            vat_reason_esc_puts(r, "...");
             break;
         }
         switch (v[c].type) {
         case SQLITE_INTEGER:
             snprintf(num, sizeof num, "%lld", (long long)v[c].i);
-            reason_puts(r, num);
+            vat_reason_esc_puts(r, num);
             break;
         case SQLITE_FLOAT:
             fmt_real(num, sizeof num, v[c].d);
-            reason_puts(r, num);
+            vat_reason_esc_puts(r, num);
             break;
         case SQLITE_TEXT:
-            reason_puts(r, "'");
-            reason_text(r, (const char *)v[c].p, v[c].n, 24);
-            reason_puts(r, "'");
+            vat_reason_esc_puts(r, "'");
+            vat_reason_esc(r, (const char *)v[c].p, v[c].n, 24);
+            vat_reason_esc_puts(r, "'");
             break;
         case SQLITE_BLOB:
-            reason_puts(r, "x'");
+            vat_reason_esc_puts(r, "x'");
             for (size_t i = 0; i < v[c].n && i < 8; i++) {
                 snprintf(num, sizeof num, "%02x", v[c].p[i]);
-                reason_puts(r, num);
+                vat_reason_esc_puts(r, num);
             }
-            reason_puts(r, v[c].n > 8 ? "...'" : "'");
+            vat_reason_esc_puts(r, v[c].n > 8 ? "...'" : "'");
             break;
         default:
-            reason_puts(r, "NULL");
+            vat_reason_esc_puts(r, "NULL");
         }
     }
-    reason_puts(r, "]");
+    vat_reason_esc_puts(r, "]");
 }
 
 /* The code of rows that differ, by their shape: the column count, then
@@ -210,13 +210,13 @@ const char *rows_differ_code(const struct sql_rows *got, const struct sql_rows *
 bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, bool ordered,
                 double rel, double abs, const char *label, struct vat_verdict *v)
 {
-    struct reason r = {{0}, 0};
+    struct vat_reason r = {{0}, 0};
     if (!v && got->ncol != exp->ncol)
         return false;
     if (got->ncol != exp->ncol) {
-        *v = verdictf(true, VAT_COLUMN_COUNT,
-                      "fixture %s: the query returns %zu column%s, expected %zu", label,
-                      got->ncol, got->ncol == 1 ? "" : "s", exp->ncol);
+        *v = vat_reason_verdictf(true, VAT_COLUMN_COUNT,
+                                 "fixture %s: the query returns %zu column%s, expected %zu", label,
+                                 got->ncol, got->ncol == 1 ? "" : "s", exp->ncol);
         return false;
     }
     size_t ng = got->nrow, ne = exp->nrow;
@@ -230,20 +230,20 @@ bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, bool ord
         if (!v)
             return false;
         if (ng != ne) {
-            reason_printf(&r, "fixture %s: %zu rows, expected %zu; ", label, ng, ne);
+            vat_reason_esc_printf(&r, "fixture %s: %zu rows, expected %zu; ", label, ng, ne);
             if (i < m) {
-                reason_printf(&r, "row %zu is ", i + 1);
+                vat_reason_esc_printf(&r, "row %zu is ", i + 1);
                 reason_row(&r, got, i);
-                reason_puts(&r, ", expected ");
+                vat_reason_esc_puts(&r, ", expected ");
                 reason_row(&r, exp, i);
             } else if (ng < ne) {
-                reason_puts(&r, "missing ");
+                vat_reason_esc_puts(&r, "missing ");
                 reason_row(&r, exp, i);
             } else {
-                reason_puts(&r, "unexpected ");
+                vat_reason_esc_puts(&r, "unexpected ");
                 reason_row(&r, got, i);
             }
-            *v = reason_verdict(true, 0, code, &r);
+            *v = vat_reason_verdict(true, 0, code, &r);
             return false;
         }
         /* Same count: right rows in the wrong order, or wrong rows? */
@@ -253,12 +253,12 @@ bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, bool ord
             same_set = row_equal(got, gi[k], exp, ei[k], rel, abs);
         free(gi);
         free(ei);
-        reason_printf(&r, "fixture %s: %s; row %zu is ", label,
-                      same_set ? "the right rows in the wrong order" : "wrong rows", i + 1);
+        vat_reason_esc_printf(&r, "fixture %s: %s; row %zu is ", label,
+                              same_set ? "the right rows in the wrong order" : "wrong rows", i + 1);
         reason_row(&r, got, i);
-        reason_puts(&r, ", expected ");
+        vat_reason_esc_puts(&r, ", expected ");
         reason_row(&r, exp, i);
-        *v = reason_verdict(true, 0, same_set ? VAT_WRONG_ORDER : VAT_WRONG_ROWS, &r);
+        *v = vat_reason_verdict(true, 0, same_set ? VAT_WRONG_ORDER : VAT_WRONG_ROWS, &r);
         return false;
     }
     /* Multiset: sort both by the total order, then walk them together,
@@ -293,16 +293,16 @@ bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, bool ord
         return true;
     if (!v)
         return false;
-    reason_printf(&r, "fixture %s: %zu rows, expected %zu", label, ng, ne);
+    vat_reason_esc_printf(&r, "fixture %s: %zu rows, expected %zu", label, ng, ne);
     if (extra != SIZE_MAX) {
-        reason_puts(&r, "; unexpected ");
+        vat_reason_esc_puts(&r, "; unexpected ");
         reason_row(&r, got, extra);
     }
     if (miss != SIZE_MAX) {
-        reason_puts(&r, "; missing ");
+        vat_reason_esc_puts(&r, "; missing ");
         reason_row(&r, exp, miss);
     }
-    *v = reason_verdict(true, 0, code, &r);
+    *v = vat_reason_verdict(true, 0, code, &r);
     return false;
 }
 
@@ -318,7 +318,7 @@ static const char *val_kind(const struct sql_val *x)
 /* Where row a of x first differs from row b of y: its column and how,
  * without a value ("column 2: text, expected a number", "column 3:
  * another number"). */
-static void reason_cell(struct reason *r, const struct sql_rows *x, size_t a,
+static void reason_cell(struct vat_reason *r, const struct sql_rows *x, size_t a,
                         const struct sql_rows *y, size_t b, double rel, double abs)
 {
     const struct sql_val *ra = row_at(x, a), *rb = row_at(y, b);
@@ -328,10 +328,10 @@ static void reason_cell(struct reason *r, const struct sql_rows *x, size_t a,
         int kx = type_rank(ra[c].type), ky = type_rank(rb[c].type);
         static const char *const other[] = {"", "another number", "other text", "another blob"};
         if (kx != ky)
-            reason_printf(r, "column %zu: %s, expected %s", c + 1, val_kind(&ra[c]),
-                          val_kind(&rb[c]));
+            vat_reason_esc_printf(r, "column %zu: %s, expected %s", c + 1, val_kind(&ra[c]),
+                                  val_kind(&rb[c]));
         else
-            reason_printf(r, "column %zu: %s", c + 1, other[kx]);
+            vat_reason_esc_printf(r, "column %zu: %s", c + 1, other[kx]);
         return;
     }
 }
@@ -343,16 +343,16 @@ static struct vat_verdict rows_hidden_verdict(const struct sql_rows *got,
                                               const struct sql_rows *exp, bool ordered,
                                               double rel, double abs, const char *label)
 {
-    struct reason r = {{0}, 0};
+    struct vat_reason r = {{0}, 0};
     size_t ng = got->nrow, ne = exp->nrow;
     const char *code = rows_differ_code(got, exp);
-    reason_printf(&r, "fixture %s (held out): ", label);
+    vat_reason_esc_printf(&r, "fixture %s (held out): ", label);
     if (got->ncol != exp->ncol) {
-        reason_printf(&r, "the query returns %zu column%s, expected %zu", got->ncol,
-                      got->ncol == 1 ? "" : "s", exp->ncol);
-        return reason_verdict(true, 0, code, &r);
+        vat_reason_esc_printf(&r, "the query returns %zu column%s, expected %zu", got->ncol,
+                              got->ncol == 1 ? "" : "s", exp->ncol);
+        return vat_reason_verdict(true, 0, code, &r);
     }
-    reason_printf(&r, "%zu row%s, expected %zu", ng, ng == 1 ? "" : "s", ne);
+    vat_reason_esc_printf(&r, "%zu row%s, expected %zu", ng, ng == 1 ? "" : "s", ne);
     if (ordered) {
         size_t i = 0, m = ng < ne ? ng : ne;
         while (i < m && row_equal(got, i, exp, i, rel, abs))
@@ -367,19 +367,20 @@ static struct vat_verdict rows_hidden_verdict(const struct sql_rows *got,
             free(ei);
         }
         if (same_set) {
-            reason_printf(&r, "; the right rows in the wrong order: row %zu is out of place",
-                          i + 1);
-            return reason_verdict(true, 0, VAT_WRONG_ORDER, &r);
+            vat_reason_esc_printf(
+                &r, "; the right rows in the wrong order: row %zu is out of place", i + 1);
+            return vat_reason_verdict(true, 0, VAT_WRONG_ORDER, &r);
         }
         if (i < m) {
-            reason_printf(&r, "; row %zu differs at ", i + 1);
+            vat_reason_esc_printf(&r, "; row %zu differs at ", i + 1);
             reason_cell(&r, got, i, exp, i, rel, abs);
         } else if (ng < ne) {
-            reason_printf(&r, "; the %zu given agree, row %zu is missing", ng, ng + 1);
+            vat_reason_esc_printf(&r, "; the %zu given agree, row %zu is missing", ng, ng + 1);
         } else {
-            reason_printf(&r, "; the %zu expected agree, row %zu is unexpected", ne, ne + 1);
+            vat_reason_esc_printf(&r, "; the %zu expected agree, row %zu is unexpected", ne,
+                                  ne + 1);
         }
-        return reason_verdict(true, 0, code, &r);
+        return vat_reason_verdict(true, 0, code, &r);
     }
     /* as rows_agree pairs them: the first unexpected and missing rows in
      * the total order, the answer's row named by its position */
@@ -406,14 +407,14 @@ static struct vat_verdict rows_hidden_verdict(const struct sql_rows *got,
     free(gi);
     free(ei);
     if (extra != SIZE_MAX)
-        reason_printf(&r, "; row %zu of the answer is not expected", extra + 1);
+        vat_reason_esc_printf(&r, "; row %zu of the answer is not expected", extra + 1);
     if (miss != SIZE_MAX)
-        reason_puts(&r, "; an expected row is missing");
+        vat_reason_esc_puts(&r, "; an expected row is missing");
     if (extra != SIZE_MAX && miss != SIZE_MAX) {
-        reason_puts(&r, "; they first differ at ");
+        vat_reason_esc_puts(&r, "; they first differ at ");
         reason_cell(&r, got, extra, exp, miss, rel, abs);
     }
-    return reason_verdict(true, 0, code, &r);
+    return vat_reason_verdict(true, 0, code, &r);
 }
 
 /* rows_agree, with the hidden reason when hide is set. */
@@ -435,9 +436,9 @@ bool rows_agree_as(const struct sql_rows *got, const struct sql_rows *exp, bool 
 void hide_run_failure(struct vat_verdict *v, const char *label, bool hide)
 {
     if (hide && strcmp(v->code, VAT_SQL_ERROR) == 0)
-        *v = verdictf(true, VAT_SQL_ERROR,
-                      "fixture %s (held out): the query fails with a run-time error there",
-                      label);
+        *v = vat_reason_verdictf(
+            true, VAT_SQL_ERROR,
+            "fixture %s (held out): the query fails with a run-time error there", label);
 }
 
 /* ---- rows as JSON ------------------------------------------------------------------ */

@@ -26,16 +26,16 @@
 static int fixture_fail(struct vat_verdict *v, const char *rel, const char *what,
                         const char *detail)
 {
-    struct reason r = {{0}, 0};
-    reason_puts(&r, "fixture '");
-    reason_text(&r, rel, strlen(rel), 100);
-    reason_puts(&r, "' ");
-    reason_puts(&r, what);
+    struct vat_reason r = {{0}, 0};
+    vat_reason_esc_puts(&r, "fixture '");
+    vat_reason_esc(&r, rel, strlen(rel), 100);
+    vat_reason_esc_puts(&r, "' ");
+    vat_reason_esc_puts(&r, what);
     if (detail) {
-        reason_puts(&r, ": ");
-        reason_puts(&r, detail);
+        vat_reason_esc_puts(&r, ": ");
+        vat_reason_esc_puts(&r, detail);
     }
-    *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+    *v = vat_reason_verdict(false, 0, VAT_INTERNAL, &r);
     return -1;
 }
 
@@ -154,11 +154,11 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
         /* a checkout without its LFS objects: the corpus, not the task */
         free(buf);
         free(tag);
-        struct reason r = {{0}, 0};
-        reason_puts(&r, "fixture '");
-        reason_text(&r, rel, strlen(rel), 100);
-        reason_puts(&r, "' is a " VAT_LFS_POINTER);
-        *v = reason_verdict(false, 0, VAT_TAMPERED, &r);
+        struct vat_reason r = {{0}, 0};
+        vat_reason_esc_puts(&r, "fixture '");
+        vat_reason_esc(&r, rel, strlen(rel), 100);
+        vat_reason_esc_puts(&r, "' is a " VAT_LFS_POINTER);
+        *v = vat_reason_verdict(false, 0, VAT_TAMPERED, &r);
         return -1;
     }
     if (load) {
@@ -433,7 +433,7 @@ static int sandbox_scan_order(struct sandbox *sb, bool reverse, struct vat_verdi
     if (sandbox_exec_aside(sb, reverse ? "PRAGMA reverse_unordered_selects=ON"
                                        : "PRAGMA reverse_unordered_selects=OFF") != SQLITE_OK) {
         if (v)
-            *v = verdictf(false, VAT_INTERNAL, "the sandbox cannot set its scan order");
+            *v = vat_reason_verdictf(false, VAT_INTERNAL, "the sandbox cannot set its scan order");
         return -1;
     }
     return 0;

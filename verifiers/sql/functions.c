@@ -455,10 +455,14 @@ int aux_install(struct sandbox *sb)
         int nargs;
         enum aux_fn fn;
         void (*call)(sqlite3_context *, int, sqlite3_value **);
-    } fns[] = {{"printf", -1, AUX_PRINTF, aux_call},     {"format", -1, AUX_PRINTF, aux_call},
-               {"instr", 2, AUX_INSTR, aux_call},        {"replace", 3, AUX_REPLACE, aux_call},
-               {"like", 2, AUX_LIKE, aux_call},          {"like", 3, AUX_LIKE, aux_call},
-               {"glob", 2, AUX_GLOB, aux_call},          {"json_patch", 2, AUX_JSON_PATCH, aux_call},
+    } fns[] = {{"printf", -1, AUX_PRINTF, aux_call},
+               {"format", -1, AUX_PRINTF, aux_call},
+               {"instr", 2, AUX_INSTR, aux_call},
+               {"replace", 3, AUX_REPLACE, aux_call},
+               {"like", 2, AUX_LIKE, aux_call},
+               {"like", 3, AUX_LIKE, aux_call},
+               {"glob", 2, AUX_GLOB, aux_call},
+               {"json_patch", 2, AUX_JSON_PATCH, aux_call},
                {"strftime", -1, AUX_STRFTIME, strftime_call},
                {"date", -1, AUX_DATE, date_call}};
     for (size_t i = 0; i < AUX_N; i++) {

@@ -242,16 +242,17 @@ bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verd
 {
     memset(qf, 0, sizeof *qf);
     if (n > VAT_MAX_ANSWER_BYTES) {
-        *v = verdictf(false, VAT_TOO_LARGE, "the query is %zu bytes, over the %d-byte cap", n,
-                      VAT_MAX_ANSWER_BYTES);
+        *v = vat_reason_verdictf(false, VAT_TOO_LARGE,
+                                 "the query is %zu bytes, over the %d-byte cap", n,
+                                 VAT_MAX_ANSWER_BYTES);
         return false;
     }
     if (memchr(q, 0, n)) {
-        *v = verdictf(false, VAT_PARSE, "the query contains a NUL byte");
+        *v = vat_reason_verdictf(false, VAT_PARSE, "the query contains a NUL byte");
         return false;
     }
     if (vat_utf8_prefix(q, n) != n) {
-        *v = verdictf(false, VAT_PARSE, "the query is not valid UTF-8");
+        *v = vat_reason_verdictf(false, VAT_PARSE, "the query is not valid UTF-8");
         return false;
     }
     size_t pos = 0;
@@ -260,20 +261,20 @@ bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verd
         first = vat_sql_next_tok(q, n, &pos);
     while (first.kind == VAT_SQL_TOK_SEMI);
     if (first.kind == VAT_SQL_TOK_END) {
-        *v = verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
+        *v = vat_reason_verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
         return false;
     }
     if (word_is(q, &first, "explain")) {
-        *v = verdictf(false, VAT_SQL_DENIED, "the sandbox denies EXPLAIN");
+        *v = vat_reason_verdictf(false, VAT_SQL_DENIED, "the sandbox denies EXPLAIN");
         return false;
     }
     if (!word_is(q, &first, "select") && !word_is(q, &first, "with") &&
         !word_is(q, &first, "values")) {
-        struct reason r = {{0}, 0};
-        reason_puts(&r, "the answer must be one SELECT statement; it starts with '");
-        reason_text(&r, q + first.off, first.len, 24);
-        reason_puts(&r, "'");
-        *v = reason_verdict(false, 0, VAT_SQL_NOT_SELECT, &r);
+        struct vat_reason r = {{0}, 0};
+        vat_reason_esc_puts(&r, "the answer must be one SELECT statement; it starts with '");
+        vat_reason_esc(&r, q + first.off, first.len, 24);
+        vat_reason_esc_puts(&r, "'");
+        *v = vat_reason_verdict(false, 0, VAT_SQL_NOT_SELECT, &r);
         return false;
     }
     /* A CTE's definition (cte_within_limits) has its body's '(' right
@@ -291,11 +292,11 @@ bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verd
             maybe_cte = true;
         prev = t;
         if (t.kind == VAT_SQL_TOK_PARAM) {
-            struct reason r = {{0}, 0};
-            reason_puts(&r, "the sandbox denies query parameters ('");
-            reason_text(&r, q + t.off, t.len, 24);
-            reason_puts(&r, "')");
-            *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
+            struct vat_reason r = {{0}, 0};
+            vat_reason_esc_puts(&r, "the sandbox denies query parameters ('");
+                                vat_reason_esc(&r, q + t.off, t.len, 24);
+                                vat_reason_esc_puts(&r, "')");
+            *v = vat_reason_verdict(false, 0, VAT_SQL_DENIED, &r);
             return false;
         }
         /* by length first: most tokens are no keyword asked about */
@@ -311,10 +312,11 @@ bool query_gate(const char *q, size_t n, struct query_facts *qf, struct vat_verd
         }
     }
     if (maybe_cte && !cte_within_limits(q, n)) {
-        *v = verdictf(true, VAT_SQL_BUDGET,
-                      "the query's common table expressions would be copied more than %d "
-                      "times or %d tokens (or it defines more than %d)",
-                      SQL_MAX_CTE_COPIES, SQL_MAX_CTE_TOKENS, SQL_MAX_CTES);
+        *v =
+            vat_reason_verdictf(true, VAT_SQL_BUDGET,
+                                "the query's common table expressions would be copied more than %d "
+                                "times or %d tokens (or it defines more than %d)",
+                                SQL_MAX_CTE_COPIES, SQL_MAX_CTE_TOKENS, SQL_MAX_CTES);
         return false;
     }
     return true;

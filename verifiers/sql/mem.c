@@ -96,7 +96,8 @@ MEM_INLINE size_t mem_class_bytes(uint32_t c)
     if (c < MEM_N_SMALL)
         return (size_t)(c + 1) * MEM_SMALL_STEP;
     uint32_t doubling = (c - MEM_N_SMALL) / 4, step = (c - MEM_N_SMALL) % 4;
-    return ((size_t)MEM_SMALL_MAX << doubling) + (step + 1) * ((size_t)MEM_SMALL_MAX / 4 << doubling);
+    return ((size_t)MEM_SMALL_MAX << doubling) +
+           (step + 1) * ((size_t)MEM_SMALL_MAX / 4 << doubling);
 }
 
 /* The class of a block of total bytes, or MEM_CLASSES when too large. */

@@ -561,14 +561,14 @@ int sandbox_reverse_rows(struct sandbox *sb)
 
 static int sandbox_fail(struct sandbox *sb, struct vat_verdict *v, const char *what)
 {
-    struct reason r = {{0}, 0};
-    reason_printf(&r, "cannot set up the sql sandbox: %s", what);
+    struct vat_reason r = {{0}, 0};
+    vat_reason_esc_printf(&r, "cannot set up the sql sandbox: %s", what);
     if (sb->db) {
-        reason_puts(&r, ": ");
-        reason_puts(&r, sqlite3_errmsg(sb->db));
+        vat_reason_esc_puts(&r, ": ");
+        vat_reason_esc_puts(&r, sqlite3_errmsg(sb->db));
     }
     sandbox_close(sb);
-    *v = reason_verdict(false, 0, VAT_INTERNAL, &r);
+    *v = vat_reason_verdict(false, 0, VAT_INTERNAL, &r);
     return -1;
 }
 
@@ -845,10 +845,11 @@ unsigned long vat_sql_sandbox_reimages(void)
 /* The verdict of a check whose work passed its budget. */
 struct vat_verdict budget_verdict(const struct sql_spec *s, const char *label)
 {
-    return verdictf(true, VAT_SQL_BUDGET,
-                    "fixture %s: the check ran past its budget of %lld steps (all fixtures "
-                    "together)",
-                    label, s->step_budget);
+    return vat_reason_verdictf(
+        true, VAT_SQL_BUDGET,
+        "fixture %s: the check ran past its budget of %lld steps (all fixtures "
+        "together)",
+        label, s->step_budget);
 }
 
 /* Runs one query on an open sandbox into *out, as part of a check whose
@@ -868,35 +869,37 @@ static int query_prepare(struct sandbox *sb, const char *q, size_t qlen, sqlite3
                          struct vat_verdict *v)
 {
     const char *tail = NULL;
-    struct reason r = {{0}, 0};
+    struct vat_reason r = {{0}, 0};
     int rc;
     mem_count_start(SQL_MAX_PREPARE_ALLOC);
     rc = sqlite3_prepare_v3(sb->db, q, (int)qlen, 0, stmt, &tail);
     if (rc != SQLITE_OK) {
         mem_count_stop();
         if (mem_tls.hit) {
-            *v = verdictf(true, VAT_SQL_BUDGET,
-                          "preparing the query needs more than the sandbox's %lld MiB of "
-                          "memory or %lld MiB of allocations",
-                          (long long)(SQL_MAX_QUERY_HEAP >> 20),
-                          (long long)(SQL_MAX_PREPARE_ALLOC >> 20));
+            *v = vat_reason_verdictf(
+                true, VAT_SQL_BUDGET,
+                "preparing the query needs more than the sandbox's %lld MiB of "
+                "memory or %lld MiB of allocations",
+                (long long)(SQL_MAX_QUERY_HEAP >> 20), (long long)(SQL_MAX_PREPARE_ALLOC >> 20));
         } else if ((rc & 0xff) == SQLITE_NOMEM) {
-            *v = verdictf(true, VAT_CHECKER_LIMIT,
-                          "the checker ran out of memory preparing the query (process-wide "
-                          "SQLite heap net)");
+            *v = vat_reason_verdictf(
+                true, VAT_CHECKER_LIMIT,
+                "the checker ran out of memory preparing the query (process-wide "
+                "SQLite heap net)");
         } else if (sb->too_many_functions) {
-            *v = verdictf(true, VAT_SQL_BUDGET, "the query makes more than %d function calls",
-                          SQL_MAX_FUNCTION_CALLS);
+            *v = vat_reason_verdictf(true, VAT_SQL_BUDGET,
+                                     "the query makes more than %d function calls",
+                                     SQL_MAX_FUNCTION_CALLS);
         } else if (denied_text(sb)) {
             if (!sb->denied[0])
                 implied_module(sb, q, qlen);
-            reason_puts(&r, "the sandbox denies ");
-            reason_text(&r, denied_text(sb), strlen(denied_text(sb)), 120);
-            *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
+            vat_reason_esc_puts(&r, "the sandbox denies ");
+            vat_reason_esc(&r, denied_text(sb), strlen(denied_text(sb)), 120);
+            *v = vat_reason_verdict(false, 0, VAT_SQL_DENIED, &r);
         } else {
-            reason_puts(&r, "sqlite cannot prepare the query: ");
-            reason_puts(&r, sqlite3_errmsg(sb->db));
-            *v = reason_verdict(false, 0, VAT_PARSE, &r);
+            vat_reason_esc_puts(&r, "sqlite cannot prepare the query: ");
+            vat_reason_esc_puts(&r, sqlite3_errmsg(sb->db));
+            *v = vat_reason_verdict(false, 0, VAT_PARSE, &r);
         }
         sqlite3_finalize(*stmt);
         return -1;
@@ -904,7 +907,7 @@ static int query_prepare(struct sandbox *sb, const char *q, size_t qlen, sqlite3
     mem_count_stop();
     sql_compiles++;
     if (!*stmt) {
-        *v = verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
+        *v = vat_reason_verdictf(false, VAT_PARSE, "the answer holds no SQL statement");
         return -1;
     }
     size_t pos = (size_t)(tail - q);
@@ -913,25 +916,26 @@ static int query_prepare(struct sandbox *sb, const char *q, size_t qlen, sqlite3
         t = vat_sql_next_tok(q, qlen, &pos);
     while (t.kind == VAT_SQL_TOK_SEMI);
     if (t.kind != VAT_SQL_TOK_END) {
-        reason_puts(&r, "the answer holds more than one statement: '");
-        reason_text(&r, q + t.off, qlen - t.off, 40);
-        reason_puts(&r, "' follows the first");
-        *v = reason_verdict(false, 0, VAT_SQL_MULTI, &r);
+        vat_reason_esc_puts(&r, "the answer holds more than one statement: '");
+        vat_reason_esc(&r, q + t.off, qlen - t.off, 40);
+        vat_reason_esc_puts(&r, "' follows the first");
+        *v = vat_reason_verdict(false, 0, VAT_SQL_MULTI, &r);
         sqlite3_finalize(*stmt);
         return -1;
     }
     if (sqlite3_stmt_isexplain(*stmt)) {
-        *v = verdictf(false, VAT_SQL_DENIED, "the sandbox denies EXPLAIN");
+        *v = vat_reason_verdictf(false, VAT_SQL_DENIED, "the sandbox denies EXPLAIN");
         sqlite3_finalize(*stmt);
         return -1;
     }
     if (!sqlite3_stmt_readonly(*stmt) || sqlite3_column_count(*stmt) == 0) {
-        *v = verdictf(false, VAT_SQL_NOT_SELECT, "the answer must be one SELECT statement");
+        *v = vat_reason_verdictf(false, VAT_SQL_NOT_SELECT,
+                                 "the answer must be one SELECT statement");
         sqlite3_finalize(*stmt);
         return -1;
     }
     if (sqlite3_bind_parameter_count(*stmt) > 0) {
-        *v = verdictf(false, VAT_SQL_DENIED, "the sandbox denies query parameters");
+        *v = vat_reason_verdictf(false, VAT_SQL_DENIED, "the sandbox denies query parameters");
         sqlite3_finalize(*stmt);
         return -1;
     }
@@ -942,47 +946,52 @@ static int query_prepare(struct sandbox *sb, const char *q, size_t qlen, sqlite3
  * fixture label. */
 static void query_failure(struct sandbox *sb, const char *label, int rc, struct vat_verdict *v)
 {
-    struct reason r = {{0}, 0};
+    struct vat_reason r = {{0}, 0};
     if (mem_tls.hit) {
-        *v = verdictf(true, VAT_SQL_BUDGET,
-                      "fixture %s: the query needs more than the sandbox's %lld MiB of memory",
-                      label, (long long)(SQL_MAX_QUERY_HEAP >> 20));
+        *v = vat_reason_verdictf(
+            true, VAT_SQL_BUDGET,
+            "fixture %s: the query needs more than the sandbox's %lld MiB of memory", label,
+            (long long)(SQL_MAX_QUERY_HEAP >> 20));
         return;
     }
     switch (rc & 0xff) {
     case SQLITE_INTERRUPT:
         /* Only the CPU net interrupts without stop == STOP_STEPS. */
-        *v = verdictf(true, VAT_CHECKER_LIMIT,
-                      "fixture %s: the checker's last-resort net of %d ms of CPU time stopped "
-                      "the query",
-                      label, SQL_CPU_MS);
+        *v = vat_reason_verdictf(
+            true, VAT_CHECKER_LIMIT,
+            "fixture %s: the checker's last-resort net of %d ms of CPU time stopped "
+            "the query",
+            label, SQL_CPU_MS);
         break;
     case SQLITE_TOOBIG:
-        *v = verdictf(true, VAT_SQL_BUDGET,
-                      "fixture %s: a value or row exceeds the sandbox's %d-byte length limit",
-                      label, SQL_MAX_VALUE_BYTES);
+        *v = vat_reason_verdictf(
+            true, VAT_SQL_BUDGET,
+            "fixture %s: a value or row exceeds the sandbox's %d-byte length limit", label,
+            SQL_MAX_VALUE_BYTES);
         break;
     case SQLITE_FULL:
-        *v = verdictf(true, VAT_SQL_BUDGET,
-                      "fixture %s: the query needs more temporary storage than the sandbox "
-                      "allows",
-                      label);
+        *v = vat_reason_verdictf(
+            true, VAT_SQL_BUDGET,
+            "fixture %s: the query needs more temporary storage than the sandbox "
+            "allows",
+            label);
         break;
     case SQLITE_NOMEM:
         /* Not the counted cap (mem_tls.hit is false): the process-wide net
          * or the machine itself. */
-        *v = verdictf(true, VAT_CHECKER_LIMIT,
-                      "fixture %s: the checker ran out of memory running the query", label);
+        *v = vat_reason_verdictf(true, VAT_CHECKER_LIMIT,
+                                 "fixture %s: the checker ran out of memory running the query",
+                                 label);
         break;
     case SQLITE_AUTH:
-        reason_puts(&r, "the sandbox denies ");
-        reason_puts(&r, denied_text(sb) ? denied_text(sb) : "an action of the query");
-        *v = reason_verdict(false, 0, VAT_SQL_DENIED, &r);
+        vat_reason_esc_puts(&r, "the sandbox denies ");
+        vat_reason_esc_puts(&r, denied_text(sb) ? denied_text(sb) : "an action of the query");
+        *v = vat_reason_verdict(false, 0, VAT_SQL_DENIED, &r);
         break;
     default:
-        reason_printf(&r, "fixture %s: the query fails: ", label);
-        reason_puts(&r, sqlite3_errmsg(sb->db));
-        *v = reason_verdict(true, 0, VAT_SQL_ERROR, &r);
+        vat_reason_esc_printf(&r, "fixture %s: the query fails: ", label);
+        vat_reason_esc_puts(&r, sqlite3_errmsg(sb->db));
+        *v = vat_reason_verdict(true, 0, VAT_SQL_ERROR, &r);
     }
 }
 
@@ -1019,16 +1028,17 @@ run:
     bool cut = false; /* stopped by the row or byte cap */
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         if (out->nrow >= s->max_rows) {
-            *v = verdictf(true, VAT_SQL_BUDGET, "fixture %s: the query returns more than %zu rows",
-                          label, s->max_rows);
+            *v = vat_reason_verdictf(true, VAT_SQL_BUDGET,
+                                     "fixture %s: the query returns more than %zu rows", label,
+                                     s->max_rows);
             cut = true;
             break;
         }
         bytes += rows_take(out, stmt);
         if (bytes > s->max_bytes) {
-            *v = verdictf(true, VAT_SQL_BUDGET,
-                          "fixture %s: the query returns more than %zu bytes", label,
-                          s->max_bytes);
+            *v = vat_reason_verdictf(true, VAT_SQL_BUDGET,
+                                     "fixture %s: the query returns more than %zu bytes", label,
+                                     s->max_bytes);
             cut = true;
             break;
         }

@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "lex.h"
+#include "reason.h"
 #include "sqlfile.h"
 #include "verifiers.h"
 
@@ -39,10 +40,6 @@
 #define memo_release vat_sqlx_memo_release
 #define printf_bounded vat_sqlx_printf_bounded
 #define query_gate vat_sqlx_query_gate
-#define reason_printf vat_sqlx_reason_printf
-#define reason_puts vat_sqlx_reason_puts
-#define reason_text vat_sqlx_reason_text
-#define reason_verdict vat_sqlx_reason_verdict
 #define rollback_byte vat_sqlx_rollback_byte
 #define rollback_mode vat_sqlx_rollback_mode
 #define row_at vat_sqlx_row_at
@@ -87,7 +84,6 @@
 #define stmt_cache_take vat_sqlx_stmt_cache_take
 #define text_json vat_sqlx_text_json
 #define switch_opening vat_sqlx_switch_opening
-#define verdictf vat_sqlx_verdictf
 
 /* One budget per check: an answer's work on all of the task's fixtures
  * together, in steps (a VM step of its statement, or a unit a bounded
@@ -131,13 +127,6 @@
  * PushDown 0x1000, PropagateConst 0x8000, FlttnUnionAll 0x800000. */
 #define SQL_OFF_OPTIMIZATIONS 0x00809281
 #define SANDBOX_VFS_NAME "vat-sql-sandbox"
-
-/* A reason being built: always valid UTF-8, cut at a character boundary,
- * so jansson can always emit it. */
-struct reason {
-    char s[256];
-    size_t n;
-};
 
 struct sql_spec {
     const json_t *fixtures; /* NULL when the caller names the fixture */
@@ -372,17 +361,6 @@ struct stmt_cache {
     size_t used;
     size_t bytes; /* of the statements kept (sandbox_bytes) */
 };
-
-/* ---- reason.c ---- */
-void reason_text(struct reason *r, const char *s, size_t n, size_t max);
-void reason_puts(struct reason *r, const char *s);
-void reason_printf(struct reason *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-struct vat_verdict reason_verdict(bool gate, double score, const char *code,
-                                  const struct reason *r);
-/* A verdict whose whole reason is printf-formatted (trusted text only). */
-struct vat_verdict verdictf(bool gate, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* ---- api.c ---- */
 int spec_unsafe_path(struct vat_verdict *v, const char *rel);
