@@ -369,7 +369,7 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     if (nat) {
         vat_prompt_answer(&b, t, "[[a JSON object from every `user` in the log to their total "
                                  "as a number|a JSON object mapping each `user` of the log to "
-                                 "what they spent, a number]], like {\"<user>\": <total>}");
+                                 "what they spent, a number]], [[like|for example|e.g.]] {\"<user>\": <total>}");
     } else {
         vat_prompt_answer(&b, t, "[[an object whose keys are the users spelled exactly as in "
                                  "the `user` column and whose values are the totals as JSON "

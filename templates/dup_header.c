@@ -749,7 +749,7 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                               : "the total as a JSON number, written like <total> with no "
                                 "quotes, unit or thousands separator")
             : vat_xasprintf(nat ? "a JSON object from each `%s`, spelled as in the file, to its "
-                                  "total as a number, like {\"<%s>\": <total>}"
+                                  "total as a number, [[like|for example|e.g.]] {\"<%s>\": <total>}"
                                 : "an object whose keys are the values of `%s` spelled exactly "
                                   "as in the file and whose values are the totals as JSON "
                                   "numbers, for example {\"<%s>\": <total>, \"<other %s>\": "

@@ -329,7 +329,7 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         vat_prompt_answer(&b, t, "[[a JSON object from each team to its [[number of "
                                  "tickets|ticket count]] as an integer|a JSON object mapping "
                                  "every team to how many tickets it has, as an integer]], "
-                                 "like {\"<team>\": <count>}");
+                                 "[[like|for example|e.g.]] {\"<team>\": <count>}");
     } else {
         vat_prompt_answer(&b, t, "[[an object whose keys are the normalised team names "
                                  "(trimmed and in lower case, exactly as described above) and "

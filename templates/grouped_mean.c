@@ -345,7 +345,7 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         vat_prompt_answer(&b, t, "[[a JSON object mapping each product, spelled as in "
                                  "`product`, to its average rating as a number|a JSON object "
                                  "from every product (as written in `product`) to its mean "
-                                 "rating, a number]], like {\"<product>\": <mean>}");
+                                 "rating, a number]], [[like|for example|e.g.]] {\"<product>\": <mean>}");
     } else {
         vat_prompt_answer(&b, t, "[[an object whose keys are the product names spelled exactly "
                                  "as in the `product` column and whose values are the means as "

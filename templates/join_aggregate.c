@@ -58,9 +58,10 @@ static const char *const ja_q_natural[] = {
     "customers order in total per country, by {where}?",
 };
 static const char *const ja_c_natural[] = {
-    "[[Only|Just]] {countries} [[need to appear|go in the answer]].",
-    "List {countries}.",
-    "[[I only need|The answer covers]] {countries}.",
+    "[[Only|Just]] {countries} [[need to appear|go in the answer|should be listed]].",
+    "List {countries}[[| only]].",
+    "[[I only need|The answer covers|Leave in]] {countries}.",
+    "Skip the rest: {countries} are enough.",
 };
 static const char *const ja_d_natural[] = {
     "Our shop's database is attached as `{rel}` (SQLite), with two tables.",
@@ -403,36 +404,80 @@ static int ja_write_book(struct vat_task *t, struct vat_axl_state *st,
 
 /* What the two tables hold, the orders table called `orders` (the value
  * form) or by the program form's name, in the task's style (new string). */
+/* The columns of the two tables, in each style. */
+static const struct vat_prompt_col ja_ocols_natural[] = {
+    {"order_id", ""},
+    {"customer_id", "[[who placed it|the customer|who ordered]]"},
+    {"amount", "[[order total, at most two decimals|the order total with up to two "
+               "decimals|what the order came to]]"},
+    {"ordered_on", "[[YYYY-MM-DD|the order date, YYYY-MM-DD|when it was placed, YYYY-MM-DD]]"},
+};
+static const struct vat_prompt_col ja_ocols_explicit[] = {
+    {"order_id", "[[|the order number]]"},
+    {"customer_id", "[[who placed it|the customer who placed it|the ordering customer]]"},
+    {"amount", "[[the order total in currency units, at most two decimals|the order total in "
+               "currency units with up to two decimals|the total of the order, in currency "
+               "units with two decimals at most]]"},
+    {"ordered_on", "[[YYYY-MM-DD|the order date, YYYY-MM-DD|the date of the order, "
+                   "YYYY-MM-DD]]"},
+};
+static const struct vat_prompt_col ja_hcols_natural[] = {
+    {"customer_id", "[[|whose country it is]]"},
+    {"country", ""},
+    {"valid_from", "[[YYYY-MM-DD, from when that country applies|the date that country "
+                   "applies from, YYYY-MM-DD|when it took effect, YYYY-MM-DD|the first day it "
+                   "holds, YYYY-MM-DD]]"},
+};
+static const struct vat_prompt_col ja_hcols_explicit[] = {
+    {"customer_id", ""},
+    {"country", "[[|the country set]]"},
+    {"valid_from", "[[YYYY-MM-DD, the date from which that country applies|YYYY-MM-DD, the "
+                   "first day the country holds|YYYY-MM-DD, when that country starts to "
+                   "apply]]"},
+};
+
+/* The columns of the orders (o) and the history (h) for kv. */
+static void ja_cols(struct vat_task *t, struct vat_buf *o, struct vat_buf *h)
+{
+    bool nat = vat_prompt_natural(t);
+    vat_prompt_cols(o, t, nat ? ja_ocols_natural : ja_ocols_explicit, VAT_N_OF(ja_ocols_natural),
+                    NULL);
+    vat_prompt_cols(h, t, nat ? ja_hcols_natural : ja_hcols_explicit, VAT_N_OF(ja_hcols_natural),
+                    NULL);
+}
+
+/* What the two tables hold, the orders table called `orders` (the value
+ * form) or by the program form's name, in the task's style (new string). */
 static char *ja_about(struct vat_task *t, const char *orders)
 {
-    const char *kv[] = {"orders", orders, NULL};
+    struct vat_buf o = VAT_BUF_INIT, h = VAT_BUF_INIT;
+    ja_cols(t, &o, &h);
+    const char *kv[] = {"orders", orders, "ocols", o.data, "hcols", h.data, NULL};
+    char *s;
     if (vat_prompt_natural(t))
-        return vat_prompt_text(
+        s = vat_prompt_text(
             t, 'x',
-            "`{orders}`: `order_id`, `customer_id` ([[who placed it|the customer|who "
-            "ordered]]), `amount` ([[order total, at most two decimals|the order total with up "
-            "to two decimals|what the order came to]]) and `ordered_on` ([[YYYY-MM-DD|the "
-            "order date, YYYY-MM-DD]]). `customer_history`: [[one row each time a customer's "
-            "country was set or changed|a row whenever a customer's country was recorded or "
-            "updated|a row each time [[a customer's country|the country of a customer]] was entered or changed]], with "
-            "[[`customer_id`, `country` and `valid_from`|the `customer_id`, the `country` and "
-            "`valid_from`]] ([[YYYY-MM-DD, from when that country applies|the date that country "
-            "applies from, YYYY-MM-DD|when it took effect, YYYY-MM-DD]]).",
+            "`{orders}`: {ocols}. `customer_history`: [[one row each time [[a customer's "
+            "country|the country of a customer]] was [[set or changed|changed or first set]]|a row whenever [[a "
+            "customer's country|the country of a customer]] was recorded or updated|a row each "
+            "time [[a customer's country|the country of a customer]] was entered or "
+            "changed]], with {hcols}.",
             kv);
-    return vat_prompt_text(
-        t, 'x',
-        "`{orders}` has one row per order: `order_id`, `customer_id` ([[who placed it|the "
-        "customer who placed it]]), `amount` ([[the order total in currency units, at most two "
-        "decimals|the order total in currency units with up to two decimals]]) and "
-        "`ordered_on` ([[YYYY-MM-DD|the order date, YYYY-MM-DD]]). `customer_history` records "
-        "where each customer has lived: [[one row each time a customer's country was set or "
-        "changed|a row for every time [[a customer's country|the country of a customer]] was set or changed|a new row "
-        "whenever a customer's country was set or changed]], with `customer_id`, `country` "
-        "and `valid_from` ([[YYYY-MM-DD, the date from which that country applies|the date "
-        "that country applies from, YYYY-MM-DD]]). [[A customer has one or more history "
-        "rows|Each customer has at least one history row]]; their current country is the "
-        "`country` of their history row with the latest `valid_from`.",
-        kv);
+    else
+        s = vat_prompt_text(
+            t, 'x',
+            "`{orders}` has one row per order: {ocols}. `customer_history` records where each "
+            "customer has lived: [[one row each time [[a customer's country|the country of a "
+            "customer]] was [[set or changed|changed or first set]]|a row for every time [[a customer's country|the "
+            "country of a customer]] was [[set or changed|changed or first set]]|a new row whenever [[a customer's "
+            "country|the country of a customer]] was [[set or changed|changed or first set]]]], with {hcols}. [[A "
+            "customer has one or more history rows|Each customer has at least one history "
+            "row]]; their current country is the `country` of their history row with the "
+            "latest `valid_from`.",
+            kv);
+    vat_buf_release(&o);
+    vat_buf_release(&h);
+    return s;
 }
 
 /* The question and what decides it, in the task's style, the same over
@@ -463,7 +508,7 @@ static void ja_prompt_question(struct vat_buf *b, struct vat_task *t)
     if (vat_prompt_natural(t)) {
         vat_prompt_answer(b, t, "[[a JSON object from each country, spelled as in `country`, to "
                                 "its total as a number|a JSON object mapping every country (as "
-                                "written in `country`) to its order total, a number]], like "
+                                "written in `country`) to its order total, a number]], [[like|for example|e.g.]] "
                                 "{\"<country>\": <total>}");
         return;
     }
@@ -486,45 +531,40 @@ static void ja_prompt_book(struct vat_task *t, const struct vat_axl_state *st, c
         snprintf(titled, sizeof titled, " (the table titled `%s`)", st->title);
         snprintf(etitled, sizeof etitled, " titled `%s`", st->title);
     }
-    const char *kv[] = {"rel", rel, "titled", titled, "etitled", etitled, NULL};
+    struct vat_buf o = VAT_BUF_INIT, h = VAT_BUF_INIT;
+    ja_cols(t, &o, &h);
+    const char *kv[] = {"rel", rel, "titled", titled, "etitled", etitled, "ocols", o.data,
+                        "hcols", h.data, NULL};
     if (vat_prompt_natural(t)) {
         VAT_PROMPT_PUT(&b, t, 'd', ja_d_book_natural, kv);
         vat_prompt_say(&b, t, 'x',
                        " Sheet `" JA_ORDERS_SHEET "` [[holds the orders|has our orders|is the "
-                       "order list]]{titled}: `order_id`, `customer_id` ([[who placed it|the "
-                       "customer|who ordered]]), `amount` ([[order total, at most two "
-                       "decimals|the order total with up to two decimals|what the order came "
-                       "to]]) and `ordered_on` ([[YYYY-MM-DD|the order date, YYYY-MM-DD]]). "
-                       "Sheet `" JA_HIST_SHEET "` has [[one row each time a customer's country "
-                       "was set or changed|a row whenever a customer's country was recorded or "
-                       "updated|a row each time [[a customer's country|the country of a customer]] was entered or changed]], with "
-                       "[[`customer_id`, `country` and `valid_from`|the `customer_id`, the "
-                       "`country` and `valid_from`]] ([[YYYY-MM-DD, from when that country "
-                       "applies|the date that country applies from, YYYY-MM-DD|when it took "
-                       "effect, YYYY-MM-DD]]). [[A number stored as text is the same "
-                       "number|Numbers stored as text count as numbers]].\n\n",
+                       "order list]]{titled}: {ocols}. Sheet `" JA_HIST_SHEET "` has [[one row "
+                       "each time [[a customer's country|the country of a customer]] was set "
+                       "or changed|a row whenever [[a customer's country|the country of a "
+                       "customer]] was recorded or updated|a row each time [[a customer's "
+                       "country|the country of a customer]] was entered or changed]], with "
+                       "{hcols}. [[A number stored as text is the same number|Numbers stored "
+                       "as text count as numbers]].\n\n",
                        kv);
     } else {
         VAT_PROMPT_PUT(&b, t, 'd', ja_d_book_explicit, kv);
         vat_prompt_say(&b, t, 'x',
                        " The orders are the table{etitled} on sheet `" JA_ORDERS_SHEET "`, one "
-                       "row per order: `order_id`, `customer_id` ([[who placed it|the customer "
-                       "who placed it]]), `amount` ([[the order total in currency units, at "
-                       "most two decimals|the order total in currency units with up to two "
-                       "decimals]]) and `ordered_on` ([[YYYY-MM-DD|the order date, "
-                       "YYYY-MM-DD]]). The table on sheet `" JA_HIST_SHEET "` records where "
-                       "each customer has lived: [[one row each time a customer's country was "
-                       "set or changed|a row for every time a customer's country was set or "
-                       "changed|a new row whenever [[a customer's country|the country of a customer]] was set or changed]], "
-                       "with `customer_id`, `country` and `valid_from` ([[YYYY-MM-DD, the date "
-                       "from which that country applies|the date that country applies from, "
-                       "YYYY-MM-DD]]). [[A customer has one or more history rows|Each customer "
-                       "has at least one history row]]; their current country is the `country` "
-                       "of their history row with the latest `valid_from`. [[A number stored "
-                       "as text is the same number|Numbers stored as text are the same "
-                       "numbers]].\n\n",
+                       "row per order: {ocols}. The table on sheet `" JA_HIST_SHEET "` records "
+                       "where each customer has lived: [[one row each time [[a customer's "
+                       "country|the country of a customer]] was [[set or changed|changed or first set]]|a row for every "
+                       "time [[a customer's country|the country of a customer]] was set or "
+                       "changed|a new row whenever [[a customer's country|the country of a "
+                       "customer]] was [[set or changed|changed or first set]]]], with {hcols}. [[A customer has one or "
+                       "more history rows|Each customer has at least one history row]]; their "
+                       "current country is the `country` of their history row with the latest "
+                       "`valid_from`. [[A number stored as text is the same number|Numbers "
+                       "stored as text are the same numbers]].\n\n",
                        kv);
     }
+    vat_buf_release(&o);
+    vat_buf_release(&h);
     ja_prompt_question(&b, t);
     vat_buf_puts(&b, "\n\n");
     struct vat_xl_book book = VAT_XL_BOOK_INIT;

@@ -769,19 +769,21 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     VAT_PROMPT_PUT(&b, t, 'd', d_explicit, NULL);
     vat_buf_puts(&b, "\n");
     vat_prompt_say(&b, t, 'x',
-                   "- `{id}` identifies the invoice; `{cust}` is the customer it was issued "
-                   "to.\n"
-                   "- `{status}` is the payment status. An invoice is paid when `{status}` is "
-                   "exactly {plist} (case-sensitive, as stored); any other value means not "
-                   "paid.\n",
+                   "- `{id}` [[identifies the invoice|is the invoice's id]]; `{cust}` is "
+                   "[[the customer it was issued to|the customer billed|who was billed]].\n"
+                   "- `{status}` is [[the payment status|the invoice's payment state]]. An "
+                   "invoice is paid when `{status}` is exactly {plist} (case-sensitive, as "
+                   "stored); any other value means not paid.\n",
                    kv);
     if (q->amount_cents)
         vat_prompt_say(&b, t, 'x',
-                       "- `{amount}` is the invoice amount in US cents, an integer; ", kv);
+                       "- `{amount}` is [[the invoice amount|the amount billed]] in US cents, "
+                       "an integer; ",
+                       kv);
     else
         vat_prompt_say(&b, t, 'x',
-                       "- `{amount}` is the invoice amount in US dollars, a decimal number of "
-                       "whole cents (at most 2 decimal places); ",
+                       "- `{amount}` is [[the invoice amount|the amount billed]] in US "
+                       "dollars, a decimal number of whole cents (at most 2 decimal places); ",
                        kv);
     vat_prompt_say(&b, t, 'x',
                    "it is NULL [[while the invoice has not been priced|until the invoice is "
@@ -791,8 +793,8 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
                    kv);
     if (q->due_col)
         vat_prompt_say(&b, t, 'x',
-                       "- `{due}` is the payment due date; it plays no part in the "
-                       "question.\n",
+                       "- `{due}` is the payment due date; it [[plays no part in the "
+                       "question|does not matter here|is not needed]].\n",
                        kv);
     vat_buf_puts(&b, "\n");
     VAT_PROMPT_PUT(&b, t, 'q', q_explicit, kv);
