@@ -74,7 +74,8 @@ static const char *const da_r_explicit[] = {
 /* The columns as the data description lists them, in each style. */
 static const struct vat_prompt_col da_cols_natural[] = {
     {"delivery_id", ""},
-    {"received_at", "[[when the delivery arrived|arrival time|when we got it]], YYYY-MM-DD HH:MM:SS"},
+    {"received_at", "[[when the delivery arrived|arrival time|when we got it]], YYYY-MM-DD "
+     "HH:MM:SS"},
     {"event_id", "[[the purchase event it reports|which purchase it is about|the purchase it "
         "reports]]"},
     {"user", "[[the account that paid|who paid|the paying account]]"},
@@ -369,7 +370,8 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     if (nat) {
         vat_prompt_answer(&b, t, "[[a JSON object from every `user` in the log to their total "
                                  "as a number|a JSON object mapping each `user` of the log to "
-                                 "what they spent, a number]], [[like|for example|e.g.]] {\"<user>\": <total>}");
+                                 "what they spent, a number]], [[like|for example|e.g.]] "
+                                 "{\"<user>\": <total>}");
     } else {
         vat_prompt_answer(&b, t, "[[an object whose keys are the users spelled exactly as in "
                                  "the `user` column and whose values are the totals as JSON "

@@ -63,7 +63,8 @@ static const char *const dc_r_explicit[] = {
 /* The columns as the data description lists them, in each style. */
 static const struct vat_prompt_col dc_cols_natural[] = {
     {"order_id", ""},
-    {"customer_email", "[[the customer's e-mail address|who ordered, by e-mail|the buyer's e-mail]]"},
+    {"customer_email", "[[the customer's e-mail address|who ordered, by e-mail|the buyer's "
+     "e-mail]]"},
     {"amount", "[[|the order total]]"},
     {"ordered_on", "[[YYYY-MM-DD|the order date, YYYY-MM-DD|when it was placed, YYYY-MM-DD]]"},
 };

@@ -77,7 +77,8 @@ static const struct vat_prompt_col gm_cols_natural[] = {
     {"reviewer", "[[name shown on the site|the display name|who wrote it]]"},
     {"reviewed_on", "[[YYYY-MM-DD|the review date, YYYY-MM-DD|when it was written, YYYY-MM-DD]]"},
     {"rating", "[[stars, 1 to 5|the star rating from 1 to 5|1 to 5 stars]]"},
-    {"verified_purchase", "[[`yes` or `no`|whether they bought it, `yes` or `no`|`yes` for a verified "
+    {"verified_purchase", "[[`yes` or `no`|whether they bought it, `yes` or `no`|`yes` for a "
+     "verified "
         "buyer, else `no`]]"},
 };
 static const struct vat_prompt_col gm_cols_explicit[] = {
@@ -345,7 +346,8 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         vat_prompt_answer(&b, t, "[[a JSON object mapping each product, spelled as in "
                                  "`product`, to its average rating as a number|a JSON object "
                                  "from every product (as written in `product`) to its mean "
-                                 "rating, a number]], [[like|for example|e.g.]] {\"<product>\": <mean>}");
+                                 "rating, a number]], [[like|for example|e.g.]] "
+                                 "{\"<product>\": <mean>}");
     } else {
         vat_prompt_answer(&b, t, "[[an object whose keys are the product names spelled exactly "
                                  "as in the `product` column and whose values are the means as "

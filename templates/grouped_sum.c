@@ -360,7 +360,8 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     if (nat) {
         vat_prompt_answer(&b, t, "[[a JSON object mapping each region, spelled as in `region`, "
                                  "to its total as a number|a JSON object from each region (as "
-                                 "written in `region`) to its total, a number]], [[like|for example|e.g.]] "
+                                 "written in `region`) to its total, a number]], [[like|for "
+                                 "example|e.g.]] "
                                  "{\"<region>\": <total>}");
     } else {
         vat_prompt_answer(&b, t, "[[an object whose keys are the region names spelled exactly "

@@ -92,7 +92,8 @@ static const char *const ja_q_explicit[] = {
 static const char *const ja_r_explicit[] = {
     "[[Attribute every order to|Every order goes to|Count every order under]] the current "
     "country of [[the customer who placed it|its customer|the ordering customer]], even when "
-    "the customer lived elsewhere on the order date, and count each order exactly once. [[List only|Include only]] countries that "
+    "the customer lived elsewhere on the order date, and count each order exactly once. [[List "
+    "only|Include only]] countries that "
     "receive at least one order this way; [[a country with no order attributed to it is left "
     "out (not listed with 0)|a country with none is left out, not listed with 0|a country "
     "without an order is left out rather than listed with 0]]. [[Sum the amounts exactly|Sum "
@@ -458,7 +459,8 @@ static char *ja_about(struct vat_task *t, const char *orders)
         s = vat_prompt_text(
             t, 'x',
             "`{orders}`: {ocols}. `customer_history`: [[one row each time [[a customer's "
-            "country|the country of a customer]] was [[set or changed|changed or first set]]|a row whenever [[a "
+            "country|the country of a customer]] was [[set or changed|changed or first set]]|a "
+            "row whenever [[a "
             "customer's country|the country of a customer]] was recorded or updated|a row each "
             "time [[a customer's country|the country of a customer]] was entered or "
             "changed]], with {hcols}.",
@@ -468,9 +470,12 @@ static char *ja_about(struct vat_task *t, const char *orders)
             t, 'x',
             "`{orders}` has one row per order: {ocols}. `customer_history` records where each "
             "customer has lived: [[one row each time [[a customer's country|the country of a "
-            "customer]] was [[set or changed|changed or first set]]|a row for every time [[a customer's country|the "
-            "country of a customer]] was [[set or changed|changed or first set]]|a new row whenever [[a customer's "
-            "country|the country of a customer]] was [[set or changed|changed or first set]]]], with {hcols}. [[A "
+            "customer]] was [[set or changed|changed or first set]]|a row for every time [[a "
+            "customer's country|the "
+            "country of a customer]] was [[set or changed|changed or first set]]|a new row "
+            "whenever [[a customer's "
+            "country|the country of a customer]] was [[set or changed|changed or first "
+            "set]]]], with {hcols}. [[A "
             "customer has one or more history rows|Each customer has at least one history "
             "row]]; their current country is the `country` of their history row with the "
             "latest `valid_from`.",
@@ -508,7 +513,8 @@ static void ja_prompt_question(struct vat_buf *b, struct vat_task *t)
     if (vat_prompt_natural(t)) {
         vat_prompt_answer(b, t, "[[a JSON object from each country, spelled as in `country`, to "
                                 "its total as a number|a JSON object mapping every country (as "
-                                "written in `country`) to its order total, a number]], [[like|for example|e.g.]] "
+                                "written in `country`) to its order total, a number]], "
+                                "[[like|for example|e.g.]] "
                                 "{\"<country>\": <total>}");
         return;
     }
@@ -553,10 +559,12 @@ static void ja_prompt_book(struct vat_task *t, const struct vat_axl_state *st, c
                        " The orders are the table{etitled} on sheet `" JA_ORDERS_SHEET "`, one "
                        "row per order: {ocols}. The table on sheet `" JA_HIST_SHEET "` records "
                        "where each customer has lived: [[one row each time [[a customer's "
-                       "country|the country of a customer]] was [[set or changed|changed or first set]]|a row for every "
+                       "country|the country of a customer]] was [[set or changed|changed or "
+                       "first set]]|a row for every "
                        "time [[a customer's country|the country of a customer]] was set or "
                        "changed|a new row whenever [[a customer's country|the country of a "
-                       "customer]] was [[set or changed|changed or first set]]]], with {hcols}. [[A customer has one or "
+                       "customer]] was [[set or changed|changed or first set]]]], with "
+                       "{hcols}. [[A customer has one or "
                        "more history rows|Each customer has at least one history row]]; their "
                        "current country is the `country` of their history row with the latest "
                        "`valid_from`. [[A number stored as text is the same number|Numbers "

@@ -161,7 +161,7 @@ static const char *const pr_q_natural[] = {
 static const char *const pr_c_natural[] = {
     "Payments count {day}, {both}, and {refund}.",
     "{^day}, {both}; {refund}.",
-    "[[Date|Place]] each payment {day} ({both}); {refund}.",
+    "[[Date|Place]] each payment {day}, {both}; {refund}.",
     "Go {day}, {both}. {^refund}.",
 };
 static const char *const pr_d_natural[] = {
@@ -194,7 +194,8 @@ static const char *const pr_a_natural[] = {
     "Please answer with one JSON object: keys are the `{group}` values as written in the file, "
     "values the net amounts as numbers. Only {group_word}s with settled payments in the "
     "period belong in it.",
-    "Give the result as a JSON object [[like|for example|e.g.]] {\"<{group}>\": <net>, ...} in your answer, one key "
+    "Give the result as a JSON object [[like|for example|e.g.]] {\"<{group}>\": <net>, ...} in "
+    "your answer, one key "
     "per {group_word} that has a settled payment in the period, named as in the file.",
     "Answer in JSON: an object whose keys are the {group_word}s (as the `{group}` column "
     "spells them) that had settled payments in those days, each with its net amount as a "

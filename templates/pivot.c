@@ -379,7 +379,8 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                                  "holding an object from every carrier to its number of "
                                  "shipments that month as an integer|a JSON object keyed by "
                                  "month (YYYY-MM) whose values map each carrier to its "
-                                 "shipment count that month, an integer]], [[like|for example|e.g.]] "
+                                 "shipment count that month, an integer]], [[like|for "
+                                 "example|e.g.]] "
                                  "{\"<month>\": {\"<carrier>\": <count>, ...}, ...}");
     } else {
         vat_prompt_answer(&b, t, "[[an object whose keys are the months spelled exactly as in "
@@ -390,7 +391,8 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                                  "`carrier` column,|each carrier, as written in the `carrier` "
                                  "column,]] to [[its number of shipments in that month as a JSON "
                                  "integer|the carrier's shipment count that month, a JSON "
-                                 "integer]], [[for example|like]] {\"<month>\": {\"<carrier>\": <count>, \"<other "
+                                 "integer]], [[for example|like]] {\"<month>\": "
+                                 "{\"<carrier>\": <count>, \"<other "
                                  "carrier>\": 0}, \"<other month>\": {\"<carrier>\": <count>, "
                                  "\"<other carrier>\": <count>}}. [[Key order does not "
                                  "matter|The order of the keys does not matter|Keys may come in "

@@ -85,9 +85,9 @@ void vat_prompt_fill(struct vat_buf *b, const char *text, const char *const *kv)
 
 /* A natural opening, or nothing, drawn (slot 'o'): a greeting, a line of
  * context about kv's "topic" (a noun phrase in the grammar: "[[the support
- * queue|our helpdesk tickets]]"), or none.  Explicit prompts get a formal lead-in or none.  Ends with a space
- * when it writes anything, so the data description follows on the same
- * line. */
+ * queue|our helpdesk tickets]]"), or none.  Explicit prompts get a formal
+ * lead-in or none.  Ends with a space when it writes anything, so the data
+ * description follows on the same line. */
 void vat_prompt_open(struct vat_buf *b, struct vat_task *t, const char *const *kv);
 
 /* The data description (slot 'd'), in the task's style: kv holds "what"

@@ -790,7 +790,8 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
                    "- [[the fields are in exactly that order|the fields come in exactly that "
                    "order|the fields keep exactly that order]] and [[are separated by|are split "
                    "by|are joined by]] {sepw} ([[the same date in another order or with another "
-                   "separator does not count|the same date reordered or with a different separator is "
+                   "separator does not count|the same date reordered or with a different "
+                   "separator is "
                    "not a match|no other order or separator is accepted]]);\n",
                    kv);
     if (x->bound == B_WORD) {
@@ -798,7 +799,8 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
                        "- [[it stands on its own|it is a token of its own|it stands alone]]: "
                        "[[the character right before it and the character right after "
                        "it|the characters right before and right after it]], [[where there is "
-                       "one|if there is one|when present]], [[are not a letter, a digit or an underscore|are neither letters "
+                       "one|if there is one|when present]], [[are not a letter, a digit or an "
+                       "underscore|are neither letters "
                        "nor digits nor underscores]] ([[spaces, punctuation and the line's "
                        "ends are fine|a space, punctuation or either end of the line is "
                        "fine]]).\n"

@@ -342,7 +342,8 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         char *shape = vat_prompt_text(t, 's',
                                       "[[a JSON array of their `account_id`s, each once|a "
                                       "JSON array of the matching `account_id`s, no id "
-                                      "twice]], {order}, [[like|for example|e.g.]] [\"<id>\", \"<next id>\"]",
+                                      "twice]], {order}, [[like|for example|e.g.]] [\"<id>\", "
+                                      "\"<next id>\"]",
                                       akv);
         vat_prompt_answer(&b, t, shape);
         free(shape);

@@ -421,9 +421,13 @@ static void test_proofread(void **state)
     assert_true(c->n >= 2000);
     for (size_t i = 0; i < c->n; i++) {
         char *slip = proofread(c->d[i].wording);
-        if (slip)
+        if (slip) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", slip);
+            free(slip);
             fail_msg("%s (%s): %s in:\n%s", c->d[i].id, c->d[i].natural ? "natural" : "explicit",
-                     slip, c->d[i].wording);
+                     why, c->d[i].wording);
+        }
     }
     print_message("  %zu prompts proofread\n", c->n);
 }
@@ -452,8 +456,12 @@ static void test_proofreader_catches(void **state)
     };
     for (const char *const *g = good; *g; g++) {
         char *slip = proofread(*g);
-        if (slip)
-            fail_msg("the proofreader flags \"%s\": %s", *g, slip);
+        if (slip) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", slip);
+            free(slip);
+            fail_msg("the proofreader flags \"%s\": %s", *g, why);
+        }
     }
 }
 
