@@ -655,7 +655,7 @@ static const char *const d_natural[] = {
     "paid. `{amount}` is {unit}, NULL until the invoice is priced; `{date}` is when it was "
     "issued ({fmt}).",
     "`{table}.{status}` holds the payment state ({paid} for a paid invoice); `{amount}` is "
-    "{unit} (NULL before pricing) and `{date}` the issue date ({fmt}).",
+    "{unit}, NULL before pricing, and `{date}` the issue date ({fmt}).",
     "Each `{table}` row is an invoice: `{status}` is its payment state, paid being {paid}; "
     "`{amount}` is {unit}, or NULL while unpriced; `{date}` is its issue time, {fmt}.",
     "Invoices are in `{table}`. A paid invoice has `{status}` {paid}; `{amount}` is {unit} "

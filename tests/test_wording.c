@@ -90,7 +90,7 @@ static const char *const known_slips[] = {
     "the order of the fields is exactly that and", "are not part of it, and is",
     "each customer under where", "with each customer placed by", "goes going by",
     "orders count by the date it", "a question about a sql question", "on a sql question",
-    "a purchase is one `event_id`: one purchase", NULL,
+    "a purchase is one `event_id`: one purchase", "(whole cents) (null", NULL,
 };
 
 /* ---- helpers ------------------------------------------------------------------- */
