@@ -661,7 +661,7 @@ static const char *const d_natural[] = {
     "Invoices are in `{table}`. A paid invoice has `{status}` {paid}; `{amount}` is {unit} "
     "and stays NULL until priced; `{date}` ({fmt}) is when it was issued.",
     "[[The invoices sit in|Our invoices are in]] `{table}`: `{status}` {paid?is|is one of} "
-    "{paid} for a paid invoice, `{amount}` is {unit} (NULL until priced) and `{date}` "
+    "{paid} for a paid invoice, `{amount}` is {unit}, NULL until priced, and `{date}` "
     "records when it was issued ({fmt}).",
 };
 static const char *const q_natural[] = {
