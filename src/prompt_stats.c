@@ -7,27 +7,106 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The wording of a prompt: fenced blocks and the CSV data section dropped. */
-static char *wording(const char *p)
+/* Paragraphs that only name a data file and its size, never wording. */
+static const char *const data_leads[] = {
+    "The data is the CSV file", "The data is the Excel workbook", "The workbook is the file",
+    "Sheet `", "The example lines are in the file", NULL,
+};
+
+static bool starts_with(const char *s, const char *prefix)
 {
-    struct vat_buf b = VAT_BUF_INIT;
-    const char *csv = strstr(p, "The data is the CSV file");
-    for (;;) {
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Whether the line p[0..len) is data: a SQL statement of a schema or its
+ * rows, or an example's expected list. */
+static bool data_line(const char *p, size_t len, bool *in_create)
+{
+    char *line = vat_xstrndup(p, len);
+    bool data = true;
+    if (*in_create)
+        *in_create = !starts_with(line, ");");
+    else if (starts_with(line, "CREATE TABLE"))
+        *in_create = !strstr(line, ");");
+    else if (!starts_with(line, "INSERT INTO") && !starts_with(line, "  (") &&
+             !starts_with(line, "-- ") &&
+             !(line[0] == '-' && line[1] == ' ' && line[2] == 'e' &&
+               isdigit((unsigned char)line[3])))
+        data = false; /* "- e1: [...]" is an example's expected list */
+    free(line);
+    return data;
+}
+
+/* Appends p[0..len) without the fixture paths it names ("`fixtures/...`"
+ * and bare "fixtures/..." up to the next space): a path is data. */
+static void put_without_paths(struct vat_buf *b, const char *p, size_t len)
+{
+    const char *end = p + len;
+    while (p < end) {
+        const char *f = NULL;
+        for (const char *q = p; q + 9 <= end; q++)
+            if (strncmp(q, "fixtures/", 9) == 0 && (q == p || q[-1] == '`' || q[-1] == ' ')) {
+                f = q;
+                break;
+            }
+        if (!f) {
+            vat_buf_putn(b, p, (size_t)(end - p));
+            return;
+        }
+        bool quoted = f > p && f[-1] == '`';
+        vat_buf_putn(b, p, (size_t)(f - p - quoted));
+        while (f < end && *f != '`' && *f != ' ')
+            f++;
+        if (quoted && f < end && *f == '`')
+            f++;
+        /* no double space, nor a space before punctuation, where the path was */
+        if (f < end && *f == ' ' && b->len && b->data[b->len - 1] == ' ')
+            f++;
+        else if ((f == end || strchr(".,;:)", *f)) && b->len && b->data[b->len - 1] == ' ')
+            b->data[--b->len] = 0;
+        p = f;
+    }
+}
+
+char *vat_prompt_wording(const char *prompt)
+{
+    /* fenced blocks out */
+    struct vat_buf nf = VAT_BUF_INIT;
+    vat_buf_puts(&nf, "");
+    for (const char *p = prompt;;) {
         const char *open = strstr(p, "```");
-        if (csv && csv >= p && (!open || csv < open)) {
-            vat_buf_putn(&b, p, (size_t)(csv - p));
-            break;
-        }
         if (!open) {
-            vat_buf_puts(&b, p);
+            vat_buf_puts(&nf, p);
             break;
         }
-        vat_buf_putn(&b, p, (size_t)(open - p));
+        vat_buf_putn(&nf, p, (size_t)(open - p));
         const char *close = strstr(open + 3, "```");
         if (!close)
             break;
         p = close + 3;
     }
+    /* then data paragraphs and data lines */
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_puts(&b, "");
+    bool in_create = false, skip_par = false, par_start = true;
+    for (const char *p = nf.data; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len == 0) {
+            skip_par = false;
+            par_start = true;
+        } else {
+            if (par_start)
+                for (size_t i = 0; data_leads[i]; i++)
+                    skip_par |= starts_with(p, data_leads[i]);
+            par_start = false;
+            if (!skip_par && !data_line(p, len, &in_create))
+                put_without_paths(&b, p, len);
+        }
+        vat_buf_putc(&b, '\n');
+        p += len + (nl ? 1 : 0);
+    }
+    vat_buf_release(&nf);
     return vat_buf_detach(&b);
 }
 
@@ -56,7 +135,7 @@ double vat_prompt_word4_share(const char *const *texts, size_t n)
     uint64_t *grams = NULL;
     size_t ng = 0, cap = 0;
     for (size_t i = 0; i < n; i++) {
-        char *w = wording(texts[i]);
+        char *w = vat_prompt_wording(texts[i]);
         uint64_t last[4] = {0};
         size_t nw = 0;
         for (const char *p = w; *p;) {

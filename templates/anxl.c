@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prompt.h"
 #include "trace.h"
 #include "values.h"
 
@@ -227,19 +228,42 @@ void vat_axl_prompt(struct vat_buf *b, struct vat_task *t, const struct vat_axl_
         vat_an_prompt_csv(b, t, fi, c);
         return;
     }
-    if (st->title)
-        vat_buf_printf(b, "The data is an Excel workbook, not a CSV file: the %s are the table "
-                          "titled `%s` on sheet `%s`.",
-                       d->what, st->title, d->sheet);
+    /* The explicit rules about the table, grammar realised first. */
+    char *rest = vat_prompt_text(
+        t, 'x',
+        "[[Only that table's data rows are {what}|Only the data rows of that table are "
+        "{what}]]: [[titles, notes, header rows|titles, notes and header rows]], [[any row that "
+        "totals the table|a row totalling the table]] and [[any other table|other tables]] "
+        "[[are not|do not count]]. [[A blank cell is a missing value, not zero|A blank cell is "
+        "missing, not zero]]; [[a number stored as text is the same number|numbers stored as "
+        "text are the same numbers]].\n\n",
+        (const char *const[]){"what", d->what, NULL});
+    const char *kv[] = {"what", d->what, "title", st->title ? st->title : "", "sheet", d->sheet,
+                        "rest", rest, NULL};
+    if (vat_prompt_natural(t))
+        vat_prompt_say(b, t, 'x',
+                       st->title ? "[[The data is in an Excel workbook|It's an Excel "
+                                   "workbook, not a CSV]]: the {what} are the table titled "
+                                   "`{title}` on sheet `{sheet}`. [[A number stored as text "
+                                   "is the same number|Numbers stored as text count as "
+                                   "numbers]].\n\n"
+                                 : "[[The data is in an Excel workbook|It's an Excel "
+                                   "workbook, not a CSV]]: the {what} are the table on sheet "
+                                   "`{sheet}`. [[A number stored as text is the same "
+                                   "number|Numbers stored as text count as numbers]].\n\n",
+                       kv);
     else
-        vat_buf_printf(b, "The data is an Excel workbook, not a CSV file: the %s are the table "
-                          "on sheet `%s`.",
-                       d->what, d->sheet);
-    vat_buf_printf(b, " Only that table's data rows are %s: titles, notes, header rows, any "
-                      "row that totals the table and any other table are not. A blank cell "
-                      "is a missing value, not zero; a number stored as text is the same "
-                      "number.\n\n",
-                   d->what);
+        vat_prompt_say(b, t, 'x',
+                       st->title ? "[[The data is an Excel workbook, not a CSV file|The file is an "
+                                   "Excel workbook rather than a CSV|This data comes as an "
+                                   "Excel workbook, not a CSV file]]: the {what} are the table "
+                                   "titled `{title}` on sheet `{sheet}`. {rest}"
+                                 : "[[The data is an Excel workbook, not a CSV file|The file is an "
+                                   "Excel workbook rather than a CSV|This data comes as an "
+                                   "Excel workbook, not a CSV file]]: the {what} are the table "
+                                   "on sheet `{sheet}`. {rest}",
+                       kv);
+    free(rest);
     struct vat_xl_book book = VAT_XL_BOOK_INIT;
     struct vat_err e;
     t->self_contained = false;

@@ -32,43 +32,118 @@ static const char *const dw_cols[DW_NCOLS] = {"payment_id", "payer", "method", "
                                               "paid_at"};
 static const char *const dw_methods[] = {"card", "bank_transfer", "direct_debit", "wallet"};
 
-/* Natural style: "from 17 to 19 January" is inclusive by
- * convention, whole days. */
+/* The question in both styles.  Natural: "from 17 to 19 January" with both
+ * days included, going by the day the payment was made: conventions in
+ * domain words, never the timestamps' trap. */
 static const char *const dw_q_natural[] = {
     "How much did we take in payments from {from} to {to}?",
     "What was the total paid to us between {from} and {to}?",
     "Could you add up the payments we received from {from} to {to}?",
     "What's our payment total for {from} to {to}?",
+    "I need the sum of the payments [[that came in|we got]] from {from} to {to}.",
+    "[[For the cash report|For our bank reconciliation|For the weekly close]], how much was "
+    "paid to us from {from} to {to}?",
 };
 static const char *const dw_q_natural_day[] = {
     "How much did we take in payments on {from}?",
     "What was the total paid to us on {from}?",
     "Could you add up the payments we received on {from}?",
     "What's our payment total for {from}?",
+    "I need the sum of the payments [[that came in|we got]] on {from}.",
+    "[[For the cash report|For our bank reconciliation|For the daily close]], how much was "
+    "paid to us on {from}?",
 };
-/* The explicit question, four ways of asking it, over a range
- * of days or one day; the rules that follow it are the same. */
+static const char *const dw_c_natural[] = {
+    "[[Go|Count]] {day}, {both}.",
+    "{^both}; payments [[count|are dated]] {day} (`paid_at`).",
+    "Payments [[are dated|count]] {day}, {both}.",
+    "[[Please count|Count]] {day} ({both}).",
+};
+/* The explicit question, ways of asking it, over a range of days or one
+ * day; the rules that follow it state the whole days. */
 static const char *const dw_q_explicit[] = {
-    "Question: what is the total `amount` of the payments made from {from} through {to} "
-    "inclusive?",
+    "[[Question: what|What]] is the total `amount` of the payments made from {from} through "
+    "{to} inclusive?",
     "What do the `amount` values of the payments made from {from} through {to} inclusive "
     "add up to?",
     "Sum `amount` over the payments made from {from} through {to} inclusive: what is the "
     "total?",
-    "Compute the total `amount` of the payments made from {from} through {to}, both days "
-    "included.",
+    "Compute the total `amount` of the payments made from {from} through {to} inclusive.",
+    "Give the sum of `amount` over the payments made from {from} through {to} inclusive.",
 };
 static const char *const dw_q_explicit_day[] = {
-    "Question: what is the total `amount` of the payments made on {from}?",
+    "[[Question: what|What]] is the total `amount` of the payments made on {from}?",
     "What do the `amount` values of the payments made on {from} add up to?",
     "Sum `amount` over the payments made on {from}: what is the total?",
     "Compute the total `amount` of the payments made on {from}.",
+    "Give the sum of `amount` over the payments made on {from}.",
+};
+static const char *const dw_r_explicit[] = {
+    "[[Both days count in full|Each of the two days counts in full|The range includes both "
+    "days in full]]: [[include every payment whose `paid_at` falls on {from}, on {to} or on "
+    "any day in between|every payment whose `paid_at` falls on {from}, on {to} or on a day in "
+    "between is included|a payment counts when its `paid_at` falls on {from}, on {to} or on "
+    "any day in between]], whatever its time of day, and [[no payment from any other day|no "
+    "payment of any other day counts|payments of other days are left out]].",
+};
+static const char *const dw_r_explicit_day[] = {
+    "[[The whole day counts|The day counts in full|All of the day counts]]: [[include every "
+    "payment whose `paid_at` falls on {from}, whatever its time of day|every payment whose "
+    "`paid_at` falls on {from}, whatever its time of day, is included|a payment counts when "
+    "its `paid_at` falls on {from}, whatever its time of day]], and [[no payment from any "
+    "other day|no payment of any other day counts|payments of other days are left out]].",
+};
+static const char *const dw_r_sum[] = {
+    "[[Sum the amounts exactly|Sum exactly|Add the amounts up exactly]][[:|;]] [[the total is "
+    "a number with at most two decimals|the total has at most two decimals|the total carries "
+    "two decimals at most]].",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col dw_cols_natural[] = {
+    {"payment_id", ""},
+    {"payer", "[[|who paid]]"},
+    {"method", "[[|how they paid]]"},
+    {"amount", "[[two decimals|with two decimals|the amount paid, two decimals]]"},
+    {"paid_at", "[[YYYY-MM-DD HH:MM:SS, 24-hour clock, one time zone|when it was paid, "
+        "YYYY-MM-DD HH:MM:SS on a 24-hour clock, all in one time zone|the payment time, "
+        "YYYY-MM-DD HH:MM:SS, 24-hour clock, a single time zone]]"},
+};
+static const struct vat_prompt_col dw_cols_explicit[] = {
+    {"payment_id", ""},
+    {"payer", "[[|the payer's name]]"},
+    {"method", "[[how it was paid|the payment method]]"},
+    {"amount", "[[a decimal with two places|two decimal places|the amount, with two decimal "
+        "places]]"},
+    {"paid_at", "[[when the payment was made, YYYY-MM-DD HH:MM:SS on a 24-hour clock; all times "
+        "are in the same time zone|the payment time, YYYY-MM-DD HH:MM:SS on a 24-hour "
+        "clock, every time in the same time zone|YYYY-MM-DD HH:MM:SS, the moment of "
+        "payment on a 24-hour clock, one time zone for all rows]]"},
 };
 static const char *const dw_giveaways[] = {
     "inclusive", "in full", "whatever its time", "whole day", "any other day", "time of day",
     "tolerance", "Sum the amounts exactly", NULL,
 };
+/* The bound's trap, which a natural prompt never describes. */
+static const char *const dw_defects[] = {
+    "midnight", "00:00", "late on", "the end of the day", "timestamps include", "bare date",
+    NULL,
+};
 static const char *const dw_answer_columns[] = {"amount", "paid_at", NULL};
+/* Both days of a range included (the first three), or the whole of a one-
+ * day window (the last three). */
+static const char *const dw_states_inclusive[] = {
+    "both days included", "including both of those days", "counting both end dates",
+    "at any hour of that day", "all of that day's payments", "every payment that day",
+    NULL,
+};
+static const char *const dw_states_day[] = {
+    "by the day the payment was made", "by the day it was paid", "by payment date", NULL,
+};
+static const struct vat_convention dw_conventions[] = {
+    {"inclusive", dw_states_inclusive},
+    {"timestamp", dw_states_day},
+    {NULL, NULL},
+};
 
 static const struct vat_param dw_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 8, .max = 2000,
@@ -94,27 +169,42 @@ struct dw_priv {
     int64_t window_cents; /* the sum of the payments drawn inside [D1, D2] */
 };
 
-/* The question, in the same words for both answer forms: from and to are
- * D1 and D2 as YYYY-MM-DD (one day when equal).  New string. */
-static char *dw_question_text(const char *from, const char *to)
+/* The question and what decides it, in the task's style, for both answer
+ * forms: from and to are D1 and D2 as YYYY-MM-DD (one day when equal). */
+static void dw_say_question(struct vat_buf *b, struct vat_task *t, const char *from,
+                            const char *to)
 {
-    struct vat_buf b = VAT_BUF_INIT;
-    if (strcmp(from, to) == 0)
-        vat_buf_printf(&b,
-                       "what is the total `amount` of the payments made on %s? The whole "
-                       "day counts: include every payment whose `paid_at` falls on %s, "
-                       "whatever its time of day, and no payment from any other day. ",
-                       from, from);
-    else
-        vat_buf_printf(&b,
-                       "what is the total `amount` of the payments made from %s through %s "
-                       "inclusive? Both days count in full: include every payment whose "
-                       "`paid_at` falls on %s, on %s or on any day in between, whatever its "
-                       "time of day, and no payment from any other day. ",
-                       from, to, from, to);
-    vat_buf_puts(&b, "Sum the amounts exactly: the total is a number with at most two "
-                     "decimals.");
-    return vat_buf_detach(&b);
+    bool day = strcmp(from, to) == 0;
+    if (vat_prompt_natural(t)) {
+        int32_t d1 = 0, d2 = 0;
+        char from_h[32] = "", to_h[32] = "";
+        if (vat_parse_date(from, &d1) == 0 && vat_parse_date(to, &d2) == 0) {
+            vat_prompt_human_date(d1, from_h);
+            vat_prompt_human_date(d2, to_h);
+        }
+        const char *kv[] = {"from", from_h, "to", to_h, NULL};
+        if (day)
+            VAT_PROMPT_PUT(b, t, 'q', dw_q_natural_day, kv);
+        else
+            VAT_PROMPT_PUT(b, t, 'q', dw_q_natural, kv);
+        vat_buf_putc(b, ' ');
+        const char *both = vat_prompt_phrase(t, 'c', dw_states_inclusive + (day ? 3 : 0), 3);
+        const char *ckv[] = {"both", both, "day", vat_prompt_state(t, "timestamp"), NULL};
+        VAT_PROMPT_PUT(b, t, 'c', dw_c_natural, ckv);
+        return;
+    }
+    const char *kv[] = {"from", from, "to", to, NULL};
+    if (day) {
+        VAT_PROMPT_PUT(b, t, 'q', dw_q_explicit_day, kv);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', dw_r_explicit_day, kv);
+    } else {
+        VAT_PROMPT_PUT(b, t, 'q', dw_q_explicit, kv);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', dw_r_explicit, kv);
+    }
+    vat_buf_putc(b, ' ');
+    VAT_PROMPT_PUT(b, t, 'r', dw_r_sum, NULL);
 }
 
 /* ---- generation ---------------------------------------------------------- */
@@ -230,51 +320,35 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_fmt_date(d1, from);
     vat_fmt_date(d2, to);
     struct vat_buf b = VAT_BUF_INIT;
-    if (vat_prompt_natural(t)) {
-        char from_h[32], to_h[32];
-        vat_prompt_human_date(d1, from_h);
-        vat_prompt_human_date(d2, to_h);
-        vat_prompt_data(&b, t, "a record of the payments our business received", "payment",
-                        "`payment_id`, `payer`, `method`, `amount` (two decimals) and `paid_at` "
-                        "(YYYY-MM-DD HH:MM:SS, 24-hour clock, one time zone)");
-        vat_buf_puts(&b, "\n\n");
-        const char *kv[] = {"from", from_h, "to", to_h, NULL};
-        if (d1 == d2)
-            VAT_PROMPT_PUT(&b, t, 'q', dw_q_natural_day, kv);
-        else
-            VAT_PROMPT_PUT(&b, t, 'q', dw_q_natural, kv);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "the total as one JSON number, like 1234.5");
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    vat_prompt_cols(&cols, t, nat ? dw_cols_natural : dw_cols_explicit,
+                    VAT_N_OF(dw_cols_natural), NULL);
+    const char *kv[] = {
+        "topic", "[[our incoming payments|the payments we received|this period's receipts]]",
+        "what", nat ? "[[a record of the payments our business received|the payments we "
+                      "received{#pl}|our payment log|an export of incoming payments]]"
+                    : "[[an export of payments received by a business|the payments a business "
+                      "received{#pl}|a business's payment export]]",
+        "unit", "payment",
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    dw_say_question(&b, t, from, to);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
+        vat_prompt_answer(&b, t, "the total as [[one|a single]] JSON number, like 1234.5");
     } else {
-        vat_prompt_data(&b, t, "an export of payments received by a business", "payment",
-                        "`payment_id`, `payer`, `method` (how it was paid), `amount` (a decimal "
-                        "with two places) and `paid_at` (when the payment was made, YYYY-MM-DD "
-                        "HH:MM:SS on a 24-hour clock; all times are in the same time zone)");
-        vat_buf_puts(&b, "\n\n");
-        const char *qkv[] = {"from", from, "to", to, NULL};
-        if (d1 == d2) {
-            VAT_PROMPT_PUT(&b, t, 'q', dw_q_explicit_day, qkv);
-            vat_buf_printf(&b,
-                           " The whole day counts: include every payment whose `paid_at` falls "
-                           "on %s, whatever its time of day, and no payment from any other "
-                           "day. ",
-                           from);
-        } else {
-            VAT_PROMPT_PUT(&b, t, 'q', dw_q_explicit, qkv);
-            vat_buf_printf(&b,
-                           " Both days count in full: include every payment whose `paid_at` "
-                           "falls on %s, on %s or on any day in between, whatever its time of "
-                           "day, and no payment from any other day. ",
-                           from, to);
-        }
-        vat_buf_puts(&b, "Sum the amounts exactly: the total is a number with at most two "
-                         "decimals.\n\n");
-        vat_prompt_answer(&b, t, "the total as a JSON number, for example <total> written as "
-                                 "digits with at most two decimals (no currency sign, no "
-                                 "quotes)");
+        vat_prompt_answer(&b, t, "the total as a JSON number, [[for example|like|such as]] "
+                                 "<total> written as digits with [[at most two decimals|two "
+                                 "decimals at most]] ([[no currency sign, no quotes|without "
+                                 "quotes or a currency sign]])");
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, DW_REL_TOL, DW_ABS_TOL);
-        vat_buf_putc(&b, '.');
+        vat_prompt_tolerance(&b, t, DW_REL_TOL, DW_ABS_TOL);
     }
     vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
@@ -404,17 +478,27 @@ static const char *dw_param(const struct vat_task *t, const char *key)
     return s ? s : "";
 }
 
-static char *dw_pf_question(const struct vat_task *t)
+static char *dw_pf_question(struct vat_task *t)
 {
-    return dw_question_text(dw_param(t, "from"), dw_param(t, "to"));
+    struct vat_buf b = VAT_BUF_INIT;
+    dw_say_question(&b, t, dw_param(t, "from"), dw_param(t, "to"));
+    return vat_buf_detach(&b);
 }
 
-static char *dw_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *dw_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return vat_xasprintf("It must return exactly one row with one column, `%s` (the total, a "
-                         "number); a blank `amount` adds nothing.",
-                         n->out);
+    const char *kv[] = {"out", n->out, NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(t, 's',
+                               "[[Return|It should return|I'd like]] one row with one column, "
+                               "`{out}` (the total); a payment [[without an amount|with no "
+                               "amount]] adds nothing.",
+                               kv);
+    return vat_prompt_text(t, 's',
+                           "[[It must return|The result must be]] exactly one row with one "
+                           "column, `{out}` (the total, a number); a blank `amount` adds "
+                           "nothing.",
+                           kv);
 }
 
 /* Gold reads the calendar day of paid_at (date() drops the time); the
@@ -575,4 +659,6 @@ const struct vat_template vat_tmpl_date_window = {
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 for a window of 7 days or more + 1 with a "
                       "payment at D2 00:00:00 + 1 in the natural style, at most 5.",
     .progform = &dw_progform,
+    .conventions = dw_conventions,
+    .defects = dw_defects,
 };

@@ -32,31 +32,108 @@ static const char *const da_sources[] = {"ios", "android", "web"};
 /* App-store price points; the rest of the amounts are free top-ups. */
 static const int64_t da_prices[] = {99, 199, 299, 499, 999, 1499, 1999, 4999, 9999};
 
-/* Natural style: the log's rows are deliveries (a fact about
- * the data); "how much did each user spend" counts purchases. */
+/* The question in both styles.  Natural: the log's rows are deliveries and
+ * `event_id` names the purchase (facts about the data); "how much did each
+ * user spend" counts purchases, one per `event_id` (the convention, stated;
+ * never the retries). */
 static const char *const da_q_natural[] = {
     "How much did each user spend?",
     "What is each `user`'s total purchase amount?",
     "Could you work out how much money each user paid us?",
     "Per user, what did they spend in total?",
+    "I need [[every|each]] user's total spend.",
+    "[[For the revenue report|For our payout check|For finance]], how much has each user "
+    "spent?",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+static const char *const da_c_natural[] = {
+    "{^once}.",
+    "[[Remember that|Note that]] {once}.",
+    "[[Purchases are what we count|We count purchases]]: {once}.",
+    "[[We count purchases, so|Purchases are what count:]] {once}.",
+};
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same. */
 static const char *const da_q_explicit[] = {
-    "Question: what is the total `amount` per `user`, counting each event (each distinct "
-    "`event_id`) exactly once, however many times it was delivered?",
+    "[[Question: what|What]] is the total `amount` per `user`, counting each event (each "
+    "distinct `event_id`) exactly once, however many times it was delivered?",
     "For each `user`, what do their events add up to in `amount`, each event (each "
     "distinct `event_id`) counted exactly once however many times it was delivered?",
     "Sum `amount` by `user` with every event (every distinct `event_id`) taken exactly "
     "once, however often it was delivered: what is each user's total?",
     "Compute the total `amount` of every `user`, counting each distinct `event_id` exactly "
     "once whatever the number of its deliveries.",
+    "Give each `user`'s total `amount`, each event (each distinct `event_id`) counted "
+    "exactly once, however many times it was delivered.",
 };
+static const char *const da_r_explicit[] = {
+    "[[Every user in the file appears in the answer|Each user in the file appears in the "
+    "answer|The answer lists every user in the file]]; [[sum the amounts exactly|sum "
+    "exactly|add up exactly]]: [[each total is a number with at most two decimals|a total has "
+    "at most two decimals|every total carries two decimals at most]].",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col da_cols_natural[] = {
+    {"delivery_id", ""},
+    {"received_at", "[[when the delivery arrived|arrival time|when we got it]], YYYY-MM-DD "
+     "HH:MM:SS"},
+    {"event_id", "[[the purchase event it reports|which purchase it is about|the purchase it "
+        "reports]]"},
+    {"user", "[[the account that paid|who paid|the paying account]]"},
+    {"source", "`ios`, `android` or `web`"},
+    {"amount", "[[two decimals|with two decimals|the price, two decimals]]"},
+};
+static const struct vat_prompt_col da_cols_explicit[] = {
+    {"delivery_id", "[[unique to each delivery|one per delivery]]"},
+    {"received_at", "[[when the delivery arrived|the arrival time of the delivery]], YYYY-MM-DD "
+        "HH:MM:SS"},
+    {"event_id", "[[the purchase event being reported|the purchase event it reports]]"},
+    {"user", "[[the account that paid|the paying account]]"},
+    {"source", "`ios`, `android` or `web`"},
+    {"amount", "[[the purchase amount, a decimal with two places|the amount of the purchase, "
+        "two decimal places]]"},
+};
+/* What the explicit description adds after the columns. */
+static const char da_cols_note[] =
+    "[[When the sender gets no acknowledgement it delivers the same event again: a "
+    "retried event repeats|A sender that gets no acknowledgement delivers the same "
+    "event again, so a retried event repeats|Without an acknowledgement the sender "
+    "delivers the same event again; a retried event repeats]] with the same "
+    "`event_id`, `user`, `source` and `amount`, but with a new `delivery_id` and a "
+    "later `received_at`. An event may be delivered more than twice";
 static const char *const da_giveaways[] = {
     "exactly once", "each distinct", "however many times", "delivers the same event again",
     "retried", "retry", "duplicate", "tolerance", "Sum the amounts exactly", NULL,
 };
+/* The repeated deliveries, which a natural prompt never describes. */
+static const char *const da_defects[] = {
+    "delivered again", "more than once", "twice", "repeat", "resen", "re-sen", "redeliver",
+    "same event again", "acknowledge", NULL,
+};
 static const char *const da_answer_columns[] = {"event_id", "user", "amount", NULL};
+static const char *const da_states_once[] = {
+    "each purchase counts once", "every purchase is counted once",
+    "one purchase per `event_id`", "each `event_id` is one purchase", NULL,
+};
+static const struct vat_convention da_conventions[] = {
+    {"count_once_per", da_states_once},
+    {NULL, NULL},
+};
+
+/* The question and what decides it, in the task's style (both answer
+ * forms). */
+static void da_say_question(struct vat_buf *b, struct vat_task *t)
+{
+    if (vat_prompt_natural(t)) {
+        VAT_PROMPT_PUT(b, t, 'q', da_q_natural, NULL);
+        vat_buf_putc(b, ' ');
+        const char *kv[] = {"once", vat_prompt_state(t, "count_once_per"), NULL};
+        VAT_PROMPT_PUT(b, t, 'c', da_c_natural, kv);
+    } else {
+        VAT_PROMPT_PUT(b, t, 'q', da_q_explicit, NULL);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', da_r_explicit, NULL);
+    }
+}
 
 static const struct vat_param da_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -76,12 +153,6 @@ static const struct vat_param da_params[] = {
     VAT_PROGFORM_PARAM,
     {0},
 };
-
-/* The question, in the same words for both answer forms. */
-static const char da_question[] =
-    "what is the total `amount` per `user`, counting each event (each distinct `event_id`) "
-    "exactly once, however many times it was delivered? Every user in the file appears in the "
-    "answer. Sum the amounts exactly: each total is a number with at most two decimals.";
 
 /* What the generator planted, for confirm's cross-check. */
 struct da_priv {
@@ -284,39 +355,45 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    if (vat_prompt_natural(t)) {
-        vat_prompt_data(&b, t, "our app's payments webhook delivery log", "delivery received",
-                        "`delivery_id`, `received_at` (when the delivery arrived, YYYY-MM-DD "
-                        "HH:MM:SS), `event_id` (the purchase event it reports), `user` (the "
-                        "account that paid), `source` (`ios`, `android` or `web`) and `amount` "
-                        "(two decimals)");
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', da_q_natural, NULL);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "a JSON object from every `user` in the log to their total as "
-                                 "a number, like {\"<user>\": <total>}");
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    vat_prompt_cols(&cols, t, nat ? da_cols_natural : da_cols_explicit,
+                    VAT_N_OF(da_cols_natural), NULL);
+    if (!nat) {
+        vat_buf_puts(&cols, ". ");
+        vat_prompt_say(&cols, t, 'k', da_cols_note, NULL);
+    }
+    const char *kv[] = {
+        "topic", "[[our in-app purchases|the app's payment events|user spending in our app]]",
+        "what", nat ? "[[our app's payments webhook delivery log|the deliveries our payments "
+                      "webhook received{#pl}|the webhook log of our app's payments]]"
+                    : "[[the delivery log of a payments webhook for an app|an app's payments "
+                      "webhook log|the deliveries of an app's payments webhook{#pl}]]",
+        "unit", nat ? "delivery received" : "delivery",
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    da_say_question(&b, t);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
+        vat_prompt_answer(&b, t, "[[a JSON object from every `user` in the log to their total "
+                                 "as a number|a JSON object mapping each `user` of the log to "
+                                 "what they spent, a number]], [[like|for example|e.g.]] "
+                                 "{\"<user>\": <total>}");
     } else {
-        vat_prompt_data(&b, t, "the delivery log of a payments webhook for an app", "delivery",
-                        "`delivery_id` (unique to each delivery), `received_at` (when the "
-                        "delivery arrived, YYYY-MM-DD HH:MM:SS), `event_id` (the purchase event "
-                        "being reported), `user` (the account that paid), `source` (`ios`, "
-                        "`android` or `web`) and `amount` (the purchase amount, a decimal with "
-                        "two places). When the sender gets no acknowledgement it delivers the "
-                        "same event again: a retried event repeats with the same `event_id`, "
-                        "`user`, `source` and `amount`, but with a new `delivery_id` and a "
-                        "later `received_at`. An event may be delivered more than twice");
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', da_q_explicit, NULL);
-        vat_buf_puts(&b, " Every user in the file appears in the answer. Sum the "
-                         "amounts exactly: each total is a number with at most two "
-                         "decimals.\n\n");
-        vat_prompt_answer(&b, t, "an object whose keys are the users spelled exactly as in the "
-                                 "`user` column and whose values are the totals as JSON numbers, "
-                                 "for example {\"<user>\": <total>, \"<other user>\": <total>}. "
-                                 "Key order does not matter");
+        vat_prompt_answer(&b, t, "[[an object whose keys are the users spelled exactly as in "
+                                 "the `user` column and whose values are the totals as JSON "
+                                 "numbers|an object mapping each user, spelled exactly as in the "
+                                 "`user` column, to their total as a JSON number]], [[for "
+                                 "example|like]] {\"<user>\": <total>, \"<other user>\": "
+                                 "<total>}. [[Key order does not matter|The order of the keys "
+                                 "does not matter|Keys may come in any order]]");
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, DA_REL_TOL, DA_ABS_TOL);
-        vat_buf_putc(&b, '.');
+        vat_prompt_tolerance(&b, t, DA_REL_TOL, DA_ABS_TOL);
     }
     vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
@@ -423,21 +500,32 @@ static const char *const da_tables[] = {"deliveries", "webhook_log", "webhook_de
 static const char *const da_outs[] = {"total", "total_amount", "spent", "user_total",
                                       "amount_total"};
 
-static char *da_pf_question(const struct vat_task *t)
+static char *da_pf_question(struct vat_task *t)
 {
-    (void)t;
-    return vat_xstrdup(da_question);
+    struct vat_buf b = VAT_BUF_INIT;
+    da_say_question(&b, t);
+    return vat_buf_detach(&b);
 }
 
-static char *da_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *da_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return vat_xasprintf("It must return exactly two columns, `user` (as stored) and `%s` (the "
-                         "user's total, a number), one row per distinct `user` in the table and "
-                         "no other rows, ordered by `user` %s (SQLite's default text order). A "
-                         "blank `amount` adds nothing: a user whose events all have a blank "
-                         "`amount` has the total 0.",
-                         n->out, n->descending ? "descending" : "ascending");
+    const char *kv[] = {"out", n->out, "dir", n->descending ? "descending" : "ascending", NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(
+            t, 's',
+            "[[Return|It should return|I'd like]] two columns, `user` (as stored) and `{out}` "
+            "([[their total|what they spent]]), one row per user in the table, "
+            "[[ordered|sorted]] by `user` {dir}; a purchase [[without an amount|with no "
+            "amount]] adds nothing, so a user with only such purchases shows 0.",
+            kv);
+    return vat_prompt_text(
+        t, 's',
+        "[[It must return|The result must have|Return]] exactly two columns, `user` (as stored) "
+        "and `{out}` (the user's total, a number), one row per distinct `user` in the table and "
+        "no other rows, [[ordered|sorted]] by `user` {dir} (SQLite's default text order). A "
+        "blank `amount` adds nothing: a user whose events all have a blank `amount` has the "
+        "total 0.",
+        kv);
 }
 
 /* Gold keeps one row per event (its identity and amount) before summing;
@@ -652,4 +740,6 @@ const struct vat_template vat_tmpl_dedupe_aggregate = {
     .difficulty_doc = "1 + 1 above 50 deliveries + 1 above 150 + 1 with 6 or more users + 1 when an event is "
                       "delivered three times + 1 in the natural style, at most 5.",
     .progform = &da_progform,
+    .conventions = da_conventions,
+    .defects = da_defects,
 };

@@ -23,18 +23,28 @@
 enum { C_ID, C_EMAIL, C_AMOUNT, C_DATE, DC_NCOLS };
 static const char *const cols[DC_NCOLS] = {"order_id", "customer_email", "amount", "ordered_on"};
 
-/* Natural style: the data description keeps the one fact
- * needed (addresses typed by hand); the question asks in shop words. */
+/* The question in both styles.  Natural: customers are e-mail addresses,
+ * compared in lower case without the spaces around them, in the month of
+ * `ordered_on`: conventions stated, never the addresses' defect. */
 static const char *const dc_q_natural[] = {
     "How many different customers ordered from us in {when}?",
     "How many customers placed an order in {when}?",
     "Could you count the customers who bought something in {when}?",
     "In {when}, how many distinct customers did we have?",
+    "I need the number of [[unique|distinct]] customers who ordered in {when}.",
+    "[[For the monthly KPI sheet|For the retention report|For our board update]], how many "
+    "customers ordered in {when}?",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+static const char *const dc_c_natural[] = {
+    "A customer is one e-mail address, {norm}; the month goes {by}.",
+    "[[Count|Identify]] customers by e-mail address, {norm}, and take the month {by}.",
+    "Customers are their e-mail addresses, {norm}; orders fall in the month {by}.",
+    "{^by}, please, with each customer one address {norm}.",
+};
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same. */
 static const char *const dc_q_explicit[] = {
-    "Question: how many distinct customers placed at least one order in {month} "
+    "[[Question: how|How]] many distinct customers placed at least one order in {month} "
     "(`ordered_on` from {first} through {last})?",
     "Count the distinct customers with at least one order in {month} (`ordered_on` from "
     "{first} through {last}).",
@@ -42,23 +52,81 @@ static const char *const dc_q_explicit[] = {
     "ordered at least once?",
     "Compute the number of distinct customers who placed an order in {month}, that is with "
     "`ordered_on` from {first} through {last}.",
+    "Give the number of distinct customers with an order in {month} (`ordered_on` from "
+    "{first} through {last}).",
 };
+static const char *const dc_r_explicit[] = {
+    "[[Two addresses belong to the same customer|Two addresses are one customer|Addresses "
+    "name the same customer]] when they are equal after removing the spaces at both ends and "
+    "lower-casing[[|, whatever their letter case and surrounding spaces in the file]].",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col dc_cols_natural[] = {
+    {"order_id", ""},
+    {"customer_email", "[[the customer's e-mail address|who ordered, by e-mail|the buyer's "
+     "e-mail]]"},
+    {"amount", "[[|the order total]]"},
+    {"ordered_on", "[[YYYY-MM-DD|the order date, YYYY-MM-DD|when it was placed, YYYY-MM-DD]]"},
+};
+static const struct vat_prompt_col dc_cols_explicit[] = {
+    {"order_id", ""},
+    {"customer_email", "[[the customer's e-mail address|the e-mail address of the customer]]"},
+    {"amount", "[[|the order amount]]"},
+    {"ordered_on", "[[YYYY-MM-DD|the order date, YYYY-MM-DD]]"},
+};
+/* What the explicit description adds after the columns. */
+static const char dc_cols_note[] =
+    "[[The e-mail addresses were typed in several tools, so one customer's address "
+    "can appear|One customer's address, typed in several tools, can appear|Because "
+    "the addresses were typed in several tools, one customer's address may appear]] "
+    "in different letter case and with spaces before or after it";
 static const char *const dc_giveaways[] = {
     "removing the spaces", "lower-casing", "equal after", "must be exact", "tolerance", NULL,
 };
+/* The addresses' defect, which a natural prompt never describes. */
+static const char *const dc_defects[] = {
+    "typed", "letter case", "stray", "spaces around", "before or after", "shows up",
+    "different case", NULL,
+};
 static const char *const dc_answer_columns[] = {"customer_email", "ordered_on", NULL};
+static const char *const dc_states_norm[] = {
+    "compared in lower case without surrounding spaces",
+    "read in lower case, without leading or trailing spaces",
+    "compared case-insensitively and trimmed of spaces", NULL,
+};
+static const char *const dc_states_month[] = {
+    "by `ordered_on`", "by the order date in `ordered_on`", "according to `ordered_on`", NULL,
+};
+static const struct vat_convention dc_conventions[] = {
+    {"key_normalisation", dc_states_norm},
+    {"month", dc_states_month},
+    {NULL, NULL},
+};
 
-/* The explicit question, in the same words for both answer forms (new
- * string). */
-static char *dc_question_text(int year, int month)
+/* The question and what decides it, in the task's style (both answer
+ * forms), for the month of year. */
+static void dc_say_question(struct vat_buf *b, struct vat_task *t, int year, int month)
 {
-    char ym[8];
+    char when[32], ym[8], first[16], last[16];
+    snprintf(when, sizeof when, "%s %d", vat_month_name(month), year);
     vat_fmt_month(year, month, ym);
-    return vat_xasprintf("how many distinct customers placed at least one order in %s %d "
-                         "(`ordered_on` from %s-01 through %s-%02d)? Two addresses belong to "
-                         "the same customer when they are equal after removing the spaces at "
-                         "both ends and lower-casing.",
-                         vat_month_name(month), year, ym, ym, vat_month_days(year, month));
+    snprintf(first, sizeof first, "%s-01", ym);
+    snprintf(last, sizeof last, "%s-%02d", ym, vat_month_days(year, month));
+    if (vat_prompt_natural(t)) {
+        const char *kv[] = {"when", when, NULL};
+        VAT_PROMPT_PUT(b, t, 'q', dc_q_natural, kv);
+        vat_buf_putc(b, ' ');
+        /* one draw per statement: an initializer list's order is unspecified */
+        const char *norm = vat_prompt_state(t, "key_normalisation");
+        const char *by = vat_prompt_state(t, "month");
+        const char *ckv[] = {"norm", norm, "by", by, NULL};
+        VAT_PROMPT_PUT(b, t, 'c', dc_c_natural, ckv);
+    } else {
+        const char *kv[] = {"month", when, "first", first, "last", last, NULL};
+        VAT_PROMPT_PUT(b, t, 'q', dc_q_explicit, kv);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', dc_r_explicit, NULL);
+    }
 }
 
 static const struct vat_param params[] = {
@@ -206,40 +274,36 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
 
     struct vat_buf b = VAT_BUF_INIT;
     bool nat = vat_prompt_natural(t);
-    if (nat)
-        vat_prompt_data(&b, t, "our web-shop orders", "order",
-                        "`order_id`, `customer_email` (the customer's e-mail address, typed in "
-                        "several tools, so one customer's address shows up in different letter "
-                        "case and with stray spaces around it), `amount` and `ordered_on` "
-                        "(YYYY-MM-DD)");
-    else
-        vat_prompt_data(&b, t, "an export of web-shop orders", "order",
-                        "`order_id`, `customer_email` (the customer's e-mail address), `amount` "
-                        "and `ordered_on` (YYYY-MM-DD). The e-mail addresses were typed in "
-                        "several tools, so one customer's address can appear in different "
-                        "letter case and with spaces before or after it");
+    struct vat_buf cl = VAT_BUF_INIT;
+    vat_prompt_cols(&cl, t, nat ? dc_cols_natural : dc_cols_explicit,
+                    VAT_N_OF(dc_cols_natural), NULL);
+    if (!nat) {
+        vat_buf_puts(&cl, ". ");
+        vat_prompt_say(&cl, t, 'k', dc_cols_note, NULL);
+    }
+    const char *kv[] = {
+        "topic", "[[our customer numbers|the web shop's customers|last year's orders]]",
+        "what", nat ? "[[our web-shop orders{#pl}|the orders from our web shop{#pl}|an export "
+                      "of our shop's orders]]"
+                    : "[[an export of web-shop orders|the orders of a web shop{#pl}|a web "
+                      "shop's order export]]",
+        "unit", "order",
+        "cols", cl.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cl);
     vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, fi, &c);
     vat_buf_puts(&b, "\n");
-    if (nat) {
-        char when[32];
-        snprintf(when, sizeof when, "%s %d", vat_month_name(month), year);
-        const char *kv[] = {"when", when, NULL};
-        VAT_PROMPT_PUT(&b, t, 'q', dc_q_natural, kv);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "the count as one JSON integer, like 7");
-    } else {
-        char mname[32], first[16], last[16];
-        snprintf(mname, sizeof mname, "%s %d", vat_month_name(month), year);
-        snprintf(first, sizeof first, "%s-01", ym);
-        snprintf(last, sizeof last, "%s-%02d", ym, nm_days);
-        const char *qkv[] = {"month", mname, "first", first, "last", last, NULL};
-        VAT_PROMPT_PUT(&b, t, 'q', dc_q_explicit, qkv);
-        vat_buf_puts(&b, " Two addresses belong to the same customer when they are equal after "
-                         "removing the spaces at both ends and lower-casing.\n\n");
-        vat_prompt_answer(&b, t, "the number of customers as a JSON integer, for example 7. It "
-                                 "must be exact");
-    }
+    dc_say_question(&b, t, year, month);
+    vat_buf_puts(&b, "\n\n");
+    if (nat)
+        vat_prompt_answer(&b, t, "the count as [[one|a single]] JSON integer, like 7");
+    else
+        vat_prompt_answer(&b, t, "the number of customers as a JSON integer, for example 7. "
+                                 "[[It must be exact|Only the exact count scores]]");
     vat_buf_puts(&b, "\n");
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -320,22 +384,31 @@ static const char *const dc_tables[] = {"orders", "customer_orders", "webshop_or
 static const char *const dc_outs[] = {"customers", "distinct_customers", "n_customers",
                                       "customer_count", "num_customers"};
 
-static char *dc_pf_question(const struct vat_task *t)
+static char *dc_pf_question(struct vat_task *t)
 {
     int y = 2000, m = 1;
     struct vat_err e;
     if (vat_an_param_month(t, "month", &y, &m, &e) != 0)
         y = 2000, m = 1; /* not reached: the task's params were written by generate */
-    return dc_question_text(y, m);
+    struct vat_buf b = VAT_BUF_INIT;
+    dc_say_question(&b, t, y, m);
+    return vat_buf_detach(&b);
 }
 
-static char *dc_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *dc_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return vat_xasprintf("It must return exactly one row with one column, `%s` (the number of "
-                         "distinct customers, an integer, each customer counted once by the "
-                         "address normalised as the question says).",
-                         n->out);
+    const char *kv[] = {"out", n->out, NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(t, 's',
+                               "[[Return|It should return|I'd like]] one row with one column, "
+                               "`{out}` ([[the number of customers|how many customers]]).",
+                               kv);
+    return vat_prompt_text(t, 's',
+                           "[[It must return|The result must be]] exactly one row with one "
+                           "column, `{out}` (the number of distinct customers, an integer, "
+                           "each customer counted once by the address normalised as the "
+                           "question says).",
+                           kv);
 }
 
 /* The query, over the month's bounds as the question states them
@@ -517,4 +590,6 @@ const struct vat_template vat_tmpl_distinct_customers = {
     .difficulty_doc = "1 + 1 above 40 rows + 1 above 10 customers + 1 with more than 6 dirty "
                       "spellings + 1 in the natural style, at most 5.",
     .progform = &dc_progform,
+    .conventions = dc_conventions,
+    .defects = dc_defects,
 };

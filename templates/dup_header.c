@@ -308,16 +308,30 @@ static const char *const dh_d_natural[] = {
  * weights in kilograms", {values} the same as a plural, {scope} " per
  * `region`" or one key. */
 static const char *const dh_q_explicit[] = {
-    "Question: what is the {total}{scope}?",
+    "[[Question: what|What]] is the {total}{scope}?",
     "Add up the {values}{scope}: what total do you get?",
     "Which total do the {values} reach{scope}?",
     "Report the {total}{scope}.",
+    "Compute the {total}{scope}.",
+    "Give the {total}{scope}.",
 };
 static const char *const dh_q_natural[] = {
     "What's the {total}{scope}?",
     "Could you add up the {values}{scope}?",
     "How much do the {values} come to{scope}?",
     "I need the {values} totalled{scope}.",
+    "[[For the monthly review|For the report I'm writing|For finance]], what is the "
+    "{total}{scope}?",
+    "Can you total the {values}{scope} for me?",
+};
+static const char *const dh_r_sum[] = {
+    " Sum exactly: each total is a number with at most two decimals.",
+    " Sum exactly; a total has at most two decimals.",
+    " Sum exactly: a total is a number with two decimals at most.",
+};
+static const char *const dh_r_sum_int[] = {
+    " Sum exactly: each total is a whole number.",
+    " Sum exactly; a total is a whole number.",
 };
 /* What the explicit prompt says about the repeated names and the sum,
  * which natural prompts leave to the header itself. */
@@ -325,7 +339,20 @@ static const char *const dh_giveaways[] = {
     "each appear once per group", "both named", "all named", "Sum exactly", "tolerance",
     "not the first", NULL,
 };
+/* Naming the trap, which a natural prompt never does. */
+static const char *const dh_defects[] = {
+    "first column", "same name", "duplicate", "ambiguous", "confus", NULL,
+};
 static const char *const dh_answer_columns[] = {NULL};
+/* The value-bearing conventions: which group the figures are under, and
+ * which key a one-key question asks about ("{}" is the param's value). */
+static const char *const dh_states_group[] = {"under `{}`", NULL};
+static const char *const dh_states_key[] = {"`{}`", NULL};
+static const struct vat_convention dh_conventions[] = {
+    {"group", dh_states_group},
+    {"key_value", dh_states_key},
+    {NULL, NULL},
+};
 
 /* The data description's opening, in the task's style. */
 static void dh_prompt_open(struct vat_buf *q, struct vat_task *t, bool book, const char *topic)
@@ -411,25 +438,30 @@ static void dh_gen_grouped(struct vat_task *t, struct vat_rng *r, const struct d
     L->integer = mi == 1;
 
     dh_prompt_open(q, t, book, g->topic);
-    if (vat_prompt_natural(t)) {
-        vat_buf_puts(q, " The header takes two rows: the group names (");
-        dh_list(q, groups, ng);
-        vat_buf_printf(q,
-                       ") sit above the columns each group covers, and below them every group "
-                       "has `%s` (%s) and `%s` (%s). `%s` and `month` (YYYY-MM) identify the "
-                       "rows; money has two decimals, counts are whole numbers.\n\n",
-                       g->measure[0], g->doc[0], g->measure[1], g->doc[1], g->key_col);
-    } else {
-        vat_buf_puts(q, " Its header spans two lines: one names the groups (");
-        dh_list(q, groups, ng);
-        vat_buf_printf(q,
-                       ") over the columns they cover, the other names the columns within each "
-                       "group (`%s`, %s, and `%s`, %s), so `%s` and `%s` each appear once per "
-                       "group. `%s` and `month` (YYYY-MM) say which row is which; the money "
-                       "columns are decimals with two places, the counts whole numbers.\n\n",
-                       g->measure[0], g->doc[0], g->measure[1], g->doc[1], g->measure[0],
-                       g->measure[1], g->key_col);
-    }
+    struct vat_buf gl = VAT_BUF_INIT;
+    dh_list(&gl, groups, ng);
+    const char *kv[] = {"groups", gl.data, "m0", g->measure[0], "d0", g->doc[0],
+                        "m1", g->measure[1], "d1", g->doc[1], "key", g->key_col, NULL};
+    if (vat_prompt_natural(t))
+        vat_prompt_say(q, t, 'x',
+                       " [[The header takes two rows|The header is two rows deep]]: the group "
+                       "names ({groups}) sit above the columns each group covers, and below "
+                       "them every group has `{m0}` ({d0}) and `{m1}` ({d1}). `{key}` and "
+                       "`month` (YYYY-MM) [[identify the rows|say which row is which]]; "
+                       "[[money has two decimals, counts are whole numbers|amounts have two "
+                       "decimals and counts are whole]].\n\n",
+                       kv);
+    else
+        vat_prompt_say(q, t, 'x',
+                       " Its header spans two lines: one names the groups ({groups}) over the "
+                       "columns they cover, the other names the columns within each group "
+                       "(`{m0}`, {d0}, and `{m1}`, {d1}), so `{m0}` and `{m1}` each appear once "
+                       "per group. `{key}` and `month` (YYYY-MM) [[say which row is which|identify "
+                       "the rows]]; [[the money columns are decimals with two places, the counts "
+                       "whole numbers|money columns hold decimals with two places and counts "
+                       "whole numbers]].\n\n",
+                       kv);
+    vat_buf_release(&gl);
     *total = vat_xasprintf("total `%s` under `%s`", g->measure[mi], groups[asked_group]);
     *values = vat_xasprintf("`%s` figures under `%s`", g->measure[mi], groups[asked_group]);
     json_object_set_new(params, "key", json_string(g->key_col));
@@ -706,10 +738,10 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     free(scope);
     free(total);
     free(values);
-    if (!nat)
-        vat_buf_puts(&b, L.integer ? " Sum exactly: each total is a whole number."
-                                   : " Sum exactly: each total is a number with at most two "
-                                     "decimals.");
+    if (!nat && L.integer)
+        VAT_PROMPT_PUT(&b, t, 'r', dh_r_sum_int, NULL);
+    else if (!nat)
+        VAT_PROMPT_PUT(&b, t, 'r', dh_r_sum, NULL);
     vat_buf_puts(&b, "\n\n");
     char *shape_text =
         one_key >= 0
@@ -717,18 +749,18 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                               : "the total as a JSON number, written like <total> with no "
                                 "quotes, unit or thousands separator")
             : vat_xasprintf(nat ? "a JSON object from each `%s`, spelled as in the file, to its "
-                                  "total as a number, like {\"<%s>\": <total>}"
+                                  "total as a number, [[like|for example|e.g.]] {\"<%s>\": <total>}"
                                 : "an object whose keys are the values of `%s` spelled exactly "
                                   "as in the file and whose values are the totals as JSON "
                                   "numbers, for example {\"<%s>\": <total>, \"<other %s>\": "
-                                  "<total>}. Key order does not matter",
+                                  "<total>}. [[Key order does not matter|The order of the keys "
+                                  "does not matter]]",
                             key_col, key_col, key_col);
     vat_prompt_answer(&b, t, shape_text);
     free(shape_text);
     if (!nat) {
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, DH_REL_TOL, DH_ABS_TOL);
-        vat_buf_putc(&b, '.');
+        vat_prompt_tolerance(&b, t, DH_REL_TOL, DH_ABS_TOL);
     }
     vat_buf_puts(&b, "\n\n");
     json_object_set_new(params, "answer", json_string(one_key >= 0 ? "one_key" : "per_key"));
@@ -1053,6 +1085,8 @@ const struct vat_template vat_tmpl_dup_header = {
     .trap_answer = dh_trap,
     .check = vat_check_task,
     .giveaways = dh_giveaways,
+    .conventions = dh_conventions,
+    .defects = dh_defects,
     .answer_columns = dh_answer_columns,
     .difficulty_doc = "2 for a flat header, 3 for a two-line header or title lines + 1 above 30 "
                       "data rows + 1 when the third of three same-named columns is asked + 1 in "

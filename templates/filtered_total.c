@@ -27,18 +27,28 @@ static const char *const ft_cols[FT_NCOLS] = {"entry_id", "posted_on", "account"
                                               "kind",     "amount",    "memo"};
 static const char ft_adjustment[] = "adjustment";
 
-/* Natural style: "gross" is the accountant's word for the sum
- * of the sizes, debits and credits alike. */
+/* The question in both styles.  Natural: "gross" is the accountant's word
+ * for the sum of the sizes, debits and credits alike: the convention,
+ * stated. */
 static const char *const ft_q_natural[] = {
     "What is the gross amount of the {kind} entries on account `{account}`?",
     "Audit wants the gross value of all {kind}s posted to `{account}`. What is it?",
     "How much was booked as {kind}s on `{account}`, gross?",
     "Could you give me the gross {kind} total for account `{account}`?",
+    "I need the gross total of the {kind}s on `{account}`.",
+    "[[For the audit file|For the quarter-end review|For the controller]], what do the "
+    "{kind}s on account `{account}` come to, gross?",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+static const char *const ft_c_natural[] = {
+    "By gross I mean {gross}.",
+    "{^gross}.",
+    "[[Gross here means|That is]] {gross}.",
+    "(Gross: {gross}.)",
+};
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same. */
 static const char *const ft_q_explicit[] = {
-    "Question: what is the total magnitude of the `{kind}` entries of the account "
+    "[[Question: what|What]] is the total magnitude of the `{kind}` entries of the account "
     "`{acct}`, that is the sum of the absolute values of `amount` over the rows whose "
     "`account` is exactly `{acct}` and whose `kind` is exactly `{kind}`?",
     "Over the rows whose `account` is exactly `{acct}` and whose `kind` is exactly "
@@ -51,11 +61,52 @@ static const char *const ft_q_explicit[] = {
     "absolute values of `amount` over the rows whose `account` is exactly `{acct}` and "
     "whose `kind` is exactly `{kind}`.",
 };
+static const char *const ft_r_explicit[] = {
+    "[[A negative adjustment counts by its size|Negative adjustments count by their "
+    "size|An adjustment below zero counts by its size]]: an amount of -5.00 adds 5.00. [[Sum "
+    "exactly|Add up exactly]][[:|;]] [[the total is a number with at most two decimals|the "
+    "total has at most two decimals|the total carries two decimals at most]].",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col ft_cols_natural[] = {
+    {"entry_id", ""},
+    {"posted_on", "[[YYYY-MM-DD|the posting date, YYYY-MM-DD]]"},
+    {"account", "[[|the ledger account]]"},
+    {"kind", "{kinds}"},
+    {"amount", "[[signed, two decimals: credits positive, debits negative|two decimals, credits "
+        "positive and debits negative|signed with two decimals, a credit positive and a "
+        "debit negative]]"},
+    {"memo", "[[|free text]]"},
+};
+static const struct vat_prompt_col ft_cols_explicit[] = {
+    {"entry_id", ""},
+    {"posted_on", "[[YYYY-MM-DD|the posting date, YYYY-MM-DD]]"},
+    {"account", "[[the ledger account|the account posted to]]"},
+    {"kind", "{kinds}"},
+    {"amount", "[[signed, a decimal with two places: positive amounts credit the account, "
+        "negative amounts debit it|a signed decimal with two places, positive for a "
+        "credit and negative for a debit|signed, two decimal places; a positive amount "
+        "credits the account and a negative one debits it]]"},
+    {"memo", ""},
+};
 static const char *const ft_giveaways[] = {
     "absolute value", "by its size", "adds 5.00", "magnitude", "is exactly", "tolerance",
     "Sum exactly", NULL,
 };
+/* The signs' trap, which a natural prompt never describes. */
+static const char *const ft_defects[] = {
+    "negative adjustment", "some are negative", "reversal", "cancel out", "net out", NULL,
+};
 static const char *const ft_answer_columns[] = {"account", "kind", "amount", NULL};
+static const char *const ft_states_gross[] = {
+    "debits and credits both count at their full size",
+    "every entry adds its size, debit or credit",
+    "debits add as much as credits of the same size", NULL,
+};
+static const struct vat_convention ft_conventions[] = {
+    {"measure", ft_states_gross},
+    {NULL, NULL},
+};
 
 static const struct vat_param ft_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -83,15 +134,22 @@ struct ft_priv {
     int nacc;
 };
 
-/* The question, in the same words for both answer forms. */
-static char *ft_question_text(const char *asked)
+/* The question and what decides it, in the task's style (both answer
+ * forms), for the asked account. */
+static void ft_say_question(struct vat_buf *b, struct vat_task *t, const char *asked)
 {
-    return vat_xasprintf(
-        "what is the total magnitude of the `%s` entries of the account `%s`, that is the sum of "
-        "the absolute values of `amount` over the rows whose `account` is exactly `%s` and whose "
-        "`kind` is exactly `%s`? A negative adjustment counts by its size: an amount of -5.00 "
-        "adds 5.00. Sum exactly: the total is a number with at most two decimals.",
-        ft_adjustment, asked, asked, ft_adjustment);
+    if (vat_prompt_natural(t)) {
+        const char *kv[] = {"account", asked, "kind", ft_adjustment, NULL};
+        VAT_PROMPT_PUT(b, t, 'q', ft_q_natural, kv);
+        vat_buf_putc(b, ' ');
+        const char *ckv[] = {"gross", vat_prompt_state(t, "measure"), NULL};
+        VAT_PROMPT_PUT(b, t, 'c', ft_c_natural, ckv);
+    } else {
+        const char *kv[] = {"kind", ft_adjustment, "acct", asked, NULL};
+        VAT_PROMPT_PUT(b, t, 'q', ft_q_explicit, kv);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', ft_r_explicit, NULL);
+    }
 }
 
 /* An entry kind: its sign (+1, -1, or 0 for either), its cents range,
@@ -243,39 +301,40 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         if (seen[i])
             shown[nshown++] = ft_kinds[i].name;
 
-    struct vat_buf b = VAT_BUF_INIT, kinds = VAT_BUF_INIT, cols = VAT_BUF_INIT;
+    struct vat_buf b = VAT_BUF_INIT, kinds = VAT_BUF_INIT;
     vat_an_prompt_words(&kinds, shown, (size_t)nshown);
-    if (vat_prompt_natural(t)) {
-        vat_buf_printf(&cols, "`entry_id`, `posted_on` (YYYY-MM-DD), `account`, `kind` (%s), "
-                              "`amount` (signed, two decimals: credits positive, debits "
-                              "negative) and `memo`", kinds.data);
-        vat_prompt_data(&b, t, "the general ledger export", "entry", cols.data);
-        vat_buf_puts(&b, "\n\n");
-        const char *kv[] = {"account", asked, "kind", ft_adjustment, NULL};
-        VAT_PROMPT_PUT(&b, t, 'q', ft_q_natural, kv);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "the total as one JSON number, like 1234.5");
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    const char *ckv[] = {"kinds", kinds.data, NULL};
+    vat_prompt_cols(&cols, t, nat ? ft_cols_natural : ft_cols_explicit,
+                    VAT_N_OF(ft_cols_natural), ckv);
+    const char *kv[] = {
+        "topic", "[[the general ledger|this quarter's postings|our account adjustments]]",
+        "what", nat ? "[[the general ledger export|our ledger postings{#pl}|the entries of "
+                      "our general ledger{#pl}]]"
+                    : "[[a ledger export|the entries of a general ledger{#pl}|a general-ledger "
+                      "export]]",
+        "unit", "entry", "kinds", kinds.data,
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    ft_say_question(&b, t, asked);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
+        vat_prompt_answer(&b, t, "the total as [[one|a single]] JSON number, like 1234.5");
     } else {
-        vat_buf_printf(&cols, "`entry_id`, `posted_on` (YYYY-MM-DD), `account` (the ledger "
-                              "account), `kind` (%s), `amount` (signed, a decimal with two "
-                              "places: positive amounts credit the account, negative amounts "
-                              "debit it) and `memo`", kinds.data);
-        vat_prompt_data(&b, t, "a ledger export", "entry", cols.data);
-        vat_buf_puts(&b, "\n\n");
-        const char *qkv[] = {"kind", ft_adjustment, "acct", asked, NULL};
-        VAT_PROMPT_PUT(&b, t, 'q', ft_q_explicit, qkv);
-        vat_buf_puts(&b, " A negative adjustment counts by its size: an amount of -5.00 adds "
-                         "5.00. Sum exactly: the total is a number with at most two "
-                         "decimals.\n\n");
-        vat_prompt_answer(&b, t, "the total as a JSON number, written like <total> with no "
-                                 "quotes, currency sign or thousands separator");
+        vat_prompt_answer(&b, t, "the total as a JSON number, written like <total> [[with no "
+                                 "quotes, currency sign or thousands separator|without quotes, "
+                                 "a currency sign or a thousands separator]]");
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, FT_REL_TOL, FT_ABS_TOL);
-        vat_buf_putc(&b, '.');
+        vat_prompt_tolerance(&b, t, FT_REL_TOL, FT_ABS_TOL);
     }
     vat_buf_puts(&b, "\n\n");
     vat_buf_release(&kinds);
-    vat_buf_release(&cols);
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -373,17 +432,25 @@ static const char *ft_asked(const struct vat_task *t)
     return a ? a : "";
 }
 
-static char *ft_pf_question(const struct vat_task *t)
+static char *ft_pf_question(struct vat_task *t)
 {
-    return ft_question_text(ft_asked(t));
+    struct vat_buf b = VAT_BUF_INIT;
+    ft_say_question(&b, t, ft_asked(t));
+    return vat_buf_detach(&b);
 }
 
-static char *ft_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *ft_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return vat_xasprintf("It must return exactly one row with one column, `%s` (the total, a "
-                         "number).",
-                         n->out);
+    const char *kv[] = {"out", n->out, NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(t, 's',
+                               "[[Return|It should return|I'd like]] one row with one column, "
+                               "`{out}` (the [[gross |]]total).",
+                               kv);
+    return vat_prompt_text(t, 's',
+                           "[[It must return|The result must be]] exactly one row with one "
+                           "column, `{out}` (the total, a number).",
+                           kv);
 }
 
 static char *ft_pf_query(const struct vat_task *t, const struct vat_pf_names *n, bool abs_value)
@@ -527,4 +594,6 @@ const struct vat_template vat_tmpl_filtered_total = {
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 4 or more accounts + 1 with 4 or more "
                       "adjustments on the account asked + 1 in the natural style, at most 5.",
     .progform = &ft_progform,
+    .conventions = ft_conventions,
+    .defects = ft_defects,
 };

@@ -24,34 +24,109 @@ enum { C_ID, C_OPENED, C_REQUESTER, C_TEAM, C_PRIORITY, C_CHANNEL, GC_NCOLS };
 static const char *const gc_cols[GC_NCOLS] = {"ticket_id", "opened_at", "requester",
                                               "team",      "priority",  "channel"};
 
-/* Natural style: the data description keeps the one fact a
- * reader needs (labels typed by hand); the question just asks per team. */
+/* The question in both styles.  Natural: the business question, and the
+ * output convention (one count per team, names in lower case without the
+ * spaces around them) as a convention, never the labels' defect. */
 static const char *const gc_q_natural[] = {
     "How many tickets does each team have?",
     "What's the ticket count per `team`?",
-    "Could you tell me how many tickets each team is holding?",
+    "Could you tell me how many tickets each team is [[holding|handling|sitting on]]?",
     "Per team, how many tickets are there?",
+    "I need the number of tickets [[for|of]] each team.",
+    "Can you count the tickets [[by|per]] team for me?",
+    "[[We're|I'm]] [[balancing|planning]] the workload: how many tickets does every team "
+    "have?",
+    "How are the tickets spread across the teams? I need a count per team.",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+static const char *const gc_c_natural[] = {
+    "[[Please write|Write|Give]] the team names {norm}, one count per team.",
+    "Team names [[go|should be]] {norm}, [[one count per team|each team once]].",
+    "[[In the answer, each|Each]] team [[appears|should appear]] once, its name {norm}.",
+    "[[Key|List]] the teams by name, {norm}[[, each once| and once each]].",
+};
+/* The explicit question, ways of asking it; the rules that follow name
+ * the normalisation in fixed words. */
 static const char *const gc_q_explicit[] = {
-    "Question: how many tickets does each team have?",
+    "[[Question: how|How]] many tickets does each team have?",
     "Count the tickets per team: what number does each team get?",
     "For every team, how many ticket rows are there?",
     "Compute the number of tickets of each team.",
+    "What is the ticket count of each team?",
+    "Give the number of tickets per team.",
 };
+static const char *const gc_r_explicit[] = {
+    "[[Two labels name the same team when they are equal|Labels name one team when they are "
+    "equal|A label belongs to a team when it is equal to the team's name]] after removing the "
+    "spaces at both ends and lower-casing; [[spaces inside a name stay|spaces inside a name "
+    "stay as they are|spaces inside a name stay put]]. [[For example|So|Thus]] `Field Ops`, "
+    "`field ops ` and ` FIELD OPS` would all be the team `field ops`. [[Count every ticket "
+    "row|Every ticket row counts|Count each ticket row once]].",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col gc_cols_natural[] = {
+    {"ticket_id", ""},
+    {"opened_at", "[[YYYY-MM-DD HH:MM:SS|when it was opened, YYYY-MM-DD HH:MM:SS|the time it came "
+        "in, YYYY-MM-DD HH:MM:SS]]"},
+    {"requester", "[[|who asked|who raised it]]"},
+    {"team", "[[the team it is assigned to|the assigned team|the team handling it]]"},
+    {"priority", "[[|low to urgent]]"},
+    {"channel", "[[|how it came in|where it came in]]"},
+};
+static const struct vat_prompt_col gc_cols_explicit[] = {
+    {"ticket_id", "[[|the ticket number]]"},
+    {"opened_at", "[[YYYY-MM-DD HH:MM:SS|the opening time, YYYY-MM-DD HH:MM:SS|when the ticket was "
+        "opened, YYYY-MM-DD HH:MM:SS]]"},
+    {"requester", "[[|the person who asked]]"},
+    {"team", "[[the team the ticket is assigned to|the assigned team|the team that handles "
+        "it]]"},
+    {"priority", ""},
+    {"channel", "[[|the channel it came in through]]"},
+};
+/* What the explicit description adds after the columns. */
+static const char gc_cols_note[] =
+    "[[The `team` labels were typed by hand in several tools, so the same team can "
+    "appear with different letter case and with spaces before or after its name|The "
+    "`team` labels were typed by hand in several tools: one team may appear in "
+    "different letter case and with spaces before or after its name|Because the "
+    "`team` labels were typed by hand in several tools, one team can show up in "
+    "different letter case and with spaces before or after its name]]";
 static const char *const gc_giveaways[] = {
     "removing the spaces", "lower-casing", "equal after", "would all be the team",
     "Count every ticket row", "normalised", "tolerance", NULL,
 };
+/* The labels' defect, which a natural prompt never describes. */
+static const char *const gc_defects[] = {
+    "typed", "letter case", "stray", "spaces around", "before or after", "variant",
+    "spelled differently", "spellings", NULL,
+};
 static const char *const gc_answer_columns[] = {"team", NULL};
+static const char *const gc_states_norm[] = {
+    "in lower case without surrounding spaces",
+    "in lower case, without leading or trailing spaces",
+    "lower-cased and without spaces at either end",
+    "in lower case and trimmed of spaces",
+    NULL,
+};
+static const struct vat_convention gc_conventions[] = {
+    {"key_normalisation", gc_states_norm},
+    {NULL, NULL},
+};
 
-/* The explicit question, in the same words for both answer forms. */
-static const char gc_question[] =
-    "how many tickets does each team have? Two labels name the same team when they are equal "
-    "after removing the spaces at both ends and lower-casing; spaces inside a name stay. For "
-    "example `Field Ops`, `field ops ` and ` FIELD OPS` would all be the team `field ops`. Count "
-    "every ticket row.";
+/* The question and the rules or conventions that decide it, in the
+ * task's style, for both answer forms. */
+static void gc_say_question(struct vat_buf *b, struct vat_task *t)
+{
+    if (vat_prompt_natural(t)) {
+        VAT_PROMPT_PUT(b, t, 'q', gc_q_natural, NULL);
+        vat_buf_putc(b, ' ');
+        const char *kv[] = {"norm", vat_prompt_state(t, "key_normalisation"), NULL};
+        VAT_PROMPT_PUT(b, t, 'c', gc_c_natural, kv);
+    } else {
+        VAT_PROMPT_PUT(b, t, 'q', gc_q_explicit, NULL);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', gc_r_explicit, NULL);
+    }
+}
 
 static const struct vat_param gc_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -226,38 +301,47 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    if (vat_prompt_natural(t)) {
-        vat_prompt_data(&b, t, "our support tickets", "ticket",
-                        "`ticket_id`, `opened_at` (YYYY-MM-DD HH:MM:SS), `requester`, `team` "
-                        "(the team it is assigned to; typed by hand in several tools, so a team "
-                        "shows up with different letter case and stray spaces around its name), "
-                        "`priority` and `channel`");
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', gc_q_natural, NULL);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "a JSON object from each team's name, written in lower case, "
-                                 "to its number of tickets as an integer, like {\"<team>\": "
-                                 "<count>}");
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    vat_prompt_cols(&cols, t, nat ? gc_cols_natural : gc_cols_explicit,
+                    VAT_N_OF(gc_cols_natural), NULL);
+    if (!nat) {
+        vat_buf_puts(&cols, ". ");
+        vat_prompt_say(&cols, t, 'k', gc_cols_note, NULL);
+    }
+    const char *kv[] = {
+        "topic", "[[the support queue|our helpdesk tickets|the ticket backlog]]",
+        "what", nat ? "[[our support tickets{#pl}|the helpdesk tickets{#pl}|an export of "
+                      "our support tickets|the tickets from our helpdesk{#pl}]]"
+                    : "[[an export of support tickets|a support-ticket export|the tickets of a "
+                      "support desk{#pl}]]",
+        "unit", "ticket",
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    gc_say_question(&b, t);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
+        vat_prompt_answer(&b, t, "[[a JSON object from each team to its [[number of "
+                                 "tickets|ticket count]] as an integer|a JSON object mapping "
+                                 "every team to how many tickets it has, as an integer]], "
+                                 "[[like|for example|e.g.]] {\"<team>\": <count>}");
     } else {
-        vat_prompt_data(&b, t, "an export of support tickets", "ticket",
-                        "`ticket_id`, `opened_at` (YYYY-MM-DD HH:MM:SS), `requester`, `team` "
-                        "(the team the ticket is assigned to), `priority` and `channel`. The "
-                        "`team` labels were typed by hand in several tools, so the same team can "
-                        "appear with different letter case and with spaces before or after its "
-                        "name");
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', gc_q_explicit, NULL);
-        vat_buf_puts(&b, " Two labels name the same team when they are equal after removing the "
-                         "spaces at both ends and "
-                         "lower-casing; spaces inside a name stay. For example `Field Ops`, "
-                         "`field ops ` and ` FIELD OPS` would all be the team `field ops`. Count "
-                         "every ticket row.\n\n");
-        vat_prompt_answer(&b, t, "an object whose keys are the normalised team names (trimmed "
-                                 "and in lower case, exactly as described above) and whose "
-                                 "values are the ticket counts as JSON integers, for example "
-                                 "{\"<team>\": <count>, \"<other team>\": <count>}. Key order "
-                                 "does not matter. Counts must be exact: they are compared with "
-                                 "an absolute tolerance of 0");
+        vat_prompt_answer(&b, t, "[[an object whose keys are the normalised team names "
+                                 "(trimmed and in lower case, exactly as described above) and "
+                                 "whose values are the ticket counts as JSON integers|an object "
+                                 "mapping each normalised team name (trimmed and in lower case, "
+                                 "as described above) to its ticket count, a JSON integer]], "
+                                 "[[for example|like]] {\"<team>\": <count>, \"<other team>\": "
+                                 "<count>}. [[Key order does not matter|The order of the keys "
+                                 "does not matter|Keys may come in any order]]. [[Counts must be "
+                                 "exact|Only exact counts pass]]");
+        vat_buf_putc(&b, ' ');
+        vat_prompt_tolerance(&b, t, 0, 0);
     }
     vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
@@ -338,23 +422,33 @@ static const char *const gc_tables[] = {"tickets", "support_tickets", "ticket_ex
 static const char *const gc_outs[] = {"ticket_count", "tickets", "n_tickets", "num_tickets",
                                       "total_tickets"};
 
-static char *gc_pf_question(const struct vat_task *t)
+static char *gc_pf_question(struct vat_task *t)
 {
-    (void)t;
-    return vat_xstrdup(gc_question);
+    struct vat_buf b = VAT_BUF_INIT;
+    gc_say_question(&b, t);
+    return vat_buf_detach(&b);
 }
 
 /* The key column is spelled as normalised, so gold is the one reading of
  * the question: not a raw label of the group, not a clean spelling. */
-static char *gc_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *gc_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return vat_xasprintf("It must return exactly two columns, `team` (the team's normalised "
-                         "name: the label with the spaces at both ends removed, in lower case, "
-                         "as in the question's example) and `%s` (the team's number of tickets, "
-                         "an integer), one row per normalised team and no other rows, ordered "
-                         "by the normalised `team` %s (SQLite's default text order).",
-                         n->out, n->descending ? "descending" : "ascending");
+    const char *kv[] = {"out", n->out, "dir", n->descending ? "descending" : "ascending", NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(
+            t, 's',
+            "[[Return|It should return|I'd like]] two columns, `team` (the team's name as "
+            "asked above) and `{out}` ([[its number of tickets|how many tickets it has]]), "
+            "one row per team, [[ordered|sorted]] by `team` {dir}.",
+            kv);
+    return vat_prompt_text(
+        t, 's',
+        "[[It must return|The result must have|Return]] exactly two columns, `team` (the "
+        "team's normalised name: the label with the spaces at both ends removed, in lower "
+        "case, as in the question's example) and `{out}` (the team's number of tickets, an "
+        "integer), one row per normalised team and no other rows, [[ordered|sorted]] by the "
+        "normalised `team` {dir} (SQLite's default text order).",
+        kv);
 }
 
 static char *gc_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
@@ -547,4 +641,6 @@ const struct vat_template vat_tmpl_grouped_count = {
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more teams + 1 with 4 or more extra "
                       "spellings + 1 in the natural style, at most 5.",
     .progform = &gc_progform,
+    .conventions = gc_conventions,
+    .defects = gc_defects,
 };

@@ -27,27 +27,117 @@ enum { C_ID, C_PRODUCT, C_REVIEWER, C_DATE, C_RATING, C_VERIFIED, GM_NCOLS };
 static const char *const gm_cols[GM_NCOLS] = {"review_id",   "product", "reviewer",
                                               "reviewed_on", "rating",  "verified_purchase"};
 
-/* Natural style: "the average rating" ignores blanks as every
- * analytics tool does. */
+/* The question in both styles.  Natural: "the average rating" over the
+ * reviews that have one, at full precision, for the products that have
+ * one: conventions stated, never the blank cells. */
 static const char *const gm_q_natural[] = {
     "What is the average rating of each product?",
     "How well is each `product` rated on average?",
     "Could you give me the mean star rating per product?",
     "For each product, what's its average `rating` so far?",
+    "I'd like to see [[the average rating|the mean rating]] [[for|of]] every product.",
+    "Which average rating does each product get?",
+    "[[We're|I'm]] [[preparing|putting together]] the product scorecard: what is each "
+    "product's average rating?",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+static const char *const gm_c_natural[] = {
+    "I mean the average {avg}, {prec}, for {prods}.",
+    "Take the mean {avg} and keep it {prec}; I only need {prods}.",
+    "Each average is {avg}, reported {prec}, and the answer covers {prods}.",
+    "[[Average|Use the mean]] {avg}, {prec}, please[[,|;]] just {prods}.",
+};
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same in substance. */
 static const char *const gm_q_explicit[] = {
-    "Question: what is the mean `rating` of each `product`?",
+    "[[Question: what|What]] is the mean `rating` of each `product`?",
     "For every `product`, what is the average of its `rating` values?",
     "Average the `rating` column per `product`: what mean does each product get?",
     "Compute each `product`'s mean `rating`.",
+    "What mean `rating` does each `product` have?",
+    "Give the average `rating` per `product`.",
+};
+static const char *const gm_r_explicit[] = {
+    "A blank rating is missing, not zero: [[leave it out of both the sum and the count of that "
+    "product's ratings|it counts in neither the sum nor the count of that product's "
+    "ratings|it adds nothing to the sum and nothing to the count]]. A product [[whose ratings "
+    "are all blank|with only blank ratings|that has no rating at all]] [[has no mean and is "
+    "left out of the answer|has no mean, so it is left out of the answer|is left out of the "
+    "answer: it has no mean]] ([[not listed with 0 or null|not listed as 0 or null|neither 0 "
+    "nor null]]). [[Give each mean exactly as computed, unrounded|Each mean is given "
+    "unrounded, exactly as computed|Means are unrounded, as computed]][[ (for example 11/3 is "
+    "3.6666666666666665, or 3.666667 at the least; 3.67 is too coarse)|: 11/3 is "
+    "3.6666666666666665, or 3.666667 at the least, and 3.67 is too coarse| (for 11/3 give "
+    "3.6666666666666665, or 3.666667 at the least, not 3.67)|; rounding to two decimals is "
+    "too coarse]].",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col gm_cols_natural[] = {
+    {"review_id", ""},
+    {"product", "[[|the product reviewed]]"},
+    {"reviewer", "[[name shown on the site|the display name|who wrote it]]"},
+    {"reviewed_on", "[[YYYY-MM-DD|the review date, YYYY-MM-DD|when it was written, YYYY-MM-DD]]"},
+    {"rating", "[[stars, 1 to 5|the star rating from 1 to 5|1 to 5 stars]]"},
+    {"verified_purchase", "[[`yes` or `no`|whether they bought it, `yes` or `no`|`yes` for a "
+     "verified "
+        "buyer, else `no`]]"},
+};
+static const struct vat_prompt_col gm_cols_explicit[] = {
+    {"review_id", "[[|the review number]]"},
+    {"product", "[[the product reviewed|the reviewed product]]"},
+    {"reviewer", "[[the name shown on the site|the reviewer's display name]]"},
+    {"reviewed_on", "[[YYYY-MM-DD|the review date, YYYY-MM-DD]]"},
+    {"rating", "[[the star rating, a whole number from 1 to 5; the cell is blank when the "
+        "reviewer wrote a review without giving stars|a whole number of stars from 1 to "
+        "5, blank when the reviewer gave no stars|stars from 1 to 5 as a whole number, "
+        "or a blank cell when the review came without stars]]"},
+    {"verified_purchase", "[[`yes` or `no`|`yes` for a verified purchase, `no` otherwise]]"},
 };
 static const char *const gm_giveaways[] = {
     "missing, not zero", "not zero", "as zero", "sum and the count", "left out of the answer",
     "not listed with 0", "tolerance", "11/3", NULL,
 };
+/* The blank ratings, which a natural prompt never describes. */
+static const char *const gm_defects[] = {
+    "blank", "no stars", "without stars", "gave no", "didn't rate", "missing", NULL,
+};
 static const char *const gm_answer_columns[] = {"product", "rating", NULL};
+static const char *const gm_states_avg[] = {
+    "over the reviews that have a rating", "of the reviews that carry a rating",
+    "across the reviews with a rating", NULL,
+};
+static const char *const gm_states_prods[] = {
+    "the products that have a rating", "the products with at least one rating",
+    "products with a rating", NULL,
+};
+static const char *const gm_states_prec[] = {
+    "at full precision", "without rounding", "unrounded", NULL,
+};
+static const struct vat_convention gm_conventions[] = {
+    {"blank_ratings", gm_states_avg},
+    {"products_without_rating", gm_states_prods},
+    {"rounding", gm_states_prec},
+    {NULL, NULL},
+};
+
+/* The question and what decides it, in the task's style (both answer
+ * forms). */
+static void gm_say_question(struct vat_buf *b, struct vat_task *t)
+{
+    if (vat_prompt_natural(t)) {
+        VAT_PROMPT_PUT(b, t, 'q', gm_q_natural, NULL);
+        vat_buf_putc(b, ' ');
+        /* one draw per statement: an initializer list's order is unspecified */
+        const char *avg = vat_prompt_state(t, "blank_ratings");
+        const char *prods = vat_prompt_state(t, "products_without_rating");
+        const char *prec = vat_prompt_state(t, "rounding");
+        const char *kv[] = {"avg", avg, "prods", prods, "prec", prec, NULL};
+        VAT_PROMPT_PUT(b, t, 'c', gm_c_natural, kv);
+    } else {
+        VAT_PROMPT_PUT(b, t, 'q', gm_q_explicit, NULL);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', gm_r_explicit, NULL);
+    }
+}
 
 static const struct vat_param gm_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -89,14 +179,6 @@ struct gm_priv {
     const char *products[GM_MAX_PRODUCTS]; /* the task's products, for variants */
     int nprod;
 };
-
-/* The question, in the same words for both answer forms. */
-static const char gm_question[] =
-    "what is the mean `rating` of each `product`? A blank rating is missing, not zero: leave it "
-    "out of both the sum and the count of that product's ratings. A product whose ratings are "
-    "all blank has no mean and is left out of the answer (not listed with 0 or null). Give each "
-    "mean exactly as computed, unrounded (for example 11/3 is 3.6666666666666665, or 3.666667 at "
-    "the least; 3.67 is too coarse).";
 
 static void gm_priv_free(void *p)
 {
@@ -239,39 +321,44 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    if (vat_prompt_natural(t)) {
-        vat_prompt_data(&b, t, "the product reviews from our shop", "review",
-                        "`review_id`, `product`, `reviewer` (name shown on the site), "
-                        "`reviewed_on` (YYYY-MM-DD), `rating` (stars, 1 to 5; blank when the "
-                        "reviewer gave no stars) and `verified_purchase` (`yes` or `no`)");
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', gm_q_natural, NULL);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "a JSON object mapping each product that has a rating, "
-                                 "spelled as in `product`, to its average rating as a number "
-                                 "at full precision (not rounded), like {\"<product>\": <mean>}");
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    vat_prompt_cols(&cols, t, nat ? gm_cols_natural : gm_cols_explicit,
+                    VAT_N_OF(gm_cols_natural), NULL);
+    const char *kv[] = {
+        "topic", "[[our product reviews|the review scores|customer feedback on our products]]",
+        "what", nat ? "[[the product reviews from our shop{#pl}|our shop's product "
+                      "reviews{#pl}|an export of our product reviews|the reviews customers "
+                      "left on our products{#pl}]]"
+                    : "[[an export of product reviews from an online shop|the product reviews "
+                      "of an online shop{#pl}|an online shop's review export]]",
+        "unit", "review",
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    gm_say_question(&b, t);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
+        vat_prompt_answer(&b, t, "[[a JSON object mapping each product, spelled as in "
+                                 "`product`, to its average rating as a number|a JSON object "
+                                 "from every product (as written in `product`) to its mean "
+                                 "rating, a number]], [[like|for example|e.g.]] "
+                                 "{\"<product>\": <mean>}");
     } else {
-        vat_prompt_data(&b, t, "an export of product reviews from an online shop", "review",
-                        "`review_id`, `product` (the product reviewed), `reviewer` (the name "
-                        "shown on the site), `reviewed_on` (YYYY-MM-DD), `rating` (the star "
-                        "rating, a whole number from 1 to 5; the cell is blank when the "
-                        "reviewer wrote a review without giving stars) and `verified_purchase` "
-                        "(`yes` or `no`)");
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', gm_q_explicit, NULL);
-        vat_buf_puts(&b, " A blank rating is missing, not zero: leave it out of both the sum and "
-                         "the count of that "
-                         "product's ratings. A product whose ratings are all blank has no mean "
-                         "and is left out of the answer (not listed with 0 or null). Give each "
-                         "mean exactly as computed, unrounded (for example 11/3 is "
-                         "3.6666666666666665, or 3.666667 at the least; 3.67 is too coarse).\n\n");
-        vat_prompt_answer(&b, t, "an object whose keys are the product names spelled exactly as "
-                                 "in the `product` column and whose values are the means as "
-                                 "JSON numbers, for example {\"<product>\": <mean>, \"<other "
-                                 "product>\": <mean>}. Key order does not matter");
+        vat_prompt_answer(&b, t, "[[an object whose keys are the product names spelled exactly "
+                                 "as in the `product` column and whose values are the means as "
+                                 "JSON numbers|an object mapping each product name, spelled "
+                                 "exactly as in the `product` column, to its mean as a JSON "
+                                 "number]], [[for example|like]] {\"<product>\": <mean>, "
+                                 "\"<other product>\": <mean>}. [[Key order does not "
+                                 "matter|The order of the keys does not matter|Keys may come in "
+                                 "any order]]");
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, GM_REL_TOL, GM_ABS_TOL);
-        vat_buf_putc(&b, '.');
+        vat_prompt_tolerance(&b, t, GM_REL_TOL, GM_ABS_TOL);
     }
     vat_buf_puts(&b, "\n\n");
     vat_axl_prompt(&b, t, &st, 0, &c, &gm_desc);
@@ -388,20 +475,30 @@ static const char *const gm_tables[] = {"reviews", "product_reviews", "review_ex
 static const char *const gm_outs[] = {"mean_rating", "avg_rating", "mean_stars", "average_rating",
                                       "rating_mean"};
 
-static char *gm_pf_question(const struct vat_task *t)
+static char *gm_pf_question(struct vat_task *t)
 {
-    (void)t;
-    return vat_xstrdup(gm_question);
+    struct vat_buf b = VAT_BUF_INIT;
+    gm_say_question(&b, t);
+    return vat_buf_detach(&b);
 }
 
-static char *gm_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *gm_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return vat_xasprintf("It must return exactly two columns, `product` (as stored) and `%s` (the "
-                         "product's mean rating, a number), one row per product that has at least "
-                         "one rating and no other rows, ordered by `product` %s (SQLite's default "
-                         "text order).",
-                         n->out, n->descending ? "descending" : "ascending");
+    const char *kv[] = {"out", n->out, "dir", n->descending ? "descending" : "ascending", NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(
+            t, 's',
+            "[[Return|It should return|I'd like]] two columns, `product` (as stored) and "
+            "`{out}` ([[its average rating|the product's mean rating]]), one row per product "
+            "asked for, [[ordered|sorted]] by `product` {dir}.",
+            kv);
+    return vat_prompt_text(
+        t, 's',
+        "[[It must return|The result must have|Return]] exactly two columns, `product` (as "
+        "stored) and `{out}` (the product's mean rating, a number), one row per product that "
+        "has at least one rating and no other rows, [[ordered|sorted]] by `product` {dir} "
+        "(SQLite's default text order).",
+        kv);
 }
 
 static char *gm_pf_gold(const struct vat_task *t, const struct vat_pf_names *n)
@@ -513,4 +610,6 @@ const struct vat_template vat_tmpl_grouped_mean = {
                       "when a product is unrated or blanks exceed a fifth of the rows + 1 in the "
                       "natural style, at most 5.",
     .progform = &gm_progform,
+    .conventions = gm_conventions,
+    .defects = gm_defects,
 };

@@ -61,32 +61,104 @@ static const struct vat_axl_desc gs_desc = {
     .traps = VAT_AXL_BIT(VAT_AXL_TWO_TABLES) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS),
     .decor = VAT_AXL_BIT(VAT_AXL_TITLE_NOTES) | VAT_AXL_BIT(VAT_AXL_GROUP_HEADER) |
              VAT_AXL_BIT(VAT_AXL_TOTALS) | VAT_AXL_BIT(VAT_AXL_TEXT_NUMBERS)};
-/* Natural style: the question as a colleague asks it; "paid"
- * fixes the status filter by convention. */
+/* The question in both styles.  Natural: "paid orders" fixes the status
+ * filter by convention, and the answer lists the regions with paid orders
+ * (stated, not warned about). */
 static const char *const gs_q_natural[] = {
-    "What did each region bring in from paid orders?",
-    "How much revenue did each `region` book from the orders that were paid?",
-    "Could you total the paid orders by region for me?",
-    "Per region, what is the total value of the paid orders?",
+    "What did each region bring in from {paid}?",
+    "How much revenue did each `region` book from {paid}?",
+    "Could you total {paid} by region for me?",
+    "Per region, what is the total value of {paid}?",
+    "I need the [[revenue|sales total]] from {paid}, broken down by region.",
+    "How much money came in per region from {paid}?",
+    "[[For the regional review|For the board pack|For our sales meeting]], what do {paid} add "
+    "up to in each region?",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+static const char *const gs_c_natural[] = {
+    "[[Only|Just]] {regions} [[need to appear|should be listed|go in the answer]].",
+    "List {regions}[[, nothing else| only]].",
+    "[[I only need|I'm after]] {regions}.",
+    "The answer covers {regions}.",
+};
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same in substance. */
 static const char *const gs_q_explicit[] = {
-    "Question: what is the total `amount` per `region` over the orders whose `status` is "
-    "exactly `paid`?",
+    "[[Question: what|What]] is the total `amount` per `region` over the orders whose `status` "
+    "is exactly `paid`?",
     "For each `region`, what do the `amount` values of the orders whose `status` is "
     "exactly `paid` add up to?",
     "Sum `amount` by `region` over the orders whose `status` is exactly `paid`: what is "
     "each region's total?",
     "Compute the total `amount` of every `region`, counting the orders whose `status` is "
     "exactly `paid`.",
+    "What does each `region` total in `amount`, over the orders with `status` exactly `paid`?",
+    "Give, per `region`, the sum of `amount` over the orders whose `status` is exactly `paid`.",
+};
+static const char *const gs_r_explicit[] = {
+    "[[Orders with any other status are not counted|Any other status is not counted|An order "
+    "of any other status is not counted]]. Include only regions that have at least one paid "
+    "order; [[a region without any paid order is left out of the answer (not listed with "
+    "0)|a region without one is left out, not listed with 0|a region with none is left out "
+    "of the answer rather than listed with 0]]. [[Sum the amounts exactly|Sum exactly|Add up "
+    "exactly]]: [[each total is a number with at most two decimals|a total has at most two "
+    "decimals|every total carries two decimals at most]].",
 };
 /* Phrases the explicit prompt uses to name the trap (none in natural). */
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col gs_cols_natural[] = {
+    {"order_id", ""},
+    {"customer", "[[|who ordered]]"},
+    {"region", "[[sales region|the sales region|where it was sold]]"},
+    {"status", "{statuses}"},
+    {"amount", "[[order total, two decimals|the order total with two decimals|the total, two "
+        "decimals]]"},
+    {"ordered_on", "[[YYYY-MM-DD|the order date, YYYY-MM-DD|when it was placed, YYYY-MM-DD]]"},
+};
+static const struct vat_prompt_col gs_cols_explicit[] = {
+    {"order_id", ""},
+    {"customer", "[[|the customer's name]]"},
+    {"region", "[[the sales region|the region of the sale]]"},
+    {"status", "{statuses}"},
+    {"amount", "[[the order total, a decimal with two places|the order total with two decimal "
+        "places|the total of the order, two decimal places]]"},
+    {"ordered_on", "[[the order date, YYYY-MM-DD|YYYY-MM-DD, the order date|the date of the order, "
+        "YYYY-MM-DD]]"},
+};
 static const char *const gs_giveaways[] = {
     "exactly `paid`", "any other status", "not counted", "left out", "not listed with 0",
     "tolerance", "Sum the amounts exactly", NULL,
 };
+static const char *const gs_defects[] = {"unpaid orders count", "other statuses", NULL};
 static const char *const gs_answer_columns[] = {"region", "status", "amount", NULL};
+static const char *const gs_states_paid[] = {
+    "paid orders", "the orders that were paid", "orders that got paid", NULL,
+};
+static const char *const gs_states_regions[] = {
+    "regions that had paid orders", "the regions with paid orders",
+    "regions with at least one paid order", NULL,
+};
+static const struct vat_convention gs_conventions[] = {
+    {"status", gs_states_paid},
+    {"regions_without_paid", gs_states_regions},
+    {NULL, NULL},
+};
+
+/* The question and what decides it, in the task's style (both answer
+ * forms). */
+static void gs_say_question(struct vat_buf *b, struct vat_task *t)
+{
+    if (vat_prompt_natural(t)) {
+        const char *kv[] = {"paid", vat_prompt_state(t, "status"), NULL};
+        VAT_PROMPT_PUT(b, t, 'q', gs_q_natural, kv);
+        vat_buf_putc(b, ' ');
+        const char *ckv[] = {"regions", vat_prompt_state(t, "regions_without_paid"), NULL};
+        VAT_PROMPT_PUT(b, t, 'c', gs_c_natural, ckv);
+    } else {
+        VAT_PROMPT_PUT(b, t, 'q', gs_q_explicit, NULL);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', gs_r_explicit, NULL);
+    }
+}
 
 /* What the generator planted, for confirm's cross-check. */
 struct gs_priv {
@@ -94,13 +166,6 @@ struct gs_priv {
     const char *regions[GS_MAX_REGIONS]; /* the task's regions, for variants */
     int nreg;
 };
-
-/* The question, in the same words for both answer forms. */
-static const char gs_question[] =
-    "what is the total `amount` per `region` over the orders whose `status` is exactly `paid`? "
-    "Orders with any other status are not counted. Include only regions that have at least one "
-    "paid order; a region without any paid order is left out of the answer (not listed with 0). "
-    "Sum the amounts exactly: each total is a number with at most two decimals.";
 
 static void gs_priv_free(void *p)
 {
@@ -174,6 +239,31 @@ static void add_order_id(struct vat_csv *c, long id)
     vat_csv_add(c, oid);
 }
 
+/* The statuses of this task after status[0] ("paid"): up to seven others
+ * of the word list, none ambiguous, into status[1..].  How many, or -1
+ * when the list has none. */
+static int gs_statuses(struct vat_rng *r, long smax, const char *status[8])
+{
+    size_t nw = 0;
+    const char *const *words = vat_words("status", &nw);
+    const char **pool = vat_xcalloc(nw + 1, sizeof *pool);
+    size_t npool = 0;
+    for (size_t i = 0; words && i < nw; i++)
+        if (!gs_ambiguous(words[i]))
+            pool[npool++] = words[i];
+    if (npool == 0) {
+        free(pool);
+        return -1;
+    }
+    vat_rng_shuffle(r, pool, npool, sizeof *pool);
+    long shi = smax < (long)npool ? smax : (long)npool;
+    int nstat = (int)vat_rng_range(r, 1, shi < 7 ? shi : 7);
+    for (int i = 0; i < nstat; i++)
+        status[1 + i] = pool[i];
+    free(pool);
+    return nstat;
+}
+
 static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -195,24 +285,10 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     if (nreg < 2)
         return vat_err_set(e, "%s: the 'region' word list has fewer than 2 entries", t->id);
 
-    size_t nw = 0;
-    const char *const *words = vat_words("status", &nw);
-    const char **pool = vat_xcalloc(nw + 1, sizeof *pool);
-    size_t npool = 0;
-    for (size_t i = 0; words && i < nw; i++)
-        if (!gs_ambiguous(words[i]))
-            pool[npool++] = words[i];
-    if (npool == 0) {
-        free(pool);
-        return vat_err_set(e, "%s: the 'status' word list has no status besides 'paid'", t->id);
-    }
-    vat_rng_shuffle(r, pool, npool, sizeof *pool);
-    long shi = smax < (long)npool ? smax : (long)npool;
-    int nstat = (int)vat_rng_range(r, 1, shi < 7 ? shi : 7);
     const char *status[8] = {gs_paid};
-    for (int i = 0; i < nstat; i++)
-        status[1 + i] = pool[i];
-    free(pool);
+    int nstat = gs_statuses(r, smax, status);
+    if (nstat < 0)
+        return vat_err_set(e, "%s: the 'status' word list has no status besides 'paid'", t->id);
 
     long nl = vat_rng_range(r, rmin, rmax);
     size_t n = nl < nreg + 2 ? (size_t)nreg + 2 : (size_t)nl;
@@ -269,43 +345,49 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         if (seen[i])
             shown[nshown++] = status[i];
 
-    struct vat_buf wl = VAT_BUF_INIT, cols = VAT_BUF_INIT, b = VAT_BUF_INIT;
+    struct vat_buf wl = VAT_BUF_INIT, b = VAT_BUF_INIT;
     vat_an_prompt_words(&wl, shown, (size_t)nshown);
-    if (vat_prompt_natural(t)) {
-        vat_buf_printf(&cols, "`order_id`, `customer`, `region` (sales region), `status` (%s), "
-                              "`amount` (order total, two decimals) and `ordered_on` "
-                              "(YYYY-MM-DD)", wl.data);
-        vat_prompt_data(&b, t, "our online shop's order export", "order", cols.data);
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', gs_q_natural, NULL);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "a JSON object mapping each region that has paid orders, "
-                                 "spelled as in `region`, to its total as a number, like "
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    const char *ckv[] = {"statuses", wl.data, NULL};
+    vat_prompt_cols(&cols, t, nat ? gs_cols_natural : gs_cols_explicit,
+                    VAT_N_OF(gs_cols_natural), ckv);
+    const char *kv[] = {
+        "topic", "[[our online shop's orders|the regional sales figures|this quarter's orders]]",
+        "what", nat ? "[[our online shop's order export|the orders from our web shop{#pl}|an "
+                      "export of our shop's orders|our shop's orders{#pl}]]"
+                    : "[[an export of customer orders from an online shop|the orders of an "
+                      "online shop{#pl}|an online shop's order export]]",
+        "unit", "order", "statuses", wl.data,
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    gs_say_question(&b, t);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
+        vat_prompt_answer(&b, t, "[[a JSON object mapping each region, spelled as in `region`, "
+                                 "to its total as a number|a JSON object from each region (as "
+                                 "written in `region`) to its total, a number]], [[like|for "
+                                 "example|e.g.]] "
                                  "{\"<region>\": <total>}");
     } else {
-        vat_buf_printf(&cols, "`order_id`, `customer`, `region` (the sales region), `status` "
-                              "(%s), `amount` (the order total, a decimal with two places) and "
-                              "`ordered_on` (the order date, YYYY-MM-DD)", wl.data);
-        vat_prompt_data(&b, t, "an export of customer orders from an online shop", "order",
-                        cols.data);
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', gs_q_explicit, NULL);
-        vat_buf_puts(&b, " Orders with any other status are not counted. Include only regions "
-                         "that have at least one paid order; a "
-                         "region without any paid order is left out of the answer (not listed "
-                         "with 0). Sum the amounts exactly: each total is a number with at most "
-                         "two decimals.\n\n");
-        vat_prompt_answer(&b, t, "an object whose keys are the region names spelled exactly as "
-                                 "in the `region` column and whose values are the totals as "
-                                 "JSON numbers, for example {\"<region>\": <total>, \"<other "
-                                 "region>\": <total>}. Key order does not matter");
+        vat_prompt_answer(&b, t, "[[an object whose keys are the region names spelled exactly "
+                                 "as in the `region` column and whose values are the totals as "
+                                 "JSON numbers|an object mapping each region name, spelled "
+                                 "exactly as in the `region` column, to its total as a JSON "
+                                 "number]], [[for example|like]] {\"<region>\": <total>, "
+                                 "\"<other region>\": <total>}. [[Key order does not matter|The "
+                                 "order of the keys does not matter|Keys may come in any "
+                                 "order]]");
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, GS_REL_TOL, GS_ABS_TOL);
-        vat_buf_putc(&b, '.');
+        vat_prompt_tolerance(&b, t, GS_REL_TOL, GS_ABS_TOL);
     }
     vat_buf_puts(&b, "\n\n");
     vat_buf_release(&wl);
-    vat_buf_release(&cols);
     vat_axl_prompt(&b, t, &st, 0, &c, &gs_desc);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
@@ -389,20 +471,30 @@ static int gs_trap(struct vat_task *t, struct vat_err *e)
 
 static const char *const gs_types[GS_NCOLS] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
 
-static char *gs_pf_question(const struct vat_task *t)
+static char *gs_pf_question(struct vat_task *t)
 {
-    (void)t;
-    return vat_xstrdup(gs_question);
+    struct vat_buf b = VAT_BUF_INIT;
+    gs_say_question(&b, t);
+    return vat_buf_detach(&b);
 }
 
-static char *gs_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *gs_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return vat_xasprintf("It must return exactly two columns, `region` (as stored) and `%s` (the "
-                         "region's sum of `amount`, a number), one row per region that has at "
-                         "least one paid order and no other rows, ordered by `region` %s "
-                         "(SQLite's default text order).",
-                         n->out, n->descending ? "descending" : "ascending");
+    const char *kv[] = {"out", n->out, "dir", n->descending ? "descending" : "ascending", NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(
+            t, 's',
+            "[[Return|It should return|I'd like]] two columns, `region` (as stored) and "
+            "`{out}` ([[the region's total|its total]]), one row per region, [[ordered|sorted]] "
+            "by `region` {dir}.",
+            kv);
+    return vat_prompt_text(
+        t, 's',
+        "[[It must return|The result must have|Return]] exactly two columns, `region` (as "
+        "stored) and `{out}` (the region's sum of `amount`, a number), one row per region that "
+        "has at least one paid order and no other rows, [[ordered|sorted]] by `region` {dir} "
+        "(SQLite's default text order).",
+        kv);
 }
 
 static char *gs_pf_query(const struct vat_pf_names *n, bool paid_only)
@@ -537,4 +629,6 @@ const struct vat_template vat_tmpl_grouped_sum = {
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more regions + 1 "
                       "when a region has only unpaid orders + 1 in the natural style, at most 5.",
     .progform = &gs_progform,
+    .conventions = gs_conventions,
+    .defects = gs_defects,
 };

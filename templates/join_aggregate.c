@@ -46,20 +46,29 @@ static const char *const ja_columns[] = {
     "customer_history.country", "customer_history.valid_from",
 };
 
-/* Natural style: "by each customer's current country" is the
- * domain phrase; the history table's meaning is a fact about the data. */
+/* Natural style: "by each customer's current country" is the domain
+ * phrase, and the history table's meaning is a fact about the data. */
 static const char *const ja_q_natural[] = {
-    "What is our total order value per country, going by where each customer lives now?",
-    "How much have customers in each country ordered, counting each customer under their "
-    "current country?",
-    "Could you total all orders by the customer's current `country`?",
-    "Per current country of the customer, what is the order total?",
+    "What is our total order value per country, going by {where}?",
+    "How much have customers in each country ordered, going by {where}?",
+    "Could you total all orders by country, [[using|taking]] {where}?",
+    "Per country, what is the order total if we go by {where}?",
+    "I need order totals by country, [[with customers counted by|going by]] {where}.",
+    "[[For the market review|For our expansion plan|For the country report]], what did "
+    "customers order in total per country, by {where}?",
+};
+static const char *const ja_c_natural[] = {
+    "[[Only|Just]] {countries} [[need to appear|go in the answer|should be listed]].",
+    "List {countries}[[| only]].",
+    "[[I only need|The answer covers|Leave in]] {countries}.",
+    "Skip the rest: {countries} are enough.",
 };
 static const char *const ja_d_natural[] = {
     "Our shop's database is attached as `{rel}` (SQLite), with two tables.",
     "Here is the SQLite file `{rel}` from our shop; it has two tables.",
     "The shop data is in `{rel}`, an SQLite database of two tables.",
     "I've put our orders and customer history in the SQLite file `{rel}`.",
+    "[[Attached|Below]] is `{rel}`, our shop's SQLite database with two tables.",
 };
 static const char *const ja_d_explicit[] = {
     "The SQLite database file `{rel}` holds two tables of an online shop.",
@@ -67,15 +76,29 @@ static const char *const ja_d_explicit[] = {
     "The file `{rel}` is an SQLite database with two tables of an online shop.",
     "Two tables of an online shop are stored in the SQLite database file `{rel}`.",
 };
-/* The explicit question, four ways of asking it; the rules that follow
- * it are the same. */
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same. */
 static const char *const ja_q_explicit[] = {
-    "Question: what is the total `amount` of all orders per customer's current country?",
-    "Group the orders by the current country of the customer who placed them: what is each "
-    "country's total `amount`?",
+    "[[Question: what|What]] is the total `amount` of all orders per customer's current "
+    "country?",
+    "Group the orders by the current country of [[the customer who placed them|their "
+    "customer]]: what is each country's total `amount`?",
     "For each country, how much `amount` do the orders of the customers currently living "
     "there add up to?",
     "Compute the total `amount` of the orders per current country of their customer.",
+    "Give the total `amount` of the orders per current country of [[the customer who placed "
+    "them|their customers]].",
+};
+static const char *const ja_r_explicit[] = {
+    "[[Attribute every order to|Every order goes to|Count every order under]] the current "
+    "country of [[the customer who placed it|its customer|the ordering customer]], even when "
+    "the customer lived elsewhere on the order date, and count each order exactly once. [[List "
+    "only|Include only]] countries that "
+    "receive at least one order this way; [[a country with no order attributed to it is left "
+    "out (not listed with 0)|a country with none is left out, not listed with 0|a country "
+    "without an order is left out rather than listed with 0]]. [[Sum the amounts exactly|Sum "
+    "exactly|Add up exactly]]: [[each total is a number with at most two decimals|a total has "
+    "at most two decimals|every total carries two decimals at most]].",
 };
 /* The workbook's opening sentence. */
 static const char *const ja_d_book_explicit[] = {
@@ -95,8 +118,25 @@ static const char *const ja_giveaways[] = {
     "exactly once", "lived elsewhere", "left out", "not listed with 0", "latest `valid_from`",
     "tolerance", "Sum the amounts exactly", "double", NULL,
 };
+/* The join's trap, which a natural prompt never describes. */
+static const char *const ja_defects[] = {
+    "several history rows", "more than one history row", "moved", "fan", "twice", NULL,
+};
 static const char *const ja_answer_columns[] = {"amount", "customer_id", "country", "valid_from",
                                                 NULL};
+static const char *const ja_states_where[] = {
+    "where each customer lives now", "the country each customer lives in today",
+    "each customer's current country", NULL,
+};
+static const char *const ja_states_countries[] = {
+    "the countries with orders", "countries that have orders",
+    "the countries with at least one order", NULL,
+};
+static const struct vat_convention ja_conventions[] = {
+    {"current_country_rule", ja_states_where},
+    {"countries_without_orders", ja_states_countries},
+    {NULL, NULL},
+};
 
 static const struct vat_param ja_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -363,29 +403,104 @@ static int ja_write_book(struct vat_task *t, struct vat_axl_state *st,
     return 0;
 }
 
-/* The question, in the same words for every format and both answer
- * forms. */
-static const char ja_question[] =
-    "what is the total `amount` of all orders per customer's current country? Attribute every "
-    "order to the current country of the customer who placed it, even when the customer lived "
-    "elsewhere on the order date, and count each order exactly once. List only countries that "
-    "receive at least one order this way; a country with no order attributed to it is left out "
-    "(not listed with 0). Sum the amounts exactly: each total is a number with at most two "
-    "decimals.";
+/* What the two tables hold, the orders table called `orders` (the value
+ * form) or by the program form's name, in the task's style (new string). */
+/* The columns of the two tables, in each style. */
+static const struct vat_prompt_col ja_ocols_natural[] = {
+    {"order_id", ""},
+    {"customer_id", "[[who placed it|the customer|who ordered]]"},
+    {"amount", "[[order total, at most two decimals|the order total with up to two "
+               "decimals|what the order came to]]"},
+    {"ordered_on", "[[YYYY-MM-DD|the order date, YYYY-MM-DD|when it was placed, YYYY-MM-DD]]"},
+};
+static const struct vat_prompt_col ja_ocols_explicit[] = {
+    {"order_id", "[[|the order number]]"},
+    {"customer_id", "[[who placed it|the customer who placed it|the ordering customer]]"},
+    {"amount", "[[the order total in currency units, at most two decimals|the order total in "
+               "currency units with up to two decimals|the total of the order, in currency "
+               "units with two decimals at most]]"},
+    {"ordered_on", "[[YYYY-MM-DD|the order date, YYYY-MM-DD|the date of the order, "
+                   "YYYY-MM-DD]]"},
+};
+static const struct vat_prompt_col ja_hcols_natural[] = {
+    {"customer_id", "[[|whose country it is]]"},
+    {"country", ""},
+    {"valid_from", "[[YYYY-MM-DD, from when that country applies|the date that country "
+                   "applies from, YYYY-MM-DD|when it took effect, YYYY-MM-DD|the first day it "
+                   "holds, YYYY-MM-DD]]"},
+};
+static const struct vat_prompt_col ja_hcols_explicit[] = {
+    {"customer_id", ""},
+    {"country", "[[|the country set]]"},
+    {"valid_from", "[[YYYY-MM-DD, the date from which that country applies|YYYY-MM-DD, the "
+                   "first day the country holds|YYYY-MM-DD, when that country starts to "
+                   "apply]]"},
+};
+
+/* The columns of the orders (o) and the history (h) for kv. */
+static void ja_cols(struct vat_task *t, struct vat_buf *o, struct vat_buf *h)
+{
+    bool nat = vat_prompt_natural(t);
+    vat_prompt_cols(o, t, nat ? ja_ocols_natural : ja_ocols_explicit, VAT_N_OF(ja_ocols_natural),
+                    NULL);
+    vat_prompt_cols(h, t, nat ? ja_hcols_natural : ja_hcols_explicit, VAT_N_OF(ja_hcols_natural),
+                    NULL);
+}
 
 /* What the two tables hold, the orders table called `orders` (the value
- * form) or by the program form's name (new string). */
-static char *ja_about(const char *orders)
+ * form) or by the program form's name, in the task's style (new string). */
+static char *ja_about(struct vat_task *t, const char *orders)
 {
-    return vat_xasprintf(
-        "`%s` has one row per order: `order_id`, `customer_id` (who placed it), `amount` (the "
-        "order total in currency units, at most two decimals) and `ordered_on` (YYYY-MM-DD). "
-        "`customer_history` records where each customer has lived: one row each time a "
-        "customer's country was set or changed, with `customer_id`, `country` and `valid_from` "
-        "(YYYY-MM-DD, the date from which that country applies). A customer has one or more "
-        "history rows; their current country is the `country` of their history row with the "
-        "latest `valid_from`.",
-        orders);
+    struct vat_buf o = VAT_BUF_INIT, h = VAT_BUF_INIT;
+    ja_cols(t, &o, &h);
+    const char *kv[] = {"orders", orders, "ocols", o.data, "hcols", h.data, NULL};
+    char *s;
+    if (vat_prompt_natural(t))
+        s = vat_prompt_text(
+            t, 'x',
+            "`{orders}`: {ocols}. `customer_history`: [[one row each time [[a customer's "
+            "country|the country of a customer]] was [[set or changed|changed or first set]]|a "
+            "row whenever [[a "
+            "customer's country|the country of a customer]] was recorded or updated|a row each "
+            "time [[a customer's country|the country of a customer]] was entered or "
+            "changed]], with {hcols}.",
+            kv);
+    else
+        s = vat_prompt_text(
+            t, 'x',
+            "`{orders}` has one row per order: {ocols}. `customer_history` records where each "
+            "customer has lived: [[one row each time [[a customer's country|the country of a "
+            "customer]] was [[set or changed|changed or first set]]|a row for every time [[a "
+            "customer's country|the "
+            "country of a customer]] was [[set or changed|changed or first set]]|a new row "
+            "whenever [[a customer's "
+            "country|the country of a customer]] was [[set or changed|changed or first "
+            "set]]]], with {hcols}. [[A "
+            "customer has one or more history rows|Each customer has at least one history "
+            "row]]; their current country is the `country` of their history row with the "
+            "latest `valid_from`.",
+            kv);
+    vat_buf_release(&o);
+    vat_buf_release(&h);
+    return s;
+}
+
+/* The question and what decides it, in the task's style, the same over
+ * either format and both answer forms. */
+static void ja_say_question(struct vat_buf *b, struct vat_task *t)
+{
+    if (vat_prompt_natural(t)) {
+        const char *kv[] = {"where", vat_prompt_state(t, "current_country_rule"), NULL};
+        VAT_PROMPT_PUT(b, t, 'q', ja_q_natural, kv);
+        vat_buf_putc(b, ' ');
+        const char *ckv[] = {"countries", vat_prompt_state(t, "countries_without_orders"),
+                             NULL};
+        VAT_PROMPT_PUT(b, t, 'c', ja_c_natural, ckv);
+        return;
+    }
+    VAT_PROMPT_PUT(b, t, 'q', ja_q_explicit, NULL);
+    vat_buf_putc(b, ' ');
+    VAT_PROMPT_PUT(b, t, 'r', ja_r_explicit, NULL);
 }
 
 /* The question and the answer's form in the task's style, the same over
@@ -393,61 +508,71 @@ static char *ja_about(const char *orders)
  * style the tolerance sentence, with its full stop). */
 static void ja_prompt_question(struct vat_buf *b, struct vat_task *t)
 {
+    ja_say_question(b, t);
+    vat_buf_puts(b, "\n\n");
     if (vat_prompt_natural(t)) {
-        VAT_PROMPT_PUT(b, t, 'q', ja_q_natural, NULL);
-        vat_buf_puts(b, "\n\n");
-        vat_prompt_answer(b, t, "a JSON object from each country with orders, spelled as in "
-                                "`country`, to its total as a number, like {\"<country>\": "
-                                "<total>}");
+        vat_prompt_answer(b, t, "[[a JSON object from each country, spelled as in `country`, to "
+                                "its total as a number|a JSON object mapping every country (as "
+                                "written in `country`) to its order total, a number]], "
+                                "[[like|for example|e.g.]] "
+                                "{\"<country>\": <total>}");
         return;
     }
-    VAT_PROMPT_PUT(b, t, 'q', ja_q_explicit, NULL);
-    vat_buf_puts(b, " Attribute every order to the current country of the customer who placed "
-                    "it, even when the customer lived elsewhere on the order date, and count "
-                    "each order exactly once. List only countries that receive at least one "
-                    "order this way; a country with no order attributed to it is left out (not "
-                    "listed with 0). Sum the amounts exactly: each total is a number with at "
-                    "most two decimals.\n\n");
-    vat_prompt_answer(b, t, "an object whose keys are the country names spelled exactly as in "
-                            "the `country` column and whose values are the totals as JSON "
-                            "numbers, for example {\"<country>\": <total>, \"<other "
-                            "country>\": <total>}. Key order does not matter");
+    vat_prompt_answer(b, t, "[[an object whose keys are the country names spelled exactly as "
+                            "in the `country` column and whose values are the totals as JSON "
+                            "numbers|an object mapping each country name, spelled exactly as "
+                            "in the `country` column, to its total as a JSON number]], [[for "
+                            "example|like]] {\"<country>\": <total>, \"<other country>\": "
+                            "<total>}. [[Key order does not matter|The order of the keys does "
+                            "not matter|Keys may come in any order]]");
     vat_buf_putc(b, ' ');
-    vat_an_prompt_tolerance(b, JA_REL_TOL, JA_ABS_TOL);
-    vat_buf_putc(b, '.');
+    vat_prompt_tolerance(b, t, JA_REL_TOL, JA_ABS_TOL);
 }
 
 static void ja_prompt_book(struct vat_task *t, const struct vat_axl_state *st, const char *rel)
 {
     struct vat_buf b = VAT_BUF_INIT;
-    const char *kv[] = {"rel", rel, NULL};
+    char titled[160] = "", etitled[160] = "";
+    if (st->title) {
+        snprintf(titled, sizeof titled, " (the table titled `%s`)", st->title);
+        snprintf(etitled, sizeof etitled, " titled `%s`", st->title);
+    }
+    struct vat_buf o = VAT_BUF_INIT, h = VAT_BUF_INIT;
+    ja_cols(t, &o, &h);
+    const char *kv[] = {"rel", rel, "titled", titled, "etitled", etitled, "ocols", o.data,
+                        "hcols", h.data, NULL};
     if (vat_prompt_natural(t)) {
         VAT_PROMPT_PUT(&b, t, 'd', ja_d_book_natural, kv);
-        vat_buf_printf(&b,
-                       " Sheet `" JA_ORDERS_SHEET "` holds the orders%s%s%s: `order_id`, "
-                       "`customer_id` (who placed it), `amount` (order total, at most two "
-                       "decimals) and `ordered_on` (YYYY-MM-DD). Sheet `" JA_HIST_SHEET "` has "
-                       "one row each time a customer's country was set or changed, with "
-                       "`customer_id`, `country` and `valid_from` (YYYY-MM-DD, from when that "
-                       "country applies). A number stored as text is the same number.\n\n",
-                       st->title ? " (the table titled `" : "", st->title ? st->title : "",
-                       st->title ? "`)" : "");
+        vat_prompt_say(&b, t, 'x',
+                       " Sheet `" JA_ORDERS_SHEET "` [[holds the orders|has our orders|is the "
+                       "order list]]{titled}: {ocols}. Sheet `" JA_HIST_SHEET "` has [[one row "
+                       "each time [[a customer's country|the country of a customer]] was set "
+                       "or changed|a row whenever [[a customer's country|the country of a "
+                       "customer]] was recorded or updated|a row each time [[a customer's "
+                       "country|the country of a customer]] was entered or changed]], with "
+                       "{hcols}. [[A number stored as text is the same number|Numbers stored "
+                       "as text count as numbers]].\n\n",
+                       kv);
     } else {
         VAT_PROMPT_PUT(&b, t, 'd', ja_d_book_explicit, kv);
-        vat_buf_printf(&b,
-                       " The orders are the table%s%s%s on sheet `" JA_ORDERS_SHEET "`, one "
-                       "row per order: `order_id`, `customer_id` (who placed it), `amount` (the "
-                       "order total in currency units, at most two decimals) and `ordered_on` "
-                       "(YYYY-MM-DD). The table on sheet `" JA_HIST_SHEET "` records where each "
-                       "customer has lived: one row each time a customer's country was set or "
-                       "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, the "
-                       "date from which that country applies). A customer has one or more "
-                       "history rows; their current country is the `country` of their history "
-                       "row with the latest `valid_from`. A number stored as text is the same "
-                       "number.\n\n",
-                       st->title ? " titled `" : "", st->title ? st->title : "",
-                       st->title ? "`" : "");
+        vat_prompt_say(&b, t, 'x',
+                       " The orders are the table{etitled} on sheet `" JA_ORDERS_SHEET "`, one "
+                       "row per order: {ocols}. The table on sheet `" JA_HIST_SHEET "` records "
+                       "where each customer has lived: [[one row each time [[a customer's "
+                       "country|the country of a customer]] was [[set or changed|changed or "
+                       "first set]]|a row for every "
+                       "time [[a customer's country|the country of a customer]] was set or "
+                       "changed|a new row whenever [[a customer's country|the country of a "
+                       "customer]] was [[set or changed|changed or first set]]]], with "
+                       "{hcols}. [[A customer has one or "
+                       "more history rows|Each customer has at least one history row]]; their "
+                       "current country is the `country` of their history row with the latest "
+                       "`valid_from`. [[A number stored as text is the same number|Numbers "
+                       "stored as text are the same numbers]].\n\n",
+                       kv);
     }
+    vat_buf_release(&o);
+    vat_buf_release(&h);
     ja_prompt_question(&b, t);
     vat_buf_puts(&b, "\n\n");
     struct vat_xl_book book = VAT_XL_BOOK_INIT;
@@ -535,19 +660,13 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     if (nat) {
         const char *kv[] = {"rel", rel, NULL};
         VAT_PROMPT_PUT(&b, t, 'd', ja_d_natural, kv);
-        vat_buf_printf(&b,
-                       " `orders`: `order_id`, `customer_id` (who placed it), `amount` (order "
-                       "total, at most two decimals) and `ordered_on` (YYYY-MM-DD). "
-                       "`customer_history`: one row each time a customer's country was set or "
-                       "changed, with `customer_id`, `country` and `valid_from` (YYYY-MM-DD, "
-                       "from when that country applies).\n\n");
     } else {
         const char *kv[] = {"rel", rel, NULL};
         VAT_PROMPT_PUT(&b, t, 'd', ja_d_explicit, kv);
-        char *about = ja_about("orders");
-        vat_buf_printf(&b, " %s\n\n", about);
-        free(about);
     }
+    char *about = ja_about(t, "orders");
+    vat_buf_printf(&b, " %s\n\n", about);
+    free(about);
     ja_prompt_question(&b, t);
     vat_buf_printf(&b, "\n\nThe schema and %s (as SQL):\n\n```sql\n",
                    cut ? "the leading rows of each table" : "all rows");
@@ -862,26 +981,35 @@ static const char *const ja_pf_tables[] = {"orders", "sales_orders", "purchases"
 static const char *const ja_pf_outs[] = {"total", "total_amount", "revenue", "order_total",
                                          "amount_sum"};
 
-static char *ja_pf_question(const struct vat_task *t)
+static char *ja_pf_question(struct vat_task *t)
 {
-    (void)t;
-    return vat_xstrdup(ja_question);
+    struct vat_buf b = VAT_BUF_INIT;
+    ja_say_question(&b, t);
+    return vat_buf_detach(&b);
 }
 
-static char *ja_pf_about(const struct vat_task *t, const struct vat_pf_names *n)
+static char *ja_pf_about(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return ja_about(n->table);
+    return ja_about(t, n->table);
 }
 
-static char *ja_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *ja_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    return vat_xasprintf("It must return exactly two columns, `country` (as stored) and `%s` (the "
-                         "country's total `amount`, a number), one row per country that receives "
-                         "at least one order and no other rows, ordered by `country` %s "
-                         "(SQLite's default text order).",
-                         n->out, n->descending ? "descending" : "ascending");
+    const char *kv[] = {"out", n->out, "dir", n->descending ? "descending" : "ascending", NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(
+            t, 's',
+            "[[Return|It should return|I'd like]] two columns, `country` (as stored) and "
+            "`{out}` ([[the country's order total|its total]]), one row per country asked for, "
+            "[[ordered|sorted]] by `country` {dir}.",
+            kv);
+    return vat_prompt_text(
+        t, 's',
+        "[[It must return|The result must have|Return]] exactly two columns, `country` (as "
+        "stored) and `{out}` (the country's total `amount`, a number), one row per country that "
+        "receives at least one order and no other rows, [[ordered|sorted]] by `country` {dir} "
+        "(SQLite's default text order).",
+        kv);
 }
 
 /* Each order joined to its customer's history row with no later row. */
@@ -1053,4 +1181,6 @@ const struct vat_template vat_tmpl_join_aggregate = {
     .difficulty_doc = "1 + 1 above 50 orders + 1 above 150 + 1 with 12 or more customers + 1 "
                       "with 4 or more customers who moved + 1 in the natural style, at most 5.",
     .progform = &ja_progform,
+    .conventions = ja_conventions,
+    .defects = ja_defects,
 };

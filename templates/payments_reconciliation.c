@@ -140,18 +140,29 @@ static void pr_human_date(int32_t day, char out[32])
     snprintf(out, 32, "%d %s %d", d, pr_months[(m - 1) % 12], y);
 }
 
-/* Natural style: the question as a finance colleague asks it. */
+/* Natural style: the question as a finance colleague asks it, the period
+ * keyed on when the payment occurred and refunds netted off: conventions
+ * in domain words, never the feed's defects. */
 static const char *const pr_q_natural[] = {
     "We are reconciling the payment processor's feed. What did each {group_word} actually pay "
     "us, net of refunds, in settled payments made from {from_h} to {to_h}?",
     "Could you work out the net settled amount per {group_word} for the payments made between "
-    "{from_h} and {to_h}? Refunds come off the total.",
-    "For the month-end close I need our net settled takings by {group_word} for {from_h} to "
-    "{to_h}, refunds deducted.",
-    "How much did we net from each {group_word} in settled payments between {from_h} and "
+    "{from_h} and {to_h}?",
+    "For the month-end close I need our net settled takings by {group_word} for payments made "
+    "from {from_h} to {to_h}, refunds deducted.",
+    "How much did we net from each {group_word} in settled payments made between {from_h} and "
     "{to_h}, after refunds?",
-    "Finance asks: per {group_word}, what is the settled amount we received from {from_h} to "
-    "{to_h}, less refunds?",
+    "Finance asks: per {group_word}, what is the settled amount of the payments made from "
+    "{from_h} to {to_h}, less refunds?",
+    "[[For the audit|For the processor reconciliation|For our cash report]], what is the net "
+    "of settled charges and refunds per {group_word} for payments made from {from_h} to "
+    "{to_h}?",
+};
+static const char *const pr_c_natural[] = {
+    "Payments count {day}, {both}, and {refund}.",
+    "{^day}, {both}; {refund}.",
+    "[[Date|Place]] each payment {day}, {both}; {refund}.",
+    "Go {day}, {both}. {^refund}.",
 };
 static const char *const pr_d_natural[] = {
     "Attached is the log of webhook deliveries our endpoint received from the payment "
@@ -183,15 +194,41 @@ static const char *const pr_a_natural[] = {
     "Please answer with one JSON object: keys are the `{group}` values as written in the file, "
     "values the net amounts as numbers. Only {group_word}s with settled payments in the "
     "period belong in it.",
-    "Give the result as a JSON object like {\"<{group}>\": <net>, ...}, one key per "
-    "{group_word} that has a settled payment in the period, named as in the file.",
+    "Give the result as a JSON object [[like|for example|e.g.]] {\"<{group}>\": <net>, ...} in "
+    "your answer, one key "
+    "per {group_word} that has a settled payment in the period, named as in the file.",
     "Answer in JSON: an object whose keys are the {group_word}s (as the `{group}` column "
     "spells them) that had settled payments in those days, each with its net amount as a "
     "number.",
 };
+static const char *const pr_states_day[] = {
+    "by the day the payment occurred", "by the day in `occurred_at`, when the payment "
+    "happened", "by when the payment took place (`occurred_at`)", NULL,
+};
+static const char *const pr_states_both[] = {
+    "both days included", "including both of those days", "counting both end dates", NULL,
+};
+static const char *const pr_states_refund[] = {
+    "each refund reduces the total by the refunded amount",
+    "a refund takes the refunded amount off the total",
+    "refunds lower the total by the amount refunded", NULL,
+};
+static const char *const pr_states_settled[] = {"settled", NULL};
+static const struct vat_convention pr_conventions[] = {
+    {"timestamp", pr_states_day},
+    {"inclusive", pr_states_both},
+    {"mixed_refund_signs", pr_states_refund},
+    {"status", pr_states_settled},
+    {NULL, NULL},
+};
+/* The feed's defects, which a natural prompt never describes. */
+static const char *const pr_defects[] = {
+    "disagree", "positive or negative", "either sign", "redeliver", "delivered twice",
+    "more than once", "twice", "same event again", NULL,
+};
 
 /* Explicit style: every rule spelled out, the traps included.  The
- * questions follow "Question: " (pr_question_text: both answer forms ask
+ * questions follow "Question: " (pr_say_question: both answer forms ask
  * them in these words). */
 static const char *const pr_q_explicit[] = {
     "what is the net settled amount per `{group}` over the payments whose "
@@ -243,15 +280,32 @@ static const char *const pr_a_explicit[] = {
     "at least one counted event, values their net amounts as JSON numbers.",
 };
 
-#define PR_NQ_EXPLICIT (sizeof pr_q_explicit / sizeof pr_q_explicit[0])
-
-/* Explicit question k for the task's grouping and window (new string). */
-static char *pr_question_text(size_t k, const char *group, const char *from, const char *to)
+/* The question and what decides it, in the task's style, for both answer
+ * forms.  Explicit: the question alone, lower case after "Question: ";
+ * natural: the question and its conventions. */
+static void pr_say_question(struct vat_buf *b, struct vat_task *t, const char *group,
+                            const char *from, const char *to)
 {
+    if (vat_prompt_natural(t)) {
+        int32_t d1 = 0, d2 = 0;
+        char from_h[32] = "", to_h[32] = "";
+        if (vat_parse_date(from, &d1) == 0 && vat_parse_date(to, &d2) == 0) {
+            pr_human_date(d1, from_h);
+            pr_human_date(d2, to_h);
+        }
+        const char *kv[] = {"group_word", group, "from_h", from_h, "to_h", to_h, NULL};
+        VAT_PROMPT_PUT(b, t, 'q', pr_q_natural, kv);
+        vat_buf_putc(b, ' ');
+        /* one draw per statement: an initializer list's order is unspecified */
+        const char *day = vat_prompt_state(t, "timestamp");
+        const char *both = vat_prompt_state(t, "inclusive");
+        const char *refund = vat_prompt_state(t, "mixed_refund_signs");
+        const char *ckv[] = {"day", day, "both", both, "refund", refund, NULL};
+        VAT_PROMPT_PUT(b, t, 'c', pr_c_natural, ckv);
+        return;
+    }
     const char *kv[] = {"group", group, "from", from, "to", to, NULL};
-    struct vat_buf b = VAT_BUF_INIT;
-    vat_prompt_fill(&b, pr_q_explicit[k % PR_NQ_EXPLICIT], kv);
-    return vat_buf_detach(&b);
+    VAT_PROMPT_PUT(b, t, 'q', pr_q_explicit, kv);
 }
 
 /* The events of a file of about nrows rows into ev (cap of them): the
@@ -427,49 +481,44 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     /* The prompt: data description, question, answer format, data. */
-    char from[11], to[11], from_h[32], to_h[32];
+    char from[11], to[11];
     vat_fmt_date(d1, from);
     vat_fmt_date(d2, to);
-    pr_human_date(d1, from_h);
-    pr_human_date(d2, to_h);
     const char *group = by_currency ? "currency" : "customer";
+    bool nat = vat_prompt_natural(t);
     const char *kv[] = {
         "group", group,
         "group_word", group,
-        "from", from,
-        "to", to,
-        "from_h", from_h,
-        "to_h", to_h,
+        "topic", "[[the payment processor's feed|this week's settlements|our refunds and "
+                 "charges]]",
         "statuses", "`declined`, `failed`, `pending` or `settled`",
         "amount_fact",
-        sign_armed ? "a decimal with two places; the channels that record refunds disagree on "
-                     "the sign, so a refund's amount may be written positive or negative"
-                   : "a decimal with two places; refunds are written as negative amounts",
+        nat ? (sign_armed ? "a decimal with two places"
+                          : "a decimal with two places; refunds are written as negative amounts")
+            : (sign_armed ? "a decimal with two places; the channels that record refunds "
+                            "disagree on the sign, so a refund's amount may be written positive "
+                            "or negative"
+                          : "a decimal with two places; refunds are written as negative amounts"),
         NULL,
     };
-    bool nat = vat_prompt_natural(t);
     struct vat_buf b = VAT_BUF_INIT;
+    vat_prompt_open(&b, t, kv);
     if (nat) {
         VAT_PROMPT_PUT(&b, t, 'd', pr_d_natural, kv);
         vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', pr_q_natural, kv);
+        pr_say_question(&b, t, group, from, to);
         vat_buf_puts(&b, "\n\n");
         VAT_PROMPT_PUT(&b, t, 'a', pr_a_natural, kv);
         vat_buf_puts(&b, "\n\n");
     } else {
         VAT_PROMPT_PUT(&b, t, 'd', pr_d_explicit, kv);
+        vat_buf_puts(&b, "\n\nQuestion: ");
+        pr_say_question(&b, t, group, from, to);
         vat_buf_puts(&b, "\n\n");
-        const char *q = VAT_PROMPT_PHRASE(t, 'q', pr_q_explicit);
-        size_t qk = 0;
-        while (qk + 1 < PR_NQ_EXPLICIT && pr_q_explicit[qk] != q)
-            qk++;
-        char *qt = pr_question_text(qk, group, from, to);
-        vat_buf_printf(&b, "Question: %s\n\n", qt);
-        free(qt);
         VAT_PROMPT_PUT(&b, t, 'a', pr_a_explicit, kv);
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, PR_REL_TOL, PR_ABS_TOL);
-        vat_buf_puts(&b, ".\n\n");
+        vat_prompt_tolerance(&b, t, PR_REL_TOL, PR_ABS_TOL);
+        vat_buf_puts(&b, "\n\n");
     }
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
@@ -662,24 +711,33 @@ static struct pr_ask pr_ask_of(const struct vat_task *t)
     return a;
 }
 
-/* The explicit question the value form asked (its phrasing 'q'; a
- * natural-style task takes the explicit one of the same number). */
-static char *pr_pf_question(const struct vat_task *t)
+static char *pr_pf_question(struct vat_task *t)
 {
-    const char *q = strchr(t->phrasing, 'q');
-    size_t k = q ? (size_t)strtoul(q + 1, NULL, 10) : 0;
     struct pr_ask a = pr_ask_of(t);
-    return pr_question_text(k, a.group, a.from, a.to);
+    struct vat_buf b = VAT_BUF_INIT;
+    pr_say_question(&b, t, a.group, a.from, a.to);
+    return vat_buf_detach(&b);
 }
 
-static char *pr_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *pr_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
     const char *g = pr_ask_of(t).group;
-    return vat_xasprintf("It must return exactly two columns, `%s` (as stored) and `%s` (the net "
-                         "amount, a number), one row per `%s` that has at least one counted "
-                         "event and no other rows, ordered by `%s` %s (SQLite's default text "
-                         "order).",
-                         g, n->out, g, g, n->descending ? "descending" : "ascending");
+    const char *kv[] = {"g", g, "out", n->out, "dir", n->descending ? "descending" : "ascending",
+                        NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(
+            t, 's',
+            "[[Return|It should return|I'd like]] two columns, `{g}` (as stored) and `{out}` "
+            "(the net amount), one row per {g} with a settled payment in the period, "
+            "[[ordered|sorted]] by `{g}` {dir}.",
+            kv);
+    return vat_prompt_text(
+        t, 's',
+        "[[It must return|The result must have|Return]] exactly two columns, `{g}` (as stored) "
+        "and `{out}` (the net amount, a number), one row per `{g}` that has at least one "
+        "counted event and no other rows, [[ordered|sorted]] by `{g}` {dir} (SQLite's default "
+        "text order).",
+        kv);
 }
 
 /* The query with the mistakes in `mistakes` (M_* bits) made: 0 is gold.
@@ -906,4 +964,6 @@ const struct vat_template vat_tmpl_payments_reconciliation = {
     .difficulty_doc = "2 + 1 when refund_sign is armed (4 traps, else 3) + 1 above 60 rows + 1 "
                       "in the natural style, at most 5.",
     .progform = &pr_progform,
+    .conventions = pr_conventions,
+    .defects = pr_defects,
 };

@@ -27,37 +27,110 @@ enum { C_ID, C_MONTH, C_CARRIER, C_ORIGIN, C_DEST, C_PARCELS, C_WEIGHT, PV_NCOLS
 static const char *const pv_cols[PV_NCOLS] = {"shipment_id", "month",   "carrier",  "origin",
                                               "destination", "parcels", "weight_kg"};
 
-/* Natural style: a month-by-carrier grid, as a pivot table
- * in any spreadsheet lays it out. */
+/* The question in both styles.  Natural: a month-by-carrier grid, as a
+ * pivot table in any spreadsheet lays it out, every carrier in every
+ * month of the log, 0 where there were none: conventions stated. */
 static const char *const pv_q_natural[] = {
     "Could you pivot the shipments by month and carrier for me?",
     "How many shipments went out each month with each `carrier`? I'd like it as a month by "
     "carrier grid.",
     "Please give me the monthly shipment counts per carrier, as a pivot table.",
     "I need a month x carrier table of shipment counts.",
+    "[[For the carrier review|For our logistics meeting|For the freight invoice check]], how "
+    "many shipments did each carrier take each month?",
+    "Can you count our shipments per carrier and month?",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+static const char *const pv_c_natural[] = {
+    "[[Show|Include]] every carrier in every month, {zero}, for {months}.",
+    "The grid covers {months}, with every carrier in each, {zero}.",
+    "[[I want|Give me]] {months}, each with all carriers listed, {zero}.",
+    "Every carrier [[appears|should appear]] in every month, {zero}; [[cover|the grid covers]] "
+    "{months}.",
+};
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same. */
 static const char *const pv_q_explicit[] = {
-    "Question: how many shipments are there per month and carrier?",
+    "[[Question: how|How]] many shipments are there per month and carrier?",
     "Count the shipments by month and by carrier: what is each count?",
     "For every month and every carrier, how many shipments are in the file?",
     "Compute a table of shipment counts, months by carriers.",
+    "What is the number of shipments of each carrier in each month?",
+};
+static const char *const pv_r_explicit[] = {
+    "[[Count rows: each row is one shipment, whatever its parcels or weight|Each row is one "
+    "shipment, whatever its parcels or weight: count rows|Count rows, one shipment per row "
+    "whatever its parcels or weight]]. [[Lay the counts out as a full table|The table is "
+    "full|Give the counts as a full table]]: [[one entry for every month that appears in the "
+    "`month` column|an entry for each month found in the `month` column|every month seen in "
+    "`month` gets an entry]], and [[within each month one entry for every carrier that appears "
+    "anywhere in the `carrier` column|inside each month, an entry for every carrier that "
+    "appears anywhere in the file|each month holds every carrier that appears in any row]]. "
+    "[[A month and carrier combination|A combination|A month and carrier pair]] with no "
+    "shipment [[must still be listed|is still listed|still gets its entry]], with the count 0. "
+    "[[A calendar month that does not appear in the file at all is not listed|A month that "
+    "does not appear in the file at all is not listed]].",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col pv_cols_natural[] = {
+    {"shipment_id", ""},
+    {"month", "[[the month it left|when it left|the month of departure]], YYYY-MM"},
+    {"carrier", "[[|who carried it]]"},
+    {"origin", ""},
+    {"destination", ""},
+    {"parcels", "[[|how many parcels]]"},
+    {"weight_kg", "[[|the weight in kilograms]]"},
+};
+static const struct vat_prompt_col pv_cols_explicit[] = {
+    {"shipment_id", ""},
+    {"month", "[[the month the shipment left, written YYYY-MM|the month of departure, "
+        "YYYY-MM|YYYY-MM, the month it left]]"},
+    {"carrier", "[[the company that carried it|the carrier company|the company carrying it]]"},
+    {"origin", ""},
+    {"destination", ""},
+    {"parcels", "[[|the number of parcels]]"},
+    {"weight_kg", "[[|the total weight in kilograms]]"},
 };
 static const char *const pv_giveaways[] = {
     "count 0", "must still be listed", "no shipment", "Count rows", "whatever its parcels",
     "not listed", "tolerance", NULL,
 };
+/* The empty cells' trap, which a natural prompt never describes. */
+static const char *const pv_defects[] = {
+    "missing combination", "gaps", "empty cells", "left out", "skip", NULL,
+};
 static const char *const pv_answer_columns[] = {"month", "carrier", NULL};
+static const char *const pv_states_zero[] = {
+    "0 where there were none", "with 0 where a carrier shipped nothing that month",
+    "showing 0 for a month in which a carrier shipped nothing", NULL,
+};
+static const char *const pv_states_months[] = {
+    "the months in the log", "every month that appears in the log",
+    "the months the log covers", NULL,
+};
+static const struct vat_convention pv_conventions[] = {
+    {"empty_combinations", pv_states_zero},
+    {"months_not_in_file", pv_states_months},
+    {NULL, NULL},
+};
 
-/* The question, in the same words for both answer forms. */
-static const char pv_question[] =
-    "how many shipments are there per month and carrier? Count rows: each row is one shipment, "
-    "whatever its parcels or weight. Lay the counts out as a full table: one entry for every "
-    "month that appears in the `month` column, and within each month one entry for every "
-    "carrier that appears anywhere in the `carrier` column. A month and carrier combination "
-    "with no shipment must still be listed, with the count 0. A calendar month that does not "
-    "appear in the file at all is not listed.";
+/* The question and what decides it, in the task's style (both answer
+ * forms). */
+static void pv_say_question(struct vat_buf *b, struct vat_task *t)
+{
+    if (vat_prompt_natural(t)) {
+        VAT_PROMPT_PUT(b, t, 'q', pv_q_natural, NULL);
+        vat_buf_putc(b, ' ');
+        /* one draw per statement: an initializer list's order is unspecified */
+        const char *zero = vat_prompt_state(t, "empty_combinations");
+        const char *months = vat_prompt_state(t, "months_not_in_file");
+        const char *kv[] = {"zero", zero, "months", months, NULL};
+        VAT_PROMPT_PUT(b, t, 'c', pv_c_natural, kv);
+    } else {
+        VAT_PROMPT_PUT(b, t, 'q', pv_q_explicit, NULL);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', pv_r_explicit, NULL);
+    }
+}
 
 static const struct vat_param pv_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -302,42 +375,51 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     struct vat_buf b = VAT_BUF_INIT;
-    if (vat_prompt_natural(t)) {
-        vat_prompt_data(&b, t, "the warehouse's shipping log", "shipment",
-                        "`shipment_id`, `month` (the month it left, YYYY-MM), `carrier`, "
-                        "`origin`, `destination`, `parcels` and `weight_kg`");
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', pv_q_natural, NULL);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "a JSON object with one key per month in the log (YYYY-MM), "
-                                 "each holding an object with every carrier of the log and its "
-                                 "number of shipments that month as an integer, like "
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    vat_prompt_cols(&cols, t, nat ? pv_cols_natural : pv_cols_explicit,
+                    VAT_N_OF(pv_cols_natural), NULL);
+    const char *kv[] = {
+        "topic", "[[our carriers' volumes|the warehouse shipments|outbound shipping]]",
+        "what", nat ? "[[the warehouse's shipping log|our outbound shipments{#pl}|the "
+                      "shipments that left the warehouse{#pl}]]"
+                    : "[[a shipping log of a warehouse|a warehouse's shipping log|the "
+                      "shipments of a warehouse{#pl}]]",
+        "unit", "shipment",
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    pv_say_question(&b, t);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
+        vat_prompt_answer(&b, t, "[[a JSON object with one key per month (YYYY-MM), each "
+                                 "holding an object from every carrier to its number of "
+                                 "shipments that month as an integer|a JSON object keyed by "
+                                 "month (YYYY-MM) whose values map each carrier to its "
+                                 "shipment count that month, an integer]], [[like|for "
+                                 "example|e.g.]] "
                                  "{\"<month>\": {\"<carrier>\": <count>, ...}, ...}");
     } else {
-        vat_prompt_data(&b, t, "a shipping log of a warehouse", "shipment",
-                        "`shipment_id`, `month` (the month the shipment left, written YYYY-MM), "
-                        "`carrier` (the company that carried it), `origin`, `destination`, "
-                        "`parcels` and `weight_kg`");
-        vat_buf_puts(&b, "\n\n");
-        VAT_PROMPT_PUT(&b, t, 'q', pv_q_explicit, NULL);
-        vat_buf_puts(&b, " Count rows: each row is one shipment, whatever its parcels or weight. "
-                         "Lay the counts "
-                         "out as a full table: one entry for every month that appears in the "
-                         "`month` column, and within each month one entry for every carrier "
-                         "that appears anywhere in the `carrier` column. A month and carrier "
-                         "combination with no shipment must still be listed, with the count 0. "
-                         "A calendar month that does not appear in the file at all is not "
-                         "listed.\n\n");
-        vat_prompt_answer(&b, t, "an object whose keys are the months spelled exactly as in the "
-                                 "`month` column (YYYY-MM) and whose values are objects mapping "
-                                 "each carrier name, spelled exactly as in the `carrier` column, "
-                                 "to its number of shipments in that month as a JSON integer, "
-                                 "for example {\"<month>\": {\"<carrier>\": <count>, \"<other "
+        vat_prompt_answer(&b, t, "[[an object whose keys are the months spelled exactly as in "
+                                 "the `month` column (YYYY-MM)|an object keyed by the months "
+                                 "as written in the `month` column (YYYY-MM)]] [[and whose "
+                                 "values are objects mapping|with, for each month, an object "
+                                 "from]] [[each carrier name, spelled exactly as in the "
+                                 "`carrier` column,|each carrier, as written in the `carrier` "
+                                 "column,]] to [[its number of shipments in that month as a JSON "
+                                 "integer|the carrier's shipment count that month, a JSON "
+                                 "integer]], [[for example|like]] {\"<month>\": "
+                                 "{\"<carrier>\": <count>, \"<other "
                                  "carrier>\": 0}, \"<other month>\": {\"<carrier>\": <count>, "
-                                 "\"<other carrier>\": <count>}}. Key order does not matter");
+                                 "\"<other carrier>\": <count>}}. [[Key order does not "
+                                 "matter|The order of the keys does not matter|Keys may come in "
+                                 "any order]]");
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, PV_REL_TOL, PV_ABS_TOL);
-        vat_buf_putc(&b, '.');
+        vat_prompt_tolerance(&b, t, PV_REL_TOL, PV_ABS_TOL);
     }
     vat_buf_puts(&b, "\n\n");
     vat_axl_prompt(&b, t, &st, 0, &c, &pv_desc);
@@ -471,23 +553,33 @@ static const char *const pv_tables[] = {"shipments", "shipping_log", "dispatches
 static const char *const pv_outs[] = {"n_shipments", "shipment_count", "num_shipments", "cnt",
                                       "shipments_n"};
 
-static char *pv_pf_question(const struct vat_task *t)
+static char *pv_pf_question(struct vat_task *t)
 {
-    (void)t;
-    return vat_xstrdup(pv_question);
+    struct vat_buf b = VAT_BUF_INIT;
+    pv_say_question(&b, t);
+    return vat_buf_detach(&b);
 }
 
-static char *pv_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *pv_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
-    (void)t;
-    const char *dir = n->descending ? "descending" : "ascending";
-    return vat_xasprintf("It must return exactly three columns, `month` (as stored), `carrier` "
-                         "(as stored) and `%s` (the number of shipments, an integer): one row "
-                         "for every pair of a month that appears in the table and a carrier that "
-                         "appears in the table, the pairs without any shipment included with "
-                         "%s = 0, and no other rows, ordered by `month` %s, then by `carrier` %s "
-                         "(SQLite's default text order).",
-                         n->out, n->out, dir, dir);
+    const char *kv[] = {"out", n->out, "dir", n->descending ? "descending" : "ascending", NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(
+            t, 's',
+            "[[Return|It should return|I'd like]] three columns, `month`, `carrier` (both as "
+            "stored) and `{out}` ([[the number of shipments|how many shipments]]), one row per "
+            "month and carrier [[of the grid|as above]], [[ordered|sorted]] by `month` {dir}, "
+            "then by `carrier` {dir}.",
+            kv);
+    return vat_prompt_text(
+        t, 's',
+        "[[It must return|The result must have|Return]] exactly three columns, `month` (as "
+        "stored), `carrier` (as stored) and `{out}` (the number of shipments, an integer): one "
+        "row for every pair of a month that appears in the table and a carrier that appears in "
+        "the table, the pairs without any shipment included with {out} = 0, and no other rows, "
+        "[[ordered|sorted]] by `month` {dir}, then by `carrier` {dir} (SQLite's default text "
+        "order).",
+        kv);
 }
 
 /* The full grid: distinct months crossed with distinct carriers, left
@@ -678,4 +770,6 @@ const struct vat_template vat_tmpl_pivot = {
     .difficulty_doc = "1 + 1 above 60 rows + 1 above 150 rows + 1 with 20 or more cells + 1 with a gap month or "
                       "3 or more empty cells + 1 in the natural style, at most 5.",
     .progform = &pv_progform,
+    .conventions = pv_conventions,
+    .defects = pv_defects,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 
+#include "prompt.h"
 #include "sqlgen.h"
 #include "template.h"
 #include "verifiers.h"
@@ -167,6 +168,107 @@ static void put_create(struct vat_buf *b, const struct vat_progform *pf,
     vat_buf_puts(b, ");\n");
 }
 
+/* The program form's own wording, both styles: the table, how the CSV
+ * loads, the task, the held-out tables and the answer's form. */
+/* What a program-form task is about, for the opening. */
+static const char pf_topic[] = "[[a query I need|our reporting database|a report query]]";
+static const char pf_intro_explicit[] =
+    "[[The data below is loaded into a SQLite table `{table}`|The CSV file below is loaded "
+    "into the SQLite table `{table}`|A SQLite table `{table}` holds the data below|The rows "
+    "below are loaded into one SQLite table, `{table}`|The file below becomes the SQLite table "
+    "`{table}`]][[:|, declared as follows:|, with this definition:]]";
+static const char pf_intro_natural[] =
+    "[[We load|I load|Our pipeline loads|The nightly job loads]] [[this CSV|the file "
+    "below|this export]] into [[a|the]] SQLite table `{table}`[[:|, declared like this:|; "
+    "here is its definition:]]";
+static const char pf_load_explicit[] =
+    "[[How the CSV file loads|Loading rules|How the file becomes the table|How the rows are "
+    "loaded]]: [[its header row gives the column names|the header row names the "
+    "columns|column names come from the header row]]; [[every later row becomes one table "
+    "row|each following row is one table row|each row after it is one row of the table]], "
+    "[[each cell inserted as text into the column of the declared type|every cell inserted as "
+    "text into its column of the declared type|its cells inserted as text into columns of the "
+    "declared types]], so SQLite's type affinity stores numbers as numbers ('12.50' in a REAL "
+    "column is 12.5); [[an empty cell is NULL|an empty cell becomes NULL|empty cells are "
+    "NULL]].";
+static const char pf_load_natural[] =
+    "[[Each|Every]] line [[after the header|below the header|under the header]] becomes one "
+    "row, [[cells go in as text and |]][[SQLite stores numbers in the numeric columns as "
+    "numbers|the numeric columns hold numbers|numbers land as numbers in the numeric "
+    "columns]][[, and|;]] an empty cell [[is|becomes|turns into]] NULL.";
+static const char pf_task_explicit[] =
+    "[[Task: write|Write|Task: give|Give]] [[one|a single]] SQLite SELECT statement over [[the "
+    "table `{table}`|`{table}`]] that answers the question.";
+static const char pf_task_natural[] =
+    "[[[[Could you write|Can you give me]] [[a|one]] SQLite [[query|SELECT]] over `{table}` "
+    "[[for this|that answers it|that does this]]?|[[I need|Please write]] [[a|one]] SQLite "
+    "[[query|SELECT]] over `{table}` [[for this|that answers it|that does this]].]]";
+static const char pf_task_db_explicit[] =
+    "[[Task: write|Write|Task: give|Give]] [[one|a single]] SQLite SELECT statement over these "
+    "tables that answers the question.";
+static const char pf_task_db_natural[] =
+    "[[[[Could you write|Can you give me]] [[a|one]] SQLite [[query|SELECT]] over these tables "
+    "[[for this|that answers it]]?|[[I need|Please write]] [[a|one]] SQLite [[query|SELECT]] "
+    "over these tables [[for this|that answers it]].]]";
+static const char pf_heldout_explicit[] =
+    "[[The query is also run on|The same query also runs on|It is also run on|The query "
+    "also goes against]] other {where} with the same {same} and [[different|other]] "
+    "rows{loaded}, so it must compute the result from the data, [[not list values|not list "
+    "the values|never list values]].";
+static const char pf_heldout_natural[] =
+    "[[It will also run|We will run it too|The same query runs|We reuse it]] on other "
+    "{where} with the same {same} and [[different|other|new]] rows, so it [[has to|must|should]] "
+    "[[compute the result from the data|work the result out from the data]][[, not list "
+    "values| rather than list values| instead of listing values]].";
+static const char pf_answer_explicit[] =
+    "[[Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
+    "Markdown fence|Reply with exactly one SQL SELECT statement (SQLite dialect), without "
+    "prose or a Markdown fence|Give one SQL SELECT statement (SQLite dialect) as the whole "
+    "answer: no explanation, no fence|Your answer is one SQL SELECT statement in the SQLite "
+    "dialect, alone: no prose, no Markdown|Return one SQL SELECT statement (SQLite dialect) "
+    "and nothing around it]]; [[a trailing semicolon|the final semicolon|a semicolon at the "
+    "end]] is optional.";
+static const char pf_answer_natural[] =
+    "[[Reply with just the SQLite SELECT statement, no explanation or fence|Send me only the "
+    "SELECT query (SQLite) as your answer, nothing around it|Answer with one SQLite SELECT and "
+    "nothing else|Just the SQL in your reply, please: a single SQLite SELECT statement, no "
+    "prose|In your answer I only need the SELECT statement (SQLite)]].";
+
+/* The parts of the program form's prompt that follow the data: the
+ * question, the task and the result's shape, the held-out tables and the
+ * answer's form. */
+static void put_ask(struct vat_buf *b, struct vat_task *t, const struct vat_progform *pf,
+                    const struct vat_pf_names *n, bool db)
+{
+    bool nat = vat_prompt_natural(t);
+    char *q = pf->question(t), *shape = pf->shape(t, n);
+    const char *kv[] = {"table", n->table,
+                        "where", db ? "databases" : "tables",
+                        "same", db ? "tables and columns" : "columns",
+                        "loaded", db ? "" : " (loaded the same way)",
+                        NULL};
+    vat_buf_puts(b, "\n");
+    if (!nat)
+        vat_buf_puts(b, "Question: ");
+    vat_buf_printf(b, "%s\n\n", q);
+    vat_prompt_say(b, t, 'k',
+                   db ? (nat ? pf_task_db_natural : pf_task_db_explicit)
+                      : (nat ? pf_task_natural : pf_task_explicit),
+                   kv);
+    vat_buf_printf(b, " %s", shape);
+    if (!nat) {
+        vat_buf_putc(b, ' ');
+        vat_prompt_tolerance(b, t, pf->rel_tol, pf->abs_tol);
+    }
+    vat_buf_puts(b, "\n\n");
+    vat_prompt_say(b, t, 'h', nat ? pf_heldout_natural : pf_heldout_explicit, kv);
+    vat_buf_puts(b, "\n\n");
+    vat_prompt_say(b, t, 'a', nat ? pf_answer_natural : pf_answer_explicit, kv);
+    vat_buf_puts(b, "\n");
+    free(q);
+    free(shape);
+}
+
 /* The prompt of the program form: the table, how the CSV loads, the
  * data, the question in the value form's words, the result's shape. */
 static int build_prompt(struct vat_task *t, const struct vat_progform *pf,
@@ -175,34 +277,21 @@ static int build_prompt(struct vat_task *t, const struct vat_progform *pf,
     struct vat_csv c = VAT_CSV_INIT;
     if (vat_csv_read(&c, t->root, t->fixture[0].path, e) != 0)
         return -1;
+    bool nat = vat_prompt_natural(t);
     struct vat_buf b = VAT_BUF_INIT;
-    char *q = pf->question(t), *shape = pf->shape(t, n);
-    vat_buf_printf(&b, "The data below is loaded into a SQLite table `%s`:\n\n```sql\n", n->table);
+    const char *kv[] = {"table", n->table, "topic", pf_topic, NULL};
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_say(&b, t, 'd', nat ? pf_intro_natural : pf_intro_explicit, kv);
+    vat_buf_puts(&b, "\n\n```sql\n");
     put_create(&b, pf, n);
     vat_buf_puts(&b, "```\n\n");
-    vat_buf_puts(&b,
-                 "How the CSV file loads: its header row gives the column names; every later "
-                 "row becomes one table row, each cell inserted as text into the column of the "
-                 "declared type, so SQLite's type affinity stores numbers as numbers ('12.50' in "
-                 "a REAL column is 12.5); an empty cell is NULL.\n\n");
+    vat_prompt_say(&b, t, 'g', nat ? pf_load_natural : pf_load_explicit, kv);
+    vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
     vat_csv_release(&c);
     /* The schema and the loading rules are all a query needs. */
     t->self_contained = true;
-    vat_buf_printf(&b, "\nQuestion: %s\n\n", q);
-    vat_buf_printf(&b,
-                   "Task: write one SQLite SELECT statement over the table `%s` that answers the "
-                   "question. %s ",
-                   n->table, shape);
-    vat_an_prompt_tolerance(&b, pf->rel_tol, pf->abs_tol);
-    vat_buf_puts(&b, ".\n\n");
-    vat_buf_puts(&b,
-                 "The query is also run on other tables with the same columns and different rows "
-                 "(loaded the same way), so it must compute the result from the data, not list "
-                 "values.\n\nAnswer with one SQL SELECT statement (SQLite dialect) and nothing "
-                 "else: no prose, no Markdown fence; a trailing semicolon is optional.\n");
-    free(q);
-    free(shape);
+    put_ask(&b, t, pf, n, false);
     free(t->prompt);
     t->prompt = vat_buf_detach(&b);
     return 0;
@@ -499,11 +588,12 @@ static int build_prompt_db(struct vat_task *t, const struct vat_progform *pf,
         return -1;
     }
     struct vat_buf b = VAT_BUF_INIT;
+    const char *okv[] = {"topic", pf_topic, NULL};
+    vat_prompt_open(&b, t, okv);
     vat_buf_printf(&b, "The SQLite database `%s` holds %zu tables: ", t->fixture[0].path, d->n);
     for (size_t i = 0; i < d->n; i++)
         vat_buf_printf(&b, "%s`%s`", i == 0 ? "" : i + 1 < d->n ? ", " : " and ", d->to[i]);
     char *about = pf->db_about ? pf->db_about(t, n) : NULL;
-    char *q = pf->question(t), *shape = pf->shape(t, n);
     vat_buf_printf(&b, ".%s%s\n\nThe schema and %s (as SQL):\n\n```sql\n", about ? " " : "",
                    about ? about : "", cut ? "the leading rows of each table" : "all rows");
     vat_buf_putn(&b, data.data, data.len);
@@ -514,21 +604,8 @@ static int build_prompt_db(struct vat_task *t, const struct vat_progform *pf,
                        t->fixture[0].path);
     vat_buf_release(&data);
     t->self_contained = !cut;
-    vat_buf_printf(&b, "\nQuestion: %s\n\n", q);
-    vat_buf_printf(&b,
-                   "Task: write one SQLite SELECT statement over these tables that answers the "
-                   "question. %s ",
-                   shape);
-    vat_an_prompt_tolerance(&b, pf->rel_tol, pf->abs_tol);
-    vat_buf_puts(&b, ".\n\n");
-    vat_buf_puts(&b,
-                 "The query is also run on other databases with the same tables and columns and "
-                 "different rows, so it must compute the result from the data, not list "
-                 "values.\n\nAnswer with one SQL SELECT statement (SQLite dialect) and nothing "
-                 "else: no prose, no Markdown fence; a trailing semicolon is optional.\n");
+    put_ask(&b, t, pf, n, true);
     free(about);
-    free(q);
-    free(shape);
     free(t->prompt);
     t->prompt = vat_buf_detach(&b);
     return 0;
@@ -606,6 +683,9 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
         }
     if (traps_as_sql(t, pf, &names, gr, tsql, e) != 0)
         goto out;
+    /* The program form's prompt replaces the value form's, in the same
+     * style; the record says what it drew. */
+    t->phrasing[0] = 0;
     if ((is_db ? build_prompt_db(t, pf, &names, &db, e) : build_prompt(t, pf, &names, e)) != 0)
         goto out;
     for (int i = 0; i < t->n_traps; i++) {
@@ -621,10 +701,6 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
     t->malformed = NULL;
     gold = trap = NULL;
     t->answer_form = "sql";
-    /* The program form has one wording of its own (the value form's
-     * explicit question inside it), whatever the value form drew. */
-    t->prompt_style = "explicit";
-    snprintf(t->phrasing, sizeof t->phrasing, "p0");
     rc = 0;
 out:
     pf_db_release(&db);

@@ -89,10 +89,13 @@ struct vat_progform {
     enum vat_an_result kind;         /* how gold's rows read as the value answer       */
     double rel_tol, abs_tol;
     int nvariants;                   /* variant CSVs per task (>= 2)                   */
-    /* The question, in the value form's words (new string). */
-    char *(*question)(const struct vat_task *t);
-    /* The answer's shape: columns, which rows, order (new string). */
-    char *(*shape)(const struct vat_task *t, const struct vat_pf_names *n);
+    /* The question in the task's style, in the value form's words, the
+     * conventions that decide the answer included (new string; phrasings
+     * drawn from t->prompt_rng). */
+    char *(*question)(struct vat_task *t);
+    /* The answer's shape in the task's style: columns, which rows, order
+     * (new string; phrasings drawn from t->prompt_rng). */
+    char *(*shape)(struct vat_task *t, const struct vat_pf_names *n);
     /* The gold query and the template's named mistake as SQL (new strings). */
     char *(*gold_sql)(const struct vat_task *t, const struct vat_pf_names *n);
     char *(*trap_sql)(const struct vat_task *t, const struct vat_pf_names *n);
@@ -112,7 +115,7 @@ struct vat_progform {
      * rows into w (the schema already created), drawn from rng.  0, or -1
      * with e set. */
     const char *db_table;
-    char *(*db_about)(const struct vat_task *t, const struct vat_pf_names *n);
+    char *(*db_about)(struct vat_task *t, const struct vat_pf_names *n);
     int (*variant_db)(const struct vat_task *t, struct vat_rng *rng, int k,
                       const struct vat_pf_names *n, struct vat_sqlw *w, struct vat_err *e);
     /* Compound templates only (t->n_traps > 0; NULL otherwise): the

@@ -594,24 +594,19 @@ static void fmt_sample(const struct fmt *x, char out[32])
 /* The data sentence and the question in both styles (explicit
  * questions: vat_rx_prompt_question). */
 static const char *const d_explicit[] = {
-    "The lines below are invoice notes and chat messages: they mention money in several "
-    "currencies and notations, quantities, ids and times.",
-    "Below are invoice notes and chat messages that mention money in several currencies and "
-    "notations, along with quantities, ids and times.",
-    "You are given invoice notes and chat messages; they mention money in several currencies "
-    "and notations, quantities, ids and times.",
-    "The example lines are invoice notes and chat messages, with money in several currencies "
-    "and notations, quantities, ids and times in them.",
+    "[[The lines below are|Below are|You are given|The example lines are|These lines are]] "
+    "[[invoice notes and chat messages|chat messages and invoice notes]][[:|; they mention| "
+    "with]] money in [[several currencies and notations|many currencies and notations|several "
+    "currencies and formats]], [[quantities|amounts of goods]], [[ids|references]] and "
+    "[[times|timestamps]].",
 };
 static const char *const d_natural[] = {
-    "These are invoice notes and messages from our billing chat; money comes up in them in "
-    "all sorts of currencies and notations, next to quantities, ids and times.",
-    "Here are some lines from invoices and customer chats. They quote prices and totals in "
-    "several currencies and notations.",
-    "Below: notes from our invoices and finance chat, full of amounts in different "
-    "currencies and notations, plus ids, quantities and times.",
-    "I copied these lines from invoice notes and chat threads; they mention money in many "
-    "currencies and formats.",
+    "[[These are invoice notes and messages from our billing chat|Here are some lines from "
+    "invoices and customer chats|Below: notes from our invoices and finance chat|I copied these "
+    "lines from invoice notes and chat threads|Our billing team collected these lines]][[;|:|, "
+    "and]] [[money comes up in them|they quote prices and totals|amounts show up in them]] in "
+    "[[all sorts of currencies and notations|several currencies and notations|many currencies "
+    "and formats]].",
 };
 static const char *const q_natural[] = {
     "Could you write a regex that pulls every amount written like \"{sample}\" out of lines "
@@ -622,40 +617,60 @@ static const char *const q_natural[] = {
     "Malformed numbers are not amounts.{facts}",
     "Please write a regex that picks out every proper amount in the \"{sample}\" notation "
     "from such lines.{facts}",
+    "[[For our invoice parser|For the billing import|For the payments bot]] I need a regex "
+    "for amounts written like \"{sample}\", well-formed ones only.{facts}",
 };
 static const char *const giveaways[] = {
     "not extracted at all", "not even in part", "stands on its own", "does not count",
     "do not count", "groups of exactly three", "stuck to it", "leading zero",
     "followed directly by a digit", NULL,
 };
+/* The decoys, which a natural prompt never describes. */
+static const char *const defects[] = {
+    "typo", "malformed amounts like", "wrong grouping", "too many decimals", NULL,
+};
 static const char *const answer_columns[] = {NULL};
+static const char *const states_cents[] = {"always show", "often left off", NULL};
+static const char *const states_grouping[] = {
+    "always have the thousands separator", "without thousands separators", NULL,
+};
+static const char *const states_minus[] = {"belongs to the amount", "not part of it", NULL};
+static const struct vat_convention conventions[] = {
+    {"cents", states_cents},
+    {"grouping", states_grouping},
+    {"minus", states_minus},
+    {NULL, NULL},
+};
 
 static const char *const count_words[] = {"no", "one", "two", "three", "four"};
 
 /* The facts of the notation a sample cannot show, as a client states
  * them: the decimals, the grouping rule, and what a minus sign is. */
-static void natural_facts(struct vat_buf *f, const struct fmt *x)
+static void natural_facts(struct vat_buf *f, struct vat_task *t, const struct fmt *x)
 {
-    if (x->cents_req)
-        vat_buf_printf(f, " Our amounts always show %s decimals after the %s.",
-                       count_words[x->decs], sep_name(x->dec));
-    else
-        vat_buf_printf(f, " The %s decimals after the %s are often left off, as in %s12.",
-                       count_words[x->decs], sep_name(x->dec), x->marker);
-    if (x->group_req)
-        vat_buf_printf(f, " Amounts of a thousand or more always have the thousands separator "
-                          "%s.",
-                       sep_name(x->sep));
-    else
-        vat_buf_printf(f, " Amounts of a thousand or more sometimes come without thousands "
-                          "separators, as in %s1234567.",
-                       x->marker);
-    if (x->minus)
-        vat_buf_printf(f, " A refund carries a minus sign right before the currency, as in "
-                          "-%s12, and the minus belongs to the amount.",
-                       x->marker);
-    else
-        vat_buf_puts(f, " A sign or brackets around an amount are not part of it.");
+    char m12[16], m1234567[24];
+    snprintf(m12, sizeof m12, "%s12", x->marker);
+    snprintf(m1234567, sizeof m1234567, "%s1234567", x->marker);
+    const char *kv[] = {"n", count_words[x->decs], "dec", sep_name(x->dec),
+                        "sep", sep_name(x->sep), "m12", m12, "m1234567", m1234567, NULL};
+    vat_prompt_say(f, t, 'c',
+                   x->cents_req ? " [[Our amounts|Amounts here]] always show {n} decimals after "
+                                  "the {dec}."
+                                : " The {n} decimals after the {dec} are often left off, as in "
+                                  "{m12}.",
+                   kv);
+    vat_prompt_say(f, t, 'c',
+                   x->group_req ? " Amounts of a thousand or more always have the thousands "
+                                  "separator {sep}."
+                                : " [[Amounts|Sums]] of a thousand or more sometimes come "
+                                  "without thousands separators, as in {m1234567}.",
+                   kv);
+    vat_prompt_say(f, t, 'c',
+                   x->minus ? " A refund carries a minus sign right before the currency, as "
+                              "in -{m12}, and the minus belongs to the amount."
+                            : " [[A sign or brackets around an amount are not part of it|Signs "
+                              "and brackets around an amount are not part of it]].",
+                   kv);
 }
 
 static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt *x)
@@ -664,7 +679,7 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
     fmt_sample(x, sample);
     if (vat_prompt_natural(t)) {
         struct vat_buf facts = VAT_BUF_INIT;
-        natural_facts(&facts, x);
+        natural_facts(&facts, t, x);
         const char *kv[] = {"sample", sample, "facts", facts.data, NULL};
         VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
         vat_buf_release(&facts);
@@ -675,57 +690,94 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
     bool spaced = strcmp(base, x->marker) != 0;
     snprintf(tail, sizeof tail, "written like \"%s\"", sample);
     VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "amount", "amounts", tail);
-    if (marker_is_code(x->marker))
-        vat_buf_printf(b, "- it starts with the currency code \"%s\" in capital letters, %s;\n",
-                       base,
-                       spaced ? "then exactly one space before the number"
-                              : "directly before the number (no space)");
-    else
-        vat_buf_printf(b, "- it starts with \"%s\" %s;\n", base,
-                       spaced ? "and exactly one space before the number"
-                              : "directly before the number (no space)");
-    vat_buf_printf(b,
-                   "- the whole-number part is 0, or 1 to 3 digits not starting with 0 "
-                   "followed by any number of groups of exactly three digits, each group "
-                   "preceded by the thousands separator %s",
-                   sep_name(x->sep));
-    if (x->group_req)
-        vat_buf_puts(b, "; numbers of 1000 and more are always grouped (written without "
-                        "separators they do not count);\n");
-    else
-        vat_buf_puts(b, "; numbers of 1000 and more may also be written as one run of digits "
-                        "with no separators at all (not starting with 0);\n");
-    if (x->cents_req)
-        vat_buf_printf(b, "- then the decimal separator %s and exactly %s decimal digits; "
-                          "they are required (an amount without them does not count);\n",
-                       sep_name(x->dec), count_words[x->decs]);
-    else
-        vat_buf_printf(b, "- then, optionally, the decimal separator %s and exactly %s decimal "
-                          "digits;\n",
-                       sep_name(x->dec), count_words[x->decs]);
     char after[32] = "\".\" or \",\"";
     if (x->sep == ' ' || x->sep == '\'')
         snprintf(after, sizeof after, "\".\", \",\" or \"%c\"", x->sep);
     const char *what = marker_is_code(x->marker) ? "code" : "currency sign";
-    vat_buf_printf(b,
-                   "- it stands on its own: the character right before the %s%s, where "
-                   "there is one, is not a letter, a digit or an underscore; the character "
-                   "right after the amount, where there is one, is not a letter, a digit or an "
-                   "underscore, and is not %s followed directly by a digit.\n"
-                   "A number that breaks any of these rules (a group of two or four digits, one "
-                   "decimal digit too few or too many, a leading zero, a letter in it or stuck "
-                   "to it, another currency) is not extracted at all, not even in part. ",
-                   x->minus ? "amount" : what, x->minus ? " (its minus sign, if any)" : "",
-                   after);
-    if (x->minus)
-        vat_buf_printf(b, "A minus sign right before the %s is part of the amount (\"-%s12\" "
-                          "is extracted whole); any other sign, bracket or punctuation around "
-                          "an amount is not, and a full stop or comma that ends a sentence "
-                          "after it is fine.\n\n",
-                       what, x->marker);
+    char *space = vat_prompt_text(t, 'r',
+                                  spaced ? "[[then exactly one space|and exactly one space]] "
+                                           "before the number"
+                                         : "directly before the number (no space)",
+                                  NULL);
+    const char *kv[] = {
+        "base", base, "sep", sep_name(x->sep), "dec", sep_name(x->dec),
+        "n", count_words[x->decs], "after", after, "what", what, "marker", x->marker,
+        "space", space, NULL,
+    };
+    if (marker_is_code(x->marker))
+        vat_prompt_say(b, t, 'r',
+                       "- [[it starts with|it begins with|first comes]] the currency code "
+                       "\"{base}\" [[in capital letters|in upper case]], {space};\n",
+                       kv);
     else
-        vat_buf_puts(b, "A sign, bracket or punctuation around an amount is not part of it, "
-                        "and a full stop or comma that ends a sentence after it is fine.\n\n");
+        vat_prompt_say(b, t, 'r', "- [[it starts with|it begins with]] \"{base}\" {space};\n",
+                       kv);
+    vat_prompt_say(b, t, 'r',
+                   "- [[the whole-number part is|the part before the decimals is]] 0, or 1 to 3 "
+                   "digits not starting with 0 [[followed by|and then]] any number of groups "
+                   "of exactly three digits, [[each group preceded by|each preceded by|every "
+                   "group after]] the thousands separator {sep}",
+                   kv);
+    if (x->group_req)
+        vat_prompt_say(b, t, 'r',
+                       "; numbers of 1000 and more are always grouped ([[written without "
+                       "separators they do not count|without separators they do not "
+                       "count]]);\n",
+                       kv);
+    else
+        vat_prompt_say(b, t, 'r',
+                       "; numbers of 1000 and more may also be written as one run of digits "
+                       "[[with no separators at all|without any separator]] (not starting "
+                       "with 0);\n",
+                       kv);
+    if (x->cents_req)
+        vat_prompt_say(b, t, 'r',
+                       "- [[then|after that|next]] the decimal separator {dec} and exactly {n} "
+                       "decimal digits; [[they are required (an amount without them does not "
+                       "count)|an amount without them does not count|they are required]];\n",
+                       kv);
+    else
+        vat_prompt_say(b, t, 'r',
+                       "- [[then, optionally,|optionally, after that,|then, if present,]] the "
+                       "decimal separator {dec} and exactly {n} decimal digits;\n",
+                       kv);
+    vat_prompt_say(b, t, 'r',
+                   x->minus ? "- [[it stands on its own|it stands alone]]: [[the character right "
+                              "before the amount (its minus sign, if any)|what comes right "
+                              "before the amount (its minus sign, if any)]], where there is "
+                              "one, [[is not a letter, a digit or an underscore|is neither a "
+                              "letter nor a digit nor an underscore]]; "
+                            : "- [[it stands on its own|it stands alone]]: [[the character right "
+                              "before the {what}|what comes right before the {what}]], where "
+                              "there is one, [[is not a letter, a digit or an underscore|is "
+                              "neither a letter nor a digit nor an underscore]]; ",
+                   kv);
+    vat_prompt_say(b, t, 'r',
+                   "[[the character right after the amount|what comes right after the amount]], "
+                   "[[where there is one|if any]], [[is not a letter, a digit or an "
+                   "underscore|is neither a letter nor a digit nor an underscore]], and is not "
+                   "{after} followed directly by a digit.\n",
+                   kv);
+    vat_prompt_say(b, t, 'r',
+                   "A number that breaks any of these rules ([[a group of two or four digits, "
+                   "one decimal digit too few or too many, a leading zero, a letter in it or "
+                   "stuck to it, another currency|another currency, a leading zero, a group of "
+                   "two or four digits, a decimal digit too many or too few, a letter in it or "
+                   "stuck to it]]) is not extracted at all, not even in part. ",
+                   kv);
+    if (x->minus)
+        vat_prompt_say(b, t, 'r',
+                       "A minus sign right before the {what} is part of the amount "
+                       "(\"-{marker}12\" is extracted whole); any other sign, bracket or "
+                       "punctuation around an amount is not, and a full stop or comma that "
+                       "ends a sentence after it is fine.\n\n",
+                       kv);
+    else
+        vat_prompt_say(b, t, 'r',
+                       "A sign, bracket or punctuation around an amount is not part of it, and "
+                       "a full stop or comma that ends a sentence after it is fine.\n\n",
+                       kv);
+    free(space);
 }
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
@@ -804,6 +856,8 @@ const struct vat_template vat_tmpl_regex_amounts = {
     .trap_answer = trap_answer,
     .check = vat_check_task,
     .giveaways = giveaways,
+    .conventions = conventions,
+    .defects = defects,
     .answer_columns = answer_columns,
     .difficulty_doc = "2 + 1 when 1000 and more may go ungrouped + 1 for a ',' decimal "
                       "separator + 1 for a space or apostrophe between thousands + 1 for three "

@@ -672,24 +672,18 @@ _Static_assert(sizeof frames1_word == sizeof frames1, "the word rule's frames re
 /* The data sentence and the question in both styles (explicit
  * questions: vat_rx_prompt_question). */
 static const char *const d_explicit[] = {
-    "The lines below come from application logs: timestamps, request ids, versions, times of "
-    "day and dates written in several notations.",
-    "Below are application log lines holding timestamps, request ids, versions, times of day "
-    "and dates in several notations.",
-    "You are given lines of application logs; they mix timestamps, request ids, versions, "
-    "times of day and dates written in several notations.",
-    "The example lines are application logs, with timestamps, request ids, versions, times of "
-    "day and dates in several notations in them.",
+    "[[The lines below come from application logs|Below are application log lines|You are "
+    "given lines of application logs|The example lines are application logs|These lines are "
+    "from application logs]][[:|; they hold| with]] [[timestamps|time stamps]], [[request "
+    "ids|request identifiers]], [[versions|version numbers]], [[times of day|clock times]] "
+    "and dates [[written in several notations|in several notations|in many notations]].",
 };
 static const char *const d_natural[] = {
-    "These lines come from our application logs: timestamps, request ids, versions, times "
-    "and dates in all sorts of notations.",
-    "Here is a sample of our service logs, with request ids, versions, times and dates "
-    "written in different ways.",
-    "Below: some lines from the app's logs. They mix ids, version numbers, times of day and "
-    "dates in several notations.",
-    "I pulled these lines out of our logs; ids, versions, times and dates of every notation "
-    "show up in them.",
+    "[[These lines come from our application logs|Here is a sample of our service logs|Below: "
+    "some lines from the app's logs|I pulled these lines out of our logs|Ops shared these log "
+    "lines]][[:|, with|; they mix]] [[ids|request ids]], [[version numbers|versions]], [[times "
+    "of day|times]] and dates [[in all sorts of notations|written in different ways|of every "
+    "notation]].",
 };
 static const char *const q_natural[] = {
     "Could you write a regex that pulls every valid date written {label} out of lines like "
@@ -698,21 +692,37 @@ static const char *const q_natural[] = {
     "only.{facts}",
     "Can you give me a regex to extract the real dates written {label}?{facts}",
     "Please write a regex that picks out every proper {label} date from such log lines.{facts}",
+    "[[For the log importer|For our audit trail|For the retention job]] I need a regex for the "
+    "valid {label} dates in lines like these.{facts}",
 };
 static const char *const giveaways[] = {
     "longer run", "run of digits", "are not digits", "month is 01 to 12", "zero-padded",
     "does not count", "another separator", "do not stop it", NULL,
 };
+/* The decoys, which a natural prompt never describes. */
+static const char *const defects[] = {
+    "month 13", "day 00", "invalid dates like", "five-digit year", "typo", NULL,
+};
 static const char *const answer_columns[] = {NULL};
+static const char *const states_bound[] = {"a word of its own", "count too", NULL};
+static const char *const states_format[] = {"{}", NULL};
+static const struct vat_convention conventions[] = {
+    {"boundary", states_bound},
+    {"format", states_format},
+    {NULL, NULL},
+};
 
 static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt *x)
 {
     struct year_rule yr = year_rule_of(x->yr);
-    char label[96], sepw[64], sample[64], ys[8];
+    char label[96], sepw[64], sample[64], ys[8], y0[8], y1[8];
     fmt_label(x, label);
     seps_words(x, sepw);
     snprintf(ys, sizeof ys, "%04d", yr.min > 2024 ? yr.min : yr.max < 2024 ? yr.max : 2024);
+    snprintf(y0, sizeof y0, "%04d", yr.min);
+    snprintf(y1, sizeof y1, "%04d", yr.max);
     render(sample, sizeof sample, ys, "03", "05", x->order, x->sep);
+    const char *kv[] = {"s", sample, "y0", y0, "y1", y1, "sepw", sepw, NULL};
 
     if (vat_prompt_natural(t)) {
         /* The facts convention leaves open, stated about the data: the
@@ -720,22 +730,27 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
          * what may touch a date. */
         struct vat_buf facts = VAT_BUF_INIT;
         if (x->yr != 0)
-            vat_buf_printf(&facts, " Only years %04d through %04d are of interest.", yr.min,
-                           yr.max);
-        vat_buf_puts(&facts, " We never check a day against its month: any day 01-31 is "
-                             "fine in any month.");
+            vat_prompt_say(&facts, t, 'c',
+                           " [[Only years {y0} through {y1} are of interest|We only care "
+                           "about years {y0} to {y1}]].",
+                           kv);
+        vat_prompt_say(&facts, t, 'c',
+                       " [[We never check a day against its month: any day 01-31 is fine in "
+                       "any month|Days are never checked against the month; any day from 01 "
+                       "to 31 is fine in any month]].",
+                       kv);
         if (x->bound == B_WORD)
-            vat_buf_printf(&facts,
+            vat_prompt_say(&facts, t, 'c',
                            " A date has to stand as a word of its own; one stuck to letters, "
-                           "as in v%s or %sT08:15:00, is part of some other token.",
-                           sample, sample);
+                           "as in v{s} or {s}T08:15:00, is part of some other token.",
+                           kv);
         else
-            vat_buf_printf(&facts,
-                           " Dates are often stuck to letters, as in v%s, backup_%s.tar or "
-                           "%sT08:15:00, and those count too.",
-                           sample, sample, sample);
-        const char *kv[] = {"label", label, "facts", facts.data, NULL};
-        VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
+            vat_prompt_say(&facts, t, 'c',
+                           " Dates next to letters, as in v{s}, backup_{s}.tar or "
+                           "{s}T08:15:00, count too.",
+                           kv);
+        const char *qkv[] = {"label", label, "facts", facts.data, NULL};
+        VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, qkv);
         vat_buf_release(&facts);
         return;
     }
@@ -743,49 +758,80 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
     const char *f = order_fields(x->order);
     const char *names[3];
     for (int i = 0; i < 3; i++)
-        names[i] = f[i] == 'Y' ? "a four-digit year" : f[i] == 'M' ? "a two-digit month"
-                                                                   : "a two-digit day";
-    char fields[192];
+        names[i] = f[i] == 'Y' ? "[[a four-digit year|the year in four digits]]"
+                   : f[i] == 'M' ? "[[a two-digit month|the month in two digits]]"
+                                 : "[[a two-digit day|the day in two digits]]";
+    char fields[512];
     if (x->nacc > 1)
         snprintf(fields, sizeof fields, "%s, a separator (%s), %s, a separator, %s", names[0],
                  sepw, names[1], names[2]);
     else
         snprintf(fields, sizeof fields, "%s, \"%c\", %s, \"%c\", %s", names[0], x->sep,
                  names[1], x->sep, names[2]);
-    char tail[320];
+    char tail[640];
     snprintf(tail, sizeof tail, "written %s (%s)", label, fields);
-    VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "date", "dates", tail);
-    vat_buf_puts(b, "- the month is 01 to 12 and the day is 01 to 31 whatever the month (day "
-                    "31 of month 02 counts), both exactly two digits, zero-padded;\n");
+    char *said = vat_prompt_text(t, 'r', tail, NULL);
+    VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "date", "dates", said);
+    free(said);
+    vat_prompt_say(b, t, 'r',
+                   "- [[the month is 01 to 12|the month lies between 01 and 12|the month runs "
+                   "from 01 to 12]] and [[the day is 01 to 31|the day lies between 01 and "
+                   "31|the day runs from 01 to 31]] whatever the month ([[day 31 of month 02 "
+                   "counts|even day 31 of month 02|02-31 included]]), [[both exactly two "
+                   "digits, zero-padded|each written with exactly two digits, zero-padded|both "
+                   "zero-padded to exactly two digits]];\n",
+                   kv);
     if (x->yr == 0)
-        vat_buf_puts(b, "- the year is exactly four digits, any value;\n");
+        vat_prompt_say(b, t, 'r',
+                       "- [[the year is exactly four digits|the year has exactly four "
+                       "digits|the year is written with exactly four digits]], [[any "
+                       "value|of any value|whatever its value]];\n",
+                       kv);
     else
-        vat_buf_printf(b, "- the year is exactly four digits, from %04d to %04d;\n", yr.min,
-                       yr.max);
-    vat_buf_printf(b,
-                   "- the fields are in exactly that order and separated by %s (the same "
-                   "date in another order or with another separator does not count);\n",
-                   sepw);
+        vat_prompt_say(b, t, 'r',
+                       "- [[the year is exactly four digits|the year has exactly four "
+                       "digits|the year is written with exactly four digits]], [[from {y0} to "
+                       "{y1}|between {y0} and {y1}|{y0} through {y1}]];\n",
+                       kv);
+    vat_prompt_say(b, t, 'r',
+                   "- [[the fields are in exactly that order|the fields come in exactly that "
+                   "order|the fields keep exactly that order]] and [[are separated by|are split "
+                   "by|are joined by]] {sepw} ([[the same date in another order or with another "
+                   "separator does not count|the same date reordered or with a different "
+                   "separator is "
+                   "not a match|no other order or separator is accepted]]);\n",
+                   kv);
     if (x->bound == B_WORD) {
-        vat_buf_printf(b,
-                       "- it stands on its own: the character right before it and the "
-                       "character right after it, where there is one, are not a letter, a "
-                       "digit or an underscore (spaces, punctuation and the line's ends are "
-                       "fine).\n"
-                       "So v%s, backup_%s.tar and %sT08:15:00 hold no date to extract, and "
-                       "neither does a date inside a longer run of digits.\n\n",
-                       sample, sample, sample);
+        vat_prompt_say(b, t, 'r',
+                       "- [[it stands on its own|it is a token of its own|it stands alone]]: "
+                       "[[the character right before it and the character right after "
+                       "it|the characters right before and right after it]], [[where there is "
+                       "one|if there is one|when present]], [[are not a letter, a digit or an "
+                       "underscore|are neither letters "
+                       "nor digits nor underscores]] ([[spaces, punctuation and the line's "
+                       "ends are fine|a space, punctuation or either end of the line is "
+                       "fine]]).\n"
+                       "[[So|Thus|Hence]] v{s}, backup_{s}.tar and {s}T08:15:00 hold no date "
+                       "to extract, and [[neither does a date inside a longer run of digits|nor "
+                       "does a date inside a longer run of digits|a date inside a longer run of "
+                       "digits holds none either]].\n\n",
+                       kv);
         return;
     }
-    vat_buf_puts(b, "- it is not part of a longer run of digits: the character right before it "
-                    "and the character right after it, where there is one, are not digits.\n");
+    vat_prompt_say(b, t, 'r',
+                   "- [[it is not part of a longer run of digits|it does not sit inside a "
+                   "longer run of digits|no digit is glued to it]]: [[the character right "
+                   "before it and the character right after it|the characters right before "
+                   "and right after it]], [[where there is one|if there is one|when present]], "
+                   "[[are not digits|are non-digits]].\n",
+                   kv);
     /* The digit-run rule is about digits only; said outright with the
      * task's own notation, so a guard against letters is a plain mistake. */
-    vat_buf_printf(b,
+    vat_prompt_say(b, t, 'r',
                    "Letters, underscores and other non-digits right next to a date do not stop "
-                   "it from counting: v%s, backup_%s.tar and %sT08:15:00 each hold the date "
-                   "%s.\n\n",
-                   sample, sample, sample, sample);
+                   "it from counting: v{s}, backup_{s}.tar and {s}T08:15:00 each hold the date "
+                   "{s}.\n\n",
+                   kv);
 }
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
@@ -887,6 +933,8 @@ const struct vat_template vat_tmpl_regex_iso_dates = {
     .trap_answer = trap_answer,
     .check = vat_check_task,
     .giveaways = giveaways,
+    .conventions = conventions,
+    .defects = defects,
     .answer_columns = answer_columns,
     .difficulty_doc = "2 + 1 for a field order other than YMD + 1 for a year range + 1 for a "
                       "'.' separator or several accepted separators + 1 under the word "

@@ -341,24 +341,18 @@ static const struct vat_rx_layout layout = {
 
 /* The data sentence and the question in both styles. */
 static const char *const d_explicit[] = {
-    "The lines below are customer support messages and ticket notes: they mention order ids, "
-    "request ids, times, names and other references.",
-    "Below are support messages and ticket notes that mention order ids, request ids, times, "
-    "names and other references.",
-    "You are given customer support messages and ticket notes; they mention order ids, request "
-    "ids, times, names and other references.",
-    "The example lines are support messages and ticket notes, with order ids, request ids, "
-    "times, names and other references in them.",
+    "[[The lines below are|Below are|You are given|The example lines are|These lines are]] "
+    "[[customer support messages and ticket notes|support messages and ticket notes|ticket "
+    "notes and support messages]][[:|; they mention| with]] [[order ids|order "
+    "identifiers]], [[request ids|request references]], [[times|timestamps]], names and "
+    "[[other references|other codes]].",
 };
 static const char *const d_natural[] = {
-    "These are messages from our support inbox and agents' ticket notes; they mention order "
-    "numbers among request ids, times, names and other references.",
-    "Here are some support messages and ticket notes. Order numbers come up in them, next to "
-    "request ids, times and names.",
-    "Below: a sample of customer messages and internal ticket notes, full of order numbers, "
-    "request ids, timestamps and names.",
-    "I copied these lines from support tickets; they quote order numbers along with other "
-    "references, times and names.",
+    "[[These are messages from our support inbox and agents' ticket notes|Here are some "
+    "support messages and ticket notes|Below: a sample of customer messages and internal "
+    "ticket notes|I copied these lines from support tickets|The help desk exported these "
+    "lines]][[; they mention|, with|: they quote]] order numbers [[among|next to|along with]] "
+    "[[request ids|other references]], [[times|timestamps]] and names.",
 };
 static const char *const q_natural[] = {
     "Our order numbers look like {shape} (N is a digit){case}. Could you write a regex that "
@@ -369,12 +363,25 @@ static const char *const q_natural[] = {
     "a digit{case}.",
     "Please write a regex that finds every order number in such lines; an order number is "
     "{shape} with N a digit{case}.",
+    "[[For the ticket tagger|For our order lookup bot|For the support dashboard]] I need a "
+    "regex for order numbers, written {shape} (N a digit){case}.",
 };
 static const char *const giveaways[] = {
     "stands on its own", "not extracted at all", "not even in part", "does not count",
     "do not count", "right before", "right after", "word boundar", "underscore", NULL,
 };
+/* The decoys, which a natural prompt never describes. */
+static const char *const defects[] = {
+    "masked", "too many digits", "typo", "agents type", "mistyped", NULL,
+};
 static const char *const answer_columns[] = {NULL};
+static const char *const states_case[] = {"always in capitals", "upper or lower case", NULL};
+static const char *const states_shape[] = {"{}", NULL};
+static const struct vat_convention conventions[] = {
+    {"case", states_case},
+    {"shape", states_shape},
+    {NULL, NULL},
+};
 
 static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt *x)
 {
@@ -388,12 +395,18 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
         capital[i] = i == 0 ? ch : lower[i];
     }
     if (vat_prompt_natural(t)) {
-        char cs[160];
-        snprintf(cs, sizeof cs, "%s; %s",
-                 x->digits_max > x->digits ? "; a digit shown as (N) may be absent" : "",
-                 x->any_case ? "agents type the prefix in any letter case"
-                             : "the prefix is always written in capitals");
-        const char *kv[] = {"shape", shape, "case", cs, NULL};
+        char *cs = vat_prompt_text(
+            t, 'c',
+            x->any_case ? "[[; the prefix counts in upper or lower case|; upper or lower case "
+                          "both count for the prefix]]"
+                        : "[[; the prefix is always in capitals|; we write the prefix always "
+                          "in capitals]]",
+            NULL);
+        char opt_cs[200];
+        snprintf(opt_cs, sizeof opt_cs, "%s%s",
+                 x->digits_max > x->digits ? "; a digit shown as (N) may be absent" : "", cs);
+        free(cs);
+        const char *kv[] = {"shape", shape, "case", opt_cs, NULL};
         VAT_RX_PROMPT_ASK(b, t, d_natural, q_natural, kv);
         return;
     }
@@ -401,37 +414,64 @@ static void prompt_rules(struct vat_buf *b, struct vat_task *t, const struct fmt
     char tail[128];
     snprintf(tail, sizeof tail, "of the shape %s (each N a digit%s)", shape, opt);
     VAT_RX_PROMPT_QUESTION(b, t, d_explicit, "order id", "order ids", tail);
+    char sep[2] = {x->sep, 0}, d[12], d0[12], d1[12], dm[12], dm1[12];
+    snprintf(d, sizeof d, "%d", x->digits);
+    snprintf(d0, sizeof d0, "%d", x->digits - 1);
+    snprintf(d1, sizeof d1, "%d", x->digits + 1);
+    snprintf(dm, sizeof dm, "%d", x->digits_max);
+    snprintf(dm1, sizeof dm1, "%d", x->digits_max + 1);
+    const char *kv[] = {"p", x->prefix, "lo", lower, "cap", capital, "sep", sep, "d", d,
+                        "d0", d0, "d1", d1, "dm", dm, "dm1", dm1, NULL};
     if (x->any_case)
-        vat_buf_printf(b, "- it starts with the prefix \"%s\" in any mix of upper and lower "
-                          "case (\"%s\", \"%s\" and \"%s\" all count);\n",
-                       x->prefix, x->prefix, lower, capital);
+        vat_prompt_say(b, t, 'r',
+                       "- [[it starts with|it begins with|first comes]] the prefix \"{p}\" in "
+                       "any mix of upper and lower case (\"{p}\", \"{lo}\" and \"{cap}\" "
+                       "[[all count|are all fine]]);\n",
+                       kv);
     else
-        vat_buf_printf(b, "- it starts with the prefix \"%s\" in capital letters exactly "
-                          "(\"%s\" or \"%s\" does not count);\n",
-                       x->prefix, lower, capital);
+        vat_prompt_say(b, t, 'r',
+                       "- [[it starts with|it begins with|first comes]] the prefix \"{p}\" [[in "
+                       "capital letters exactly|exactly in capital letters|in capitals "
+                       "exactly]] (\"{lo}\" or \"{cap}\" does not count);\n",
+                       kv);
     if (x->sep)
-        vat_buf_printf(b, "- then comes the separator \"%c\" (any other separator, a space or "
-                          "none does not count);\n",
-                       x->sep);
+        vat_prompt_say(b, t, 'r',
+                       "- [[then comes|next comes|after it comes]] the separator \"{sep}\" "
+                       "([[any other separator, a space or none does not count|another "
+                       "separator, a space or none does not count|a space, no separator or "
+                       "another one does not count]]);\n",
+                       kv);
     else
-        vat_buf_puts(b, "- the digits follow the prefix directly, with no separator (a \"-\", "
-                        "\"_\", space or other character in between does not count);\n");
+        vat_prompt_say(b, t, 'r',
+                       "- the digits [[follow the prefix directly|come right after the "
+                       "prefix]], with no separator (a \"-\", \"_\", space or other "
+                       "character in between does not count);\n",
+                       kv);
     if (x->digits_max > x->digits)
-        vat_buf_printf(b,
-                       "- then come %d to %d digits (%d or %d digits do not count, nor do ids "
-                       "with some digits masked by letters);\n",
-                       x->digits, x->digits_max, x->digits - 1, x->digits_max + 1);
+        vat_prompt_say(b, t, 'r',
+                       "- [[then come|next come|after that come]] {d} to {dm} digits ([[{d0} or "
+                       "{dm1} digits do not count, nor do ids with some digits masked by "
+                       "letters|not {d0} or {dm1}, and no digit masked by a letter|{d0} or "
+                       "{dm1} digits, or a digit masked by a letter, do not count]]);\n",
+                       kv);
     else
-        vat_buf_printf(b,
-                       "- then come exactly %d digits (%d or %d digits do not count, nor do ids "
-                       "with some digits masked by letters);\n",
-                       x->digits, x->digits - 1, x->digits + 1);
-    vat_buf_puts(b, "- it stands on its own: the character right before the prefix and the "
-                    "character right after the last digit, where there is one, are not a "
-                    "letter, a digit or an underscore (spaces, punctuation and the start or "
-                    "end of the line are fine).\n"
-                    "An id that breaks any of these rules is not extracted at all, not even in "
-                    "part.\n\n");
+        vat_prompt_say(b, t, 'r',
+                       "- [[then come|next come|after that come]] exactly {d} digits ([[{d0} or "
+                       "{d1} digits do not count, nor do ids with some digits masked by "
+                       "letters|not {d0} or {d1}, and no digit masked by a letter|{d0} or {d1} "
+                       "digits, or a digit masked by a letter, do not count]]);\n",
+                       kv);
+    vat_prompt_say(b, t, 'r',
+                   "- [[it stands on its own|it is a token of its own|it stands alone]]: [[the "
+                   "character right before the prefix and the character right after the last "
+                   "digit|the characters just before the prefix and just after the last "
+                   "digit]], [[where there is one|if any]], [[are not a letter, a digit or an "
+                   "underscore|are neither letters nor digits nor underscores]] ([[spaces, "
+                   "punctuation and the start or end of the line are fine|a space, punctuation "
+                   "or either end of the line is fine]]).\n"
+                   "[[An id that breaks any of these rules|An id breaking any rule above|Any "
+                   "id that breaks a rule]] is not extracted at all, not even in part.\n\n",
+                   kv);
 }
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
@@ -509,6 +549,8 @@ const struct vat_template vat_tmpl_regex_order_ids = {
     .trap_answer = trap_answer,
     .check = vat_check_task,
     .giveaways = giveaways,
+    .conventions = conventions,
+    .defects = defects,
     .answer_columns = answer_columns,
     .difficulty_doc = "2 + 1 when the prefix may be in any case + 1 without a separator + 1 "
                       "for a digit count other than 6 + 1 in the natural style, at most 5.",

@@ -447,8 +447,20 @@ int vat_rx_count_misses(const json_t *spec, const char *pattern, const struct va
 
 /* ---- prompt sections --------------------------------------------------- */
 
+static void rx_examples(struct vat_buf *b, const struct vat_rx_set *ex, const char *rel,
+                        size_t inline_max, const char *lead);
+
 void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, const char *rel,
                             size_t inline_max)
+{
+    rx_examples(b, ex, rel, inline_max,
+                "What your pattern must extract from each example line (a JSON list, in order "
+                "of appearance):");
+}
+
+/* The examples section with its expected lists introduced by lead. */
+static void rx_examples(struct vat_buf *b, const struct vat_rx_set *ex, const char *rel,
+                        size_t inline_max, const char *lead)
 {
     /* Inline the longest prefix of the file that fits the budget, so the
      * prompt shows exactly the bytes a solver would read from the file. */
@@ -476,8 +488,7 @@ void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, cons
         vat_buf_printf(b, "; the first %zu of its %zu lines are:\n\n", shown, ex->n);
     vat_buf_printf(b, "```csv\n%s```\n\n", csv);
     free(csv);
-    vat_buf_puts(b, "What your pattern must extract from each example line (a JSON list, in "
-                    "order of appearance):\n\n");
+    vat_buf_printf(b, "%s\n\n", lead);
     int w = digits_of(ex->n);
     for (size_t i = 0; i < shown; i++) {
         char *list = vat_json_dumps(ex->line[i].expected);
@@ -504,12 +515,22 @@ static const char *const rx_q_explicit[] = {
     "text is one of them only when every rule below holds:",
     "One regular expression should pull out each {one} {tail} and nothing else. A piece of "
     "text counts only if:",
+    "[[Find|Write]] a pattern that matches the {many} {tail} and nothing else; [[a piece of "
+    "text matches|text is a match]] only when [[all of these hold|every rule below holds]]:",
+    "The task: a regular expression for the {many} {tail}. [[Something|A piece of text]] is "
+    "one of them only when [[each|every]] rule below holds:",
 };
+
+/* What a regex task is about, for the opening. */
+static const char rx_topic[] = "[[a regular expression|some text extraction|a pattern for our "
+                               "parser]]";
 
 void vat_rx_prompt_question(struct vat_buf *b, struct vat_task *t, const char *const *data,
                             size_t n_data, const char *noun, const char *nouns,
                             const char *tail)
 {
+    const char *okv[] = {"topic", rx_topic, NULL};
+    vat_prompt_open(b, t, okv);
     vat_prompt_put(b, t, 'd', data, n_data, NULL);
     vat_buf_puts(b, "\n\n");
     const char *kv[] = {"one", noun, "many", nouns, "tail", tail, NULL};
@@ -521,6 +542,8 @@ void vat_rx_prompt_ask(struct vat_buf *b, struct vat_task *t, const char *const 
                        size_t n_data, const char *const *question, size_t n_question,
                        const char *const *kv)
 {
+    const char *okv[] = {"topic", rx_topic, NULL};
+    vat_prompt_open(b, t, okv);
     vat_prompt_put(b, t, 'd', data, n_data, kv);
     vat_buf_puts(b, "\n\n");
     vat_prompt_put(b, t, 'q', question, n_question, kv);
@@ -738,6 +761,49 @@ int vat_rx_task_plant(struct vat_task *t, struct vat_rng *rng, struct vat_rx_dra
     return rc;
 }
 
+/* The lead of the expected lists, and the held-out notice and answer
+ * format, in both styles ({n} held-out lines, {kind} "log lines"). */
+static const char rx_lists_explicit[] =
+    "[[What your pattern must extract from each example line|The expected extraction of each "
+    "example line|What each example line must yield]] ([[a JSON list, in order of "
+    "appearance|a JSON list of the matches in order|as a JSON list, in the order they "
+    "appear]]):";
+static const char rx_lists_natural[] =
+    "[[What I'd expect to get from each line|What should come out of each example|The "
+    "matches I expect per line]] ([[a JSON list, in order|as a JSON list, left to right|in "
+    "order, as a JSON list]]):";
+static const char rx_held_explicit[] =
+    "[[Your pattern is also run on|The pattern is also run on|Your pattern also goes "
+    "through|The pattern is also tried on]] {n} held-out {kind} [[of the same kind|like "
+    "these]] [[that are not shown here|not shown here|kept out of this prompt]]; it must "
+    "[[extract exactly the expected list from every line|give exactly the expected list on "
+    "every line|yield exactly the expected list for each line]], [[examples and held-out "
+    "alike|shown or not|examples included]].";
+static const char rx_answer_explicit[] =
+    "[[Answer with one Python `re` pattern as a plain string|Reply with exactly one Python "
+    "`re` pattern, as a plain string|Give your answer as one Python `re` pattern in plain "
+    "text|Your answer is one Python `re` pattern, written as a plain string|Return a single "
+    "Python `re` pattern in plain text]]: [[no "
+    "surrounding slashes or quotes, no flags, no explanation|without slashes, quotes, flags or "
+    "explanation]]. [[Each line is scored as|A line's result is|Every line is read as]] "
+    "`[m.group(0) for m in re.finditer(pattern, line)]`, so [[only the whole match "
+    "counts|only whole matches count|what counts is the whole match]]; [[any groups inside the "
+    "pattern do not matter|groups inside the pattern play no part|capturing groups make no "
+    "difference]]. [[The shape of an answer, for a different task|For a different task, an "
+    "answer looks like this|An answer to another task, for its shape]]: "
+    "(?<![A-Za-z])[a-z]+_id(?=:)";
+static const char rx_answer_natural[] =
+    "[[The pattern will also be run on other {kind} like these|We will run it on more {kind} "
+    "of the same sort|It has to work on the rest of our {kind} too|Other {kind} of this kind "
+    "will go through it as well|We'll use it on many more {kind}]]. [[Reply with just the "
+    "Python `re` pattern|Send only the Python `re` pattern|Please answer with the bare Python "
+    "`re` pattern|The answer is one Python `re` pattern|In your reply I only need the Python "
+    "`re` pattern]], [[written plainly|as plain text|as a plain string]] ([[no slashes, quotes "
+    "or flags|no delimiters, quotes or flags|without slashes, quotes or flags]]); [[each whole "
+    "match of re.finditer(pattern, line) is one extracted item|every whole match of "
+    "re.finditer(pattern, line) is taken as one item|the matches re.finditer(pattern, line) "
+    "finds, whole, are what gets extracted]].";
+
 void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_kind)
 {
     const struct truth *p = t->priv;
@@ -745,30 +811,23 @@ void vat_rx_task_prompt(struct vat_task *t, struct vat_buf *b, const char *line_
         t->params = json_object();
     json_object_set_new(t->params, "examples", json_integer((json_int_t)p->ex.n));
     json_object_set_new(t->params, "heldout_lines", json_integer((json_int_t)p->ho.n));
-    vat_rx_prompt_examples(b, &p->ex, t->fixture[0].path, vat_task_inline_cap(t));
-    if (vat_prompt_natural(t)) {
+    bool nat = vat_prompt_natural(t);
+    char n[24];
+    snprintf(n, sizeof n, "%zu", p->ho.n);
+    const char *kv[] = {"n", n, "kind", line_kind, NULL};
+    char *lists = vat_prompt_text(t, 'e', nat ? rx_lists_natural : rx_lists_explicit, kv);
+    rx_examples(b, &p->ex, t->fixture[0].path, vat_task_inline_cap(t), lists);
+    free(lists);
+    if (nat) {
         /* Natural style: no checker internals beyond what an
          * answer's form needs. */
-        static const char *const ans[] = {
-            "The pattern will also be run on other {kind} like these. Reply with just the "
-            "Python `re` pattern as a plain string (no slashes, quotes or flags); each whole "
-            "match of re.finditer(pattern, line) is one extracted item.",
-            "We will run it on more {kind} of the same sort. Send only the Python `re` pattern, "
-            "as plain text without slashes, quotes or flags: every whole match of "
-            "re.finditer(pattern, line) is taken as one item.",
-            "It has to work on the rest of our {kind} too. Please answer with the bare Python "
-            "`re` pattern (no delimiters, quotes or flags); the matches re.finditer(pattern, "
-            "line) finds, whole, are what gets extracted.",
-            "Other {kind} of this kind will go through it as well. The answer is one Python "
-            "`re` pattern written plainly, no slashes, quotes or flags; each full match from "
-            "re.finditer(pattern, line) counts as one extracted item.",
-        };
-        const char *kv[] = {"kind", line_kind, NULL};
-        VAT_PROMPT_PUT(b, t, 'a', ans, kv);
+        vat_prompt_say(b, t, 'a', rx_answer_natural, kv);
         vat_buf_putc(b, '\n');
     } else {
-        vat_rx_prompt_answer_lead(b, p->ho.n, line_kind,
-                                  VAT_PROMPT_PHRASE(t, 'a', vat_rx_answer_leads));
+        vat_prompt_say(b, t, 'h', rx_held_explicit, kv);
+        vat_buf_puts(b, "\n\n");
+        vat_prompt_say(b, t, 'a', rx_answer_explicit, kv);
+        vat_buf_putc(b, '\n');
     }
     t->prompt = vat_buf_detach(b);
     /* The prompt describes the strings to match; held-out lines are hidden

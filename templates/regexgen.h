@@ -182,8 +182,8 @@ void vat_rx_prompt_examples(struct vat_buf *b, const struct vat_rx_set *ex, cons
  * templates (one Python re pattern, finditer group 0 semantics). */
 void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_kind);
 /* The same with the answer sentence opened by lead (one of
- * vat_rx_answer_leads, drawn by the task driver from the prompt stream;
- * vat_rx_prompt_answer uses the first). */
+ * vat_rx_answer_leads; vat_rx_prompt_answer uses the first).  The task
+ * driver words these sections from the phrasing grammar instead. */
 void vat_rx_prompt_answer_lead(struct vat_buf *b, size_t n_heldout, const char *line_kind,
                                const char *lead);
 extern const char *const vat_rx_answer_leads[4];

@@ -507,9 +507,9 @@ static void put_window_text(struct vat_buf *b, const struct question *q)
 
 /* Phrasings of both styles. */
 static const char *const d_explicit[] = {"Columns:", "The columns:", "About the columns:",
-                                         "What the columns hold:"};
-/* The explicit question, four ways of asking it: {t} the customers
- * table, {window} "placed from ... through ..." and the like. */
+                                         "What the columns hold:", "[[Column|Schema]] notes:"};
+/* The explicit question, ways of asking it: {t} the customers table,
+ * {window} "placed from ... through ..." and the like. */
 static const char *const q_explicit[] = {
     "Task: write one SQLite SELECT statement that lists every customer in `{t}` with the "
     "number of orders they {window}.",
@@ -519,22 +519,8 @@ static const char *const q_explicit[] = {
     "{window}.",
     "One SQLite SELECT statement should list all customers in `{t}`, each with the number of "
     "orders they {window}.",
-};
-static const char *const a_explicit[] = {
-    "Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
-    "Markdown fence; a trailing semicolon is optional.",
-    "Reply with exactly one SQL SELECT statement (SQLite dialect), without prose or a "
-    "Markdown fence; a trailing semicolon is optional.",
-    "Give one SQL SELECT statement (SQLite dialect) as the whole answer: no explanation, no "
-    "fence; the final semicolon is optional.",
-    "Your answer is one SQL SELECT statement in the SQLite dialect, alone: no prose, no "
-    "Markdown; a semicolon at the end is optional.",
-};
-static const char *const a_natural[] = {
-    "Reply with just the SQLite SELECT statement, no explanation or fence.",
-    "Send me only the SELECT query (SQLite), nothing around it.",
-    "Answer with one SQLite SELECT and nothing else.",
-    "Just the SQL, please: a single SQLite SELECT statement, no prose.",
+    "[[Write|Give]] a single SELECT (SQLite) over these tables: every customer in `{t}`, with "
+    "how many orders they {window}.",
 };
 static const char *const d_natural[] = {
     "`{otable}.{fk}` is who placed the order (NULL for a guest checkout; some orders belong "
@@ -544,25 +530,46 @@ static const char *const d_natural[] = {
     "point at customers no longer on file) and `{date}` is the order time ({fmt}). Two "
     "customers may share a name.",
     "Each `{otable}` row is an order: `{fk}` the customer (a `{ctable}.{key}`, {keykind}, or "
-    "NULL for a guest; a few refer to deleted customers), `{date}` when it was placed ({fmt}). "
-    "Customer names are not unique.",
+    "NULL for a guest; a few refer to customers no longer on file), `{date}` when it was "
+    "placed ({fmt}). Customer names are not unique.",
     "Orders point at their customer through `{otable}.{fk}` (`{ctable}.{key}` is {keykind}; "
-    "guests have NULL, and some ids are of customers we deleted); `{otable}.{date}` is the "
+    "guests have NULL, and some ids are of customers since removed); `{otable}.{date}` is the "
     "order time, {fmt}. Names do not identify customers.",
+    "[[The orders are in|Orders live in]] `{otable}`, each with its customer in `{fk}` (a "
+    "`{ctable}.{key}`, {keykind}; NULL for a guest checkout, sometimes a customer since "
+    "removed) and the time it was placed in `{date}` ({fmt}). [[Names can repeat|Two customers "
+    "may share a name]].",
 };
 static const char *const q_natural[] = {
-    "Sales ops would like every customer in `{ctable}` with how many orders they placed{win}.",
-    "How many orders did each of our customers (all of `{ctable}`) place{win}?",
-    "Can you pull, for every customer on file in `{ctable}`, their number of orders{win}?",
-    "We need each customer's order count{win} — every customer in `{ctable}`, please.",
+    "Sales ops would like {every} in `{ctable}` with how many orders they placed{win}.",
+    "How many orders did {every} (all of `{ctable}`) place{win}?",
+    "Can you pull, for {every} on file in `{ctable}`, their number of orders{win}?",
+    "We need the order count{win} of {every} in `{ctable}`, please.",
+    "[[For the account review|For our CRM clean-up|For the loyalty scheme]], could you count "
+    "the orders{win} of {every} in `{ctable}`?",
+};
+static const char *const c_natural[] = {
+    "{^by}, {both}.",
+    "Orders count {by} ({both}).",
+    "[[Go|Count]] {by}, {both}.",
 };
 static const char *const giveaways[] = {
     "with 0", "listed with 0", "zero", "LEFT JOIN", "COUNT(", "both days included",
     "calendar day of its timestamp", "neither kind of order counts", "play no part", NULL,
 };
+/* The trap's corner, which a natural prompt never describes. */
+static const char *const defects[] = {
+    "no orders at all", "without orders", "never ordered", "count 1", NULL,
+};
 static const char *const answer_columns[] = {NULL};
+static const char *const states_every[] = {"every customer", "each of our customers", NULL};
+static const struct vat_convention conventions[] = {
+    {"customers_table", states_every},
+    {NULL, NULL},
+};
 
-/* The natural question: columns as facts, the window in people's words. */
+/* The natural question: columns as facts, the window in people's words,
+ * its bounds and the day an order counts on as conventions. */
 static void natural_question(struct vat_buf *b, struct vat_task *t, const struct question *q)
 {
     char h1[32], h2[32], win[96] = "";
@@ -587,12 +594,24 @@ static void natural_question(struct vat_buf *b, struct vat_task *t, const struct
         "ctable", q->ctable, "otable", q->otable, "key", q->key, "fk", q->fk,
         "date", q->date_col, "fmt", date_format(q), "win", win,
         "keykind", q->coded ? "a text code, ordered as text" : "an integer",
+        "every", vat_prompt_state(t, "customers_table"),
         NULL,
     };
     vat_buf_puts(b, "\n");
     VAT_PROMPT_PUT(b, t, 'd', d_natural, kv);
     vat_buf_puts(b, "\n\n");
     VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
+    if (q->filter == F_RANGE) {
+        /* "by" is grammar: realise it, then the sentence. */
+        char *by = vat_prompt_text(t, 'c',
+                                   "[[by the day the order was placed|by the date the order "
+                                   "was placed]]",
+                                   NULL);
+        const char *ckv[] = {"by", by, "both", "counting both end dates", NULL};
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'c', c_natural, ckv);
+        free(by);
+    }
     vat_buf_puts(b, " ");
 }
 
@@ -608,11 +627,16 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     }
     /* The schema is always shown: it is all a query needs. */
     t->self_contained = true;
-    vat_buf_printf(&b,
-                   "The SQLite database file `%s` holds a shop's customers, `%s`, and their "
-                   "orders, `%s`. The schema and %s:\n\n",
-                   t->fixture[0].path, q->ctable, q->otable,
-                   cut ? "the leading rows of each table" : "all the rows");
+    const char *okv[] = {"topic", "[[our customer list|the shop's order history|customer "
+                                  "activity]]", NULL};
+    vat_prompt_open(&b, t, okv);
+    char *what = vat_xasprintf("[[a shop's customers, `%s`, and their orders, `%s`|two tables "
+                               "of a shop: its customers, `%s`, and their orders, `%s`|a "
+                               "shop's customer table `%s` and its order table `%s`]]",
+                               q->ctable, q->otable, q->ctable, q->otable, q->ctable,
+                               q->otable);
+    vat_sqlgen_prompt_intro(&b, t, what, cut ? "the leading rows of each table" : "all the rows");
+    free(what);
     vat_buf_putn(&b, data.data, data.len);
     if (cut)
         vat_buf_puts(&b, "\nOnly the leading rows fit here; the full tables are in the file.\n");
@@ -625,22 +649,24 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     vat_buf_puts(&b, "\n");
     VAT_PROMPT_PUT(&b, t, 'd', d_explicit, NULL);
     vat_buf_puts(&b, "\n");
-    vat_buf_printf(&b,
-                   "- `%s.%s` identifies a customer (%s); `%s` is the customer's name, and "
-                   "names are not unique.\n",
-                   q->ctable, q->key,
-                   q->coded ? "a text code, ordered as text" : "an integer", q->name_col);
-    vat_buf_printf(&b,
-                   "- `%s.%s` is the customer who placed the order. It is NULL for a guest "
-                   "checkout, and some orders refer to customers that are no longer in `%s`; "
-                   "neither kind of order counts for any customer.\n",
-                   q->otable, q->fk, q->ctable);
-    vat_buf_printf(&b, "- `%s.%s` is when the order was placed, ISO text '%s'%s.\n", q->otable,
-                   q->date_col, date_format(q),
-                   q->timestamps ? "; an order belongs to the calendar day of its timestamp" : "");
-    vat_buf_puts(&b, "- `city`, `signed_up_on`, `channel` and `amount` play no part in the "
-                     "question; every order counts whatever its channel or amount.\n");
-
+    const char *kv[] = {"ctable", q->ctable, "key", q->key, "otable", q->otable, "fk", q->fk,
+                        "name", q->name_col, "date", q->date_col, "fmt", date_format(q),
+                        "keykind", q->coded ? "a text code, ordered as text" : "an integer",
+                        "day", q->timestamps ? "; an order belongs to the calendar day of its "
+                                               "timestamp"
+                                             : "",
+                        NULL};
+    vat_prompt_say(&b, t, 'x',
+                   "- `{ctable}.{key}` identifies a customer ({keykind}); `{name}` is the "
+                   "customer's name, and names are not unique.\n"
+                   "- `{otable}.{fk}` is the customer who placed the order. It is NULL for a "
+                   "guest checkout, and some orders refer to customers that are no longer in "
+                   "`{ctable}`; neither kind of order counts for any customer.\n"
+                   "- `{otable}.{date}` is [[when the order was placed|the time the order was "
+                   "placed]], ISO text '{fmt}'{day}.\n"
+                   "- `city`, `signed_up_on`, `channel` and `amount` play no part in the "
+                   "question; every order counts whatever its channel or amount.\n",
+                   kv);
     vat_buf_puts(&b, "\n");
     struct vat_buf window = VAT_BUF_INIT;
     put_window_text(&window, q);
@@ -650,34 +676,13 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     vat_buf_printf(&b, " A customer with no %sorder is listed with 0. ",
                    q->filter == F_NONE ? "" : "such ");
 columns_out:;
-    int ncol = q->with_name ? 3 : 2;
-    vat_buf_printf(&b, "Return exactly %d columns, in this order:\n", ncol);
-    vat_buf_printf(&b, "1. `%s`: the customer's id, as stored;\n", q->key);
-    if (q->with_name)
-        vat_buf_printf(&b, "2. `%s`: the customer's name;\n", q->name_col);
-    vat_buf_printf(&b, "%d. `%s`: the number of orders, an integer.\n", ncol, q->count_name);
-    vat_buf_puts(&b, "One row per customer, ordered by ");
-    switch (q->order) {
-    case VAT_SQLGEN_ID_ASC: vat_buf_printf(&b, "`%s` ascending", q->key); break;
-    case VAT_SQLGEN_ID_DESC: vat_buf_printf(&b, "`%s` descending", q->key); break;
-    case VAT_SQLGEN_COUNT_DESC:
-        vat_buf_printf(&b, "`%s` descending (most orders first), ties by `%s` ascending",
-                       q->count_name, q->key);
-        break;
-    default:
-        vat_buf_printf(&b, "`%s` ascending (fewest orders first), ties by `%s` ascending",
-                       q->count_name, q->key);
-        break;
-    }
-    vat_buf_puts(&b, ".\n");
-    vat_buf_puts(&b, "\nThe query is also run on other databases with the same schema and "
-                     "different rows, so it must compute the result from the data, not list "
-                     "values.\n\n");
-    if (vat_prompt_natural(t))
-        VAT_PROMPT_PUT(&b, t, 'a', a_natural, NULL);
-    else
-        VAT_PROMPT_PUT(&b, t, 'a', a_explicit, NULL);
+    struct vat_sqlgen_count_query cq = {.ctable = q->ctable, .key = q->key,
+                                        .name_col = q->name_col, .otable = q->otable,
+                                        .fk = q->fk, .date_col = q->date_col,
+                                        .order = q->order, .with_name = q->with_name};
+    vat_sqlgen_prompt_count_columns(&b, t, &cq, q->count_name);
     vat_buf_puts(&b, "\n");
+    vat_sqlgen_prompt_close(&b, t);
     t->prompt = vat_buf_detach(&b);
     return 0;
 }
@@ -803,6 +808,8 @@ const struct vat_template vat_tmpl_sql_order_counts = {
     .trap_answer = trap_answer,
     .check = vat_check_task,
     .giveaways = giveaways,
+    .conventions = conventions,
+    .defects = defects,
     .answer_columns = answer_columns,
     .difficulty_doc = "1 + 1 with a date window + 1 for a window over timestamps + 1 when "
                       "ordered by the count + 1 with the name column, at most 5 (the natural "

@@ -548,16 +548,25 @@ static void human_date(int32_t day, char out[32])
     snprintf(out, 32, "%d %s %d", atoi(iso + 8), months[(atoi(iso + 5) + 11) % 12], atoi(iso));
 }
 
-/* Natural style: an account manager's request, in shop words. */
+/* Natural style: an account manager's request, in shop words; the paid
+ * state, the window's bounds and the day an order counts on as
+ * conventions. */
 static const char *const q_natural[] = {
-    "Sales ops would like a list of every customer in `{ctable}` with how many paid orders "
-    "they placed from {from_h} to {to_h}.",
-    "For the loyalty review: how many paid orders did each of our customers (all of "
-    "`{ctable}`) place between {from_h} and {to_h}?",
-    "Can you pull, for every customer on file in `{ctable}`, the number of paid orders they "
-    "placed between {from_h} and {to_h}?",
-    "We need each customer's count of paid orders for {from_h} to {to_h} — every customer in "
-    "`{ctable}`, please.",
+    "Sales ops would like a list of {every} in `{ctable}` with how many paid orders they "
+    "placed from {from_h} to {to_h}.",
+    "For the loyalty review: how many paid orders did {every} (all of `{ctable}`) place "
+    "between {from_h} and {to_h}?",
+    "Can you pull, for {every} on file in `{ctable}`, the number of paid orders they placed "
+    "between {from_h} and {to_h}?",
+    "We need the count of paid orders from {from_h} to {to_h} for {every} in `{ctable}`, "
+    "please.",
+    "[[For the account review|For our CRM clean-up|For the rewards mailing]], how many paid "
+    "orders did {every} in `{ctable}` place from {from_h} to {to_h}?",
+};
+static const char *const c_natural[] = {
+    "Orders count {by}, {both}.",
+    "{^by}, {both}.",
+    "[[Go|Count]] {by} ({both}).",
 };
 static const char *const d_natural[] = {
     "`{otable}.{status}` says where the order stands, `{otable}.{date}` is when it was placed "
@@ -572,12 +581,6 @@ static const char *const d_natural[] = {
     "In `{otable}`, `{status}` is the order's state, `{date}` the time it was placed and "
     "`{fk}` the customer (a `{ctable}.{key}`, {keykind}, or NULL for a guest checkout). A "
     "customer's name does not identify them.",
-};
-static const char *const a_natural[] = {
-    "Reply with just the SQLite SELECT statement, no explanation or fence.",
-    "Send me only the SELECT query (SQLite), nothing around it.",
-    "Answer with one SQLite SELECT and nothing else.",
-    "Just the SQL, please: a single SQLite SELECT statement, no prose.",
 };
 
 /* Explicit style: every rule spelled out, the traps included. */
@@ -616,16 +619,6 @@ static const char *const d_explicit[] = {
     "('paid', 'pending', 'cancelled', 'refunded'), `{otable}.{date}` ('YYYY-MM-DD "
     "HH:MM:SS').",
 };
-static const char *const a_explicit[] = {
-    "Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
-    "Markdown fence; a trailing semicolon is optional.",
-    "Answer with exactly one SQLite SELECT statement, without prose or a code fence (a "
-    "trailing semicolon is allowed).",
-    "Your answer is one SELECT statement in the SQLite dialect, alone: no explanation, no "
-    "fence; the final semicolon is optional.",
-    "Give one SQLite SELECT statement as the whole answer: no Markdown, no comments around "
-    "it; a semicolon at the end is optional.",
-};
 
 static int build_prompt(struct vat_task *t, const struct question *q, struct vat_err *e)
 {
@@ -642,19 +635,24 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     vat_fmt_date(q->hi, to);
     human_date(q->lo, from_h);
     human_date(q->hi, to_h);
+    bool nat = vat_prompt_natural(t);
     const char *kv[] = {
         "ctable", q->ctable, "otable", q->otable, "key", q->key, "fk", q->fk,
         "date", q->date_col, "status", q->status_col, "from", from, "to", to,
         "from_h", from_h, "to_h", to_h,
         "keykind", q->coded ? "a text code, ordered as text" : "an integer",
+        "every", nat ? vat_prompt_state(t, "customers_table") : "",
+        "topic", "[[our paid orders|customer activity|the loyalty figures]]",
         NULL,
     };
-    bool nat = vat_prompt_natural(t);
-    vat_buf_printf(&b,
-                   "The SQLite database file `%s` holds a shop's customers, `%s`, and their "
-                   "orders, `%s`. The schema and %s:\n\n",
-                   t->fixture[0].path, q->ctable, q->otable,
-                   cut ? "the leading rows of each table" : "all the rows");
+    vat_prompt_open(&b, t, kv);
+    char *what = vat_xasprintf("[[a shop's customers, `%s`, and their orders, `%s`|two tables "
+                               "of a shop: its customers, `%s`, and their orders, `%s`|a "
+                               "shop's customer table `%s` and its order table `%s`]]",
+                               q->ctable, q->otable, q->ctable, q->otable, q->ctable,
+                               q->otable);
+    vat_sqlgen_prompt_intro(&b, t, what, cut ? "the leading rows of each table" : "all the rows");
+    free(what);
     vat_buf_putn(&b, data.data, data.len);
     if (cut)
         vat_buf_puts(&b, "\nOnly the leading rows fit here; the full tables are in the file.\n");
@@ -664,38 +662,26 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
         VAT_PROMPT_PUT(&b, t, 'd', d_natural, kv);
         vat_buf_puts(&b, "\n\n");
         VAT_PROMPT_PUT(&b, t, 'q', q_natural, kv);
+        /* one draw per statement: an initializer list's order is unspecified */
+        const char *by = vat_prompt_state(t, "date_column");
+        const char *both = vat_prompt_state(t, "window");
+        const char *ckv[] = {"by", by, "both", both, NULL};
+        vat_buf_putc(&b, ' ');
+        VAT_PROMPT_PUT(&b, t, 'c', c_natural, ckv);
     } else {
         vat_buf_puts(&b, "Columns:\n");
         VAT_PROMPT_PUT(&b, t, 'd', d_explicit, kv);
         vat_buf_puts(&b, "\n\n");
         VAT_PROMPT_PUT(&b, t, 'q', q_explicit, kv);
     }
-    int ncol = q->with_name ? 3 : 2;
-    vat_buf_printf(&b, " Return exactly %d columns, in this order:\n", ncol);
-    vat_buf_printf(&b, "1. `%s`: the customer's id, as stored;\n", q->key);
-    if (q->with_name)
-        vat_buf_printf(&b, "2. `%s`: the customer's name;\n", q->name_col);
-    vat_buf_printf(&b, "%d. `%s`: the number of orders, an integer.\n", ncol, q->count_name);
-    vat_buf_puts(&b, "One row per customer, ordered by ");
-    switch (q->order) {
-    case VAT_SQLGEN_ID_ASC: vat_buf_printf(&b, "`%s` ascending", q->key); break;
-    case VAT_SQLGEN_ID_DESC: vat_buf_printf(&b, "`%s` descending", q->key); break;
-    case VAT_SQLGEN_COUNT_DESC:
-        vat_buf_printf(&b, "`%s` descending (most orders first), ties by `%s` ascending",
-                       q->count_name, q->key);
-        break;
-    default:
-        vat_buf_printf(&b, "`%s` ascending (fewest orders first), ties by `%s` ascending",
-                       q->count_name, q->key);
-        break;
-    }
-    vat_buf_puts(&b, ".\n\nThe query is also run on other databases with the same schema and "
-                     "different rows, so it must compute the result from the data.\n\n");
-    if (nat)
-        VAT_PROMPT_PUT(&b, t, 'a', a_natural, kv);
-    else
-        VAT_PROMPT_PUT(&b, t, 'a', a_explicit, kv);
+    vat_buf_putc(&b, ' ');
+    struct vat_sqlgen_count_query cq = {.ctable = q->ctable, .key = q->key,
+                                        .name_col = q->name_col, .otable = q->otable,
+                                        .fk = q->fk, .date_col = q->date_col,
+                                        .order = q->order, .with_name = q->with_name};
+    vat_sqlgen_prompt_count_columns(&b, t, &cq, q->count_name);
     vat_buf_puts(&b, "\n");
+    vat_sqlgen_prompt_close(&b, t);
     t->prompt = vat_buf_detach(&b);
     /* The schema in the prompt is all an SQL answer needs; the variant
      * databases are hidden by design (docs/tables.md, self_contained). */
@@ -836,7 +822,26 @@ static const char *const giveaways[] = {
     "both days", "included", "whatever the time", "calendar day", "by their day",
     "exactly 'paid'", "only 'paid' counts", "count for nobody", "neither counts", NULL,
 };
+/* The trap's corner, which a natural prompt never describes. */
+static const char *const defects[] = {
+    "no paid orders at all", "without orders", "never ordered", "count 1", NULL,
+};
 static const char *const answer_columns[] = {NULL};
+static const char *const states_every[] = {"every customer", "each of our customers", NULL};
+static const char *const states_paid[] = {"paid orders", NULL};
+static const char *const states_day[] = {
+    "by the day the order was placed", "by the date the order was placed", NULL,
+};
+static const char *const states_both[] = {
+    "counting both end dates", "both end dates count", NULL,
+};
+static const struct vat_convention conventions[] = {
+    {"customers_table", states_every},
+    {"status_column", states_paid},
+    {"date_column", states_day},
+    {"window", states_both},
+    {NULL, NULL},
+};
 
 const struct vat_template vat_tmpl_sql_paid_order_counts = {
     .version = VAT_TEMPLATE_V1,
@@ -855,6 +860,8 @@ const struct vat_template vat_tmpl_sql_paid_order_counts = {
     .trap_answer = trap_answer,
     .check = vat_check_task,
     .giveaways = giveaways,
+    .conventions = conventions,
+    .defects = defects,
     .answer_columns = answer_columns,
     .difficulty_doc = "2 (four armed traps) + 1 when ordered by the count + 1 with the name "
                       "column + 1 in the natural style, at most 5.",

@@ -635,8 +635,8 @@ static const char *const period_text[] = {
 
 /* Phrasings of both styles. */
 static const char *const d_explicit[] = {"Columns:", "The columns:", "About the columns:",
-                                         "What the columns hold:"};
-/* The explicit question, four ways of asking it: {pw} the period word
+                                         "What the columns hold:", "[[Column|Schema]] notes:"};
+/* The explicit question, ways of asking it: {pw} the period word
  * ("month"), {col} the issue date's column. */
 static const char *const q_explicit[] = {
     "Task: write one SQLite SELECT statement that reports the paid revenue per calendar {pw} "
@@ -647,44 +647,54 @@ static const char *const q_explicit[] = {
     "being taken from `{col}`.",
     "One SQLite SELECT statement should report how much paid revenue each calendar {pw} of "
     "issue brought in (the {pw} comes from `{col}`).",
-};
-static const char *const a_explicit[] = {
-    "Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
-    "Markdown fence; a trailing semicolon is optional.",
-    "Reply with exactly one SQL SELECT statement (SQLite dialect), without prose or a "
-    "Markdown fence; a trailing semicolon is optional.",
-    "Give one SQL SELECT statement (SQLite dialect) as the whole answer: no explanation, no "
-    "fence; the final semicolon is optional.",
-    "Your answer is one SQL SELECT statement in the SQLite dialect, alone: no prose, no "
-    "Markdown; a semicolon at the end is optional.",
-};
-static const char *const a_natural[] = {
-    "Reply with just the SQLite SELECT statement, no explanation or fence.",
-    "Send me only the SELECT query (SQLite), nothing around it.",
-    "Answer with one SQLite SELECT and nothing else.",
-    "Just the SQL, please: a single SQLite SELECT statement, no prose.",
+    "[[Write|Give]] a single SELECT (SQLite) for the paid revenue by calendar {pw} of issue, "
+    "the {pw} read from `{col}`.",
 };
 static const char *const d_natural[] = {
-    "In `{table}`, `{status}` says whether the invoice was paid: {paid} mean paid. `{amount}` "
-    "is {unit}, NULL until the invoice is priced; `{date}` is when it was issued ({fmt}).",
+    "In `{table}`, `{status}` says whether the invoice was paid: {paid} {paid?means|mean} "
+    "paid. `{amount}` is {unit}, NULL until the invoice is priced; `{date}` is when it was "
+    "issued ({fmt}).",
     "`{table}.{status}` holds the payment state ({paid} for a paid invoice); `{amount}` is "
-    "{unit} (NULL before pricing) and `{date}` the issue date ({fmt}).",
+    "{unit}, NULL before pricing, and `{date}` the issue date ({fmt}).",
     "Each `{table}` row is an invoice: `{status}` is its payment state, paid being {paid}; "
     "`{amount}` is {unit}, or NULL while unpriced; `{date}` is its issue time, {fmt}.",
     "Invoices are in `{table}`. A paid invoice has `{status}` {paid}; `{amount}` is {unit} "
     "and stays NULL until priced; `{date}` ({fmt}) is when it was issued.",
+    "[[The invoices sit in|Our invoices are in]] `{table}`: `{status}` {paid?is|is one of} "
+    "{paid} for a paid invoice, `{amount}` is {unit}, NULL until priced, and `{date}` "
+    "records when it was issued ({fmt}).",
 };
 static const char *const q_natural[] = {
     "Finance would like our paid revenue per {period} of issue. Could you write the query?",
     "I need a query for the revenue we were actually paid, by {period} the invoice was issued.",
-    "Can you give me an SQLite query for paid invoice revenue per {period}?",
+    "Can you give me an SQLite query for paid invoice revenue per {period} of issue?",
     "Please write the query that totals paid invoices by {period} of issue.",
+    "[[For the board pack|For the revenue dashboard|For our cash report]], could you write a "
+    "query for paid revenue by {period} of issue?",
+};
+static const char *const c_natural[] = {
+    "A {period} whose paid invoices are all unpriced {zero}.",
+    "[[If|When]] every paid invoice of a {period} is still unpriced, that {period} {zero}.",
+    "A {period} with paid invoices that are all unpriced {zero}.",
 };
 static const char *const giveaways[] = {
     "any other value means not paid", "case-sensitive", "A NULL amount counts as 0",
     "compared to within", "0.000001", "no other rows", NULL,
 };
+/* The trap's corner, which a natural prompt never describes. */
+static const char *const defects[] = {
+    "other statuses", "not yet paid", "unpaid invoices count", "look-alike", NULL,
+};
 static const char *const answer_columns[] = {NULL};
+static const char *const states_zero[] = {"shows 0", "still shows 0", NULL};
+static const char *const states_issue[] = {"of issue", "was issued", NULL};
+static const char *const states_paid[] = {"paid", NULL};
+static const struct vat_convention conventions[] = {
+    {"null_amount", states_zero},
+    {"date_column", states_issue},
+    {"paid_statuses", states_paid},
+    {NULL, NULL},
+};
 
 static void natural_text(struct vat_buf *b, struct vat_task *t, const struct question *q)
 {
@@ -695,15 +705,19 @@ static void natural_text(struct vat_buf *b, struct vat_task *t, const struct que
         vat_sqlgen_put_literal(&paid, q->paid[i]);
     }
     const char *kv[] = {
-        "table", q->table, "status", q->status_col, "paid", paid.data, "amount", q->amount_col,
+        "table", q->table, "status", q->status_col, "paid", paid.data,
+        "paid#", q->npaid > 1 ? "pl" : "sg", "amount", q->amount_col,
         "unit", q->amount_cents ? "in US cents (an integer)" : "in US dollars (whole cents)",
         "date", q->date_col, "fmt", date_format(q), "period", period_word[q->period],
+        "zero", vat_prompt_state(t, "null_amount"),
         NULL,
     };
     vat_buf_puts(b, "\n");
     VAT_PROMPT_PUT(b, t, 'd', d_natural, kv);
     vat_buf_puts(b, "\n\n");
     VAT_PROMPT_PUT(b, t, 'q', q_natural, kv);
+    vat_buf_puts(b, " ");
+    VAT_PROMPT_PUT(b, t, 'c', c_natural, kv);
     vat_buf_puts(b, " ");
     vat_buf_release(&paid);
 }
@@ -722,16 +736,31 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     t->self_contained = true;
     const char *pw = period_word[q->period];
 
-    vat_buf_printf(&b,
-                   "The SQLite database file `%s` holds one table of customer invoices, `%s`. "
-                   "Its schema and %s:\n\n",
-                   t->fixture[0].path, q->table, cut ? "its leading rows" : "all its rows");
+    const char *okv[] = {"topic", "[[our invoices|paid revenue|the receivables]]", NULL};
+    vat_prompt_open(&b, t, okv);
+    char *what = vat_xasprintf("[[one table of customer invoices, `%s`|a single table, `%s`, of "
+                               "customer invoices|the customer invoices in one table, `%s`]]",
+                               q->table, q->table, q->table);
+    vat_sqlgen_prompt_intro(&b, t, what, cut ? "its leading rows" : "all its rows");
+    free(what);
     vat_buf_putn(&b, data.data, data.len);
     if (cut)
         vat_buf_puts(&b, "\nOnly the leading rows fit here; the full table is in the file.\n");
     vat_buf_release(&data);
 
     bool nat = vat_prompt_natural(t);
+    struct vat_buf plist = VAT_BUF_INIT;
+    put_paid_list(&plist, q);
+    const char *kv[] = {
+        "id", q->id_col, "cust", q->cust_col, "status", q->status_col, "plist", plist.data,
+        "amount", q->amount_col, "date", q->date_col, "fmt", date_format(q), "pw", pw,
+        "col", q->date_col, "due", q->due_col ? q->due_col : "",
+        "out_period", q->out_period, "period_text", period_text[q->period],
+        "out_revenue", q->out_revenue,
+        "dir", q->descending ? "descending (latest first)" : "ascending (earliest first)",
+        "ndir", q->descending ? "latest first" : "earliest first",
+        NULL,
+    };
     if (nat) {
         natural_text(&b, t, q);
         goto output_columns;
@@ -739,35 +768,49 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
     vat_buf_puts(&b, "\n");
     VAT_PROMPT_PUT(&b, t, 'd', d_explicit, NULL);
     vat_buf_puts(&b, "\n");
-    vat_buf_printf(&b, "- `%s` identifies the invoice; `%s` is the customer it was issued to.\n",
-                   q->id_col, q->cust_col);
-    vat_buf_printf(&b,
-                   "- `%s` is the payment status. An invoice is paid when `%s` is exactly ",
-                   q->status_col, q->status_col);
-    put_paid_list(&b, q);
-    vat_buf_puts(&b, " (case-sensitive, as stored); any other value means not paid.\n");
+    vat_prompt_say(&b, t, 'x',
+                   "- `{id}` [[identifies the invoice|is the invoice's id]]; `{cust}` is "
+                   "[[the customer it was issued to|the customer billed|who was billed]].\n"
+                   "- `{status}` is [[the payment status|the invoice's payment state]]. An "
+                   "invoice is paid when `{status}` is exactly {plist} (case-sensitive, as "
+                   "stored); any other value means not paid.\n",
+                   kv);
     if (q->amount_cents)
-        vat_buf_printf(&b, "- `%s` is the invoice amount in US cents, an integer; ", q->amount_col);
+        vat_prompt_say(&b, t, 'x',
+                       "- `{amount}` is [[the invoice amount|the amount billed]] in US cents, "
+                       "an integer; ",
+                       kv);
     else
-        vat_buf_printf(&b,
-                       "- `%s` is the invoice amount in US dollars, a decimal number of whole "
-                       "cents (at most 2 decimal places); ",
-                       q->amount_col);
-    vat_buf_puts(&b, "it is NULL while the invoice has not been priced.\n");
-    vat_buf_printf(&b, "- `%s` is when the invoice was issued, ISO text '%s'.\n", q->date_col,
-                   date_format(q));
+        vat_prompt_say(&b, t, 'x',
+                       "- `{amount}` is [[the invoice amount|the amount billed]] in US "
+                       "dollars, a decimal number of whole cents (at most 2 decimal places); ",
+                       kv);
+    vat_prompt_say(&b, t, 'x',
+                   "it is NULL [[while the invoice has not been priced|until the invoice is "
+                   "priced]].\n"
+                   "- `{date}` is [[when the invoice was issued|the time the invoice was "
+                   "issued]], ISO text '{fmt}'.\n",
+                   kv);
     if (q->due_col)
-        vat_buf_printf(&b, "- `%s` is the payment due date; it plays no part in the question.\n",
-                       q->due_col);
-
+        vat_prompt_say(&b, t, 'x',
+                       "- `{due}` is the payment due date; it [[plays no part in the "
+                       "question|does not matter here|is not needed]].\n",
+                       kv);
     vat_buf_puts(&b, "\n");
-    const char *qkv[] = {"pw", pw, "col", q->date_col, NULL};
-    VAT_PROMPT_PUT(&b, t, 'q', q_explicit, qkv);
+    VAT_PROMPT_PUT(&b, t, 'q', q_explicit, kv);
     vat_buf_putc(&b, ' ');
 output_columns:
-    vat_buf_puts(&b, "It must return exactly two columns, in this order:\n");
-    vat_buf_printf(&b, "1. `%s`: %s;\n", q->out_period, period_text[q->period]);
-    vat_buf_printf(&b, "2. `%s`: the total amount of the %s's paid invoices ", q->out_revenue, pw);
+    vat_prompt_say(&b, t, 'o',
+                   nat ? "[[It must return|Return|I'd like]] exactly two columns, [[in this "
+                         "order|in order|as follows]]:\n1. `{out_period}`: {period_text};\n"
+                       : "[[It must return|Return|The result has]] exactly two columns, [[in "
+                         "this order|in order|as follows]]:\n1. `{out_period}`: "
+                         "{period_text};\n",
+                   kv);
+    vat_prompt_say(&b, t, 'o',
+                   "2. `{out_revenue}`: [[the total amount of the {pw}'s paid invoices|the sum "
+                   "of the {pw}'s paid invoices|the {pw}'s paid invoice total]] ",
+                   kv);
     if (!q->want_cents && nat)
         vat_buf_puts(&b, "in US dollars (rounding to cents is fine).\n");
     else if (!q->want_cents)
@@ -780,23 +823,19 @@ output_columns:
         vat_buf_puts(&b, "in US cents, as an integer (the dollar total times 100, rounded to "
                          "the nearest cent).\n");
     if (nat)
-        vat_buf_printf(&b, "One row per %s with a paid invoice, %s.\n", pw,
-                       q->descending ? "latest first" : "earliest first");
+        vat_prompt_say(&b, t, 'o',
+                       "[[One row per {pw} with a paid invoice|A row for each {pw} that has a "
+                       "paid invoice]], {ndir}.\n",
+                       kv);
     else
-        vat_buf_printf(&b,
-                       "A NULL amount counts as 0, so a %s whose paid invoices all have a NULL "
-                       "amount shows 0. Return one row per %s that has at least one paid "
-                       "invoice and no other rows, ordered by %s %s.\n",
-                       pw, pw, pw, q->descending ? "descending (latest first)"
-                                                 : "ascending (earliest first)");
-    vat_buf_puts(&b, "\nThe query is also run on other databases with the same schema and "
-                     "different rows, so it must compute the result from the data, not list "
-                     "values.\n\n");
-    if (nat)
-        VAT_PROMPT_PUT(&b, t, 'a', a_natural, NULL);
-    else
-        VAT_PROMPT_PUT(&b, t, 'a', a_explicit, NULL);
+        vat_prompt_say(&b, t, 'o',
+                       "A NULL amount counts as 0, so a {pw} whose paid invoices all have a "
+                       "NULL amount shows 0. Return one row per {pw} that has at least one paid "
+                       "invoice and no other rows, [[ordered|sorted]] by {pw} {dir}.\n",
+                       kv);
+    vat_buf_release(&plist);
     vat_buf_puts(&b, "\n");
+    vat_sqlgen_prompt_close(&b, t);
     t->prompt = vat_buf_detach(&b);
     return 0;
 }
@@ -1025,6 +1064,8 @@ const struct vat_template vat_tmpl_sql_paid_revenue = {
     .trap_answer = trap_answer,
     .check = vat_check_task,
     .giveaways = giveaways,
+    .conventions = conventions,
+    .defects = defects,
     .answer_columns = answer_columns,
     .difficulty_doc = "1 + 1 for quarters or years + 1 when the answer's unit differs from "
                       "the stored one + 1 with two paid statuses + 1 with timestamps or a "

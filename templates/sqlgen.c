@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jsonout.h"
+#include "prompt.h"
 #include "values.h"
 #include "template.h"
 #include "trace.h"
@@ -929,4 +930,108 @@ done:
     json_decref(crows);
     json_decref(orows);
     return out;
+}
+
+/* ---- the family's prompt sentences ----------------------------------------- */
+
+static const char count_columns_explicit[] =
+    "[[Return|The result has|It must return]] exactly {n} columns, [[in this order|in "
+    "order|as follows]]:\n"
+    "1. `{key}`: [[the customer's id, as stored|the customer id as stored|the id of the "
+    "customer, as stored]];\n{name}"
+    "{n}. `{count}`: [[the number of orders, an integer|the order count, an integer|how "
+    "many orders, as an integer]].\n"
+    "[[One row per customer|A row for each customer|Each customer on one row]], "
+    "[[ordered|sorted]] by {order}.\n";
+static const char count_columns_natural[] =
+    "[[Return|I'd like|Give me]] {n} columns, [[in this order|in order|as follows]]:\n"
+    "1. `{key}`: [[the customer's id, as stored|the customer id as stored|the id of the "
+    "customer, as stored]];\n{name}"
+    "{n}. `{count}`: [[the number of orders, an integer|how many orders, an integer|the "
+    "order count, an integer]].\n"
+    "[[One row per customer|A row for each customer|Each customer on one row]], "
+    "[[ordered|sorted]] by {order}.\n";
+
+void vat_sqlgen_prompt_count_columns(struct vat_buf *b, struct vat_task *t,
+                                     const struct vat_sqlgen_count_query *c,
+                                     const char *count_name)
+{
+    char n[4], *name = NULL, *order = NULL;
+    snprintf(n, sizeof n, "%d", c->with_name ? 3 : 2);
+    name = c->with_name ? vat_xasprintf("2. `%s`: [[the customer's name|the name of the "
+                                        "customer|their name]];\n",
+                                        c->name_col)
+                        : vat_xstrdup("");
+    switch (c->order) {
+    case VAT_SQLGEN_ID_ASC: order = vat_xasprintf("`%s` ascending", c->key); break;
+    case VAT_SQLGEN_ID_DESC: order = vat_xasprintf("`%s` descending", c->key); break;
+    case VAT_SQLGEN_COUNT_DESC:
+        order = vat_xasprintf("`%s` descending (most orders first), ties by `%s` ascending",
+                              count_name, c->key);
+        break;
+    default:
+        order = vat_xasprintf("`%s` ascending (fewest orders first), ties by `%s` ascending",
+                              count_name, c->key);
+        break;
+    }
+    /* the name's line is grammar: realised first */
+    char *name_said = vat_prompt_text(t, 'o', name, NULL);
+    const char *kv[] = {"n", n, "key", c->key, "name", name_said, "count", count_name,
+                        "order", order, NULL};
+    vat_prompt_say(b, t, 'o', vat_prompt_natural(t) ? count_columns_natural
+                                                     : count_columns_explicit, kv);
+    free(name_said);
+    free(name);
+    free(order);
+}
+
+static const char held_explicit[] =
+    "[[The query is also run on other databases with the same schema and different "
+    "rows|The same query also runs on held-out databases with the same schema and other "
+    "rows|Other databases with the same schema and different rows are queried too|It is also "
+    "run against other databases of the same schema with different rows]], so it must "
+    "[[compute the result from the data|work the result out from the data|derive the result "
+    "from the data]], [[not list values|not list the values|never list values]].\n\n";
+static const char answer_explicit[] =
+    "[[Answer with one SQL SELECT statement (SQLite dialect) and nothing else: no prose, no "
+    "Markdown fence|Reply with exactly one SQL SELECT statement (SQLite dialect), without "
+    "prose or a Markdown fence|Give one SQL SELECT statement (SQLite dialect) as the whole "
+    "answer: no explanation, no fence|Your answer is one SQL SELECT statement in the SQLite "
+    "dialect, alone: no prose, no Markdown|Return one SQL SELECT statement (SQLite dialect) "
+    "and nothing around it]]; [[a trailing semicolon|the final semicolon|a semicolon at the "
+    "end]] is optional.\n";
+static const char held_natural[] =
+    "[[It will also run|We will run it too|The same query runs|We reuse it]] on other "
+    "databases with the same schema and [[different|other|new]] rows, so it [[has to|must|"
+    "should]] [[compute the result from the data|work the result out from the data|derive "
+    "the result from the data]][[, not list values| rather than list values| instead of "
+    "listing values]].\n\n";
+static const char answer_natural[] =
+    "[[Reply with just the SQLite SELECT statement, no explanation or fence|Send me only the "
+    "SELECT query (SQLite) as your answer, nothing around it|Answer with one SQLite SELECT and "
+    "nothing else|Just the SQL in your reply, please: a single SQLite SELECT statement, no "
+    "prose|In your answer I only need the SELECT statement (SQLite)]].\n";
+
+/* The opening sentence of an SQL task: the database file, what its
+ * tables hold ({what}, grammar of the template) and how much of them is
+ * shown ({rows}: "all the rows", "the leading rows of each table"). */
+static const char intro_text[] =
+    "[[The SQLite database file|The SQLite file|The database file]] `{path}` holds {what}. "
+    "[[The schema and {rows}|Its schema and {rows}|Here are the schema and {rows}]]:\n\n";
+
+void vat_sqlgen_prompt_intro(struct vat_buf *b, struct vat_task *t, const char *what,
+                             const char *rows)
+{
+    struct vat_buf w = VAT_BUF_INIT;
+    vat_prompt_say(&w, t, 'i', what, NULL);
+    const char *kv[] = {"path", t->fixture[0].path, "what", w.data, "rows", rows, NULL};
+    vat_prompt_say(b, t, 'i', intro_text, kv);
+    vat_buf_release(&w);
+}
+
+void vat_sqlgen_prompt_close(struct vat_buf *b, struct vat_task *t)
+{
+    bool nat = vat_prompt_natural(t);
+    vat_prompt_say(b, t, 'h', nat ? held_natural : held_explicit, NULL);
+    vat_prompt_say(b, t, 'a', nat ? answer_natural : answer_explicit, NULL);
 }

@@ -268,4 +268,22 @@ struct vat_sqlgen_count_query {
 json_t *vat_sqlgen_count_orders(const struct vat_sqlgen_count_query *c, const char *root,
                                 const char *rel, struct vat_err *e);
 
+/* ---- the family's prompt sentences, in the task's style ------------------- */
+
+/* The result of the order-count templates: "Return exactly N columns, in
+ * this order:" and the numbered columns (key, name when with_name, count),
+ * then one row per customer in the order asked (slot 'o'). */
+void vat_sqlgen_prompt_count_columns(struct vat_buf *b, struct vat_task *t,
+                                     const struct vat_sqlgen_count_query *c,
+                                     const char *count_name);
+/* The opening of an SQL task (slot 'i'): "The SQLite database file
+ * `<fixture 0>` holds <what>. The schema and <rows>:" and its variants,
+ * then a blank line; what is grammar, rows data ("all the rows"). */
+void vat_sqlgen_prompt_intro(struct vat_buf *b, struct vat_task *t, const char *what,
+                             const char *rows);
+/* The closing every SQL task shares: the query also runs on held-out
+ * databases of the same schema (slot 'h'), then the answer's form, one
+ * SELECT statement (slot 'a').  Ends with a newline. */
+void vat_sqlgen_prompt_close(struct vat_buf *b, struct vat_task *t);
+
 #endif

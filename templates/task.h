@@ -78,7 +78,7 @@ struct vat_task {
      * the "prompt" sub-stream, so neither changes a fixture draw. */
     const char *prompt_style; /* "explicit" | "natural" (static)               */
     struct vat_rng prompt_rng;/* phrasings are drawn from here only            */
-    char phrasing[64];        /* the phrasings drawn, e.g. "q2d0a3"            */
+    char phrasing[128];       /* the phrasings drawn, e.g. "o0d21q3c1a40"       */
     bool inline_full;         /* seeds.toml inline = "full": size fixtures to
                                  be shown whole in the prompt                  */
     /* trap_answer() of a compound template fills these (t->trap is then

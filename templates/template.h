@@ -10,6 +10,7 @@
 #include "vat.h"
 
 struct vat_progform;
+struct vat_convention;
 
 #define VAT_TEMPLATE_V1 1
 
@@ -75,6 +76,17 @@ struct vat_template {
     /* Analytics only: the program form of the question (templates/
      * progform.h); NULL when the template has none. */
     const struct vat_progform *progform;
+    /* Appended later still (NULL: none declared). */
+    /* The conventions that decide the answer, ended by {NULL}: for each
+     * key of t->params whose value changes the answer, the phrases that
+     * state it in domain words; every natural prompt holds one of each
+     * (tests/test_wording.c), drawn with vat_prompt_state. */
+    const struct vat_convention *conventions;
+    /* Phrases that describe the data's defect or the mistake ("typed by
+     * hand", "disagree on the sign"), ended by NULL: a natural prompt
+     * states the convention instead and never holds one of these (nor one
+     * of the general list in tests/test_wording.c). */
+    const char *const *defects;
 };
 
 /* The question of task t in a question space of n questions: element

@@ -27,25 +27,74 @@ enum { C_ID, C_HOLDER, C_TYPE, C_BRANCH, C_OPENED, C_BALANCE, TF_NCOLS };
 static const char *const tf_cols[TF_NCOLS] = {"account_id", "holder",    "account_type",
                                               "branch",     "opened_on", "balance"};
 
-/* Natural style: "at least T" includes T by convention. */
+/* The question in both styles.  Natural: "at least T" includes T by
+ * convention, and the ids come sorted as plain text: conventions stated. */
 static const char *const tf_q_natural[] = {
     "Which accounts hold at least {thr}?",
     "Risk wants every account with a `balance` of {thr} or more. Which are they?",
     "Could you list the accounts whose balance is at least {thr}?",
     "Which of our accounts have {thr} or more in them?",
+    "I need the accounts with at least {thr} on them.",
+    "[[For the compliance check|For the premium-tier mailing|For the risk report]], which "
+    "accounts have a balance of {thr} or more?",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same. */
 static const char *const tf_q_explicit[] = {
-    "Question: which accounts have a `balance` at or above {thr}?",
+    "[[Question: which|Which]] accounts have a `balance` at or above {thr}?",
     "List the accounts whose `balance` is {thr} or more.",
     "Which `account_id` values belong to accounts with a `balance` of at least {thr}?",
     "Find every account whose `balance` reaches {thr} or exceeds it.",
+    "Give the accounts with a `balance` of {thr} or more.",
+};
+static const char *const tf_r_explicit[] = {
+    "An account whose balance is exactly {thr} counts. [[Give|List|Return]] their "
+    "`account_id` values, each once, [[sorted ascending by byte order|in ascending byte "
+    "order|ordered ascending by byte order]]: [[plain string comparison of the ids exactly as "
+    "written|the ids compared as plain strings, exactly as written|a plain string comparison "
+    "of the ids as written]], not numeric order ([[so `X-10` comes before `X-9`|`X-10` comes "
+    "before `X-9`]]).",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col tf_cols_natural[] = {
+    {"account_id", "[[a text code|a code, as text|the account code, text]]"},
+    {"holder", ""},
+    {"account_type", ""},
+    {"branch", ""},
+    {"opened_on", "[[YYYY-MM-DD|the opening date, YYYY-MM-DD]]"},
+    {"balance", "[[current balance, two decimals; negative when overdrawn|the current balance "
+        "with two decimals, negative when overdrawn|what is in the account now, two "
+        "decimals, below zero when overdrawn]]"},
+};
+static const struct vat_prompt_col tf_cols_explicit[] = {
+    {"account_id", ""},
+    {"holder", "[[|the account holder]]"},
+    {"account_type", ""},
+    {"branch", ""},
+    {"opened_on", "[[YYYY-MM-DD|the opening date, YYYY-MM-DD]]"},
+    {"balance", "[[the current balance, a decimal with two places; negative when the account is "
+        "overdrawn|the current balance, two decimal places, negative for an overdrawn "
+        "account|the balance now, a decimal with two places that is negative when the "
+        "account is overdrawn]]"},
 };
 static const char *const tf_giveaways[] = {
-    "is exactly", "at or above", "counts.", "tolerance", NULL,
+    "is exactly", "at or above", " counts.", "tolerance", NULL,
+};
+/* The boundary's trap, which a natural prompt never describes. */
+static const char *const tf_defects[] = {
+    "exactly at", "right at the", "on the threshold", "equal to the threshold", NULL,
 };
 static const char *const tf_answer_columns[] = {"account_id", "balance", NULL};
+static const char *const tf_states_cmp[] = {"at least", "or more", NULL};
+static const char *const tf_states_order[] = {
+    "sorted as plain text (byte order)", "in plain-text order (byte order)",
+    "ordered as plain text, byte by byte", NULL,
+};
+static const struct vat_convention tf_conventions[] = {
+    {"comparison", tf_states_cmp},
+    {"order", tf_states_order},
+    {NULL, NULL},
+};
 
 static const struct vat_param tf_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 8, .max = 2000,
@@ -77,15 +126,18 @@ struct tf_priv {
     long power;         /* the power of ten the ids' numbers cross   */
 };
 
-/* The question, in the same words for both answer forms. */
-static char *tf_question_text(const char *thr)
+/* The question and what decides it, in the task's style (both answer
+ * forms), for the threshold thr as the prompt writes it. */
+static void tf_say_question(struct vat_buf *b, struct vat_task *t, const char *thr)
 {
-    return vat_xasprintf("which accounts have a `balance` at or above %s? An account whose "
-                         "balance is exactly %s counts. List their `account_id` values, each "
-                         "once, sorted ascending by byte order: plain string comparison of the "
-                         "ids exactly as written, not numeric order (so `X-10` comes before "
-                         "`X-9`).",
-                         thr, thr);
+    const char *kv[] = {"thr", thr, NULL};
+    if (vat_prompt_natural(t)) {
+        VAT_PROMPT_PUT(b, t, 'q', tf_q_natural, kv);
+    } else {
+        VAT_PROMPT_PUT(b, t, 'q', tf_q_explicit, kv);
+        vat_buf_putc(b, ' ');
+        VAT_PROMPT_PUT(b, t, 'r', tf_r_explicit, kv);
+    }
 }
 
 static void tf_priv_free(void *p)
@@ -266,33 +318,39 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char thr[32];
     vat_fmt_cents(t_cents, thr, sizeof thr);
     struct vat_buf b = VAT_BUF_INIT;
-    if (vat_prompt_natural(t)) {
-        vat_prompt_data(&b, t, "the bank's account list", "account",
-                        "`account_id` (a text code), `holder`, `account_type`, `branch`, "
-                        "`opened_on` (YYYY-MM-DD) and `balance` (current balance, two decimals; "
-                        "negative when overdrawn)");
-        vat_buf_puts(&b, "\n\n");
-        const char *kv[] = {"thr", thr, NULL};
-        VAT_PROMPT_PUT(&b, t, 'q', tf_q_natural, kv);
-        vat_buf_puts(&b, "\n\n");
-        vat_prompt_answer(&b, t, "a JSON array of their `account_id`s, each once, sorted as "
-                                 "plain text (byte order), like [\"<id>\", \"<next id>\"]");
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    vat_prompt_cols(&cols, t, nat ? tf_cols_natural : tf_cols_explicit,
+                    VAT_N_OF(tf_cols_natural), NULL);
+    const char *kv[] = {
+        "topic", "[[our account balances|the bank's accounts|the customer accounts]]",
+        "what", nat ? "[[the bank's account list|our accounts{#pl}|the accounts we hold{#pl}]]"
+                    : "[[an export of a bank's accounts|a bank's account list|the accounts of a "
+                      "bank{#pl}]]",
+        "unit", "account",
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    tf_say_question(&b, t, thr);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
+        const char *akv[] = {"order", vat_prompt_state(t, "order"), NULL};
+        char *shape = vat_prompt_text(t, 's',
+                                      "[[a JSON array of their `account_id`s, each once|a "
+                                      "JSON array of the matching `account_id`s, no id "
+                                      "twice]], {order}, [[like|for example|e.g.]] [\"<id>\", "
+                                      "\"<next id>\"]",
+                                      akv);
+        vat_prompt_answer(&b, t, shape);
+        free(shape);
     } else {
-        vat_prompt_data(&b, t, "an export of a bank's accounts", "account",
-                        "`account_id`, `holder`, `account_type`, `branch`, `opened_on` "
-                        "(YYYY-MM-DD) and `balance` (the current balance, a decimal with two "
-                        "places; negative when the account is overdrawn)");
-        vat_buf_puts(&b, "\n\n");
-        const char *qkv[] = {"thr", thr, NULL};
-        VAT_PROMPT_PUT(&b, t, 'q', tf_q_explicit, qkv);
-        vat_buf_printf(&b,
-                       " An account whose balance is exactly %s counts. Give their "
-                       "`account_id` values, each once, sorted ascending by byte order: plain "
-                       "string comparison of the ids exactly as written, not numeric order (so "
-                       "`X-10` comes before `X-9`).\n\n",
-                       thr);
-        vat_prompt_answer(&b, t, "an array of the ids as JSON strings in that order, for "
-                                 "example [\"<id>\", \"<next id>\"]");
+        vat_prompt_answer(&b, t, "[[an array of the ids as JSON strings in that order|a JSON "
+                                 "array of the ids, as strings, in that order]], [[for "
+                                 "example|like]] [\"<id>\", \"<next id>\"]");
     }
     vat_buf_puts(&b, "\n\n");
     vat_an_prompt_csv(&b, t, 0, &c);
@@ -427,23 +485,37 @@ static const char *tf_thr_text(const struct vat_task *t, char *buf, size_t cap)
     return vat_fmt_cents(t_cents, buf, cap);
 }
 
-static char *tf_pf_question(const struct vat_task *t)
+static char *tf_pf_question(struct vat_task *t)
 {
     char thr[32];
     const char *s = tf_thr_text(t, thr, sizeof thr);
-    return tf_question_text(s ? s : "?");
+    struct vat_buf b = VAT_BUF_INIT;
+    tf_say_question(&b, t, s ? s : "?");
+    return vat_buf_detach(&b);
 }
 
-static char *tf_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *tf_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
     char thr[32];
     const char *s = tf_thr_text(t, thr, sizeof thr);
-    return vat_xasprintf("It must return one column, `%s` (the `account_id` as stored), one row "
-                         "per account whose `balance` is at or above %s and no other rows, "
-                         "ordered by `account_id` ascending (SQLite's default text order, which "
-                         "is byte order). An account whose `balance` is blank (NULL) has no "
-                         "balance and is not listed.",
-                         n->out, s ? s : "?");
+    const char *kv[] = {"out", n->out, "thr", s ? s : "?", NULL};
+    if (vat_prompt_natural(t)) {
+        const char *okv[] = {"out", n->out, "order", vat_prompt_state(t, "order"), NULL};
+        return vat_prompt_text(t, 's',
+                               "[[Return|It should return|I'd like]] one column, `{out}` (the "
+                               "`account_id` as stored), one row per account asked for, "
+                               "{order}; an account [[with no balance|whose balance is "
+                               "empty]] is not listed.",
+                               okv);
+    }
+    return vat_prompt_text(t, 's',
+                           "[[It must return|The result must have|Return]] one column, `{out}` "
+                           "(the `account_id` as stored), one row per account whose `balance` "
+                           "is at or above {thr} and no other rows, [[ordered|sorted]] by "
+                           "`account_id` ascending (SQLite's default text order, which is byte "
+                           "order). An account whose `balance` is blank (NULL) has no balance "
+                           "and is not listed.",
+                           kv);
 }
 
 static char *tf_pf_query(const struct vat_task *t, const struct vat_pf_names *n, const char *op)
@@ -600,4 +672,6 @@ const struct vat_template vat_tmpl_threshold_flags = {
     .difficulty_doc = "1 + 1 above 60 rows + 1 above 150 rows + 1 with 2 or more balances exactly at T + 1 "
                       "with 2 or more a cent either side + 1 in the natural style, at most 5.",
     .progform = &tf_progform,
+    .conventions = tf_conventions,
+    .defects = tf_defects,
 };

@@ -31,31 +31,95 @@ static const char *const tn_cols[TN_NCOLS] = {"sale_id", "sold_on", "customer",
                                               "product", "channel", "amount"};
 static const char *const tn_channels[] = {"online", "store", "phone", "marketplace"};
 
-/* Natural style: "top customers by spend" means totals. */
+/* The question in both styles.  Natural: "top customers by total spend"
+ * ranks by totals, and equal totals go by name in byte order: conventions
+ * stated. */
 static const char *const tn_q_natural[] = {
-    "Who are our top {n} customers by total spend?",
-    "Which {n} customers spent the most with us overall?",
-    "Could you list the {n} biggest customers by what they spent in total?",
-    "I need our {n} best customers, ranked by total spend.",
+    "Who are our top {n} customers {by}?",
+    "Which {n} customers are the biggest {by}?",
+    "Could you list the {n} biggest customers {by}?",
+    "I need our {n} best customers, ranked {by}.",
+    "[[For the loyalty programme|For the key-account review|For our thank-you letters]], "
+    "which {n} customers rank highest {by}?",
 };
 static const char *const tn_q_natural_one[] = {
-    "Who is our top customer by total spend?",
-    "Which customer spent the most with us overall?",
-    "Who is our biggest customer by what they spent in total?",
-    "I need our best customer by total spend.",
+    "Who is our top customer {by}?",
+    "Which customer is the biggest {by}?",
+    "Who is our biggest customer {by}?",
+    "I need our best customer, {by}.",
+    "[[For the loyalty programme|For the key-account review]], which customer ranks highest "
+    "{by}?",
 };
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+static const char *const tn_c_natural[] = {
+    "Customers are told apart by their `customer` value; if two have the same total, the name "
+    "that {ties} ranks higher.",
+    "A customer is their `customer` value, and on equal totals the name that {ties} goes "
+    "first.",
+    "[[Tell customers apart|Customers are identified]] by `customer`; a tie on the total goes "
+    "to the name that {ties}.",
+};
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same. */
 static const char *const tn_q_explicit[] = {
-    "Question: which {who} the largest total `amount`, summed over all of their sales?",
+    "[[Question: which|Which]] {who} the largest total `amount`, summed over all of their "
+    "sales?",
     "Sum `amount` over each customer's sales: which {who} the largest total?",
     "Ranking customers by the total `amount` of all their sales, which {who} the most?",
     "Find which {who} the highest total `amount` across all of their sales.",
 };
+static const char *const tn_r_rank[] = {
+    "Rank the customers by their total, largest first. ",
+    "[[Rank|Order]] the customers by total, the largest first. ",
+};
+static const char *const tn_r_explicit[] = {
+    "[[A customer is identified by the `customer` value exactly as written|The `customer` "
+    "value exactly as written identifies a customer]]. [[When two customers have exactly the "
+    "same total|Of two customers with exactly the same total|If two customers' totals are "
+    "exactly equal]], the one whose name comes first in ascending byte order ([[the names "
+    "compared character by character by their ASCII codes|names compared by their ASCII "
+    "codes, character by character]], so \"Jo Ann\" comes before \"Joan Day\", which comes "
+    "before \"Joe Hill\") ranks higher; [[this also decides who is in when customers tie for "
+    "the last place|the same rule decides who is in when customers tie for the last "
+    "place]].",
+};
+/* The columns as the data description lists them, in each style. */
+static const struct vat_prompt_col tn_cols_natural[] = {
+    {"sale_id", ""},
+    {"sold_on", "[[YYYY-MM-DD|the sale date, YYYY-MM-DD]]"},
+    {"customer", "[[the buyer's name|who bought|the customer's name]]"},
+    {"product", ""},
+    {"channel", "[[|where it sold]]"},
+    {"amount", "[[the sale's total, two decimals|the sale total with two decimals|what the sale "
+        "came to, two decimals]]"},
+};
+static const struct vat_prompt_col tn_cols_explicit[] = {
+    {"sale_id", ""},
+    {"sold_on", "[[the sale date, YYYY-MM-DD|YYYY-MM-DD, the date of the sale]]"},
+    {"customer", "[[the buyer's name|the name of the buyer]]"},
+    {"product", ""},
+    {"channel", "[[where the sale was made|the sales channel]]"},
+    {"amount", "[[the sale's total, a decimal with two places|the total of the sale, two "
+        "decimal places|the sale amount with two decimal places]]"},
+};
 static const char *const tn_giveaways[] = {
     "summed over", "all of their sales", "single sale", "largest sale", "tolerance", NULL,
 };
+/* The ranking's trap, which a natural prompt never describes. */
+static const char *const tn_defects[] = {"largest single sale", "biggest single sale",
+                                         "largest sale", "one big sale", NULL};
 static const char *const tn_answer_columns[] = {"customer", "amount", NULL};
+static const char *const tn_states_rank[] = {
+    "by total spend", "by what they spent in total", "by the sum of all their purchases", NULL,
+};
+static const char *const tn_states_ties[] = {
+    "sorts first in byte (ASCII) order", "comes first in plain byte order",
+    "is first in ASCII (byte) order", NULL,
+};
+static const struct vat_convention tn_conventions[] = {
+    {"rank_by", tn_states_rank},
+    {"ties", tn_states_ties},
+    {NULL, NULL},
+};
 
 static const struct vat_param tn_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
@@ -92,26 +156,34 @@ static void tn_priv_free(void *p)
     free(g);
 }
 
-/* The question, in the same words for both answer forms. */
-static char *tn_question_text(long n)
+/* The question and what decides it, in the task's style (both answer
+ * forms), for the top n. */
+static void tn_say_question(struct vat_buf *b, struct vat_task *t, long n)
 {
-    struct vat_buf b = VAT_BUF_INIT;
+    char nbuf[24];
+    snprintf(nbuf, sizeof nbuf, "%ld", n);
+    if (vat_prompt_natural(t)) {
+        const char *kv[] = {"n", nbuf, "by", vat_prompt_state(t, "rank_by"), NULL};
+        if (n == 1)
+            VAT_PROMPT_PUT(b, t, 'q', tn_q_natural_one, kv);
+        else
+            VAT_PROMPT_PUT(b, t, 'q', tn_q_natural, kv);
+        vat_buf_putc(b, ' ');
+        const char *ckv[] = {"ties", vat_prompt_state(t, "ties"), NULL};
+        VAT_PROMPT_PUT(b, t, 'c', tn_c_natural, ckv);
+        return;
+    }
+    char who[48];
     if (n == 1)
-        vat_buf_puts(&b, "which customer has the largest total `amount`, summed over all "
-                         "of their sales? ");
+        snprintf(who, sizeof who, "customer has");
     else
-        vat_buf_printf(&b,
-                       "which %ld customers have the largest total `amount`, summed over "
-                       "all of their sales? Rank the customers by their total, largest "
-                       "first. ",
-                       n);
-    vat_buf_puts(&b, "A customer is identified by the `customer` value exactly as written. "
-                     "When two customers have exactly the same total, the one whose name "
-                     "comes first in ascending byte order (the names compared character by "
-                     "character by their ASCII codes, so \"Jo Ann\" comes before \"Joan "
-                     "Day\", which comes before \"Joe Hill\") ranks higher; this also "
-                     "decides who is in when customers tie for the last place.");
-    return vat_buf_detach(&b);
+        snprintf(who, sizeof who, "%ld customers have", n);
+    const char *kv[] = {"who", who, NULL};
+    VAT_PROMPT_PUT(b, t, 'q', tn_q_explicit, kv);
+    vat_buf_putc(b, ' ');
+    if (n != 1)
+        VAT_PROMPT_PUT(b, t, 'r', tn_r_rank, NULL);
+    VAT_PROMPT_PUT(b, t, 'r', tn_r_explicit, NULL);
 }
 
 /* ---- ranking ------------------------------------------------------------- */
@@ -369,48 +441,37 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     const char *example = p.n == 1 ? "[\"<customer ranked 1>\"]"
                           : p.n == 2 ? "[\"<customer ranked 1>\", \"<customer ranked 2>\"]"
                                      : "[\"<customer ranked 1>\", \"<customer ranked 2>\", ...]";
-    if (vat_prompt_natural(t)) {
-        vat_prompt_data(&b, t, "our retail sales export", "sale",
-                        "`sale_id`, `sold_on` (YYYY-MM-DD), `customer` (the buyer's name), "
-                        "`product`, `channel` and `amount` (the sale's total, two decimals)");
-        vat_buf_puts(&b, "\n\n");
-        const char *kv[] = {"n", nbuf, NULL};
-        if (p.n == 1)
-            VAT_PROMPT_PUT(&b, t, 'q', tn_q_natural_one, kv);
-        else
-            VAT_PROMPT_PUT(&b, t, 'q', tn_q_natural, kv);
-        vat_buf_puts(&b, " Customers are told apart by their `customer` value; if two have the "
-                         "same total, the name that sorts first in byte (ASCII) order ranks "
-                         "higher.\n\n");
+    bool nat = vat_prompt_natural(t);
+    struct vat_buf cols = VAT_BUF_INIT;
+    vat_prompt_cols(&cols, t, nat ? tn_cols_natural : tn_cols_explicit,
+                    VAT_N_OF(tn_cols_natural), NULL);
+    const char *kv[] = {
+        "topic", "[[our best customers|customer spend|the sales ledger]]",
+        "what", nat ? "[[our retail sales export|our shop's sales{#pl}|the sales we "
+                      "made{#pl}]]"
+                    : "[[a sales export from a retail business|the sales of a retail "
+                      "business{#pl}|a retailer's sales export]]",
+        "unit", "sale",
+        "cols", cols.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cols);
+    vat_buf_puts(&b, "\n\n");
+    tn_say_question(&b, t, p.n);
+    vat_buf_puts(&b, "\n\n");
+    if (nat) {
         char *shape = vat_xasprintf("a JSON array of the %d name%s as written in `customer`, "
-                                    "best first, like %s",
+                                    "[[best first|from first place down]], like %s",
                                     p.n, p.n == 1 ? "" : "s", example);
         vat_prompt_answer(&b, t, shape);
         free(shape);
     } else {
-        vat_prompt_data(&b, t, "a sales export from a retail business", "sale",
-                        "`sale_id`, `sold_on` (the sale date, YYYY-MM-DD), `customer` (the "
-                        "buyer's name), `product`, `channel` (where the sale was made) and "
-                        "`amount` (the sale's total, a decimal with two places)");
-        vat_buf_puts(&b, "\n\n");
-        char who[48];
-        if (p.n == 1)
-            snprintf(who, sizeof who, "customer has");
-        else
-            snprintf(who, sizeof who, "%d customers have", p.n);
-        const char *qkv[] = {"who", who, NULL};
-        VAT_PROMPT_PUT(&b, t, 'q', tn_q_explicit, qkv);
-        vat_buf_puts(&b, p.n == 1 ? " " : " Rank the customers by their total, largest first. ");
-        vat_buf_puts(&b, "A customer is identified by the `customer` value exactly as written. "
-                         "When two customers have exactly the same total, the one whose name "
-                         "comes first in ascending byte order (the names compared character by "
-                         "character by their ASCII codes, so \"Jo Ann\" comes before \"Joan "
-                         "Day\", which comes before \"Joe Hill\") ranks higher; this also "
-                         "decides who is in when customers tie for the last place.\n\n");
         char *shape = vat_xasprintf(
             "an array of exactly %d string%s, the customer names spelled exactly as in the "
-            "`customer` column, from rank 1 to rank %d, for example %s. The order matters and "
-            "no name may appear twice",
+            "`customer` column, from rank 1 to rank %d, [[for example|like]] %s. The order "
+            "matters and [[no name may appear twice|a name may not appear twice]]",
             p.n, p.n == 1 ? "" : "s", p.n, example);
         vat_prompt_answer(&b, t, shape);
         free(shape);
@@ -533,15 +594,17 @@ static long tn_task_n(const struct vat_task *t)
     return (long)json_integer_value(json_object_get(t->params, "n"));
 }
 
-static char *tn_pf_question(const struct vat_task *t)
+static char *tn_pf_question(struct vat_task *t)
 {
-    return tn_question_text(tn_task_n(t));
+    struct vat_buf b = VAT_BUF_INIT;
+    tn_say_question(&b, t, tn_task_n(t));
+    return vat_buf_detach(&b);
 }
 
 /* The tie rule is stated again in SQL terms, so gold's rows are unique;
  * totals compare to the cent, since REAL sums of equal totals made of
  * different sales may differ in their last bits. */
-static char *tn_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
+static char *tn_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
 {
     long k = tn_task_n(t);
     char ranks[48];
@@ -549,14 +612,32 @@ static char *tn_pf_shape(const struct vat_task *t, const struct vat_pf_names *n)
         snprintf(ranks, sizeof ranks, "1 row: the customer ranked 1");
     else
         snprintf(ranks, sizeof ranks, "%ld rows: the customers ranked 1 to %ld", k, k);
-    return vat_xasprintf(
-        "It must return one column, `%s` (the customer's name as stored in `customer`), and "
-        "exactly %s, rank 1 first (the largest total first; equal totals by name in ascending "
-        "byte order, which is SQLite's default text order). Totals are amounts in cents: sums "
-        "of the REAL amounts can differ in their last bits, so compare totals to the cent (for "
-        "example summed in whole cents). A sale whose `customer` is blank (NULL) belongs to no "
-        "customer and is left out; a blank `amount` adds nothing to its customer's total.",
-        n->out, ranks);
+    const char *kv[] = {"out", n->out, "ranks", ranks, NULL};
+    if (vat_prompt_natural(t))
+        return vat_prompt_text(
+            t, 's',
+            "[[Return|It should return|I'd like]] one column, `{out}` ([[the customer's name as "
+            "stored in `customer`|the name as stored]]), and exactly {ranks}, [[best first|rank "
+            "1 first]]. [[Compare totals to the cent|Totals compare to the cent]] ([[sums of the "
+            "REAL amounts can differ in their last bits|REAL sums can differ in the last "
+            "bits]]); [[a sale with no customer counts for nobody|a sale without a customer "
+            "belongs to nobody]] and [[a sale with no amount adds nothing|an empty amount adds "
+            "nothing]].",
+            kv);
+    return vat_prompt_text(
+        t, 's',
+        "[[It must return|The result must have|Return]] one column, `{out}` ([[the customer's "
+        "name as stored in `customer`|the name as stored in `customer`]]), and exactly "
+        "{ranks}, rank 1 first (the largest total first; equal totals by name in ascending "
+        "byte order, which is SQLite's default text order). [[Totals are amounts in cents: "
+        "sums of the REAL amounts can differ in their last bits, so compare totals to the "
+        "cent|Compare totals to the cent, since sums of REAL amounts can differ in their last "
+        "bits|Sums of REAL amounts can differ in the last bits, so totals compare to the "
+        "cent]] ([[for example summed in whole cents|summed in whole cents, say]]). [[A sale "
+        "whose `customer` is blank (NULL) belongs to no customer and is left out|A sale with a "
+        "blank (NULL) `customer` belongs to no customer and is left out]]; a blank `amount` "
+        "adds nothing to [[its customer's total|the total]].",
+        kv);
 }
 
 /* No LIMIT (a gold query may not cut a tie): the rank is a ROW_NUMBER
@@ -880,4 +961,6 @@ const struct vat_template vat_tmpl_top_n = {
     .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 10 or more customers + 1 when a tie "
                       "decides the last place + 1 in the natural style, at most 5.",
     .progform = &tn_progform,
+    .conventions = tn_conventions,
+    .defects = tn_defects,
 };

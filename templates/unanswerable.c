@@ -59,12 +59,12 @@ static const struct un_measure un_measures[UN_NMEASURES] = {
     {"units_shipped", "units_ordered", "the number of units shipped", true},
 };
 
-/* Natural style: a plain question; the reader decides whether
- * the file can answer it. */
-/* The explicit question, four ways of asking it; the rules
- * that follow it are the same. */
+/* Natural style: a plain question; the reader decides whether the file
+ * can answer it. */
+/* The explicit question, ways of asking it; the rules that follow it are
+ * the same. */
 static const char *const un_q_explicit[] = {
-    "Question: what is the total `{col}` ({meaning}) of the orders of the customer "
+    "[[Question: what|What]] is the total `{col}` ({meaning}) of the orders of the customer "
     "`{cust}` placed in {month}, that is with `ordered_on` from {from} through {to}?",
     "What do the `{col}` values ({meaning}) of the customer `{cust}`'s orders placed in "
     "{month} (`ordered_on` from {from} through {to}) add up to?",
@@ -72,16 +72,69 @@ static const char *const un_q_explicit[] = {
     "`ordered_on` from {from} through {to}: what is the total?",
     "Compute the total `{col}` ({meaning}) of the customer `{cust}`'s orders of {month}, "
     "that is with `ordered_on` from {from} through {to}.",
+    "Give the sum of `{col}` ({meaning}) over the customer `{cust}`'s orders of {month} "
+    "(`ordered_on` from {from} through {to}).",
 };
 static const char *const un_q_natural[] = {
     "What was the total `{col}` ({meaning}) of {cust}'s orders in {when}?",
     "How much `{col}` ({meaning}) did {cust} order from us in {when}, in total?",
     "Could you give me {cust}'s total `{col}` ({meaning}) for {when}?",
     "For {when}, what is the sum of `{col}` ({meaning}) over the orders of {cust}?",
+    "I need {cust}'s `{col}` ({meaning}) for {when}, added up over their orders.",
+    "[[For the account review|For the customer statement|For our quarterly check]], what "
+    "did {cust}'s orders in {when} total in `{col}` ({meaning})?",
+};
+static const char *const un_d_natural[] = {
+    "[[Here is|Attached is|Below is]] an export of orders from our sales system, [[one order "
+    "per row|a row per order]], with [[its column names in the header|a header line]]; "
+    "`ordered_on` is [[the order date|when it was ordered]] (YYYY-MM-DD) and `customer` [[the "
+    "customer's company name|the company that ordered]].",
+    "This is [[an export|a dump]] of our sales system's orders: a header line, then [[one row "
+    "per order|a row for each order]]. `ordered_on` holds [[the order date|the date of the "
+    "order]] (YYYY-MM-DD), `customer` [[the company that ordered|the customer's company "
+    "name]].",
+    "I've pulled the orders out of our [[sales system|order system]], one row each, under a "
+    "header line; `customer` is [[the customer's company name|the ordering company]] and "
+    "`ordered_on` [[the order date|the day of the order]] (YYYY-MM-DD).",
+};
+static const char *const un_d_explicit[] = {
+    "You are given an export of orders from a sales system, [[one order per row|one row per "
+    "order]], with the header on the first line; `ordered_on` is [[the order date|the date of "
+    "the order]] (YYYY-MM-DD) and `customer` the customer's company name.",
+    "The data is an export of orders from a sales system: each row is one order, with the "
+    "column names in the header on the first line; `ordered_on` is [[the order date|the date "
+    "of the order]] (YYYY-MM-DD) and `customer` [[the customer's company name|the name of the "
+    "customer's company]].",
+    "Below is a sales system's order export: the header on the first line, then [[one order "
+    "per row|a row for each order]]. `customer` is [[the customer's company name|the ordering "
+    "company]] and `ordered_on` [[the order date|the date of the order]] (YYYY-MM-DD).",
+};
+static const char *const un_r_explicit[] = {
+    "The file may not be able to answer this. If it has no `{col}` column, does not cover "
+    "{month} (the month lies outside the dates the file spans), or has no order of a customer "
+    "named exactly `{cust}`, do not answer with a number computed from a similar column, "
+    "month or customer: answer exactly {\"answerable\": false}.",
+    "The file may not be able to answer this: when it has no `{col}` column, does not cover "
+    "{month} (the month lies outside the dates the file spans) or has no order of a customer "
+    "named exactly `{cust}`, answer exactly {\"answerable\": false} rather than a number "
+    "computed from a similar column, month or customer.",
 };
 static const char *const un_giveaways[] = {
     "does not cover", "similar column", "outside the dates", "named exactly", "may not be able",
     "tolerance", "is exactly", NULL,
+};
+/* Why a question would be unanswerable, which a natural prompt never
+ * hints at. */
+static const char *const un_defects[] = {
+    "no such column", "missing column", "may be missing", "might not", "not in the file", NULL,
+};
+/* The value-bearing conventions ("{}" is the param's value). */
+static const char *const un_states_col[] = {"`{}`", NULL};
+static const char *const un_states_cust[] = {"{}", NULL};
+static const struct vat_convention un_conventions[] = {
+    {"column", un_states_col},
+    {"customer", un_states_cust},
+    {NULL, NULL},
 };
 static const char *const un_answer_columns[] = {"customer", "ordered_on", NULL};
 
@@ -374,31 +427,35 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_fmt_date(vat_month_first_day(ask_year, m0 + k) + vat_month_days(ask_year, m0 + k) - 1, to);
 
     struct vat_buf b = VAT_BUF_INIT;
+    const char *okv[] = {"topic", "[[a customer's orders|our sales figures|a client "
+                                  "account]]", NULL};
+    vat_prompt_open(&b, t, okv);
     if (vat_prompt_natural(t)) {
         /* Natural style: the question and the abstention value;
          * what would make it unanswerable is left to the reader. */
         char when[32];
         snprintf(when, sizeof when, "%s %d", vat_month_name((int)strtol(month + 5, NULL, 10)),
                  ask_year);
-        vat_prompt_data(&b, t, "an export of orders from our sales system", "order",
-                        "a header line; `ordered_on` is the order date (YYYY-MM-DD) and "
-                        "`customer` the customer's company name");
+        VAT_PROMPT_PUT(&b, t, 'd', un_d_natural, NULL);
         vat_buf_puts(&b, "\n\n");
         const char *kv[] = {"col", ms->asked, "meaning", ms->meaning, "cust", asked_cust,
                             "when", when, NULL};
         VAT_PROMPT_PUT(&b, t, 'q', un_q_natural, kv);
         vat_buf_puts(&b, "\n\n");
         vat_prompt_answer(&b, t, ms->integer
-                                     ? "the total as one JSON number (a whole number), or "
-                                       "exactly {\"answerable\": false} if this file cannot "
-                                       "tell"
-                                     : "the total as one JSON number, or exactly "
-                                       "{\"answerable\": false} if this file cannot tell");
+                                     ? "[[the total as one JSON number (a whole number)|one "
+                                       "JSON number, the total (a whole number)|the total, a "
+                                       "whole JSON number]], or exactly {\"answerable\": "
+                                       "false} [[if this file cannot tell|if the file can't "
+                                       "answer it|when the data cannot say]]"
+                                     : "[[the total as one JSON number|one JSON number, the "
+                                       "total|the total as a single JSON number]], or exactly "
+                                       "{\"answerable\": false} [[if this file cannot "
+                                       "tell|if the file can't answer it|when the data cannot "
+                                       "say]]");
         vat_buf_puts(&b, "\n\n");
     } else {
-        vat_prompt_data(&b, t, "an export of orders from a sales system", "order",
-                        "the header on the first line; `ordered_on` is the order date "
-                        "(YYYY-MM-DD) and `customer` the customer's company name");
+        VAT_PROMPT_PUT(&b, t, 'd', un_d_explicit, NULL);
         vat_buf_puts(&b, "\n\n");
         const char *qkv[] = {"col",  ms->asked, "meaning", ms->meaning, "cust", asked_cust,
                              "month", month,   "from",    from,        "to",   to,
@@ -406,13 +463,8 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         VAT_PROMPT_PUT(&b, t, 'q', un_q_explicit, qkv);
         vat_buf_printf(&b, " Sum over the rows whose `customer` is exactly `%s`.\n\n",
                        asked_cust);
-        vat_buf_printf(&b,
-                       "The file may not be able to answer this. If it has no `%s` column, "
-                       "does not cover %s (the month lies outside the dates the file spans), "
-                       "or has no order of a customer named exactly `%s`, do not answer with a "
-                       "number computed from a similar column, month or customer: answer "
-                       "exactly {\"answerable\": false}.\n\n",
-                       ms->asked, month, asked_cust);
+        VAT_PROMPT_PUT(&b, t, 'r', un_r_explicit, qkv);
+        vat_buf_puts(&b, "\n\n");
         vat_prompt_answer(&b, t, ms->integer
                                      ? "otherwise the total as a JSON number, a whole number "
                                        "written like <total> with no quotes"
@@ -421,8 +473,8 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                                        "separator; sum exactly, the total has at most two "
                                        "decimals");
         vat_buf_putc(&b, ' ');
-        vat_an_prompt_tolerance(&b, UN_REL_TOL, UN_ABS_TOL);
-        vat_buf_puts(&b, ".\n\n");
+        vat_prompt_tolerance(&b, t, UN_REL_TOL, UN_ABS_TOL);
+        vat_buf_puts(&b, "\n\n");
     }
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
@@ -790,6 +842,8 @@ const struct vat_template vat_tmpl_unanswerable = {
     .trap_answer = un_trap,
     .check = vat_check_task,
     .giveaways = un_giveaways,
+    .conventions = un_conventions,
+    .defects = un_defects,
     .answer_columns = un_answer_columns,
     .difficulty_doc = "1 + 1 above 40 rows + 1 with 6 or more customers + 1 for a control, 2 "
                       "for an unanswerable task + 1 in the natural style, at most 5.",

@@ -414,7 +414,7 @@ static void test_program_form_one_day(void **state)
         char expect[80];
         snprintf(expect, sizeof expect, "date(paid_at) = '%s'", d1);
         assert_non_null(strstr(t.gold, expect));
-        snprintf(expect, sizeof expect, "payments made on %s?", d1);
+        snprintf(expect, sizeof expect, "payments made on %s", d1);
         assert_non_null(strstr(t.prompt, expect));
         for (int k = 1; k <= 3; k++)
             check_variant_corners(&t, k, n1, n1);

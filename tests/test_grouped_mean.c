@@ -109,8 +109,8 @@ static void test_prompt_states_the_rules(void **state)
     struct vat_replay r;
     vat_tt_draw(v, &t, NULL, 3, 1 << 20, MAX_ATTEMPTS, &r);
     assert_non_null(strstr(t.prompt, "missing, not zero"));
-    assert_non_null(strstr(t.prompt, "A product whose ratings are all blank has no mean and is "
-                                     "left out of the answer"));
+    assert_non_null(strstr(t.prompt, "has no mean"));
+    assert_non_null(strstr(t.prompt, "left out of the answer"));
     assert_non_null(strstr(t.prompt, "unrounded"));
     assert_non_null(strstr(t.prompt, "relative tolerance of 1e-6"));
     assert_non_null(strstr(t.prompt, "```csv\nreview_id,product,reviewer,reviewed_on,rating,"

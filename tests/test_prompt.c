@@ -6,8 +6,9 @@
  *   - natural prompts contain none of the template's give-away phrases
  *     (case-insensitive), name every column the answer needs, and state
  *     the answer's shape; explicit prompts record "explicit";
- *   - over 40 tasks each style draws at least 4 distinct phrasings of every
- *     slot (question, data description, answer format);
+ *   - over 40 tasks each style draws at least 4 distinct phrasings of the
+ *     question, the data description and the answer format (the whole
+ *     prompt's realisations: tests/test_wording.c);
  *   - "mixed" gives both styles, about half each;
  *   - compound templates (those that fill t->traps) arm at least three
  *     traps in every admitted task, each proven on its own at admission;
@@ -57,31 +58,11 @@ static struct vat_tt_env *env_style(const struct vat_template *tm, const char *s
     return v;
 }
 
-/* The prompt without its data: fenced blocks (the file's rows, a schema)
- * and the CSV section's lead line are data, not wording. */
+/* The prompt without its data (prompt_stats.h): the text the template
+ * wrote, every paragraph of it, before or after the data. */
 static char *wording(const char *prompt)
 {
-    struct vat_buf b = VAT_BUF_INIT;
-    const char *p = prompt;
-    const char *csv = strstr(prompt, "The data is the CSV file");
-    for (;;) {
-        const char *open = strstr(p, "```");
-        if (csv && csv >= p && (!open || csv < open)) {
-            vat_buf_putn(&b, p, (size_t)(csv - p));
-            break; /* the CSV section runs to the end */
-        }
-        if (!open) {
-            vat_buf_puts(&b, p);
-            break;
-        }
-        vat_buf_putn(&b, p, (size_t)(open - p));
-        const char *close = strstr(open + 3, "```");
-        if (!close)
-            break;
-        p = close + 3;
-    }
-    vat_buf_puts(&b, "");
-    return vat_buf_detach(&b);
+    return vat_prompt_wording(prompt);
 }
 
 /* Asserts that w names `col` (backticked, alone or after a table and a dot). */
@@ -94,18 +75,24 @@ static void assert_names(const char *id, const char *w, const char *col)
         fail_msg("%s: natural prompt never names the column %s:\n%s", id, q1, w);
 }
 
-/* Distinct values of one slot letter in the phrasing records. */
-static int distinct_slot(char rec[][64], size_t n, char slot)
+/* Distinct records of one slot in the phrasing records: the slot letter's
+ * first occurrence and the choices after it (up to the next slot). */
+static int distinct_slot(char rec[][160], size_t n, char slot)
 {
-    unsigned seen[64] = {0};
+    char seen[NTASKS][160];
     int k = 0;
     for (size_t i = 0; i < n; i++) {
         const char *p = strchr(rec[i], slot);
         if (!p)
             continue;
-        unsigned idx = (unsigned)strtoul(p + 1, NULL, 10);
-        if (idx < 64 && !seen[idx]++)
-            k++;
+        size_t len = 1 + strcspn(p + 1, "abcdefghijklmnopqrstuvwxyz");
+        char one[160];
+        snprintf(one, sizeof one, "%.*s", (int)len, p);
+        bool have = false;
+        for (int j = 0; j < k && !have; j++)
+            have = strcmp(seen[j], one) == 0;
+        if (!have)
+            snprintf(seen[k++], sizeof seen[0], "%s", one);
     }
     return k;
 }
@@ -113,7 +100,7 @@ static int distinct_slot(char rec[][64], size_t n, char slot)
 static void check_template(const struct vat_template *tm)
 {
     struct vat_tt_env *ex = env_style(tm, "explicit"), *na = env_style(tm, "natural");
-    char rec[2][NTASKS][64];
+    char rec[2][NTASKS][160];
     for (uint32_t i = 0; i < NTASKS; i++) {
         struct vat_task a, b;
         struct vat_replay ra, rb;
@@ -172,8 +159,8 @@ static void check_template(const struct vat_template *tm)
                 assert_true(rb.traps[j].score < 1.0);
             }
         }
-        snprintf(rec[0][i], 64, "%s", a.phrasing);
-        snprintf(rec[1][i], 64, "%s", b.phrasing);
+        snprintf(rec[0][i], 160, "%s", a.phrasing);
+        snprintf(rec[1][i], 160, "%s", b.phrasing);
         vat_task_clear(&a);
         vat_task_clear(&b);
     }
@@ -185,10 +172,9 @@ static void check_template(const struct vat_template *tm)
         if (distinct_slot(rec[s], NTASKS, 'l') != 0)
             fail_msg("%s: %s style varies a lead-in ('l') instead of the question", tm->name,
                      s ? "natural" : "explicit");
-        for (const char *slot = "dqaxyz"; *slot; slot++) {
+        for (const char *slot = "dqa"; *slot; slot++) {
             int k = distinct_slot(rec[s], NTASKS, *slot);
-            bool needed = *slot == 'd' || *slot == 'a' || *slot == 'q';
-            if ((k > 0 || needed) && k < 4)
+            if (k < 4)
                 fail_msg("%s: %s style draws %d phrasings of slot '%c' over %d tasks", tm->name,
                          s ? "natural" : "explicit", k, *slot, NTASKS);
         }
@@ -289,6 +275,65 @@ static void test_fill_and_pick(void **state)
     assert_memory_equal(&before, &t.prompt_rng, sizeof before);
 }
 
+/* The grammar: choices drawn and recorded, nested; agreement, articles,
+ * capitals; data values, JSON and single brackets left as they are. */
+static void test_grammar(void **state)
+{
+    (void)state;
+    static const char *const kv[] = {"n", "3", "one", "1", "what", "our tickets", "what#", "pl",
+                                     "code", "[x]{y}", NULL};
+    struct vat_buf b = VAT_BUF_INIT;
+    /* without a task: every choice its first alternative */
+    vat_prompt_fill(&b, "[[a|b]] {n} {n?row|rows}, {one} {one?row|rows}; {^what} {what?is|are} "
+                        "{an} order, {an} user, {An} SQL query; {code} [y] {\"k\": 1} {nope}",
+                    kv);
+    assert_string_equal(b.data, "a 3 rows, 1 row; Our tickets are an order, a user, An SQL "
+                                "query; [x]{y} [y] {\"k\": 1} {nope}");
+    vat_buf_release(&b);
+
+    struct vat_task t;
+    memset(&t, 0, sizeof t);
+    vat_rng_seed(&t.prompt_rng, 7, 9);
+    int seen[3][2] = {{0}};
+    for (int i = 0; i < 60; i++) {
+        t.phrasing[0] = 0;
+        vat_prompt_say(&b, &t, 'q', "[[x|y [[u|v]]|z]]", NULL);
+        /* the record: the slot, then the outer index, then the inner one
+         * when the second alternative was drawn */
+        assert_int_equal(t.phrasing[0], 'q');
+        int k = t.phrasing[1] - '0';
+        assert_true(k >= 0 && k < 3);
+        if (k == 1) {
+            int j = t.phrasing[2] - '0';
+            assert_string_equal(b.data, j ? "y v" : "y u");
+            seen[1][j]++;
+        } else {
+            assert_int_equal(t.phrasing[2], 0);
+            assert_string_equal(b.data, k ? "z" : "x");
+            seen[k][0]++;
+        }
+        vat_buf_release(&b);
+    }
+    assert_true(seen[0][0] && seen[1][0] && seen[1][1] && seen[2][0]);
+    /* a plural mark agrees the data description's verb */
+    t.prompt_style = "explicit";
+    static const char *const dkv[] = {"what", "the tickets{#pl}", "unit", "ticket",
+                                      "cols", "`a`", NULL};
+    for (int i = 0; i < 20; i++) {
+        vat_prompt_data(&b, &t, dkv);
+        assert_null(strstr(b.data, " is the tickets"));
+        assert_null(strstr(b.data, "{#pl}"));
+        vat_buf_release(&b);
+    }
+    /* a task without a prompt stream takes the first phrasings */
+    struct vat_task u;
+    memset(&u, 0, sizeof u);
+    vat_prompt_say(&b, &u, 'q', "[[x|y|z]]", NULL);
+    assert_string_equal(b.data, "x");
+    assert_string_equal(u.phrasing, "q0");
+    vat_buf_release(&b);
+}
+
 /* The 4-gram share: repeats lower it, data blocks do not count, case is
  * folded; no 4-gram at all is 1. */
 static void test_word4_share(void **state)
@@ -300,9 +345,14 @@ static void test_word4_share(void **state)
     assert_true(vat_prompt_word4_share(diff, 2) == 1.0);
     const char *data[] = {"a b c d\n```csv\nx,y\n1,2\n```\n", "a b c d\n```csv\nq,r\n3,4\n```\n"};
     assert_true(vat_prompt_word4_share(data, 2) == 0.5);
-    const char *csv[] = {"p q r s The data is the CSV file `f`: 1 2 3 4 5",
-                         "p q r s The data is the CSV file `g`: 6 7 8 9 0"};
+    const char *csv[] = {"p q r s\n\nThe data is the CSV file `f`: 1 2 3 4 5",
+                         "p q r s\n\nThe data is the CSV file `g`: 6 7 8 9 0"};
     assert_true(vat_prompt_word4_share(csv, 2) == 0.5);
+    /* wording after the data counts; a schema, its rows and a path do not */
+    const char *after[] = {"```csv\nx\n```\n\nw x y z",
+                           "CREATE TABLE t (\n  a INT\n);\nINSERT INTO t VALUES\n  (1),\n  (2);\n"
+                           "`fixtures/a/b.csv` w x y z"};
+    assert_true(vat_prompt_word4_share(after, 2) == 0.5);
     const char *few[] = {"too short"};
     assert_true(vat_prompt_word4_share(few, 1) == 1.0);
 }
@@ -356,6 +406,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_and_pick),
+        cmocka_unit_test(test_grammar),
         cmocka_unit_test(test_word4_share),
         cmocka_unit_test(test_inline_full_every_template),
         cmocka_unit_test(test_natural_templates),
