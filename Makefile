@@ -49,7 +49,8 @@ test: build
 # beside a plain Python + sqlite3 loop making the same calls (PYENV,
 # bench/pyenv.py).  Both sides are timed in CPU seconds.  Then the peak
 # RSS and checks/s of scoring the 10,000 tasks' golds twice through one
-# handle with a 16 MiB and the default 256 MiB cache.
+# handle with a 16 MiB and the default 256 MiB cache, and the same of
+# replaying their expert transcripts twice as episodes.
 PYCHECK ?= bench/pycheck.py
 PYENV ?= bench/pyenv.py
 bench: build

@@ -1079,6 +1079,12 @@ void vat_sql_db_free(struct vat_sql_db *d)
     free(d);
 }
 
+size_t vat_sql_db_bytes(struct vat_sql_db *d)
+{
+    return d ? sizeof *d + d->img.n + atomic_load_explicit(&d->pool.bytes, memory_order_relaxed)
+             : 0;
+}
+
 int vat_sql_db_query(struct vat_sql_db *d, const char *q, size_t len, size_t max_rows,
                      json_t **cols, json_t **rows, struct vat_verdict *v)
 {
