@@ -357,9 +357,17 @@ struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath
     return f;
 }
 
+void vat_fixture_bucket(uint32_t index, char out[16])
+{
+    snprintf(out, 16, "%03u", (unsigned)(index / VAT_FIXTURE_BUCKET));
+}
+
 char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix)
 {
-    return vat_xasprintf("fixtures/%s/%s%s", t->tmpl ? t->tmpl->name : "task", t->id, suffix);
+    char bucket[16];
+    vat_fixture_bucket(t->index, bucket);
+    return vat_xasprintf("fixtures/%s/%s/%s%s", t->tmpl ? t->tmpl->name : "task", bucket, t->id,
+                         suffix);
 }
 
 char *vat_path_join(const char *root, const char *rel)

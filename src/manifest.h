@@ -4,7 +4,7 @@
  * builds of the same seeds stay byte-identical:
  *
  *   {"manifest_version": 1, "vat_version": "0.2.0",
- *    "files": {"fixtures/grouped_sum/grouped_sum-00000.csv": "<sha256 hex>", ...}}
+ *    "files": {"fixtures/grouped_sum/000/grouped_sum-00000.csv": "<sha256 hex>", ...}}
  *
  * Every file is reached beneath the root with no symbolic link followed
  * (vat_openat_beneath).  Exports vat_tree_*, vat_sha256_beneath and

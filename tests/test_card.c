@@ -1,5 +1,5 @@
 /* test_card.c — the dataset card (src/card.h) after a real build: its YAML
- * names the seven tables as configs with a train and a test file each
+ * names every table as configs with a train and a test file each
  * (files that exist), experience the only default; its per-template and
  * per-table counts are those of the tables; its template facts are the
  * registry's; it carries the SHA-256 of the seeds file; two builds of the
@@ -143,7 +143,7 @@ static void test_configs(void **state)
                 assert_true(have[0] && have[1]);
             assert_true(n < VAT_N_TABLES);
             cur = l + 15;
-            assert_string_equal(cur, vat_table_names[n]); /* all seven, in table order */
+            assert_string_equal(cur, vat_table_names[n]); /* every table, in table order */
             n++;
             have[0] = have[1] = 0;
         } else if (strncmp(l, "  - split: ", 11) == 0) {
@@ -524,7 +524,7 @@ static void test_pack(void **state)
 
     /* A fixture a row names is missing: an error, and nothing left behind. */
     char *broken = vat_xasprintf("%s/broken", f->dir);
-    char *cmd = vat_xasprintf("cp -r '%s' '%s' && rm -f '%s'/fixtures/grouped_sum/*.csv",
+    char *cmd = vat_xasprintf("cp -r '%s' '%s' && rm -f '%s'/fixtures/grouped_sum/*/*.csv",
                               f->root_a, broken, broken);
     assert_int_equal(system(cmd), 0);
     char *out = vat_xasprintf("%s/out-broken", f->dir), *out_stage = vat_xasprintf("%s.tmp", out);

@@ -305,7 +305,7 @@ static void test_symlinked_fixture_not_read(void **state)
                                "into orders values (1, 'TOPSECRET')\\\"); c.commit()\"",
                          secret),
                      0);
-    char *fx = vat_xasprintf("%s/fixtures/sql_order_counts/sql_order_counts-00000.sqlite", root);
+    char *fx = vat_xasprintf("%s/fixtures/sql_order_counts/000/sql_order_counts-00000.sqlite", root);
     assert_int_equal(unlink(fx), 0);
     assert_int_equal(symlink(secret, fx), 0);
     char *out = NULL;
