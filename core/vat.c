@@ -323,6 +323,8 @@ void vat_task_clear(struct vat_task *t)
     free(t->gold);
     free(t->trap);
     free(t->malformed);
+    free(t->reasoned);
+    t->reasoned = NULL;
     for (int i = 0; i < t->n_traps; i++)
         free(t->traps[i].answer);
     memset(t->traps, 0, sizeof t->traps);

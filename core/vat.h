@@ -206,6 +206,9 @@ struct vat_task {
      * (templates/progform.h: one SELECT, checked on variant CSVs), else
      * NULL: the answer is of the template's answer_kind. */
     const char *answer_form;
+    /* Admission fills it: the worked completion of the sft_reasoning
+     * table (src/reasoning.h), proven to score 1.0 under auto extraction. */
+    char *reasoned;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */
