@@ -195,25 +195,36 @@ int vat_manifest_write(const char *root, struct vat_err *e)
         json_decref(files);
         return -1;
     }
+    /* The libraries whose versions can shape the bytes (docs/determinism.md). */
+    json_t *libs = vat_library_versions();
+    char *text = vat_manifest_text(VAT_VERSION, libs, files);
+    json_decref(libs);
+    json_decref(files);
+    rc = vat_write_file_atomic(root, VAT_MANIFEST_REL, text, strlen(text), e);
+    free(text);
+    return rc;
+}
+
+char *vat_manifest_text(const char *vat_version, const json_t *libraries, const json_t *files)
+{
     json_t *m = json_object();
     json_object_set_new(m, "manifest_version", json_integer(VAT_MANIFEST_VERSION));
-    json_object_set_new(m, "vat_version", json_string(VAT_VERSION));
-    /* The libraries whose versions can shape the bytes (docs/determinism.md). */
-    json_object_set_new(m, "libraries", vat_library_versions());
-    json_object_set_new(m, "files", files);
+    json_object_set_new(m, "vat_version", json_string(vat_version));
+    json_object_set_new(m, "libraries", libraries ? json_deep_copy(libraries) : json_object());
+    json_object_set_new(m, "files", json_deep_copy(files));
     /* Strings and one integer only: jansson's own printer is exact here,
      * and one file per line keeps a diff of two manifests readable. */
     char *text = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
-    if (!text)
-        return vat_err_set(e, "vat: cannot serialise the manifest");
+    if (!text) { /* jansson fails here only when out of memory */
+        fputs("vat: out of memory\n", stderr);
+        abort();
+    }
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_puts(&b, text);
     vat_buf_putc(&b, '\n');
     free(text);
-    rc = vat_write_file_atomic(root, VAT_MANIFEST_REL, b.data, b.len, e);
-    vat_buf_release(&b);
-    return rc;
+    return vat_buf_detach(&b);
 }
 
 json_t *vat_manifest_load(const char *root, struct vat_err *e)

@@ -46,6 +46,11 @@ int vat_sha256_beneath(const char *root, const char *rel, char out[65], struct v
  * symbolic link or special file in the trees is an error.  0 or -1. */
 int vat_manifest_write(const char *root, struct vat_err *e);
 
+/* The text of a manifest: manifest_version, vat_version, libraries (NULL:
+ * none recorded) and files (path -> sha256 hex, its keys already in byte
+ * order), one member a line.  A new string. */
+char *vat_manifest_text(const char *vat_version, const json_t *libraries, const json_t *files);
+
 /* Reads and checks root/out/manifest.json (beneath root).  Returns the
  * manifest object (the caller decrefs), or NULL with e set when it is
  * missing or malformed. */

@@ -377,7 +377,7 @@ def check_pack(dest, rows):
         for v in rows["verifiers"][s]:
             for rel in json.loads(v["spec_json"]).get("fixtures", []):
                 named.setdefault(rel, set())
-    binary = 0
+    binary = set()  # the suffixes of binary fixtures (a NUL byte early on, as git judges)
     for rel, shas in sorted(named.items()):
         p = os.path.join(dest, rel)
         if os.path.isabs(rel) or ".." in rel.split("/") or not os.path.isfile(p):
@@ -385,11 +385,17 @@ def check_pack(dest, rows):
             continue
         if len(shas) > 1 or (shas and sha256(p) not in shas):
             fail(f"pack: '{rel}' does not have the SHA-256 its rows record")
-        binary += rel.endswith(".sqlite")
+        with open(p, "rb") as f:
+            if b"\0" in f.read(8000):
+                binary.add(rel.rsplit(".", 1)[-1])
     with open(os.path.join(dest, ".gitattributes"), encoding="utf-8") as f:
         attrs = f.read()
-    if binary and not re.search(r"^\*\.sqlite filter=lfs diff=lfs merge=lfs -text$", attrs, re.M):
-        fail("pack: .gitattributes does not send *.sqlite through Git LFS")
+    if not {"sqlite", "xlsx"} <= binary:
+        fail(f"pack: binary fixtures of kinds {sorted(binary)}; a build of every template has "
+             "sqlite and xlsx")
+    for ext in sorted(binary):
+        if not re.search(rf"^\*\.{ext} filter=lfs diff=lfs merge=lfs -text$", attrs, re.M):
+            fail(f"pack: .gitattributes does not send *.{ext} through Git LFS")
     return len(named)
 
 
