@@ -445,15 +445,23 @@ static int pack(const char *root, const char *dest, struct vat_pack_stats *st, s
 int vat_cmd_pack(int argc, char **argv)
 {
     const char *root = ".", *dest = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--root") == 0 && i + 1 < argc)
-            root = argv[++i];
-        else if (strcmp(a, "--to") == 0 && i + 1 < argc)
-            dest = argv[++i];
-        else
-            return vat_cli_usage_error_arg("pack", a);
-    }
+    const struct vat_option opts[] = {
+        VAT_OPT_VALUE("root", 0, "DIR", "the corpus root to pack (default .)", &root),
+        VAT_OPT_VALUE("to", 0, "DEST", "the dataset folder to make: new, or empty", &dest),
+        VAT_OPT_END,
+    };
+    const struct vat_cli_command cmd = {
+        "pack", "vat pack [--root DIR] --to DEST",
+        "Makes DEST one uploadable dataset (Hugging Face layout): the card as\n"
+        "DEST/README.md, the tables under DEST/out/, every fixture a row names under\n"
+        "DEST/fixtures/ (hard links where possible), a .gitattributes sending binary\n"
+        "files and files over 10 MB through Git LFS, and DEST/out/manifest.json of\n"
+        "that layout, so 'vat verify --root DEST' proves it.  Nothing existing is\n"
+        "written.",
+        opts, "0 packed, 2 usage or input error (nothing left behind)"};
+    int prc = vat_cli_parse(&cmd, argc, argv, NULL);
+    if (prc != 0)
+        return prc > 0 ? VAT_EXIT_OK : VAT_EXIT_USAGE;
     if (!dest || !*dest)
         return vat_cli_usage_error("pack needs --to DEST (a new or empty folder)");
     struct vat_pack_stats st;

@@ -231,7 +231,10 @@ json_t *vat_manifest_load(const char *root, struct vat_err *e)
 {
     char *data = NULL;
     size_t len = 0;
-    if (vat_read_file_beneath(root, VAT_MANIFEST_REL, (size_t)256 << 20, &data, &len, e) != 0)
+    /* It may be a symbolic link to a regular file (a Hugging Face cache
+     * snapshot): the other files are trusted by the digests it lists. */
+    if (vat_read_file_linked(root, VAT_MANIFEST_REL, (size_t)256 << 20, NULL, true, &data, &len,
+                             e) != 0)
         return NULL;
     json_error_t je;
     json_t *m = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);

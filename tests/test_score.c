@@ -629,7 +629,7 @@ static int run(const char *cmd, char **out)
 static void test_command(void **state)
 {
     struct corpus *c = *state;
-    static const char *const bad[] = {"score", "score --split bogus p.jsonl",
+    static const char *const bad[] = {"score --split bogus p.jsonl",
                                       "score /nonexistent/p.jsonl", "score --frob p.jsonl",
                                       "score a.jsonl b.jsonl", "score ."};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -660,6 +660,15 @@ static void test_command(void **state)
     assert_string_equal(json_string_value(json_object_get(t, "summary")), "total");
     assert_int_equal((long)num(t, "predictions", NULL), 1);
     json_decref(t);
+    free(out);
+    free(cmd);
+    /* No file at all reads standard input too, as '-' does. */
+    cmd = vat_xasprintf("printf '%%s\n' '{\"task_id\":\"%s\",\"answer\":\"x\"}' | '%s' "
+                        "score --root='%s'",
+                        id, bin(), c->root);
+    assert_int_equal(run(cmd, &out), 0);
+    assert_non_null(strstr(out, "\"summary\":\"total\""));
+    assert_non_null(strstr(out, "\"predictions\":1"));
     free(out);
     free(cmd);
 }
