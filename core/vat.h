@@ -15,7 +15,12 @@
 
 #include "rng.h"
 
-#define VAT_VERSION "0.2.0"
+/* The vat version ("0.2.0"): CMakeLists.txt's project(VERSION) is its one
+ * source, passed to every compilation (and to the Python package's
+ * metadata by python/setup.py). */
+#ifndef VAT_VERSION
+#error "VAT_VERSION comes from the build: CMakeLists.txt's project(VERSION)"
+#endif
 
 /* ---- errors travel as values ------------------------------------------ */
 
