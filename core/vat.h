@@ -316,6 +316,9 @@ int vat_open_beneath_linked(const char *root, const char *rel, int flags, bool *
  * trusted by).  0, or -1 with e set. */
 int vat_read_file_linked(const char *root, const char *rel, size_t cap, const char *want,
                          bool any_link, char **out, size_t *len, struct vat_err *e);
+/* The SHA-256 (hex) of the regular file open on fd (closed here), rel
+ * naming it in errors.  0, or -1 with e set. */
+int vat_sha256_fd(int fd, const char *rel, char out[65], struct vat_err *e);
 /* The SHA-256 (hex) of root/rel's bytes as read, opened as
  * vat_open_beneath_linked does.  0, or -1 with e set. */
 int vat_sha256_beneath_linked(const char *root, const char *rel, char out[65], bool *linked,

@@ -137,33 +137,7 @@ int vat_sha256_beneath(const char *root, const char *rel, char out[65], struct v
 {
     /* O_NONBLOCK kept: read only once fstat says it is regular. */
     int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, e);
-    if (fd < 0)
-        return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return vat_err_set(e, "vat: '%s' is not a regular file", rel);
-    }
-    struct vat_sha256 *h = vat_sha256_begin();
-    char buf[65536];
-    int rc = 0;
-    for (;;) {
-        ssize_t k = read(fd, buf, sizeof buf);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            rc = vat_err_set(e, "vat: cannot read '%s': %s", rel, strerror(errno));
-            break;
-        }
-        if (k == 0)
-            break;
-        vat_sha256_add(h, buf, (size_t)k);
-    }
-    close(fd);
-    unsigned char d[32];
-    vat_sha256_end(h, d);
-    vat_hex(d, 32, out);
-    return rc;
+    return fd < 0 ? -1 : vat_sha256_fd(fd, rel, out, e);
 }
 
 int vat_manifest_write(const char *root, struct vat_err *e)

@@ -140,6 +140,22 @@ static void put_keys(struct vat_buf *b, const json_t *o)
     vat_buf_printf(b, " (%zu in all)", n);
 }
 
+/* ", the first X and the last Y" of a list (as many as it has), each
+ * item appended by put. */
+static void put_first_last(struct vat_buf *b, const json_t *a,
+                           void (*put)(struct vat_buf *, const json_t *))
+{
+    size_t n = json_array_size(a);
+    if (n) {
+        vat_buf_puts(b, ", the first ");
+        put(b, json_array_get(a, 0));
+    }
+    if (n > 1) {
+        vat_buf_puts(b, " and the last ");
+        put(b, json_array_get(a, n - 1));
+    }
+}
+
 /* The groups of a value answer and a value or two of it. */
 static void put_value_facts(struct vat_buf *b, const json_t *gold)
 {
@@ -176,14 +192,7 @@ static void put_value_facts(struct vat_buf *b, const json_t *gold)
     } else if (json_is_array(gold)) {
         size_t n = json_array_size(gold);
         vat_buf_printf(b, "The list holds %zu item%s", n, n == 1 ? "" : "s");
-        if (n) {
-            vat_buf_puts(b, ", the first ");
-            put_json(b, json_array_get(gold, 0));
-            if (n > 1) {
-                vat_buf_puts(b, " and the last ");
-                put_json(b, json_array_get(gold, n - 1));
-            }
-        }
+        put_first_last(b, gold, put_json);
         vat_buf_puts(b, ".\n");
     }
 }
@@ -303,14 +312,7 @@ static void put_sql_facts(struct vat_buf *b, const struct vat_task *t)
     if (gold) {
         size_t n = json_array_size(gold);
         vat_buf_printf(b, "On `%s` it returns %zu row%s", main_rel, n, n == 1 ? "" : "s");
-        if (n) {
-            vat_buf_puts(b, ", the first ");
-            put_row(b, json_array_get(gold, 0));
-        }
-        if (n > 1) {
-            vat_buf_puts(b, " and the last ");
-            put_row(b, json_array_get(gold, n - 1));
-        }
+        put_first_last(b, gold, put_row);
         vat_buf_puts(b, ".\n");
     }
     vat_buf_puts(b, "The mistake to avoid: ");
