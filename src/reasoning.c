@@ -123,6 +123,29 @@ static void put_trap_clause(struct vat_buf *b, const char *s)
 
 static void put_key(struct vat_buf *b, const char *k);
 
+/* The mistake a task is built to catch: its template's trap sentence, or
+ * for a workbook task whose drawn trap is a layout's (docs/workbooks.md,
+ * params.workbook.trap) that layout's mistake. */
+static const char *task_trap(const struct vat_task *t)
+{
+    static const struct {
+        const char *layout, *mistake;
+    } layouts[] = {
+        {"two_tables", "Reading the other table on the sheet instead of the one the question "
+                       "names."},
+        {"totals", "Counting the Total row under the table as a data row."},
+        {"text_numbers", "Skipping the numbers stored as text cells."},
+        {"group_header", "Reading the first column of a repeated sub-column name, not the one "
+                         "under the group the question asks for."},
+    };
+    const char *layout =
+        json_string_value(json_object_get(json_object_get(t->params, "workbook"), "trap"));
+    for (size_t i = 0; layout && i < sizeof layouts / sizeof layouts[0]; i++)
+        if (strcmp(layout, layouts[i].layout) == 0)
+            return layouts[i].mistake;
+    return t->tmpl->trap;
+}
+
 /* Up to KEYS_MAX keys of an object, ", "-separated, then how many. */
 static void put_keys(struct vat_buf *b, const json_t *o)
 {
@@ -316,7 +339,7 @@ static void put_sql_facts(struct vat_buf *b, const struct vat_task *t)
         vat_buf_puts(b, ".\n");
     }
     vat_buf_puts(b, "The mistake to avoid: ");
-    put_trap_clause(b, t->tmpl->trap);
+    put_trap_clause(b, task_trap(t));
     if (gold && trap) {
         size_t gn = json_array_size(gold), tn = json_array_size(trap), i = 0;
         while (i < gn && i < tn && json_equal(json_array_get(gold, i), json_array_get(trap, i)))
@@ -368,7 +391,7 @@ static void put_regex_facts(struct vat_buf *b, const struct vat_task *t)
             shown++;
     }
     vat_buf_puts(b, "The mistake to avoid: ");
-    put_trap_clause(b, t->tmpl->trap);
+    put_trap_clause(b, task_trap(t));
     /* where the trap pattern parts from the expected extraction on an example */
     json_array_foreach(cases, i, c) {
         if (json_is_true(json_object_get(c, "heldout")) || !t->trap)
@@ -398,7 +421,7 @@ static void put_regex_facts(struct vat_buf *b, const struct vat_task *t)
 static void put_value_trap(struct vat_buf *b, const struct vat_task *t)
 {
     vat_buf_puts(b, "The mistake to avoid: ");
-    put_trap_clause(b, t->tmpl->trap);
+    put_trap_clause(b, task_trap(t));
     json_t *gold = json_loads(t->gold, JSON_DECODE_ANY, NULL);
     json_t *trap = t->trap ? json_loads(t->trap, JSON_DECODE_ANY, NULL) : NULL;
     if (gold && trap && !json_equal(gold, trap)) {
