@@ -8,7 +8,7 @@ PREFIX    ?= /usr/local
 DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev \
                libpcre2-dev libjansson-dev libssl-dev python3 python3-jsonschema python3-yaml \
                clang libclang-rt-14-dev libxlsxwriter-dev libzip-dev libexpat1-dev zlib1g-dev \
-               python3-openpyxl parallel
+               python3-openpyxl parallel python3-setuptools python3-wheel python3-venv
 
 .PHONY: deps build corpus test bench bench-build install clean
 

@@ -15,7 +15,12 @@
 #include <jansson.h>
 
 
-#define VAT_VERSION "0.2.0"
+/* The vat version ("0.2.0"): CMakeLists.txt's project(VERSION) is its one
+ * source, passed to every compilation (and to the Python package's
+ * metadata by python/setup.py). */
+#ifndef VAT_VERSION
+#error "VAT_VERSION comes from the build: CMakeLists.txt's project(VERSION)"
+#endif
 
 /* ---- errors travel as values ------------------------------------------ */
 
@@ -195,6 +200,39 @@ int vat_root_open(const char *root, struct vat_err *e);
 int vat_openat_beneath(int dirfd, const char *rel, int flags, struct vat_err *e);
 /* The same from a root path: vat_root_open then vat_openat_beneath. */
 int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_err *e);
+/* Opens root/rel for reading as vat_open_beneath does, with one exception:
+ * when rel's last component is a symbolic link (as a Hugging Face cache
+ * snapshot lays out its files, each a link into blobs/), it is followed,
+ * wherever it points, and must end at a regular file; *linked says so.
+ * Folders on the way are never followed, and nothing is opened for
+ * writing (flags other than a plain read are refused with EINVAL).  A
+ * caller accepts a linked file's bytes only by their digest: the SHA-256
+ * of the bytes it loads must be the one the corpus lists for rel
+ * (docs/corpus-store.md).  A dangling link, a link to a folder or to
+ * anything but a regular file is refused, naming it.  Returns a
+ * descriptor, or -1 with errno and e set (e may be NULL). */
+int vat_open_beneath_linked(const char *root, const char *rel, int flags, bool *linked,
+                            struct vat_err *e);
+/* Reads root/rel whole as vat_read_file_beneath does; when want is given
+ * (the SHA-256 hex the corpus manifest lists for rel), rel may be a
+ * symbolic link to a regular file, whose bytes as read must have that
+ * digest (trust by content: nothing is read twice).  With any_link, a link
+ * is followed without a digest (the manifest itself: what the others are
+ * trusted by).  0, or -1 with e set. */
+int vat_read_file_linked(const char *root, const char *rel, size_t cap, const char *want,
+                         bool any_link, char **out, size_t *len, struct vat_err *e);
+/* The SHA-256 (hex) of the regular file open on fd (closed here), rel
+ * naming it in errors.  0, or -1 with e set. */
+int vat_sha256_fd(int fd, const char *rel, char out[65], struct vat_err *e);
+/* The SHA-256 (hex) of root/rel's bytes as read, opened as
+ * vat_open_beneath_linked does.  0, or -1 with e set. */
+int vat_sha256_beneath_linked(const char *root, const char *rel, char out[65], bool *linked,
+                              struct vat_err *e);
+/* Why a file cannot be what its digest promises, when its bytes are a Git
+ * LFS pointer (a clone made without `git lfs pull` holds these in place of
+ * binary files): VAT_LFS_POINTER_REASON, else NULL. */
+#define VAT_LFS_POINTER_REASON "Git LFS pointer, not the file: run git lfs pull"
+const char *vat_lfs_pointer(const void *data, size_t n);
 /* Opens root/rel for reading as a stdio stream: beneath root, a regular
  * file only (a FIFO or device is refused without blocking).  NULL with
  * errno and e set (e may be NULL). */

@@ -63,13 +63,18 @@ static void tfile_release(struct tfile *f)
 }
 
 /* Reads root/rel into f.  A missing file is not an error (f->present
- * false); anything else is. */
-static int tfile_read(const char *root, const char *rel, struct tfile *f, char *msg, size_t cap)
+ * false); anything else is.  With linked, rel itself may be a symbolic
+ * link to a regular file (a Hugging Face cache snapshot): the caller then
+ * trusts the bytes read only by their digest (manifest_check). */
+static int tfile_read(const char *root, const char *rel, bool linked, struct tfile *f, char *msg,
+                      size_t cap)
 {
     memset(f, 0, sizeof *f);
     /* Beneath root, no symbolic link on the way followed (docs/corpus-store.md). */
     struct vat_err ve = {{0}};
-    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, &ve);
+    bool was_link;
+    int fd = linked ? vat_open_beneath_linked(root, rel, O_RDONLY | O_NOCTTY, &was_link, &ve)
+                    : vat_open_beneath(root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, &ve);
     int e = errno;
     if (fd < 0) {
         if (e == ENOENT)
@@ -761,7 +766,8 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
     if (!atomic_load_explicit(ready, memory_order_relaxed)) {
         for (int k = k0; k < k0 + 2; k++) {
             char msg[256];
-            if (tfile_read(c->root, tfile_rel[k], &c->file[k], msg, sizeof msg) != 0) {
+            if (tfile_read(c->root, tfile_rel[k], c->has_manifest, &c->file[k], msg,
+                           sizeof msg) != 0) {
                 /* unreadable tables: the tasks needing them get no digest / trap */
                 c->file[k].present = false;
                 continue;
@@ -1261,9 +1267,18 @@ int vat_corpus_open_opts(vat_corpus **out, const char *root, const vat_open_opti
     pthread_mutex_init(&c->tamper_lock, NULL);
     cache_init(c, budget);
     char msg[256];
+    /* The manifest first: a table that is a symbolic link (a Hugging Face
+     * cache snapshot) is read only when the manifest gives its digest,
+     * which the bytes read must have (manifest_check).  The manifest may
+     * be a link itself. */
+    if (tfile_read(root, "out/manifest.json", true, &c->man, msg, sizeof msg) != 0) {
+        vat_corpus_close(c);
+        return fail(err, "vat: corpus '%s': %s", root, msg);
+    }
+    c->has_manifest = c->man.present;
     int present = 0;
     for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++) {
-        if (tfile_read(root, tfile_rel[k], &c->file[k], msg, sizeof msg) != 0) {
+        if (tfile_read(root, tfile_rel[k], c->has_manifest, &c->file[k], msg, sizeof msg) != 0) {
             vat_corpus_close(c);
             return fail(err, "vat: corpus '%s': %s", root, msg);
         }
@@ -1278,11 +1293,6 @@ int vat_corpus_open_opts(vat_corpus **out, const char *root, const vat_open_opti
         return fail(err, "vat: no corpus at '%s' (out/verifiers/*.jsonl missing; run 'vat build')",
                     root);
     }
-    if (tfile_read(root, "out/manifest.json", &c->man, msg, sizeof msg) != 0) {
-        vat_corpus_close(c);
-        return fail(err, "vat: corpus '%s': %s", root, msg);
-    }
-    c->has_manifest = c->man.present;
     if (c->man.present && !man_scan(c)) {
         json_t *m = json_loadb(c->man.data, c->man.n, 0, NULL);
         json_t *files = json_object_get(m, "files");

@@ -13,18 +13,15 @@
 #include "vat.h"
 #include "verify.h"
 
-static const char verify_usage[] =
-    "usage: vat verify [--root DIR]\n"
-    "\n"
-    "Proves the corpus below DIR (default: .): re-hashes every file of out/\n"
-    "and fixtures/ against out/manifest.json (a missing, extra or changed\n"
-    "file, or a symbolic link, is a mismatch naming the file), and re-checks\n"
-    "every verifiers row against its rollouts with the task's own checker\n"
-    "(gold scores 1, trap below 1, malformed fails the gate, the agent\n"
-    "transcript's answer scores 1).  One line per\n"
-    "mismatch on stdout, a summary on stderr.\n"
-    "\n"
-    "exit codes: 0 clean, 1 any mismatch, 2 usage error or no corpus\n";
+static const char verify_about[] =
+    "Proves the corpus below DIR by itself: re-hashes every file of out/ and\n"
+    "fixtures/ (and any other file the manifest lists, as a pack's README.md)\n"
+    "against out/manifest.json (a missing, extra or changed file is named; a file\n"
+    "that is a symbolic link is followed only when the manifest lists it, and\n"
+    "must have its digest), and re-checks every verifiers row against its\n"
+    "rollouts with the task's own checker (gold scores 1, trap below 1, malformed\n"
+    "fails the gate, the agent transcript's answer scores 1).  One line per\n"
+    "mismatch on stdout, a summary on stderr.";
 
 /* `vat verify` prints every mismatch.  File names and task ids come from
  * the tree and the rows: escaped, so none can end the line or forge
@@ -38,17 +35,15 @@ static void print_mismatch(void *arg, const char *line)
 int vat_cmd_verify(int argc, char **argv)
 {
     struct vat_verify v = {.root = ".", .report = print_mismatch, .warn = true};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(verify_usage, stdout);
-            return VAT_EXIT_OK;
-        }
-        if (strcmp(a, "--root") == 0 && i + 1 < argc)
-            v.root = argv[++i];
-        else
-            return vat_cli_usage_error_arg("verify", a);
-    }
+    const struct vat_option opts[] = {
+        VAT_OPT_VALUE("root", 0, "DIR", "the corpus root (default .)", &v.root),
+        VAT_OPT_END,
+    };
+    const struct vat_cli_command cmd = {"verify", "vat verify [--root DIR]", verify_about, opts,
+                                        "0 clean, 1 any mismatch, 2 usage error or no corpus"};
+    int prc = vat_cli_parse(&cmd, argc, argv, NULL);
+    if (prc != 0)
+        return prc > 0 ? VAT_EXIT_OK : VAT_EXIT_USAGE;
     int rfd_ok = 0;
     {
         struct vat_err e = {{0}};

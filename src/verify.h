@@ -6,8 +6,11 @@
 
 #include <stdbool.h>
 
+#include <jansson.h>
+
 struct vat_verify {
     const char *root;
+    json_t *manifest; /* out/manifest.json, NULL when it cannot be read */
     long mismatches, files, tasks;
     void (*report)(void *arg, const char *line); /* each mismatch, one line */
     void *arg;

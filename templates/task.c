@@ -1,7 +1,7 @@
 /* task.c — the task record's helpers: identity, clearing for a redraw,
  * fixture records and the template's resolved params.  See task.h.
  * Exports vat_task_init, vat_task_clear, vat_task_add_fixture,
- * vat_task_fixture_relpath, vat_task_int, vat_task_real, vat_task_bool,
+ * vat_fixture_bucket, vat_task_fixture_relpath, vat_task_int, vat_task_real, vat_task_bool,
  * vat_task_str and vat_task_inline_cap. */
 #include "task.h"
 
@@ -35,6 +35,8 @@ void vat_task_clear(struct vat_task *t)
     free(t->gold);
     free(t->trap);
     free(t->malformed);
+    free(t->reasoned);
+    t->reasoned = NULL;
     for (int i = 0; i < t->n_traps; i++)
         free(t->traps[i].answer);
     memset(t->traps, 0, sizeof t->traps);
@@ -71,9 +73,17 @@ struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath
     return f;
 }
 
+void vat_fixture_bucket(uint32_t index, char out[16])
+{
+    snprintf(out, 16, "%03u", (unsigned)(index / VAT_FIXTURE_BUCKET));
+}
+
 char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix)
 {
-    return vat_xasprintf("fixtures/%s/%s%s", t->tmpl ? t->tmpl->name : "task", t->id, suffix);
+    char bucket[16];
+    vat_fixture_bucket(t->index, bucket);
+    return vat_xasprintf("fixtures/%s/%s/%s%s", t->tmpl ? t->tmpl->name : "task", bucket, t->id,
+                         suffix);
 }
 
 static const json_t *task_param(const struct vat_task *t, const char *name)

@@ -20,7 +20,7 @@
 #define VAT_MAX_FIXTURES VAT_SPEC_MAX_FIXTURES
 
 struct vat_fixture {
-    char *path;         /* relative to the corpus root: fixtures/<tmpl>/<id>.csv */
+    char *path;         /* relative to the corpus root: fixtures/<tmpl>/<bucket>/<id>.csv */
     const char *format; /* "csv" | "sqlite" (static)                           */
     const char *role;   /* "main" | "variant" (static)                         */
     long rows;          /* data rows (all tables for sqlite)                   */
@@ -92,6 +92,9 @@ struct vat_task {
     /* The task as a tool-use environment, filled after admission
      * (templates/expert.h): the env table's row and the expert's replay. */
     json_t *env;
+    /* Admission fills it: the worked completion of the sft_reasoning
+     * table (src/reasoning.h), proven to score 1.0 under auto extraction. */
+    char *reasoned;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */
@@ -104,7 +107,17 @@ void vat_task_clear(struct vat_task *t);
  * Returns the fixture (never NULL; aborts past VAT_MAX_FIXTURES). */
 struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath,
                                          const char *format, const char *role);
-/* The relative path "fixtures/<template>/<id><suffix>" in a new string. */
+/* Tasks per fixture folder: a task's files go to the folder of its index
+ * divided by this, so with at most VAT_MAX_FIXTURES files a task no folder
+ * holds more than 8,000 entries (dataset hubs ask for at most 10,000 per
+ * folder), and a template's folder holds one subfolder per 1,000 tasks. */
+#define VAT_FIXTURE_BUCKET 1000
+/* The folder of task index's fixtures below fixtures/<template>/: the
+ * index divided by VAT_FIXTURE_BUCKET, three digits at least ("000" for
+ * tasks 0-999, "012" for 12,000-12,999).  Written into out (16 bytes). */
+void vat_fixture_bucket(uint32_t index, char out[16]);
+/* The relative path "fixtures/<template>/<bucket>/<id><suffix>" in a new
+ * string (vat_fixture_bucket). */
 char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix);
 /* Resolved template params from seeds.toml (aborts on a missing name: the
  * template declared it, so config.c always provides it). */

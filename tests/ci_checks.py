@@ -121,7 +121,8 @@ def compiler_checks(cc, dirs, tmp):
         if layer not in dirs:
             check(False, f"compiler: no include directories given for {layer}")
             continue
-        flags = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-fsyntax-only"] + defs
+        flags = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", '-DVAT_VERSION="0"', "-fsyntax-only"]
+        flags += defs
         flags += [f"-I{d}" for d in dirs[layer]]
         flags += subprocess.run(["pkg-config", "--cflags", "jansson", "libpcre2-8"],
                                 capture_output=True, text=True).stdout.split()

@@ -110,6 +110,12 @@ static int spec_read(const json_t *spec, bool need_fixtures, bool need_reference
         s->fixtures = fx;
         s->n_fixtures = json_array_size(fx);
     }
+    const json_t *sha = json_object_get(spec, "fixture_sha256");
+    if (sha) {
+        if (!json_is_array(sha))
+            return spec_bad(v, "'fixture_sha256' must be an array");
+        s->fixture_sha = sha;
+    }
     const json_t *tables = json_object_get(spec, "tables");
     if (!json_is_array(tables))
         return spec_bad(v, "'tables' must be an array of table names");
@@ -166,6 +172,16 @@ struct vat_verdict vat_check_sql(const json_t *spec, const char *root, const cha
     return vat_check_sql_as(spec, root, answer, len, false);
 }
 
+/* The digest s gives fixture rel ("fixture_sha256" at rel's index in
+ * "fixtures"), or NULL. */
+static const char *spec_fixture_sha(const struct sql_spec *s, const char *rel)
+{
+    for (size_t i = 0; s->fixture_sha && rel && i < json_array_size(s->fixtures); i++)
+        if (strcmp(json_string_value(json_array_get(s->fixtures, i)), rel) == 0)
+            return json_string_value(json_array_get(s->fixture_sha, i));
+    return NULL;
+}
+
 /* Checks the answer on fixture i of s: 0 when its rows agree with the
  * reference's, else -1 with *v the verdict (an internal one when the
  * reference fails there). */
@@ -176,8 +192,8 @@ static int check_fixture(const struct sql_spec *s, const char *root, size_t i, c
     char label[32];
     fixture_label(label, sizeof label, i);
     struct fixture_img img;
-    if (fixture_load(root, json_string_value(json_array_get(s->fixtures, i)), s->load, true, &img,
-                     NULL, v) != 0)
+    const char *rel = json_string_value(json_array_get(s->fixtures, i));
+    if (fixture_load(root, rel, s->load, true, spec_fixture_sha(s, rel), &img, NULL, v) != 0)
         return -1;
     struct sql_rows exp, got;
     int rc = sandbox_run(s, &img, label, s->reference, s->reference_len, rf, RUN_PLAIN, &exp, v,
@@ -288,7 +304,8 @@ json_t *vat_sql_run_counted(const json_t *spec, const char *root, const char *fi
     if (!query_gate(query, len, &qf, v))
         return NULL;
     struct fixture_img img;
-    if (fixture_load(root, fixture_rel, s.load, true, &img, NULL, v) != 0)
+    if (fixture_load(root, fixture_rel, s.load, true, spec_fixture_sha(&s, fixture_rel), &img,
+                     NULL, v) != 0)
         return NULL;
     struct sql_rows rows;
     int rc = sandbox_run(&s, &img, fixture_rel, query, len, &qf, RUN_PLAIN, &rows, v, work);
@@ -339,7 +356,7 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
         fixture_label(label, sizeof label, i);
         struct fixture_img img;
         if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, true,
-                         &img, NULL, &v) != 0)
+                         NULL, &img, NULL, &v) != 0)
             return vat_err_set(e, "gold query not admissible: %s", v.reason);
         struct sql_rows runs[3];
         static const enum run_mode modes[3] = {RUN_PLAIN, RUN_REVERSE_SCAN, RUN_REVERSE_ROWS};
@@ -835,7 +852,11 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
         const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
         char hex[65] = "";
         /* the prepared check outlives the draw's memo: its own copy */
-        int loaded = fixture_load(root, rel, p->s.load, false, &p->img[i], hex, v);
+        /* a fixture whose digest is given may be a symbolic link: its
+         * bytes as read are checked against the digest below */
+        int loaded = fixture_load(root, rel, p->s.load, false,
+                                  sha256 ? sha256[i] : spec_fixture_sha(&p->s, rel), &p->img[i],
+                                  hex, v);
         /* bytes that fail to load as a fixture and are not the ones the
          * tables record were changed: tampered, not internal */
         if (loaded != 0 && (!sha256 || !hex[0] || strcmp(v->code, VAT_TAMPERED) == 0 ||

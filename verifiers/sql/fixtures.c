@@ -55,9 +55,13 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
 /* Reads root/rel whole into memory (the only time the file is touched).
  * Refuses an unsafe path without opening anything.  With borrow, an image
  * the draw's file memo holds is lent (img->own NULL) rather than copied.
- * Returns 0, or -1 with *v internal. */
+ * With want (a digest the corpus records for rel), rel may be a symbolic
+ * link to a regular file (a Hugging Face cache snapshot), and the bytes
+ * read must have that SHA-256, whatever rel is (else tampered).
+ * Returns 0, or -1 with *v internal (tampered for a digest mismatch). */
 int fixture_load(const char *root, const char *rel, const json_t *load, bool borrow,
-                 struct fixture_img *img, char raw_sha[65], struct vat_verdict *v)
+                 const char *want, struct fixture_img *img, char raw_sha[65],
+                 struct vat_verdict *v)
 {
     img->data = img->own = NULL;
     img->n = 0;
@@ -103,13 +107,19 @@ int fixture_load(const char *root, const char *rel, const json_t *load, bool bor
         memcpy(buf, m, mn);
         return fixture_take(root, rel, load, buf, mn, tag, img, raw_sha, v);
     }
-    /* Beneath root, no symbolic link followed; O_NONBLOCK: a FIFO placed
-     * there must not hang the checker. */
-    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, NULL);
+    /* Beneath root, no symbolic link followed (but rel itself, when its
+     * digest is known); O_NONBLOCK: a FIFO placed there must not hang the
+     * checker. */
+    bool linked = false;
+    struct vat_err le = {{0}};
+    int fd = want ? vat_open_beneath_linked(root, rel, O_RDONLY, &linked, &le)
+                  : vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, NULL);
     int open_errno = errno;
     if (fd < 0) {
         free(tag);
-        return fixture_fail(v, rel, "cannot be opened", strerror(open_errno));
+        return fixture_fail(v, rel, "cannot be opened",
+                            le.msg[0] ? le.msg + (strncmp(le.msg, "vat: ", 5) == 0 ? 5 : 0)
+                                      : strerror(open_errno));
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -138,6 +148,28 @@ int fixture_load(const char *root, const char *rel, const json_t *load, bool bor
         got += (size_t)k;
     }
     close(fd);
+    if (want) {
+        /* trust by content: the bytes just read, nothing read again */
+        char hex[65];
+        vat_sha256_hex(buf, n, hex);
+        if (strcmp(hex, want) != 0) {
+            const char *lfs = vat_lfs_pointer(buf, n);
+            struct vat_reason r = {{0}, 0};
+            vat_reason_esc_puts(&r, "fixture '");
+            vat_reason_esc(&r, rel, strlen(rel), 100);
+            vat_reason_esc_puts(&r, lfs ? "' is a "
+                                    : linked ? "' is a symbolic link to a file whose "
+                                               "sha256 is not the one the corpus records"
+                                             : "' does not match the sha256 the corpus "
+                                               "records");
+            if (lfs)
+                vat_reason_esc_puts(&r, lfs);
+            *v = vat_reason_verdict(false, 0, VAT_TAMPERED, &r);
+            free(buf);
+            free(tag);
+            return -1;
+        }
+    }
     vat_file_memo_put(root, rel, NULL, (const char *)buf, n);
     return fixture_take(root, rel, load, buf, n, tag, img, raw_sha, v);
 }

@@ -133,6 +133,10 @@ struct sql_spec {
     size_t n_fixtures;
     const json_t *tables;
     const json_t *load;     /* CSV fixtures: how they load (sqlload.c); else NULL */
+    /* "fixture_sha256" (in memory, never in a table): the digest each
+     * fixture must have, given by a reader that knows it (the manifest);
+     * a fixture with a digest may be a symbolic link (fixture_load) */
+    const json_t *fixture_sha;
     const char *reference;  /* NULL when not needed */
     size_t reference_len;
     bool ordered, allow_empty_variants;
@@ -427,7 +431,8 @@ void sandbox_step_aside(struct sandbox *sb, bool aside);
 /* ---- fixtures.c ---- */
 bool is_sqlite_image(const void *p, size_t n);
 int fixture_load(const char *root, const char *rel, const json_t *load, bool borrow,
-                 struct fixture_img *img, char raw_sha[65], struct vat_verdict *v);
+                 const char *want, struct fixture_img *img, char raw_sha[65],
+                 struct vat_verdict *v);
 struct sandbox *sandbox_new(const struct sql_spec *s, const struct query_facts *qf,
                             const struct fixture_img *img, enum run_mode mode,
                             const struct switch_set *set, struct vat_verdict *v);
