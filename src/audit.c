@@ -64,19 +64,22 @@ static char lower(char c)
 
 static char *fold_space(const char *s, bool lower_case)
 {
-    struct vat_buf b = VAT_BUF_INIT;
+    /* The result is never longer than s: written in place of a copy. */
+    size_t n = strlen(s);
+    char *out = vat_xmalloc(n + 1), *w = out;
     bool space = false;
     for (; *s; s++) {
         if (is_space((unsigned char)*s)) {
             space = true;
             continue;
         }
-        if (space && b.len)
-            vat_buf_putc(&b, ' ');
+        if (space && w != out)
+            *w++ = ' ';
         space = false;
-        vat_buf_putc(&b, lower_case ? lower(*s) : *s);
+        *w++ = lower_case ? lower(*s) : *s;
     }
-    return vat_buf_detach(&b);
+    *w = 0;
+    return out;
 }
 
 char *vat_audit_normalise_prompt(const char *s)
@@ -1523,6 +1526,26 @@ static void measure_ngram_overlap(struct audit *a)
 }
 
 /* ---- the audit ---------------------------------------------------------- */
+
+void vat_audit_report_add(struct vat_audit_report *r, enum vat_audit_kind k, int table,
+                          int side, const char *task, const char *detail)
+{
+    r->count[k]++;
+    r->findings++;
+    if ((size_t)r->count[k] > r->max_per_kind)
+        return;
+    if (r->nf == r->capf) {
+        r->capf = r->capf ? 2 * r->capf : 64;
+        r->f = vat_xrealloc(r->f, r->capf * sizeof *r->f);
+    }
+    r->f[r->nf++] = (struct vat_audit_finding){
+        .kind = k,
+        .table = table >= 0 ? vat_xstrdup(vat_table_names[table]) : NULL,
+        .split = side >= 0 ? vat_xstrdup(vat_split_names[side]) : NULL,
+        .task_id = task ? clip(task, 256) : NULL,
+        .detail = clip(detail, 1024),
+    };
+}
 
 void vat_audit_init(struct vat_audit_report *r, size_t max_per_kind)
 {

@@ -133,6 +133,12 @@ int vat_audit_run_with(const char *root, const struct vat_audit_opts *o,
                        struct vat_audit_report *r, struct vat_err *e);
 void vat_audit_release(struct vat_audit_report *r);
 
+/* Counts a finding of kind k and keeps it when fewer than max_per_kind of
+ * its kind are kept (findings of checks outside vat_audit_run: the shard
+ * audit, the build's own check; kept in the order added). */
+void vat_audit_report_add(struct vat_audit_report *r, enum vat_audit_kind k, int table,
+                          int side, const char *task, const char *detail);
+
 /* The stable name of a finding kind ("task_id", "near_duplicate_fixture"). */
 const char *vat_audit_kind_name(enum vat_audit_kind k);
 /* One finding as {"finding","table","split","task_id","detail"}. */

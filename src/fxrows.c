@@ -15,8 +15,6 @@
 #include "csvio.h"
 #include "xlsxio.h"
 
-/* A fixture larger than this is reported, not read. */
-#define MAX_FIXTURE_BYTES ((size_t)256 << 20)
 /* SQLite progress-handler calls (every 1000 VM steps) allowed per fixture. */
 #define MAX_SQLITE_TICKS 100000
 
@@ -256,6 +254,29 @@ out:
     return rc;
 }
 
+/* The data rows of an image (the file's bytes) into ff: state 0, or -2
+ * with why when they cannot be parsed. */
+static void parse_rows(struct vat_fx_rows *ff, unsigned char *img, size_t len, const char *root,
+                       const char *path, char *why, size_t cap)
+{
+    struct rowset rs = {NULL, 0, 0};
+    int rc;
+    if (len >= 16 && memcmp(img, "SQLite format 3", 16) == 0)
+        rc = sqlite_rows(img, len, &rs, why, cap);
+    else if (len >= 4 && memcmp(img, "PK\3\4", 4) == 0)
+        rc = xlsx_rows(img, len, path, &rs, why, cap);
+    else
+        rc = csv_rows(root, path, &rs, why, cap);
+    ff->state = rc == 0 ? 0 : -2;
+    ff->nrows = vat_sort_unique_u64(rs.v, rs.n);
+    ff->rows = rs.v;
+    if (rc != 0) {
+        free(ff->rows);
+        ff->rows = NULL;
+        ff->nrows = 0;
+    }
+}
+
 int vat_fx_rows_read(struct vat_fx_rows *ff, const char *root, const char *path, char *why,
                      size_t cap)
 {
@@ -265,8 +286,8 @@ int vat_fx_rows_read(struct vat_fx_rows *ff, const char *root, const char *path,
     ff->state = -1;
     if (!f)
         return -1;
-    if (len > MAX_FIXTURE_BYTES) {
-        snprintf(why, cap, "larger than %zu bytes", MAX_FIXTURE_BYTES);
+    if (len > VAT_FX_MAX_BYTES) {
+        snprintf(why, cap, "larger than %zu bytes", VAT_FX_MAX_BYTES);
         fclose(f);
         return -1;
     }
@@ -280,23 +301,16 @@ int vat_fx_rows_read(struct vat_fx_rows *ff, const char *root, const char *path,
         return -1;
     }
     vat_sha256_hex(img, len, ff->sha);
-    struct rowset rs = {NULL, 0, 0};
-    int rc;
-    if (len >= 16 && memcmp(img, "SQLite format 3", 16) == 0)
-        rc = sqlite_rows(img, len, &rs, why, cap);
-    else if (len >= 4 && memcmp(img, "PK\3\4", 4) == 0)
-        rc = xlsx_rows(img, len, path, &rs, why, cap);
-    else
-        rc = csv_rows(root, path, &rs, why, cap);
+    parse_rows(ff, img, len, root, path, why, cap);
     free(img);
-    ff->state = rc == 0 ? 0 : -2;
-    ff->nrows = vat_sort_unique_u64(rs.v, rs.n);
-    ff->rows = rs.v;
-    if (rc != 0) {
-        free(ff->rows);
-        ff->rows = NULL;
-        ff->nrows = 0;
-    }
+    return ff->state;
+}
+
+int vat_fx_rows_from(struct vat_fx_rows *ff, unsigned char *img, size_t len, const char *root,
+                     const char *path, char *why, size_t cap)
+{
+    memset(ff, 0, sizeof *ff);
+    parse_rows(ff, img, len, root, path, why, cap);
     return ff->state;
 }
 

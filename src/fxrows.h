@@ -20,6 +20,9 @@
 
 #include "vat.h"
 
+/* A fixture larger than this is reported, not read. */
+#define VAT_FX_MAX_BYTES ((size_t)256 << 20)
+
 struct vat_fx_rows {
     int state;      /* 0 read, -1 not read (missing, too large, not a file),
                        -2 bytes read but rows not parsed */
@@ -31,6 +34,11 @@ struct vat_fx_rows {
 /* Reads root/path into *ff.  Returns ff->state; why says what failed. */
 int vat_fx_rows_read(struct vat_fx_rows *ff, const char *root, const char *path, char *why,
                      size_t cap);
+/* The same from the file's bytes img (len of them) already read, without
+ * the digest (ff->sha left empty): state 0 or -2.  A CSV's rows are read
+ * through vat_csv_read, which a draw's file memo serves. */
+int vat_fx_rows_from(struct vat_fx_rows *ff, unsigned char *img, size_t len, const char *root,
+                     const char *path, char *why, size_t cap);
 void vat_fx_rows_release(struct vat_fx_rows *ff);
 
 /* Opens root/rel for reading only if it is a regular file beneath root:
