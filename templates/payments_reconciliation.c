@@ -245,6 +245,26 @@ static const char *const pr_a_explicit[] = {
 
 #define PR_NQ_EXPLICIT (sizeof pr_q_explicit / sizeof pr_q_explicit[0])
 
+/* The event ids by rank: base + 7k for rising k, taking only those whose
+ * text ("evt_" and the number) the task's side owns (vat_side_owns), so
+ * the first cell of a delivery row is never one of the other side's.
+ * Rank r gets the r-th; a new array of n. */
+static long *pr_event_ids(int side, long base, size_t n)
+{
+    long *id = vat_xcalloc(n ? n : 1, sizeof *id);
+    long k = 0;
+    for (size_t i = 0; i < n; i++, k++) {
+        char text[32];
+        for (;; k++) {
+            int len = snprintf(text, sizeof text, "evt_%ld", base + 7 * k);
+            if (vat_side_owns(side, text, (size_t)len))
+                break;
+        }
+        id[i] = base + 7 * k;
+    }
+    return id;
+}
+
 /* Explicit question k for the task's grouping and window (new string). */
 static char *pr_question_text(size_t k, const char *group, const char *from, const char *to)
 {
@@ -373,6 +393,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     /* event ids in order of occurrence, as the processor numbers them */
     size_t *order = vat_xcalloc(n, sizeof *order);
     long base = (long)vat_rng_range(r, 10000000, 90000000);
+    long *event_id = pr_event_ids(t->side, base, n);
     for (size_t i = 0; i < n; i++) {
         size_t rank = 0;
         for (size_t j = 0; j < n; j++)
@@ -386,7 +407,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     for (size_t k = 0; k < m; k++) {
         const struct pr_event *pe = &ev[dl[k].ev];
         vat_csv_row_begin(&c);
-        vat_csv_addf(&c, "evt_%ld", base + 7 * (long)order[dl[k].ev]);
+        vat_csv_addf(&c, "evt_%ld", event_id[order[dl[k].ev]]);
         vat_csv_add(&c, vat_fmt_timestamp(dl[k].received, stamp));
         vat_csv_add(&c, vat_fmt_timestamp(pe->at, stamp));
         vat_csv_add(&c, cust[pe->cust]);
@@ -397,6 +418,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         vat_csv_add(&c, vat_fmt_cents(v, money, sizeof money));
     }
     free(order);
+    free(event_id);
     free(dl);
     free(ev);
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
@@ -820,6 +842,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     }
     qsort(dl, m, sizeof *dl, pr_row_cmp);
     long base = (long)vat_rng_range(r, 10000000, 90000000);
+    long *event_id = pr_event_ids(t->side, base, n);
     vat_csv_add_row(c, pr_cols, PR_NCOLS);
     char money[32], stamp[20];
     for (size_t j = 0; j < m; j++) {
@@ -829,7 +852,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
             rank += ev[i].at < pe->at || (ev[i].at == pe->at && i < dl[j].ev);
         bool blank = vat_rng_chance(r, 0.15);
         vat_csv_row_begin(c);
-        vat_csv_addf(c, "evt_%ld", base + 7 * (long)rank);
+        vat_csv_addf(c, "evt_%ld", event_id[rank]);
         vat_csv_add(c, blank ? "" : vat_fmt_timestamp(dl[j].received, stamp));
         vat_csv_add(c, vat_fmt_timestamp(pe->at, stamp));
         vat_csv_add(c, cust[pe->cust]);
@@ -839,6 +862,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         int64_t v = pe->refund && !pe->positive ? -pe->cents : pe->cents;
         vat_csv_add(c, vat_fmt_cents(v, money, sizeof money));
     }
+    free(event_id);
     return 0;
 }
 

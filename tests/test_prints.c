@@ -3,7 +3,9 @@
  * The build's check: the prints of real drawn tasks (regex, SQL, a CSV
  * and a workbook analytics task) find nothing when every task is itself,
  * and when one task's material is recorded again as a test task, every
- * cross-split kind finds it, naming both tasks.
+ * cross-split kind finds it, naming both tasks.  The construction: the
+ * same tasks of every template drawn on both sides share no string,
+ * fixture or fixture row.
  *
  * The shard audit: two shards built by the vat binary ($VAT_BINARY)
  * audit clean from their prints alone; a held-out string, a prompt and a
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -131,6 +134,76 @@ static void test_build_check_finds_a_copied_task(void **state)
     /* a finding per held-out string of the test task, none for the shown ones */
     assert_true(r.count[VAT_AUDIT_HELDOUT_STRING] >= 20);
     vat_audit_release(&r);
+}
+
+/* Tasks 0..2 of every template drawn twice, once on each side: the same
+ * streams, so without the sides' halves (vat_side_owns) their fixtures
+ * and regex strings would be the same bytes.  No string, fixture digest
+ * or fixture's rows may cross (their prompts and golds can: the same
+ * question, which a real corpus never puts on both sides). */
+static void test_sides_never_share_material(void **state)
+{
+    (void)state;
+    size_t ntm = 0;
+    while (vat_registry[ntm])
+        ntm++;
+    const char **names = vat_xcalloc(ntm, sizeof *names);
+    for (size_t i = 0; i < ntm; i++)
+        names[i] = vat_registry[i]->name;
+    char *tmp = vat_test_tmpdir("prints-sides");
+    struct vat_prints p;
+    vat_prints_init(&p, tmp, (size_t)4 << 20, names, ntm);
+    for (size_t i = 0; i < ntm; i++) {
+        struct vat_tt_env *v = vat_tt_env_new(vat_registry[i], 20261130);
+        for (int side = 0; side < VAT_N_SPLITS; side++) {
+            char *root = vat_xasprintf("%s/%s-%d", tmp, names[i], side);
+            assert_int_equal(mkdir(root, 0755), 0);
+            for (uint32_t ix = 0; ix < 3; ix++) {
+                struct vat_task t;
+                struct vat_replay r;
+                struct vat_err e = {{0}};
+                struct vat_draw_opts o = {.master_seed = v->seed, .cfg = v->cfg,
+                                          .inline_max_bytes = 6000};
+                vat_task_init(&t, vat_registry[i], ix, root);
+                t.side = side;
+                uint32_t a = 0;
+                while (a < 20 && vat_task_draw(&t, a, &o, &r, &e) != 0)
+                    a++;
+                if (a == 20)
+                    fail_msg("%s (side %d) not admitted: %s", t.id, side, e.msg);
+                struct vat_task_prints tp;
+                assert_int_equal(vat_task_prints_make(&tp, &t, side, (unsigned)i, &e), 0);
+                assert_int_equal(vat_prints_add(&p, &tp, &e), 0);
+                vat_task_prints_release(&tp);
+                vat_task_clear(&t);
+            }
+            free(root);
+        }
+        vat_tt_env_free(v);
+    }
+    struct vat_audit_report r;
+    struct vat_err e = {{0}};
+    vat_audit_init(&r, 100);
+    assert_int_equal(vat_prints_finish(&p, NULL, &r, &e), 0);
+    static const enum vat_audit_kind never[] = {
+        VAT_AUDIT_HELDOUT_STRING, VAT_AUDIT_FIXTURE_DIGEST, VAT_AUDIT_NEAR_DUPLICATE,
+        VAT_AUDIT_DUP_FIXTURE_DIGEST};
+    for (size_t k = 0; k < sizeof never / sizeof never[0]; k++) {
+        if (r.count[never[k]] == 0)
+            continue;
+        for (size_t i = 0; i < r.nf; i++)
+            if (r.f[i].kind == never[k])
+                print_message("  %s: %s\n", vat_audit_kind_name(r.f[i].kind), r.f[i].detail);
+        fail_msg("%ld '%s' findings", r.count[never[k]], vat_audit_kind_name(never[k]));
+    }
+    assert_true(r.max_overlap_share <= 0.5);
+    assert_int_equal(r.tasks[VAT_SPLIT_TRAIN], 3 * (long)ntm);
+    assert_int_equal(r.tasks[VAT_SPLIT_TEST], 3 * (long)ntm);
+    vat_audit_release(&r);
+    vat_prints_release(&p);
+    free(names);
+    vat_test_rmtree(tmp);
+    free(tmp);
 }
 
 /* ---- the shard audit ------------------------------------------------------------ */
@@ -536,6 +609,7 @@ int main(void)
     const struct CMUnitTest drawn[] = {
         cmocka_unit_test(test_build_check_clean),
         cmocka_unit_test(test_build_check_finds_a_copied_task),
+        cmocka_unit_test(test_sides_never_share_material),
     };
     const struct CMUnitTest shards[] = {
         cmocka_unit_test(test_shards_clean),
