@@ -23,6 +23,7 @@ struct vat_xsort_entry {
  * record at buf + at, len bytes long. */
 struct vat_xsort_reader {
     int fd;
+    uint64_t head;      /* the current record's first 8 bytes (head_of) */
     uint64_t next, end; /* file offsets: what is not read yet */
     unsigned char *buf;
     size_t cap, have, at, len;
@@ -94,11 +95,56 @@ static int cmp_entry(const void *pa, const void *pb)
     return (a->len > b->len) - (a->len < b->len);
 }
 
+/* Sorts the entries: by their heads with a radix sort (a byte a pass,
+ * least significant first, passes whose byte never varies skipped), then
+ * each run of equal heads by the whole records (cmp_entry).  The order is
+ * cmp_entry's either way; the radix sort only makes it linear in the
+ * records for the usual keys, which differ in their first eight bytes. */
 static void sort_memory(struct vat_xsort *s)
 {
+    size_t n = s->nent;
+    if (n < 2)
+        return;
     sort_arena = s->arena;
-    if (s->nent > 1)
-        qsort(s->ent, s->nent, sizeof *s->ent, cmp_entry);
+    if (n < 256) {
+        qsort(s->ent, n, sizeof *s->ent, cmp_entry);
+        sort_arena = NULL;
+        return;
+    }
+    struct vat_xsort_entry *a = s->ent, *b = vat_xmalloc(n * sizeof *b);
+    size_t count[256];
+    for (int pass = 0; pass < 8; pass++) {
+        int shift = 8 * pass;
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < n; i++)
+            count[(a[i].head >> shift) & 0xff]++;
+        if (count[(a[0].head >> shift) & 0xff] == n)
+            continue; /* one value of this byte: nothing moves */
+        size_t at = 0;
+        for (int d = 0; d < 256; d++) {
+            size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            b[count[(a[i].head >> shift) & 0xff]++] = a[i];
+        struct vat_xsort_entry *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != s->ent) {
+        memcpy(s->ent, a, n * sizeof *a);
+        b = a;
+    }
+    free(b);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && s->ent[j].head == s->ent[i].head)
+            j++;
+        if (j - i > 1)
+            qsort(s->ent + i, j - i, sizeof *s->ent, cmp_entry);
+        i = j;
+    }
     sort_arena = NULL;
 }
 
@@ -226,7 +272,8 @@ int vat_xsort_add(struct vat_xsort *s, const void *rec, size_t len, struct vat_e
 {
     if (len > UINT32_MAX)
         return vat_err_set(e, "vat: a sort record of %zu bytes is too large", len);
-    size_t need = s->alen + len + (s->nent + 1) * sizeof *s->ent;
+    /* the entries twice: the radix sort moves them through a copy */
+    size_t need = s->alen + len + 2 * (s->nent + 1) * sizeof *s->ent;
     if (need > s->budget && s->nent && spill(s, e) != 0)
         return -1;
     if (s->alen + len > s->acap) {
@@ -265,6 +312,7 @@ static int reader_step(struct vat_xsort_reader *r)
             if (avail >= 4 + len) {
                 r->at += 4;
                 r->len = len;
+                r->head = head_of(r->buf + r->at, len);
                 return 1;
             }
             if (4 + len > r->cap) { /* a record larger than the buffer */
@@ -307,6 +355,8 @@ static int reader_step(struct vat_xsort_reader *r)
 
 static int reader_cmp(const struct vat_xsort_reader *a, const struct vat_xsort_reader *b)
 {
+    if (a->head != b->head)
+        return a->head < b->head ? -1 : 1;
     return cmp_bytes(a->buf + a->at, a->len, b->buf + b->at, b->len);
 }
 

@@ -18,7 +18,7 @@
 #include "vat.h"
 
 /* Runs one merge reads at once (each with a 64 KiB buffer). */
-#define VAT_XSORT_FANIN 64
+#define VAT_XSORT_FANIN 256
 /* The smallest budget a sorter takes (a smaller one is raised to it). */
 #define VAT_XSORT_MIN_BUDGET ((size_t)1 << 16)
 

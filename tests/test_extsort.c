@@ -71,10 +71,10 @@ static void sort_and_compare(const char *dir, size_t n, size_t budget, size_t bi
     vat_xsort_init(&s, dir, budget);
     for (size_t i = 0; i < m; i++)
         assert_int_equal(vat_xsort_add(&s, v[i].p, v[i].n, &e), 0);
-    if (n > 100000)
+    if (n > 500000)
         assert_true(s.nruns > VAT_XSORT_FANIN); /* more runs than one merge reads */
     assert_int_equal(vat_xsort_finish(&s, &e), 0);
-    if (n > 100000)
+    if (n > 500000)
         assert_true(s.nruns <= VAT_XSORT_FANIN); /* merged in passes down to one merge */
     assert_int_equal(files_in(dir), 0);           /* unlinked as soon as made */
     qsort(v, m, sizeof *v, cmp_rec);
@@ -115,8 +115,9 @@ static void test_merge_passes(void **state)
 {
     (void)state;
     char *dir = vat_test_tmpdir("extsort");
-    /* about 2.6 MB of records at 64 KiB a run: well over one merge's runs */
-    sort_and_compare(dir, 250000, VAT_XSORT_MIN_BUDGET, 1000);
+    /* about 30 MB of records and their places at 64 KiB a run: well over
+     * one merge's runs */
+    sort_and_compare(dir, 700000, VAT_XSORT_MIN_BUDGET, 1000);
     vat_test_rmtree(dir);
     free(dir);
 }
