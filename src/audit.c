@@ -1295,16 +1295,11 @@ struct row_holder {
  * the rows sorted by hash, so only pairs that share a row cost anything:
  * a pair per shared row is sorted again, and each run of one pair is the
  * number of rows it shares. */
-static void push_pairs(struct audit *a, const struct row_holder *h, size_t n, size_t nrun)
+static void push_pairs(struct audit *a, const struct row_holder *h, size_t n,
+                       const size_t nside[VAT_N_SPLITS])
 {
-    size_t ntrain = 0, ntest = 0;
-    for (size_t m = 0; m < n; m++) {
-        if (h[m].side == VAT_SPLIT_TRAIN)
-            ntrain++;
-        else
-            ntest++;
-    }
-    if (!ntrain || !ntest)
+    size_t nrun = nside[VAT_SPLIT_TRAIN] + nside[VAT_SPLIT_TEST];
+    if (!nside[VAT_SPLIT_TRAIN] || !nside[VAT_SPLIT_TEST])
         return;
     if (nrun > VAT_AUDIT_COMMON_ROW) {
         a->r->common_rows_skipped++;
@@ -1371,27 +1366,27 @@ static void check_near_duplicates(struct audit *a)
     /* At most VAT_AUDIT_COMMON_ROW + 1 holders of a row are kept: past
      * that the row is only counted as too common. */
     struct row_holder *h = vat_xcalloc(VAT_AUDIT_COMMON_ROW + 1, sizeof *h);
-    size_t nh = 0, nrun = 0;
+    size_t nh = 0, nside[VAT_N_SPLITS] = {0, 0}; /* holders of the row, per side */
     uint64_t hash = 0;
     const unsigned char *p;
     size_t len;
     int st = 0;
     while (!a->failed && (st = vat_xsort_next(&a->s[S_ROWS], &p, &len, a->e)) == 1) {
         uint64_t x = vat_be_get(p, 8);
-        if (nrun && x != hash) {
-            push_pairs(a, h, nh, nrun);
-            nh = nrun = 0;
+        if (nh && x != hash) {
+            push_pairs(a, h, nh, nside);
+            nh = nside[0] = nside[1] = 0;
         }
         hash = x;
-        nrun++;
+        nside[p[12] == VAT_SPLIT_TEST]++;
         if (nh <= VAT_AUDIT_COMMON_ROW)
             h[nh++] = (struct row_holder){(uint32_t)vat_be_get(p + 8, 4),
                                           (uint32_t)vat_be_get(p + 13, 4), p[12]};
     }
     if (st < 0)
         a->failed = 1;
-    if (nrun && !a->failed)
-        push_pairs(a, h, nh, nrun);
+    if (nh && !a->failed)
+        push_pairs(a, h, nh, nside);
     free(h);
     vat_xsort_release(&a->s[S_ROWS]);
 

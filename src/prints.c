@@ -220,9 +220,10 @@ struct detect {
     unsigned char *pend;
     size_t npend, cappend;
     long over;
-    /* rows: the holders of the current row (at most VAT_AUDIT_COMMON_ROW + 1) */
+    /* rows: the holders of the current row (at most VAT_AUDIT_COMMON_ROW + 1
+     * kept), and how many it has, per side */
     unsigned char *holders;
-    size_t nh, nrun;
+    size_t nh, nrun, nside[VAT_N_SPLITS];
     struct vat_xsort pairs;
     const char *tmpdir;
     int failed;
@@ -377,14 +378,7 @@ static void key_rec(struct detect *d, const unsigned char *x)
 
 static void rows_run_end(struct detect *d)
 {
-    size_t ntrain = 0, ntest = 0;
-    for (size_t m = 0; m < d->nh; m++) {
-        if (d->holders[m * VAT_PRINT_ROW_BYTES + R_SIDE] == VAT_SPLIT_TRAIN)
-            ntrain++;
-        else
-            ntest++;
-    }
-    if (ntrain && ntest) {
+    if (d->nside[VAT_SPLIT_TRAIN] && d->nside[VAT_SPLIT_TEST]) {
         if (d->nrun > VAT_AUDIT_COMMON_ROW) {
             d->r->common_rows_skipped++;
         } else {
@@ -408,6 +402,7 @@ static void rows_run_end(struct detect *d)
         }
     }
     d->nh = d->nrun = 0;
+    d->nside[0] = d->nside[1] = 0;
 }
 
 static void row_rec(struct detect *d, const unsigned char *x)
@@ -418,6 +413,7 @@ static void row_rec(struct detect *d, const unsigned char *x)
     if (d->nh <= VAT_AUDIT_COMMON_ROW)
         memcpy(d->holders + d->nh++ * VAT_PRINT_ROW_BYTES, x, VAT_PRINT_ROW_BYTES);
     d->nrun++;
+    d->nside[x[R_SIDE] == VAT_SPLIT_TEST]++;
 }
 
 static void pair_done(struct detect *d, const unsigned char *p, long shared)

@@ -136,6 +136,45 @@ static void test_build_check_finds_a_copied_task(void **state)
     vat_audit_release(&r);
 }
 
+/* A data row held by more than VAT_AUDIT_COMMON_ROW fixtures on both
+ * sides is counted as too common, not paired, even when every holder the
+ * check keeps is a train one (records come train first). */
+static void test_common_row_counted(void **state)
+{
+    (void)state;
+    const char *names[] = {"t"};
+    char *tmp = vat_test_tmpdir("prints-common");
+    struct vat_prints p;
+    vat_prints_init(&p, tmp, (size_t)1 << 16, names, 1);
+    for (uint32_t ix = 0; ix <= VAT_AUDIT_COMMON_ROW + 1; ix++) {
+        struct vat_task_prints tp;
+        struct vat_err e = {{0}};
+        memset(&tp, 0, sizeof tp);
+        int side = ix == VAT_AUDIT_COMMON_ROW + 1 ? VAT_SPLIT_TEST : VAT_SPLIT_TRAIN;
+        for (uint64_t h = 0; h < 3; h++) { /* the common row, and two of its own */
+            unsigned char r[VAT_PRINT_ROW_BYTES] = {0};
+            vat_be_put(r, h == 0 ? 42 : (uint64_t)ix << 8 | h, 8);
+            r[8] = (unsigned char)side;
+            vat_be_put(r + 11, ix, 4);
+            vat_be_put(r + 16, 3, 4);
+            vat_buf_putn(&tp.rec[VAT_PRINT_ROWS], (const char *)r, sizeof r);
+        }
+        assert_int_equal(vat_prints_add(&p, &tp, &e), 0);
+        vat_task_prints_release(&tp);
+    }
+    struct vat_audit_report r;
+    struct vat_err e = {{0}};
+    vat_audit_init(&r, 10);
+    assert_int_equal(vat_prints_finish(&p, NULL, &r, &e), 0);
+    assert_int_equal(r.common_rows_skipped, 1);
+    assert_int_equal(r.findings, 0);
+    assert_true(r.max_overlap_share == 0.0);
+    vat_audit_release(&r);
+    vat_prints_release(&p);
+    vat_test_rmtree(tmp);
+    free(tmp);
+}
+
 /* Tasks 0..2 of every template drawn twice, once on each side: the same
  * streams, so without the sides' halves (vat_side_owns) their fixtures
  * and regex strings would be the same bytes.  No string, fixture digest
@@ -610,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_build_check_clean),
         cmocka_unit_test(test_build_check_finds_a_copied_task),
         cmocka_unit_test(test_sides_never_share_material),
+        cmocka_unit_test(test_common_row_counted),
     };
     const struct CMUnitTest shards[] = {
         cmocka_unit_test(test_shards_clean),
