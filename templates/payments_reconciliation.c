@@ -280,6 +280,26 @@ static const char *const pr_a_explicit[] = {
     "at least one counted event, values their net amounts as JSON numbers.",
 };
 
+/* The event ids by rank: base + 7k for rising k, taking only those whose
+ * text ("evt_" and the number) the task's side owns (vat_side_owns), so
+ * the first cell of a delivery row is never one of the other side's.
+ * Rank r gets the r-th; a new array of n. */
+static long *pr_event_ids(int side, long base, size_t n)
+{
+    long *id = vat_xcalloc(n ? n : 1, sizeof *id);
+    long k = 0;
+    for (size_t i = 0; i < n; i++, k++) {
+        char text[32];
+        for (;; k++) {
+            int len = snprintf(text, sizeof text, "evt_%ld", base + 7 * k);
+            if (vat_side_owns(side, text, (size_t)len))
+                break;
+        }
+        id[i] = base + 7 * k;
+    }
+    return id;
+}
+
 /* The question and what decides it, in the task's style, for both answer
  * forms.  Explicit: the question alone, lower case after "Question: ";
  * natural: the question and its conventions. */
@@ -380,9 +400,10 @@ static size_t pr_plant(struct vat_rng *r, struct pr_event *ev, size_t cap, int n
 }
 
 /* The file's rows into c: each event delivered once or twice, in the
- * order received, with ids in order of occurrence.  Returns the rows. */
-static size_t pr_deliveries(struct vat_rng *r, const struct pr_event *ev, size_t n, size_t rows,
-                            char cust[][64], const int *cur_of, struct vat_csv *csv)
+ * order received, with ids in order of occurrence (those side owns).
+ * Returns the rows. */
+static size_t pr_deliveries(struct vat_rng *r, int side, const struct pr_event *ev, size_t n,
+                            size_t rows, char cust[][64], const int *cur_of, struct vat_csv *csv)
 {
     /* Deliveries in the order received: a first delivery seconds to
      * minutes after the payment, a redelivery minutes to hours later. */
@@ -400,6 +421,7 @@ static size_t pr_deliveries(struct vat_rng *r, const struct pr_event *ev, size_t
     /* event ids in order of occurrence, as the processor numbers them */
     size_t *order = vat_xcalloc(n, sizeof *order);
     long base = (long)vat_rng_range(r, 10000000, 90000000);
+    long *event_id = pr_event_ids(side, base, n);
     for (size_t i = 0; i < n; i++) {
         size_t rank = 0;
         for (size_t j = 0; j < n; j++)
@@ -412,7 +434,7 @@ static size_t pr_deliveries(struct vat_rng *r, const struct pr_event *ev, size_t
     for (size_t k = 0; k < m; k++) {
         const struct pr_event *pe = &ev[dl[k].ev];
         vat_csv_row_begin(csv);
-        vat_csv_addf(csv, "evt_%ld", base + 7 * (long)order[dl[k].ev]);
+        vat_csv_addf(csv, "evt_%ld", event_id[order[dl[k].ev]]);
         vat_csv_add(csv, vat_fmt_timestamp(dl[k].received, stamp));
         vat_csv_add(csv, vat_fmt_timestamp(pe->at, stamp));
         vat_csv_add(csv, cust[pe->cust]);
@@ -423,6 +445,7 @@ static size_t pr_deliveries(struct vat_rng *r, const struct pr_event *ev, size_t
         vat_csv_add(csv, vat_fmt_cents(v, money, sizeof money));
     }
     free(order);
+    free(event_id);
     free(dl);
     return m;
 }
@@ -473,7 +496,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     size_t n = pr_plant(r, ev, cap, ncust, first, span, d1, d2, nrows, sign_armed, retry, &rows);
 
     struct vat_csv c = VAT_CSV_INIT;
-    size_t m = pr_deliveries(r, ev, n, rows, cust, cur_of, &c);
+    size_t m = pr_deliveries(r, t->side, ev, n, rows, cust, cur_of, &c);
     free(ev);
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
         vat_csv_release(&c);
@@ -900,6 +923,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     }
     qsort(dl, m, sizeof *dl, pr_row_cmp);
     long base = (long)vat_rng_range(r, 10000000, 90000000);
+    long *event_id = pr_event_ids(t->side, base, n);
     vat_csv_add_row(c, pr_cols, PR_NCOLS);
     char money[32], stamp[20];
     for (size_t j = 0; j < m; j++) {
@@ -909,7 +933,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
             rank += ev[i].at < pe->at || (ev[i].at == pe->at && i < dl[j].ev);
         bool blank = vat_rng_chance(r, 0.15);
         vat_csv_row_begin(c);
-        vat_csv_addf(c, "evt_%ld", base + 7 * (long)rank);
+        vat_csv_addf(c, "evt_%ld", event_id[rank]);
         vat_csv_add(c, blank ? "" : vat_fmt_timestamp(dl[j].received, stamp));
         vat_csv_add(c, vat_fmt_timestamp(pe->at, stamp));
         vat_csv_add(c, cust[pe->cust]);
@@ -919,6 +943,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         int64_t v = pe->refund && !pe->positive ? -pe->cents : pe->cents;
         vat_csv_add(c, vat_fmt_cents(v, money, sizeof money));
     }
+    free(event_id);
     return 0;
 }
 

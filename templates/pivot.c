@@ -275,8 +275,10 @@ static struct pv_row *pv_rows(struct vat_rng *r, bool empty[][PV_MAX_CARRIERS], 
     return rows;
 }
 
-/* The log's rows into c, counting each month and carrier into pv. */
-static void pv_csv(struct vat_rng *r, const struct pv_row *rows, size_t n, struct pv_priv *pv,
+/* The log's rows into c (ids side owns), counting each month and carrier
+ * into pv. */
+static void pv_csv(struct vat_rng *r, int side, const struct pv_row *rows, size_t n,
+                   struct pv_priv *pv,
                    char months[][16], const char *const *carriers, const char *const *hubs,
                    size_t nhub, const char *const *cities, size_t ncity, struct vat_csv *c)
 {
@@ -286,6 +288,7 @@ static void pv_csv(struct vat_rng *r, const struct pv_row *rows, size_t n, struc
         const struct pv_row *x = &rows[k];
         pv->count[x->month][x->carrier]++;
         id += (long)vat_rng_range(r, 1, 9);
+        id = vat_side_next_id(side, "SHP-", 7, id);
         const char *from = hubs[vat_rng_below(r, (uint32_t)nhub)];
         const char *to = cities[vat_rng_below(r, (uint32_t)ncity)];
         while (strcmp(to, from) == 0)
@@ -365,7 +368,7 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     size_t nhub = vat_gen_distinct(r, "city", hubs, 3);
 
     struct vat_csv c = VAT_CSV_INIT;
-    pv_csv(r, rows, n, pv, months, carriers, hubs, nhub, cities, ncity, &c);
+    pv_csv(r, t->side, rows, n, pv, months, carriers, hubs, nhub, cities, ncity, &c);
     free(rows);
 
     struct vat_axl_state st;
@@ -692,6 +695,7 @@ static int pv_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     for (size_t i = 0; i <= n; i++) {
         const struct pv_row *x = &rows[i < n ? i : 0];
         id += (long)vat_rng_range(r, 1, 9);
+        id = vat_side_next_id(t->side, "SHP-", 7, id);
         vat_csv_row_begin(c);
         vat_csv_addf(c, "SHP-%07ld", id);
         if (i == n) { /* the duplicate of row 0 */

@@ -44,6 +44,9 @@ struct vat_task {
     const struct vat_template *tmpl;
     char id[96];            /* "<template>-<index:05>"                           */
     uint32_t index;
+    int side;               /* VAT_SPLIT_TRAIN or VAT_SPLIT_TEST: set by the
+                               pipeline before generate (train when nothing
+                               sets it), kept across redraws                  */
     uint32_t attempt;       /* redraw number: 0 for the first draw               */
     uint64_t master_seed;
     char stream_hex[33];    /* the derived PCG32 (state, seq) that drew it       */

@@ -415,6 +415,7 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char money[32], date[11];
     for (size_t i = 0; i < nrows; i++) {
         id += (long)vat_rng_range(r, 1, 3);
+        id = vat_side_next_id(t->side, "S-", 6, id);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "S-%06ld", id);
         vat_csv_add(&c, vat_fmt_date(days[i], date));
@@ -760,7 +761,7 @@ static int tn_fresh_name(struct vat_rng *r, char (*name)[64], size_t n, struct v
  * built so that sums scaled off the cent break the tie (tn_vsplit). */
 /* A variant's rows into c: its sales v in order, dated ascending, some
  * products and channels left blank. */
-static void tn_vcsv(struct vat_rng *r, const struct tn_vbuild *v, char name[][64],
+static void tn_vcsv(struct vat_rng *r, int side, const struct tn_vbuild *v, char name[][64],
                     struct vat_csv *c)
 {
     int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
@@ -773,6 +774,7 @@ static void tn_vcsv(struct vat_rng *r, const struct tn_vbuild *v, char name[][64
     char money[32], date[11];
     for (size_t i = 0; i < v->n; i++) {
         id += (long)vat_rng_range(r, 1, 3);
+        id = vat_side_next_id(side, "S-", 6, id);
         bool blank_product = vat_rng_chance(r, 0.15);
         bool blank_channel = vat_rng_chance(r, 0.1);
         const char *pr = prod && nprod ? prod[vat_rng_below(r, (uint32_t)nprod)] : "Gift Card";
@@ -912,7 +914,7 @@ static int tn_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     tn_vsplit(r, &v, -1, nobody, 0, cap, NULL, 0);
     vat_rng_shuffle(r, v.s, v.n, sizeof *v.s);
 
-    tn_vcsv(r, &v, name, c);
+    tn_vcsv(r, t->side, &v, name, c);
     free(v.s);
     free(name);
     return 0;

@@ -302,7 +302,7 @@ static int un_customers(struct vat_rng *r, long nc, char cust[][64], const char 
 /* The file's rows into c: the header, whose measure columns are the near
  * miss always and the asked one unless it is the missing part (their
  * order drawn), then each order. */
-static void un_csv(struct vat_rng *r, const struct un_measure *ms, bool no_column,
+static void un_csv(struct vat_rng *r, int side, const struct un_measure *ms, bool no_column,
                    const struct un_row *rows, size_t n, char cust[][64],
                    const char *const *cregion, struct vat_csv *c)
 {
@@ -321,6 +321,7 @@ static void un_csv(struct vat_rng *r, const struct un_measure *ms, bool no_colum
     char buf[32], date[11];
     for (size_t p = 0; p < n; p++) {
         id += (long)vat_rng_range(r, 1, 6);
+        id = vat_side_next_id(side, "SO-", 6, id);
         vat_csv_row_begin(c);
         vat_csv_addf(c, "SO-%06ld", id);
         vat_csv_add(c, vat_fmt_date(rows[p].day, date));
@@ -411,7 +412,7 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     qsort(rows, n, sizeof *rows, cmp_row);
 
     struct vat_csv c = VAT_CSV_INIT;
-    un_csv(r, ms, no_column, rows, n, cust, cregion, &c);
+    un_csv(r, t->side, ms, no_column, rows, n, cust, cregion, &c);
     free(rows);
     t->priv = pv;
     t->priv_free = free;
