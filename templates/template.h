@@ -68,8 +68,9 @@ struct vat_template {
     /* Columns every prompt (either style) must name, ended by NULL: the
      * ones the answer depends on. */
     const char *const *answer_columns;
-    /* How t->difficulty is computed from the task's content, one sentence
-     * (docs and the dataset card quote it). */
+    /* How the task's content varies, one sentence.  (t->difficulty is the
+     * level asked for since levels exist: templates/level.h; the card
+     * prints the level plan.) */
     const char *difficulty_doc;
     /* Appended later still (a template that leaves it NULL has no program
      * form). */
