@@ -30,9 +30,9 @@ static const char *const cols[] = {"item_id", "quantity"};
 
 static const struct vat_param params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 10000,
-     .doc = "fewest data rows"},
+     .doc = "fewest data rows", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 40, .min = 5, .max = 10000,
-     .doc = "most data rows"},
+     .doc = "most data rows", .role = VAT_PARAM_ROWS},
     {0},
 };
 
