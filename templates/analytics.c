@@ -357,7 +357,7 @@ static const char *col_text(sqlite3_stmt *st, int i)
 json_t *vat_an_sql_json(sqlite3 *db, const char *sql, enum vat_an_result kind,
                         struct vat_err *e)
 {
-    static const int want_cols[] = {1, 1, 2, 3};
+    static const int want_cols[] = {1, 1, 2, 3, 2};
     sqlite3_stmt *st = NULL;
     vat_trace_note("sql", sql);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -426,6 +426,19 @@ json_t *vat_an_sql_json(sqlite3 *db, const char *sql, enum vat_an_result kind,
                 goto fail;
             }
             json_object_set_new(inner, k2, num);
+            break;
+        case VAT_AN_OBJECT_OF_STRINGS:
+            k1 = col_text(st, 0);
+            k2 = col_text(st, 1);
+            if (!k1 || !k2) {
+                vat_err_set(e, "sql: row %ld has a NULL key or value", nrows);
+                goto fail;
+            }
+            if (json_object_get(out, k1)) {
+                vat_err_set(e, "sql: key '%s' repeats", k1);
+                goto fail;
+            }
+            json_object_set_new(out, k1, json_string(k2));
             break;
         }
     }
@@ -627,6 +640,29 @@ int vat_an_csv_date(const struct vat_task *t, int fi, const struct vat_csv *c, s
         return 0;
     return vat_err_set(e, "%s: '%s' record %zu: %s '%s' is not a date YYYY-MM-DD", t->id,
                        t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
+}
+
+int vat_an_csv_int(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                   size_t col, int64_t *v, struct vat_err *e)
+{
+    const char *cell = vat_csv_get(c, row, col), *p = cell + (cell[0] == '-');
+    size_t n = strspn(p, "0123456789");
+    if (n >= 1 && n <= 18 && !p[n]) {
+        *v = strtoll(cell, NULL, 10);
+        return 0;
+    }
+    return vat_err_set(e, "%s: '%s' record %zu: %s '%s' is not a whole number", t->id,
+                       t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
+}
+
+int vat_an_csv_timestamp(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                         size_t col, int64_t *secs, struct vat_err *e)
+{
+    const char *cell = vat_csv_get(c, row, col);
+    if (vat_parse_timestamp(cell, secs) == 0)
+        return 0;
+    return vat_err_set(e, "%s: '%s' record %zu: %s '%s' is not a timestamp YYYY-MM-DD HH:MM:SS",
+                       t->id, t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
 }
 
 int vat_an_param_month(const struct vat_task *t, const char *key, int *year, int *month,

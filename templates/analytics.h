@@ -67,7 +67,8 @@ void vat_an_prompt_tolerance(struct vat_buf *b, double rel_tol, double abs_tol);
 
 /* The shape of a value answer, as verifiers/verifiers.h reads it. */
 struct vat_an_spec {
-    const char *shape;  /* "number" | "list" | "object" | "object_of_objects" */
+    /* "number" | "list" | "object" | "object_of_objects" | "object_of_strings" */
+    const char *shape;
     const char *items;  /* lists only: "string" | "number"                    */
     bool ordered;       /* lists only                                         */
     bool unique;        /* lists only                                         */
@@ -125,9 +126,17 @@ void vat_an_tally_release(struct vat_an_tally *t);
  *   LIST              one text column, rows in query order   -> [string...]
  *   OBJECT            (text key, number) rows                -> {key: number}
  *   OBJECT_OF_OBJECTS (text key, text key2, number) rows     -> {key: {key2: number}}
+ *   OBJECT_OF_STRINGS (text key, text value) rows            -> {key: string}
  * INTEGER columns give JSON integers, REAL columns JSON reals; a NULL
- * number or key, a repeated key or a wrong column count is an error. */
-enum vat_an_result { VAT_AN_NUMBER, VAT_AN_LIST, VAT_AN_OBJECT, VAT_AN_OBJECT_OF_OBJECTS };
+ * number, key or value, a repeated key or a wrong column count is an
+ * error. */
+enum vat_an_result {
+    VAT_AN_NUMBER,
+    VAT_AN_LIST,
+    VAT_AN_OBJECT,
+    VAT_AN_OBJECT_OF_OBJECTS,
+    VAT_AN_OBJECT_OF_STRINGS,
+};
 
 /* Reads fixture t->fixture[fi] (a CSV, header on row 0) and loads it into
  * table `table` of an in-memory database holding nothing else (types and
@@ -193,6 +202,22 @@ int vat_an_csv_cents(const struct vat_task *t, int fi, const struct vat_csv *c, 
  * not a date YYYY-MM-DD", the column named by c's header. */
 int vat_an_csv_date(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
                     size_t col, int32_t *days, struct vat_err *e);
+/* Cell (row, col) of c, as vat_an_read_csv read fixture t->fixture[fi],
+ * as a whole number: an optional '-' and 1 to 18 digits, nothing else (no
+ * spaces, sign '+', point or thousands separator).  0, or -1 with e =
+ * "<id>: '<path>' record <row + 1>: <column> '<cell>' is not a whole
+ * number", the column named by c's header. */
+int vat_an_csv_int(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                   size_t col, int64_t *v, struct vat_err *e);
+
+/* Cell (row, col) of c, as vat_an_read_csv read fixture t->fixture[fi],
+ * parsed by vat_parse_timestamp ("YYYY-MM-DD HH:MM:SS", a real date and
+ * time) into seconds since the epoch.  0, or -1 with e = "<id>: '<path>'
+ * record <row + 1>: <column> '<cell>' is not a timestamp YYYY-MM-DD
+ * HH:MM:SS", the column named by c's header. */
+int vat_an_csv_timestamp(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                         size_t col, int64_t *secs, struct vat_err *e);
+
 /* t->params[key] as a month "YYYY-MM" into *year and *month.  0, or -1
  * with e as for vat_an_param_int. */
 int vat_an_param_month(const struct vat_task *t, const char *key, int *year, int *month,

@@ -284,6 +284,15 @@ static void test_sql_shapes(void **state)
     free(j);
     json_decref(x);
 
+    /* each group's last name in id order: an object of strings */
+    x = vat_an_sql_json(db, "SELECT \"group\", name FROM t AS a WHERE id = (SELECT MAX(id) FROM t "
+                            "WHERE \"group\" = a.\"group\")",
+                        VAT_AN_OBJECT_OF_STRINGS, &e);
+    j = vat_json_dumps(x);
+    assert_string_equal(j, "{\"a\":\"Ann Lee\",\"b\":\"Ann Lee\"}");
+    free(j);
+    json_decref(x);
+
     /* Errors: wrong column count, repeated key, NULL value, no row, bad SQL. */
     static const struct {
         const char *sql;
@@ -293,6 +302,9 @@ static void test_sql_shapes(void **state)
         {"SELECT id, name FROM t", VAT_AN_LIST, "2 columns, expected 1"},
         {"SELECT name, 1 FROM t", VAT_AN_OBJECT, "repeats"},
         {"SELECT id, amount FROM t", VAT_AN_OBJECT, "non-numeric"},
+        {"SELECT \"group\", name FROM t", VAT_AN_OBJECT_OF_STRINGS, "key 'a' repeats"},
+        {"SELECT id, amount FROM t", VAT_AN_OBJECT_OF_STRINGS, "NULL key or value"},
+        {"SELECT id FROM t", VAT_AN_OBJECT_OF_STRINGS, "1 columns, expected 2"},
         {"SELECT amount FROM t WHERE 0", VAT_AN_NUMBER, "no rows"},
         {"SELECT amount FROM t", VAT_AN_NUMBER, "more than one row"},
         {"SELECT nope FROM t", VAT_AN_NUMBER, "no such column"},
@@ -473,6 +485,59 @@ static void test_money_cells(void **state)
         assert_int_equal(vat_an_csv_date(&v->t, 0, &c, r, 1, &day, &e), -1);
         assert_non_null(strstr(e.msg, "is not a date YYYY-MM-DD"));
     }
+    vat_csv_release(&c);
+}
+
+/* Whole numbers and timestamps read from cells, a bad one naming the
+ * record, the column and the cell. */
+static void test_int_and_timestamp_cells(void **state)
+{
+    struct env *v = *state;
+    struct vat_csv c = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    vat_task_clear(&v->t);
+    sample(&c, 2);
+    assert_int_equal(vat_an_write_csv(&v->t, &c, ".csv", "main", &e), 0);
+    vat_csv_release(&c);
+    static const char *const tcols[] = {"qty", "at"};
+    static const char *const cells[][2] = {
+        {"0", "2024-02-29 23:59:59"},  {"-17", "1970-01-01 00:00:00"},
+        {"123456789012345678", "2024-12-31 00:00:01"},
+        {"+3", "2023-02-29 10:00:00"}, {" 4", "2024-01-01 24:00:00"},
+        {"4.0", "2024-01-01T10:00:00"}, {"1,000", "2024-01-01 10:00"},
+        {"", "2024-01-01"},            {"1234567890123456789", " 2024-01-01 10:00:00"},
+        {"-", "2024-01-01 10:00:00 "},
+    };
+    vat_csv_add_row(&c, tcols, 2);
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        vat_csv_row_begin(&c);
+        vat_csv_add(&c, cells[i][0]);
+        vat_csv_add(&c, cells[i][1]);
+    }
+    int64_t q = 99, s = 99;
+    static const int64_t want_q[] = {0, -17, 123456789012345678};
+    static const int64_t want_s[] = {1709251199, 0, 1735603201};
+    for (size_t r = 1; r <= 3; r++) {
+        assert_int_equal(vat_an_csv_int(&v->t, 0, &c, r, 0, &q, &e), 0);
+        assert_true(q == want_q[r - 1]);
+        assert_int_equal(vat_an_csv_timestamp(&v->t, 0, &c, r, 1, &s, &e), 0);
+        assert_true(s == want_s[r - 1]);
+    }
+    for (size_t r = 4; r < c.nrows; r++) {
+        q = s = 99;
+        assert_int_equal(vat_an_csv_int(&v->t, 0, &c, r, 0, &q, &e), -1);
+        assert_non_null(strstr(e.msg, "is not a whole number"));
+        assert_int_equal(vat_an_csv_timestamp(&v->t, 0, &c, r, 1, &s, &e), -1);
+        assert_non_null(strstr(e.msg, "is not a timestamp YYYY-MM-DD HH:MM:SS"));
+        assert_true(q == 99 && s == 99);
+    }
+    assert_int_equal(vat_an_csv_int(&v->t, 0, &c, 4, 0, &q, &e), -1);
+    assert_string_equal(e.msg, "grouped_sum-00007: 'fixtures/grouped_sum/grouped_sum-00007.csv' "
+                               "record 5: qty '+3' is not a whole number");
+    assert_int_equal(vat_an_csv_timestamp(&v->t, 0, &c, 5, 1, &s, &e), -1);
+    assert_string_equal(e.msg, "grouped_sum-00007: 'fixtures/grouped_sum/grouped_sum-00007.csv' "
+                               "record 6: at '2024-01-01 24:00:00' is not a timestamp "
+                               "YYYY-MM-DD HH:MM:SS");
     vat_csv_release(&c);
 }
 
@@ -1282,6 +1347,7 @@ int main(void)
         cmocka_unit_test(test_agree),
         cmocka_unit_test(test_params_read_back),
         cmocka_unit_test(test_money_cells),
+        cmocka_unit_test(test_int_and_timestamp_cells),
         cmocka_unit_test(test_prompt_words),
         cmocka_unit_test(test_gold_and_trap_from),
         cmocka_unit_test(test_confirm_by_query_and_value),
