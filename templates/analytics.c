@@ -690,6 +690,57 @@ void vat_an_prompt_words(struct vat_buf *b, const char **words, size_t n)
         vat_buf_printf(b, "%s`%s`", i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
 }
 
+const char *vat_an_json_kind(const json_t *v)
+{
+    if (json_is_number(v))
+        return "a number";
+    if (json_is_string(v))
+        return "a string";
+    if (json_is_array(v))
+        return "a list";
+    if (!json_is_object(v))
+        return "neither a number, a string, a list nor an object";
+    size_t nums = 0, strs = 0, objs = 0, n = json_object_size(v);
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)v, k, x) {
+        nums += json_is_number(x);
+        strs += json_is_string(x);
+        objs += json_is_object(x);
+    }
+    if (n && nums == n)
+        return "an object of numbers";
+    if (n && strs == n)
+        return "an object of strings";
+    if (n && objs == n)
+        return "an object of objects";
+    return n ? "an object of mixed values" : "an empty object";
+}
+
+int vat_an_gold_shape(const struct vat_task *t, const json_t *spec, const json_t *gold,
+                      struct vat_err *e)
+{
+    const char *checker = json_string_value(json_object_get(spec, "checker"));
+    if (!checker || strcmp(checker, "value") != 0)
+        return 0;
+    json_t *probe = json_deep_copy(spec);
+    json_object_set(probe, "expected", (json_t *)gold);
+    char *text = vat_json_dumps(gold);
+    struct vat_verdict v = vat_check_value(probe, text, strlen(text));
+    json_decref(probe);
+    int rc = 0;
+    if (strcmp(v.code, VAT_INTERNAL) == 0) {
+        const char *shape = json_string_value(json_object_get(spec, "shape"));
+        rc = vat_err_set(e,
+                         "%s: gold %.80s is %s, but the checker spec's shape is '%s' (%s). Mend: "
+                         "when the params change the answer's shape, build t->spec from "
+                         "t->params (vat_an_value_spec with the shape reference gives)",
+                         t->id, text, vat_an_json_kind(gold), shape ? shape : "(none)", v.reason);
+    }
+    free(text);
+    return rc;
+}
+
 int vat_an_gold_from(struct vat_task *t, json_t *gold, const char *empty, struct vat_err *e)
 {
     if (!gold)
@@ -698,6 +749,10 @@ int vat_an_gold_from(struct vat_task *t, json_t *gold, const char *empty, struct
     if (empty && (json_is_array(gold) || json_is_object(gold)) && n == 0) {
         json_decref(gold);
         return vat_err_set(e, "%s: %s", t->id, empty);
+    }
+    if (vat_an_gold_shape(t, t->spec, gold, e) != 0) {
+        json_decref(gold);
+        return -1;
     }
     vat_an_set_gold(t, gold);
     return 0;

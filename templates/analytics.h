@@ -230,8 +230,19 @@ void vat_an_prompt_words(struct vat_buf *b, const char **words, size_t n);
 /* For reference(): installs gold (stolen) by vat_an_set_gold and returns
  * 0.  Returns -1 when gold is NULL (its maker set e), and when `empty` is
  * not NULL and gold is an empty object or list: gold is released and e =
- * "<id>: <empty>" ("the fixture has no paid order"). */
+ * "<id>: <empty>" ("the fixture has no paid order"), and when gold does
+ * not have the shape t->spec declares (vat_an_gold_shape). */
 int vat_an_gold_from(struct vat_task *t, json_t *gold, const char *empty, struct vat_err *e);
+/* The kind of a JSON value in words, as a checker spec's shape names
+ * kinds: "a number", "a list", "an object of strings", ... (static). */
+const char *vat_an_json_kind(const json_t *v);
+/* 0 when gold has the shape a value spec declares (any other checker
+ * passes), else -1 with e = "<id>: gold <gold> is <its kind>, but the
+ * checker spec's shape is '<shape>' (...). Mend: ...".  vat_an_gold_from
+ * checks it, so a question whose params change the answer's shape fails
+ * naming both. */
+int vat_an_gold_shape(const struct vat_task *t, const json_t *spec, const json_t *gold,
+                      struct vat_err *e);
 /* For trap_answer(): vat_an_set_trap(t, v) and 0, or -1 when v is NULL
  * (its maker set e). */
 int vat_an_trap_from(struct vat_task *t, json_t *v);
