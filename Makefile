@@ -8,7 +8,7 @@ PREFIX    ?= /usr/local
 DEB_PACKAGES = cmake make gcc pkg-config libsqlite3-dev libcsv-dev libcmocka-dev \
                libpcre2-dev libjansson-dev libssl-dev python3 python3-jsonschema python3-yaml \
                clang libclang-rt-14-dev libxlsxwriter-dev libzip-dev libexpat1-dev zlib1g-dev \
-               python3-openpyxl parallel
+               python3-openpyxl parallel python3-setuptools python3-wheel python3-venv
 
 .PHONY: deps build corpus test bench bench-build install clean
 
@@ -49,7 +49,8 @@ test: build
 # beside a plain Python + sqlite3 loop making the same calls (PYENV,
 # bench/pyenv.py).  Both sides are timed in CPU seconds.  Then the peak
 # RSS and checks/s of scoring the 10,000 tasks' golds twice through one
-# handle with a 16 MiB and the default 256 MiB cache.
+# handle with a 16 MiB and the default 256 MiB cache, and the same of
+# replaying their expert transcripts twice as episodes.
 PYCHECK ?= bench/pycheck.py
 PYENV ?= bench/pyenv.py
 bench: build

@@ -22,14 +22,15 @@
  * handle, on one thread, with a cache budget of 16 MiB and of the default
  * 256 MiB, each in a fresh process (this program run again with
  * --memory-child), giving its peak RSS, checks per CPU second and the
- * most bytes its cache counted.
+ * most bytes its cache counted; then the same of every task's expert
+ * transcript replayed twice through vat_episode_* (--episode-child).
  *
  * usage: vat-bench --root DIR [--seconds S] [--pycheck FILE]
  *                  [--big-root DIR] [--pyvat DIR --libvat FILE] [--only PREFIX]
  *                  [--memory-root DIR]
  *
  * --only times only the templates whose name starts with PREFIX. */
-#define _GNU_SOURCE /* popen, pclose */
+#define _GNU_SOURCE /* popen, pclose, getline */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,16 +480,130 @@ static int memory_child(const char *root, size_t bytes)
     return 0;
 }
 
-/* Runs memory_child in a fresh process for each budget and prints a line. */
+/* One task's expert transcript: its tool calls in order (the env
+ * table's completion column). */
+struct transcript {
+    char *id;
+    size_t n;
+    char **name, **args;
+};
+
+/* The transcripts of every row of the corpus's env table; *n of them. */
+static struct transcript *transcripts_read(const char *root, size_t *n)
+{
+    struct transcript *t = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (int s = 0; s < 2; s++) {
+        char *path = vat_xasprintf("%s/out/env/%s.jsonl", root, s ? "test" : "train");
+        FILE *f = fopen(path, "r");
+        free(path);
+        char *line = NULL;
+        size_t lcap = 0;
+        ssize_t len;
+        while (f && (len = getline(&line, &lcap, f)) > 0) {
+            json_t *row = json_loadb(line, (size_t)len, 0, NULL);
+            const char *id = json_string_value(json_object_get(row, "task_id"));
+            if (!id) {
+                json_decref(row);
+                continue;
+            }
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                t = vat_xrealloc(t, cap * sizeof *t);
+            }
+            struct transcript *x = &t[(*n)++];
+            memset(x, 0, sizeof *x);
+            x->id = vat_xstrdup(id);
+            size_t i;
+            json_t *m;
+            json_array_foreach(json_object_get(row, "completion"), i, m) {
+                const json_t *fn =
+                    json_object_get(json_array_get(json_object_get(m, "tool_calls"), 0), "function");
+                const char *name = json_string_value(json_object_get(fn, "name"));
+                const char *args = json_string_value(json_object_get(fn, "arguments"));
+                if (!name || !args)
+                    continue;
+                x->name = vat_xrealloc(x->name, (x->n + 1) * sizeof *x->name);
+                x->args = vat_xrealloc(x->args, (x->n + 1) * sizeof *x->args);
+                x->name[x->n] = vat_xstrdup(name);
+                x->args[x->n++] = vat_xstrdup(args);
+            }
+            json_decref(row);
+        }
+        free(line);
+        if (f)
+            fclose(f);
+    }
+    return t;
+}
+
+/* --episode-child ROOT BYTES: replays every task's expert transcript
+ * twice through one handle with a cache of BYTES (vat_episode_*) and
+ * prints "PEAK_KB CALLS CPU_S CACHE_PEAK TASKS NOT_ONE".  The transcripts
+ * are read before the handle opens. */
+static int episode_child(const char *root, size_t bytes)
+{
+    size_t n;
+    struct transcript *t = transcripts_read(root, &n);
+    vat_open_options o = VAT_OPEN_OPTIONS_INIT;
+    o.cache_bytes = bytes;
+    vat_corpus *c;
+    vat_error err;
+    if (vat_corpus_open_opts(&c, root, &o, &err) != 0) {
+        fprintf(stderr, "vat-bench: %s\n", err.message);
+        return 2;
+    }
+    long calls = 0, not_one = 0;
+    double t0 = cpu_now();
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            vat_episode *ep;
+            if (vat_episode_open(c, t[i].id, &ep, &err) != 0) {
+                not_one++;
+                continue;
+            }
+            for (size_t k = 0; k < t[i].n; k++, calls++)
+                vat_episode_step(ep, t[i].name[k], t[i].args[k], strlen(t[i].args[k]), &err);
+            not_one += vat_episode_reward(ep) != 1.0;
+            vat_episode_close(ep);
+        }
+    double cpu = cpu_now() - t0;
+    struct vat_cache_stats st;
+    vat_corpus_cache_stats(c, &st);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%ld %ld %.3f %zu %zu %ld\n", ru.ru_maxrss, calls, cpu, st.peak, n, not_one);
+    vat_corpus_close(c);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < t[i].n; k++) {
+            free(t[i].name[k]);
+            free(t[i].args[k]);
+        }
+        free(t[i].name);
+        free(t[i].args);
+        free(t[i].id);
+    }
+    free(t);
+    return 0;
+}
+
+/* Runs memory_child, then episode_child, in a fresh process for each
+ * budget and prints a line each. */
 static void measure_memory(const char *root)
 {
     static const size_t budgets[] = {(size_t)16 << 20, VAT_CACHE_DEFAULT_BYTES};
     printf("memory: every task's gold scored twice through one handle, one thread, each budget "
            "in a fresh process (peak RSS of the process; cache = the most bytes the cache "
            "counted)\n");
-    for (size_t k = 0; k < sizeof budgets / sizeof budgets[0]; k++) {
-        char *cmd = vat_xasprintf("'/proc/%ld/exe' --memory-child '%s' %zu", (long)getpid(), root,
-                                  budgets[k]);
+    for (size_t k = 0; k < 2 * sizeof budgets / sizeof budgets[0]; k++) {
+        bool episodes = k >= sizeof budgets / sizeof budgets[0];
+        size_t budget = budgets[k % (sizeof budgets / sizeof budgets[0])];
+        if (episodes && budget == budgets[0])
+            printf("memory: every task's expert transcript replayed twice through one handle "
+                   "(vat_episode_*), one thread, each budget in a fresh process\n");
+        char *cmd = vat_xasprintf("'/proc/%ld/exe' --%s-child '%s' %zu", (long)getpid(),
+                                  episodes ? "episode" : "memory", root, budget);
         FILE *p = popen(cmd, "r");
         free(cmd);
         long kb = 0, checks = 0, not_one = 0;
@@ -500,13 +615,17 @@ static void measure_memory(const char *root)
         if (p)
             pclose(p);
         if (got != 6 || cpu <= 0) {
-            printf("memory: the run with a %zu MiB cache failed\n", budgets[k] >> 20);
+            printf("memory: the %s run with a %zu MiB cache failed\n",
+                   episodes ? "episode" : "scoring", budget >> 20);
             continue;
         }
-        printf("memory: cache %4zu MiB: %zu tasks x 2, peak RSS %.1f MB, %.0f checks/s, cache "
+        printf("memory: cache %4zu MiB: %zu tasks x 2, peak RSS %.1f MB, %.0f %s/s, cache "
                "at most %.1f MiB%s\n",
-               budgets[k] >> 20, tasks, (double)kb / 1024.0, (double)checks / cpu,
-               (double)peak / 1048576.0, not_one ? " (some golds did not score 1: MISSED)" : "");
+               budget >> 20, tasks, (double)kb / 1024.0, (double)checks / cpu,
+               episodes ? "tool calls" : "checks", (double)peak / 1048576.0,
+               not_one ? (episodes ? " (some transcripts did not score 1: MISSED)"
+                                   : " (some golds did not score 1: MISSED)")
+                       : "");
     }
 }
 
@@ -533,6 +652,8 @@ int main(int argc, char **argv)
     double seconds = 1.0;
     if (argc == 4 && strcmp(argv[1], "--memory-child") == 0)
         return memory_child(argv[2], (size_t)strtoull(argv[3], NULL, 10));
+    if (argc == 4 && strcmp(argv[1], "--episode-child") == 0)
+        return episode_child(argv[2], (size_t)strtoull(argv[3], NULL, 10));
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
             root = argv[++i];

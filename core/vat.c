@@ -323,6 +323,8 @@ void vat_task_clear(struct vat_task *t)
     free(t->gold);
     free(t->trap);
     free(t->malformed);
+    free(t->reasoned);
+    t->reasoned = NULL;
     for (int i = 0; i < t->n_traps; i++)
         free(t->traps[i].answer);
     memset(t->traps, 0, sizeof t->traps);
@@ -359,9 +361,17 @@ struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath
     return f;
 }
 
+void vat_fixture_bucket(uint32_t index, char out[16])
+{
+    snprintf(out, 16, "%03u", (unsigned)(index / VAT_FIXTURE_BUCKET));
+}
+
 char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix)
 {
-    return vat_xasprintf("fixtures/%s/%s%s", t->tmpl ? t->tmpl->name : "task", t->id, suffix);
+    char bucket[16];
+    vat_fixture_bucket(t->index, bucket);
+    return vat_xasprintf("fixtures/%s/%s/%s%s", t->tmpl ? t->tmpl->name : "task", bucket, t->id,
+                         suffix);
 }
 
 char *vat_path_join(const char *root, const char *rel)
@@ -699,6 +709,166 @@ int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_er
     parent_close(dir, kept);
     errno = err;
     return fd;
+}
+
+int vat_open_beneath_linked(const char *root, const char *rel, int flags, bool *linked,
+                            struct vat_err *e)
+{
+    *linked = false;
+    if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_DIRECTORY))) {
+        errno = EINVAL;
+        return vat_err_set(e, "vat: '%s' is opened through a link for reading only", rel);
+    }
+    const char *last;
+    bool kept;
+    int dir = parent_open(root, rel, false, &last, &kept, e);
+    if (dir < 0)
+        return -1;
+    int fd = openat(dir, last, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int err = errno;
+    if (fd < 0 && err == ELOOP) {
+        /* The file itself is a link: followed to what it names (O_NONBLOCK:
+         * a FIFO there must not block), which must be a regular file. */
+        fd = openat(dir, last, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        err = errno;
+        struct stat st;
+        if (fd < 0) {
+            vat_err_set(e, "vat: '%s' is a symbolic link to nothing vat can read (%s)", rel,
+                        strerror(err));
+        } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+            vat_err_set(e, "vat: '%s' is a symbolic link to %s; vat follows links to regular "
+                           "files only",
+                        rel, S_ISDIR(st.st_mode) ? "a folder" : "something other than a file");
+            close(fd);
+            fd = -1;
+        } else {
+            *linked = true;
+        }
+    } else if (fd < 0) {
+        beneath_fail(dir, last, rel, strlen(rel), err, e);
+        err = errno;
+    }
+    parent_close(dir, kept);
+    errno = err;
+    return fd;
+}
+
+/* Reads the regular file open on fd (closed here), at most cap bytes, into
+ * a new NUL-terminated buffer.  0, or -1 with e naming rel. */
+static int read_whole_fd(int fd, const char *rel, size_t cap, char **out, size_t *len,
+                         struct vat_err *e)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return vat_err_set(e, "vat: cannot read '%s': not a regular file", rel);
+    }
+    if ((uintmax_t)st.st_size > cap) {
+        close(fd);
+        return vat_err_set(e, "vat: cannot read '%s': larger than %zu bytes", rel, cap);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    char *buf = vat_xmalloc(n + 1);
+    while (got < n) {
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int err = k < 0 ? errno : EIO;
+            close(fd);
+            free(buf);
+            return vat_err_set(e, "vat: cannot read '%s': %s", rel,
+                               k < 0 ? strerror(err) : "the file shrank while read");
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    buf[n] = 0;
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int vat_sha256_fd(int fd, const char *rel, char out[65], struct vat_err *e)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return vat_err_set(e, "vat: '%s' is not a regular file", rel);
+    }
+    struct vat_sha256 *h = vat_sha256_begin();
+    char buf[65536];
+    int rc = 0;
+    for (;;) {
+        ssize_t k = read(fd, buf, sizeof buf);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            rc = vat_err_set(e, "vat: cannot read '%s': %s", rel, strerror(errno));
+            break;
+        }
+        if (k == 0)
+            break;
+        vat_sha256_add(h, buf, (size_t)k);
+    }
+    close(fd);
+    unsigned char d[32];
+    vat_sha256_end(h, d);
+    vat_hex(d, 32, out);
+    return rc;
+}
+
+int vat_read_file_linked(const char *root, const char *rel, size_t cap, const char *want,
+                         bool any_link, char **out, size_t *len, struct vat_err *e)
+{
+    *out = NULL;
+    *len = 0;
+    if (!want && !any_link)
+        return vat_read_file_beneath(root, rel, cap, out, len, e);
+    bool linked = false;
+    int fd = vat_open_beneath_linked(root, rel, O_RDONLY, &linked, e);
+    char *buf;
+    size_t n;
+    if (fd < 0 || read_whole_fd(fd, rel, cap, &buf, &n, e) != 0)
+        return -1;
+    if (linked && want) {
+        char hex[65];
+        vat_sha256_hex(buf, n, hex);
+        if (strcmp(hex, want) != 0) {
+            const char *lfs = vat_lfs_pointer(buf, n);
+            free(buf);
+            return lfs ? vat_err_set(e, "vat: '%s' is a %s", rel, lfs)
+                       : vat_err_set(e, "vat: '%s' is a symbolic link to a file whose sha256 is "
+                                        "not the one out/manifest.json lists",
+                                     rel);
+        }
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int vat_sha256_beneath_linked(const char *root, const char *rel, char out[65], bool *linked,
+                              struct vat_err *e)
+{
+    int fd = vat_open_beneath_linked(root, rel, O_RDONLY, linked, e);
+    return fd < 0 ? -1 : vat_sha256_fd(fd, rel, out, e);
+}
+
+const char *vat_lfs_pointer(const void *data, size_t n)
+{
+    /* https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md: a pointer
+     * is a small text file whose first line names the spec. */
+    static const char head[] = "version https://git-lfs.github.com/spec/v1\n";
+    if (!data || n > 1024 || n < sizeof head - 1 || memcmp(data, head, sizeof head - 1) != 0)
+        return NULL;
+    static const char oid[] = "\noid sha256:";
+    const char *p = data;
+    for (size_t i = 0; i + sizeof oid - 1 <= n; i++)
+        if (memcmp(p + i, oid, sizeof oid - 1) == 0)
+            return VAT_LFS_POINTER_REASON;
+    return NULL;
 }
 
 FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e)
@@ -1081,37 +1251,9 @@ int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **
     /* O_NONBLOCK kept: the file is read only once fstat says it is regular,
      * where it changes nothing (and clearing it costs two calls a file). */
     int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, e);
-    if (fd < 0)
+    if (fd < 0 || read_whole_fd(fd, rel, cap, out, len, e) != 0)
         return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return vat_err_set(e, "vat: cannot read '%s': not a regular file", rel);
-    }
-    if ((uintmax_t)st.st_size > cap) {
-        close(fd);
-        return vat_err_set(e, "vat: cannot read '%s': larger than %zu bytes", rel, cap);
-    }
-    size_t n = (size_t)st.st_size, got = 0;
-    char *buf = vat_xmalloc(n + 1);
-    while (got < n) {
-        ssize_t k = read(fd, buf + got, n - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            int err = k < 0 ? errno : EIO;
-            close(fd);
-            free(buf);
-            return vat_err_set(e, "vat: cannot read '%s': %s", rel,
-                               k < 0 ? strerror(err) : "the file shrank while read");
-        }
-        got += (size_t)k;
-    }
-    close(fd);
-    buf[n] = 0;
-    *out = buf;
-    *len = n;
-    vat_file_memo_put(root, rel, NULL, buf, n);
+    vat_file_memo_put(root, rel, NULL, *out, *len);
     return 0;
 }
 

@@ -15,7 +15,12 @@
 
 #include "rng.h"
 
-#define VAT_VERSION "0.2.0"
+/* The vat version ("0.2.0"): CMakeLists.txt's project(VERSION) is its one
+ * source, passed to every compilation (and to the Python package's
+ * metadata by python/setup.py). */
+#ifndef VAT_VERSION
+#error "VAT_VERSION comes from the build: CMakeLists.txt's project(VERSION)"
+#endif
 
 /* ---- errors travel as values ------------------------------------------ */
 
@@ -137,7 +142,7 @@ unsigned long vat_checker_limit_hits(void);
 #define VAT_MAX_FIXTURES 8
 
 struct vat_fixture {
-    char *path;         /* relative to the corpus root: fixtures/<tmpl>/<id>.csv */
+    char *path;         /* relative to the corpus root: fixtures/<tmpl>/<bucket>/<id>.csv */
     const char *format; /* "csv" | "sqlite" (static)                           */
     const char *role;   /* "main" | "variant" (static)                         */
     long rows;          /* data rows (all tables for sqlite)                   */
@@ -209,6 +214,9 @@ struct vat_task {
     /* The task as a tool-use environment, filled after admission
      * (templates/expert.h): the env table's row and the expert's replay. */
     json_t *env;
+    /* Admission fills it: the worked completion of the sft_reasoning
+     * table (src/reasoning.h), proven to score 1.0 under auto extraction. */
+    char *reasoned;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */
@@ -221,7 +229,17 @@ void vat_task_clear(struct vat_task *t);
  * Returns the fixture (never NULL; aborts past VAT_MAX_FIXTURES). */
 struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath,
                                          const char *format, const char *role);
-/* The relative path "fixtures/<template>/<id><suffix>" in a new string. */
+/* Tasks per fixture folder: a task's files go to the folder of its index
+ * divided by this, so with at most VAT_MAX_FIXTURES files a task no folder
+ * holds more than 8,000 entries (dataset hubs ask for at most 10,000 per
+ * folder), and a template's folder holds one subfolder per 1,000 tasks. */
+#define VAT_FIXTURE_BUCKET 1000
+/* The folder of task index's fixtures below fixtures/<template>/: the
+ * index divided by VAT_FIXTURE_BUCKET, three digits at least ("000" for
+ * tasks 0-999, "012" for 12,000-12,999).  Written into out (16 bytes). */
+void vat_fixture_bucket(uint32_t index, char out[16]);
+/* The relative path "fixtures/<template>/<bucket>/<id><suffix>" in a new
+ * string (vat_fixture_bucket). */
 char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix);
 /* The 2n lowercase hex digits of the n bytes at d, NUL-terminated (out
  * holds 2n + 1 bytes). */
@@ -286,6 +304,39 @@ int vat_root_open(const char *root, struct vat_err *e);
 int vat_openat_beneath(int dirfd, const char *rel, int flags, struct vat_err *e);
 /* The same from a root path: vat_root_open then vat_openat_beneath. */
 int vat_open_beneath(const char *root, const char *rel, int flags, struct vat_err *e);
+/* Opens root/rel for reading as vat_open_beneath does, with one exception:
+ * when rel's last component is a symbolic link (as a Hugging Face cache
+ * snapshot lays out its files, each a link into blobs/), it is followed,
+ * wherever it points, and must end at a regular file; *linked says so.
+ * Folders on the way are never followed, and nothing is opened for
+ * writing (flags other than a plain read are refused with EINVAL).  A
+ * caller accepts a linked file's bytes only by their digest: the SHA-256
+ * of the bytes it loads must be the one the corpus lists for rel
+ * (docs/corpus-store.md).  A dangling link, a link to a folder or to
+ * anything but a regular file is refused, naming it.  Returns a
+ * descriptor, or -1 with errno and e set (e may be NULL). */
+int vat_open_beneath_linked(const char *root, const char *rel, int flags, bool *linked,
+                            struct vat_err *e);
+/* Reads root/rel whole as vat_read_file_beneath does; when want is given
+ * (the SHA-256 hex the corpus manifest lists for rel), rel may be a
+ * symbolic link to a regular file, whose bytes as read must have that
+ * digest (trust by content: nothing is read twice).  With any_link, a link
+ * is followed without a digest (the manifest itself: what the others are
+ * trusted by).  0, or -1 with e set. */
+int vat_read_file_linked(const char *root, const char *rel, size_t cap, const char *want,
+                         bool any_link, char **out, size_t *len, struct vat_err *e);
+/* The SHA-256 (hex) of the regular file open on fd (closed here), rel
+ * naming it in errors.  0, or -1 with e set. */
+int vat_sha256_fd(int fd, const char *rel, char out[65], struct vat_err *e);
+/* The SHA-256 (hex) of root/rel's bytes as read, opened as
+ * vat_open_beneath_linked does.  0, or -1 with e set. */
+int vat_sha256_beneath_linked(const char *root, const char *rel, char out[65], bool *linked,
+                              struct vat_err *e);
+/* Why a file cannot be what its digest promises, when its bytes are a Git
+ * LFS pointer (a clone made without `git lfs pull` holds these in place of
+ * binary files): VAT_LFS_POINTER_REASON, else NULL. */
+#define VAT_LFS_POINTER_REASON "Git LFS pointer, not the file: run git lfs pull"
+const char *vat_lfs_pointer(const void *data, size_t n);
 /* Opens root/rel for reading as a stdio stream: beneath root, a regular
  * file only (a FIFO or device is refused without blocking).  NULL with
  * errno and e set (e may be NULL). */

@@ -100,12 +100,13 @@ typedef struct vat_open_options {
     size_t size; /* sizeof(vat_open_options), as VAT_OPEN_OPTIONS_INIT sets it */
     /* The byte budget of everything the handle caches between scores: the
      * verdict memo, and per task its checker, SQL fixture images and
-     * fixture sets, pooled sandboxes with their prepared statements, and
-     * compiled regexes.  Least recently used goes first when something new
-     * needs room; a task let go is built again on its next score and gives
-     * the same verdicts.  0: the environment variable VAT_CACHE_BYTES (a
-     * byte count, or with a K, M or G suffix), else
-     * VAT_CACHE_DEFAULT_BYTES. */
+     * fixture sets, pooled sandboxes with their prepared statements,
+     * compiled regexes, and its episodes' environment (the main fixture
+     * loaded, its pooled sandboxes).  Least recently used goes first when
+     * something new needs room; a task let go is built again on its next
+     * score or episode and gives the same verdicts and observations.  0:
+     * the environment variable VAT_CACHE_BYTES (a byte count, or with a
+     * K, M or G suffix), else VAT_CACHE_DEFAULT_BYTES. */
     size_t cache_bytes;
     /* 0 or VAT_OPEN_REVEAL_HIDDEN (above). */
     unsigned flags;
@@ -181,7 +182,15 @@ void vat_result_free(vat_result *r);
  *
  * Threads: episodes on one corpus may run in many threads at once; one
  * episode belongs to one thread at a time.  Close every episode before
- * its corpus. */
+ * its corpus (vat_episode_close after vat_corpus_close is safe: it needs
+ * nothing of the corpus, but no other call on the episode is).
+ *
+ * Memory: a task's environment (its main fixture loaded, a pool of
+ * sandboxes) is kept with the task's state in the corpus's cache, under
+ * its byte budget (vat_open_options.cache_bytes), least recently used
+ * first out; an open episode keeps its own until it closes, and an
+ * environment let go is built again, to the same observations, on the
+ * task's next episode. */
 typedef struct vat_episode vat_episode;
 
 /* Opens an episode on task_id.  -1 with err set when the task is unknown,

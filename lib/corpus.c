@@ -63,13 +63,18 @@ static void tfile_release(struct tfile *f)
 }
 
 /* Reads root/rel into f.  A missing file is not an error (f->present
- * false); anything else is. */
-static int tfile_read(const char *root, const char *rel, struct tfile *f, char *msg, size_t cap)
+ * false); anything else is.  With linked, rel itself may be a symbolic
+ * link to a regular file (a Hugging Face cache snapshot): the caller then
+ * trusts the bytes read only by their digest (manifest_check). */
+static int tfile_read(const char *root, const char *rel, bool linked, struct tfile *f, char *msg,
+                      size_t cap)
 {
     memset(f, 0, sizeof *f);
     /* Beneath root, no symbolic link on the way followed (docs/corpus-store.md). */
     struct vat_err ve = {{0}};
-    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, &ve);
+    bool was_link;
+    int fd = linked ? vat_open_beneath_linked(root, rel, O_RDONLY | O_NOCTTY, &was_link, &ve)
+                    : vat_open_beneath(root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, &ve);
     int e = errno;
     if (fd < 0) {
         if (e == ENOENT)
@@ -167,6 +172,9 @@ struct task_state {
     struct vat_rx_prep *trap_rx;   /* regex tasks: trap_spec through rx */
     struct vat_value_prep *trap_value; /* value tasks: trap_spec read once */
     struct vat_abstain_prep *abstain;  /* abstain tasks */
+    /* lib/env.c's environment of the task, made on its first episode
+     * (vat_corpus_task_env), counted with the state and freed with it */
+    _Atomic(struct vat_task_env *) env;
     /* in the cache (lib/corpus.c "the cache"): the cache's reference while
      * it holds the state, plus one per score using it */
     _Atomic unsigned refs;
@@ -227,7 +235,8 @@ struct memo_ent {
 
 /* The cache: what a handle keeps between scores (the verdict memo, and
  * each task's state with its SQL fixtures, fixture sets, pooled sandboxes
- * and their statements, and compiled regexes) lives under one byte budget,
+ * and their statements, compiled regexes, and the tool-use environment
+ * of its episodes) lives under one byte budget,
  * split evenly over the shards.  Tasks map to shards by their index, so a
  * task's entries share one lock and threads scoring different tasks
  * rarely meet.  A shard keeps its memo entries and its task states in two
@@ -284,7 +293,7 @@ struct vat_corpus {
     bool reveal;
     /* the cache's budget: cache_bytes in all, shard_cap a shard */
     size_t cache_bytes, shard_cap;
-    _Atomic unsigned long long state_builds;
+    _Atomic unsigned long long state_builds, env_builds;
     /* lib/env.c's state of the handle (vat_corpus_ext), freed at close */
     _Atomic(void *) ext;
     void (*ext_free)(void *);
@@ -757,7 +766,8 @@ static void ensure_table(vat_corpus *c, _Atomic int *ready, int k0,
     if (!atomic_load_explicit(ready, memory_order_relaxed)) {
         for (int k = k0; k < k0 + 2; k++) {
             char msg[256];
-            if (tfile_read(c->root, tfile_rel[k], &c->file[k], msg, sizeof msg) != 0) {
+            if (tfile_read(c->root, tfile_rel[k], c->has_manifest, &c->file[k], msg,
+                           sizeof msg) != 0) {
                 /* unreadable tables: the tasks needing them get no digest / trap */
                 c->file[k].present = false;
                 continue;
@@ -1194,6 +1204,7 @@ void vat_corpus_cache_stats(vat_corpus *c, struct vat_cache_stats *s)
         pthread_mutex_unlock(&sh->lock);
     }
     s->state_builds = atomic_load(&c->state_builds);
+    s->env_builds = atomic_load(&c->env_builds);
 }
 
 /* ---- opening and closing ------------------------------------------------------ */
@@ -1256,9 +1267,18 @@ int vat_corpus_open_opts(vat_corpus **out, const char *root, const vat_open_opti
     pthread_mutex_init(&c->tamper_lock, NULL);
     cache_init(c, budget);
     char msg[256];
+    /* The manifest first: a table that is a symbolic link (a Hugging Face
+     * cache snapshot) is read only when the manifest gives its digest,
+     * which the bytes read must have (manifest_check).  The manifest may
+     * be a link itself. */
+    if (tfile_read(root, "out/manifest.json", true, &c->man, msg, sizeof msg) != 0) {
+        vat_corpus_close(c);
+        return fail(err, "vat: corpus '%s': %s", root, msg);
+    }
+    c->has_manifest = c->man.present;
     int present = 0;
     for (int k = T_VER_TRAIN; k <= T_VER_TEST; k++) {
-        if (tfile_read(root, tfile_rel[k], &c->file[k], msg, sizeof msg) != 0) {
+        if (tfile_read(root, tfile_rel[k], c->has_manifest, &c->file[k], msg, sizeof msg) != 0) {
             vat_corpus_close(c);
             return fail(err, "vat: corpus '%s': %s", root, msg);
         }
@@ -1273,11 +1293,6 @@ int vat_corpus_open_opts(vat_corpus **out, const char *root, const vat_open_opti
         return fail(err, "vat: no corpus at '%s' (out/verifiers/*.jsonl missing; run 'vat build')",
                     root);
     }
-    if (tfile_read(root, "out/manifest.json", &c->man, msg, sizeof msg) != 0) {
-        vat_corpus_close(c);
-        return fail(err, "vat: corpus '%s': %s", root, msg);
-    }
-    c->has_manifest = c->man.present;
     if (c->man.present && !man_scan(c)) {
         json_t *m = json_loadb(c->man.data, c->man.n, 0, NULL);
         json_t *files = json_object_get(m, "files");
@@ -1322,6 +1337,9 @@ static void state_free(struct task_state *st)
     vat_rx_prep_free(st->rx_prep);
     vat_rx_prep_free(st->trap_rx);
     vat_rx_cache_free(st->rx);
+    struct vat_task_env *env = atomic_load_explicit(&st->env, memory_order_acquire);
+    if (env)
+        env->free(env);
     free(st);
 }
 
@@ -1331,7 +1349,9 @@ void vat_corpus_close(vat_corpus *c)
         return;
     for (size_t i = 0; i < c->n; i++) {
         struct entry *e = &c->ent[i];
-        state_free(e->st); /* no score runs now: the cache's is the one reference */
+        /* no score runs now; an episode still open keeps its state (and
+         * frees it when it closes: a state needs nothing of the handle) */
+        state_release(e->st);
         json_decref(atomic_load(&e->row_json));
         json_decref(atomic_load(&e->exp_json));
         for (int r = 0; r < N_ROLES; r++)
@@ -1454,6 +1474,12 @@ static const json_t *experience_json(vat_corpus *c, struct entry *e)
     pthread_mutex_unlock(&c->lock);
     json_decref(parsed);
     return j;
+}
+
+json_t *vat_corpus_experience_parse(vat_corpus *c, const char *task_id)
+{
+    struct entry *e = task_id ? find(c, task_id, strlen(task_id)) : NULL;
+    return e ? experience_parse(c, e) : NULL;
 }
 
 const json_t *vat_corpus_experience_row(vat_corpus *c, const char *task_id)
@@ -1633,10 +1659,13 @@ static size_t json_bytes(const json_t *j)
 /* The bytes st holds now: what was built with it (its spec and trap, and
  * the prepared checks made from them, estimated as the JSON they read
  * again) and what grows as it is used (compiled regexes, the SQL check's
- * fixtures and pooled sandboxes, measured). */
+ * fixtures and pooled sandboxes, measured; the episodes' environment, as
+ * lib/env.c measures it). */
 static size_t state_bytes(const struct task_state *st)
 {
-    return st->fixed + vat_rx_cache_bytes(st->rx) + vat_sql_prep_bytes(st->prep);
+    struct vat_task_env *env = atomic_load_explicit(&st->env, memory_order_acquire);
+    return st->fixed + vat_rx_cache_bytes(st->rx) + vat_sql_prep_bytes(st->prep) +
+           (env ? env->bytes(env) : 0);
 }
 
 /* Builds the state of task e from its verifiers row (and its trap from the
@@ -1764,6 +1793,9 @@ static void state_recharge(vat_corpus *c, struct entry *e, struct task_state *st
         if (!shard_fit(c, sh, 0, st, &dropped))
             st_drop(sh, st, &dropped);
         shard_note_peak(sh);
+    } else {
+        /* counted nowhere (and never held again): no lock until it grows */
+        atomic_store_explicit(&st->charged, now, memory_order_relaxed);
     }
     pthread_mutex_unlock(&sh->lock);
     states_release(dropped);
@@ -1892,6 +1924,16 @@ static void score_state(vat_corpus *c, struct entry *e, struct task_state *st,
         out->is_trap = is_trap(c, e, st, &out->v, ans, alen);
 }
 
+/* Scores completion with st, a state the caller holds, into *k->out. */
+static void score_held(vat_corpus *c, struct task_state *st, const char *completion, size_t len,
+                       vat_extract_mode mode, struct text_sink *k)
+{
+    score_state(c, st->task, st, completion ? completion : "", len, mode, k);
+    /* a check may have grown what the state holds (a pooled sandbox, a
+     * compiled pattern): counted again, and room made */
+    state_recharge(c, st->task, st);
+}
+
 /* Scores completion for task_id into *k->out, whose extracted text comes
  * from k. */
 static int score_core(vat_corpus *c, const char *task_id, const char *completion, size_t len,
@@ -1910,10 +1952,7 @@ static int score_core(vat_corpus *c, const char *task_id, const char *completion
         return fail(err, "vat: no task '%s' in the corpus at '%s'", shown, c->root);
     }
     struct task_state *st = state_acquire(c, e);
-    score_state(c, e, st, completion ? completion : "", len, mode, k);
-    /* a check may have grown what the state holds (a pooled sandbox, a
-     * compiled pattern): counted again, and room made */
-    state_recharge(c, e, st);
+    score_held(c, st, completion, len, mode, k);
     state_release(st);
     return 0;
 }
@@ -2076,6 +2115,62 @@ void *vat_corpus_ext(vat_corpus *c, void *(*make)(vat_corpus *), void (*free_fn)
     if (made)
         free_fn(made);
     return x;
+}
+
+/* A held task state, as lib/env.c sees it (the same object). */
+static struct task_state *held_state(struct vat_task_ref *t)
+{
+    return (struct task_state *)(void *)t;
+}
+
+struct vat_task_ref *vat_corpus_task_acquire(vat_corpus *c, const char *task_id)
+{
+    struct entry *e = c && task_id ? find(c, task_id, strlen(task_id)) : NULL;
+    return e ? (struct vat_task_ref *)(void *)state_acquire(c, e) : NULL;
+}
+
+void vat_corpus_task_release(struct vat_task_ref *t)
+{
+    state_release(held_state(t));
+}
+
+struct vat_task_env *vat_corpus_task_env(vat_corpus *c, struct vat_task_ref *t,
+                                         struct vat_task_env *(*make)(vat_corpus *,
+                                                                      const json_t *, void *),
+                                         void *arg)
+{
+    struct task_state *st = held_state(t);
+    struct vat_task_env *env = atomic_load_explicit(&st->env, memory_order_acquire);
+    if (env)
+        return env;
+    /* made under the shard's build lock, as states are, so threads opening
+     * episodes on the same task make it once */
+    struct memo_shard *sh = memo_shard_of(c, st->task);
+    pthread_mutex_lock(&sh->build_lock);
+    env = atomic_load_explicit(&st->env, memory_order_acquire);
+    if (!env) {
+        env = make(c, st->spec, arg);
+        atomic_fetch_add_explicit(&c->env_builds, 1, memory_order_relaxed);
+        atomic_store_explicit(&st->env, env, memory_order_release);
+    }
+    pthread_mutex_unlock(&sh->build_lock);
+    state_recharge(c, st->task, st); /* counted, and room made */
+    return env;
+}
+
+void vat_corpus_task_recharge(vat_corpus *c, struct vat_task_ref *t)
+{
+    struct task_state *st = held_state(t);
+    state_recharge(c, st->task, st);
+}
+
+void vat_corpus_task_score(vat_corpus *c, struct vat_task_ref *t, const char *completion,
+                           size_t len, vat_extract_mode mode, struct vat_scored *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rule = "raw";
+    struct text_sink k = {scored_text, out, NULL};
+    score_held(c, held_state(t), completion, len, mode, &k);
 }
 
 const char *vat_version(void)

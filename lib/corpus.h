@@ -5,7 +5,8 @@
  * Exports vat_corpus_task_count, vat_corpus_task_id, vat_corpus_row,
  * vat_corpus_experience_row, vat_corpus_rollout_answer,
  * vat_corpus_score_verdict, vat_corpus_memo_stats, vat_corpus_memo_limits,
- * vat_corpus_cache_stats. */
+ * vat_corpus_cache_stats, and what lib/env.c needs (vat_corpus_ext, the
+ * vat_corpus_task_* calls). */
 #ifndef VAT_CORPUS_H
 #define VAT_CORPUS_H
 
@@ -35,6 +36,9 @@ const char *vat_corpus_task_id(const vat_corpus *c, size_t i);
 const json_t *vat_corpus_row(vat_corpus *c, const char *task_id);
 /* The parsed experience row of a task (borrowed), or NULL. */
 const json_t *vat_corpus_experience_row(vat_corpus *c, const char *task_id);
+/* The same, parsed for the caller alone (a new reference; the handle
+ * keeps nothing of it), or NULL. */
+json_t *vat_corpus_experience_parse(vat_corpus *c, const char *task_id);
 /* The answer text of the task's rollout of that role ("gold", "trap",
  * "malformed"), borrowed, or NULL. */
 const char *vat_corpus_rollout_answer(vat_corpus *c, const char *task_id, const char *role);
@@ -71,6 +75,7 @@ struct vat_cache_stats {
                            * the highest count the whole cache reached */
     size_t memo_bytes, memo_entries, states;
     unsigned long long evictions, state_builds;
+    unsigned long long env_builds; /* tool-use environments made */
 };
 void vat_corpus_cache_stats(vat_corpus *c, struct vat_cache_stats *s);
 
@@ -86,5 +91,33 @@ int vat_corpus_manifest_digest(vat_corpus *c, const char *rel, char out[65]);
 void vat_corpus_set_tampered(vat_corpus *c, const char *rel, const char *what);
 bool vat_corpus_tampered(vat_corpus *c, char *msg, size_t cap);
 void *vat_corpus_ext(vat_corpus *c, void *(*make)(vat_corpus *), void (*free_fn)(void *));
+
+/* A task's state as the tool-use episodes hold it (lib/env.c): the one
+ * the cache keeps, with a reference for the caller, so an eviction never
+ * frees it under a running episode.  NULL for an unknown task. */
+struct vat_task_ref;
+struct vat_task_ref *vat_corpus_task_acquire(vat_corpus *c, const char *task_id);
+void vat_corpus_task_release(struct vat_task_ref *t);
+/* What lib/env.c keeps of a task with its state, under the cache's
+ * budget: its first member, the bytes it holds now (called from any
+ * thread, at any time) and how to free it (with the state). */
+struct vat_task_env {
+    size_t (*bytes)(const struct vat_task_env *x);
+    void (*free)(struct vat_task_env *x);
+};
+/* The environment of t's task: the one its state holds, or made now by
+ * make(c, checker, arg), checker the task's checker spec (borrowed; NULL
+ * when its verifiers row cannot be read), once per state (never NULL),
+ * and counted with the state. */
+struct vat_task_env *vat_corpus_task_env(vat_corpus *c, struct vat_task_ref *t,
+                                         struct vat_task_env *(*make)(vat_corpus *,
+                                                                      const json_t *, void *),
+                                         void *arg);
+/* Counts t's bytes again (after a call that may have grown them), making
+ * room least recently used first. */
+void vat_corpus_task_recharge(vat_corpus *c, struct vat_task_ref *t);
+/* Scores like vat_corpus_score_verdict, with t's state. */
+void vat_corpus_task_score(vat_corpus *c, struct vat_task_ref *t, const char *completion,
+                           size_t len, vat_extract_mode mode, struct vat_scored *out);
 
 #endif

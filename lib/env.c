@@ -6,12 +6,17 @@
  * episode and indexed by task id from each row's leading "task_id"
  * member; its files must match out/manifest.json as the other tables do.
  * A task's environment (its main fixture loaded, checked against the
- * digest the tables record for it) is built on the task's first episode,
- * under the index's lock, and kept for the life of the handle, shared by
- * every episode on the task from any thread.  An episode itself belongs
- * to one thread at a time; submit scores through vat_corpus_score's
- * checker (raw: the argument is the answer). */
-#include <pthread.h>
+ * digest the tables record for it) is built on the task's first episode
+ * and kept with the task's state in the handle's cache (lib/corpus.c "the
+ * cache"), under its byte budget: counted when built and after every
+ * step (a query can pool a sandbox or keep a statement), let go least
+ * recently used first with the rest of the state, and built again, to
+ * the same bytes, on the task's next episode.  An episode holds a
+ * reference to the state, so an eviction never frees an environment
+ * under it; environments are shared by every episode on the task from
+ * any thread.  An episode itself belongs to one thread at a time; submit
+ * scores with the state the episode holds, as vat_corpus_score would
+ * (raw: the argument is the answer). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +29,15 @@
 static const char *const env_rel[2] = {"out/env/train.jsonl", "out/env/test.jsonl"};
 
 struct env_state {
+    struct vat_task_env base; /* first: lib/corpus.c holds it as one */
     char *prompt;
+    size_t prompt_len;
     struct vat_env_task *et;
     char error[400]; /* why the environment cannot be built ("" when it is) */
     bool tampered;
+    /* vat_env_task_bytes when the state was last counted: a step counts
+     * the state again only when it has grown past it (or halved) */
+    _Atomic size_t counted;
 };
 
 struct env_entry {
@@ -36,7 +46,6 @@ struct env_entry {
     uint64_t hash;
     const char *row;
     size_t row_len;
-    _Atomic(struct env_state *) st;
 };
 
 struct env_index {
@@ -47,7 +56,6 @@ struct env_index {
     struct env_entry *ent;
     size_t nent;
     size_t *slot, nslot;
-    pthread_mutex_t lock;
 };
 
 static uint64_t hash_id(const char *s, size_t n)
@@ -75,13 +83,18 @@ static struct env_entry *index_find(struct env_index *x, const char *id, size_t 
     }
 }
 
-static void state_free(struct env_state *st)
+static void state_free(struct vat_task_env *base)
 {
-    if (!st)
-        return;
+    struct env_state *st = (struct env_state *)base;
     free(st->prompt);
     vat_env_task_free(st->et);
     free(st);
+}
+
+static size_t state_bytes(const struct vat_task_env *base)
+{
+    const struct env_state *st = (const struct env_state *)base;
+    return sizeof *st + (st->prompt ? st->prompt_len + 1 : 0) + vat_env_task_bytes(st->et);
 }
 
 static void index_free(void *arg)
@@ -89,15 +102,12 @@ static void index_free(void *arg)
     struct env_index *x = arg;
     if (!x)
         return;
-    for (size_t i = 0; i < x->nent; i++) {
-        state_free(atomic_load(&x->ent[i].st));
+    for (size_t i = 0; i < x->nent; i++)
         free(x->ent[i].id);
-    }
     free(x->ent);
     free(x->slot);
     free(x->data[0]);
     free(x->data[1]);
-    pthread_mutex_destroy(&x->lock);
     free(x);
 }
 
@@ -122,7 +132,6 @@ static bool row_id(const char *row, size_t n, const char **id, size_t *len)
 static void *index_make(vat_corpus *c)
 {
     struct env_index *x = vat_xcalloc(1, sizeof *x);
-    pthread_mutex_init(&x->lock, NULL);
     const char *root = vat_corpus_root(c);
     size_t lines = 0;
     for (int k = 0; k < 2; k++) {
@@ -204,16 +213,18 @@ static const char *main_sha(vat_corpus *c, const json_t *exp, const char *rel, c
     return out;
 }
 
-static void state_build(vat_corpus *c, struct env_entry *e, struct env_state *st)
+/* The environment of task e into st; checker is the task's checker spec
+ * (or NULL).  The rows it reads are parsed for it alone: the handle keeps
+ * nothing of them. */
+static void state_build(vat_corpus *c, const json_t *checker, struct env_entry *e,
+                        struct env_state *st)
 {
     json_t *row = json_loadb(e->row, e->row_len, JSON_REJECT_DUPLICATES, NULL);
     const json_t *prompt = json_array_get(json_object_get(row, "prompt"), 0);
     const char *ptext = json_string_value(json_object_get(prompt, "content"));
     const char *spec_text = json_string_value(json_object_get(row, "env_json"));
     json_t *spec = spec_text ? json_loads(spec_text, JSON_REJECT_DUPLICATES, NULL) : NULL;
-    const json_t *exp = vat_corpus_experience_row(c, e->id);
-    const json_t *ver = vat_corpus_row(c, e->id);
-    json_t *checker = ver ? vat_verifier_spec(ver) : NULL;
+    json_t *exp = vat_corpus_experience_parse(c, e->id);
     const char *rel = json_string_value(json_object_get(spec, "fixture"));
     const char *main_rel = json_string_value(json_object_get(json_object_get(exp, "fixture"),
                                                              "path"));
@@ -243,40 +254,32 @@ static void state_build(vat_corpus *c, struct env_entry *e, struct env_state *st
             st->tampered = strcmp(v.code, VAT_TAMPERED) == 0;
         } else {
             st->prompt = vat_xstrdup(ptext);
+            st->prompt_len = strlen(ptext);
         }
     }
-    json_decref(checker);
+    json_decref(exp);
     json_decref(spec);
     json_decref(row);
 }
 
-static struct env_state *state_of(vat_corpus *c, struct env_index *x, struct env_entry *e)
+/* A task's environment, made for lib/corpus.c to keep with the task's
+ * state (vat_corpus_task_env). */
+static struct vat_task_env *state_make(vat_corpus *c, const json_t *checker, void *arg)
 {
-    struct env_state *st = atomic_load_explicit(&e->st, memory_order_acquire);
-    if (st)
-        return st;
-    /* built outside the index's lock (it reads the corpus's rows, under the
-     * handle's lock), published once */
-    st = vat_xcalloc(1, sizeof *st);
-    state_build(c, e, st);
-    pthread_mutex_lock(&x->lock);
-    struct env_state *had = atomic_load_explicit(&e->st, memory_order_relaxed);
-    if (!had)
-        atomic_store_explicit(&e->st, st, memory_order_release);
-    pthread_mutex_unlock(&x->lock);
-    if (had) {
-        state_free(st);
-        st = had;
-    }
-    return st;
+    struct env_state *st = vat_xcalloc(1, sizeof *st);
+    st->base.bytes = state_bytes;
+    st->base.free = state_free;
+    state_build(c, checker, arg, st);
+    atomic_init(&st->counted, vat_env_task_bytes(st->et));
+    return &st->base;
 }
 
 /* ---- the public calls ----------------------------------------------------------- */
 
 struct vat_episode {
     vat_corpus *c;
-    char *task_id;
-    const struct env_state *st;
+    struct vat_task_ref *task; /* the task's state, holding st */
+    struct env_state *st;
     struct vat_ep *ep;
 };
 
@@ -297,12 +300,7 @@ static void corpus_scorer(void *ctx, const char *answer, size_t len, struct vat_
 {
     struct vat_episode *e = ctx;
     struct vat_scored s;
-    vat_error err;
-    if (vat_corpus_score_verdict(e->c, e->task_id, answer, len, VAT_EXTRACT_RAW, &s, &err) != 0) {
-        *v = vat_verdict_make(false, 0, VAT_INTERNAL, "%s", err.message);
-        *is_trap = false;
-        return;
-    }
+    vat_corpus_task_score(e->c, e->task, answer, len, VAT_EXTRACT_RAW, &s);
     *v = s.v;
     *is_trap = s.is_trap;
     vat_scored_release(&s);
@@ -324,17 +322,23 @@ int vat_episode_open(vat_corpus *c, const char *task_id, vat_episode **out, vat_
     struct env_entry *e = index_find(x, task_id, strlen(task_id));
     if (!e)
         return fail(err, "vat: task '%.100s' has no row in the env table", task_id);
-    const struct env_state *st = state_of(c, x, e);
+    struct vat_task_ref *task = vat_corpus_task_acquire(c, task_id);
+    struct env_state *st = (struct env_state *)vat_corpus_task_env(c, task, state_make, e);
     if (st->tampered)
         vat_corpus_set_tampered(c, "out/env", "names a fixture the tables do not record");
     char why[256];
-    if (vat_corpus_tampered(c, why, sizeof why))
+    if (vat_corpus_tampered(c, why, sizeof why)) {
+        vat_corpus_task_release(task);
         return fail(err, "vat: the corpus is tampered: %s", why);
-    if (st->error[0])
-        return fail(err, "vat: %s", st->error);
+    }
+    if (st->error[0]) {
+        fail(err, "vat: %s", st->error);
+        vat_corpus_task_release(task);
+        return -1;
+    }
     struct vat_episode *ep = vat_xcalloc(1, sizeof *ep);
     ep->c = c;
-    ep->task_id = vat_xstrdup(task_id);
+    ep->task = task;
     ep->st = st;
     ep->ep = vat_ep_new(st->et, corpus_scorer, ep);
     *out = ep;
@@ -346,7 +350,7 @@ void vat_episode_close(vat_episode *ep)
     if (!ep)
         return;
     vat_ep_free(ep->ep);
-    free(ep->task_id);
+    vat_corpus_task_release(ep->task);
     free(ep);
 }
 
@@ -370,6 +374,16 @@ int vat_episode_step(vat_episode *ep, const char *tool, const char *arguments, s
     if (!arguments && len)
         return fail(err, "vat_episode_step: %s", "no argument text");
     vat_ep_call(ep->ep, tool, strlen(tool), arguments, len, NULL);
+    /* a query may have pooled a sandbox or kept a statement: counted
+     * again, and room made (submit's check counts itself; describe, try
+     * and a regex task's sample keep nothing) */
+    if (strcmp(tool, "sql") == 0 || strcmp(tool, "sample") == 0) {
+        size_t now = vat_env_task_bytes(ep->st->et), was = atomic_load(&ep->st->counted);
+        if (now > was || now < was / 2) {
+            atomic_store(&ep->st->counted, now);
+            vat_corpus_task_recharge(ep->c, ep->task);
+        }
+    }
     return 0;
 }
 

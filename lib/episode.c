@@ -438,7 +438,7 @@ struct vat_env_task {
     char **table; /* names, NULL-ended */
     size_t ntables;
     char *describe;
-    size_t bytes;
+    size_t fixed; /* what vat_env_task_bytes counts besides db */
     /* regex tools */
     struct rx_line *line;
     size_t nlines;
@@ -480,7 +480,25 @@ const char *vat_env_task_table(const struct vat_env_task *et, size_t i)
 
 size_t vat_env_task_bytes(const struct vat_env_task *et)
 {
-    return et ? et->bytes : 0;
+    return et ? et->fixed + vat_sql_db_bytes(et->db) : 0;
+}
+
+/* What et holds that does not grow: its struct, table names, description,
+ * example lines (each with the allocator's headers) and the regex limits
+ * (twice their JSON text, for jansson's structs). */
+static void count_fixed(struct vat_env_task *et)
+{
+    size_t n = sizeof *et + (et->describe ? strlen(et->describe) + 1 : 0);
+    for (size_t i = 0; i < et->ntables; i++)
+        n += sizeof *et->table + strlen(et->table[i]) + 1 + 16;
+    for (size_t i = 0; i < et->nlines; i++)
+        n += sizeof *et->line + strlen(et->line[i].id) + strlen(et->line[i].text) + 2 + 32;
+    if (et->rx_spec) {
+        char *text = vat_json_dumps(et->rx_spec);
+        n += 2 * strlen(text);
+        free(text);
+    }
+    et->fixed = n;
 }
 
 static void table_add(struct vat_env_task *et, const char *name)
@@ -634,7 +652,6 @@ struct vat_env_task *vat_env_task_new(const json_t *spec, const json_t *checker,
                             "the fixture does not match the sha256 the tables record");
         }
     }
-    et->bytes = n;
     if (et->regex) {
         struct csv_file csv;
         if (strcmp(format, "csv") != 0 || csv_parse(data, n, &csv, why, sizeof why) != 0) {
@@ -667,6 +684,7 @@ struct vat_env_task *vat_env_task_new(const json_t *spec, const json_t *checker,
             if (strcmp(k, "cases") != 0 && strcmp(k, "expected") != 0)
                 json_object_set(et->rx_spec, k, x);
         }
+        count_fixed(et);
         return et;
     }
     const json_t *tables = json_object_get(spec, "tables");
@@ -736,13 +754,13 @@ struct vat_env_task *vat_env_task_new(const json_t *spec, const json_t *checker,
         }
     }
     et->describe = vat_buf_detach(&desc);
-    et->bytes = img_n;
     json_t *s = db_spec(et);
     struct vat_verdict v;
     et->db = vat_sql_db_new(s, img, img_n, &v);
     json_decref(s);
     if (!et->db)
         return env_fail(et, err, VAT_INTERNAL, rel, v.reason);
+    count_fixed(et);
     return et;
 }
 

@@ -73,7 +73,10 @@ const char *vat_env_task_tools(const struct vat_env_task *et);
 const char *vat_env_task_describe(const struct vat_env_task *et);
 /* The table names, in order (data tools); NULL past the last. */
 const char *vat_env_task_table(const struct vat_env_task *et, size_t i);
-/* The bytes the loaded image holds (its share of a memory budget). */
+/* The bytes et holds now (its share of a corpus handle's cache budget):
+ * the loaded image, its pooled sandboxes with their page caches and
+ * statements (growing as queries pool more), the description, the
+ * example lines.  Safe beside running episodes. */
 size_t vat_env_task_bytes(const struct vat_env_task *et);
 
 /* How submit's answer is scored: fills *v and *is_trap. */

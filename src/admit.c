@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "expert.h"
+#include "extract.h"
 #include "progform.h"
+#include "reasoning.h"
 #include "rng.h"
 #include "strength.h"
 #include "verifiers.h"
@@ -167,6 +169,28 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     return rc;
 }
 
+/* The worked completion of the sft_reasoning table: admitted only when
+ * `auto` extraction takes an answer out of it that scores 1.0 through the
+ * task's own check, as a model's completion in that form would. */
+static int reasoned_admit(struct vat_task *t, struct task_checks *chk, struct vat_err *e)
+{
+    free(t->reasoned);
+    t->reasoned = vat_reasoned_completion(t);
+    size_t len = strlen(t->reasoned);
+    struct vat_extraction x;
+    vat_extract(vat_task_answer_kind(t), t->reasoned, len, VAT_EXTRACT_AUTO, &x);
+    char *answer = vat_xmalloc(x.len + 1);
+    size_t n = vat_extract_write(&x, answer);
+    answer[n] = 0;
+    struct vat_verdict v = task_check(chk, t, answer, n);
+    free(answer);
+    if (!(v.gate_passed && v.score == 1.0))
+        return vat_err_set(e, "%s: the worked completion scored %g under auto extraction "
+                              "(rule %s; %s: %s)",
+                           t->id, v.score, x.rule, v.code, v.reason);
+    return 0;
+}
+
 static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct vat_replay *r,
                       struct task_checks *chk, struct vat_err *e)
 {
@@ -205,6 +229,8 @@ static int task_admit(struct vat_task *t, const struct vat_draw_opts *o, struct 
         return vat_err_set(e, "%s: trap not armed (it scored %g)", t->id, tr->score);
     if (m->gate_passed)
         return vat_err_set(e, "%s: malformed answer passed the gate", t->id);
+    if (reasoned_admit(t, chk, e) != 0)
+        return -1;
     if (o->strength_target > 0 &&
         (strcmp(vat_task_answer_kind(t), "regex") == 0 ||
          strcmp(vat_task_answer_kind(t), "sql") == 0)) {

@@ -34,7 +34,9 @@ struct vat_draw_opts {
  * malformed answer, and the three replays into *r.  Returns 0 when the task
  * is admissible (confirm agrees, gold 1.0, trap gate passed and < 1.0,
  * malformed fails the gate, every trap of t->traps[] is proven on its own
- * as the single trap is, and for regex and SQL tasks the cases kill at
+ * as the single trap is, the worked completion it fills into t->reasoned
+ * (src/reasoning.h) scores 1.0 under auto extraction, and for regex and
+ * SQL tasks the cases kill at
  * least strength_target of the gold's mutants), else -1 with e saying
  * which rule failed, or VAT_DRAW_FATAL when a checker's last-resort net
  * (verdict checker_limit) stopped any step of it: the build must fail

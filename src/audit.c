@@ -35,9 +35,10 @@ static const char *const kind_names[VAT_AUDIT_N_KINDS] = {
 };
 
 /* Tables with one row per task: their row id is the task id itself. */
-static const int per_task[VAT_N_TABLES] = {1, 0, 1, 0, 1, 1, 0, 1};
+static const int per_task[VAT_N_TABLES] = {1, 0, 1, 0, 1, 1, 0, 1, 1, 1};
 static const char *const row_id_key[VAT_N_TABLES] = {
-    "task_id", "fixture_id", "task_id", "rollout_id", "task_id", "task_id", "item_id", "task_id",
+    "task_id", "fixture_id", "task_id", "rollout_id", "task_id", "task_id", "item_id",
+    "task_id", "task_id", "task_id",
 };
 
 /* A fixture larger than this is reported, not read. */
@@ -625,6 +626,8 @@ static void check_row(struct audit *a, int table, int side, long line, const jso
         break;
     case VAT_T_SFT_EXAMPLES:
     case VAT_T_PREFERENCE_PAIRS:
+    case VAT_T_GRPO:
+    case VAT_T_SFT_REASONING:
         prompt = vat_row_prompt(row);
         if (prompt)
             add_prompt(a, table, side, task, prompt, NULL);

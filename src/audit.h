@@ -1,5 +1,5 @@
 /* audit.h — the leak audit of a built corpus (`vat audit`).  It reads the
- * eight tables and the fixture files below a corpus root as untrusted
+ * tables and the fixture files below a corpus root as untrusted
  * input and reports, as findings, everything that crosses the split or
  * repeats within one side, and every row that is not what vat writes; it
  * measures prompt n-gram overlap and fixture-row overlap as figures.

@@ -225,23 +225,24 @@ static const struct {
     const char *name;
     long kib;
 } row_kib[] = {
-    {"date_window", 27},    {"dedupe_aggregate", 28}, {"dup_header", 13},
-    {"filtered_total", 25}, {"grouped_count", 29},    {"grouped_mean", 25},
-    {"grouped_sum", 23},    {"join_aggregate", 27},   {"pivot", 27},
-    {"regex_amounts", 19},  {"regex_iso_dates", 18},  {"regex_order_ids", 16},
-    {"sql_order_counts", 35}, {"sql_paid_revenue", 33}, {"threshold_flags", 26},
-    {"top_n", 25},          {"unanswerable", 18},
+    {"date_window", 43},    {"dedupe_aggregate", 45}, {"dup_header", 21},
+    {"filtered_total", 40}, {"grouped_count", 46},    {"grouped_mean", 40},
+    {"grouped_sum", 37},    {"join_aggregate", 43},   {"pivot", 43},
+    {"regex_amounts", 27},  {"regex_iso_dates", 26},  {"regex_order_ids", 23},
+    {"sql_order_counts", 53}, {"sql_paid_revenue", 50}, {"threshold_flags", 41},
+    {"top_n", 39},          {"unanswerable", 29},
 };
-#define ROW_KIB_MAX 36
+#define ROW_KIB_MAX 55
 
 double vat_build_memory_estimate(const struct vat_config *c, const char *only, int jobs,
                                  long *tasks)
 {
     double bytes = 0, row_max = 0;
     long n = 0;
-    /* Prompts inline up to inline_max_bytes of data and appear in four
-     * tables (experience, sft_examples twice, preference_pairs). */
-    double extra = c->inline_max_bytes > 6000 ? 4.0 * (double)(c->inline_max_bytes - 6000) : 0;
+    /* Prompts inline up to inline_max_bytes of data and appear in six
+     * places (experience, sft_examples, preference_pairs, grpo,
+     * sft_reasoning, and the draw's own copy). */
+    double extra = c->inline_max_bytes > 6000 ? 6.0 * (double)(c->inline_max_bytes - 6000) : 0;
     for (size_t i = 0; vat_registry[i]; i++) {
         const struct vat_template *tm = vat_registry[i];
         if (!only_has(only, tm->name))

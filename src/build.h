@@ -1,7 +1,7 @@
 /* build.h — `vat build`: draw and admit every task of the corpus (or of
  * one shard of it) on N threads, check that program answers are unique per
  * template (they are by construction: docs/scale.md), write fixtures and
- * the eight tables.  Output is byte-identical whatever --jobs is.
+ * the tables.  Output is byte-identical whatever --jobs is.
  * Exports struct vat_build_opts, struct vat_build_stats and vat_build. */
 #ifndef VAT_BUILD_H
 #define VAT_BUILD_H

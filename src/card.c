@@ -32,6 +32,22 @@ static const char *const table_rows[VAT_N_TABLES] = {
     "criterion: gate, score and trap items with weights",
     "task as a tool-use environment: agent prompt, tools (OpenAI function schemas), env_json, "
     "and the expert transcript as a TRL conversational completion with tool calls",
+    "task: TRL conversational prompt-only (a system and a user message), task_id for the "
+    "reward function, template, answer_kind, difficulty, self_contained",
+    "task: TRL conversational prompt-completion: the grpo prompt, and a worked completion "
+    "(brief reasoning, then the answer in a fence) proven to score 1.0 under `auto` "
+    "extraction",
+};
+
+/* Prompt lengths, per table whose rows hold a prompt: each row's prompt in
+ * characters and, at VAT_CHARS_PER_TOKEN, in estimated tokens, and the
+ * estimated tokens of its prompt and longest completion together. */
+#define VAT_CHARS_PER_TOKEN 3
+/* Tokens a chat template adds around each message (role markers). */
+#define VAT_TOKENS_PER_MESSAGE 8
+struct lengths {
+    long *chars, *tokens, *total; /* one per row */
+    size_t n, cap;
 };
 
 struct tmpl_count {
@@ -52,7 +68,73 @@ struct facts {
     struct tmpl_count *tc;
     size_t ntc;
     char seeds_sha[65];
+    struct lengths len[VAT_N_TABLES];
 };
+
+/* Characters (code points) of UTF-8 text. */
+static long text_chars(const char *s)
+{
+    long n = 0;
+    for (; s && *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* The characters of a prompt or completion member: a string, or a list of
+ * messages (their contents summed; *msgs counts them). */
+static long member_chars(const json_t *m, long *msgs)
+{
+    if (json_is_string(m)) {
+        ++*msgs;
+        return text_chars(json_string_value(m));
+    }
+    long n = 0;
+    size_t i;
+    const json_t *x;
+    json_array_foreach(m, i, x) {
+        ++*msgs;
+        n += text_chars(json_string_value(json_object_get(x, "content")));
+    }
+    return n;
+}
+
+static long est_tokens(long chars, long msgs)
+{
+    return (chars + VAT_CHARS_PER_TOKEN - 1) / VAT_CHARS_PER_TOKEN + VAT_TOKENS_PER_MESSAGE * msgs;
+}
+
+/* Counts one row's prompt (and its longest completion, of the members
+ * after the first in m) into the table's lengths. */
+static void lengths_add(struct lengths *l, json_t *const *m, size_t nm)
+{
+    if (!m[0])
+        return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->chars = vat_xrealloc(l->chars, l->cap * sizeof *l->chars);
+        l->tokens = vat_xrealloc(l->tokens, l->cap * sizeof *l->tokens);
+        l->total = vat_xrealloc(l->total, l->cap * sizeof *l->total);
+    }
+    long msgs = 0, chars = member_chars(m[0], &msgs);
+    long tokens = est_tokens(chars, msgs), longest = 0;
+    for (size_t k = 1; k < nm; k++) {
+        long cm = 0, cc = m[k] ? member_chars(m[k], &cm) : 0;
+        if (m[k] && est_tokens(cc, cm) > longest)
+            longest = est_tokens(cc, cm);
+    }
+    l->chars[l->n] = chars;
+    l->tokens[l->n] = tokens;
+    l->total[l->n] = tokens + longest;
+    l->n++;
+}
+
+static void lengths_release(struct lengths *l)
+{
+    free(l->chars);
+    free(l->tokens);
+    free(l->total);
+    memset(l, 0, sizeof *l);
+}
 
 static bool only_has(const char *only, const char *name)
 {
@@ -138,18 +220,29 @@ static int read_tables_with(struct facts *f, const char *root, char *iobuf,
             ssize_t got;
             while ((got = getline(&line, &cap, fp)) > 0) {
                 f->rows[t][s]++;
-                if (t != VAT_T_EXPERIENCE && t != VAT_T_PREFERENCE_PAIRS)
-                    continue;
-                /* Only the members counted are parsed: the prompts and
-                 * answers beside them are stepped over. */
+                /* Only the members counted are parsed: the answers and
+                 * specs beside them are stepped over. */
                 size_t len = (size_t)got;
                 while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
                     len--;
+                if (t == VAT_T_SFT_EXAMPLES || t == VAT_T_SFT_REASONING || t == VAT_T_GRPO) {
+                    static const char *const keys[] = {"prompt", "completion"};
+                    json_t *m[2];
+                    vat_json_members(line, len, keys, 2, m);
+                    lengths_add(&f->len[t], m, t == VAT_T_GRPO ? 1 : 2);
+                    json_decref(m[0]);
+                    json_decref(m[1]);
+                    continue;
+                }
+                if (t != VAT_T_EXPERIENCE && t != VAT_T_PREFERENCE_PAIRS)
+                    continue;
                 if (t == VAT_T_EXPERIENCE) {
                     static const char *const keys[] = {"template", "self_contained",
-                                                       "difficulty", "prompt_style"};
-                    json_t *m[4];
-                    vat_json_members(line, len, keys, 4, m);
+                                                       "difficulty", "prompt_style",
+                                                       "prompt", "gold"};
+                    json_t *m[6];
+                    vat_json_members(line, len, keys, 6, m);
+                    lengths_add(&f->len[t], m + 4, 2);
                     const char *name = json_string_value(m[0]);
                     struct tmpl_count *tc = name ? find_count(f, name) : NULL;
                     bool sc = json_is_true(m[1]);
@@ -163,12 +256,14 @@ static int read_tables_with(struct facts *f, const char *root, char *iobuf,
                     }
                     f->tasks[s]++;
                     f->self_contained[s] += sc;
-                    for (int k = 0; k < 4; k++)
+                    for (int k = 0; k < 6; k++)
                         json_decref(m[k]);
                 } else {
-                    static const char *const keys[] = {"signal", "pair_kind", "task_id"};
-                    json_t *m[3];
-                    vat_json_members(line, len, keys, 3, m);
+                    static const char *const keys[] = {"signal", "pair_kind", "task_id",
+                                                       "prompt", "chosen", "rejected"};
+                    json_t *m[6];
+                    vat_json_members(line, len, keys, 6, m);
+                    lengths_add(&f->len[t], m + 3, 3);
                     const char *sig = json_string_value(m[0]);
                     if (sig && strcmp(sig, "trap") == 0)
                         f->signal_trap++;
@@ -180,7 +275,7 @@ static int read_tables_with(struct facts *f, const char *root, char *iobuf,
                     int fam = pair_family(json_string_value(m[2]));
                     if (fam >= 0 && kind)
                         f->pair_kind[fam][strcmp(kind, "program") == 0 ? 0 : 1]++;
-                    for (int k = 0; k < 3; k++)
+                    for (int k = 0; k < 6; k++)
                         json_decref(m[k]);
                 }
             }
@@ -339,6 +434,106 @@ static void put_checkers(struct vat_buf *b, const struct facts *f)
     vat_buf_puts(b, "\n");
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value at permille q of n sorted values: the smallest that at least
+ * q/1000 of them do not exceed (the median is q = 500). */
+static long quantile(const long *v, size_t n, size_t q)
+{
+    if (!n)
+        return 0;
+    size_t k = (n * q + 999) / 1000;
+    return v[k ? k - 1 : 0];
+}
+
+/* n rounded up to a whole multiple of 256 (at least 256). */
+static long round256(long n)
+{
+    return n <= 256 ? 256 : (n + 255) / 256 * 256;
+}
+
+/* How long the prompts of each config are, and the TRL settings that
+ * truncate none of them. */
+static void put_lengths(struct vat_buf *b, const struct facts *f)
+{
+    vat_buf_printf(b,
+                   "## Prompt lengths\n\n"
+                   "How long the prompts of each config are (train and test together), in "
+                   "characters of the messages' text and in tokens estimated at %d characters "
+                   "a token plus %d a message for the chat template's markers (tables of "
+                   "digits and punctuation tokenize densely, so the estimate errs long for "
+                   "common tokenizers; measure with the model's own before cutting close). "
+                   "\"With completion\" adds each row's longest completion: gold "
+                   "(`experience`, `sft_examples`), the worked completion (`sft_reasoning`), the "
+                   "longer of chosen and rejected (`preference_pairs`). The recommended TRL "
+                   "settings truncate no row, rounded up to a multiple of 256; `grpo`'s "
+                   "`max_completion_length` leaves twice the longest worked completion for "
+                   "the model's own reasoning.\n\n"
+                   "| config | rows | prompt characters: median / p95 / max | prompt tokens "
+                   "(est.): median / p95 / max | with completion, tokens (est.): max | "
+                   "recommended |\n|---|---|---|---|---|---|\n",
+                   VAT_CHARS_PER_TOKEN, VAT_TOKENS_PER_MESSAGE);
+    static const int order[] = {VAT_T_GRPO, VAT_T_SFT_REASONING, VAT_T_SFT_EXAMPLES,
+                                VAT_T_PREFERENCE_PAIRS, VAT_T_EXPERIENCE};
+    long reasoned_max = 0;
+    const struct lengths *r = &f->len[VAT_T_SFT_REASONING];
+    for (size_t i = 0; i < r->n; i++)
+        if (r->total[i] - r->tokens[i] > reasoned_max)
+            reasoned_max = r->total[i] - r->tokens[i];
+    long over_prompt = 0, over_total = 0;
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        int t = order[k];
+        const struct lengths *l = &f->len[t];
+        size_t n = l->n;
+        long *c = vat_xmalloc((n ? n : 1) * sizeof *c), *tk = vat_xmalloc((n ? n : 1) * sizeof *tk),
+             *tot = vat_xmalloc((n ? n : 1) * sizeof *tot);
+        if (n) {
+            memcpy(c, l->chars, n * sizeof *c);
+            memcpy(tk, l->tokens, n * sizeof *tk);
+            memcpy(tot, l->total, n * sizeof *tot);
+        }
+        qsort(c, n, sizeof *c, cmp_long);
+        qsort(tk, n, sizeof *tk, cmp_long);
+        qsort(tot, n, sizeof *tot, cmp_long);
+        long pmax = n ? tk[n - 1] : 0, tmax = n ? tot[n - 1] : 0;
+        vat_buf_printf(b, "| `%s` | %zu | %ld / %ld / %ld | %ld / %ld / %ld | %s%ld | ",
+                       vat_table_names[t], n, quantile(c, n, 500), quantile(c, n, 950),
+                       n ? c[n - 1] : 0, quantile(tk, n, 500), quantile(tk, n, 950), pmax,
+                       t == VAT_T_GRPO ? "prompt only: " : "", tmax);
+        if (t == VAT_T_GRPO) {
+            vat_buf_printf(b, "GRPOConfig `max_prompt_length=%ld`, `max_completion_length=%ld`",
+                           round256(pmax), round256(2 * reasoned_max));
+            for (size_t i = 0; i < n; i++)
+                over_prompt += l->tokens[i] > 512;
+        } else if (t == VAT_T_PREFERENCE_PAIRS) {
+            vat_buf_printf(b, "DPOConfig `max_prompt_length=%ld`, `max_length=%ld`",
+                           round256(pmax), round256(tmax));
+        } else if (t == VAT_T_EXPERIENCE) {
+            vat_buf_printf(b, "`max_prompt_length=%ld` (a plain-string prompt: no chat template "
+                              "is applied; use `grpo`)",
+                           round256(pmax));
+        } else {
+            vat_buf_printf(b, "SFTConfig `max_length=%ld`", round256(tmax));
+            if (t == VAT_T_SFT_REASONING)
+                for (size_t i = 0; i < n; i++)
+                    over_total += l->total[i] > 1024;
+        }
+        vat_buf_puts(b, " |\n");
+        free(c);
+        free(tk);
+        free(tot);
+    }
+    vat_buf_printf(b,
+                   "\nAt TRL's defaults %ld of %zu `grpo` prompts would be truncated "
+                   "(`max_prompt_length` 512 tokens) and %ld of %zu `sft_reasoning` rows "
+                   "(`max_length` 1024).\n",
+                   over_prompt, f->len[VAT_T_GRPO].n, over_total, f->len[VAT_T_SFT_REASONING].n);
+}
+
 static void put_body(struct vat_buf *b, const struct vat_config *c, const struct vat_build_opts *o,
                      const struct facts *f)
 {
@@ -391,7 +586,26 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                     "A value answer (`gold`, `expected`) is canonical JSON text: "
                     "`json.loads` reads it back. A checker's spec is JSON text in "
                     "`verifiers.spec_json` (with `expected` beside it), a task's params in "
-                    "`params_json`.\n");
+                    "`params_json`.\n\n"
+                    "`grpo` is in TRL's conversational prompt-only form: a system message "
+                    "asks for brief reasoning and then the answer alone in a fenced block "
+                    "of its kind (json, regex or sql), and the user message is the task's "
+                    "prompt, so a trainer applies the model's chat template. Its `task_id` "
+                    "column is what vat's reward function reads. `sft_reasoning` has the same "
+                    "prompts, each with a worked completion in that form (what the question "
+                    "fixes, the groups or rows, a value or two, the mistake the task is built "
+                    "to catch, then the answer), admitted only when `auto` extraction of it "
+                    "scores 1.0; it teaches the form `grpo` rewards:\n\n"
+                    "```python\n"
+                    "import vat.rewards  # pip install ./python from a vat checkout\n"
+                    "ds = load_dataset(REPO, \"grpo\", split=\"train\")\n"
+                    "GRPOTrainer(model=MODEL, train_dataset=ds, "
+                    "reward_funcs=[vat.rewards.trl(LOCAL_COPY)], args=GRPOConfig(...)).train()\n"
+                    "```\n\n"
+                    "`LOCAL_COPY` is this dataset on disk "
+                    "(`huggingface_hub.snapshot_download(REPO, repo_type=\"dataset\")`): the "
+                    "reward function reads its checkers and fixtures.\n\n");
+    put_lengths(b, f);
 
     vat_buf_puts(b, "\n## Templates\n\n"
                     "Each template is one mechanism with one deliberate trap; every admitted "
@@ -564,12 +778,16 @@ char *vat_card_render(const struct vat_config *c, const struct vat_build_opts *o
     }
     if (vat_seeds_sha256(c->path, f.seeds_sha, e) != 0 || read_tables(&f, o->root, e) != 0) {
         free(f.tc);
+        for (int t = 0; t < VAT_N_TABLES; t++)
+            lengths_release(&f.len[t]);
         return NULL;
     }
     struct vat_buf b = VAT_BUF_INIT;
     put_front_matter(&b, &f, "");
     put_body(&b, c, o, &f);
     free(f.tc);
+    for (int t = 0; t < VAT_N_TABLES; t++)
+        lengths_release(&f.len[t]);
     return vat_buf_detach(&b);
 }
 
@@ -615,7 +833,10 @@ char *vat_card_packed(const char *root, struct vat_err *e)
     }
     struct facts f;
     memset(&f, 0, sizeof f);
-    if (read_tables(&f, root, e) != 0) {
+    int rc = read_tables(&f, root, e);
+    for (int t = 0; t < VAT_N_TABLES; t++)
+        lengths_release(&f.len[t]);
+    if (rc != 0) {
         vat_buf_release(&card);
         return NULL;
     }

@@ -1,9 +1,8 @@
-/* cli.h — what the vat commands share: exit codes, argument parsing,
- * usage errors, and the commands that live in their own files.
- * Exports #include <stddef.h>
-#include <stdio.h>
-
-enum vat_exit, vat_cli_* and vat_cmd_*. */
+/* cli.h — what the vat commands share: exit codes, the option table each
+ * command parses its arguments with (src/cli.c), usage errors, and the
+ * commands that live in their own files.
+ * Exports enum vat_exit, struct vat_option, struct vat_cli_command,
+ * vat_cli_* and vat_cmd_*. */
 #ifndef VAT_CLI_H
 #define VAT_CLI_H
 
@@ -17,6 +16,51 @@ enum vat_exit, vat_cli_* and vat_cmd_*. */
 
 enum vat_exit { VAT_EXIT_OK = 0, VAT_EXIT_CORPUS = 1, VAT_EXIT_USAGE = 2 };
 
+/* One option of a command, as git's parse-options and curl's option table
+ * declare theirs: the long name ("root" for --root), a short letter or 0,
+ * the name of its value (NULL: a flag), one line of help, and where the
+ * value (the last one given wins) or the flag (set to 1) goes.  A table
+ * ends with an entry whose name is NULL. */
+struct vat_option {
+    const char *name;
+    char short_name;
+    const char *arg;
+    const char *help;
+    const char **value;
+    int *flag;
+};
+#define VAT_OPT_VALUE(n, s, a, h, v) {(n), (s), (a), (h), (v), NULL}
+#define VAT_OPT_FLAG(n, s, h, f) {(n), (s), NULL, (h), NULL, (f)}
+#define VAT_OPT_END {NULL, 0, NULL, NULL, NULL, NULL}
+
+/* A command's declared data: its name, synopsis line, a paragraph on
+ * what it does, its options and its exit codes (the usage text is made
+ * from these). */
+struct vat_cli_command {
+    const char *name;
+    const char *synopsis; /* "vat build [--config FILE] ..." */
+    const char *about;
+    const struct vat_option *opts;
+    const char *exits;
+};
+
+/* Reads argv[1..argc) against c's options: "--name value", "--name=value",
+ * "-x value" for a short letter, flags; "--" ends the options and "-"
+ * alone is an argument.  Arguments that are not options are moved, in
+ * order, to argv[1..*npos] (npos NULL: none is allowed).  --help or -h
+ * prints the usage to stdout and returns 1 (exit 0); an unknown option
+ * (the nearest one suggested), a flag given a value or a value missing
+ * prints one line to stderr and returns -1 (exit 2); else 0. */
+int vat_cli_parse(const struct vat_cli_command *c, int argc, char **argv, int *npos);
+/* Prints c's usage: synopsis, about, the option table, exit codes. */
+void vat_cli_usage(FILE *f, const struct vat_cli_command *c);
+/* Whether arg asks for help (--help or -h). */
+bool vat_cli_is_help(const char *arg);
+/* The name among names[0..n) nearest to word (at most two edits, a swap
+ * of neighbours counting one, and fewer than half its letters; or a name
+ * word begins), or NULL: for "did you mean". */
+const char *vat_cli_nearest(const char *word, const char *const *names, size_t n);
+
 /* Parses a whole decimal number in [lo, hi]; 0 or -1. */
 int vat_cli_parse_long(const char *s, long lo, long hi, long *out);
 /* Prints one line of text (a message naming files, task ids, roots) with
@@ -26,8 +70,6 @@ void vat_cli_line(FILE *f, const char *text);
 void vat_cli_linef(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "vat: <msg>" and returns VAT_EXIT_USAGE. */
 int vat_cli_usage_error(const char *msg);
-/* Prints "vat <cmd>: unknown or incomplete option '<arg>'" and returns VAT_EXIT_USAGE. */
-int vat_cli_usage_error_arg(const char *cmd, const char *arg);
 /* Reads at most cap bytes of a file into a new buffer (NUL-terminated);
  * *truncated says whether the file was longer.  0 or -1 with msg. */
 int vat_cli_read_file(const char *path, size_t cap, char **out, size_t *len, int *truncated,

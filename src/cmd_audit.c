@@ -10,23 +10,15 @@
 #include "jsonout.h"
 #include "prompt_stats.h"
 
-static const char audit_usage[] =
-    "usage: vat audit [--root DIR] [--max-per-kind N]\n"
-    "\n"
-    "Audits the corpus below DIR (default: .) for leaks across the split:\n"
-    "a task id, fixture digest, normalised prompt, gold program or regex\n"
-    "held-out string on both sides, or a fixture sharing more than half of\n"
-    "its data rows with one fixture on the other side; for duplicates within\n"
-    "a side; and for rows that are unparsable, out of order or unsafe.\n"
-    "The summary line also reports, per template, the tasks of each prompt\n"
-    "style, the distinct phrasings drawn and the share of distinct word\n"
-    "4-grams across its prompts (\"prompts\").\n"
-    "\n"
-    "  --root DIR          the corpus root (out/ and fixtures/ below it)\n"
-    "  --max-per-kind N    print at most N findings of each kind (default 100;\n"
-    "                      the summary counts them all)\n"
-    "\n"
-    "exit codes: 0 clean, 1 findings, 2 usage or input error\n";
+static const char audit_about[] =
+    "Audits the corpus below DIR for leaks across the split: a task id, fixture\n"
+    "digest, normalised prompt, gold program or regex held-out string on both\n"
+    "sides, or a fixture sharing more than half of its data rows with one fixture\n"
+    "on the other side; for duplicates within a side; and for rows that are\n"
+    "unparsable, out of order or unsafe.  One JSON line per finding, then a\n"
+    "summary line that also reports, per template, the tasks of each prompt\n"
+    "style, the distinct phrasings drawn and the share of distinct word 4-grams\n"
+    "across its prompts (\"prompts\").";
 
 static void print_json_line(json_t *o)
 {
@@ -38,23 +30,22 @@ static void print_json_line(json_t *o)
 
 int vat_cmd_audit(int argc, char **argv)
 {
-    const char *root = ".";
+    const char *root = ".", *max_s = NULL;
     long max_per_kind = 100;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(audit_usage, stdout);
-            return VAT_EXIT_OK;
-        }
-        if (strcmp(a, "--root") == 0 && i + 1 < argc) {
-            root = argv[++i];
-        } else if (strcmp(a, "--max-per-kind") == 0 && i + 1 < argc) {
-            if (vat_cli_parse_long(argv[++i], 0, 1000000, &max_per_kind) != 0)
-                return vat_cli_usage_error("--max-per-kind takes a whole number from 0 to 1000000");
-        } else {
-            return vat_cli_usage_error_arg("audit", a);
-        }
-    }
+    const struct vat_option opts[] = {
+        VAT_OPT_VALUE("root", 0, "DIR", "the corpus root (out/ and fixtures/ below it)", &root),
+        VAT_OPT_VALUE("max-per-kind", 0, "N", "print at most N findings of each kind (default "
+                                              "100; the summary counts them all)", &max_s),
+        VAT_OPT_END,
+    };
+    const struct vat_cli_command cmd = {"audit", "vat audit [--root DIR] [--max-per-kind N]",
+                                        audit_about, opts,
+                                        "0 clean, 1 findings, 2 usage or input error"};
+    int prc = vat_cli_parse(&cmd, argc, argv, NULL);
+    if (prc != 0)
+        return prc > 0 ? VAT_EXIT_OK : VAT_EXIT_USAGE;
+    if (max_s && vat_cli_parse_long(max_s, 0, 1000000, &max_per_kind) != 0)
+        return vat_cli_usage_error("--max-per-kind takes a whole number from 0 to 1000000");
 
     struct vat_audit_report r;
     struct vat_err e = {{0}};

@@ -63,13 +63,6 @@ int vat_cli_usage_error(const char *msg)
     return VAT_EXIT_USAGE;
 }
 
-int vat_cli_usage_error_arg(const char *cmd, const char *arg)
-{
-    vat_cli_linef(stderr, "vat %s: unknown or incomplete option '%s' (see 'vat --help')", cmd,
-                  arg);
-    return VAT_EXIT_USAGE;
-}
-
 int vat_cli_read_file(const char *path, size_t cap, char **out, size_t *len, int *truncated,
                       char *msg, size_t msgcap)
 {
@@ -209,33 +202,47 @@ void vat_check_explain(FILE *out, const json_t *spec, const char *root, const ch
     }
 }
 
+static const char check_about[] =
+    "Scores one answer with the task's own checker, rebuilt from the corpus's\n"
+    "verifiers table, and prints one JSON line: task_id, gate_passed, score, code,\n"
+    "reason, is_trap, extract_rule and extracted.  The answer is taken out of a\n"
+    "model's completion by the auto rules of docs/extraction.md (--extract raw\n"
+    "scores the text exactly as given).  Held-out cases are named, never quoted,\n"
+    "unless --reveal-hidden.";
+
 int vat_cmd_check(int argc, char **argv)
 {
     const char *root = ".", *task_id = NULL, *answer = NULL, *answer_file = NULL;
-    int explain = 0;
-    bool reveal = false;
-    vat_extract_mode mode = VAT_EXTRACT_RAW;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--root") == 0 && i + 1 < argc) {
-            root = argv[++i];
-        } else if (strcmp(a, "--task") == 0 && i + 1 < argc) {
-            task_id = argv[++i];
-        } else if (strcmp(a, "--answer") == 0 && i + 1 < argc) {
-            answer = argv[++i];
-        } else if (strcmp(a, "--answer-file") == 0 && i + 1 < argc) {
-            answer_file = argv[++i];
-        } else if (strcmp(a, "--explain") == 0) {
-            explain = 1;
-        } else if (strcmp(a, "--reveal-hidden") == 0) {
-            reveal = true;
-        } else if (strcmp(a, "--extract") == 0 && i + 1 < argc) {
-            if (vat_cli_extract_mode(argv[++i], &mode) != 0)
-                return vat_cli_usage_error("--extract takes raw or auto");
-        } else {
-            return vat_cli_usage_error_arg("check", a);
-        }
-    }
+    const char *extract = "auto";
+    int explain = 0, reveal_flag = 0;
+    const struct vat_option opts[] = {
+        VAT_OPT_VALUE("root", 0, "DIR", "the corpus root (default .)", &root),
+        VAT_OPT_VALUE("task", 0, "ID", "the task id, e.g. grouped_sum-00007", &task_id),
+        VAT_OPT_VALUE("answer", 0, "TEXT", "the answer or completion", &answer),
+        VAT_OPT_VALUE("answer-file", 0, "F", "read it from file F ('-': standard input)",
+                      &answer_file),
+        VAT_OPT_VALUE("extract", 0, "MODE", "auto (default: the answer out of a completion) or "
+                                            "raw (the text as given)", &extract),
+        VAT_OPT_FLAG("explain", 0, "also what the answer extracts or returns, case by case",
+                     &explain),
+        VAT_OPT_FLAG("reveal-hidden", 0, "quote held-out cases (for a dataset author)",
+                     &reveal_flag),
+        VAT_OPT_END,
+    };
+    const struct vat_cli_command cmd = {
+        "check",
+        "vat check [--root DIR] --task ID (--answer TEXT | --answer-file F|-) [--extract auto|raw]\n"
+        "                 [--explain] [--reveal-hidden]",
+        check_about, opts,
+        "0 scored (whatever the score), 1 the verdict blames the checker or the corpus\n"
+        "            (internal, tampered, checker_limit), 2 usage or input error"};
+    int prc = vat_cli_parse(&cmd, argc, argv, NULL);
+    if (prc != 0)
+        return prc > 0 ? VAT_EXIT_OK : VAT_EXIT_USAGE;
+    bool reveal = reveal_flag != 0;
+    vat_extract_mode mode;
+    if (vat_cli_extract_mode(extract, &mode) != 0)
+        return vat_cli_usage_error("--extract takes auto or raw");
     if (!task_id)
         return vat_cli_usage_error("check needs --task ID");
     if ((answer != NULL) == (answer_file != NULL))

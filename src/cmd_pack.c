@@ -3,10 +3,12 @@
  * A build keeps its own layout (DIR/out/ with the tables and the card,
  * DIR/fixtures/), where the card sits one folder below the paths its rows
  * name.  pack writes DEST as one uploadable dataset: DEST/README.md (the
- * card, its data_files under out/), DEST/out/<table>/<split>.jsonl (and
- * out/manifest.json when the build wrote one), DEST/fixtures/... (every
- * fixture a row names) and DEST/.gitattributes (binary fixtures through
- * Git LFS), so every path of every row resolves from DEST.
+ * card, its data_files under out/), DEST/out/<table>/<split>.jsonl,
+ * DEST/fixtures/... (every fixture a row names), DEST/.gitattributes
+ * (every binary kind vat writes, and any file over 10 MB, through Git
+ * LFS) and DEST/out/manifest.json, the manifest of the packed layout
+ * (those files, README.md and .gitattributes included), so every path of
+ * every row resolves from DEST and `vat verify --root DEST` proves it.
  *
  * Files are hard links where the file system allows and copies otherwise.
  * vat never writes into an existing file (it writes a temporary file and
@@ -27,13 +29,20 @@
 
 #include "card.h"
 #include "cli.h"
+#include "manifest.h"
 #include "tables.h"
 
+/* Every binary kind vat writes (SQLite databases, Excel workbooks) goes
+ * through Git LFS, as dataset hubs require of binary files; so does any
+ * file over VAT_PACK_LFS_BYTES, which hubs refuse outside LFS. */
 static const char gitattributes[] =
-    "# Binary fixtures (SQLite databases) go through Git LFS, as dataset hubs expect.\n"
+    "# Binary fixtures (SQLite databases, Excel workbooks) and files over 10 MB go through\n"
+    "# Git LFS, as dataset hubs require.\n"
     "*.sqlite filter=lfs diff=lfs merge=lfs -text\n"
     "*.sqlite3 filter=lfs diff=lfs merge=lfs -text\n"
-    "*.db filter=lfs diff=lfs merge=lfs -text\n";
+    "*.db filter=lfs diff=lfs merge=lfs -text\n"
+    "*.xlsx filter=lfs diff=lfs merge=lfs -text\n";
+#define VAT_PACK_LFS_BYTES 10000000LL
 
 /* What pack created below the staging folder, to undo on failure. */
 struct created {
@@ -145,9 +154,10 @@ static int copy_new(const char *from, const char *to, struct created *cr, struct
     return rc;
 }
 
-/* Places root/rel at stage/rel: a hard link, else a copy. */
+/* Places root/rel at stage/rel: a hard link, else a copy; *size gets its
+ * size. */
 static int place(const char *root, const char *stage, const char *rel, struct vat_pack_stats *st,
-                 struct created *cr, struct vat_err *e)
+                 struct created *cr, long long *size, struct vat_err *e)
 {
     if (!vat_path_is_safe(rel))
         return vat_err_set(e, "vat pack: a row names the unsafe path '%s'", rel);
@@ -175,6 +185,8 @@ static int place(const char *root, const char *stage, const char *rel, struct va
     } else {
         rc = vat_err_set(e, "vat pack: cannot link '%s' to '%s': %s", from, to, strerror(errno));
     }
+    if (rc == 0)
+        *size = (long long)sb.st_size;
     free(from);
     free(to);
     return rc;
@@ -319,16 +331,13 @@ static int pack(const char *root, const char *dest, struct vat_pack_stats *st, s
         return -1;
     }
 
-    /* The files, in a fixed order: the tables, the manifest, the fixtures. */
-    size_t n = 0, cap = json_object_size(set) + 2 * VAT_N_TABLES + 1;
+    /* The files, in a fixed order: the tables, the fixtures.  The build's
+     * manifest stays behind: the pack gets one of its own layout. */
+    size_t n = 0, cap = json_object_size(set) + 2 * VAT_N_TABLES;
     char **rel = vat_xcalloc(cap, sizeof *rel);
     for (int t = 0; t < VAT_N_TABLES; t++)
         for (int s = 0; s < VAT_N_SPLITS; s++)
             rel[n++] = vat_xasprintf("out/%s/%s.jsonl", vat_table_names[t], vat_split_names[s]);
-    char *manifest = vat_path_join(root, "out/manifest.json");
-    if (lstat(manifest, &sb) == 0)
-        rel[n++] = vat_xstrdup("out/manifest.json");
-    free(manifest);
     size_t nfix_start = n;
     const char *k;
     json_t *x;
@@ -340,25 +349,78 @@ static int pack(const char *root, const char *dest, struct vat_pack_stats *st, s
     char *stage = vat_xasprintf("%s.tmp", dest);
     struct created cr = {0};
     int rc = 0;
+    /* The build's digests, for the pack's manifest: a file changed since
+     * the build keeps the digest the build recorded, so `vat verify` on
+     * the pack names it rather than the pack vouching for it. */
+    struct vat_err ignore = {{0}};
+    json_t *built = vat_manifest_load(root, &ignore);
+    json_t *sums = json_object();
+    struct vat_buf attrs = VAT_BUF_INIT;
+    vat_buf_puts(&attrs, gitattributes);
     if (mkdir(stage, 0777) != 0) {
         rc = vat_err_set(e, "vat pack: cannot create '%s': %s%s", stage, strerror(errno),
                          errno == EEXIST ? " (left by an interrupted pack? remove it)" : "");
     } else {
         created_add(&cr, stage);
+        bool big = false;
         for (size_t i = 0; i < n && rc == 0; i++) {
+            long long size = 0;
             if (i >= nfix_start && strncmp(rel[i], "fixtures/", 9) != 0)
                 rc = vat_err_set(e, "vat pack: a row names '%s', outside fixtures/", rel[i]);
             else
-                rc = place(root, stage, rel[i], st, &cr, e);
+                rc = place(root, stage, rel[i], st, &cr, &size, e);
             if (rc == 0 && i >= nfix_start)
                 st->fixtures++;
+            const char *sha = built ? vat_manifest_sha(built, rel[i]) : NULL;
+            char hex[65];
+            if (rc == 0 && !sha && vat_sha256_beneath(stage, rel[i], hex, e) == 0)
+                sha = hex;
+            if (rc == 0 && !sha)
+                rc = -1;
+            if (rc == 0)
+                json_object_set_new(sums, rel[i], json_string(sha));
+            if (rc == 0 && size > VAT_PACK_LFS_BYTES) {
+                if (!big)
+                    vat_buf_puts(&attrs, "# Files over 10 MB.\n");
+                big = true;
+                vat_buf_printf(&attrs, "%s filter=lfs diff=lfs merge=lfs -text\n", rel[i]);
+            }
         }
         char *readme = vat_path_join(stage, "README.md");
         char *ga = vat_path_join(stage, ".gitattributes");
+        char *man = vat_path_join(stage, VAT_MANIFEST_REL);
         if (rc == 0)
             rc = write_new(readme, card, strlen(card), &cr, e);
         if (rc == 0)
-            rc = write_new(ga, gitattributes, strlen(gitattributes), &cr, e);
+            rc = write_new(ga, attrs.data, attrs.len, &cr, e);
+        if (rc == 0) {
+            char hex[65];
+            vat_sha256_hex(card, strlen(card), hex);
+            json_object_set_new(sums, "README.md", json_string(hex));
+            vat_sha256_hex(attrs.data, attrs.len, hex);
+            json_object_set_new(sums, ".gitattributes", json_string(hex));
+            /* the manifest of the packed layout, keys in byte order */
+            const char **keys = vat_xcalloc(json_object_size(sums) + 1, sizeof *keys);
+            size_t nk = 0;
+            const char *key;
+            json_t *sum;
+            json_object_foreach(sums, key, sum)
+                keys[nk++] = key;
+            qsort(keys, nk, sizeof *keys, cmp_str);
+            json_t *files = json_object();
+            for (size_t i = 0; i < nk; i++)
+                json_object_set(files, keys[i], json_object_get(sums, keys[i]));
+            free(keys);
+            const json_t *version = built ? json_object_get(built, "vat_version") : NULL;
+            char *text = vat_manifest_text(json_is_string(version) ? json_string_value(version)
+                                                                   : VAT_VERSION,
+                                           built ? json_object_get(built, "libraries") : NULL,
+                                           files);
+            json_decref(files);
+            rc = write_new(man, text, strlen(text), &cr, e);
+            free(text);
+        }
+        free(man);
         free(readme);
         free(ga);
         if (rc == 0 && rename(stage, dest) != 0)
@@ -368,6 +430,9 @@ static int pack(const char *root, const char *dest, struct vat_pack_stats *st, s
             created_undo(&cr);
     }
     st->files = (long)n;
+    json_decref(built);
+    json_decref(sums);
+    vat_buf_release(&attrs);
     created_release(&cr);
     free(stage);
     for (size_t i = 0; i < n; i++)
@@ -380,15 +445,23 @@ static int pack(const char *root, const char *dest, struct vat_pack_stats *st, s
 int vat_cmd_pack(int argc, char **argv)
 {
     const char *root = ".", *dest = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--root") == 0 && i + 1 < argc)
-            root = argv[++i];
-        else if (strcmp(a, "--to") == 0 && i + 1 < argc)
-            dest = argv[++i];
-        else
-            return vat_cli_usage_error_arg("pack", a);
-    }
+    const struct vat_option opts[] = {
+        VAT_OPT_VALUE("root", 0, "DIR", "the corpus root to pack (default .)", &root),
+        VAT_OPT_VALUE("to", 0, "DEST", "the dataset folder to make: new, or empty", &dest),
+        VAT_OPT_END,
+    };
+    const struct vat_cli_command cmd = {
+        "pack", "vat pack [--root DIR] --to DEST",
+        "Makes DEST one uploadable dataset (Hugging Face layout): the card as\n"
+        "DEST/README.md, the tables under DEST/out/, every fixture a row names under\n"
+        "DEST/fixtures/ (hard links where possible), a .gitattributes sending binary\n"
+        "files and files over 10 MB through Git LFS, and DEST/out/manifest.json of\n"
+        "that layout, so 'vat verify --root DEST' proves it.  Nothing existing is\n"
+        "written.",
+        opts, "0 packed, 2 usage or input error (nothing left behind)"};
+    int prc = vat_cli_parse(&cmd, argc, argv, NULL);
+    if (prc != 0)
+        return prc > 0 ? VAT_EXIT_OK : VAT_EXIT_USAGE;
     if (!dest || !*dest)
         return vat_cli_usage_error("pack needs --to DEST (a new or empty folder)");
     struct vat_pack_stats st;
@@ -399,7 +472,7 @@ int vat_cmd_pack(int argc, char **argv)
     }
     vat_cli_linef(stdout,
                   "vat: packed '%s' into '%s': %ld files (%ld fixtures), %ld hard links, %ld "
-                  "copies, %lld bytes, plus README.md and .gitattributes",
+                  "copies, %lld bytes, plus README.md, .gitattributes and out/manifest.json",
                   root, dest, st.files, st.fixtures, st.linked, st.copied, st.bytes);
     return VAT_EXIT_OK;
 }

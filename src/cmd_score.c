@@ -4,12 +4,13 @@
  * accuracy per template and, for the probes, the abstention reliability a
  * user needs.  Exports vat_cmd_score, vat_score_run and vat_score_run_mode.
  *
- * Usage: vat score [--root DIR] [--split all|train|test] [--extract raw|auto]
- *                  [--k 1,4,16] [--reveal-hidden] PREDICTIONS.jsonl
+ * Usage: vat score [--root DIR] [--split all|train|test] [--extract auto|raw]
+ *                  [--k 1,4,16] [--reveal-hidden] [PREDICTIONS.jsonl | -]   (no file: stdin)
  *
  * Scoring goes through the reward library (lib/corpus.h): the corpus is
  * opened once, each prediction scored by vat_corpus_score_verdict with the
- * extraction mode given (raw by default: the answer is the text as given).
+ * extraction mode given (auto by default, as in Python: the answer is taken
+ * out of a completion; raw scores the text as given).
  *
  * Input: one JSON object per line, {"task_id": "...", "answer": ...,
  * "sample": N}.  A string answer is the raw answer text (a regex pattern,
@@ -99,18 +100,16 @@
 #define VAT_CHECKER_LIMIT "checker_limit" /* i9a's code: the checker hit a last-resort net */
 #endif
 
-static const char usage_text[] =
-    "usage: vat score [--root DIR] [--split all|train|test] [--extract raw|auto]\n"
-    "                 [--k 1,4,16] [--reveal-hidden] PREDICTIONS.jsonl\n"
-    "  PREDICTIONS.jsonl holds one {\"task_id\": ..., \"answer\": ..., \"sample\": N} per line\n"
-    "  ('-' reads stdin; several lines per task allowed); prints one verdict line per\n"
-    "  prediction, then summary lines.  --extract auto takes the answer out of a chat\n"
-    "  model's completion (docs/extraction.md); raw (the default) scores it as given.\n"
-    "  --k adds the unbiased pass@k for each k listed (tasks with fewer than k\n"
-    "  predictions are left out of that k and counted in short@k).\n"
-    "  Reasons name held-out cases without quoting them; --reveal-hidden quotes them\n"
-    "  (for a dataset author, never for a model's feedback).\n"
-    "  Exits 1 when a verdict is internal, tampered or checker_limit.\n";
+static const char score_about[] =
+    "Scores PREDICTIONS.jsonl (standard input when no file, or '-', is given): one\n"
+    "{\"task_id\": ..., \"answer\": ..., \"sample\": N} per line, several per task\n"
+    "allowed.  Prints one verdict line per prediction, then summary lines per\n"
+    "template and in total.  The answer is taken out of a model's completion by\n"
+    "the auto rules of docs/extraction.md (--extract raw scores it as given).\n"
+    "--k adds the unbiased pass@k for each k listed (tasks with fewer than k\n"
+    "predictions are left out of that k and counted in short@k).\n"
+    "Reasons name held-out cases without quoting them; --reveal-hidden quotes\n"
+    "them (for a dataset author, never for a model's feedback).";
 
 /* The verdict codes that blame the checker or the corpus, not the model. */
 static const char *const checker_error_codes[] = {VAT_INTERNAL, VAT_TAMPERED, VAT_CHECKER_LIMIT};
@@ -758,36 +757,43 @@ int vat_score_parse_ks(const char *s, struct vat_score_opts *o)
 
 int vat_cmd_score(int argc, char **argv)
 {
-    const char *path = NULL;
-    struct vat_score_opts o = {.root = ".", .split = "all", .mode = VAT_EXTRACT_RAW};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--reveal-hidden") == 0) {
-            o.open_flags |= VAT_OPEN_REVEAL_HIDDEN;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage_text, stdout);
-            return VAT_EXIT_OK;
-        } else if (strcmp(a, "--root") == 0 && i + 1 < argc) {
-            o.root = argv[++i];
-        } else if (strcmp(a, "--split") == 0 && i + 1 < argc) {
-            o.split = argv[++i];
-            if (strcmp(o.split, "all") != 0 && strcmp(o.split, "train") != 0 &&
-                strcmp(o.split, "test") != 0)
-                return vat_cli_usage_error("--split takes all, train or test");
-        } else if (strcmp(a, "--extract") == 0 && i + 1 < argc) {
-            if (vat_cli_extract_mode(argv[++i], &o.mode) != 0)
-                return vat_cli_usage_error("--extract takes raw or auto");
-        } else if (strcmp(a, "--k") == 0 && i + 1 < argc) {
-            if (vat_score_parse_ks(argv[++i], &o) != 0)
-                return vat_cli_usage_error("--k takes a list of positive integers, as in 1,4,16");
-        } else if ((a[0] != '-' || strcmp(a, "-") == 0) && !path) {
-            path = a;
-        } else {
-            return vat_cli_usage_error_arg("score", a);
-        }
-    }
-    if (!path)
-        return vat_cli_usage_error("score needs a PREDICTIONS.jsonl file (see 'vat score --help')");
+    const char *root = ".", *split = "all", *path = NULL, *extract = "auto", *ks = NULL;
+    int reveal = 0;
+    const struct vat_option opts[] = {
+        VAT_OPT_VALUE("root", 0, "DIR", "the corpus root (default .)", &root),
+        VAT_OPT_VALUE("split", 0, "SPLIT", "all (default), train or test: the tasks in scope",
+                      &split),
+        VAT_OPT_VALUE("extract", 0, "MODE", "auto (default: the answer out of a completion) or "
+                                            "raw (the text as given)", &extract),
+        VAT_OPT_VALUE("k", 0, "K,K,...", "add the unbiased pass@k for each k listed (1,4,16)",
+                      &ks),
+        VAT_OPT_FLAG("reveal-hidden", 0, "quote held-out cases in reasons (for a dataset author)",
+                     &reveal),
+        VAT_OPT_END,
+    };
+    const struct vat_cli_command cmd = {
+        "score",
+        "vat score [--root DIR] [--split all|train|test] [--extract auto|raw] [--k 1,4,16]\n"
+        "                 [--reveal-hidden] [PREDICTIONS.jsonl | -]",
+        score_about, opts,
+        "0 scored (whatever the scores), 1 a verdict blames the checker or the corpus\n"
+        "            (internal, tampered, checker_limit), 2 usage or input error"};
+    int npos = 0;
+    int prc = vat_cli_parse(&cmd, argc, argv, &npos);
+    if (prc != 0)
+        return prc > 0 ? VAT_EXIT_OK : VAT_EXIT_USAGE;
+    if (npos > 1)
+        return vat_cli_usage_error("score takes one PREDICTIONS.jsonl file (see 'vat score --help')");
+    path = npos ? argv[1] : "-";
+    if (strcmp(split, "all") != 0 && strcmp(split, "train") != 0 && strcmp(split, "test") != 0)
+        return vat_cli_usage_error("--split takes all, train or test");
+    vat_extract_mode mode;
+    if (vat_cli_extract_mode(extract, &mode) != 0)
+        return vat_cli_usage_error("--extract takes auto or raw");
+    struct vat_score_opts o = {.root = root, .split = split, .mode = mode,
+                               .open_flags = reveal ? VAT_OPEN_REVEAL_HIDDEN : 0};
+    if (ks && vat_score_parse_ks(ks, &o) != 0)
+        return vat_cli_usage_error("--k takes a list of positive integers, as in 1,4,16");
     FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!in) {
         vat_cli_linef(stderr, "vat: cannot open '%s': %s", path, strerror(errno));

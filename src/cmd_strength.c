@@ -13,20 +13,11 @@
 #include "jsonout.h"
 #include "strength.h"
 
-static const char usage[] =
-    "usage: vat strength [--root DIR] [--target X] [--only a,b] [--tasks]\n"
-    "\n"
+static const char strength_about[] =
     "Scores mutants of every regex and sql gold answer of the corpus at DIR\n"
-    "(default .) through the task's own checker and reports, per template,\n"
-    "the share of scored mutants the held-out cases kill.\n"
-    "\n"
-    "  --root DIR    the corpus root (out/verifiers, out/experience, fixtures/)\n"
-    "  --target X    the share each template must reach, 0..1 (default 0.9)\n"
-    "  --only a,b    measure these templates only\n"
-    "  --tasks       also print one JSON line per task, with its survivors\n"
-    "\n"
-    "exit codes: 0 every template reaches the target, 1 one does not (or a\n"
-    "task cannot be measured), 2 usage or input error\n";
+    "through the task's own checker and reports, per template, the share of\n"
+    "scored mutants the held-out cases kill: one JSON line per template, then a\n"
+    "table.";
 
 /* Appends the part of a mutant around its change to b, whitespace runs
  * shown as one space, about width characters in all. */
@@ -88,29 +79,33 @@ static void print_table(const struct vat_strength_report *r, double target)
 
 int vat_cmd_strength(int argc, char **argv)
 {
-    const char *root = ".", *only = NULL;
+    const char *root = ".", *only = NULL, *target_s = NULL;
     double target = VAT_STRENGTH_TARGET;
-    bool tasks = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            return VAT_EXIT_OK;
-        } else if (strcmp(a, "--root") == 0 && i + 1 < argc) {
-            root = argv[++i];
-        } else if (strcmp(a, "--only") == 0 && i + 1 < argc) {
-            only = argv[++i];
-        } else if (strcmp(a, "--tasks") == 0) {
-            tasks = true;
-        } else if (strcmp(a, "--target") == 0 && i + 1 < argc) {
-            char *end;
-            const char *v = argv[++i];
-            target = strtod(v, &end);
-            if (end == v || *end || !(target >= 0.0 && target <= 1.0))
-                return vat_cli_usage_error("--target takes a number from 0 to 1");
-        } else {
-            return vat_cli_usage_error_arg("strength", a);
-        }
+    int tasks_flag = 0;
+    const struct vat_option opts[] = {
+        VAT_OPT_VALUE("root", 0, "DIR", "the corpus root (out/verifiers, out/experience, "
+                                         "fixtures/)", &root),
+        VAT_OPT_VALUE("target", 0, "X", "the share each template must reach, 0..1 (default 0.9)",
+                      &target_s),
+        VAT_OPT_VALUE("only", 0, "a,b", "measure these templates only", &only),
+        VAT_OPT_FLAG("tasks", 0, "also print one JSON line per task, with its survivors",
+                     &tasks_flag),
+        VAT_OPT_END,
+    };
+    const struct vat_cli_command cmd = {
+        "strength", "vat strength [--root DIR] [--target X] [--only a,b] [--tasks]",
+        strength_about, opts,
+        "0 every template reaches the target, 1 one does not (or a task cannot be\n"
+        "            measured), 2 usage or input error"};
+    int prc = vat_cli_parse(&cmd, argc, argv, NULL);
+    if (prc != 0)
+        return prc > 0 ? VAT_EXIT_OK : VAT_EXIT_USAGE;
+    bool tasks = tasks_flag != 0;
+    if (target_s) {
+        char *end;
+        target = strtod(target_s, &end);
+        if (end == target_s || *end || !(target >= 0.0 && target <= 1.0))
+            return vat_cli_usage_error("--target takes a number from 0 to 1");
     }
     if (only) {
         for (const char *p = only;;) { /* an empty name ('', 'a,') too */

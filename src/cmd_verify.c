@@ -21,21 +21,19 @@
 #include "tables.h"
 #include "template.h"
 
-static const char verify_usage[] =
-    "usage: vat verify [--root DIR]\n"
-    "\n"
-    "Proves the corpus below DIR (default: .): re-hashes every file of out/\n"
-    "and fixtures/ against out/manifest.json (a missing, extra or changed\n"
-    "file, or a symbolic link, is a mismatch naming the file), and re-checks\n"
-    "every verifiers row against its rollouts with the task's own checker\n"
-    "(gold scores 1, trap below 1, malformed fails the gate, the agent\n"
-    "transcript's answer scores 1).  One line per\n"
-    "mismatch on stdout, a summary on stderr.\n"
-    "\n"
-    "exit codes: 0 clean, 1 any mismatch, 2 usage error or no corpus\n";
+static const char verify_about[] =
+    "Proves the corpus below DIR by itself: re-hashes every file of out/ and\n"
+    "fixtures/ (and any other file the manifest lists, as a pack's README.md)\n"
+    "against out/manifest.json (a missing, extra or changed file is named; a file\n"
+    "that is a symbolic link is followed only when the manifest lists it, and\n"
+    "must have its digest), and re-checks every verifiers row against its\n"
+    "rollouts with the task's own checker (gold scores 1, trap below 1, malformed\n"
+    "fails the gate, the agent transcript's answer scores 1).  One line per\n"
+    "mismatch on stdout, a summary on stderr.";
 
 struct verify {
     const char *root;
+    json_t *manifest; /* out/manifest.json, NULL when it cannot be read */
     long mismatches, files, tasks;
     void (*report)(void *arg, const char *line); /* each mismatch, one line */
     void *arg;
@@ -64,10 +62,24 @@ static void print_mismatch(void *arg, const char *line)
     vat_cli_linef(stdout, "verify: %s", line);
 }
 
+/* Why the regular file rel does not have its listed digest: a Git LFS
+ * pointer in its place, or nothing particular (""). */
+static const char *changed_why(const char *root, const char *rel)
+{
+    char *data = NULL;
+    size_t len = 0;
+    struct vat_err ignore;
+    const char *why = NULL;
+    if (vat_read_file_beneath(root, rel, 1024, &data, &len, &ignore) == 0)
+        why = vat_lfs_pointer(data, len);
+    free(data);
+    return why;
+}
+
 static void verify_files(struct verify *v)
 {
     struct vat_err e = {{0}};
-    json_t *m = vat_manifest_load(v->root, &e);
+    json_t *m = v->manifest ? json_incref(v->manifest) : vat_manifest_load(v->root, &e);
     if (!m) {
         mismatch(v, "%s", e.msg + (strncmp(e.msg, "vat: ", 5) == 0 ? 5 : 0));
         return;
@@ -91,12 +103,19 @@ static void verify_files(struct verify *v)
     json_t *seen = json_object();
     for (size_t i = 0; i < n; i++) {
         const char *rel = t[i].rel;
+        /* the manifest may be a link (a Hugging Face snapshot): it was read
+         * through it, and lists no digest of itself */
+        if (t[i].kind == VAT_TREE_SYMLINK && strcmp(rel, VAT_MANIFEST_REL) == 0)
+            continue;
         const char *want = vat_manifest_sha(m, rel);
         json_object_set_new(seen, rel, json_true());
         v->files++;
-        if (t[i].kind != VAT_TREE_FILE) {
+        /* A file that is a symbolic link (a Hugging Face cache snapshot)
+         * is followed when the manifest lists it, and trusted by content. */
+        if (t[i].kind == VAT_TREE_OTHER || (t[i].kind == VAT_TREE_SYMLINK && !want)) {
             mismatch(v, "'%s' is %s (not followed)", rel,
-                     t[i].kind == VAT_TREE_SYMLINK ? "a symbolic link" : "not a regular file");
+                     t[i].kind == VAT_TREE_SYMLINK ? "a symbolic link the manifest does not list"
+                                                   : "not a regular file");
             continue;
         }
         if (!want) {
@@ -104,17 +123,36 @@ static void verify_files(struct verify *v)
             continue;
         }
         char sha[65];
-        if (vat_sha256_beneath(v->root, rel, sha, &e) != 0)
-            mismatch(v, "cannot hash '%s': %s", rel, e.msg);
-        else if (strcmp(sha, want) != 0)
-            mismatch(v, "changed file '%s' (sha256 %.12s…, the manifest says %.12s…)", rel, sha,
-                     want);
+        bool linked = false;
+        const char *why;
+        if (vat_sha256_beneath_linked(v->root, rel, sha, &linked, &e) != 0)
+            mismatch(v, "cannot hash '%s': %s", rel, e.msg + (strncmp(e.msg, "vat: ", 5) == 0 ? 5 : 0));
+        else if (strcmp(sha, want) == 0)
+            continue;
+        else if ((why = changed_why(v->root, rel)) != NULL)
+            mismatch(v, "changed file '%s' (a %s)", rel, why);
+        else
+            mismatch(v, "changed file '%s' (%ssha256 %.12s…, the manifest says %.12s…)", rel,
+                     linked ? "a symbolic link to a file of " : "", sha, want);
     }
     const char *k;
     json_t *x;
     json_object_foreach(json_object_get(m, "files"), k, x) {
-        if (!json_object_get(seen, k))
+        if (json_object_get(seen, k))
+            continue;
+        /* A packed dataset's manifest also lists its card and
+         * .gitattributes, beside out/ and fixtures/. */
+        char sha[65];
+        bool beside = strncmp(k, "out/", 4) != 0 && strncmp(k, "fixtures/", 9) != 0;
+        bool linked;
+        if (!beside || vat_sha256_beneath_linked(v->root, k, sha, &linked, &e) != 0) {
             mismatch(v, "missing file '%s' (listed in the manifest)", k);
+            continue;
+        }
+        v->files++;
+        if (strcmp(sha, json_string_value(x)) != 0)
+            mismatch(v, "changed file '%s' (sha256 %.12s…, the manifest says %.12s…)", k, sha,
+                     json_string_value(x));
     }
     json_decref(seen);
     vat_tree_free(t, n);
@@ -129,26 +167,29 @@ static void each_row(struct verify *v, const char *table, int split,
     char rel[128];
     snprintf(rel, sizeof rel, "out/%s/%s.jsonl", table, vat_split_names[split]);
     struct vat_err e = {{0}};
-    FILE *f = vat_fopen_beneath(v->root, rel, &e);
-    if (!f) {
+    char *data = NULL;
+    size_t len = 0;
+    /* A table that is a symbolic link is read when the manifest lists its
+     * digest, which the bytes read must have. */
+    const char *want = v->manifest ? vat_manifest_sha(v->manifest, rel) : NULL;
+    if (vat_read_file_linked(v->root, rel, (size_t)1 << 34, want, false, &data, &len, &e) != 0) {
         mismatch(v, "cannot read '%s': %s", rel, e.msg);
         return;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
     long lineno = 0;
-    while ((got = getline(&line, &cap, f)) > 0) {
+    for (char *line = data, *end = data + len; line < end;) {
+        char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
         lineno++;
-        json_t *row = json_loadb(line, (size_t)got, 0, NULL);
+        json_t *row = json_loadb(line, n, 0, NULL);
         if (!json_is_object(row))
             mismatch(v, "'%s' line %ld is not a JSON object", rel, lineno);
         else
             fn(v, row, arg);
         json_decref(row);
+        line += n;
     }
-    free(line);
-    fclose(f);
+    free(data);
 }
 
 /* rollouts: "<task_id>/<role>" -> answer text */
@@ -189,6 +230,20 @@ static void check_verifier(struct verify *v, json_t *row, void *arg)
         vat_task_clear(&t);
         return;
     }
+    /* The fixtures' digests, so that the check reads a fixture that is a
+     * symbolic link (a Hugging Face snapshot) only when its bytes have the
+     * digest the manifest lists. */
+    const json_t *fx = json_object_get(t.spec, "fixtures");
+    if (v->manifest && json_array_size(fx)) {
+        json_t *sums = json_array();
+        size_t i;
+        json_t *f;
+        json_array_foreach(fx, i, f) {
+            const char *sha = vat_manifest_sha(v->manifest, json_string_value(f) ? json_string_value(f) : "");
+            json_array_append_new(sums, sha ? json_string(sha) : json_null());
+        }
+        json_object_set_new(t.spec, "fixture_sha256", sums);
+    }
     for (int r = 0; r < VAT_N_ROLES; r++) {
         char *key = vat_xasprintf("%s/%s", id, vat_role_names[r]);
         const char *ans = json_string_value(json_object_get(rollouts, key));
@@ -223,6 +278,8 @@ static void check_verifier(struct verify *v, json_t *row, void *arg)
 
 static void verify_run(struct verify *v)
 {
+    struct vat_err ignore;
+    v->manifest = vat_manifest_load(v->root, &ignore);
     verify_files(v);
     for (int s = 0; s < VAT_N_SPLITS; s++) {
         json_t *rollouts = json_object();
@@ -230,6 +287,8 @@ static void verify_run(struct verify *v)
         each_row(v, vat_table_names[VAT_T_VERIFIERS], s, check_verifier, rollouts);
         json_decref(rollouts);
     }
+    json_decref(v->manifest);
+    v->manifest = NULL;
 }
 
 long vat_verify_corpus(const char *root, void (*report)(void *arg, const char *line), void *arg,
@@ -247,17 +306,15 @@ long vat_verify_corpus(const char *root, void (*report)(void *arg, const char *l
 int vat_cmd_verify(int argc, char **argv)
 {
     struct verify v = {.root = ".", .report = print_mismatch, .warn = true};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(verify_usage, stdout);
-            return VAT_EXIT_OK;
-        }
-        if (strcmp(a, "--root") == 0 && i + 1 < argc)
-            v.root = argv[++i];
-        else
-            return vat_cli_usage_error_arg("verify", a);
-    }
+    const struct vat_option opts[] = {
+        VAT_OPT_VALUE("root", 0, "DIR", "the corpus root (default .)", &v.root),
+        VAT_OPT_END,
+    };
+    const struct vat_cli_command cmd = {"verify", "vat verify [--root DIR]", verify_about, opts,
+                                        "0 clean, 1 any mismatch, 2 usage error or no corpus"};
+    int prc = vat_cli_parse(&cmd, argc, argv, NULL);
+    if (prc != 0)
+        return prc > 0 ? VAT_EXIT_OK : VAT_EXIT_USAGE;
     int rfd_ok = 0;
     {
         struct vat_err e = {{0}};

@@ -137,33 +137,7 @@ int vat_sha256_beneath(const char *root, const char *rel, char out[65], struct v
 {
     /* O_NONBLOCK kept: read only once fstat says it is regular. */
     int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, e);
-    if (fd < 0)
-        return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return vat_err_set(e, "vat: '%s' is not a regular file", rel);
-    }
-    struct vat_sha256 *h = vat_sha256_begin();
-    char buf[65536];
-    int rc = 0;
-    for (;;) {
-        ssize_t k = read(fd, buf, sizeof buf);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            rc = vat_err_set(e, "vat: cannot read '%s': %s", rel, strerror(errno));
-            break;
-        }
-        if (k == 0)
-            break;
-        vat_sha256_add(h, buf, (size_t)k);
-    }
-    close(fd);
-    unsigned char d[32];
-    vat_sha256_end(h, d);
-    vat_hex(d, 32, out);
-    return rc;
+    return fd < 0 ? -1 : vat_sha256_fd(fd, rel, out, e);
 }
 
 int vat_manifest_write(const char *root, struct vat_err *e)
@@ -195,32 +169,46 @@ int vat_manifest_write(const char *root, struct vat_err *e)
         json_decref(files);
         return -1;
     }
+    /* The libraries whose versions can shape the bytes (docs/determinism.md). */
+    json_t *libs = vat_library_versions();
+    char *text = vat_manifest_text(VAT_VERSION, libs, files);
+    json_decref(libs);
+    json_decref(files);
+    rc = vat_write_file_atomic(root, VAT_MANIFEST_REL, text, strlen(text), e);
+    free(text);
+    return rc;
+}
+
+char *vat_manifest_text(const char *vat_version, const json_t *libraries, const json_t *files)
+{
     json_t *m = json_object();
     json_object_set_new(m, "manifest_version", json_integer(VAT_MANIFEST_VERSION));
-    json_object_set_new(m, "vat_version", json_string(VAT_VERSION));
-    /* The libraries whose versions can shape the bytes (docs/determinism.md). */
-    json_object_set_new(m, "libraries", vat_library_versions());
-    json_object_set_new(m, "files", files);
+    json_object_set_new(m, "vat_version", json_string(vat_version));
+    json_object_set_new(m, "libraries", libraries ? json_deep_copy(libraries) : json_object());
+    json_object_set_new(m, "files", json_deep_copy(files));
     /* Strings and one integer only: jansson's own printer is exact here,
      * and one file per line keeps a diff of two manifests readable. */
     char *text = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(m);
-    if (!text)
-        return vat_err_set(e, "vat: cannot serialise the manifest");
+    if (!text) { /* jansson fails here only when out of memory */
+        fputs("vat: out of memory\n", stderr);
+        abort();
+    }
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_puts(&b, text);
     vat_buf_putc(&b, '\n');
     free(text);
-    rc = vat_write_file_atomic(root, VAT_MANIFEST_REL, b.data, b.len, e);
-    vat_buf_release(&b);
-    return rc;
+    return vat_buf_detach(&b);
 }
 
 json_t *vat_manifest_load(const char *root, struct vat_err *e)
 {
     char *data = NULL;
     size_t len = 0;
-    if (vat_read_file_beneath(root, VAT_MANIFEST_REL, (size_t)256 << 20, &data, &len, e) != 0)
+    /* It may be a symbolic link to a regular file (a Hugging Face cache
+     * snapshot): the other files are trusted by the digests it lists. */
+    if (vat_read_file_linked(root, VAT_MANIFEST_REL, (size_t)256 << 20, NULL, true, &data, &len,
+                             e) != 0)
         return NULL;
     json_error_t je;
     json_t *m = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);

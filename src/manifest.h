@@ -4,7 +4,7 @@
  * builds of the same seeds stay byte-identical:
  *
  *   {"manifest_version": 1, "vat_version": "0.2.0",
- *    "files": {"fixtures/grouped_sum/grouped_sum-00000.csv": "<sha256 hex>", ...}}
+ *    "files": {"fixtures/grouped_sum/000/grouped_sum-00000.csv": "<sha256 hex>", ...}}
  *
  * Every file is reached beneath the root with no symbolic link followed
  * (vat_openat_beneath).  Exports vat_tree_*, vat_sha256_beneath and
@@ -45,6 +45,11 @@ int vat_sha256_beneath(const char *root, const char *rel, char out[65], struct v
 /* Writes root/out/manifest.json over the files vat_tree_list finds; a
  * symbolic link or special file in the trees is an error.  0 or -1. */
 int vat_manifest_write(const char *root, struct vat_err *e);
+
+/* The text of a manifest: manifest_version, vat_version, libraries (NULL:
+ * none recorded) and files (path -> sha256 hex, its keys already in byte
+ * order), one member a line.  A new string. */
+char *vat_manifest_text(const char *vat_version, const json_t *libraries, const json_t *files);
 
 /* Reads and checks root/out/manifest.json (beneath root).  Returns the
  * manifest object (the caller decrefs), or NULL with e set when it is

@@ -13,7 +13,7 @@
 
 const char *const vat_table_names[VAT_N_TABLES] = {
     "experience", "fixture_generators", "sft_examples", "rollouts",
-    "preference_pairs", "verifiers", "rubric_items", "env",
+    "preference_pairs", "verifiers", "rubric_items", "env", "grpo", "sft_reasoning",
 };
 const char *const vat_split_names[VAT_N_SPLITS] = {"train", "test"};
 
@@ -112,11 +112,39 @@ static const struct vat_column env_cols[] = {
     {"completion", 'l', NULL, agent_message_cols, false}, COL("tools", "string"),
     COL("env_json", "string"), {NULL, 0, NULL, NULL, false},
 };
+static const struct vat_column grpo_cols[] = {
+    COL("task_id", "string"), COL("split", "string"),
+    {"prompt", 'l', NULL, message_cols, false}, COL("template", "string"),
+    COL("answer_kind", "string"), COL("difficulty", "int64"), COL("self_contained", "bool"),
+    {NULL, 0, NULL, NULL, false},
+};
 #undef COL
 const struct vat_column *const vat_table_columns[VAT_N_TABLES] = {
     experience_cols, fixture_generators_cols, sft_examples_cols, rollouts_cols,
-    preference_pairs_cols, verifiers_cols, rubric_items_cols, env_cols,
+    preference_pairs_cols, verifiers_cols, rubric_items_cols, env_cols, grpo_cols,
+    sft_examples_cols, /* sft_reasoning: the same columns */
 };
+
+const char *vat_system_prompt(const char *answer_kind)
+{
+    if (answer_kind && strcmp(answer_kind, "regex") == 0)
+        return "You solve data tasks whose answers are checked by a program. Think briefly and "
+               "concretely: what the question fixes, what the example lines must give, the "
+               "mistake to avoid. Then end your reply with the answer, one Python re pattern, "
+               "alone in a fenced code block tagged regex. Only that block is scored, whatever "
+               "the task says about answering with the bare pattern.";
+    if (answer_kind && strcmp(answer_kind, "sql") == 0)
+        return "You solve data tasks whose answers are checked by a program. Think briefly and "
+               "concretely: what the question fixes, the tables and rows that count, the "
+               "mistake to avoid. Then end your reply with the answer, one SQLite SELECT "
+               "statement, alone in a fenced code block tagged sql. Only that block is scored, "
+               "whatever the task says about answering with the bare query.";
+    return "You solve data tasks whose answers are checked by a program. Think briefly and "
+           "concretely: what the question fixes, the rows and groups that count, a subtotal or "
+           "two, the mistake to avoid. Then end your reply with the answer, one JSON value, "
+           "alone in a fenced code block tagged json. Only that block is scored, whatever the "
+           "task says about answering with the bare value.";
+}
 
 char *vat_json_canonical(const char *text)
 {
@@ -219,6 +247,22 @@ static void put_one_message(struct vat_jw *w, const char *key, const char *role,
     vat_jw_object(w, NULL);
     vat_jw_string(w, "role", role);
     vat_jw_string(w, "content", content);
+    vat_jw_end(w);
+    vat_jw_end(w);
+}
+
+/* A conversational prompt: the system message for the task's answer
+ * kind, then the task's prompt as the user's message. */
+static void put_chat_prompt(struct vat_jw *w, const struct vat_task *t)
+{
+    vat_jw_array(w, "prompt");
+    vat_jw_object(w, NULL);
+    vat_jw_string(w, "role", "system");
+    vat_jw_string(w, "content", vat_system_prompt(vat_task_answer_kind(t)));
+    vat_jw_end(w);
+    vat_jw_object(w, NULL);
+    vat_jw_string(w, "role", "user");
+    vat_jw_string(w, "content", t->prompt);
     vat_jw_end(w);
     vat_jw_end(w);
 }
@@ -452,6 +496,25 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
         free(item);
         free(text);
     }
+
+    /* grpo: the prompt in conversational form for RL trainers, and the
+     * columns reward functions and filters read */
+    row_head(&w, tb, VAT_T_GRPO, split, NULL, t, NULL);
+    put_chat_prompt(&w, t);
+    vat_jw_string(&w, "template", tm->name);
+    vat_jw_string(&w, "answer_kind", vat_task_answer_kind(t));
+    vat_jw_int(&w, "difficulty", t->difficulty);
+    vat_jw_bool(&w, "self_contained", t->self_contained);
+    row_end(&w);
+
+    /* sft_reasoning: the same prompt, and the worked completion admission
+     * proved (reasoning, then gold in a fence of its kind) */
+    row_head(&w, tb, VAT_T_SFT_REASONING, split, NULL, t, NULL);
+    put_chat_prompt(&w, t);
+    put_one_message(&w, "completion", "assistant", t->reasoned ? t->reasoned : gold);
+    vat_jw_bool(&w, "self_contained", t->self_contained);
+    row_end(&w);
+
     free(gate);
     free(score);
 

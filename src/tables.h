@@ -16,6 +16,8 @@ enum vat_table_id {
     VAT_T_VERIFIERS,
     VAT_T_RUBRIC_ITEMS,
     VAT_T_ENV, /* the task as a tool-use environment (templates/expert.h) */
+    VAT_T_GRPO,
+    VAT_T_SFT_REASONING,
     VAT_N_TABLES
 };
 extern const char *const vat_table_names[VAT_N_TABLES];
@@ -103,6 +105,11 @@ const char *vat_row_prompt(const json_t *row);
 /* The params of an experience or fixture_generators row, parsed from its
  * params_json (a new reference; NULL when absent or not an object). */
 json_t *vat_row_params(const json_t *row);
+/* The system message of the grpo and sft_reasoning prompts for a task of
+ * answer kind ("value", "abstain", "regex" or "sql"): reason briefly, then
+ * give the answer alone in a fenced block tagged json, regex or sql, the
+ * form `auto` extraction takes first (static text; docs/tables.md). */
+const char *vat_system_prompt(const char *answer_kind);
 /* The checker version recorded with a verifier row. */
 const char *vat_checker_version(const char *checker);
 

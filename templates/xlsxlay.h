@@ -99,7 +99,7 @@ int vat_xl_sheet_csv(const struct vat_xl_sheet *s, struct vat_csv *out, struct v
  * when the param names neither nor "mixed". */
 const char *vat_xl_task_format(const struct vat_task *t, struct vat_rng *layout);
 
-/* Writes b as the task's workbook fixture fixtures/<tmpl>/<id><suffix>
+/* Writes b as the task's workbook fixture fixtures/<tmpl>/<bucket>/<id><suffix>
  * and records it (format "xlsx", role, rows, columns = "Sheet.column" for
  * the named columns).  Returns the fixture index or -1 with e set. */
 int vat_xl_task_write(struct vat_task *t, const struct vat_xl_book *b, const char *suffix,

@@ -13,6 +13,7 @@ pc=$(dirname "$(find "$prefix" -name vat.pc)")
 export PKG_CONFIG_PATH="$pc"
 test -x "$prefix/bin/vat"
 test -f "$prefix/include/libvat.h"
+test -f "$prefix/share/man/man1/vat.1" # man vat
 cat > "$tmp/score.c" <<'C'
 #include <stdio.h>
 #include <string.h>

@@ -46,7 +46,8 @@ except ImportError as err:  # a clear line, not a traceback
     sys.exit(2)
 
 TABLES = ["experience", "fixture_generators", "sft_examples", "rollouts", "preference_pairs",
-          "verifiers", "rubric_items", "env"]
+          "verifiers", "rubric_items", "env", "grpo", "sft_reasoning"]
+FENCE_TAG = {"value": "json", "abstain": "json", "regex": "regex", "sql": "sql"}
 SPLITS = ["train", "test"]
 BASE = None  # the packed folder the checks read fixtures from
 
@@ -272,8 +273,9 @@ def canonical(text):
 def check_answers(rows):
     def by_task(table):
         return {r["task_id"]: r for s in SPLITS for r in rows[table][s]}
-    exp, sft, pref, ver, env = (by_task(t) for t in ("experience", "sft_examples",
-                                                      "preference_pairs", "verifiers", "env"))
+    exp, sft, pref, ver, env, grpo, reasoned = (
+        by_task(t) for t in ("experience", "sft_examples", "preference_pairs", "verifiers", "env",
+                             "grpo", "sft_reasoning"))
     ro = {(r["task_id"], r["role"]): r for s in SPLITS for r in rows["rollouts"][s]}
     kinds = {}
     for tid, e in exp.items():
@@ -315,6 +317,25 @@ def check_answers(rows):
             fail(f"{tid}: rejected is not [assistant: the trap rollout's answer]")
         if not (e["self_contained"] == s["self_contained"] == p["self_contained"]):
             fail(f"{tid}: self_contained differs between tables")
+        g, r = grpo.get(tid), reasoned.get(tid)
+        if not g or not r:
+            fail(f"{tid}: missing from grpo or sft_reasoning")
+            continue
+        chat = g["prompt"]
+        if (len(chat) != 2 or chat[0]["role"] != "system" or chat[1] != user[0]
+                or r["prompt"] != chat):
+            fail(f"{tid}: the grpo / sft_reasoning prompt is not [system, user: experience.prompt]")
+        if (g["template"], g["answer_kind"], g["difficulty"], g["self_contained"]) != (
+                e["template"], kind, e["difficulty"], e["self_contained"]):
+            fail(f"{tid}: grpo's template, answer_kind, difficulty or self_contained differs")
+        tag = FENCE_TAG[kind]
+        if f"tagged {tag}" not in chat[0]["content"]:
+            fail(f"{tid}: the system message does not ask for a {tag} fence")
+        worked = r["completion"][0]["content"]
+        fence = f"\n```{tag}\n{e['gold']}\n```\n"
+        if r["completion"][0]["role"] != "assistant" or not worked.endswith(fence) or len(
+                worked) <= len(fence):
+            fail(f"{tid}: the worked completion does not reason and end in a {tag} fence of gold")
         shows_part = "too long to show" in e["prompt"] or "(they are in the file)" in e[
             "prompt"] or "rows (the other" in e["prompt"] or "shown; the rest are in the file" in e[
             "prompt"]  # the last: a workbook's sheet cut short (docs/workbooks.md)
@@ -411,7 +432,7 @@ def check_pack(dest, rows):
         for v in rows["verifiers"][s]:
             for rel in json.loads(v["spec_json"]).get("fixtures", []):
                 named.setdefault(rel, set())
-    binary = 0
+    binary = set()  # the suffixes of binary fixtures (a NUL byte early on, as git judges)
     for rel, shas in sorted(named.items()):
         p = os.path.join(dest, rel)
         if os.path.isabs(rel) or ".." in rel.split("/") or not os.path.isfile(p):
@@ -419,11 +440,17 @@ def check_pack(dest, rows):
             continue
         if len(shas) > 1 or (shas and sha256(p) not in shas):
             fail(f"pack: '{rel}' does not have the SHA-256 its rows record")
-        binary += rel.endswith(".sqlite")
+        with open(p, "rb") as f:
+            if b"\0" in f.read(8000):
+                binary.add(rel.rsplit(".", 1)[-1])
     with open(os.path.join(dest, ".gitattributes"), encoding="utf-8") as f:
         attrs = f.read()
-    if binary and not re.search(r"^\*\.sqlite filter=lfs diff=lfs merge=lfs -text$", attrs, re.M):
-        fail("pack: .gitattributes does not send *.sqlite through Git LFS")
+    if not {"sqlite", "xlsx"} <= binary:
+        fail(f"pack: binary fixtures of kinds {sorted(binary)}; a build of every template has "
+             "sqlite and xlsx")
+    for ext in sorted(binary):
+        if not re.search(rf"^\*\.{ext} filter=lfs diff=lfs merge=lfs -text$", attrs, re.M):
+            fail(f"pack: .gitattributes does not send *.{ext} through Git LFS")
     return len(named)
 
 

@@ -90,7 +90,7 @@ static void test_write_and_read_back(void **state)
     int fi = vat_an_write_csv(&v->t, &c, ".csv", "main", &e);
     assert_int_equal(fi, 0);
     const struct vat_fixture *f = &v->t.fixture[0];
-    assert_string_equal(f->path, "fixtures/grouped_sum/grouped_sum-00007.csv");
+    assert_string_equal(f->path, "fixtures/grouped_sum/000/grouped_sum-00007.csv");
     assert_string_equal(f->format, "csv");
     assert_string_equal(f->role, "main");
     assert_int_equal(f->rows, 5);
@@ -143,7 +143,7 @@ static void test_prompt_section(void **state)
     assert_true(v->t.self_contained); /* every row shown */
     char *blk = vat_tt_inline_block(b.data, "csv");
     assert_string_equal(blk, file);
-    assert_non_null(strstr(b.data, "`fixtures/grouped_sum/grouped_sum-00007.csv`"));
+    assert_non_null(strstr(b.data, "`fixtures/grouped_sum/000/grouped_sum-00007.csv`"));
     assert_non_null(strstr(b.data, "40 data rows"));
     free(blk);
     vat_buf_release(&b);
@@ -459,7 +459,7 @@ static void test_money_cells(void **state)
     assert_true(cents == 125);
     cents = 5;
     assert_int_equal(vat_an_csv_cents(&v->t, 0, &c, 4, 3, &cents, &e), -1);
-    assert_string_equal(e.msg, "grouped_sum-00007: 'fixtures/grouped_sum/grouped_sum-00007.csv' "
+    assert_string_equal(e.msg, "grouped_sum-00007: 'fixtures/grouped_sum/000/grouped_sum-00007.csv' "
                                "record 5: amount '' is not a decimal with two places");
     /* The column is named from the header. */
     assert_int_equal(vat_an_csv_cents(&v->t, 0, &c, 1, 1, &cents, &e), -1);
@@ -467,7 +467,7 @@ static void test_money_cells(void **state)
     /* Date cells the same way: the bad record, column and cell named. */
     int32_t day = 7;
     assert_int_equal(vat_an_csv_date(&v->t, 0, &c, 2, 0, &day, &e), -1);
-    assert_string_equal(e.msg, "grouped_sum-00007: 'fixtures/grouped_sum/grouped_sum-00007.csv' "
+    assert_string_equal(e.msg, "grouped_sum-00007: 'fixtures/grouped_sum/000/grouped_sum-00007.csv' "
                                "record 3: id 'R001' is not a date YYYY-MM-DD");
     assert_int_equal(day, 7);
     vat_csv_release(&c);

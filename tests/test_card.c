@@ -1,5 +1,5 @@
 /* test_card.c — the dataset card (src/card.h) after a real build: its YAML
- * names the seven tables as configs with a train and a test file each
+ * names every table as configs with a train and a test file each
  * (files that exist), experience the only default; its per-template and
  * per-table counts are those of the tables; its template facts are the
  * registry's; it carries the SHA-256 of the seeds file; two builds of the
@@ -143,7 +143,7 @@ static void test_configs(void **state)
                 assert_true(have[0] && have[1]);
             assert_true(n < VAT_N_TABLES);
             cur = l + 15;
-            assert_string_equal(cur, vat_table_names[n]); /* all seven, in table order */
+            assert_string_equal(cur, vat_table_names[n]); /* every table, in table order */
             n++;
             have[0] = have[1] = 0;
         } else if (strncmp(l, "  - split: ", 11) == 0) {
@@ -178,7 +178,7 @@ static void test_configs(void **state)
     free(fm);
 }
 
-static long count_lines(const char *root, const char *table, const char *split)
+static long show_mismatchs(const char *root, const char *table, const char *split)
 {
     char *path = vat_xasprintf("%s/out/%s/%s.jsonl", root, table, split);
     char *data = vat_test_read_file(path, NULL);
@@ -238,8 +238,8 @@ static void test_counts_match_tables(void **state)
         assert_non_null(row);
         const char *eol = strchr(row, '\n');
         char *want = vat_xasprintf(" | %ld | %ld |",
-                                   count_lines(f->root_a, vat_table_names[t], "train"),
-                                   count_lines(f->root_a, vat_table_names[t], "test"));
+                                   show_mismatchs(f->root_a, vat_table_names[t], "train"),
+                                   show_mismatchs(f->root_a, vat_table_names[t], "test"));
         size_t wl = strlen(want);
         assert_true((size_t)(eol - row) > wl);
         assert_memory_equal(eol - wl, want, wl);
@@ -248,8 +248,8 @@ static void test_counts_match_tables(void **state)
     }
     /* One trap pair per task. */
     char *sig = vat_xasprintf("- `trap` (%ld pairs)",
-                              count_lines(f->root_a, "preference_pairs", "train") +
-                                  count_lines(f->root_a, "preference_pairs", "test"));
+                              show_mismatchs(f->root_a, "preference_pairs", "train") +
+                                  show_mismatchs(f->root_a, "preference_pairs", "test"));
     assert_non_null(strstr(f->card_a, sig));
     free(sig);
 }
@@ -399,8 +399,8 @@ static void test_dataset_info(void **state)
         }
         char *splits = vat_xasprintf("  splits:\n  - name: train\n    num_examples: %ld\n"
                                      "  - name: test\n    num_examples: %ld\n",
-                                     count_lines(f->root_a, vat_table_names[t], "train"),
-                                     count_lines(f->root_a, vat_table_names[t], "test"));
+                                     show_mismatchs(f->root_a, vat_table_names[t], "train"),
+                                     show_mismatchs(f->root_a, vat_table_names[t], "test"));
         assert_memory_equal(p, splits, strlen(splits));
         free(splits);
     }
@@ -435,6 +435,12 @@ static bool exists(const char *path)
     return lstat(path, &sb) == 0;
 }
 
+static void show_mismatch(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "verify: %s\n", line);
+}
+
 static void test_pack(void **state)
 {
     struct fx *f = *state;
@@ -443,8 +449,8 @@ static void test_pack(void **state)
     char *dest = vat_xasprintf("%s/packed", f->dir);
     assert_int_equal(vat_pack(f->root_a, dest, &st, &e), 0);
     assert_true(st.fixtures > 0);
-    /* the 14 table files and out/manifest.json */
-    assert_int_equal(st.files, st.fixtures + 2 * VAT_N_TABLES + 1);
+    /* the table files (out/manifest.json is the pack's own, written anew) */
+    assert_int_equal(st.files, st.fixtures + 2 * VAT_N_TABLES);
     assert_int_equal(st.linked + st.copied, st.files);
     /* Every fixture_generators path is there, a hard link of the build's file. */
     long seen = 0;
@@ -478,7 +484,13 @@ static void test_pack(void **state)
     assert_non_null(card);
     assert_string_equal(card, want);
     assert_non_null(strstr(attrs, "*.sqlite filter=lfs diff=lfs merge=lfs -text\n"));
+    assert_non_null(strstr(attrs, "*.xlsx filter=lfs diff=lfs merge=lfs -text\n"));
     free(want);
+    /* The pack's own manifest lists its layout: it verifies as it is. */
+    long files = 0, tasks = 0;
+    assert_int_equal(vat_verify_corpus(dest, show_mismatch, NULL, &files, &tasks), 0);
+    assert_int_equal(files, st.files + 2); /* and README.md, .gitattributes */
+    assert_true(tasks > 0);
 
     /* Never into an existing, non-empty folder: refused, nothing touched. */
     assert_int_equal(vat_pack(f->root_a, dest, &st, &e), -1);
@@ -524,7 +536,7 @@ static void test_pack(void **state)
 
     /* A fixture a row names is missing: an error, and nothing left behind. */
     char *broken = vat_xasprintf("%s/broken", f->dir);
-    char *cmd = vat_xasprintf("cp -r '%s' '%s' && rm -f '%s'/fixtures/grouped_sum/*.csv",
+    char *cmd = vat_xasprintf("cp -r '%s' '%s' && rm -f '%s'/fixtures/grouped_sum/*/*.csv",
                               f->root_a, broken, broken);
     assert_int_equal(system(cmd), 0);
     char *out = vat_xasprintf("%s/out-broken", f->dir), *out_stage = vat_xasprintf("%s.tmp", out);

@@ -187,8 +187,10 @@ static void test_check_scores_from_tables(void **state)
         const char *id = json_string_value(json_object_get(r, "task_id"));
         const char *ans = json_string_value(json_object_get(r, "answer"));
         char *af = write_file(c->dir, "answer.txt", ans);
-        char *cmd = vat_xasprintf("'%s' check --root '%s' --task '%s' --answer-file '%s'", bin(),
-                                  c->a, id, af);
+        /* raw: the answers as the rollouts scored them (admission is raw) */
+        char *cmd = vat_xasprintf("'%s' check --root '%s' --task '%s' --answer-file '%s' "
+                                  "--extract=raw",
+                                  bin(), c->a, id, af);
         char *out = NULL;
         assert_int_equal(run(cmd, &out), 0);
         json_t *v = json_loads(out, 0, NULL);
@@ -395,9 +397,119 @@ static void test_list_shows_registry(void **state)
     free(cmd);
 }
 
+/* Every command: --help prints its usage to stdout and exits 0, and
+ * every option it lists is in the man page (docs/vat.1). */
+static void test_help_on_every_command(void **state)
+{
+    (void)state;
+    static const char *const cmds[] = {"build", "merge", "list",     "check", "score",
+                                       "audit", "verify", "strength", "pack"};
+    char *man_path = vat_xasprintf("%s/docs/vat.1", getenv("VAT_SOURCE_DIR"));
+    char *man = vat_test_read_file(man_path, NULL);
+    assert_non_null(man);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        for (int k = 0; k < 2; k++) {
+            char *cmd = vat_xasprintf(k ? "'%s' help %s 2>/dev/null" : "'%s' %s --help 2>/dev/null",
+                                      bin(), cmds[i]);
+            char *out = NULL;
+            assert_int_equal(run(cmd, &out), 0);
+            char *want = vat_xasprintf("usage: vat %s", cmds[i]);
+            assert_true(strncmp(out, want, strlen(want)) == 0);
+            /* each "--name" of the option table, as the man page spells it */
+            for (const char *p = strstr(out, "\noptions:\n"); p && (p = strstr(p, "--")); p += 2) {
+                size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+                struct vat_buf b = VAT_BUF_INIT;
+                vat_buf_puts(&b, "\\-\\-");
+                for (size_t j = 0; j < n; j++)
+                    vat_buf_puts(&b, p[2 + j] == '-' ? "\\-" : (char[]){p[2 + j], 0});
+                if (n && !strstr(man, b.data))
+                    fail_msg("vat %s --help lists '--%.*s', which docs/vat.1 does not", cmds[i],
+                             (int)n, p + 2);
+                vat_buf_release(&b);
+            }
+            free(want);
+            free(out);
+            free(cmd);
+        }
+    }
+    free(man);
+    free(man_path);
+}
+
+/* git's manners: --opt=value, -V, the nearest command or option named,
+ * one default extraction (auto) for check and score. */
+static void test_cli_manners(void **state)
+{
+    struct corpus *c = *state;
+    char *out = NULL, *cmd;
+    cmd = vat_xasprintf("'%s' -V && '%s' --version", bin(), bin());
+    assert_int_equal(run(cmd, &out), 0);
+    char *want = vat_xasprintf("vat %s\nvat %s\n", VAT_VERSION, VAT_VERSION);
+    assert_string_equal(out, want);
+    free(want);
+    free(out);
+    free(cmd);
+    static const struct {
+        const char *args, *says;
+    } slips[] = {
+        {"biuld", "did you mean 'build'?"},
+        {"verfiy --root x", "did you mean 'verify'?"},
+        {"build --rot x", "did you mean '--root'?"},
+        {"check --tsak x", "did you mean '--task'?"},
+        {"score --extarct=raw", "did you mean '--extract'?"},
+        {"list --params=1", "takes no value"},
+        {"build --jobs", "needs a value"},
+    };
+    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
+        cmd = vat_xasprintf("'%s' %s 2>&1 >/dev/null", bin(), slips[i].args);
+        assert_int_equal(run(cmd, &out), 2);
+        if (!strstr(out, slips[i].says))
+            fail_msg("'vat %s' said: %s", slips[i].args, out);
+        free(out);
+        free(cmd);
+    }
+    /* --root=DIR and --root DIR are the same */
+    char *a = NULL, *b = NULL;
+    cmd = vat_xasprintf("'%s' verify --root='%s' 2>&1", bin(), c->a);
+    assert_int_equal(run(cmd, &a), 0);
+    free(cmd);
+    cmd = vat_xasprintf("'%s' verify --root '%s' 2>&1", bin(), c->a);
+    assert_int_equal(run(cmd, &b), 0);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    free(cmd);
+    /* check: a completion (reasoning, then a fence) scores as its answer by
+     * default; raw scores the text as given */
+    json_t *exp = read_jsonl(c->a, "experience");
+    json_t *row = json_array_get(exp, 0);
+    const char *id = json_string_value(json_object_get(row, "task_id"));
+    const char *kind = json_string_value(json_object_get(row, "answer_kind"));
+    const char *tag = strcmp(kind, "regex") == 0 ? "regex" : strcmp(kind, "sql") == 0 ? "sql" : "json";
+    char *completion = vat_xasprintf("Working.\n\n```%s\n%s\n```\n", tag,
+                                     json_string_value(json_object_get(row, "gold")));
+    char *af = write_file(c->dir, "completion.txt", completion);
+    for (int raw = 0; raw < 2; raw++) {
+        cmd = vat_xasprintf("'%s' check --root '%s' --task '%s' --answer-file '%s'%s", bin(), c->a,
+                            id, af, raw ? " --extract raw" : "");
+        assert_int_equal(run(cmd, &out), 0);
+        json_t *v = json_loads(out, 0, NULL);
+        assert_non_null(v);
+        assert_true(json_number_value(json_object_get(v, "score")) == (raw ? 0.0 : 1.0));
+        json_decref(v);
+        free(out);
+        free(cmd);
+    }
+    free(af);
+    free(completion);
+    json_decref(exp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help_on_every_command),
+        cmocka_unit_test(test_cli_manners),
         cmocka_unit_test(test_two_builds_identical),
         cmocka_unit_test(test_tables_and_rollouts),
         cmocka_unit_test(test_check_scores_from_tables),

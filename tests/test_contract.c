@@ -2,7 +2,9 @@
  * in one loop (like git's t0012-help.sh over every command): for 50 task
  * indexes, the task admits within the redraw budget; gold scores 1; the
  * trap passes the gate and scores 0; the malformed answer fails the gate;
- * confirm agrees; and the same seed gives the same bytes. */
+ * confirm agrees; the worked completion (sft_reasoning) reasons, ends in
+ * gold fenced by its kind and quotes no held-out case; and the same seed
+ * gives the same bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,6 +20,7 @@
 #include "jsonout.h"
 #include "rules.h"
 #include "strength.h"
+#include "tables.h"
 #include "template.h"
 #include "testutil.h"
 
@@ -47,7 +50,8 @@ static int draw(struct vat_task *t, const struct vat_template *tm, uint32_t inde
 static char *task_bytes(const struct vat_task *t)
 {
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_printf(&b, "%s\n%s\n%s\n%s\n%s\n", t->id, t->prompt, t->gold, t->trap, t->malformed);
+    vat_buf_printf(&b, "%s\n%s\n%s\n%s\n%s\n%s\n", t->id, t->prompt, t->gold, t->trap,
+                   t->malformed, t->reasoned);
     char *spec = vat_json_dumps(t->spec), *params = vat_json_dumps(t->params);
     vat_buf_printf(&b, "%s\n%s\n", spec, params);
     free(spec);
@@ -110,6 +114,39 @@ static void check_template(const struct vat_template *tm)
         RULE(!m->gate_passed && m->score == 0.0, tm, "the malformed answer fails the gate",
              "leave t->malformed unset, or set it to an answer of the wrong shape",
              "%s: malformed %s: %s", t1.id, t1.malformed, m->code);
+
+        /* The worked completion: reasoning, then gold alone in a fence of
+         * its kind; no held-out case (a regex held-out line, an SQL
+         * variant database) quoted. */
+        const char *k = vat_task_answer_kind(&t1);
+        char *gold = vat_answer_text(&t1, t1.gold);
+        char *fence = vat_xasprintf("\n```%s\n%s\n```\n",
+                                    strcmp(k, "regex") == 0 ? "regex"
+                                    : strcmp(k, "sql") == 0 ? "sql"
+                                                            : "json",
+                                    gold);
+        size_t rl = t1.reasoned ? strlen(t1.reasoned) : 0, fl = strlen(fence);
+        RULE(rl > fl && strcmp(t1.reasoned + rl - fl, fence) == 0 &&
+                 strstr(t1.reasoned, "The mistake to avoid: ") != NULL,
+             tm, "the worked completion", "src/reasoning.c builds it from the task's spec and params",
+             "%s: %.300s", t1.id, t1.reasoned ? t1.reasoned : "(none)");
+        size_t ci;
+        json_t *c;
+        json_array_foreach(json_object_get(t1.spec, "cases"), ci, c) {
+            const char *text = json_string_value(json_object_get(c, "text"));
+            /* a quote shows at least the line's first 60 bytes (or all of it) */
+            if (json_is_true(json_object_get(c, "heldout")) && text && strlen(text) > 8) {
+                char head[61];
+                snprintf(head, sizeof head, "%s", text);
+                RULE(strstr(t1.reasoned, head) == NULL, tm, "the worked completion",
+                     "quote example lines only", "%s quotes held-out line '%s'", t1.id, text);
+            }
+        }
+        for (int fi = 1; fi < t1.n_fixtures; fi++)
+            RULE(strstr(t1.reasoned, t1.fixture[fi].path) == NULL, tm, "the worked completion",
+                 "name the main fixture only", "%s names %s", t1.id, t1.fixture[fi].path);
+        free(fence);
+        free(gold);
 
         /* confirm is a separate derivation: run it again on its own. */
         struct vat_err e = {{0}};

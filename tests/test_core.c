@@ -783,6 +783,56 @@ static void *sha256_vectors(void *arg)
     return strcmp(out, hex[2]) == 0 ? NULL : (void *)1;
 }
 
+/* The folder rule (vat_task_fixture_relpath) at every task index up to
+ * 999,999: no folder below fixtures/ holds more than 10,000 entries, the
+ * most a dataset hub takes in one folder.  A task writes at most
+ * VAT_MAX_FIXTURES files, all in one folder; the folders of a template
+ * are its buckets; fixtures/ holds one folder per template. */
+static void test_fixture_folders_stay_small(void **state)
+{
+    (void)state;
+    enum { LIMIT = 10000, LAST = 999999 };
+    size_t templates = 0;
+    for (size_t i = 0; vat_registry[i]; i++)
+        templates++;
+    assert_true(templates <= LIMIT);
+    struct vat_task t;
+    vat_task_init(&t, vat_registry[0], 0, "unused");
+    char *folder = NULL;
+    long in_folder = 0, most = 0, buckets = 0;
+    for (uint32_t i = 0; i <= LAST; i++) {
+        t.index = i;
+        snprintf(t.id, sizeof t.id, "%s-%05u", t.tmpl->name, (unsigned)i);
+        char *rel = vat_task_fixture_relpath(&t, ".v7.sqlite");
+        char *slash = strrchr(rel, '/');
+        assert_non_null(slash);
+        *slash = 0;
+        /* the folder depends on the index alone and never comes back */
+        if (!folder || strcmp(folder, rel) != 0) {
+            assert_true(!folder || strcmp(folder, rel) < 0);
+            free(folder);
+            folder = vat_xstrdup(rel);
+            in_folder = 0;
+            buckets++;
+        }
+        in_folder += VAT_MAX_FIXTURES;
+        if (in_folder > most)
+            most = in_folder;
+        free(rel);
+    }
+    assert_true(most <= LIMIT);
+    assert_true(buckets <= LIMIT);
+    /* the last task's folder is fixtures/<template>/999 */
+    char want[128];
+    snprintf(want, sizeof want, "fixtures/%s/999", vat_registry[0]->name);
+    assert_string_equal(folder, want);
+    print_message("fixture folders up to index %d: at most %ld entries in a folder, %ld folders "
+                  "per template, %zu templates\n",
+                  LAST, most, buckets, templates);
+    free(folder);
+    vat_task_clear(&t);
+}
+
 static void test_sha256_vectors(void **state)
 {
     (void)state;
@@ -976,6 +1026,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_safety),
+        cmocka_unit_test(test_fixture_folders_stay_small),
         cmocka_unit_test(test_shortest_reals),
         cmocka_unit_test(test_reals_as_before),
         cmocka_unit_test(test_fixed_from_one_digit),

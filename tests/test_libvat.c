@@ -378,7 +378,7 @@ static void test_changed_fixture_is_tampered(void **state)
     char *dir = copy_corpus(c, "libvat-fx");
     const struct task *t = first_of(c, "sql_paid_revenue");
     /* one byte of the main fixture's last page changes: still a database */
-    char *path = vat_xasprintf("%s/fixtures/sql_paid_revenue/%s.sqlite", dir, t->id);
+    char *path = vat_xasprintf("%s/fixtures/sql_paid_revenue/000/%s.sqlite", dir, t->id);
     FILE *f = fopen(path, "r+b");
     assert_non_null(f);
     fseek(f, -2, SEEK_END);
@@ -505,7 +505,7 @@ static void test_manifest_forms(void **state)
     char *real = vat_test_read_file(mp, NULL);
     assert_non_null(real);
     const struct task *sq = first_of(c, "sql_paid_revenue"), *val = first_of(c, "grouped_sum");
-    char *fx_key = vat_xasprintf("\"fixtures/sql_paid_revenue/%s.sqlite\"", sq->id);
+    char *fx_key = vat_xasprintf("\"fixtures/sql_paid_revenue/000/%s.sqlite\"", sq->id);
     assert_non_null(strstr(real, fx_key));
     const char *files_at = strstr(real, "\"files\"");
     assert_non_null(files_at);

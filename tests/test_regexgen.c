@@ -479,8 +479,8 @@ static void test_task_driver_on_a_toy(void **state)
         vat_rx_require(&d.ho, k);
     assert_int_equal(vat_rx_task_plant(&t, &r, &d, &toy_layout, &c, &e), 0);
     assert_int_equal(t.n_fixtures, 2);
-    assert_string_equal(t.fixture[0].path, "fixtures/rx_toy/rx_toy-00001.csv");
-    assert_string_equal(t.fixture[1].path, "fixtures/rx_toy/rx_toy-00001.heldout.csv");
+    assert_string_equal(t.fixture[0].path, "fixtures/rx_toy/000/rx_toy-00001.csv");
+    assert_string_equal(t.fixture[1].path, "fixtures/rx_toy/000/rx_toy-00001.heldout.csv");
     assert_int_equal(t.fixture[1].rows, (long)d.ho.n);
     struct vat_buf b = VAT_BUF_INIT;
     vat_buf_puts(&b, "Extract the T numbers.\n\n");

@@ -742,7 +742,7 @@ static int run(const char *cmd, char **out)
 static void test_command(void **state)
 {
     struct corpus *c = *state;
-    static const char *const bad[] = {"score", "score --split bogus p.jsonl",
+    static const char *const bad[] = {"score --split bogus p.jsonl",
                                       "score /nonexistent/p.jsonl", "score --frob p.jsonl",
                                       "score a.jsonl b.jsonl", "score .",
                                       "score --k 0 p.jsonl", "score --k 1,x p.jsonl"};
@@ -777,6 +777,15 @@ static void test_command(void **state)
     assert_int_equal((long)num(t, "short@4", NULL), 1);
     assert_true(json_is_null(json_object_get(t, "pass@4")));
     json_decref(t);
+    free(out);
+    free(cmd);
+    /* No file at all reads standard input too, as '-' does. */
+    cmd = vat_xasprintf("printf '%%s\n' '{\"task_id\":\"%s\",\"answer\":\"x\"}' | '%s' "
+                        "score --root='%s'",
+                        id, bin(), c->root);
+    assert_int_equal(run(cmd, &out), 0);
+    assert_non_null(strstr(out, "\"summary\":\"total\""));
+    assert_non_null(strstr(out, "\"predictions\":1"));
     free(out);
     free(cmd);
 }

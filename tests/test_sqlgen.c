@@ -89,9 +89,9 @@ static void test_write_set_registers_fixtures(void **state)
     struct vat_err e = {{0}};
     assert_int_equal(write_toy(&v->t, 2, NULL, &e), 0);
     assert_int_equal(v->t.n_fixtures, 3);
-    assert_string_equal(v->t.fixture[0].path, "fixtures/task/task-00007.sqlite");
-    assert_string_equal(v->t.fixture[1].path, "fixtures/task/task-00007.v1.sqlite");
-    assert_string_equal(v->t.fixture[2].path, "fixtures/task/task-00007.v2.sqlite");
+    assert_string_equal(v->t.fixture[0].path, "fixtures/task/000/task-00007.sqlite");
+    assert_string_equal(v->t.fixture[1].path, "fixtures/task/000/task-00007.v1.sqlite");
+    assert_string_equal(v->t.fixture[2].path, "fixtures/task/000/task-00007.v2.sqlite");
     assert_string_equal(v->t.fixture[0].role, "main");
     assert_string_equal(v->t.fixture[1].role, "variant");
     assert_string_equal(v->t.fixture[2].format, "sqlite");
@@ -158,7 +158,7 @@ static void test_failed_fill_leaves_no_file(void **state)
     /* The insert's own message, not just the fill's. */
     assert_non_null(strstr(e.msg, "nowhere"));
     assert_int_equal(v->t.n_fixtures, 0);
-    char *p = vat_path_join(v->root, "fixtures/task/task-00007.sqlite");
+    char *p = vat_path_join(v->root, "fixtures/task/000/task-00007.sqlite");
     assert_int_not_equal(access(p, F_OK), 0);
     char *tmp = vat_xasprintf("%s.tmp", p);
     assert_int_not_equal(access(tmp, F_OK), 0);

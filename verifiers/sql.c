@@ -203,6 +203,10 @@ struct sql_spec {
     size_t n_fixtures;
     const json_t *tables;
     const json_t *load;     /* CSV fixtures: how they load (sqlload.c); else NULL */
+    /* "fixture_sha256" (in memory, never in a table): the digest each
+     * fixture must have, given by a reader that knows it (the manifest);
+     * a fixture with a digest may be a symbolic link (fixture_load) */
+    const json_t *fixture_sha;
     const char *reference;  /* NULL when not needed */
     size_t reference_len;
     bool ordered, allow_empty_variants;
@@ -298,6 +302,12 @@ static int spec_read(const json_t *spec, bool need_fixtures, bool need_reference
         }
         s->fixtures = fx;
         s->n_fixtures = json_array_size(fx);
+    }
+    const json_t *sha = json_object_get(spec, "fixture_sha256");
+    if (sha) {
+        if (!json_is_array(sha))
+            return spec_bad(v, "'fixture_sha256' must be an array");
+        s->fixture_sha = sha;
     }
     const json_t *tables = json_object_get(spec, "tables");
     if (!json_is_array(tables))
@@ -2948,12 +2958,26 @@ static int fixture_take(const char *root, const char *rel, const json_t *load,
                         unsigned char *buf, size_t n, char *tag, struct fixture_img *img,
                         char raw_sha[65], struct vat_verdict *v);
 
+/* The digest s gives fixture rel ("fixture_sha256" at rel's index in
+ * "fixtures"), or NULL. */
+static const char *spec_fixture_sha(const struct sql_spec *s, const char *rel)
+{
+    for (size_t i = 0; s->fixture_sha && rel && i < json_array_size(s->fixtures); i++)
+        if (strcmp(json_string_value(json_array_get(s->fixtures, i)), rel) == 0)
+            return json_string_value(json_array_get(s->fixture_sha, i));
+    return NULL;
+}
+
 /* Reads root/rel whole into memory (the only time the file is touched).
  * Refuses an unsafe path without opening anything.  With borrow, an image
  * the draw's file memo holds is lent (img->own NULL) rather than copied.
- * Returns 0, or -1 with *v internal. */
+ * With want (a digest the corpus records for rel), rel may be a symbolic
+ * link to a regular file (a Hugging Face cache snapshot), and the bytes
+ * read must have that SHA-256, whatever rel is (else tampered).
+ * Returns 0, or -1 with *v internal (tampered for a digest mismatch). */
 static int fixture_load(const char *root, const char *rel, const json_t *load, bool borrow,
-                        struct fixture_img *img, char raw_sha[65], struct vat_verdict *v)
+                        const char *want, struct fixture_img *img, char raw_sha[65],
+                        struct vat_verdict *v)
 {
     img->data = img->own = NULL;
     img->n = 0;
@@ -2999,13 +3023,19 @@ static int fixture_load(const char *root, const char *rel, const json_t *load, b
         memcpy(buf, m, mn);
         return fixture_take(root, rel, load, buf, mn, tag, img, raw_sha, v);
     }
-    /* Beneath root, no symbolic link followed; O_NONBLOCK: a FIFO placed
-     * there must not hang the checker. */
-    int fd = vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, NULL);
+    /* Beneath root, no symbolic link followed (but rel itself, when its
+     * digest is known); O_NONBLOCK: a FIFO placed there must not hang the
+     * checker. */
+    bool linked = false;
+    struct vat_err le = {{0}};
+    int fd = want ? vat_open_beneath_linked(root, rel, O_RDONLY, &linked, &le)
+                  : vat_open_beneath(root, rel, O_RDONLY | O_NONBLOCK, NULL);
     int open_errno = errno;
     if (fd < 0) {
         free(tag);
-        return fixture_fail(v, rel, "cannot be opened", strerror(open_errno));
+        return fixture_fail(v, rel, "cannot be opened",
+                            le.msg[0] ? le.msg + (strncmp(le.msg, "vat: ", 5) == 0 ? 5 : 0)
+                                      : strerror(open_errno));
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -3034,6 +3064,27 @@ static int fixture_load(const char *root, const char *rel, const json_t *load, b
         got += (size_t)k;
     }
     close(fd);
+    if (want) {
+        /* trust by content: the bytes just read, nothing read again */
+        char hex[65];
+        vat_sha256_hex(buf, n, hex);
+        if (strcmp(hex, want) != 0) {
+            const char *lfs = vat_lfs_pointer(buf, n);
+            struct reason r = {{0}, 0};
+            reason_puts(&r, "fixture '");
+            reason_text(&r, rel, strlen(rel), 100);
+            reason_puts(&r, lfs ? "' is a " : linked ? "' is a symbolic link to a file whose "
+                                                       "sha256 is not the one the corpus records"
+                                                     : "' does not match the sha256 the corpus "
+                                                       "records");
+            if (lfs)
+                reason_puts(&r, lfs);
+            *v = reason_verdict(false, 0, VAT_TAMPERED, &r);
+            free(buf);
+            free(tag);
+            return -1;
+        }
+    }
     vat_file_memo_put(root, rel, NULL, (const char *)buf, n);
     return fixture_take(root, rel, load, buf, n, tag, img, raw_sha, v);
 }
@@ -4123,8 +4174,8 @@ static int check_fixture(const struct sql_spec *s, const char *root, size_t i, c
     char label[32];
     fixture_label(label, sizeof label, i);
     struct fixture_img img;
-    if (fixture_load(root, json_string_value(json_array_get(s->fixtures, i)), s->load, true, &img,
-                     NULL, v) != 0)
+    const char *rel = json_string_value(json_array_get(s->fixtures, i));
+    if (fixture_load(root, rel, s->load, true, spec_fixture_sha(s, rel), &img, NULL, v) != 0)
         return -1;
     struct sql_rows exp, got;
     int rc = sandbox_run(s, &img, label, s->reference, s->reference_len, rf, RUN_PLAIN, &exp, v,
@@ -4235,7 +4286,8 @@ json_t *vat_sql_run_counted(const json_t *spec, const char *root, const char *fi
     if (!query_gate(query, len, &qf, v))
         return NULL;
     struct fixture_img img;
-    if (fixture_load(root, fixture_rel, s.load, true, &img, NULL, v) != 0)
+    if (fixture_load(root, fixture_rel, s.load, true, spec_fixture_sha(&s, fixture_rel), &img,
+                     NULL, v) != 0)
         return NULL;
     struct sql_rows rows;
     int rc = sandbox_run(&s, &img, fixture_rel, query, len, &qf, RUN_PLAIN, &rows, v, work);
@@ -4286,7 +4338,7 @@ int vat_sql_gold_admissible(const json_t *spec, const char *root, struct vat_err
         fixture_label(label, sizeof label, i);
         struct fixture_img img;
         if (fixture_load(root, json_string_value(json_array_get(s.fixtures, i)), s.load, true,
-                         &img, NULL, &v) != 0)
+                         NULL, &img, NULL, &v) != 0)
             return vat_err_set(e, "gold query not admissible: %s", v.reason);
         struct sql_rows runs[3];
         static const enum run_mode modes[3] = {RUN_PLAIN, RUN_REVERSE_SCAN, RUN_REVERSE_ROWS};
@@ -4798,7 +4850,11 @@ struct vat_sql_prep *vat_sql_prepare(const json_t *spec, const char *root,
         const char *rel = json_string_value(json_array_get(p->s.fixtures, i));
         char hex[65] = "";
         /* the prepared check outlives the draw's memo: its own copy */
-        int loaded = fixture_load(root, rel, p->s.load, false, &p->img[i], hex, v);
+        /* a fixture whose digest is given may be a symbolic link: its
+         * bytes as read are checked against the digest below */
+        int loaded = fixture_load(root, rel, p->s.load, false,
+                                  sha256 ? sha256[i] : spec_fixture_sha(&p->s, rel), &p->img[i],
+                                  hex, v);
         /* bytes that fail to load as a fixture and are not the ones the
          * tables record were changed: tampered, not internal */
         if (loaded != 0 && (!sha256 || !hex[0] || strcmp(v->code, VAT_TAMPERED) == 0 ||
@@ -5039,6 +5095,12 @@ void vat_sql_db_free(struct vat_sql_db *d)
     free(d->img.own);
     json_decref(d->spec);
     free(d);
+}
+
+size_t vat_sql_db_bytes(struct vat_sql_db *d)
+{
+    return d ? sizeof *d + d->img.n + atomic_load_explicit(&d->pool.bytes, memory_order_relaxed)
+             : 0;
 }
 
 int vat_sql_db_query(struct vat_sql_db *d, const char *q, size_t len, size_t max_rows,

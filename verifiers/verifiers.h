@@ -137,6 +137,10 @@ struct vat_sql_db *vat_sql_db_new(const json_t *spec, unsigned char *img, size_t
 int vat_sql_db_query(struct vat_sql_db *d, const char *q, size_t len, size_t max_rows,
                      json_t **cols, json_t **rows, struct vat_verdict *v);
 void vat_sql_db_free(struct vat_sql_db *d);
+/* The bytes d holds now: its image and its pooled sandboxes (counted as a
+ * prepared check's are: vat_sql_prep_bytes); it grows as queries pool
+ * more.  Safe beside running queries. */
+size_t vat_sql_db_bytes(struct vat_sql_db *d);
 /* The checker_version string: "vat-sql/3 sqlite/3.40.1". */
 const char *vat_sql_checker_version(void);
 /* Admission check of spec "reference_sql" on every fixture of the spec:

@@ -4,8 +4,9 @@ Search order (the first that exists is loaded; see README.md):
 
 1. the file named by the environment variable ``VAT_LIBRARY`` (when it is
    set, nothing else is tried: an explicit choice that fails is an error);
-2. next to the package: ``libvat.so*`` in the ``vat/`` package directory,
-   then in the directory that holds it;
+2. next to the package: ``libvat.so*`` in the ``vat/`` package directory
+   (where the wheel, ``pip install ./python``, puts it), then in the
+   directory that holds it;
 3. in a source tree (``python/vat`` beside ``include/libvat.h``), the
    default build directory ``build/`` (what ``make build`` writes);
 4. the installed location: ``lib/``, ``lib64/`` and ``lib/<multiarch>/``

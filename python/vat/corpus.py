@@ -108,10 +108,11 @@ class Corpus:
 
     cache_bytes is the byte budget of everything the handle keeps between
     scores (each task's checker, SQL fixtures and pooled sandboxes,
-    compiled regexes, the verdict memo), least recently used first out:
-    None takes the environment variable VAT_CACHE_BYTES, else 256 MiB
-    (include/libvat.h).  A task let go is built again when next scored, with
-    the same verdicts.
+    compiled regexes, its vat.Env episodes' environment, the verdict memo),
+    least recently used first out: None takes the environment variable
+    VAT_CACHE_BYTES, else 256 MiB (include/libvat.h).  A task let go is
+    built again when next scored or reset, with the same verdicts and
+    observations.
     """
 
     def __init__(self, root, cache_bytes=None, reveal_hidden=False):
