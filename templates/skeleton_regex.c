@@ -12,7 +12,8 @@
  *   3. Evolve it under test: the notation space, the gold and trap
  *      patterns, the plant kinds (targets and decoys) and the frames they
  *      sit in, the prompt; keep `make test` green at every step.
- *   4. Give it a count in seeds.toml ([templates.<name>] count = N).
+ *   4. Give it a count in seeds.toml ([templates.<name>] count = N) and
+ *      its question space a row in docs/scale.md.
  * The family's machinery (lines, plants, fixtures, the checker spec, the
  * examples and answer sections, reference, confirm and the trap's proof)
  * is templates/regexgen.h: this file holds only its question.

@@ -13,7 +13,8 @@
  *      the main fixture and the corners of each held-out variant, the gold
  *      and trap queries, the second derivation from plain row reads, the
  *      prompt; keep `make test` green at every step.
- *   4. Give it a count in seeds.toml ([templates.<name>] count = N).
+ *   4. Give it a count in seeds.toml ([templates.<name>] count = N) and
+ *      its question space a row in docs/scale.md.
  * The family's machinery (the main and variant databases, the schema and
  * rows in the prompt, the spec, gold proven on every fixture, confirm over
  * every fixture, the trap proven armed) is templates/sqlgen.h: this file
