@@ -393,6 +393,37 @@ bool vat_is_lfs_pointer(const void *p, size_t n)
            (((const char *)p)[k] == '\n' || ((const char *)p)[k] == '\r');
 }
 
+bool vat_side_owns(int side, const void *s, size_t n)
+{
+    /* FNV-1a over a fixed prefix and the bytes, then a finishing mix
+     * (splitmix64's): its top bit names the side. */
+    static const char key[] = "vat split";
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const unsigned char *b = (const unsigned char *)key;
+    for (size_t i = 0; i < sizeof key - 1; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    b = s;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return (int)(h >> 63) == (side == VAT_SPLIT_TEST);
+}
+
+long vat_side_next_id(int side, const char *prefix, int width, long id)
+{
+    size_t pl = strlen(prefix), need = pl + 48 + (width > 0 ? (size_t)width : 0);
+    char buf[128];
+    char *text = need <= sizeof buf ? buf : vat_xmalloc(need);
+    memcpy(text, prefix, pl);
+    while (!vat_side_owns(side, text, pl + strlen(vat_fmt_int(id, width, text + pl))))
+        id++;
+    if (text != buf)
+        free(text);
+    return id;
+}
+
 bool vat_path_is_safe(const char *rel)
 {
     if (!rel || !*rel || rel[0] == '/')

@@ -162,10 +162,29 @@ struct vat_trap {
     char *answer;       /* what that mistake alone answers                  */
 };
 
+/* The two sides of the split.  A task's side is a function of its id
+ * (src/split.h); the pipeline records it on the task before generate. */
+enum { VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, VAT_N_SPLITS };
+
+/* Whether the n bytes at s lie in side's half of all strings.  A fixed
+ * hash of the bytes cuts every possible string into two halves, one per
+ * side; material the leak audit compares across the split (a regex task's
+ * lines, a fixture row's id) is drawn in its task's half, so a train
+ * task and a test task can never share it, at any count and in any shard,
+ * with no task looking at another (docs/determinism.md). */
+bool vat_side_owns(int side, const void *s, size_t n);
+/* The first of id, id + 1, ... whose text — prefix, then the number
+ * zero-padded to width digits as "%0*ld" writes it — side owns: a fixture
+ * row whose id is drawn so is never a row of the other side. */
+long vat_side_next_id(int side, const char *prefix, int width, long id);
+
 struct vat_task {
     const struct vat_template *tmpl;
     char id[96];            /* "<template>-<index:05>"                           */
     uint32_t index;
+    int side;               /* VAT_SPLIT_TRAIN or VAT_SPLIT_TEST: set by the
+                               pipeline before generate (train when nothing
+                               sets it), kept across redraws                  */
     uint32_t attempt;       /* redraw number: 0 for the first draw               */
     uint64_t master_seed;
     char stream_hex[33];    /* the derived PCG32 (state, seq) that drew it       */

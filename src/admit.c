@@ -263,6 +263,8 @@ int vat_task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw_op
     struct vat_err inner = {{0}};
     vat_file_memo_begin();
     int rc = task_draw(t, attempt, o, r, &inner);
+    if (rc == 0 && o->admitted)
+        o->admitted(t, o->admitted_arg);
     vat_file_memo_end();
     if (vat_checker_limit_hits() != before) {
         /* The checker, not the task, ran out: rejecting would hide it and

@@ -24,6 +24,10 @@ struct vat_draw_opts {
     double strength_target;   /* regex/sql: least share of gold mutants the
                                  cases must kill (0: not measured)        */
     bool inline_full;         /* seeds.toml inline = "full"               */
+    /* Called with the task of an admitted attempt before the draw ends,
+     * while its files are still in the draw's memo (NULL: nothing). */
+    void (*admitted)(struct vat_task *t, void *arg);
+    void *admitted_arg;
 };
 
 /* Draws attempt `attempt` of task t (t initialised with vat_task_init):

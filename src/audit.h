@@ -3,8 +3,12 @@
  * input and reports, as findings, everything that crosses the split or
  * repeats within one side, and every row that is not what vat writes; it
  * measures prompt n-gram overlap and fixture-row overlap as figures.
- * Exports enum vat_audit_kind, struct vat_audit_report, vat_audit_*,
- * vat_cmd_audit.
+ * Its memory is flat in the size of the corpus: what it compares is
+ * sorted on disk (extsort.h) and read back run by run, within
+ * VAT_AUDIT_MEMORY_BUDGET (or the caller's budget), and the report does
+ * not depend on the budget.
+ * Exports enum vat_audit_kind, struct vat_audit_report, struct
+ * vat_audit_opts, vat_audit_*, vat_cmd_audit.
  *
  * What counts as the same thing (documented here because findings depend
  * on it):
@@ -79,7 +83,9 @@ struct vat_audit_template_overlap {
 
 struct vat_audit_report {
     size_t max_per_kind;           /* findings kept per kind; the rest are counted */
-    struct vat_audit_finding *f;   /* kept findings, in detection order           */
+    struct vat_audit_finding *f;   /* kept findings, in the order a reading of
+                                      the corpus meets them (each kind's first
+                                      max_per_kind in that order)              */
     size_t nf, capf;
     long count[VAT_AUDIT_N_KINDS]; /* all findings, kept or not                    */
     long findings;
@@ -101,21 +107,43 @@ struct vat_audit_report {
     long max_overlap_rows;
     char *max_overlap_a, *max_overlap_b; /* a: the fixture whose share it is */
     long common_rows_skipped;
+
+    /* How varied the prompts are, per template (prompt_stats.h), from the
+     * experience rows; NULL when neither experience file could be read. */
+    json_t *prompts;
 };
 
 /* Prepares r; max_per_kind bounds the findings kept (0: keep none). */
 void vat_audit_init(struct vat_audit_report *r, size_t max_per_kind);
+
+/* The memory the audit's sorts hold at most, whatever the corpus: the
+ * rest of what it compares waits in temporary files (extsort.h). */
+#define VAT_AUDIT_MEMORY_BUDGET ((size_t)128 << 20)
+struct vat_audit_opts {
+    const char *tmpdir;   /* temporary files (NULL: $TMPDIR, else /tmp) */
+    size_t memory_budget; /* bytes of sort records held (0: the default) */
+};
+
 /* Audits the corpus below root.  Returns 0 when the audit ran (r->findings
  * says whether it is clean), -1 with e set when root has no out/ directory
- * (an input error, not a finding). */
+ * (an input error, not a finding) or a temporary file cannot be written.
+ * Which findings are kept, and the report, do not depend on the budget. */
 int vat_audit_run(const char *root, struct vat_audit_report *r, struct vat_err *e);
+int vat_audit_run_with(const char *root, const struct vat_audit_opts *o,
+                       struct vat_audit_report *r, struct vat_err *e);
 void vat_audit_release(struct vat_audit_report *r);
+
+/* Counts a finding of kind k and keeps it when fewer than max_per_kind of
+ * its kind are kept (findings of checks outside vat_audit_run: the shard
+ * audit, the build's own check; kept in the order added). */
+void vat_audit_report_add(struct vat_audit_report *r, enum vat_audit_kind k, int table,
+                          int side, const char *task, const char *detail);
 
 /* The stable name of a finding kind ("task_id", "near_duplicate_fixture"). */
 const char *vat_audit_kind_name(enum vat_audit_kind k);
 /* One finding as {"finding","table","split","task_id","detail"}. */
 json_t *vat_audit_finding_json(const struct vat_audit_finding *f);
-/* The summary object: counts per kind and the figures. */
+/* The summary object: counts per kind and the figures (with "prompts"). */
 json_t *vat_audit_summary_json(const struct vat_audit_report *r);
 
 /* New strings in the normal forms described at the top of this file;

@@ -20,6 +20,7 @@
 #include "admit.h"
 #include "cli.h"
 #include "card.h"
+#include "prints.h"
 #include "shard.h"
 #include "split.h"
 #include "store.h"
@@ -29,6 +30,9 @@
 struct slot {
     struct vat_task task;
     struct vat_replay replay;
+    struct vat_task_prints prints; /* what the audit compares, of an admitted task */
+    int prints_failed;             /* its fixtures could not be read as the audit does */
+    char prints_err[512];
     const struct vat_template *tmpl;
     const json_t *cfg;
     size_t tix;   /* the template's place in the build's template list */
@@ -74,6 +78,20 @@ struct pool {
     pthread_cond_t slot_done, slot_free;
 };
 
+/* The fingerprints of an admitted task (its fixtures' rows read back as
+ * the audit reads them), taken on the worker inside the draw, while the
+ * draw's memo still holds the fixtures, so the writer only sorts them. */
+static void slot_prints(struct vat_task *t, void *arg)
+{
+    struct slot *s = arg;
+    struct vat_err e = {{0}};
+    vat_task_prints_release(&s->prints);
+    if (vat_task_prints_make(&s->prints, t, t->side, (unsigned)s->tix, &e) != 0) {
+        s->prints_failed = 1;
+        snprintf(s->prints_err, sizeof s->prints_err, "%s", e.msg);
+    }
+}
+
 static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attempt)
 {
     struct vat_draw_opts d = {
@@ -82,11 +100,18 @@ static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attemp
         .inline_max_bytes = (size_t)p->c->inline_max_bytes,
         .strength_target = p->c->strength_target,
         .inline_full = p->c->inline_full,
+        .admitted = slot_prints,
+        .admitted_arg = s,
     };
     s->admitted = 0;
     for (uint32_t a = first_attempt; a <= first_attempt + (uint32_t)p->c->max_redraws; a++) {
         struct vat_err e = {{0}};
         int rc = vat_task_draw(&s->task, a, &d, &s->replay, &e);
+        if (rc == 0 && s->prints_failed) {
+            s->fatal = 1;
+            snprintf(s->last_err, sizeof s->last_err, "%s", s->prints_err);
+            return;
+        }
         if (rc == 0) {
             s->admitted = 1;
             return;
@@ -121,13 +146,19 @@ static void *worker(void *arg)
         /* Freed here, not by the writer: a task's memory comes from the
          * worker's malloc arena, and the writer freeing it took that
          * arena's lock against the worker's own allocations. */
-        if (s->state == SLOT_WRITTEN)
+        if (s->state == SLOT_WRITTEN) {
             vat_task_clear(&s->task);
+            vat_task_prints_release(&s->prints);
+        }
         memset(s, 0, sizeof *s);
         s->tix = w->tix;
         s->tmpl = p->tmpl[w->tix];
         s->cfg = p->cfg[w->tix];
         vat_task_init(&s->task, s->tmpl, w->index, p->root);
+        /* Its side, known before its draws (docs/determinism.md). */
+        s->task.side = strcmp(vat_split_side(p->c, s->tmpl->name, w->index), "test") == 0
+                           ? VAT_SPLIT_TEST
+                           : VAT_SPLIT_TRAIN;
         slot_draw_from(p, s, 0);
         pthread_mutex_lock(&p->mu);
         s->state = SLOT_DONE;
@@ -266,6 +297,10 @@ double vat_build_memory_estimate(const struct vat_config *c, const char *only, i
      * the writer one task's rows, at most the largest template's. */
     double window = (double)VAT_BUILD_WINDOW_PER_JOB * (jobs < 1 ? 1 : jobs);
     bytes += window * ((double)sizeof(struct slot) + 2.0 * row_max);
+    /* The audit's fingerprints, held up to their budget: some 200 records
+     * of 20 to 24 bytes a task, each with a 16-byte place in the sort. */
+    double prints = (double)n * 8192.0;
+    bytes += prints < (double)VAT_BUILD_PRINTS_BUDGET ? prints : (double)VAT_BUILD_PRINTS_BUDGET;
     if (tasks)
         *tasks = n;
     return bytes;
@@ -612,6 +647,16 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
 
     struct table_files tf;
     int io_failed = table_files_open(&tf, root, e) != 0;
+    /* What the audit compares across the split, of every admitted task,
+     * sorted on disk beside the stage (a shard also writes it out). */
+    struct vat_prints prints;
+    {
+        const char **names = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *names);
+        for (size_t t = 0; t < ntmpl; t++)
+            names[t] = tmpls[t]->name;
+        vat_prints_init(&prints, root, VAT_BUILD_PRINTS_BUDGET, names, ntmpl);
+        free(names);
+    }
     struct vat_tables tb;
     memset(&tb, 0, sizeof tb);
     size_t fatal_at = (size_t)-1; /* list position of the fatal task */
@@ -671,6 +716,8 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
                                 vat_split_side(c, s->tmpl->name, s->task.index));
             if (!io_failed && table_files_flush(&tf, &tb, e) != 0)
                 io_failed = 1;
+            if (!io_failed && vat_prints_add(&prints, &s->prints, e) != 0)
+                io_failed = 1;
         } else {
             pt->rejected++;
             snprintf(pt->last_rejection, sizeof pt->last_rejection, "%s", s->last_err);
@@ -692,15 +739,37 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         pthread_join(th[j], NULL);
     free(th);
     for (size_t r = 0; r < p.window; r++)
-        if (p.ring[r].state == SLOT_WRITTEN || p.ring[r].state == SLOT_DONE)
+        if (p.ring[r].state == SLOT_WRITTEN || p.ring[r].state == SLOT_DONE) {
             vat_task_clear(&p.ring[r].task);
+            vat_task_prints_release(&p.ring[r].prints);
+        }
     progress_end(&pr, n);
     vat_tables_release(&tb);
     for (size_t t = 0; t < ntmpl; t++)
         seen_release(&seen[t]);
     free(seen);
 
-    if (fatal_at != (size_t)-1) {
+    /* The audit's cross-split checks on what was admitted: a corpus that
+     * would fail them is not swapped in. */
+    bool leaked = false;
+    if (fatal_at == (size_t)-1 && !io_failed) {
+        struct vat_audit_report leaks;
+        vat_audit_init(&leaks, 1);
+        if (vat_prints_finish(&prints, o->shards ? root : NULL, &leaks, e) != 0) {
+            io_failed = 1;
+        } else if (leaks.findings) {
+            leaked = true;
+            snprintf(fatal_msg, sizeof fatal_msg,
+                     "%s: %s (%ld finding%s of the audit's cross-split checks in what was "
+                     "admitted)",
+                     vat_audit_kind_name(leaks.f[0].kind), leaks.f[0].detail, leaks.findings,
+                     leaks.findings == 1 ? "" : "s");
+        }
+        vat_audit_release(&leaks);
+    }
+    vat_prints_release(&prints);
+
+    if (fatal_at != (size_t)-1 || leaked) {
         table_files_close(&tf, 0, e);
         vat_err_set(e, "vat: build failed at task %zu of %zu (stopped there): %s", fatal_at + 1,
                     n, fatal_msg);

@@ -57,8 +57,9 @@ struct vat_build_stats {
  * VAT_BUILD_MEMORY_BOUND, --only into a root holding other templates'
  * tasks, a symbolic link in the live trees; -2 with e set when a task
  * stopped the build (a checker's last-resort net fired on it, or two gold
- * programs of a template coincide: its count is past its question space),
- * the old corpus again staying.  stats may be NULL; else the
+ * programs of a template coincide: its count is past its question space)
+ * or what was admitted fails the audit's cross-split checks (see
+ * VAT_BUILD_PRINTS_BUDGET), the old corpus again staying.  stats may be NULL; else the
  * caller frees stats->per (it is zeroed on an early error). */
 int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
               struct vat_build_stats *stats, struct vat_err *e);
@@ -78,6 +79,12 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
 /* Draws done per wake-up of the writer (at most the window). */
 #define VAT_BUILD_WAKE_BATCH 16
 #define VAT_BUILD_MEMORY_BOUND ((double)256 * 1024 * 1024)
+/* The build takes the audit's fingerprints of every task it admits
+ * (prints.h) and sorts them on disk, holding at most this much of them,
+ * to run the audit's cross-split checks before the swap: a corpus that
+ * would fail them is not swapped in (vat_build returns -2 naming the
+ * first finding).  A shard writes them to out/prints. */
+#define VAT_BUILD_PRINTS_BUDGET ((size_t)32 << 20)
 /* The estimate in bytes: the task list, the program answers held per
  * regex or sql task, and the window of slots with the rows of one task
  * each (per template, measured on the default corpus; more for a larger

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extsort.h"
+#include "tables.h"
+
 /* Paragraphs that only name a data file and its size, never wording. */
 static const char *const data_leads[] = {
     "The data is the CSV file", "The data is the Excel workbook", "The workbook is the file",
@@ -130,37 +133,42 @@ static bool word_char(char c)
     return isalnum((unsigned char)c) || c == '_' || c == '`';
 }
 
+/* Appends the word 4-gram hashes of a prompt's wording to *g. */
+static void word4_grams(const char *text, uint64_t **g, size_t *ng, size_t *cap)
+{
+    char *w = vat_prompt_wording(text);
+    uint64_t last[4] = {0};
+    size_t nw = 0;
+    for (const char *p = w; *p;) {
+        if (!word_char(*p)) {
+            p++;
+            continue;
+        }
+        const char *s = p;
+        while (*p && word_char(*p))
+            p++;
+        memmove(last, last + 1, 3 * sizeof last[0]);
+        last[3] = fnv(0xcbf29ce484222325ULL, s, (size_t)(p - s));
+        if (++nw >= 4) {
+            uint64_t h = 0x9e3779b97f4a7c15ULL;
+            for (int k = 0; k < 4; k++)
+                h = (h ^ last[k]) * 0x100000001b3ULL + (uint64_t)k;
+            if (*ng == *cap) {
+                *cap = *cap ? 2 * *cap : 1024;
+                *g = vat_xrealloc(*g, *cap * sizeof **g);
+            }
+            (*g)[(*ng)++] = h;
+        }
+    }
+    free(w);
+}
+
 double vat_prompt_word4_share(const char *const *texts, size_t n)
 {
     uint64_t *grams = NULL;
     size_t ng = 0, cap = 0;
-    for (size_t i = 0; i < n; i++) {
-        char *w = vat_prompt_wording(texts[i]);
-        uint64_t last[4] = {0};
-        size_t nw = 0;
-        for (const char *p = w; *p;) {
-            if (!word_char(*p)) {
-                p++;
-                continue;
-            }
-            const char *s = p;
-            while (*p && word_char(*p))
-                p++;
-            memmove(last, last + 1, 3 * sizeof last[0]);
-            last[3] = fnv(0xcbf29ce484222325ULL, s, (size_t)(p - s));
-            if (++nw >= 4) {
-                uint64_t h = 0x9e3779b97f4a7c15ULL;
-                for (int k = 0; k < 4; k++)
-                    h = (h ^ last[k]) * 0x100000001b3ULL + (uint64_t)k;
-                if (ng == cap) {
-                    cap = cap ? 2 * cap : 1024;
-                    grams = vat_xrealloc(grams, cap * sizeof *grams);
-                }
-                grams[ng++] = h;
-            }
-        }
-        free(w);
-    }
+    for (size_t i = 0; i < n; i++)
+        word4_grams(texts[i], &grams, &ng, &cap);
     if (ng == 0) {
         free(grams);
         return 1.0;
@@ -176,25 +184,134 @@ double vat_prompt_word4_share(const char *const *texts, size_t n)
 struct tstat {
     char *name;
     long tasks, style[2];
-    json_t *phr[2];           /* distinct phrasing strings, as object keys */
-    const char **prompts;
-    size_t np, cap;
+    json_t *phr[2]; /* distinct phrasing strings, as object keys */
+    uint64_t grams, distinct;
 };
+
+/* The grams wait in an external sort, as (template, gram), so memory
+ * stays flat in the number of prompts; the rest is per template. */
+struct vat_prompt_stats {
+    struct vat_xsort grams;
+    struct tstat *ts;
+    size_t nt, cap;
+    uint64_t *g;
+    size_t gcap;
+    int failed;
+    struct vat_err e;
+};
+
+struct vat_prompt_stats *vat_prompt_stats_begin(const char *tmpdir, size_t budget)
+{
+    struct vat_prompt_stats *ps = vat_xcalloc(1, sizeof *ps);
+    vat_xsort_init(&ps->grams, tmpdir, budget);
+    return ps;
+}
+
+void vat_prompt_stats_add(struct vat_prompt_stats *ps, const json_t *row)
+{
+    const char *tm = json_string_value(json_object_get(row, "template"));
+    const char *prompt = json_string_value(json_object_get(row, "prompt"));
+    if (!tm || !prompt || ps->failed)
+        return;
+    const char *style = json_string_value(json_object_get(row, "prompt_style"));
+    const char *phr = json_string_value(json_object_get(row, "phrasing"));
+    int s = style && strcmp(style, "natural") == 0;
+    size_t i = ps->nt;
+    if (ps->nt && strcmp(ps->ts[ps->nt - 1].name, tm) == 0)
+        i = ps->nt - 1;
+    for (size_t k = 0; i == ps->nt && k < ps->nt; k++)
+        if (strcmp(ps->ts[k].name, tm) == 0)
+            i = k;
+    if (i == ps->nt) {
+        if (ps->nt == ps->cap) {
+            ps->cap = ps->cap ? 2 * ps->cap : 32;
+            ps->ts = vat_xrealloc(ps->ts, ps->cap * sizeof *ps->ts);
+        }
+        memset(&ps->ts[ps->nt], 0, sizeof ps->ts[ps->nt]);
+        ps->ts[ps->nt].name = vat_xstrdup(tm);
+        ps->ts[ps->nt].phr[0] = json_object();
+        ps->ts[ps->nt].phr[1] = json_object();
+        ps->nt++;
+    }
+    struct tstat *t = &ps->ts[i];
+    t->tasks++;
+    t->style[s]++;
+    json_object_set_new(t->phr[s], phr ? phr : "", json_true());
+    size_t ng = 0;
+    word4_grams(prompt, &ps->g, &ng, &ps->gcap);
+    t->grams += ng;
+    unsigned char rec[12];
+    vat_be_put(rec, i, 4);
+    for (size_t k = 0; k < ng && !ps->failed; k++) {
+        vat_be_put(rec + 4, ps->g[k], 8);
+        if (vat_xsort_add(&ps->grams, rec, sizeof rec, &ps->e) != 0)
+            ps->failed = 1;
+    }
+}
 
 static int cmp_tstat(const void *a, const void *b)
 {
     return strcmp(((const struct tstat *)a)->name, ((const struct tstat *)b)->name);
 }
 
+json_t *vat_prompt_stats_end(struct vat_prompt_stats *ps, struct vat_err *e)
+{
+    json_t *out = NULL;
+    const unsigned char *p, *last = NULL;
+    unsigned char prev[12];
+    size_t len;
+    int st = 0;
+    if (!ps->failed && vat_xsort_finish(&ps->grams, &ps->e) != 0)
+        ps->failed = 1;
+    while (!ps->failed && (st = vat_xsort_next(&ps->grams, &p, &len, &ps->e)) == 1) {
+        if (!last || memcmp(p, prev, sizeof prev) != 0)
+            ps->ts[vat_be_get(p, 4)].distinct++;
+        memcpy(prev, p, sizeof prev);
+        last = prev;
+    }
+    if (st < 0)
+        ps->failed = 1;
+    if (ps->failed) {
+        *e = ps->e;
+    } else {
+        if (ps->nt)
+            qsort(ps->ts, ps->nt, sizeof *ps->ts, cmp_tstat);
+        out = json_object();
+        for (size_t i = 0; i < ps->nt; i++) {
+            const struct tstat *t = &ps->ts[i];
+            json_t *o = json_object();
+            json_object_set_new(o, "tasks", json_integer(t->tasks));
+            json_object_set_new(o, "explicit", json_integer(t->style[0]));
+            json_object_set_new(o, "natural", json_integer(t->style[1]));
+            json_t *ph = json_object();
+            json_object_set_new(ph, "explicit", json_integer((json_int_t)json_object_size(t->phr[0])));
+            json_object_set_new(ph, "natural", json_integer((json_int_t)json_object_size(t->phr[1])));
+            json_object_set_new(o, "phrasings", ph);
+            json_object_set_new(o, "word4_distinct_share",
+                                json_real(t->grams ? (double)t->distinct / (double)t->grams : 1.0));
+            json_object_set_new(out, t->name, o);
+        }
+    }
+    for (size_t i = 0; i < ps->nt; i++) {
+        free(ps->ts[i].name);
+        json_decref(ps->ts[i].phr[0]);
+        json_decref(ps->ts[i].phr[1]);
+    }
+    free(ps->ts);
+    free(ps->g);
+    vat_xsort_release(&ps->grams);
+    free(ps);
+    return out;
+}
+
 json_t *vat_prompt_stats(const char *root, struct vat_err *e)
 {
-    struct tstat *ts = NULL;
-    size_t nt = 0;
-    json_t *keep = json_array(); /* owns the rows whose prompts we point into */
+    struct vat_prompt_stats *ps = vat_prompt_stats_begin(NULL, (size_t)32 << 20);
     int opened = 0;
-    static const char *const files[] = {"out/experience/train.jsonl", "out/experience/test.jsonl"};
-    for (size_t f = 0; f < 2; f++) {
-        char *path = vat_path_join(root, files[f]);
+    for (int s = 0; s < VAT_N_SPLITS; s++) {
+        char rel[VAT_TABLE_REL_MAX];
+        vat_table_rel(rel, VAT_T_EXPERIENCE, s);
+        char *path = vat_path_join(root, rel);
         FILE *fp = fopen(path, "rb");
         free(path);
         if (!fp)
@@ -205,66 +322,17 @@ json_t *vat_prompt_stats(const char *root, struct vat_err *e)
         ssize_t got;
         while ((got = getline(&line, &cap, fp)) > 0) {
             json_t *row = json_loadb(line, (size_t)got, 0, NULL);
-            const char *tm = json_string_value(json_object_get(row, "template"));
-            const char *prompt = json_string_value(json_object_get(row, "prompt"));
-            if (!tm || !prompt) {
-                json_decref(row);
-                continue;
-            }
-            json_array_append_new(keep, row);
-            const char *style = json_string_value(json_object_get(row, "prompt_style"));
-            const char *phr = json_string_value(json_object_get(row, "phrasing"));
-            int s = style && strcmp(style, "natural") == 0;
-            size_t i = 0;
-            while (i < nt && strcmp(ts[i].name, tm) != 0)
-                i++;
-            if (i == nt) {
-                ts = vat_xrealloc(ts, (nt + 1) * sizeof *ts);
-                memset(&ts[nt], 0, sizeof ts[nt]);
-                ts[nt].name = vat_xstrdup(tm);
-                ts[nt].phr[0] = json_object();
-                ts[nt].phr[1] = json_object();
-                nt++;
-            }
-            struct tstat *t = &ts[i];
-            t->tasks++;
-            t->style[s]++;
-            json_object_set_new(t->phr[s], phr ? phr : "", json_true());
-            if (t->np == t->cap) {
-                t->cap = t->cap ? 2 * t->cap : 16;
-                t->prompts = vat_xrealloc(t->prompts, t->cap * sizeof *t->prompts);
-            }
-            t->prompts[t->np++] = prompt;
+            vat_prompt_stats_add(ps, row);
+            json_decref(row);
         }
         free(line);
         fclose(fp);
     }
-    if (!opened) {
-        json_decref(keep);
+    json_t *out = vat_prompt_stats_end(ps, e);
+    if (out && !opened) {
+        json_decref(out);
         vat_err_set(e, "vat: cannot open '%s/out/experience/*.jsonl'", root);
         return NULL;
     }
-    if (nt)
-        qsort(ts, nt, sizeof *ts, cmp_tstat);
-    json_t *out = json_object();
-    for (size_t i = 0; i < nt; i++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "tasks", json_integer(ts[i].tasks));
-        json_object_set_new(o, "explicit", json_integer(ts[i].style[0]));
-        json_object_set_new(o, "natural", json_integer(ts[i].style[1]));
-        json_t *ph = json_object();
-        json_object_set_new(ph, "explicit", json_integer((json_int_t)json_object_size(ts[i].phr[0])));
-        json_object_set_new(ph, "natural", json_integer((json_int_t)json_object_size(ts[i].phr[1])));
-        json_object_set_new(o, "phrasings", ph);
-        json_object_set_new(o, "word4_distinct_share",
-                            json_real(vat_prompt_word4_share(ts[i].prompts, ts[i].np)));
-        json_object_set_new(out, ts[i].name, o);
-        free(ts[i].name);
-        free(ts[i].prompts);
-        json_decref(ts[i].phr[0]);
-        json_decref(ts[i].phr[1]);
-    }
-    free(ts);
-    json_decref(keep);
     return out;
 }

@@ -2,9 +2,13 @@
  * per template, from out/experience/{train,test}.jsonl: the tasks of each
  * prompt style, the distinct phrasings drawn (the experience column
  * `phrasing`) per style, and the share of distinct word 4-grams over all
- * of the template's prompt wording (data left out: vat_prompt_wording).
- * `vat audit` adds the result to its summary line as "prompts".
- * Exports vat_prompt_stats, vat_prompt_word4_share and vat_prompt_wording. */
+ * of the template's prompt wording (data left out: vat_prompt_wording).  `vat audit`
+ * adds the result to its summary line as "prompts", gathering it from the
+ * experience rows it reads (vat_prompt_stats_begin/_add/_end).  Memory
+ * stays flat in the number of prompts: the 4-grams wait in an external
+ * sort (extsort.h).
+ * Exports vat_prompt_stats, vat_prompt_stats_begin, _add, _end,
+ * vat_prompt_word4_share and vat_prompt_wording. */
 #ifndef VAT_PROMPT_STATS_H
 #define VAT_PROMPT_STATS_H
 
@@ -20,6 +24,16 @@
  * leak audit reports it).  Returns a new object, or NULL with e set when
  * neither experience file can be opened. */
 json_t *vat_prompt_stats(const char *root, struct vat_err *e);
+
+/* The same, row by row: begin (temporary files in tmpdir, NULL for
+ * $TMPDIR or /tmp; at most budget bytes of 4-grams in memory), add each
+ * experience row (rows without a template or prompt string are skipped),
+ * end: the object above (NULL with e set when a temporary file failed),
+ * and ps is freed. */
+struct vat_prompt_stats;
+struct vat_prompt_stats *vat_prompt_stats_begin(const char *tmpdir, size_t budget);
+void vat_prompt_stats_add(struct vat_prompt_stats *ps, const json_t *row);
+json_t *vat_prompt_stats_end(struct vat_prompt_stats *ps, struct vat_err *e);
 
 /* Distinct word 4-grams / all word 4-grams over texts[0..n-1] (words are
  * runs of letters, digits, '_' and '`', lower-cased; data left out as

@@ -17,6 +17,7 @@
 #include "card.h"
 #include "cli.h"
 #include "manifest.h"
+#include "prints.h"
 #include "store.h"
 #include "tables.h"
 #include "template.h"
@@ -269,6 +270,22 @@ static int copy_fixtures(struct shard_in *in, int n, const char *stage, struct v
     return rc;
 }
 
+/* The shards' fingerprints merged (prints.h): shards between which (or
+ * within one of which) something crosses the split are not joined. */
+static int refuse_leaks(char *const *roots, int n, struct vat_err *e)
+{
+    struct vat_audit_report r;
+    vat_audit_init(&r, 1);
+    int rc = vat_prints_audit((const char *const *)roots, (size_t)n, &r, e);
+    if (rc == 0 && r.findings)
+        rc = vat_err_set(e, "vat: the shards leak across the split (%s: %s; %ld finding%s, "
+                            "listed by 'vat audit --shards'); nothing merged",
+                         vat_audit_kind_name(r.f[0].kind), r.f[0].detail, r.findings,
+                         r.findings == 1 ? "" : "s");
+    vat_audit_release(&r);
+    return rc;
+}
+
 int vat_merge(const struct vat_config *c, const char *to, char *const *roots, int nroots,
               FILE *summary, struct vat_err *e)
 {
@@ -289,6 +306,8 @@ int vat_merge(const struct vat_config *c, const char *to, char *const *roots, in
                                to);
         }
     int rc = check_shards(c, in, nroots, e);
+    if (rc == 0)
+        rc = refuse_leaks(roots, nroots, e);
     struct vat_store out = VAT_STORE_INIT;
     bool staged = false;
     struct vat_build_stats st = {0};

@@ -22,7 +22,7 @@ enum vat_table_id {
 };
 extern const char *const vat_table_names[VAT_N_TABLES];
 
-enum { VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, VAT_N_SPLITS };
+/* VAT_SPLIT_TRAIN, VAT_SPLIT_TEST (core/vat.h), by name */
 extern const char *const vat_split_names[VAT_N_SPLITS];
 
 /* The path of a table's split file beneath the root:

@@ -296,6 +296,7 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char money[32], stamp[20];
     for (size_t i = 0; i < n; i++) {
         id += (long)vat_rng_range(r, 1, 5);
+        id = vat_side_next_id(t->side, "PAY-", 7, id);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "PAY-%07ld", id);
         vat_csv_add(&c, payer[vat_rng_below(r, (uint32_t)npayers)]);
@@ -603,6 +604,7 @@ static int dw_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     char money[32], stamp[20];
     for (size_t i = 0; i < n; i++) {
         id += (long)vat_rng_range(r, 1, 5);
+        id = vat_side_next_id(t->side, "PAY-", 7, id);
         const char *who = payer[vat_rng_below(r, (uint32_t)npayers)];
         const char *method = VAT_PICK(r, dw_methods);
         bool blank_payer = vat_rng_chance(r, 0.15);

@@ -321,6 +321,7 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     for (size_t i = 0; i < ndel; i++) {
         const struct da_event *x = &ev[del[i].event];
         id += (long)vat_rng_range(r, 1, 40);
+        id = vat_side_next_id(t->side, "dlv_", 8, id);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "dlv_%08ld", id);
         vat_csv_add(&c, vat_fmt_timestamp(del[i].at, stamp));
@@ -676,6 +677,7 @@ static int da_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     for (size_t i = 0; i < ndel; i++) {
         int x = del[i].event;
         id += (long)vat_rng_range(r, 1, 40);
+        id = vat_side_next_id(t->side, "dlv_", 8, id);
         vat_csv_row_begin(c);
         vat_csv_addf(c, "dlv_%08ld", id);
         vat_csv_add(c, vat_fmt_timestamp(del[i].at, stamp));

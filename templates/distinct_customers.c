@@ -249,6 +249,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
         else
             snprintf(spell, sizeof spell, "%s", addr);
         id += (long)vat_rng_range(rng, 1, 4);
+        id = vat_side_next_id(t->side, "ORD-", 6, id);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "ORD-%06ld", id);
         vat_csv_add(&c, spell);
@@ -540,6 +541,7 @@ static int dc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
             snprintf(spell, sizeof spell, "%s", addr);
         bool blank_amount = vat_rng_chance(r, 0.15) || rows[i].cents < 0;
         id += (long)vat_rng_range(r, 1, 4);
+        id = vat_side_next_id(t->side, "ORD-", 6, id);
         vat_csv_row_begin(c);
         vat_csv_addf(c, "ORD-%06ld", id);
         vat_csv_add(c, spell);

@@ -365,6 +365,28 @@ static void dh_prompt_open(struct vat_buf *q, struct vat_task *t, bool book, con
         VAT_PROMPT_PUT(q, t, 'd', dh_d_explicit, kv);
 }
 
+/* The first cents from money on whose cell text (as the CSV or the
+ * workbook holds it) side owns.  A grouped report's rows have no id: this
+ * first figure (the first group's money, which arming never changes) is
+ * the cell drawn in the task's side's half (vat_side_owns), so a row of a
+ * train report is never a row of a test report. */
+static int64_t dh_side_money(int side, int64_t money, bool book)
+{
+    for (;; money++) {
+        char text[40];
+        if (book) {
+            double v = (double)money / 100.0;
+            snprintf(text, sizeof text, "%.15g", v);
+            if (strtod(text, NULL) != v)
+                snprintf(text, sizeof text, "%.17g", v);
+        } else {
+            vat_fmt_cents(money, text, sizeof text);
+        }
+        if (vat_side_owns(side, text, strlen(text)))
+            return money;
+    }
+}
+
 /* The grouped shape: rows are (key, month), columns key, month, then per
  * group the money and the count column. */
 static void dh_gen_grouped(struct vat_task *t, struct vat_rng *r, const struct dh_grouped *g,
@@ -389,6 +411,7 @@ static void dh_gen_grouped(struct vat_task *t, struct vat_rng *r, const struct d
         rows[i].month = (int)(i / (size_t)nkeys);
         rows[i].key = (int)(i % (size_t)nkeys);
         int64_t money = vat_gen_cents(r, 20000, vat_rng_chance(r, 0.8) ? 400000 : 2000000);
+        money = dh_side_money(t->side, money, book);
         int64_t count = vat_rng_range(r, 1, 300);
         for (int k = 0; k < ng; k++) {
             int64_t pct = k == 0 ? 100 : vat_rng_range(r, 60, 140);
@@ -542,6 +565,7 @@ static void dh_gen_flat(struct vat_task *t, struct vat_rng *r, enum dh_shape sha
     char buf[32], date[11];
     for (size_t i = 0; i < n; i++) {
         id += (long)vat_rng_range(r, 1, 7);
+        id = vat_side_next_id(t->side, f->id_prefix, 6, id);
         vat_csv_row_begin(c);
         vat_csv_addf(c, "%s%06ld", f->id_prefix, id);
         vat_csv_add(c, keys[rows[i].key]);

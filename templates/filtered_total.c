@@ -262,7 +262,8 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char money[32], date[11];
     for (size_t i = 0; i < n; i++) {
         const struct ft_kind *kd = &ft_kinds[rows[i].kind];
-        ids[i] = id += (long)vat_rng_range(r, 1, 5);
+        id += (long)vat_rng_range(r, 1, 5);
+        ids[i] = id = vat_side_next_id(t->side, "LE-", 7, id);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "LE-%07ld", id);
         vat_csv_add(&c, vat_fmt_date(days[i], date));
@@ -540,6 +541,7 @@ static int ft_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
             kname = kd->name;
         }
         id += (long)vat_rng_range(r, 1, 5);
+        id = vat_side_next_id(t->side, "LE-", 7, id);
         day += (int32_t)vat_rng_below(r, 2);
         bool blank_memo = vat_rng_chance(r, 0.25);
         const char *memo = ft_kinds[kind].memo[vat_rng_below(r, 3)];

@@ -280,6 +280,7 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     for (size_t i = 0; i < n; i++) {
         const struct gc_team *g = &tm[rows[i].team];
         id += (long)vat_rng_range(r, 1, 3);
+        id = vat_side_next_id(t->side, "TCK-", 6, id);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "TCK-%06ld", id);
         vat_csv_add(&c, vat_fmt_timestamp(secs[i], when));
@@ -585,6 +586,7 @@ static int gc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         else
             vat_gen_dirty_label(team[x->g], (enum vat_dirty)x->dirty, label, sizeof label);
         id += (long)vat_rng_range(r, 1, 3);
+        id = vat_side_next_id(t->side, "TCK-", 6, id);
         secs += vat_rng_range(r, 60, 7200);
         vat_gen_person(r, who, sizeof who);
         const char *priority = VAT_PICK(r, priorities);

@@ -294,6 +294,7 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char who[64], date[11];
     for (size_t i = 0; i < n; i++) {
         id += (long)vat_rng_range(r, 1, 9);
+        id = vat_side_next_id(t->side, "RV-", 6, id);
         gm_reviewer(r, who, sizeof who);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "RV-%06ld", id);
@@ -550,6 +551,7 @@ static int gm_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
             else
                 stars = 1 + (int)vat_rng_below(r, GM_STARS);
             id += (long)vat_rng_range(r, 1, 9);
+            id = vat_side_next_id(t->side, "RV-", 6, id);
             day += (int32_t)vat_rng_below(r, 3);
             gm_reviewer(r, who, sizeof who);
             bool blank_who = vat_rng_chance(r, 0.2);

@@ -305,6 +305,7 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char money[32], date[11];
     for (size_t i = 0; i < n; i++) {
         id += (long)vat_rng_range(r, 1, 4);
+        id = vat_side_next_id(t->side, "ORD-", 6, id);
         vat_csv_row_begin(&c);
         add_order_id(&c, id);
         vat_csv_add(&c, cust[vat_rng_below(r, (uint32_t)ncust)]);
@@ -561,6 +562,7 @@ static int gs_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         bool blank_amount = status != 0 && i >= (size_t)nreg + 5 && vat_rng_chance(r, 0.5);
         bool blank_cust = status != 0 && vat_rng_chance(r, 0.3);
         id += (long)vat_rng_range(r, 1, 4);
+        id = vat_side_next_id(t->side, "ORD-", 6, id);
         day += (int32_t)vat_rng_below(r, 2);
         vat_gen_customer(r, &gs_customers, cust, sizeof cust);
         vat_csv_row_begin(c);

@@ -233,13 +233,15 @@ static int ja_order_cmp(const void *a, const void *b)
  * customer moved (customer `three` always has three), each row's country
  * different from the one before (a move back to an earlier country is
  * possible), valid_from strictly increasing. */
-static void ja_draw_customers(struct vat_rng *r, struct ja_customer *cu, int nc, int ncountry,
-                              int three, double moved_share)
+static void ja_draw_customers(struct vat_rng *r, int side, struct ja_customer *cu, int nc,
+                              int ncountry, int three, double moved_share)
 {
     long id = (long)vat_rng_range(r, 10000, 60000);
     for (int i = 0; i < nc; i++) {
         struct ja_customer *c = &cu[i];
         id += (long)vat_rng_range(r, 1, 40);
+        /* ids on the task's side (vat_side_owns): a history row's first cell */
+        id = vat_side_next_id(side, "CUST-", 5, id);
         snprintf(c->id, sizeof c->id, "CUST-%05ld", id);
         c->nhist = 1;
         if (i == three)
@@ -282,6 +284,7 @@ static int ja_write(struct vat_task *t, struct vat_rng *r, struct vat_axl_state 
     for (size_t i = 0; i < nord; i++) {
         char id[24];
         oid += (long)vat_rng_range(r, 1, 6);
+        oid = vat_side_next_id(t->side, "SO-", 6, oid);
         snprintf(id, sizeof id, "SO-%06ld", oid);
         vat_fmt_cents(ord[i].cents, money, sizeof money);
         const char *cells[4] = {id, cu[ord[i].cust].id, money, vat_fmt_date(ord[i].day, date)};
@@ -608,7 +611,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     int nc = ncl < 2 ? 2 : (int)ncl;
     int three = (int)vat_rng_below(r, (uint32_t)nc);
     struct ja_customer *cu = vat_xcalloc((size_t)nc, sizeof *cu);
-    ja_draw_customers(r, cu, nc, ncountry, three, moved_share);
+    ja_draw_customers(r, t->side, cu, nc, ncountry, three, moved_share);
     uint32_t *weight = vat_xcalloc((size_t)nc, sizeof *weight);
     int nmoved = 0;
     for (int i = 0; i < nc; i++)
@@ -1062,7 +1065,7 @@ static int ja_pf_variant_db(const struct vat_task *t, struct vat_rng *r, int k,
     int ghost = ncountry, own = ncountry + 1; /* the past-only and the orderless country */
     int nc = (int)vat_rng_range(r, 6, 10);
     struct ja_customer *cu = vat_xcalloc((size_t)nc, sizeof *cu);
-    ja_draw_customers(r, cu, nc, ncountry, 0, 0.5);
+    ja_draw_customers(r, t->side, cu, nc, ncountry, 0, 0.5);
     if (k == 1)
         cu[0].country[2] = cu[0].country[0];
     cu[1].nhist = 2;
@@ -1111,6 +1114,7 @@ static int ja_pf_variant_db(const struct vat_task *t, struct vat_rng *r, int k,
     for (size_t i = 0; i < nord && rc == 0; i++) {
         char id[24];
         oid += (long)vat_rng_range(r, 1, 6);
+        oid = vat_side_next_id(t->side, "SO-", 6, oid);
         snprintf(id, sizeof id, "SO-%06ld", oid);
         rc = vat_sqlw_insert(w, ins_o, "ttdt", id, cu[ord[i].cust].id,
                              (double)ord[i].cents / 100.0, vat_fmt_date(ord[i].day, date));

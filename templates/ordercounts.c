@@ -153,6 +153,7 @@ struct vat_oc_question *vat_oc_question_new(struct vat_task *t, struct vat_rng *
     t->priv = q;
     t->priv_free = question_free;
     q->kind = kind;
+    q->side = t->side;
     q->rows_min = vat_task_int(t, "rows_min");
     q->rows_max = vat_task_int(t, "rows_max");
     if (q->rows_max < q->rows_min)
@@ -302,7 +303,7 @@ static void plan_main(const struct vat_oc_question *q, struct vat_rng *rng,
     bool paid = q->kind->paid;
     long n = (long)vat_rng_range(rng, q->rows_min, q->rows_max);
     size_t nc = (size_t)(n / 3 < 8 ? 8 : n / 3 > 40 ? 40 : n / 3);
-    vat_sqlgen_draw_customers(p, q->coded, rng, nc);
+    vat_sqlgen_draw_customers(p, q->coded, q->code_prefix, q->side, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles);
     vat_sqlgen_mark_roles(roles, nc, rng, (size_t)vat_rng_range(rng, 2, 4), R_NONE);
     if (q->filter != VAT_OC_NONE)
@@ -351,7 +352,7 @@ static void plan_edges(const struct vat_oc_question *q, struct vat_rng *rng,
                        struct vat_sqlgen_plan *p)
 {
     size_t nc = (size_t)vat_rng_range(rng, 6, 10);
-    vat_sqlgen_draw_customers(p, q->coded, rng, nc);
+    vat_sqlgen_draw_customers(p, q->coded, q->code_prefix, q->side, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles);
     roles[0] = roles[nc - 1] = R_NONE;
     if (q->filter != VAT_OC_NONE)
@@ -371,7 +372,7 @@ static void plan_ties(const struct vat_oc_question *q, struct vat_rng *rng,
                       struct vat_sqlgen_plan *p)
 {
     size_t nc = (size_t)vat_rng_range(rng, 7, 11);
-    vat_sqlgen_draw_customers(p, q->coded, rng, nc);
+    vat_sqlgen_draw_customers(p, q->coded, q->code_prefix, q->side, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles), *target = vat_xcalloc(nc, sizeof *target);
     vat_sqlgen_mark_roles(roles, nc, rng, 2, R_NONE);
     if (q->filter != VAT_OC_NONE)
@@ -395,7 +396,7 @@ static void plan_single(const struct vat_oc_question *q, struct vat_rng *rng,
                         struct vat_sqlgen_plan *p)
 {
     size_t nc = (size_t)vat_rng_range(rng, 3, 6);
-    vat_sqlgen_draw_customers(p, q->coded, rng, nc);
+    vat_sqlgen_draw_customers(p, q->coded, q->code_prefix, q->side, rng, nc);
     int *roles = vat_xcalloc(nc, sizeof *roles);
     size_t keep = vat_rng_below(rng, (uint32_t)nc);
     for (size_t i = 0; i < nc; i++)
@@ -458,8 +459,10 @@ static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, 
     for (size_t i = 0; i < p.nc && rc == 0; i++)
         rc = vat_sqlgen_insert_customer(w, q->insert_customer, q->coded, q->code_prefix,
                                         &p.c[perm[i]]);
-    for (size_t i = 0; i < p.no && rc == 0; i++)
-        rc = insert_order(w, q, &p, &p.o[i], next_id + (int64_t)i);
+    for (size_t i = 0; i < p.no && rc == 0; i++) {
+        next_id = vat_sqlgen_side_id(q->side, false, "", next_id);
+        rc = insert_order(w, q, &p, &p.o[i], next_id++);
+    }
     if (rc != 0)
         vat_err_set(e, "vat: cannot insert into '%s' or '%s'", q->ctable, q->otable);
     free(perm);

@@ -72,6 +72,7 @@ struct vat_oc_kind {
  * plans and the second derivation need. */
 struct vat_oc_question {
     const struct vat_oc_kind *kind;
+    int side; /* the task's (row ids are drawn on it: vat_side_owns) */
     const char *ctable, *key, *fk, *code_prefix, *name_col;
     const char *otable, *oid, *date_col, *count_name;
     const char *status_col; /* NULL unless kind->paid                        */

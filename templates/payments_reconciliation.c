@@ -280,6 +280,26 @@ static const char *const pr_a_explicit[] = {
     "at least one counted event, values their net amounts as JSON numbers.",
 };
 
+/* The event ids by rank: base + 7k for rising k, taking only those whose
+ * text ("evt_" and the number) the task's side owns (vat_side_owns), so
+ * the first cell of a delivery row is never one of the other side's.
+ * Rank r gets the r-th; a new array of n. */
+static long *pr_event_ids(int side, long base, size_t n)
+{
+    long *id = vat_xcalloc(n ? n : 1, sizeof *id);
+    long k = 0;
+    for (size_t i = 0; i < n; i++, k++) {
+        char text[32];
+        for (;; k++) {
+            int len = snprintf(text, sizeof text, "evt_%ld", base + 7 * k);
+            if (vat_side_owns(side, text, (size_t)len))
+                break;
+        }
+        id[i] = base + 7 * k;
+    }
+    return id;
+}
+
 /* The question and what decides it, in the task's style, for both answer
  * forms.  Explicit: the question alone, lower case after "Question: ";
  * natural: the question and its conventions. */
@@ -427,6 +447,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     /* event ids in order of occurrence, as the processor numbers them */
     size_t *order = vat_xcalloc(n, sizeof *order);
     long base = (long)vat_rng_range(r, 10000000, 90000000);
+    long *event_id = pr_event_ids(t->side, base, n);
     for (size_t i = 0; i < n; i++) {
         size_t rank = 0;
         for (size_t j = 0; j < n; j++)
@@ -440,7 +461,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     for (size_t k = 0; k < m; k++) {
         const struct pr_event *pe = &ev[dl[k].ev];
         vat_csv_row_begin(&c);
-        vat_csv_addf(&c, "evt_%ld", base + 7 * (long)order[dl[k].ev]);
+        vat_csv_addf(&c, "evt_%ld", event_id[order[dl[k].ev]]);
         vat_csv_add(&c, vat_fmt_timestamp(dl[k].received, stamp));
         vat_csv_add(&c, vat_fmt_timestamp(pe->at, stamp));
         vat_csv_add(&c, cust[pe->cust]);
@@ -451,6 +472,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         vat_csv_add(&c, vat_fmt_cents(v, money, sizeof money));
     }
     free(order);
+    free(event_id);
     free(dl);
     free(ev);
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
@@ -878,6 +900,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     }
     qsort(dl, m, sizeof *dl, pr_row_cmp);
     long base = (long)vat_rng_range(r, 10000000, 90000000);
+    long *event_id = pr_event_ids(t->side, base, n);
     vat_csv_add_row(c, pr_cols, PR_NCOLS);
     char money[32], stamp[20];
     for (size_t j = 0; j < m; j++) {
@@ -887,7 +910,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
             rank += ev[i].at < pe->at || (ev[i].at == pe->at && i < dl[j].ev);
         bool blank = vat_rng_chance(r, 0.15);
         vat_csv_row_begin(c);
-        vat_csv_addf(c, "evt_%ld", base + 7 * (long)rank);
+        vat_csv_addf(c, "evt_%ld", event_id[rank]);
         vat_csv_add(c, blank ? "" : vat_fmt_timestamp(dl[j].received, stamp));
         vat_csv_add(c, vat_fmt_timestamp(pe->at, stamp));
         vat_csv_add(c, cust[pe->cust]);
@@ -897,6 +920,7 @@ static int pr_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
         int64_t v = pe->refund && !pe->positive ? -pe->cents : pe->cents;
         vat_csv_add(c, vat_fmt_cents(v, money, sizeof money));
     }
+    free(event_id);
     return 0;
 }
 

@@ -330,6 +330,7 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         const struct pv_row *x = &rows[k];
         pv->count[x->month][x->carrier]++;
         id += (long)vat_rng_range(r, 1, 9);
+        id = vat_side_next_id(t->side, "SHP-", 7, id);
         const char *from = hubs[vat_rng_below(r, (uint32_t)nhub)];
         const char *to = cities[vat_rng_below(r, (uint32_t)ncity)];
         while (strcmp(to, from) == 0)
@@ -671,6 +672,7 @@ static int pv_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     for (size_t i = 0; i <= n; i++) {
         const struct pv_row *x = &rows[i < n ? i : 0];
         id += (long)vat_rng_range(r, 1, 9);
+        id = vat_side_next_id(t->side, "SHP-", 7, id);
         vat_csv_row_begin(c);
         vat_csv_addf(c, "SHP-%07ld", id);
         if (i == n) { /* the duplicate of row 0 */

@@ -609,9 +609,16 @@ static void walk_slot(struct vat_rx_builder *b, struct vat_rng *r, void *vw)
     w->l->plant(b, r, &s, w->ctx);
 }
 
-int vat_rx_build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n,
+/* A line whose text its side does not own is drawn again from the same
+ * frame and slot kinds (half of all draws land on each side); past this
+ * many the frame cannot reach the side and the draw fails. */
+#define SIDE_TRIES 64
+
+/* vat_rx_build_lines, each line drawn until side owns its text (side < 0:
+ * any text). */
+static int build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n,
                        const struct vat_rx_layout *l, const int *required, size_t nreq,
-                       const void *ctx, struct vat_err *e)
+                       const void *ctx, int side, struct vat_err *e)
 {
     if (n == 0 || n * VAT_RX_MAX_SLOTS < nreq)
         return vat_err_set(e, "regexgen: %zu lines cannot hold %zu required plants", n, nreq);
@@ -662,16 +669,39 @@ int vat_rx_build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n,
     struct vat_rx_builder b;
     vat_rx_begin(&b);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        if (vat_rx_expand(&b, r, frame[i], walk_slot, &w, e) < 0)
-            rc = -1;
-        else
-            vat_rx_finish(&b, s);
+        struct plan_walk line_start = w; /* a redraw plants the same kinds, seen as before */
+        for (int tries = 1;; tries++) {
+            if (vat_rx_expand(&b, r, frame[i], walk_slot, &w, e) < 0) {
+                rc = -1;
+                break;
+            }
+            if (side < 0 || vat_side_owns(side, b.text.data ? b.text.data : "", b.text.len)) {
+                vat_rx_finish(&b, s);
+                break;
+            }
+            if (tries == SIDE_TRIES) {
+                rc = vat_err_set(e, "regexgen: %d draws of frame '%s' all fell on the other "
+                                    "side of the split",
+                                 SIDE_TRIES, frame[i]);
+                break;
+            }
+            vat_rx_builder_release(&b);
+            vat_rx_begin(&b);
+            w = line_start;
+        }
     }
     vat_rx_builder_release(&b);
     free(plan);
     free(frame);
     free(slots);
     return rc;
+}
+
+int vat_rx_build_lines(struct vat_rx_set *s, struct vat_rng *r, size_t n,
+                       const struct vat_rx_layout *l, const int *required, size_t nreq,
+                       const void *ctx, struct vat_err *e)
+{
+    return build_lines(s, r, n, l, required, nreq, ctx, -1, e);
 }
 
 bool vat_rx_lines_distinct(const struct vat_rx_set *ex, const struct vat_rx_set *ho)
@@ -737,10 +767,12 @@ int vat_rx_task_plant(struct vat_task *t, struct vat_rng *rng, struct vat_rx_dra
     struct truth *p = vat_xcalloc(1, sizeof *p);
     t->priv = p;
     t->priv_free = truth_free;
-    if (vat_rx_build_lines(&p->ex, rng, d->ex.n, l, d->ex.required, d->ex.n_required, ctx, e) !=
+    /* Every line, shown or held out, in the task's side's half of all
+     * strings: no line of a test task can be a line of a train task. */
+    if (build_lines(&p->ex, rng, d->ex.n, l, d->ex.required, d->ex.n_required, ctx, t->side, e) !=
             0 ||
-        vat_rx_build_lines(&p->ho, &d->ho_rng, d->ho.n, l, d->ho.required, d->ho.n_required, ctx,
-                           e) != 0)
+        build_lines(&p->ho, &d->ho_rng, d->ho.n, l, d->ho.required, d->ho.n_required, ctx,
+                    t->side, e) != 0)
         return -1;
     unsigned need = 0;
     for (size_t i = 0; i < d->ho.n_required; i++)

@@ -319,8 +319,9 @@ int vat_rx_task_begin(const struct vat_task *t, struct vat_rng *rng, struct vat_
                       struct vat_err *e);
 
 /* Plants both line sets (examples from rng, held-out lines from
- * d->ho_rng) with vat_rx_build_lines and keeps them as the task's planted
- * truth (t->priv); refuses a draw whose held-out lines lack a required
+ * d->ho_rng) with vat_rx_build_lines, each line redrawn (same frame and
+ * kinds) until t->side owns its text (vat_side_owns), and keeps them as
+ * the task's planted truth (t->priv); refuses a draw whose held-out lines lack a required
  * kind or where one line repeats another; writes the line fixtures
  * <id>.csv (main) and <id>.heldout.csv (variant) and records them on t.
  * Returns 0, or -1 with e set. */

@@ -61,6 +61,7 @@ static const char *const qty_cols[] = {"quantity", "on_hand", "units"};
 #define N_QUESTIONS (VAT_N_OF(tables) * VAT_N_OF(id_cols) * VAT_N_OF(qty_cols) * N_T)
 
 struct question {
+    int side; /* the task's (item ids are drawn on it: vat_side_owns) */
     const char *table, *id, *qty;
     long T;
     long rows_min, rows_max;
@@ -105,8 +106,14 @@ static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, 
     long n = kind == 0 ? (long)vat_rng_range(rng, q->rows_min, q->rows_max)
                        : (long)vat_rng_range(rng, 6, 10);
     struct item *it = vat_xcalloc((size_t)n, sizeof *it);
+    long num = 10000;
     for (long i = 0; i < n; i++) {
-        it[i].num = 10000 + i * 97 + (long)vat_rng_below(rng, 90);
+        /* Every row starts with an id on the task's side of the split
+         * (vat_side_next_id): no row of a train fixture is a row of a test
+         * fixture (docs/determinism.md). */
+        long gap = (long)vat_rng_range(rng, 7, 97);
+        num = vat_side_next_id(q->side, "IT-", 5, num + gap);
+        it[i].num = num;
         if (i < 2)
             it[i].qty = q->T;
         else if (i == 2)
@@ -120,9 +127,12 @@ static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, 
         else
             it[i].qty = (long)vat_rng_range(rng, 0, 100);
     }
-    if (kind == 2) /* descending ids */
-        for (long i = 0; i < n; i++)
-            it[i].num = 99999 - i * 97;
+    if (kind == 2) /* stored in descending id order */
+        for (long i = 0; i < n / 2; i++) {
+            struct item x = it[i];
+            it[i] = it[n - 1 - i];
+            it[n - 1 - i] = x;
+        }
     else
         vat_rng_shuffle(rng, it, (size_t)n, sizeof *it);
     int rc = 0;
@@ -318,6 +328,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     struct question *q = vat_xcalloc(1, sizeof *q);
     t->priv = q;
     t->priv_free = question_free;
+    q->side = t->side;
     q->rows_min = vat_task_int(t, "rows_min");
     q->rows_max = vat_task_int(t, "rows_max");
     if (q->rows_max < q->rows_min)

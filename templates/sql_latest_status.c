@@ -59,6 +59,7 @@ static const char *const aliases[] = {"current_status", "latest_status", "status
      VAT_N_OF(eid_cols) * VAT_N_OF(aliases) * 2)
 
 struct question {
+    int side; /* the task's (event ids are drawn on it: vat_side_owns) */
     const char *table, *oid, *status, *ts, *eid, *alias;
     bool desc;
     long events_min, events_max;
@@ -261,7 +262,10 @@ static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, 
         snprintf(oid, sizeof oid, "SO-%06ld", c.v[i].order);
         vat_fmt_timestamp(c.v[i].at, at);
         int64_t gap = vat_rng_range(rng, 1, 3);
-        id += gap;
+        /* every row starts with an id on the task's side of the split: no
+         * row of a train fixture is a row of a test fixture
+         * (docs/determinism.md) */
+        id = vat_side_next_id(q->side, "", 0, (long)(id + gap));
         rc = vat_sqlw_insert(w, q->insert, "ittt", id, oid, statuses[c.v[i].status], at);
     }
     free(c.v);
@@ -557,6 +561,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     struct question *q = vat_xcalloc(1, sizeof *q);
     t->priv = q;
     t->priv_free = question_free;
+    q->side = t->side;
     q->events_min = vat_task_int(t, "events_min");
     q->events_max = vat_task_int(t, "events_max");
     if (q->events_max < q->events_min)

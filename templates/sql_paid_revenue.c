@@ -84,6 +84,7 @@ static const char *const out_revenue_cents[] = {"revenue_cents", "paid_cents",
 /* The drawn question: everything the prompt, the gold query, the fill
  * function and the second derivation need. */
 struct question {
+    int side; /* the task's (invoice ids are drawn on it: vat_side_owns) */
     const char *table, *id_col, *id_prefix;
     const char *cust_col, *cust_prefix;
     const char *status_col, *amount_col, *date_col, *due_col; /* due_col may be NULL */
@@ -515,7 +516,8 @@ static int fill(void *ctx, struct vat_rng *rng, int corner, struct vat_sqlw *w, 
         char id[32], when[20], due[20];
         size_t pl = strlen(q->id_prefix); /* at most 5: the table above */
         memcpy(id, q->id_prefix, pl);
-        vat_fmt_int((long long)(next_id + (int64_t)i), 6, id + pl);
+        next_id = vat_side_next_id(q->side, q->id_prefix, 6, (long)next_id);
+        vat_fmt_int((long long)next_id++, 6, id + pl);
         const char *cust = pool[vat_rng_below(rng, (uint32_t)npool)];
         const char *status = iv->status < q->npaid ? q->paid[iv->status]
                                                    : q->unpaid[iv->status - q->npaid];
@@ -878,6 +880,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     struct question *q = vat_xcalloc(1, sizeof *q);
     t->priv = q;
     t->priv_free = question_free;
+    q->side = t->side;
     q->rows_min = vat_task_int(t, "rows_min");
     q->rows_max = vat_task_int(t, "rows_max");
     draw_question(q, rng, vat_task_real(t, "hardness"));

@@ -689,8 +689,14 @@ int32_t vat_sqlgen_draw_day(const struct vat_sqlgen_plan *p, struct vat_rng *rng
     return w->lo != INT32_MIN ? w->lo - 1 : w->hi + 1;
 }
 
-void vat_sqlgen_draw_customers(struct vat_sqlgen_plan *p, bool coded, struct vat_rng *rng,
-                               size_t nc)
+int64_t vat_sqlgen_side_id(int side, bool coded, const char *prefix, int64_t id)
+{
+    return coded ? vat_side_next_id(side, prefix, 5, (long)id)
+                 : vat_side_next_id(side, "", 0, (long)id);
+}
+
+void vat_sqlgen_draw_customers(struct vat_sqlgen_plan *p, bool coded, const char *prefix,
+                               int side, struct vat_rng *rng, size_t nc)
 {
     p->nc = nc;
     p->c = vat_xcalloc(nc, sizeof *p->c);
@@ -699,6 +705,7 @@ void vat_sqlgen_draw_customers(struct vat_sqlgen_plan *p, bool coded, struct vat
     const char *const *cities = vat_words("city", &ncity);
     for (size_t i = 0; i < nc; i++) {
         id += vat_rng_range(rng, 1, 9);
+        id = vat_sqlgen_side_id(side, coded, prefix, id);
         p->c[i].num = id;
         vat_gen_person(rng, p->c[i].name, sizeof p->c[i].name);
         p->c[i].city =

@@ -218,9 +218,14 @@ void vat_sqlgen_add_order(struct vat_sqlgen_plan *p, struct vat_rng *rng, int cu
 /* A day of the span inside (want_in) or outside the window. */
 int32_t vat_sqlgen_draw_day(const struct vat_sqlgen_plan *p, struct vat_rng *rng, bool want_in);
 /* Draws nc customers with increasing ids (gaps between them; coded ids
- * start higher) and names, two of them sharing a name. */
-void vat_sqlgen_draw_customers(struct vat_sqlgen_plan *p, bool coded, struct vat_rng *rng,
-                               size_t nc);
+ * start higher) and names, two of them sharing a name.  Each id is one
+ * whose key (vat_sqlgen_fmt_key with coded and prefix) side owns
+ * (vat_side_owns): a customer row is never a row of the other side. */
+void vat_sqlgen_draw_customers(struct vat_sqlgen_plan *p, bool coded, const char *prefix,
+                               int side, struct vat_rng *rng, size_t nc);
+/* The first id from id on whose key side owns (vat_side_owns): row ids of
+ * the SQL fixtures (customers, orders) on their task's side. */
+int64_t vat_sqlgen_side_id(int side, bool coded, const char *prefix, int64_t id);
 /* The days next to every edge of the window, into out; how many.  Orders
  * there kill a query whose bound is off by one day or uses the wrong
  * comparison. */

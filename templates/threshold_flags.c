@@ -222,6 +222,40 @@ static long *tf_numbers(struct vat_rng *r, size_t n)
     return num;
 }
 
+static bool tf_owned(int side, const char *prefix, long x)
+{
+    char text[48];
+    int len = snprintf(text, sizeof text, "%s%ld", prefix, x);
+    return len > 0 && vat_side_owns(side, text, (size_t)len);
+}
+
+/* Moves the ascending account numbers num[0..n) onto the task's side
+ * (vat_side_owns of the id's text, so an account row of a train fixture
+ * is never one of a test fixture): those below the power of ten p step
+ * down from it, the others up from it, each to the nearest number on the
+ * side, so every number stays on its side of p and they stay distinct
+ * and ascending. */
+static void tf_side_numbers(int side, const char *prefix, long p, long *num, size_t n)
+{
+    size_t below = 0;
+    while (below < n && num[below] < p)
+        below++;
+    long last = p;
+    for (size_t i = below; i-- > 0;) {
+        long x = num[i] < last ? num[i] : last - 1;
+        while (x > 1 && !tf_owned(side, prefix, x))
+            x--;
+        num[i] = last = x;
+    }
+    last = p - 1;
+    for (size_t i = below; i < n; i++) {
+        long x = num[i] > last ? num[i] : last + 1;
+        while (!tf_owned(side, prefix, x))
+            x++;
+        num[i] = last = x;
+    }
+}
+
 static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -258,6 +292,7 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 
     long *num = tf_numbers(r, n);
     const char *prefix = VAT_PICK(r, tf_prefixes);
+    tf_side_numbers(t->side, prefix, tf_power(n), num, n);
     const char *branches[4];
     size_t nbranch = vat_gen_distinct(r, "city", branches, 4);
     if (nbranch == 0) {
@@ -604,6 +639,7 @@ static int tf_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     x = p + (long)vat_rng_range(r, 0, 5);
     for (size_t i = nb; i < n; i++, x += (long)vat_rng_range(r, 1, 9))
         num[i] = x;
+    tf_side_numbers(t->side, pv->prefix, p, num, n);
 
     const char *branches[4];
     size_t nbranch = vat_gen_distinct(r, "city", branches, 4);

@@ -408,6 +408,7 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char money[32], date[11];
     for (size_t i = 0; i < nrows; i++) {
         id += (long)vat_rng_range(r, 1, 3);
+        id = vat_side_next_id(t->side, "S-", 6, id);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "S-%06ld", id);
         vat_csv_add(&c, vat_fmt_date(days[i], date));
@@ -885,6 +886,7 @@ static int tn_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     char money[32], date[11];
     for (size_t i = 0; i < v.n; i++) {
         id += (long)vat_rng_range(r, 1, 3);
+        id = vat_side_next_id(t->side, "S-", 6, id);
         bool blank_product = vat_rng_chance(r, 0.15);
         bool blank_channel = vat_rng_chance(r, 0.1);
         const char *pr = prod && nprod ? prod[vat_rng_below(r, (uint32_t)nprod)] : "Gift Card";

@@ -376,6 +376,7 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     char buf[32], date[11];
     for (p = 0; p < n; p++) {
         id += (long)vat_rng_range(r, 1, 6);
+        id = vat_side_next_id(t->side, "SO-", 6, id);
         vat_csv_row_begin(&c);
         vat_csv_addf(&c, "SO-%06ld", id);
         vat_csv_add(&c, vat_fmt_date(rows[p].day, date));

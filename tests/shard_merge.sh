@@ -1,11 +1,13 @@
 #!/bin/bash
 # shard_merge.sh — 4 shards built through GNU parallel and joined with
 # `vat merge` are byte for byte the direct build (diff -r of out/ and
-# fixtures/), the merged corpus passes `vat verify`, and merge refuses a
-# missing shard, a duplicate, a shard of another config, one of another N
-# and a shard edited after its build (a row edited under a stale
-# manifest, a gold answer broken under a rewritten one) with one line and
-# exit 2 (docs/scale.md).
+# fixtures/), the merged corpus passes `vat verify`, the shards audit clean
+# against each other from their prints alone (`vat audit --shards`,
+# counting every task of the direct build), and merge refuses a missing
+# shard, a duplicate, a shard of another config, one of another N and a
+# shard edited after its build (a row edited under a stale manifest, a
+# gold answer broken under a rewritten one) with one line and exit 2
+# (docs/scale.md).
 #
 # usage: shard_merge.sh --vat PATH --config SEEDS.toml
 set -u
@@ -30,6 +32,14 @@ parallel --halt now,fail=1 -j 2 "$VAT" build --config "$CONFIG" --root "$WORK/sh
 for k in 1 2 3 4; do
   [ -f "$WORK/shard-$k/out/shard.json" ] || fail "shard $k has no out/shard.json"
 done
+# the shard audit, from the shards' fingerprints alone
+"$VAT" audit --shards "$WORK"/shard-{1,2,3,4} >"$WORK/shard-audit" 2>/dev/null \
+  || fail "vat audit --shards exited $?: $(tail -c 400 "$WORK/shard-audit")"
+grep -q '"summary":"shard_audit","clean":true' "$WORK/shard-audit" || fail "shard audit not clean"
+"$VAT" audit --root "$WORK/direct" >"$WORK/direct-audit" 2>/dev/null || fail "direct audit"
+tasks() { grep -o '"tasks":{[^}]*}' "$1"; }
+[ "$(tasks "$WORK/shard-audit")" = "$(tasks "$WORK/direct-audit")" ] \
+  || fail "the shard audit counts $(tasks "$WORK/shard-audit"), the direct audit $(tasks "$WORK/direct-audit")"
 # shards given in any order
 "$VAT" merge --config "$CONFIG" --to "$WORK/merged" "$WORK"/shard-{3,1,4,2} >/dev/null \
   || fail "merge exited $?"
@@ -94,4 +104,4 @@ PY
 refuse "forged shard" "the gold answer does not score 1" "$WORK"/shard-{1,2,4} "$WORK/forged-3"
 "$VAT" build --config "$CONFIG" --root "$WORK/x" --shard 5/4 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--shard 5/4 was accepted"
-echo "shard_merge: 4 shards merged equal the direct build; 8 refusals"
+echo "shard_merge: 4 shards audit clean and merged equal the direct build; 8 refusals"

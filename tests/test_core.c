@@ -1022,11 +1022,54 @@ static void test_checker_limit_is_fatal(void **state)
     free(root);
 }
 
+/* The two sides cut every string in halves: each string is owned by
+ * exactly one side, about half by each, pinned so that a change of the
+ * hash (which would move every drawn line and row id) shows here. */
+static void test_side_halves(void **state)
+{
+    (void)state;
+    const char *pinned[] = {"", "a", "PAY-0420728",
+                            "thabo: still waiting on a reply about my refund since 03:58:54"};
+    const int owner[] = {VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, VAT_SPLIT_TEST, VAT_SPLIT_TEST};
+    for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++) {
+        size_t n = strlen(pinned[i]);
+        assert_true(vat_side_owns(owner[i], pinned[i], n));
+        assert_false(vat_side_owns(!owner[i], pinned[i], n));
+    }
+    long test = 0;
+    char b[32];
+    for (int i = 0; i < 100000; i++) {
+        int n = snprintf(b, sizeof b, "x%d", i);
+        bool t = vat_side_owns(VAT_SPLIT_TEST, b, (size_t)n);
+        assert_true(t != vat_side_owns(VAT_SPLIT_TRAIN, b, (size_t)n));
+        test += t;
+    }
+    assert_true(test > 49000 && test < 51000);
+    /* ids: the first owned one from the given one on, as "%0*ld" writes it */
+    assert_int_equal(vat_side_next_id(VAT_SPLIT_TEST, "PAY-", 7, 420728), 420728);
+    assert_int_equal(vat_side_next_id(VAT_SPLIT_TRAIN, "PAY-", 7, 420728), 420729);
+    for (int side = 0; side < VAT_N_SPLITS; side++) {
+        long id = 5;
+        for (int k = 0; k < 200; k++) {
+            long next = vat_side_next_id(side, "S-", 3, id);
+            assert_true(next >= id);
+            int n = snprintf(b, sizeof b, "S-%03ld", next);
+            assert_true(vat_side_owns(side, b, (size_t)n));
+            for (long skipped = id; skipped < next; skipped++) {
+                n = snprintf(b, sizeof b, "S-%03ld", skipped);
+                assert_false(vat_side_owns(side, b, (size_t)n));
+            }
+            id = next + 1;
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_safety),
         cmocka_unit_test(test_fixture_folders_stay_small),
+        cmocka_unit_test(test_side_halves),
         cmocka_unit_test(test_shortest_reals),
         cmocka_unit_test(test_reals_as_before),
         cmocka_unit_test(test_fixed_from_one_digit),
