@@ -270,15 +270,7 @@ static const struct vat_convention conventions[] = {
 
 static int build_prompt(struct vat_task *t, const struct question *q, struct vat_err *e)
 {
-    struct vat_buf b = VAT_BUF_INIT, data = VAT_BUF_INIT;
-    bool cut = false;
-    if (vat_sqlgen_render(t->root, t->fixture[0].path, &q->table, 1, vat_task_inline_cap(t),
-                          &data, &cut, e) != 0) {
-        vat_buf_release(&data);
-        return -1;
-    }
-    /* The schema is always shown: it is all a query needs. */
-    t->self_contained = true;
+    struct vat_buf b = VAT_BUF_INIT;
     char Ts[24];
     snprintf(Ts, sizeof Ts, "%ld", q->T);
     bool nat = vat_prompt_natural(t);
@@ -294,14 +286,14 @@ static int build_prompt(struct vat_task *t, const struct question *q, struct vat
                         "atleast", nat ? atleast.data : "",
                         "topic", "[[our stock|the warehouse|the inventory]]", NULL};
     vat_prompt_open(&b, t, kv);
-    vat_sqlgen_prompt_intro(&b, t, "[[a stock table|the stock list of a warehouse|one table of "
-                                   "items in stock]]",
-                            cut ? "the leading rows" : "all the rows");
-    vat_buf_putn(&b, data.data, data.len);
-    if (cut)
-        vat_buf_puts(&b, "\nOnly the leading rows fit here; the full table is in the file.\n");
-    vat_buf_release(&data);
-    vat_buf_puts(&b, "\n");
+    if (vat_sqlgen_prompt_data(&b, t, &q->table, 1,
+                               "[[a stock table|the stock list of a warehouse|one table of "
+                               "items in stock]]",
+                               e) != 0) {
+        vat_buf_release(&atleast);
+        vat_buf_release(&b);
+        return -1;
+    }
     if (nat)
         VAT_PROMPT_PUT(&b, t, 'd', d_natural, kv);
     else
@@ -338,17 +330,8 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
                               "NULL\n)",
                               q->table, q->id, q->qty);
     q->insert = vat_xasprintf("INSERT INTO %s (%s, %s) VALUES (?1, ?2)", q->table, q->id, q->qty);
-    struct vat_sqlgen_set set = {
-        .schema_sql = q->schema,
-        .tables = &q->table,
-        .ntables = 1,
-        .nvariants = (int)vat_task_int(t, "variants"),
-        .fill = fill,
-        .ctx = q,
-    };
-    if (vat_sqlgen_write_set(t, rng, &set, e) != 0)
+    if (vat_sqlgen_write_table(t, rng, q->schema, &q->table, fill, q, e) != 0)
         return -1;
-    t->spec = vat_sqlgen_spec(t, &q->table, 1, true, REL_TOL, ABS_TOL);
     t->params = json_pack("{s:s, s:s, s:s, s:I}", "table", q->table, "id_column", q->id,
                           "quantity_column", q->qty, "threshold", (json_int_t)q->T);
     t->difficulty = 1 + vat_prompt_natural(t);
