@@ -643,6 +643,143 @@ static double lookup_ns(vat_corpus *c)
     return hits ? (t1 - t0) * 1e9 / (double)(rounds * (long)n) : 0;
 }
 
+/* The corpus at big (10,000 tasks): its opening and first score, and a
+ * task id lookup in it. */
+static void bench_big(const char *big)
+{
+    vat_error err;
+    /* The first task's gold, read through a handle of its own before
+     * the clock starts: the timed handle does only what a user's does
+     * (its first score reads the rollouts for the task's trap). */
+    char *gold = NULL, *id = NULL;
+    vat_corpus *g;
+    if (vat_corpus_open(&g, big, &err) == 0) {
+        const char *gid = vat_corpus_task_id(g, 0);
+        const char *ga = gid ? vat_corpus_rollout_answer(g, gid, "gold") : NULL;
+        id = gid ? vat_xstrdup(gid) : NULL;
+        gold = ga ? vat_xstrdup(ga) : NULL;
+        vat_corpus_close(g);
+    }
+    double t0 = now(), c0 = cpu_now();
+    vat_corpus *b;
+    if (!id || vat_corpus_open(&b, big, &err) != 0) {
+        fprintf(stderr, "vat-bench: %s\n", id ? err.message : "no task in the big corpus");
+    } else {
+        double t1 = now(), c1 = cpu_now();
+        vat_result *r = NULL;
+        double t2 = now(), c2 = cpu_now();
+        if (gold)
+            vat_corpus_score(b, id, gold, strlen(gold), VAT_EXTRACT_RAW, &r, NULL);
+        double t3 = now(), c3 = cpu_now();
+        double wall = t1 - t0 + t3 - t2, cpu = c1 - c0 + c3 - c2;
+        printf("open: %zu tasks in %.1f ms, first score (%s, %s) %.1f ms: open+first score "
+               "%.1f ms wall, %.1f ms CPU (target 300 ms)%s\n",
+               vat_corpus_size(b), (t1 - t0) * 1e3, id, r ? vat_result_code(r) : "-",
+               (t3 - t2) * 1e3, wall * 1e3, cpu * 1e3, wall > 0.3 ? " MISSED" : "");
+        printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(b),
+               vat_corpus_size(b));
+        vat_result_free(r);
+        vat_corpus_close(b);
+    }
+    free(id);
+    free(gold);
+}
+
+/* What the Python package adds to a call: the first value task's gold
+ * scored through vat.Corpus and through the C call, in CPU time. */
+static void bench_python(vat_corpus *c, const char *root, const struct tmpl *list, size_t nt,
+                         const char *pyvat, const char *libvat)
+{
+    /* The first value task's gold, through Python and through C. */
+    const struct tmpl *v = NULL;
+    for (size_t k = 0; k < nt && !v; k++)
+        if (strcmp(list[k].kind, "value") == 0)
+            v = &list[k];
+    if (v) {
+        /* CPU time on both sides: the figure is what the call costs */
+        long n = 0;
+        double t0 = cpu_now(), t1 = t0;
+        while (t1 - t0 < 0.5) {
+            vat_result *r;
+            vat_corpus_score(c, v->id[0], v->gold[0], strlen(v->gold[0]), VAT_EXTRACT_RAW,
+                             &r, NULL);
+            vat_result_free(r);
+            n++;
+            t1 = cpu_now();
+        }
+        double c_us = (t1 - t0) * 1e6 / (double)n;
+        /* the id and the answer travel in the environment, unquoted */
+        setenv("VAT_BENCH_ROOT", root, 1);
+        setenv("VAT_BENCH_TASK", v->id[0], 1);
+        setenv("VAT_BENCH_ANSWER", v->gold[0], 1);
+        char *cmd = vat_xasprintf(
+            "PYTHONPATH='%s' VAT_LIBRARY='%s' /usr/bin/python3 -c '"
+            "import os, time, vat\n"
+            "e = os.environ\n"
+            "c = vat.Corpus(e[\"VAT_BENCH_ROOT\"])\n"
+            "t, a = e[\"VAT_BENCH_TASK\"], e[\"VAT_BENCH_ANSWER\"]\n"
+            "c.score(t, a, extract=\"raw\")\n"
+            "n, t0 = 0, time.process_time()\n"
+            "while time.process_time() - t0 < 0.5:\n"
+            "    c.score(t, a, extract=\"raw\"); n += 1\n"
+            "print((time.process_time() - t0) * 1e6 / n)'",
+            pyvat, libvat);
+        FILE *p = popen(cmd, "r");
+        free(cmd);
+        double py_us = -1;
+        if (p) {
+            if (fscanf(p, "%lf", &py_us) != 1)
+                py_us = -1;
+            pclose(p);
+        }
+        if (py_us > 0)
+            printf("python: Corpus.score %.2f us CPU, the C call %.2f us: %.2f us added "
+                   "(target 20 us)%s\n",
+                   py_us, c_us, py_us - c_us, py_us - c_us > 20 ? " MISSED" : "");
+        else
+            printf("python: the vat package at '%s' did not run\n", pyvat);
+    }
+}
+
+/* One line per template and kind of answer: checks per second beside the
+ * Python peer's; the number of judged rows that missed their target. */
+static int print_rates(const struct tmpl *list, size_t nt)
+{
+    int missed = 0;
+    for (size_t k = 0; k < nt; k++) {
+        const struct tmpl *t = &list[k];
+        bool sql = strcmp(t->kind, "sql") == 0;
+        double target = sql ? 2.0 : 5.0;
+        static const char *const sql_rows[] = {"cold", "repeated", "sqlite-cold", "sqlite-warm"};
+        for (int row = 0; row < (sql ? 4 : 1); row++) {
+            /* SQL: judged on the cold row, against Python on the same texts */
+            const char *ans = sql ? sql_rows[row] : "repeated";
+            double rate = !sql ? t->rate
+                          : row == 0 ? t->cold
+                          : row == 1 ? t->rate
+                          : row == 2 ? t->bare_cold
+                                     : t->bare_warm;
+            double py = sql && row % 2 == 0 ? t->py_cold : t->py;
+            bool judged = !sql || row == 0;
+            if (rate <= 0)
+                continue;
+            if (py > 0) {
+                double ratio = rate / py;
+                missed += judged && ratio < target;
+                printf("%-24s %-8s %-11s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
+                       t->kind, ans, t->n, rate, 1e6 / rate, py, ratio, target,
+                       !judged ? row >= 2 ? " (reference)" : " (not judged)"
+                       : ratio < target ? " MISSED"
+                                        : "");
+            } else {
+                printf("%-24s %-8s %-11s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
+                       ans, t->n, rate, 1e6 / rate, "-", "-", "-");
+            }
+        }
+    }
+    return missed;
+}
+
 int main(int argc, char **argv)
 {
     const char *root = NULL, *pycheck = NULL, *big = NULL, *pyvat = NULL,
@@ -741,38 +878,7 @@ int main(int argc, char **argv)
            "fixtures as one set and prepares once per check)\n");
     printf("%-24s %-8s %-11s %6s %12s %10s %12s %8s %7s\n", "template", "checker", "answers",
            "tasks", "checks/s", "us/check", "python/s", "ratio", "target");
-    int missed = 0;
-    for (size_t k = 0; k < nt; k++) {
-        const struct tmpl *t = &list[k];
-        bool sql = strcmp(t->kind, "sql") == 0;
-        double target = sql ? 2.0 : 5.0;
-        static const char *const sql_rows[] = {"cold", "repeated", "sqlite-cold", "sqlite-warm"};
-        for (int row = 0; row < (sql ? 4 : 1); row++) {
-            /* SQL: judged on the cold row, against Python on the same texts */
-            const char *ans = sql ? sql_rows[row] : "repeated";
-            double rate = !sql ? t->rate
-                          : row == 0 ? t->cold
-                          : row == 1 ? t->rate
-                          : row == 2 ? t->bare_cold
-                                     : t->bare_warm;
-            double py = sql && row % 2 == 0 ? t->py_cold : t->py;
-            bool judged = !sql || row == 0;
-            if (rate <= 0)
-                continue;
-            if (py > 0) {
-                double ratio = rate / py;
-                missed += judged && ratio < target;
-                printf("%-24s %-8s %-11s %6zu %12.0f %10.1f %12.0f %7.1fx %5.0fx%s\n", t->name,
-                       t->kind, ans, t->n, rate, 1e6 / rate, py, ratio, target,
-                       !judged ? row >= 2 ? " (reference)" : " (not judged)"
-                       : ratio < target ? " MISSED"
-                                        : "");
-            } else {
-                printf("%-24s %-8s %-11s %6zu %12.0f %10.1f %12s %8s %7s\n", t->name, t->kind,
-                       ans, t->n, rate, 1e6 / rate, "-", "-", "-");
-            }
-        }
-    }
+    int missed = print_rates(list, nt);
     if (pycheck)
         printf("targets missed: %d of %zu templates (value and regex on repeated answers; SQL "
                "on cold answers against Python on the same texts; the other SQL rows not "
@@ -781,95 +887,11 @@ int main(int argc, char **argv)
     printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(c),
            vat_corpus_task_count(c));
 
-    if (big) {
-        /* The first task's gold, read through a handle of its own before
-         * the clock starts: the timed handle does only what a user's does
-         * (its first score reads the rollouts for the task's trap). */
-        char *gold = NULL, *id = NULL;
-        vat_corpus *g;
-        if (vat_corpus_open(&g, big, &err) == 0) {
-            const char *gid = vat_corpus_task_id(g, 0);
-            const char *ga = gid ? vat_corpus_rollout_answer(g, gid, "gold") : NULL;
-            id = gid ? vat_xstrdup(gid) : NULL;
-            gold = ga ? vat_xstrdup(ga) : NULL;
-            vat_corpus_close(g);
-        }
-        double t0 = now(), c0 = cpu_now();
-        vat_corpus *b;
-        if (!id || vat_corpus_open(&b, big, &err) != 0) {
-            fprintf(stderr, "vat-bench: %s\n", id ? err.message : "no task in the big corpus");
-        } else {
-            double t1 = now(), c1 = cpu_now();
-            vat_result *r = NULL;
-            double t2 = now(), c2 = cpu_now();
-            if (gold)
-                vat_corpus_score(b, id, gold, strlen(gold), VAT_EXTRACT_RAW, &r, NULL);
-            double t3 = now(), c3 = cpu_now();
-            double wall = t1 - t0 + t3 - t2, cpu = c1 - c0 + c3 - c2;
-            printf("open: %zu tasks in %.1f ms, first score (%s, %s) %.1f ms: open+first score "
-                   "%.1f ms wall, %.1f ms CPU (target 300 ms)%s\n",
-                   vat_corpus_size(b), (t1 - t0) * 1e3, id, r ? vat_result_code(r) : "-",
-                   (t3 - t2) * 1e3, wall * 1e3, cpu * 1e3, wall > 0.3 ? " MISSED" : "");
-            printf("lookup: %.0f ns per task id in the corpus of %zu tasks\n", lookup_ns(b),
-                   vat_corpus_size(b));
-            vat_result_free(r);
-            vat_corpus_close(b);
-        }
-        free(id);
-        free(gold);
-    }
+    if (big)
+        bench_big(big);
 
-    if (pyvat && libvat) {
-        /* The first value task's gold, through Python and through C. */
-        const struct tmpl *v = NULL;
-        for (size_t k = 0; k < nt && !v; k++)
-            if (strcmp(list[k].kind, "value") == 0)
-                v = &list[k];
-        if (v) {
-            /* CPU time on both sides: the figure is what the call costs */
-            long n = 0;
-            double t0 = cpu_now(), t1 = t0;
-            while (t1 - t0 < 0.5) {
-                vat_result *r;
-                vat_corpus_score(c, v->id[0], v->gold[0], strlen(v->gold[0]), VAT_EXTRACT_RAW,
-                                 &r, NULL);
-                vat_result_free(r);
-                n++;
-                t1 = cpu_now();
-            }
-            double c_us = (t1 - t0) * 1e6 / (double)n;
-            /* the id and the answer travel in the environment, unquoted */
-            setenv("VAT_BENCH_ROOT", root, 1);
-            setenv("VAT_BENCH_TASK", v->id[0], 1);
-            setenv("VAT_BENCH_ANSWER", v->gold[0], 1);
-            char *cmd = vat_xasprintf(
-                "PYTHONPATH='%s' VAT_LIBRARY='%s' /usr/bin/python3 -c '"
-                "import os, time, vat\n"
-                "e = os.environ\n"
-                "c = vat.Corpus(e[\"VAT_BENCH_ROOT\"])\n"
-                "t, a = e[\"VAT_BENCH_TASK\"], e[\"VAT_BENCH_ANSWER\"]\n"
-                "c.score(t, a, extract=\"raw\")\n"
-                "n, t0 = 0, time.process_time()\n"
-                "while time.process_time() - t0 < 0.5:\n"
-                "    c.score(t, a, extract=\"raw\"); n += 1\n"
-                "print((time.process_time() - t0) * 1e6 / n)'",
-                pyvat, libvat);
-            FILE *p = popen(cmd, "r");
-            free(cmd);
-            double py_us = -1;
-            if (p) {
-                if (fscanf(p, "%lf", &py_us) != 1)
-                    py_us = -1;
-                pclose(p);
-            }
-            if (py_us > 0)
-                printf("python: Corpus.score %.2f us CPU, the C call %.2f us: %.2f us added "
-                       "(target 20 us)%s\n",
-                       py_us, c_us, py_us - c_us, py_us - c_us > 20 ? " MISSED" : "");
-            else
-                printf("python: the vat package at '%s' did not run\n", pyvat);
-        }
-    }
+    if (pyvat && libvat)
+        bench_python(c, root, list, nt, pyvat, libvat);
     if (memory_root) {
         fflush(stdout);
         measure_memory(memory_root);

@@ -1,5 +1,5 @@
 /* sqlfile.h — pieces shared by vat's two SQLite VFSes that serve database
- * images from memory: the SQL checker's fixture sets (verifiers/sql.c)
+ * images from memory: the SQL checker's fixture sets (verifiers/sql/vfs.c)
  * and the fixture writer's shared connection (generators/sqlio.c).
  * Exports vat_sqlfile_*. */
 #ifndef VAT_SQLFILE_H

@@ -1,7 +1,8 @@
 /* vat.h — the core types every part of vat shares: errors as values,
- * growable buffers, allocation that never returns NULL, the task record
- * and the verdict.  Exports struct vat_err, struct vat_buf, struct
- * vat_task, struct vat_fixture, struct vat_verdict and their helpers. */
+ * growable buffers, allocation that never returns NULL, the verdict,
+ * SHA-256, UTF-8 and paths kept beneath a root.  Nothing here knows of
+ * tasks or templates (the task record is templates/task.h).  Exports
+ * struct vat_err, struct vat_buf, struct vat_verdict and their helpers. */
 #ifndef VAT_H
 #define VAT_H
 
@@ -13,7 +14,6 @@
 
 #include <jansson.h>
 
-#include "rng.h"
 
 /* The vat version ("0.2.0"): CMakeLists.txt's project(VERSION) is its one
  * source, passed to every compilation (and to the Python package's
@@ -137,31 +137,6 @@ struct vat_verdict vat_verdict_make(bool gate_passed, double score, const char *
  * rather than a silent rejection. */
 unsigned long vat_checker_limit_hits(void);
 
-/* ---- tasks -------------------------------------------------------------- */
-
-#define VAT_MAX_FIXTURES 8
-
-struct vat_fixture {
-    char *path;         /* relative to the corpus root: fixtures/<tmpl>/<bucket>/<id>.csv */
-    const char *format; /* "csv" | "sqlite" (static)                           */
-    const char *role;   /* "main" | "variant" (static)                         */
-    long rows;          /* data rows (all tables for sqlite)                   */
-    json_t *columns;    /* array of column names; for sqlite "table.column"   */
-    char sha256[65];    /* filled by the pipeline after generate               */
-};
-
-struct vat_template;
-
-/* Compound templates arm several traps at once; each is one single mistake
- * whose answer admission proves separately (differs from gold, passes the
- * gate, scores below 1) and the tables replay under its own role. */
-#define VAT_MAX_TRAPS 6
-struct vat_trap {
-    const char *name;   /* short, stable: "duplicates" (static)             */
-    const char *text;   /* one sentence: the mistake (static)               */
-    char *answer;       /* what that mistake alone answers                  */
-};
-
 /* The two sides of the split.  A task's side is a function of its id
  * (src/split.h); the pipeline records it on the task before generate. */
 enum { VAT_SPLIT_TRAIN, VAT_SPLIT_TEST, VAT_N_SPLITS };
@@ -178,88 +153,6 @@ bool vat_side_owns(int side, const void *s, size_t n);
  * row whose id is drawn so is never a row of the other side. */
 long vat_side_next_id(int side, const char *prefix, int width, long id);
 
-struct vat_task {
-    const struct vat_template *tmpl;
-    char id[96];            /* "<template>-<index:05>"                           */
-    uint32_t index;
-    int side;               /* VAT_SPLIT_TRAIN or VAT_SPLIT_TEST: set by the
-                               pipeline before generate (train when nothing
-                               sets it), kept across redraws                  */
-    uint32_t attempt;       /* redraw number: 0 for the first draw               */
-    uint64_t master_seed;
-    char stream_hex[33];    /* the derived PCG32 (state, seq) that drew it       */
-    const char *root;       /* corpus root: fixtures live below it               */
-    const json_t *cfg;      /* the template's resolved params from seeds.toml    */
-    size_t inline_max_bytes;/* prompts inline the data up to this size          */
-
-    /* generate() fills these */
-    char *prompt;
-    json_t *params;         /* the question's values, as the prompt states them */
-    int difficulty;         /* 1 (easy) .. 5 (hard)                              */
-    /* True when the prompt alone answers the question without opening a
-     * file: for value answers every fixture row the answer depends on is
-     * shown; for regex and SQL the description of the strings or of the
-     * schema suffices (held-out cases and variants are hidden by design).
-     * generate() sets it (the prompt helpers of generators/ do for the
-     * templates that use them); false until then. */
-    bool self_contained;
-    struct vat_fixture fixture[VAT_MAX_FIXTURES]; /* [0] is the main fixture */
-    int n_fixtures;
-    json_t *spec;           /* checker parameters; reference() completes it      */
-    void *priv;             /* template-private state (planted truth etc.)       */
-    void (*priv_free)(void *);
-
-    /* reference() fills gold; trap_answer() fills trap (and may set
-     * malformed, otherwise the pipeline derives one from the answer kind). */
-    char *gold;             /* the answer exactly as a solver should give it    */
-    char *trap;
-    char *malformed;
-
-    /* Prompt style: set by the pipeline before generate() from
-     * the "prompt" sub-stream, so neither changes a fixture draw. */
-    const char *prompt_style; /* "explicit" | "natural" (static)               */
-    struct vat_rng prompt_rng;/* phrasings are drawn from here only            */
-    char phrasing[128];       /* the phrasings drawn, e.g. "o0d21q3c1a40"       */
-    bool inline_full;         /* seeds.toml inline = "full": size fixtures to
-                                 be shown whole in the prompt                  */
-    /* trap_answer() of a compound template fills these (t->trap is then
-     * the answer of every mistake at once). */
-    struct vat_trap traps[VAT_MAX_TRAPS];
-    int n_traps;
-    /* "sql" when the task is an analytics question in its program form
-     * (templates/progform.h: one SELECT, checked on variant CSVs), else
-     * NULL: the answer is of the template's answer_kind. */
-    const char *answer_form;
-    /* The task as a tool-use environment, filled after admission
-     * (templates/expert.h): the env table's row and the expert's replay. */
-    json_t *env;
-    /* Admission fills it: the worked completion of the sft_reasoning
-     * table (src/reasoning.h), proven to score 1.0 under auto extraction. */
-    char *reasoned;
-};
-
-/* Sets t->id and the identity fields; everything else zeroed. */
-void vat_task_init(struct vat_task *t, const struct vat_template *tmpl, uint32_t index,
-                   const char *root);
-/* Frees everything the task owns (keeps identity fields) so it can be redrawn. */
-void vat_task_clear(struct vat_task *t);
-
-/* Adds a fixture record; path is relative to the root and copied.
- * Returns the fixture (never NULL; aborts past VAT_MAX_FIXTURES). */
-struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath,
-                                         const char *format, const char *role);
-/* Tasks per fixture folder: a task's files go to the folder of its index
- * divided by this, so with at most VAT_MAX_FIXTURES files a task no folder
- * holds more than 8,000 entries (dataset hubs ask for at most 10,000 per
- * folder), and a template's folder holds one subfolder per 1,000 tasks. */
-#define VAT_FIXTURE_BUCKET 1000
-/* The folder of task index's fixtures below fixtures/<template>/: the
- * index divided by VAT_FIXTURE_BUCKET, three digits at least ("000" for
- * tasks 0-999, "012" for 12,000-12,999).  Written into out (16 bytes). */
-void vat_fixture_bucket(uint32_t index, char out[16]);
-/* The relative path "fixtures/<template>/<bucket>/<id><suffix>" in a new
- * string (vat_fixture_bucket). */
-char *vat_task_fixture_relpath(const struct vat_task *t, const char *suffix);
 /* The 2n lowercase hex digits of the n bytes at d, NUL-terminated (out
  * holds 2n + 1 bytes). */
 void vat_hex(const unsigned char *d, size_t n, char *out);
@@ -366,35 +259,48 @@ FILE *vat_fopen_beneath(const char *root, const char *rel, struct vat_err *e);
 int vat_read_file_beneath(const char *root, const char *rel, size_t cap, char **out, size_t *len,
                           struct vat_err *e);
 
-/* Between begin and end, on this thread, the folder each walk beneath a
- * root ends in is kept open (a few, most recent), and vat_open_beneath,
- * vat_read_file_beneath, vat_write_file_atomic and vat_mkdirs_for start
- * from it instead of walking from the root again; end closes them.  The
- * file memo's begin and end call these; a loop over many files of a few
- * folders (the manifest's digests) may too.  Containment is unchanged: a
- * kept folder was reached with no symbolic link followed. */
-void vat_dirs_keep_begin(void);
-void vat_dirs_keep_end(void);
-/* Folders kept beneath root (as spelled) outlive the brackets on this
- * thread until vat_dirs_keep_across(NULL), which closes every kept folder:
- * a build's worker keeps its stage's folders for all its tasks (the stage
- * is the build's own, locked against other builds).  They serve only
- * within a bracket, as before. */
-void vat_dirs_keep_across(const char *root);
+/* ---- what a build hangs under file access -------------------------------- *
+ * A build (src/filememo.h) reads each of a task's files many times, and
+ * writes thousands of files whose digests its manifest needs; it keeps, on
+ * each worker thread, the folders a walk ended in, the bytes of each file
+ * as first read (the file memo: "during a draw"), and the digest of every
+ * file written.  Core knows none of that: it calls these hooks, which the
+ * builder installs once, process-wide, before its first task.  With none
+ * installed (libvat in a user's program, every checker a user calls) the
+ * calls below read and write the disk as it is and the memo is off. */
+struct vat_file_hooks {
+    /* The file memo: on for this thread (a draw), and the calls below. */
+    bool (*memo_on)(void);
+    const char *(*memo_get)(const char *root, const char *rel, const char *tag, size_t *len);
+    void (*memo_put)(const char *root, const char *rel, const char *tag, const char *data,
+                     size_t len);
+    unsigned long (*memo_serial)(const char *root, const char *rel);
+    void (*memo_put_obj)(const char *root, const char *rel, const char *tag,
+                         unsigned long serial, void *obj, void (*obj_free)(void *));
+    void *(*memo_take_obj)(const char *root, const char *rel, const char *tag,
+                           unsigned long *serial);
+    /* rel is about to be written (called only while memo_on). */
+    void (*forget)(const char *rel);
+    /* The kept handle of root's folder dir (its first n bytes: "" for the
+     * root), or -1; dir_keep offers the handle just opened for it and
+     * returns true when it is kept (the caller then must not close it). */
+    int (*dir_find)(const char *root, const char *dir, size_t n);
+    bool (*dir_keep)(const char *root, const char *dir, size_t n, int fd);
+    /* root/rel, named last in the folder dir, now holds the len bytes at
+     * data (vat_write_file_atomic). */
+    void (*wrote)(int dir, const char *last, const char *root, const char *rel,
+                  const char *data, size_t len);
+};
+/* Installs h for every thread (h is kept, never copied); NULL removes. */
+void vat_file_hooks_install(const struct vat_file_hooks *h);
 
-/* ---- a task's file memo --------------------------------------------------- *
- * While a task is drawn its fixtures are read many times (digest,
- * reference, confirmation, prompt, admission), each a walk beneath the
- * root, an open and a read.  Between vat_file_memo_begin and
- * vat_file_memo_end, on one thread, vat_read_file_beneath keeps the bytes
- * of each file as first read from disk and hands later readers of the same
- * root and rel a copy of them; vat_write_file_atomic forgets every entry of
- * the path it writes (so the next read is of the new file, from disk), and
- * end forgets everything.  The build brackets each task attempt with them;
- * nothing else turns the memo on, so the checkers a user calls read the
- * disk as it is.  At most 256 MiB are kept; beyond that reads go to disk. */
-void vat_file_memo_begin(void);
-void vat_file_memo_end(void);
+/* ---- a task's file memo, as the readers see it ----------------------------- *
+ * While a build draws a task (src/filememo.h: vat_file_memo_begin and
+ * _end), vat_read_file_beneath keeps the bytes of each file as first read
+ * from disk and hands later readers of the same root and rel a copy of
+ * them; vat_write_file_atomic forgets every entry of the path it writes.
+ * Nothing but the build turns the memo on, so the checkers a user calls
+ * read the disk as it is. */
 bool vat_file_memo_on(void);
 /* The bytes memoised for root/rel under tag (NULL: the file itself;
  * otherwise something derived from it, e.g. "csv-image <load spec>"),
@@ -424,56 +330,5 @@ void *vat_file_memo_take_obj(const char *root, const char *rel, const char *tag,
 int vat_file_sha256(const char *root, const char *rel, const void *data, size_t n, char out[65],
                     struct vat_err *e);
 
-/* ---- the digests of the files a build wrote ---------------------------- *
- * Between vat_written_begin(root) and vat_written_end (the build, from its
- * stage's making to its manifest), every file vat writes beneath that root
- * (vat_write_file_atomic, the streamed tables) is noted with the SHA-256
- * of the bytes written and the identity the file has once written (its
- * path beneath root, device, inode, size, modification and change times).
- * The manifest takes a file's digest from the note when the file it lists
- * has that identity, field for field, instead of reading the file back; a
- * file rewritten since, by vat or not (a new inode, size or time), or
- * never noted, is read and hashed as before.  The path is part of the
- * identity, so an inode number freed and reused by another file never
- * serves.  Not seen: a file changed in place, keeping its size, within
- * the clock tick of vat's write; nothing in a build does that (every
- * writer makes a new file), and vat verify reads every file.  Any thread. */
-struct stat;
-/* What the notes tell a file by, taken from its stat (48 bytes, not the
- * 144 of a struct stat: the manifest's walk keeps one per file). */
-struct vat_file_id {
-    uint64_t dev, ino;
-    int64_t size;
-    int64_t mtim_s, mtim_ns, ctim_s, ctim_ns;
-};
-void vat_file_id_of(const struct stat *st, struct vat_file_id *id);
-void vat_written_begin(const char *root);
-void vat_written_end(void);
-/* Whether writes beneath root (spelled as given to begin) are noted. */
-bool vat_written_on(const char *root);
-/* Notes the digest of the bytes just written to root/rel, whose identity
- * is now *id (ignored when not on for root). */
-void vat_written_note(const char *root, const char *rel, const struct vat_file_id *id,
-                      const unsigned char sha[32]);
-/* The noted digest of root/rel when the file still has identity *id:
- * true with out (64 hex digits and a NUL) filled; false otherwise. */
-bool vat_written_find(const char *root, const char *rel, const struct vat_file_id *id,
-                      char out[65]);
-/* How many lookups found a note since the process started (for tests). */
-unsigned long vat_written_hits(void);
-
-/* Resolved template params from seeds.toml (aborts on a missing name: the
- * template declared it, so config.c always provides it). */
-long vat_task_int(const struct vat_task *t, const char *name);
-/* How many bytes of data a prompt may inline: t->inline_max_bytes, or no
- * limit under inline = "full" (then config.c has capped the params
- * rows_min and rows_max of analytics, SQL and probe templates at about
- * inline_max_bytes / VAT_INLINE_ROW_BYTES rows, never below the param's
- * declared minimum, so every fixture is drawn small enough to show whole). */
-size_t vat_task_inline_cap(const struct vat_task *t);
-#define VAT_INLINE_ROW_BYTES 70
-double vat_task_real(const struct vat_task *t, const char *name);
-bool vat_task_bool(const struct vat_task *t, const char *name);
-const char *vat_task_str(const struct vat_task *t, const char *name);
 
 #endif

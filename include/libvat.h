@@ -43,10 +43,44 @@ extern "C" {
 #endif
 
 /* The API version of this header; bumped when a call is added. */
-#define VAT_API_VERSION 2
+#define VAT_API_VERSION 3
 
 /* The vat version the library was built as ("0.2.0"). */
 const char *vat_version(void);
+
+/* ---- SQLite's allocator: what loading libvat changes in a host (API 3) ---
+ * An SQL check is bounded in memory by an allocator libvat gives SQLite
+ * (SQLITE_CONFIG_MALLOC), which counts, per thread, the bytes a sandboxed
+ * query holds and the bytes preparing requests.  SQLite takes an allocator
+ * only before it starts, and for the whole process, so libvat installs it
+ * as it is loaded (a constructor: before main when linked, at dlopen when
+ * loaded later), and vat_init() installs it explicitly.  For the host's
+ * own SQLite connections, in the same process, this means:
+ *  - every allocation of every connection goes through libvat's
+ *    allocator; it counts only on a thread while a vat check runs, so a
+ *    host's own queries are never capped, but each block carries a
+ *    16-byte prefix, and up to 1 MiB of freed blocks per thread is kept
+ *    for reuse (returned when the thread ends);
+ *  - SQLite's memory statistics are off (SQLITE_CONFIG_MEMSTATUS 0):
+ *    sqlite3_memory_used() and sqlite3_status(SQLITE_STATUS_MEMORY_USED)
+ *    read 0, and a host's sqlite3_soft_heap_limit64() or
+ *    sqlite3_hard_heap_limit64() has nothing to measure.
+ * When the host started SQLite first (opened a connection or called
+ * sqlite3_initialize before loading libvat, as Python's sqlite3 module
+ * does once used), SQLite refuses the allocator: nothing of the above
+ * applies, and libvat bounds its checks instead with a process-wide
+ * sqlite3_hard_heap_limit64 of 2 GiB, set at the first SQL check, which
+ * the host's connections then share; a check stopped by it scores 0 with
+ * code "checker_limit" (docs/limits.md, "Process-wide nets"). */
+
+/* Installs the counting allocator if SQLite has not started (the load
+ * already did, unless the host started SQLite first): 1 when it is
+ * SQLite's allocator, 0 when SQLite refused it.  Safe to call any number
+ * of times, from any thread, before or after vat_corpus_open. */
+int vat_init(void);
+/* 1 when SQL checks are counted by libvat's allocator, 0 when SQLite
+ * refused it and the process-wide heap limit bounds them instead. */
+int vat_sqlite_counting(void);
 
 typedef struct vat_error {
     char message[512];

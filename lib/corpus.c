@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "extract.h"
-#include "tables.h"
+#include "verifier_row.h"
 #include "verifiers.h"
 
 /* ---- one table file read whole ------------------------------------------- */

@@ -24,7 +24,7 @@
 
 #include "corpus.h"
 #include "episode.h"
-#include "tables.h"
+#include "verifier_row.h"
 
 static const char *const env_rel[2] = {"out/env/train.jsonl", "out/env/test.jsonl"};
 

@@ -16,7 +16,7 @@
 
 #include "jsonout.h"
 #include "verifiers.h"
-#include "xlsxio.h"
+#include "xlsx.h"
 
 /* ---- the tool schemas ------------------------------------------------------ */
 

@@ -7,6 +7,7 @@
 
 #include "expert.h"
 #include "extract.h"
+#include "filememo.h"
 #include "progform.h"
 #include "reasoning.h"
 #include "rng.h"

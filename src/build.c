@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 #include "admit.h"
-#include "cli.h"
 #include "card.h"
+#include "filememo.h"
+#include "lines.h"
 #include "prints.h"
 #include "shard.h"
 #include "split.h"
@@ -544,93 +545,66 @@ static int cmp_work_id(const void *a, const void *b)
     return strcmp(ix, iy);
 }
 
-int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
-              struct vat_build_stats *stats, struct vat_err *e)
+/* Every name of --only (comma-separated) is a template; 0, or -1 with e. */
+static int only_names_known(const char *only, struct vat_err *e)
 {
-    if (stats)
-        memset(stats, 0, sizeof *stats);
-    if (o->only) {
-        /* every name, an empty one too ('', 'a,' or ','): none is a
-         * template, so none builds an empty corpus */
-        for (const char *p = o->only;;) {
-            const char *comma = strchr(p, ',');
-            size_t len = comma ? (size_t)(comma - p) : strlen(p);
-            char *name = vat_xstrndup(p, len);
-            const struct vat_template *t = vat_template_find(name);
-            if (!t) {
-                vat_err_set(e, "vat: unknown template '%s' in --only", name);
-                free(name);
-                return -1;
-            }
+    /* every name, an empty one too ('', 'a,' or ','): none is a
+     * template, so none builds an empty corpus */
+    for (const char *p = only;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char *name = vat_xstrndup(p, len);
+        const struct vat_template *t = vat_template_find(name);
+        if (!t) {
+            vat_err_set(e, "vat: unknown template '%s' in --only", name);
             free(name);
-            if (!comma)
-                break;
-            p = comma + 1;
+            return -1;
         }
+        free(name);
+        if (!comma)
+            break;
+        p = comma + 1;
     }
+    return 0;
+}
 
-    long want = 0;
-    double need = vat_build_memory_estimate(c, o->only, o->jobs, &want);
-    if (o->shards > 1) { /* a shard holds about 1/N of the tasks */
-        need /= o->shards;
-        want = (want + o->shards - 1) / o->shards;
+/* Draws the n tasks of list on o->jobs threads and writes the admitted
+ * ones' rows in list order (per and seen counted per template), stopping
+ * at the first fatal task.  0, -2 for a fatal task, or -1 (e set). */
+/* Waits until slot s, of list position w (of n), is drawn, showing the
+ * progress meanwhile. */
+static void wait_for_slot(struct pool *p, struct slot *s, size_t w, size_t n,
+                          struct progress *pr)
+{
+    pthread_mutex_lock(&p->mu);
+    /* Woken once a batch of draws is done, not after each: a wake-up
+     * per task cost more than writing it.  The window holds a batch
+     * many times over, so the draws can always reach it. */
+    p->wake_at = w + VAT_BUILD_WAKE_BATCH < n ? w + VAT_BUILD_WAKE_BATCH : n;
+    while (s->state != SLOT_DONE || w >= p->next) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += 200 * 1000 * 1000;
+        if (dl.tv_nsec >= 1000000000) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&p->slot_done, &p->mu, &dl);
+        size_t done = p->done;
+        pthread_mutex_unlock(&p->mu);
+        progress_line(pr, done, n, 0);
+        pthread_mutex_lock(&p->mu);
     }
-    if (need > (double)VAT_BUILD_MEMORY_BOUND)
-        return vat_err_set(e, "vat: this config would hold about %.1f GiB in memory while "
-                              "building %ld tasks, over vat's bound of %.0f GiB; lower the "
-                              "counts or build in parts",
-                           need / (1 << 30), want, (double)VAT_BUILD_MEMORY_BOUND / (1 << 30));
+    pthread_mutex_unlock(&p->mu);
+}
 
-    /* Everything is written into a stage beside the live trees and made
-     * current at the end (store.h); a root that cannot be written, or is
-     * being built by another vat, fails now, not after every draw. */
-    struct vat_store store;
-    if (vat_store_begin_build(&store, o->root, e) != 0)
-        return -1;
-    if (o->only && only_refuses_root(o->root, o->only, e) != 0) {
-        vat_store_abort(&store);
-        return -1;
-    }
-    const char *root = store.stage;
-    vat_written_begin(root);
-
-    /* The templates in registry order, and the list of every task sorted
-     * by task id: the order the rows are written in. */
-    size_t n = 0, ntmpl = 0;
-    for (size_t i = 0; vat_registry[i]; i++) {
-        if (!only_has(o->only, vat_registry[i]->name))
-            continue;
-        const json_t *cfg = json_object_get(c->templates, vat_registry[i]->name);
-        long count = (long)json_integer_value(json_object_get(cfg, "count"));
-        for (long j = 0; j < count; j++)
-            n += vat_shard_has(o, (uint32_t)j);
-        ntmpl++;
-    }
-    struct vat_template_stats *per = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *per);
-    const struct vat_template **tmpls = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *tmpls);
-    const json_t **cfgs = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *cfgs);
-    struct work *list = vat_xcalloc(n ? n : 1, sizeof *list);
-    struct seen_set *seen = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *seen);
-    size_t k = 0, ti = 0;
+static int draw_and_write(const struct vat_config *c, const struct vat_build_opts *o,
+                          const char *root, const struct vat_template **tmpls,
+                          const json_t **cfgs, struct work *list, size_t n,
+                          struct vat_template_stats *per, struct seen_set *seen, size_t ntmpl,
+                          struct vat_err *e)
+{
     int rc = 0;
-    for (size_t i = 0; vat_registry[i]; i++) {
-        const struct vat_template *tm = vat_registry[i];
-        if (!only_has(o->only, tm->name))
-            continue;
-        const json_t *cfg = json_object_get(c->templates, tm->name);
-        long count = (long)json_integer_value(json_object_get(cfg, "count"));
-        per[ti].name = tm->name;
-        per[ti].requested = 0;
-        tmpls[ti] = tm;
-        cfgs[ti] = cfg;
-        for (long j = 0; j < count; j++) {
-            if (!vat_shard_has(o, (uint32_t)j))
-                continue;
-            list[k++] = (struct work){(uint32_t)ti, (uint32_t)j};
-            per[ti].requested++;
-        }
-        ti++;
-    }
     sort_tmpl = tmpls;
     qsort(list, n, sizeof *list, cmp_work_id);
     (void)vat_checker_version("regex"); /* fill its static before threads */
@@ -671,26 +645,7 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
     /* The writer: slots in list order, as each completes. */
     for (size_t w = 0; w < n; w++) {
         struct slot *s = &p.ring[w % p.window];
-        pthread_mutex_lock(&p.mu);
-        /* Woken once a batch of draws is done, not after each: a wake-up
-         * per task cost more than writing it.  The window holds a batch
-         * many times over, so the draws can always reach it. */
-        p.wake_at = w + VAT_BUILD_WAKE_BATCH < n ? w + VAT_BUILD_WAKE_BATCH : n;
-        while (s->state != SLOT_DONE || w >= p.next) {
-            struct timespec dl;
-            clock_gettime(CLOCK_REALTIME, &dl);
-            dl.tv_nsec += 200 * 1000 * 1000;
-            if (dl.tv_nsec >= 1000000000) {
-                dl.tv_sec++;
-                dl.tv_nsec -= 1000000000;
-            }
-            pthread_cond_timedwait(&p.slot_done, &p.mu, &dl);
-            size_t done = p.done;
-            pthread_mutex_unlock(&p.mu);
-            progress_line(&pr, done, n, 0);
-            pthread_mutex_lock(&p.mu);
-        }
-        pthread_mutex_unlock(&p.mu);
+        wait_for_slot(&p, s, w, n, &pr);
 
         struct vat_template_stats *pt = &per[s->tix];
         if (!s->fatal)
@@ -774,42 +729,125 @@ int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
         vat_err_set(e, "vat: build failed at task %zu of %zu (stopped there): %s", fatal_at + 1,
                     n, fatal_msg);
         rc = -2; /* a corpus problem, not an input error: exit 1 */
-        goto done;
+        goto out;
     }
     if (io_failed) {
         table_files_close(&tf, 0, e);
         rc = -1;
-        goto done;
-    }
-    if (table_files_close(&tf, 1, e) != 0) {
+    } else if (table_files_close(&tf, 1, e) != 0) {
         rc = -1;
-        goto done;
     }
+out:
+    free(p.ring);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.slot_done);
+    pthread_cond_destroy(&p.slot_free);
+    return rc;
+}
+
+/* The per-template summary table, and each template's last rejection. */
+static void print_summary(FILE *out, const struct vat_template_stats *per, size_t ntmpl)
+{
+    fprintf(out, "%-22s %9s %9s %8s %8s\n", "template", "requested", "admitted",
+            "redrawn", "rejected");
+    long tot[4] = {0};
+    for (size_t t = 0; t < ntmpl; t++) {
+        fprintf(out, "%-22s %9ld %9ld %8ld %8ld\n", per[t].name, per[t].requested,
+                per[t].admitted, per[t].redrawn, per[t].rejected);
+        tot[0] += per[t].requested;
+        tot[1] += per[t].admitted;
+        tot[2] += per[t].redrawn;
+        tot[3] += per[t].rejected;
+    }
+    fprintf(out, "%-22s %9ld %9ld %8ld %8ld\n", "total", tot[0], tot[1], tot[2],
+            tot[3]);
+    for (size_t t = 0; t < ntmpl; t++)
+        if (per[t].rejected)
+            vat_cli_linef(out, "vat: '%s' admitted %ld of %ld; last rejection: %s",
+                          per[t].name, per[t].admitted, per[t].requested,
+                          per[t].last_rejection);
+}
+
+int vat_build(const struct vat_config *c, const struct vat_build_opts *o,
+              struct vat_build_stats *stats, struct vat_err *e)
+{
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    if (o->only && only_names_known(o->only, e) != 0)
+        return -1;
+
+    long want = 0;
+    double need = vat_build_memory_estimate(c, o->only, o->jobs, &want);
+    if (o->shards > 1) { /* a shard holds about 1/N of the tasks */
+        need /= o->shards;
+        want = (want + o->shards - 1) / o->shards;
+    }
+    if (need > (double)VAT_BUILD_MEMORY_BOUND)
+        return vat_err_set(e, "vat: this config would hold about %.1f GiB in memory while "
+                              "building %ld tasks, over vat's bound of %.0f GiB; lower the "
+                              "counts or build in parts",
+                           need / (1 << 30), want, (double)VAT_BUILD_MEMORY_BOUND / (1 << 30));
+
+    /* Everything is written into a stage beside the live trees and made
+     * current at the end (store.h); a root that cannot be written, or is
+     * being built by another vat, fails now, not after every draw. */
+    struct vat_store store;
+    if (vat_store_begin_build(&store, o->root, e) != 0)
+        return -1;
+    if (o->only && only_refuses_root(o->root, o->only, e) != 0) {
+        vat_store_abort(&store);
+        return -1;
+    }
+    const char *root = store.stage;
+    vat_written_begin(root);
+
+    /* The templates in registry order, and the list of every task sorted
+     * by task id: the order the rows are written in. */
+    size_t n = 0, ntmpl = 0;
+    for (size_t i = 0; vat_registry[i]; i++) {
+        if (!only_has(o->only, vat_registry[i]->name))
+            continue;
+        const json_t *cfg = json_object_get(c->templates, vat_registry[i]->name);
+        long count = (long)json_integer_value(json_object_get(cfg, "count"));
+        for (long j = 0; j < count; j++)
+            n += vat_shard_has(o, (uint32_t)j);
+        ntmpl++;
+    }
+    struct vat_template_stats *per = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *per);
+    const struct vat_template **tmpls = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *tmpls);
+    const json_t **cfgs = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *cfgs);
+    struct work *list = vat_xcalloc(n ? n : 1, sizeof *list);
+    struct seen_set *seen = vat_xcalloc(ntmpl ? ntmpl : 1, sizeof *seen);
+    size_t k = 0, ti = 0;
+    int rc = 0;
+    for (size_t i = 0; vat_registry[i]; i++) {
+        const struct vat_template *tm = vat_registry[i];
+        if (!only_has(o->only, tm->name))
+            continue;
+        const json_t *cfg = json_object_get(c->templates, tm->name);
+        long count = (long)json_integer_value(json_object_get(cfg, "count"));
+        per[ti].name = tm->name;
+        per[ti].requested = 0;
+        tmpls[ti] = tm;
+        cfgs[ti] = cfg;
+        for (long j = 0; j < count; j++) {
+            if (!vat_shard_has(o, (uint32_t)j))
+                continue;
+            list[k++] = (struct work){(uint32_t)ti, (uint32_t)j};
+            per[ti].requested++;
+        }
+        ti++;
+    }
+    rc = draw_and_write(c, o, root, tmpls, cfgs, list, n, per, seen, ntmpl, e);
+    if (rc < 0)
+        goto done;
 
     /* Per-template summary. */
     for (size_t t = 0; t < ntmpl; t++)
         if (per[t].rejected && rc == 0)
             rc = 1;
-    if (o->summary) {
-        fprintf(o->summary, "%-22s %9s %9s %8s %8s\n", "template", "requested", "admitted",
-                "redrawn", "rejected");
-        long tot[4] = {0};
-        for (size_t t = 0; t < ntmpl; t++) {
-            fprintf(o->summary, "%-22s %9ld %9ld %8ld %8ld\n", per[t].name, per[t].requested,
-                    per[t].admitted, per[t].redrawn, per[t].rejected);
-            tot[0] += per[t].requested;
-            tot[1] += per[t].admitted;
-            tot[2] += per[t].redrawn;
-            tot[3] += per[t].rejected;
-        }
-        fprintf(o->summary, "%-22s %9ld %9ld %8ld %8ld\n", "total", tot[0], tot[1], tot[2],
-                tot[3]);
-        for (size_t t = 0; t < ntmpl; t++)
-            if (per[t].rejected)
-                vat_cli_linef(o->summary, "vat: '%s' admitted %ld of %ld; last rejection: %s",
-                              per[t].name, per[t].admitted, per[t].requested,
-                              per[t].last_rejection);
-    }
+    if (o->summary)
+        print_summary(o->summary, per, ntmpl);
 
 done:;
     struct vat_build_stats st = {.per = per, .n = ntmpl, .tasks = (long)n};
@@ -835,12 +873,8 @@ done:;
         *stats = st;
     else
         free(per);
-    free(p.ring);
     free(list);
     free(tmpls);
     free(cfgs);
-    pthread_mutex_destroy(&p.mu);
-    pthread_cond_destroy(&p.slot_done);
-    pthread_cond_destroy(&p.slot_free);
     return rc;
 }

@@ -434,6 +434,95 @@ static void put_checkers(struct vat_buf *b, const struct facts *f)
     vat_buf_puts(b, "\n");
 }
 
+/* The templates: a table of counts, then each one's question, trap,
+ * counts, prompt styles and difficulties. */
+static void put_templates(struct vat_buf *b, const struct facts *f)
+{
+    vat_buf_puts(b, "\n## Templates\n\n"
+                    "Each template is one mechanism with one deliberate trap; every admitted "
+                    "fixture arms the trap (the trap answer differs from gold), and gold is "
+                    "confirmed by a second, independent derivation.\n\n"
+                    "| template | family | answer | train | test | self-contained |\n"
+                    "|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < f->ntc; i++) {
+        const struct tmpl_count *tc = &f->tc[i];
+        vat_buf_printf(b, "| `%s` | %s | %s | %ld | %ld | %ld |\n", tc->t->name, tc->t->family,
+                       tc->t->answer_kind, tc->split[VAT_SPLIT_TRAIN], tc->split[VAT_SPLIT_TEST],
+                       tc->self_contained);
+    }
+    vat_buf_puts(b, "\n");
+    for (size_t i = 0; i < f->ntc; i++) {
+        const struct tmpl_count *tc = &f->tc[i];
+        vat_buf_printf(b, "### `%s`\n\n- family: %s; answer kind: %s\n- question: ", tc->t->name,
+                       tc->t->family, tc->t->answer_kind);
+        put_oneline(b, tc->t->summary);
+        vat_buf_puts(b, "\n- trap: ");
+        put_oneline(b, tc->t->trap);
+        vat_buf_printf(b, "\n- tasks: train %ld, test %ld", tc->split[VAT_SPLIT_TRAIN],
+                       tc->split[VAT_SPLIT_TEST]);
+        if (tc->requested >= 0)
+            vat_buf_printf(b, " (requested %ld, admitted %ld)", tc->requested, tc->admitted);
+        /* the prompt styles and how hard the tasks are: what a trainer filters on */
+        vat_buf_printf(b, "\n- prompt styles: explicit %ld, natural %ld", tc->style[0],
+                       tc->style[1]);
+        vat_buf_puts(b, "\n- difficulty:");
+        for (int d = 1; d <= 5; d++)
+            vat_buf_printf(b, "%s %d: %ld", d > 1 ? "," : "", d, tc->difficulty[d]);
+        if (tc->t->difficulty_doc) {
+            vat_buf_puts(b, " (");
+            put_oneline(b, tc->t->difficulty_doc);
+            vat_buf_puts(b, ")");
+        }
+        vat_buf_puts(b, "\n\n");
+    }
+}
+
+/* Where the corpus came from and how to make it again, byte for byte. */
+static void put_provenance(struct vat_buf *b, const struct vat_config *c,
+                           const struct vat_build_opts *o, const struct facts *f, bool held_out)
+{
+    char frac[32];
+    vat_buf_printf(b,
+                   "## Provenance\n\n"
+                   "- vat version: %s\n"
+                   "- tables format: %d\n"
+                   "- seeds file SHA-256: `%s`\n"
+                   "- master seed: %llu\n",
+                   VAT_VERSION, VAT_TABLES_FORMAT, f->seeds_sha,
+                   (unsigned long long)c->master_seed);
+    if (held_out) {
+        vat_buf_puts(b, "- split: `held_out_templates` (");
+        size_t i;
+        json_t *v;
+        json_array_foreach(c->held_out, i, v)
+            vat_buf_printf(b, "%s`%s`", i ? ", " : "",
+                           json_string_value(v) ? json_string_value(v) : "");
+        vat_buf_puts(b, ")\n");
+    } else {
+        vat_buf_printf(b, "- split: `random`, test fraction %s, salt `%s`\n",
+                       vat_fmt_real(c->test_fraction, frac), c->split_salt ? c->split_salt : "");
+    }
+    vat_buf_printf(b, "- templates built: %s\n", o->only ? o->only : "all registered templates");
+    /* The libraries whose behaviour can shape the bytes. */
+    struct vat_library libs[VAT_N_LIBRARIES];
+    vat_library_list(libs);
+    vat_buf_puts(b, "- built with the libraries:");
+    for (int i = 0; i < VAT_N_LIBRARIES; i++)
+        vat_buf_printf(b, "%s %s %s", i ? "," : "", libs[i].name, libs[i].version);
+    vat_buf_puts(b, "\n");
+    vat_buf_printf(b,
+                   "\nTo regenerate, take vat %s, save the seeds file whose SHA-256 is given "
+                   "above as `seeds.toml`, and run:\n\n"
+                   "```\nvat build --config seeds.toml --root DIR%s%s\n"
+                   "vat audit --root DIR\n```\n\n"
+                   "The tables, the fixtures and this card come out byte-identical whatever "
+                   "`--jobs` is and whichever compiler and optimisation level built vat; "
+                   "other versions of the libraries listed above may change them. In a vat "
+                   "checkout, `make corpus` does the same for the repository's "
+                   "`seeds.toml`.\n",
+                   VAT_VERSION, o->only ? " --only " : "", o->only ? o->only : "");
+}
+
 static int cmp_long(const void *a, const void *b)
 {
     long x = *(const long *)a, y = *(const long *)b;
@@ -607,44 +696,7 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                     "reward function reads its checkers and fixtures.\n\n");
     put_lengths(b, f);
 
-    vat_buf_puts(b, "\n## Templates\n\n"
-                    "Each template is one mechanism with one deliberate trap; every admitted "
-                    "fixture arms the trap (the trap answer differs from gold), and gold is "
-                    "confirmed by a second, independent derivation.\n\n"
-                    "| template | family | answer | train | test | self-contained |\n"
-                    "|---|---|---|---|---|---|\n");
-    for (size_t i = 0; i < f->ntc; i++) {
-        const struct tmpl_count *tc = &f->tc[i];
-        vat_buf_printf(b, "| `%s` | %s | %s | %ld | %ld | %ld |\n", tc->t->name, tc->t->family,
-                       tc->t->answer_kind, tc->split[VAT_SPLIT_TRAIN], tc->split[VAT_SPLIT_TEST],
-                       tc->self_contained);
-    }
-    vat_buf_puts(b, "\n");
-    for (size_t i = 0; i < f->ntc; i++) {
-        const struct tmpl_count *tc = &f->tc[i];
-        vat_buf_printf(b, "### `%s`\n\n- family: %s; answer kind: %s\n- question: ", tc->t->name,
-                       tc->t->family, tc->t->answer_kind);
-        put_oneline(b, tc->t->summary);
-        vat_buf_puts(b, "\n- trap: ");
-        put_oneline(b, tc->t->trap);
-        vat_buf_printf(b, "\n- tasks: train %ld, test %ld", tc->split[VAT_SPLIT_TRAIN],
-                       tc->split[VAT_SPLIT_TEST]);
-        if (tc->requested >= 0)
-            vat_buf_printf(b, " (requested %ld, admitted %ld)", tc->requested, tc->admitted);
-        /* the prompt styles and how hard the tasks are: what a trainer filters on */
-        vat_buf_printf(b, "\n- prompt styles: explicit %ld, natural %ld", tc->style[0],
-                       tc->style[1]);
-        vat_buf_puts(b, "\n- difficulty:");
-        for (int d = 1; d <= 5; d++)
-            vat_buf_printf(b, "%s %d: %ld", d > 1 ? "," : "", d, tc->difficulty[d]);
-        if (tc->t->difficulty_doc) {
-            vat_buf_puts(b, " (");
-            put_oneline(b, tc->t->difficulty_doc);
-            vat_buf_puts(b, ")");
-        }
-        vat_buf_puts(b, "\n\n");
-    }
-
+    put_templates(b, f);
     long sc = f->self_contained[VAT_SPLIT_TRAIN] + f->self_contained[VAT_SPLIT_TEST];
     vat_buf_printf(b,
                    "## Self-contained prompts\n\n"
@@ -711,45 +763,7 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                     "log line was drawn by the generators from the seeds below; nothing "
                     "comes from real people or systems.\n\n");
 
-    vat_buf_printf(b,
-                   "## Provenance\n\n"
-                   "- vat version: %s\n"
-                   "- tables format: %d\n"
-                   "- seeds file SHA-256: `%s`\n"
-                   "- master seed: %llu\n",
-                   VAT_VERSION, VAT_TABLES_FORMAT, f->seeds_sha,
-                   (unsigned long long)c->master_seed);
-    if (held_out) {
-        vat_buf_puts(b, "- split: `held_out_templates` (");
-        size_t i;
-        json_t *v;
-        json_array_foreach(c->held_out, i, v)
-            vat_buf_printf(b, "%s`%s`", i ? ", " : "",
-                           json_string_value(v) ? json_string_value(v) : "");
-        vat_buf_puts(b, ")\n");
-    } else {
-        vat_buf_printf(b, "- split: `random`, test fraction %s, salt `%s`\n",
-                       vat_fmt_real(c->test_fraction, frac), c->split_salt ? c->split_salt : "");
-    }
-    vat_buf_printf(b, "- templates built: %s\n", o->only ? o->only : "all registered templates");
-    /* The libraries whose behaviour can shape the bytes. */
-    struct vat_library libs[VAT_N_LIBRARIES];
-    vat_library_list(libs);
-    vat_buf_puts(b, "- built with the libraries:");
-    for (int i = 0; i < VAT_N_LIBRARIES; i++)
-        vat_buf_printf(b, "%s %s %s", i ? "," : "", libs[i].name, libs[i].version);
-    vat_buf_puts(b, "\n");
-    vat_buf_printf(b,
-                   "\nTo regenerate, take vat %s, save the seeds file whose SHA-256 is given "
-                   "above as `seeds.toml`, and run:\n\n"
-                   "```\nvat build --config seeds.toml --root DIR%s%s\n"
-                   "vat audit --root DIR\n```\n\n"
-                   "The tables, the fixtures and this card come out byte-identical whatever "
-                   "`--jobs` is and whichever compiler and optimisation level built vat; "
-                   "other versions of the libraries listed above may change them. In a vat "
-                   "checkout, `make corpus` does the same for the repository's "
-                   "`seeds.toml`.\n",
-                   VAT_VERSION, o->only ? " --only " : "", o->only ? o->only : "");
+    put_provenance(b, c, o, f, held_out);
 }
 
 char *vat_card_render(const struct vat_config *c, const struct vat_build_opts *o,

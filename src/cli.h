@@ -5,6 +5,9 @@
  * vat_cli_* and vat_cmd_*. */
 #ifndef VAT_CLI_H
 #define VAT_CLI_H
+#ifdef VAT_LAYER_BUILDER
+#error "cli.h is the command's (src/main.c, src/cmd_*.c): the builder must not include it"
+#endif
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,6 +16,7 @@
 #include <jansson.h>
 
 #include "../include/libvat.h"
+#include "lines.h"
 
 enum vat_exit { VAT_EXIT_OK = 0, VAT_EXIT_CORPUS = 1, VAT_EXIT_USAGE = 2 };
 
@@ -63,11 +67,7 @@ const char *vat_cli_nearest(const char *word, const char *const *names, size_t n
 
 /* Parses a whole decimal number in [lo, hi]; 0 or -1. */
 int vat_cli_parse_long(const char *s, long lo, long hi, long *out);
-/* Prints one line of text (a message naming files, task ids, roots) with
- * its control bytes written as \xNN, so no name can break the line or
- * forge another.  vat_cli_linef formats it first. */
-void vat_cli_line(FILE *f, const char *text);
-void vat_cli_linef(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* vat_cli_line and vat_cli_linef: lines.h. */
 /* Prints "vat: <msg>" and returns VAT_EXIT_USAGE. */
 int vat_cli_usage_error(const char *msg);
 /* Reads at most cap bytes of a file into a new buffer (NUL-terminated);
@@ -90,13 +90,6 @@ void vat_check_explain(FILE *out, const json_t *spec, const char *root, const ch
 /* Parses "raw" / "auto" into *mode; 0 or -1. */
 int vat_cli_extract_mode(const char *s, vat_extract_mode *mode);
 int vat_cmd_verify(int argc, char **argv);
-/* What `vat verify` checks of the corpus at root (every file against
- * out/manifest.json, every verifiers row against its rollouts with the
- * task's own checker), each mismatch handed to report as one line (not
- * escaped: the printer escapes).  The number of mismatches; *files and
- * *tasks (may be NULL) get the counts checked. */
-long vat_verify_corpus(const char *root, void (*report)(void *arg, const char *line), void *arg,
-                       long *files, long *tasks);
 /* Scores every prediction line of in against the corpus at root (split
  * "all", "train" or "test"), writing verdict and summary lines to out.
  * Returns an exit code; msg holds the one-line error for exit 2, and for

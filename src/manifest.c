@@ -156,7 +156,7 @@ int vat_manifest_write(const char *root, struct vat_err *e)
                              v[i].kind == VAT_TREE_SYMLINK ? "a symbolic link"
                                                            : "not a regular file");
         /* A file this build wrote and nothing has changed since: the
-         * digest of the bytes it wrote (core/vat.h, vat_written_*). */
+         * digest of the bytes it wrote (src/filememo.h, vat_written_*). */
         else if (!vat_written_find(root, v[i].rel, &v[i].id, sha) &&
                  vat_sha256_beneath(root, v[i].rel, sha, e) != 0)
             rc = -1;

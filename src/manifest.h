@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "filememo.h"
 #include "vat.h"
 
 #define VAT_MANIFEST_REL "out/manifest.json"

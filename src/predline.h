@@ -7,6 +7,9 @@
  * vat_pred_release. */
 #ifndef VAT_PREDLINE_H
 #define VAT_PREDLINE_H
+#ifdef VAT_LAYER_BUILDER
+#error "predline.h is the command's (src/main.c, src/cmd_*.c): the builder must not include it"
+#endif
 
 #include <stdbool.h>
 #include <stddef.h>

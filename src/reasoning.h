@@ -7,6 +7,7 @@
 #ifndef VAT_REASONING_H
 #define VAT_REASONING_H
 
+#include "task.h"
 #include "vat.h"
 
 /* The worked completion of an admitted task t (gold, trap, spec, params

@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 
 #include "card.h"
-#include "cli.h"
 #include "manifest.h"
 #include "prints.h"
 #include "store.h"
 #include "tables.h"
 #include "template.h"
+#include "verify.h"
 
 int vat_shard_write(const struct vat_config *c, const struct vat_build_opts *o,
                     const struct vat_build_stats *st, struct vat_err *e)

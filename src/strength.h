@@ -1,5 +1,5 @@
 /* strength.h — how strong a task's checker is: the mutants of its gold
- * answer (verifiers/mutate.h) scored through the task's own check.  A
+ * answer (src/mutate.h) scored through the task's own check.  A
  * mutant that fails the gate is invalid (it says nothing about the
  * cases); one that scores below 1 is killed; one that scores 1 survives:
  * the cases cannot tell it from gold.  Mutants equivalent to gold by

@@ -22,8 +22,7 @@ void vat_table_rel(char rel[VAT_TABLE_REL_MAX], int table, int split)
     snprintf(rel, VAT_TABLE_REL_MAX, "out/%s/%s.jsonl", vat_table_names[table],
              vat_split_names[split]);
 }
-/* Declared in admit.h; defined here so the library (which links this file
- * for vat_verifier_spec) needs nothing of the builder. */
+/* Declared in admit.h. */
 const char *const vat_role_names[VAT_N_ROLES] = {"gold", "trap", "malformed"};
 
 /* The layout of every row, as vat_tables_add_task writes it; the card's
@@ -346,6 +345,62 @@ static void put_rubric_item(struct vat_tables *tb, const struct vat_task *t, con
     row_end(&w);
 }
 
+/* The rollouts of a task: its admission replays, each single mistake of
+ * a compound task, and the expert transcript's answer. */
+static void put_rollouts(struct vat_tables *tb, const struct vat_task *t,
+                         const struct vat_replay *r, const char *split)
+{
+    /* rollouts: the three admission replays */
+    const char *answers[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
+    for (int k = 0; k < VAT_N_ROLES; k++)
+        put_rollout(tb, t, split, vat_role_names[k], answers[k], &r->v[k]);
+    /* A compound task replays each single mistake under its own role. */
+    for (int i = 0; i < t->n_traps; i++) {
+        char *role = vat_xasprintf("trap:%s", t->traps[i].name);
+        put_rollout(tb, t, split, role, t->traps[i].answer, &r->traps[i]);
+        free(role);
+    }
+    /* The expert transcript's answer, replayed through the environment
+     * (templates/expert.h): there only when it scored 1.0. */
+    const json_t *agent = json_object_get(t->env, "agent");
+    if (json_is_object(agent)) {
+        struct vat_verdict av = vat_verdict_make(
+            json_is_true(json_object_get(agent, "gate_passed")),
+            json_number_value(json_object_get(agent, "score")),
+            VAT_OK, "%s", json_string_value(json_object_get(agent, "reason")));
+        put_rollout(tb, t, split, "agent", json_string_value(json_object_get(agent, "answer")),
+                    &av);
+    }
+
+}
+
+/* The rubric items of a task: its gate, its score, and each trap. */
+static void put_rubric_items(struct vat_tables *tb, const struct vat_task *t, const char *split)
+{
+    const struct vat_template *tm = t->tmpl;
+    /* rubric_items */
+    char *gate = describe_answer(t), *score = describe_score(t);
+    char *text = vat_xasprintf("The answer is %s", gate);
+    put_rubric_item(tb, t, split, "gate", "gate", text, VAT_RUBRIC_GATE);
+    free(text);
+    put_rubric_item(tb, t, split, "score", "score", score, VAT_RUBRIC_SCORE);
+    text = vat_xasprintf("The answer avoids the trap: %s", tm->trap);
+    put_rubric_item(tb, t, split, "trap", "trap", text, vat_rubric_trap_weight(t->n_traps));
+    free(text);
+    /* One rubric item per armed trap of a compound task, named by it. */
+    for (int i = 0; i < t->n_traps; i++) {
+        char *item = vat_xasprintf("trap:%s", t->traps[i].name);
+        text = vat_xasprintf("The answer avoids the mistake '%s': %s", t->traps[i].name,
+                             t->traps[i].text);
+        put_rubric_item(tb, t, split, item, "trap", text, vat_rubric_trap_weight(t->n_traps));
+        free(item);
+        free(text);
+    }
+    free(gate);
+    free(score);
+
+}
+
 /* Each row is written member by member straight into its split's buffer
  * (vat_jw), in the layout's order (vat_table_columns). */
 void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
@@ -426,27 +481,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     vat_jw_bool(&w, "self_contained", t->self_contained);
     row_end(&w);
 
-    /* rollouts: the three admission replays */
-    const char *answers[VAT_N_ROLES] = {t->gold, t->trap, t->malformed};
-    for (int k = 0; k < VAT_N_ROLES; k++)
-        put_rollout(tb, t, split, vat_role_names[k], answers[k], &r->v[k]);
-    /* A compound task replays each single mistake under its own role. */
-    for (int i = 0; i < t->n_traps; i++) {
-        char *role = vat_xasprintf("trap:%s", t->traps[i].name);
-        put_rollout(tb, t, split, role, t->traps[i].answer, &r->traps[i]);
-        free(role);
-    }
-    /* The expert transcript's answer, replayed through the environment
-     * (templates/expert.h): there only when it scored 1.0. */
-    const json_t *agent = json_object_get(t->env, "agent");
-    if (json_is_object(agent)) {
-        struct vat_verdict av = vat_verdict_make(
-            json_is_true(json_object_get(agent, "gate_passed")),
-            json_number_value(json_object_get(agent, "score")),
-            VAT_OK, "%s", json_string_value(json_object_get(agent, "reason")));
-        put_rollout(tb, t, split, "agent", json_string_value(json_object_get(agent, "answer")),
-                    &av);
-    }
+    put_rollouts(tb, t, r, split);
 
     /* preference_pairs: the armed trap is the rejected side */
     const struct vat_verdict *tv = &r->v[VAT_ROLE_TRAP];
@@ -478,24 +513,7 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     vat_verifier_put_spec(&w, t->spec);
     row_end(&w);
 
-    /* rubric_items */
-    char *gate = describe_answer(t), *score = describe_score(t);
-    char *text = vat_xasprintf("The answer is %s", gate);
-    put_rubric_item(tb, t, split, "gate", "gate", text, VAT_RUBRIC_GATE);
-    free(text);
-    put_rubric_item(tb, t, split, "score", "score", score, VAT_RUBRIC_SCORE);
-    text = vat_xasprintf("The answer avoids the trap: %s", tm->trap);
-    put_rubric_item(tb, t, split, "trap", "trap", text, vat_rubric_trap_weight(t->n_traps));
-    free(text);
-    /* One rubric item per armed trap of a compound task, named by it. */
-    for (int i = 0; i < t->n_traps; i++) {
-        char *item = vat_xasprintf("trap:%s", t->traps[i].name);
-        text = vat_xasprintf("The answer avoids the mistake '%s': %s", t->traps[i].name,
-                             t->traps[i].text);
-        put_rubric_item(tb, t, split, item, "trap", text, vat_rubric_trap_weight(t->n_traps));
-        free(item);
-        free(text);
-    }
+    put_rubric_items(tb, t, split);
 
     /* grpo: the prompt in conversational form for RL trainers, and the
      * columns reward functions and filters read */
@@ -514,9 +532,6 @@ void vat_tables_add_task(struct vat_tables *tb, const struct vat_task *t,
     put_one_message(&w, "completion", "assistant", t->reasoned ? t->reasoned : gold);
     vat_jw_bool(&w, "self_contained", t->self_contained);
     row_end(&w);
-
-    free(gate);
-    free(score);
 
     /* env: the task as a tool-use environment */
     if (t->env) {
@@ -555,30 +570,6 @@ void vat_tables_release(struct vat_tables *tb)
     for (int i = 0; i < VAT_N_TABLES; i++)
         for (int s = 0; s < VAT_N_SPLITS; s++)
             vat_buf_release(&tb->buf[i][s]);
-}
-
-json_t *vat_verifier_spec(const json_t *row)
-{
-    const char *text = json_string_value(json_object_get(row, "spec_json"));
-    json_t *spec = text ? json_loads(text, JSON_REJECT_DUPLICATES, NULL) : NULL;
-    if (!json_is_object(spec)) {
-        json_decref(spec);
-        return NULL;
-    }
-    const json_t *ex = json_object_get(row, "expected");
-    if (json_is_string(ex)) {
-        json_t *v = json_loads(json_string_value(ex), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
-                               NULL);
-        if (!v) {
-            json_decref(spec);
-            return NULL;
-        }
-        json_object_set_new(spec, "expected", v);
-    } else if (ex && !json_is_null(ex)) {
-        json_decref(spec);
-        return NULL;
-    }
-    return spec;
 }
 
 void vat_verifier_put_spec(struct vat_jw *w, const json_t *spec)

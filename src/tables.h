@@ -5,6 +5,7 @@
 #define VAT_TABLES_H
 
 #include "admit.h"
+#include "verifier_row.h"
 #include "vat.h"
 
 enum vat_table_id {
@@ -85,12 +86,8 @@ char *vat_json_canonical(const char *text);
  * abstain answers its canonical JSON text, for regex and sql the program
  * text itself.  A new string. */
 char *vat_answer_text(const struct vat_task *t, const char *answer);
-/* The checker spec of a verifiers row, as the shared verifiers read it
- * (a new reference; NULL when the row holds none).  Every reader of the
- * verifiers table goes through this, so the row's layout lives here:
- * the row's spec_json with its `expected` value put back from the
- * row's `expected` column (canonical JSON text, null when none). */
-json_t *vat_verifier_spec(const json_t *row);
+/* vat_verifier_spec, the reader of a verifiers row, is the checkers'
+ * (lib/verifier_row.h); its writer is below. */
 /* The inverse: writes spec as a verifiers row's `expected` (canonical JSON
  * text of spec's "expected", null when it has none) and `spec_json` (the
  * rest of spec as JSON text) members. */

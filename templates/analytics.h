@@ -29,6 +29,7 @@
 #include <sqlite3.h>
 
 #include "csvio.h"
+#include "task.h"
 #include "vat.h"
 
 /* ---- fixtures ------------------------------------------------------------ */

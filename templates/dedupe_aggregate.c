@@ -221,6 +221,47 @@ static int da_delivery_cmp(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* Marks the retried events (distinct ones first; with triple, one event
+ * twice) and returns every delivery, in the order received (*ndel_out of
+ * them, a new array). */
+static struct da_delivery *da_deliveries(struct vat_rng *r, struct da_event *ev, long nevents,
+                                         long nretry, bool triple, size_t *ndel_out)
+{
+    /* Retries: distinct events first; with `triple`, one event twice. */
+    long *order = vat_xcalloc((size_t)nevents, sizeof *order);
+    for (long i = 0; i < nevents; i++)
+        order[i] = i;
+    vat_rng_shuffle(r, order, (size_t)nevents, sizeof *order);
+    long placed = 0;
+    if (triple) {
+        ev[order[0]].copies = 3;
+        placed = 2;
+    }
+    for (long i = triple ? 1 : 0; placed < nretry && i < nevents; i++, placed++)
+        ev[order[i]].copies = 2;
+    free(order);
+
+    size_t ndel = 0;
+    for (long i = 0; i < nevents; i++)
+        ndel += (size_t)ev[i].copies;
+    *ndel_out = ndel;
+    struct da_delivery *del = vat_xcalloc(ndel, sizeof *del);
+    size_t k = 0;
+    for (long i = 0; i < nevents; i++) {
+        int64_t at = ev[i].sent + vat_rng_range(r, 0, 2);
+        for (int c = 0; c < ev[i].copies; c++, k++) {
+            /* Back-off doubles: a retry comes minutes after the last try. */
+            if (c > 0)
+                at += vat_rng_range(r, 30, 600) << (c - 1);
+            del[k].event = (int)i;
+            del[k].at = at;
+            del[k].seq = k;
+        }
+    }
+    qsort(del, ndel, sizeof *del, da_delivery_cmp);
+    return del;
+}
+
 static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -281,37 +322,8 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         ev[i].copies = 1;
     }
 
-    /* Retries: distinct events first; with `triple`, one event twice. */
-    long *order = vat_xcalloc((size_t)nevents, sizeof *order);
-    for (long i = 0; i < nevents; i++)
-        order[i] = i;
-    vat_rng_shuffle(r, order, (size_t)nevents, sizeof *order);
-    long placed = 0;
-    if (triple) {
-        ev[order[0]].copies = 3;
-        placed = 2;
-    }
-    for (long i = triple ? 1 : 0; placed < nretry && i < nevents; i++, placed++)
-        ev[order[i]].copies = 2;
-    free(order);
-
-    size_t ndel = 0;
-    for (long i = 0; i < nevents; i++)
-        ndel += (size_t)ev[i].copies;
-    struct da_delivery *del = vat_xcalloc(ndel, sizeof *del);
-    size_t k = 0;
-    for (long i = 0; i < nevents; i++) {
-        int64_t at = ev[i].sent + vat_rng_range(r, 0, 2);
-        for (int c = 0; c < ev[i].copies; c++, k++) {
-            /* Back-off doubles: a retry comes minutes after the last try. */
-            if (c > 0)
-                at += vat_rng_range(r, 30, 600) << (c - 1);
-            del[k].event = (int)i;
-            del[k].at = at;
-            del[k].seq = k;
-        }
-    }
-    qsort(del, ndel, sizeof *del, da_delivery_cmp);
+    size_t ndel;
+    struct da_delivery *del = da_deliveries(r, ev, nevents, nretry, triple, &ndel);
 
     struct vat_csv c = VAT_CSV_INIT;
     vat_csv_add_row(&c, da_cols, DA_NCOLS);

@@ -20,6 +20,7 @@
 #ifndef VAT_EXPERT_H
 #define VAT_EXPERT_H
 
+#include "task.h"
 #include "vat.h"
 
 /* How the expert's answer is scored: the task's check (admission passes

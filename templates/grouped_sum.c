@@ -239,6 +239,31 @@ static void add_order_id(struct vat_csv *c, long id)
     vat_csv_add(c, oid);
 }
 
+/* The statuses of this task after status[0] ("paid"): up to seven others
+ * of the word list, none ambiguous, into status[1..].  How many, or -1
+ * when the list has none. */
+static int gs_statuses(struct vat_rng *r, long smax, const char *status[8])
+{
+    size_t nw = 0;
+    const char *const *words = vat_words("status", &nw);
+    const char **pool = vat_xcalloc(nw + 1, sizeof *pool);
+    size_t npool = 0;
+    for (size_t i = 0; words && i < nw; i++)
+        if (!gs_ambiguous(words[i]))
+            pool[npool++] = words[i];
+    if (npool == 0) {
+        free(pool);
+        return -1;
+    }
+    vat_rng_shuffle(r, pool, npool, sizeof *pool);
+    long shi = smax < (long)npool ? smax : (long)npool;
+    int nstat = (int)vat_rng_range(r, 1, shi < 7 ? shi : 7);
+    for (int i = 0; i < nstat; i++)
+        status[1 + i] = pool[i];
+    free(pool);
+    return nstat;
+}
+
 static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -260,24 +285,10 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     if (nreg < 2)
         return vat_err_set(e, "%s: the 'region' word list has fewer than 2 entries", t->id);
 
-    size_t nw = 0;
-    const char *const *words = vat_words("status", &nw);
-    const char **pool = vat_xcalloc(nw + 1, sizeof *pool);
-    size_t npool = 0;
-    for (size_t i = 0; words && i < nw; i++)
-        if (!gs_ambiguous(words[i]))
-            pool[npool++] = words[i];
-    if (npool == 0) {
-        free(pool);
-        return vat_err_set(e, "%s: the 'status' word list has no status besides 'paid'", t->id);
-    }
-    vat_rng_shuffle(r, pool, npool, sizeof *pool);
-    long shi = smax < (long)npool ? smax : (long)npool;
-    int nstat = (int)vat_rng_range(r, 1, shi < 7 ? shi : 7);
     const char *status[8] = {gs_paid};
-    for (int i = 0; i < nstat; i++)
-        status[1 + i] = pool[i];
-    free(pool);
+    int nstat = gs_statuses(r, smax, status);
+    if (nstat < 0)
+        return vat_err_set(e, "%s: the 'status' word list has no status besides 'paid'", t->id);
 
     long nl = vat_rng_range(r, rmin, rmax);
     size_t n = nl < nreg + 2 ? (size_t)nreg + 2 : (size_t)nl;

@@ -328,48 +328,13 @@ static void pr_say_question(struct vat_buf *b, struct vat_task *t, const char *g
     VAT_PROMPT_PUT(b, t, 'q', pr_q_explicit, kv);
 }
 
-static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+/* The events of a file of about nrows rows into ev (cap of them): the
+ * planted ones first, each arming one mistake, then ordinary ones, then
+ * every amount.  Returns how many; *rows gets the rows they make. */
+static size_t pr_plant(struct vat_rng *r, struct pr_event *ev, size_t cap, int ncust,
+                       int32_t first, int32_t span, int32_t d1, int32_t d2, long nrows,
+                       bool sign_armed, double retry, size_t *rows_out)
 {
-    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
-    long cmin = vat_task_int(t, "customers_min"), cmax = vat_task_int(t, "customers_max");
-    double by_cur = vat_task_real(t, "by_currency_chance");
-    double sign_chance = vat_task_real(t, "sign_trap_chance");
-    double retry = vat_task_real(t, "retry_rate");
-
-    bool by_currency = vat_rng_chance(r, by_cur);
-    bool sign_armed = vat_rng_chance(r, sign_chance);
-    int ncust = (int)vat_rng_range(r, cmin, cmax);
-    char cust[PR_MAX_CUSTOMERS][64];
-    if (vat_gen_unique(r, vat_gen_customer, &pr_customers, &cust[0][0], (size_t)ncust,
-                       sizeof cust[0]) != (size_t)ncust)
-        return vat_err_set(e, "%s: cannot draw %d distinct customers", t->id, ncust);
-    int cur_of[PR_MAX_CUSTOMERS];
-    /* Grouped by currency, at least two currencies appear. */
-    for (int i = 0; i < ncust; i++)
-        cur_of[i] = i < 2 ? i : (int)vat_rng_below(r, 4);
-    int cur_shift = (int)vat_rng_below(r, 4);
-    for (int i = 0; i < ncust; i++)
-        cur_of[i] = (cur_of[i] + cur_shift) % 4;
-
-    long nrows = vat_rng_range(r, rmin, rmax);
-    if (t->inline_full) {
-        /* Self-contained mode: the whole file must fit the prompt. */
-        long fit = ((long)t->inline_max_bytes - 120) / PR_ROW_BYTES;
-        if (fit < 12)
-            fit = 12;
-        if (nrows > fit)
-            nrows = fit;
-    }
-
-    int32_t width = (int32_t)vat_rng_range(r, 3, 12);
-    int32_t first = vat_date_from_civil(2023, 1, 1) + (int32_t)vat_rng_range(r, 0, 700);
-    int32_t span = width + (int32_t)vat_rng_range(r, 8, 30);
-    int32_t d1 = first + (int32_t)vat_rng_range(r, 2, span - width - 2);
-    int32_t d2 = d1 + width - 1;
-
-    /* The events: planted ones first, each arming one mistake. */
-    size_t cap = (size_t)nrows + 8;
-    struct pr_event *ev = vat_xcalloc(cap, sizeof *ev);
     size_t n = 0;
     int g = (int)vat_rng_below(r, (uint32_t)ncust); /* where the plants go */
     int64_t in_day = (int64_t)vat_rng_range(r, d1, d2 - 1) * PR_DAY;
@@ -430,7 +395,16 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         if (ev[i].refund && ev[i].cents > 20000)
             ev[i].cents /= 4; /* refunds are mostly partial */
     }
+    *rows_out = rows;
+    return n;
+}
 
+/* The file's rows into c: each event delivered once or twice, in the
+ * order received, with ids in order of occurrence (those side owns).
+ * Returns the rows. */
+static size_t pr_deliveries(struct vat_rng *r, int side, const struct pr_event *ev, size_t n,
+                            size_t rows, char cust[][64], const int *cur_of, struct vat_csv *csv)
+{
     /* Deliveries in the order received: a first delivery seconds to
      * minutes after the payment, a redelivery minutes to hours later. */
     struct pr_row *dl = vat_xcalloc(rows + 1, sizeof *dl);
@@ -447,7 +421,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     /* event ids in order of occurrence, as the processor numbers them */
     size_t *order = vat_xcalloc(n, sizeof *order);
     long base = (long)vat_rng_range(r, 10000000, 90000000);
-    long *event_id = pr_event_ids(t->side, base, n);
+    long *event_id = pr_event_ids(side, base, n);
     for (size_t i = 0; i < n; i++) {
         size_t rank = 0;
         for (size_t j = 0; j < n; j++)
@@ -455,25 +429,74 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         order[i] = rank;
     }
 
-    struct vat_csv c = VAT_CSV_INIT;
-    vat_csv_add_row(&c, pr_cols, PR_NCOLS);
+    vat_csv_add_row(csv, pr_cols, PR_NCOLS);
     char money[32], stamp[20];
     for (size_t k = 0; k < m; k++) {
         const struct pr_event *pe = &ev[dl[k].ev];
-        vat_csv_row_begin(&c);
-        vat_csv_addf(&c, "evt_%ld", event_id[order[dl[k].ev]]);
-        vat_csv_add(&c, vat_fmt_timestamp(dl[k].received, stamp));
-        vat_csv_add(&c, vat_fmt_timestamp(pe->at, stamp));
-        vat_csv_add(&c, cust[pe->cust]);
-        vat_csv_add(&c, pr_currencies[cur_of[pe->cust]]);
-        vat_csv_add(&c, pe->refund ? "refund" : "charge");
-        vat_csv_add(&c, pe->status ? pr_unsettled[pe->status - 1] : pr_settled);
+        vat_csv_row_begin(csv);
+        vat_csv_addf(csv, "evt_%ld", event_id[order[dl[k].ev]]);
+        vat_csv_add(csv, vat_fmt_timestamp(dl[k].received, stamp));
+        vat_csv_add(csv, vat_fmt_timestamp(pe->at, stamp));
+        vat_csv_add(csv, cust[pe->cust]);
+        vat_csv_add(csv, pr_currencies[cur_of[pe->cust]]);
+        vat_csv_add(csv, pe->refund ? "refund" : "charge");
+        vat_csv_add(csv, pe->status ? pr_unsettled[pe->status - 1] : pr_settled);
         int64_t v = pe->refund && !pe->positive ? -pe->cents : pe->cents;
-        vat_csv_add(&c, vat_fmt_cents(v, money, sizeof money));
+        vat_csv_add(csv, vat_fmt_cents(v, money, sizeof money));
     }
     free(order);
     free(event_id);
     free(dl);
+    return m;
+}
+
+static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
+{
+    long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
+    long cmin = vat_task_int(t, "customers_min"), cmax = vat_task_int(t, "customers_max");
+    double by_cur = vat_task_real(t, "by_currency_chance");
+    double sign_chance = vat_task_real(t, "sign_trap_chance");
+    double retry = vat_task_real(t, "retry_rate");
+
+    bool by_currency = vat_rng_chance(r, by_cur);
+    bool sign_armed = vat_rng_chance(r, sign_chance);
+    int ncust = (int)vat_rng_range(r, cmin, cmax);
+    char cust[PR_MAX_CUSTOMERS][64];
+    if (vat_gen_unique(r, vat_gen_customer, &pr_customers, &cust[0][0], (size_t)ncust,
+                       sizeof cust[0]) != (size_t)ncust)
+        return vat_err_set(e, "%s: cannot draw %d distinct customers", t->id, ncust);
+    int cur_of[PR_MAX_CUSTOMERS];
+    /* Grouped by currency, at least two currencies appear. */
+    for (int i = 0; i < ncust; i++)
+        cur_of[i] = i < 2 ? i : (int)vat_rng_below(r, 4);
+    int cur_shift = (int)vat_rng_below(r, 4);
+    for (int i = 0; i < ncust; i++)
+        cur_of[i] = (cur_of[i] + cur_shift) % 4;
+
+    long nrows = vat_rng_range(r, rmin, rmax);
+    if (t->inline_full) {
+        /* Self-contained mode: the whole file must fit the prompt. */
+        long fit = ((long)t->inline_max_bytes - 120) / PR_ROW_BYTES;
+        if (fit < 12)
+            fit = 12;
+        if (nrows > fit)
+            nrows = fit;
+    }
+
+    int32_t width = (int32_t)vat_rng_range(r, 3, 12);
+    int32_t first = vat_date_from_civil(2023, 1, 1) + (int32_t)vat_rng_range(r, 0, 700);
+    int32_t span = width + (int32_t)vat_rng_range(r, 8, 30);
+    int32_t d1 = first + (int32_t)vat_rng_range(r, 2, span - width - 2);
+    int32_t d2 = d1 + width - 1;
+
+    /* The events: planted ones first, each arming one mistake. */
+    size_t cap = (size_t)nrows + 8;
+    struct pr_event *ev = vat_xcalloc(cap, sizeof *ev);
+    size_t rows = 0;
+    size_t n = pr_plant(r, ev, cap, ncust, first, span, d1, d2, nrows, sign_armed, retry, &rows);
+
+    struct vat_csv c = VAT_CSV_INIT;
+    size_t m = pr_deliveries(r, t->side, ev, n, rows, cust, cur_of, &c);
     free(ev);
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
         vat_csv_release(&c);

@@ -236,6 +236,76 @@ static int pv_row_cmp(const void *a, const void *b)
     return (x->carrier > y->carrier) - (x->carrier < y->carrier);
 }
 
+/* The n shipments of an nm x nc grid: one in every cell not empty, the
+ * rest weighted (carriers differ in volume, months a little), sorted as
+ * the export numbers them (between rmin and rmax, at least nfull: *n_out).
+ * A new array. */
+static struct pv_row *pv_rows(struct vat_rng *r, bool empty[][PV_MAX_CARRIERS], int nm, int nc,
+                              long rmin, long rmax, int nfull, size_t *n_out)
+{
+    /* Carriers differ in volume, months a little; cell i * nc + j weighs
+     * month i's weight times carrier j's, or 0 when it is empty. */
+    uint32_t wm[PV_MAX_MONTHS], wc[PV_MAX_CARRIERS], wcell[PV_MAX_MONTHS * PV_MAX_CARRIERS];
+    for (int i = 0; i < nm; i++)
+        wm[i] = (uint32_t)vat_rng_range(r, 2, 4);
+    for (int j = 0; j < nc; j++)
+        wc[j] = (uint32_t)vat_rng_range(r, 1, 6);
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nc; j++)
+            wcell[i * nc + j] = empty[i][j] ? 0 : wm[i] * wc[j];
+
+    long nl = vat_rng_range(r, rmin, rmax);
+    size_t n = nl < nfull ? (size_t)nfull : (size_t)nl;
+    struct pv_row *rows = vat_xcalloc(n, sizeof *rows);
+    size_t k = 0;
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nc; j++)
+            if (!empty[i][j])
+                rows[k].month = i, rows[k].carrier = j, k++;
+    for (; k < n; k++) {
+        int g = (int)vat_rng_weighted(r, wcell, (size_t)(nm * nc));
+        rows[k].month = g / nc;
+        rows[k].carrier = g % nc;
+    }
+    for (k = 0; k < n; k++)
+        rows[k].key = vat_rng_u32(r);
+    /* Shipment ids ascend with the month, as an export sorted by id would. */
+    qsort(rows, n, sizeof *rows, pv_row_cmp);
+    *n_out = n;
+    return rows;
+}
+
+/* The log's rows into c (ids side owns), counting each month and carrier
+ * into pv. */
+static void pv_csv(struct vat_rng *r, int side, const struct pv_row *rows, size_t n,
+                   struct pv_priv *pv,
+                   char months[][16], const char *const *carriers, const char *const *hubs,
+                   size_t nhub, const char *const *cities, size_t ncity, struct vat_csv *c)
+{
+    vat_csv_add_row(c, pv_cols, PV_NCOLS);
+    long id = (long)vat_rng_range(r, 2000000, 7000000);
+    for (size_t k = 0; k < n; k++) {
+        const struct pv_row *x = &rows[k];
+        pv->count[x->month][x->carrier]++;
+        id += (long)vat_rng_range(r, 1, 9);
+        id = vat_side_next_id(side, "SHP-", 7, id);
+        const char *from = hubs[vat_rng_below(r, (uint32_t)nhub)];
+        const char *to = cities[vat_rng_below(r, (uint32_t)ncity)];
+        while (strcmp(to, from) == 0)
+            to = cities[vat_rng_below(r, (uint32_t)ncity)];
+        long parcels = vat_rng_chance(r, 0.6) ? 1 : (long)vat_rng_range(r, 2, 14);
+        long grams = parcels * (long)vat_rng_range(r, 300, 18000);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "SHP-%07ld", id);
+        vat_csv_add(c, months[x->month]);
+        vat_csv_add(c, carriers[x->carrier]);
+        vat_csv_add(c, from);
+        vat_csv_add(c, to);
+        vat_csv_addf(c, "%ld", parcels);
+        vat_csv_addf(c, "%ld.%ld", grams / 1000, grams % 1000 / 100);
+    }
+}
+
 static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -274,34 +344,8 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         for (int j = 0; j < nc; j++)
             nfull += !empty[i][j], nempty += empty[i][j];
 
-    /* Carriers differ in volume, months a little; cell i * nc + j weighs
-     * month i's weight times carrier j's, or 0 when it is empty. */
-    uint32_t wm[PV_MAX_MONTHS], wc[PV_MAX_CARRIERS], wcell[PV_MAX_MONTHS * PV_MAX_CARRIERS];
-    for (int i = 0; i < nm; i++)
-        wm[i] = (uint32_t)vat_rng_range(r, 2, 4);
-    for (int j = 0; j < nc; j++)
-        wc[j] = (uint32_t)vat_rng_range(r, 1, 6);
-    for (int i = 0; i < nm; i++)
-        for (int j = 0; j < nc; j++)
-            wcell[i * nc + j] = empty[i][j] ? 0 : wm[i] * wc[j];
-
-    long nl = vat_rng_range(r, rmin, rmax);
-    size_t n = nl < nfull ? (size_t)nfull : (size_t)nl;
-    struct pv_row *rows = vat_xcalloc(n, sizeof *rows);
-    size_t k = 0;
-    for (int i = 0; i < nm; i++)
-        for (int j = 0; j < nc; j++)
-            if (!empty[i][j])
-                rows[k].month = i, rows[k].carrier = j, k++;
-    for (; k < n; k++) {
-        int g = (int)vat_rng_weighted(r, wcell, (size_t)(nm * nc));
-        rows[k].month = g / nc;
-        rows[k].carrier = g % nc;
-    }
-    for (k = 0; k < n; k++)
-        rows[k].key = vat_rng_u32(r);
-    /* Shipment ids ascend with the month, as an export sorted by id would. */
-    qsort(rows, n, sizeof *rows, pv_row_cmp);
+    size_t n;
+    struct pv_row *rows = pv_rows(r, empty, nm, nc, rmin, rmax, nfull, &n);
 
     struct pv_priv *pv = vat_xcalloc(1, sizeof *pv);
     pv->nm = nm;
@@ -324,28 +368,7 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     size_t nhub = vat_gen_distinct(r, "city", hubs, 3);
 
     struct vat_csv c = VAT_CSV_INIT;
-    vat_csv_add_row(&c, pv_cols, PV_NCOLS);
-    long id = (long)vat_rng_range(r, 2000000, 7000000);
-    for (k = 0; k < n; k++) {
-        const struct pv_row *x = &rows[k];
-        pv->count[x->month][x->carrier]++;
-        id += (long)vat_rng_range(r, 1, 9);
-        id = vat_side_next_id(t->side, "SHP-", 7, id);
-        const char *from = hubs[vat_rng_below(r, (uint32_t)nhub)];
-        const char *to = cities[vat_rng_below(r, (uint32_t)ncity)];
-        while (strcmp(to, from) == 0)
-            to = cities[vat_rng_below(r, (uint32_t)ncity)];
-        long parcels = vat_rng_chance(r, 0.6) ? 1 : (long)vat_rng_range(r, 2, 14);
-        long grams = parcels * (long)vat_rng_range(r, 300, 18000);
-        vat_csv_row_begin(&c);
-        vat_csv_addf(&c, "SHP-%07ld", id);
-        vat_csv_add(&c, months[x->month]);
-        vat_csv_add(&c, carriers[x->carrier]);
-        vat_csv_add(&c, from);
-        vat_csv_add(&c, to);
-        vat_csv_addf(&c, "%ld", parcels);
-        vat_csv_addf(&c, "%ld.%ld", grams / 1000, grams % 1000 / 100);
-    }
+    pv_csv(r, t->side, rows, n, pv, months, carriers, hubs, nhub, cities, ncity, &c);
     free(rows);
 
     struct vat_axl_state st;

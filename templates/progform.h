@@ -41,6 +41,7 @@
 #include "csvio.h"
 #include "rng.h"
 #include "sqlio.h"
+#include "task.h"
 #include "vat.h"
 
 /* The param every program-form template lists. */

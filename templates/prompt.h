@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "task.h"
 #include "vat.h"
 
 #define VAT_STYLE_EXPLICIT "explicit"

@@ -324,51 +324,47 @@ static void misread(char *num, size_t i, struct vat_rng *r)
     num[i] = letters[vat_rng_below(r, 5)];
 }
 
-static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_rx_slot *slot,
-                  const void *ctx)
+/* The number of an amount of slot's kind, into num (cap bytes). */
+static void draw_number(char *num, size_t cap, const struct fmt *x, struct vat_rng *r,
+                        const struct vat_rx_slot *slot, bool cents)
 {
-    const struct fmt *x = ctx;
     int kind = slot->kind;
-    const char *marker = x->marker;
-    char num[64], amt[96], alt[16];
-    bool cents = want_cents(x, r);
-
     switch ((enum kind)kind) {
     case K_TARGET:
     case K_WRAPPED:
     case K_FOLLOWED:
     case K_FIELD:
-        valid_number(num, sizeof num, x, r);
+        valid_number(num, cap, x, r);
         break;
     case K_GROUPED:
-        fmt_int(num, sizeof num, draw_big(r), true, x->sep);
-        add_cents(num, sizeof num, x, r, cents);
+        fmt_int(num, cap, draw_big(r), true, x->sep);
+        add_cents(num, cap, x, r, cents);
         break;
     case K_UNGROUPED:
-        fmt_int(num, sizeof num, draw_big(r), false, x->sep);
-        add_cents(num, sizeof num, x, r, cents);
+        fmt_int(num, cap, draw_big(r), false, x->sep);
+        add_cents(num, cap, x, r, cents);
         break;
     case K_NO_CENTS: {
         long v = vat_rng_chance(r, 0.6) ? draw_small(r) : draw_big(r);
-        fmt_int(num, sizeof num, v, x->group_req || vat_rng_chance(r, 0.75), x->sep);
+        fmt_int(num, cap, v, x->group_req || vat_rng_chance(r, 0.75), x->sep);
         break;
     }
     case K_ONE_CENT:
-        fmt_int(num, sizeof num, draw_small(r), true, x->sep);
+        fmt_int(num, cap, draw_small(r), true, x->sep);
         /* the first of a set is plain ("$12.5"), where a cents rule of
          * one or two digits is caught; later ones may read "$1.5k" */
         {
             /* one draw per statement, the suffix first (the order the
              * corpus was drawn in, so its bytes stay) */
             const char *k = slot->seen && vat_rng_chance(r, 0.3) ? "k" : "";
-            add_digits(num, sizeof num, x, r, x->decs - 1); /* one digit too few */
-            snprintf(num + strlen(num), sizeof num - strlen(num), "%s", k);
+            add_digits(num, cap, x, r, x->decs - 1); /* one digit too few */
+            snprintf(num + strlen(num), cap - strlen(num), "%s", k);
         }
         break;
     case K_THREE_CENTS:
-        fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
+        fmt_int(num, cap, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
                 x->sep);
-        add_digits(num, sizeof num, x, r, x->decs + 1); /* one digit too many */
+        add_digits(num, cap, x, r, x->decs + 1); /* one digit too many */
         break;
     case K_SHORT_GROUP:
     case K_LONG_GROUP:
@@ -379,65 +375,77 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
                                         : (long)vat_rng_range(r, 1, 999);
         int width = kind == K_SHORT_GROUP ? 2 : kind == K_LONG_GROUP ? 4 : 3;
         long group = (long)vat_rng_range(r, 0, width == 2 ? 99 : width == 3 ? 999 : 9999);
-        snprintf(num, sizeof num, "%ld%c%0*ld", lead, x->sep, width, group);
-        add_cents(num, sizeof num, x, r, cents);
+        snprintf(num, cap, "%ld%c%0*ld", lead, x->sep, width, group);
+        add_cents(num, cap, x, r, cents);
         break;
     }
     case K_LZ_PLAIN:
-        snprintf(num, sizeof num, "0%ld", (long)vat_rng_range(r, 1, 99));
-        add_cents(num, sizeof num, x, r, cents);
+        snprintf(num, cap, "0%ld", (long)vat_rng_range(r, 1, 99));
+        add_cents(num, cap, x, r, cents);
         break;
     case K_LZ_GROUPED:
         if (vat_rng_chance(r, 0.5))
-            snprintf(num, sizeof num, "0%c%03ld", x->sep, (long)vat_rng_range(r, 0, 999));
+            snprintf(num, cap, "0%c%03ld", x->sep, (long)vat_rng_range(r, 0, 999));
         else {
             /* one draw per statement, the group first */
             long group = (long)vat_rng_range(r, 0, 999);
             long lead = (long)vat_rng_range(r, 1, 99);
-            snprintf(num, sizeof num, "0%ld%c%03ld", lead, x->sep, group);
+            snprintf(num, cap, "0%ld%c%03ld", lead, x->sep, group);
         }
-        add_cents(num, sizeof num, x, r, cents);
+        add_cents(num, cap, x, r, cents);
         break;
     case K_GLUED_BEFORE:
     case K_GLUED_AFTER:
     case K_OTHER_MARKER:
-        valid_number(num, sizeof num, x, r);
+        valid_number(num, cap, x, r);
         break;
     case K_OCR_PLAIN: {
         /* two or three digits, a letter for one after the first */
         long v = (long)vat_rng_range(r, 10, 999);
-        snprintf(num, sizeof num, "%ld", v);
+        snprintf(num, cap, "%ld", v);
         misread(num, 1 + vat_rng_below(r, (uint32_t)strlen(num) - 1), r);
-        add_cents(num, sizeof num, x, r, cents);
+        add_cents(num, cap, x, r, cents);
         break;
     }
     case K_OCR_GROUP: {
         /* not the group's first digit: "$1,O50" would leave "$1" valid */
-        fmt_int(num, sizeof num, draw_big(r), true, x->sep);
+        fmt_int(num, cap, draw_big(r), true, x->sep);
         size_t n = strlen(num);
         size_t last_sep = n - 4;
         misread(num, last_sep + 2 + vat_rng_below(r, 2), r);
-        add_cents(num, sizeof num, x, r, cents);
+        add_cents(num, cap, x, r, cents);
         break;
     }
     case K_OCR_CENTS:
         /* the last cent digit: "$12.O5" would leave "$12" valid */
-        fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
+        fmt_int(num, cap, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
                 x->sep);
-        add_digits(num, sizeof num, x, r, x->decs - 1);
-        snprintf(num + strlen(num), sizeof num - strlen(num), "0");
+        add_digits(num, cap, x, r, x->decs - 1);
+        snprintf(num + strlen(num), cap - strlen(num), "0");
         misread(num, strlen(num) - 1, r);
         break;
     case K_TAIL:
-        fmt_int(num, sizeof num, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
+        fmt_int(num, cap, vat_rng_chance(r, 0.7) ? draw_small(r) : draw_big(r), true,
                 x->sep);
-        add_cents(num, sizeof num, x, r, true);
-        add_cents(num, sizeof num, x, r, true);
+        add_cents(num, cap, x, r, true);
+        add_cents(num, cap, x, r, true);
         break;
     case N_KINDS:
         num[0] = 0;
         break;
     }
+}
+
+static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_rx_slot *slot,
+                  const void *ctx)
+{
+    const struct fmt *x = ctx;
+    int kind = slot->kind;
+    const char *marker = x->marker;
+    char num[64], amt[96], alt[16];
+    bool cents = want_cents(x, r);
+
+    draw_number(num, sizeof num, x, r, slot, cents);
 
     if (kind == K_OTHER_MARKER) {
         /* another currency, or ours spelled another way */

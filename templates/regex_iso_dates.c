@@ -431,6 +431,38 @@ static void render(char *out, size_t cap, const char *y, const char *m, const ch
 static const char *const word_before[] = {"v", "id", "backup_", "snap_", "build", "rel_", "T"};
 static const char *const word_after[] = {"x", "_bak", "Z", "utc", "_full", "h", "T"};
 
+/* A date out touching a word (kind K_WORD_BEFORE or K_WORD_AFTER). */
+static void plant_word(struct vat_rx_builder *b, struct vat_rng *r, const struct fmt *x,
+                       int kind, const char *out)
+{
+    /* A date touching a letter or underscore: a target under the
+     * digits rule, a decoy (glue and all) under the word rule. */
+    char before[16] = "", after[16] = "";
+    if (kind == K_WORD_BEFORE)
+        snprintf(before, sizeof before, "%s",
+                 word_before[vat_rng_below(r, sizeof word_before / sizeof *word_before)]);
+    if (kind == K_WORD_AFTER) {
+        const char *w = word_after[vat_rng_below(r, sizeof word_after / sizeof *word_after)];
+        if (strcmp(w, "T") == 0) {
+            /* one draw per statement, the minutes first (the order
+             * the corpus was drawn in, so its bytes stay) */
+            int mm = (int)vat_rng_range(r, 0, 59);
+            int hh = (int)vat_rng_range(r, 0, 23);
+            snprintf(after, sizeof after, "T%02d:%02d", hh, mm);
+        } else
+            snprintf(after, sizeof after, "%s", w);
+    }
+    if (x->bound == B_WORD) {
+        char glued[96];
+        snprintf(glued, sizeof glued, "%s%s%s", before, out, after);
+        vat_rx_decoy(b, glued, kind);
+        return;
+    }
+    vat_rx_put(b, before);
+    vat_rx_target(b, out, kind);
+    vat_rx_put(b, after);
+}
+
 static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_rx_slot *slot,
                   const void *ctx)
 {
@@ -567,32 +599,7 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         return;
     }
     if (kind == K_WORD_BEFORE || kind == K_WORD_AFTER) {
-        /* A date touching a letter or underscore: a target under the
-         * digits rule, a decoy (glue and all) under the word rule. */
-        char before[16] = "", after[16] = "";
-        if (kind == K_WORD_BEFORE)
-            snprintf(before, sizeof before, "%s",
-                     word_before[vat_rng_below(r, sizeof word_before / sizeof *word_before)]);
-        if (kind == K_WORD_AFTER) {
-            const char *w = word_after[vat_rng_below(r, sizeof word_after / sizeof *word_after)];
-            if (strcmp(w, "T") == 0) {
-                /* one draw per statement, the minutes first (the order
-                 * the corpus was drawn in, so its bytes stay) */
-                int mm = (int)vat_rng_range(r, 0, 59);
-                int hh = (int)vat_rng_range(r, 0, 23);
-                snprintf(after, sizeof after, "T%02d:%02d", hh, mm);
-            } else
-                snprintf(after, sizeof after, "%s", w);
-        }
-        if (x->bound == B_WORD) {
-            char glued[96];
-            snprintf(glued, sizeof glued, "%s%s%s", before, out, after);
-            vat_rx_decoy(b, glued, kind);
-            return;
-        }
-        vat_rx_put(b, before);
-        vat_rx_target(b, out, kind);
-        vat_rx_put(b, after);
+        plant_word(b, r, x, kind, out);
         return;
     }
     char glued[80];

@@ -32,6 +32,7 @@
 
 #include "rng.h"
 #include "sqlio.h"
+#include "task.h"
 #include "vat.h"
 
 /* Limits written into every sql checker spec built here, so the

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "task.h"
 #include "vat.h"
 
 struct vat_progform;

@@ -340,6 +340,31 @@ static size_t tn_plan_sales(struct vat_rng *r, struct tn_plan *p, long want)
     return (size_t)have;
 }
 
+/* The nrows sales of plan p, each customer's total split into its sales
+ * (the decoy's as planted), in random order.  A new array. */
+static struct tn_sale *tn_sales(struct vat_rng *r, const struct tn_plan *pl, size_t nrows)
+{
+    struct tn_sale *sale = vat_xcalloc(nrows, sizeof *sale);
+    size_t k = 0;
+    for (int i = 0; i < pl->k; i++) {
+        int64_t *part = vat_xcalloc((size_t)pl->sales[i], sizeof *part);
+        if (i == pl->k - 1) {
+            part[0] = pl->big;
+            for (int s = 0; s < pl->ndecoy_small; s++)
+                part[1 + s] = pl->decoy_small[s];
+        } else {
+            tn_split(r, pl->total[i], pl->sales[i], pl->cap, part);
+        }
+        for (long s = 0; s < pl->sales[i]; s++, k++) {
+            sale[k].cust = i;
+            sale[k].cents = part[s];
+        }
+        free(part);
+    }
+    vat_rng_shuffle(r, sale, nrows, sizeof *sale);
+    return sale;
+}
+
 static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -375,24 +400,7 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
         return vat_err_set(e, "%s: cannot draw %d distinct customer names", t->id, p.k);
     }
 
-    struct tn_sale *sale = vat_xcalloc(nrows, sizeof *sale);
-    size_t k = 0;
-    for (int i = 0; i < p.k; i++) {
-        int64_t *part = vat_xcalloc((size_t)p.sales[i], sizeof *part);
-        if (i == p.k - 1) {
-            part[0] = p.big;
-            for (int s = 0; s < p.ndecoy_small; s++)
-                part[1 + s] = p.decoy_small[s];
-        } else {
-            tn_split(r, p.total[i], p.sales[i], p.cap, part);
-        }
-        for (long s = 0; s < p.sales[i]; s++, k++) {
-            sale[k].cust = i;
-            sale[k].cents = part[s];
-        }
-        free(part);
-    }
-    vat_rng_shuffle(r, sale, nrows, sizeof *sale);
+    struct tn_sale *sale = tn_sales(r, &p, nrows);
 
     /* Dates ascend with the sale ids, as an export sorted by id would. */
     int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
@@ -752,6 +760,37 @@ static int tn_fresh_name(struct vat_rng *r, char (*name)[64], size_t n, struct v
  * N-th with a name sorting first (totals rounded coarser than the cent
  * let it in), variant 3 has both ties; the tied pair at the boundary is
  * built so that sums scaled off the cent break the tie (tn_vsplit). */
+/* A variant's rows into c: its sales v in order, dated ascending, some
+ * products and channels left blank. */
+static void tn_vcsv(struct vat_rng *r, int side, const struct tn_vbuild *v, char name[][64],
+                    struct vat_csv *c)
+{
+    int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
+    int32_t span = (int32_t)vat_rng_range(r, 30, 180);
+    int32_t *days = vat_gen_days_sorted(r, v->n, start, start + span);
+    size_t nprod = 0;
+    const char *const *prod = vat_words("product", &nprod);
+    vat_csv_add_row(c, tn_cols, TN_NCOLS);
+    long id = (long)vat_rng_range(r, 10000, 90000);
+    char money[32], date[11];
+    for (size_t i = 0; i < v->n; i++) {
+        id += (long)vat_rng_range(r, 1, 3);
+        id = vat_side_next_id(side, "S-", 6, id);
+        bool blank_product = vat_rng_chance(r, 0.15);
+        bool blank_channel = vat_rng_chance(r, 0.1);
+        const char *pr = prod && nprod ? prod[vat_rng_below(r, (uint32_t)nprod)] : "Gift Card";
+        const char *ch = VAT_PICK(r, tn_channels);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "S-%06ld", id);
+        vat_csv_add(c, vat_fmt_date(days[i], date));
+        vat_csv_add(c, v->s[i].who < 0 ? "" : name[v->s[i].who]);
+        vat_csv_add(c, blank_product ? "" : pr);
+        vat_csv_add(c, blank_channel ? "" : ch);
+        vat_csv_add(c, v->s[i].cents < 0 ? "" : vat_fmt_cents(v->s[i].cents, money, sizeof money));
+    }
+    free(days);
+}
+
 static int tn_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, struct vat_csv *c,
                          struct vat_err *e)
 {
@@ -876,30 +915,7 @@ static int tn_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     tn_vsplit(r, &v, -1, nobody, 0, cap, NULL, 0);
     vat_rng_shuffle(r, v.s, v.n, sizeof *v.s);
 
-    int32_t start = vat_date_from_civil(2022, 1, 1) + (int32_t)vat_rng_range(r, 0, 1000);
-    int32_t span = (int32_t)vat_rng_range(r, 30, 180);
-    int32_t *days = vat_gen_days_sorted(r, v.n, start, start + span);
-    size_t nprod = 0;
-    const char *const *prod = vat_words("product", &nprod);
-    vat_csv_add_row(c, tn_cols, TN_NCOLS);
-    long id = (long)vat_rng_range(r, 10000, 90000);
-    char money[32], date[11];
-    for (size_t i = 0; i < v.n; i++) {
-        id += (long)vat_rng_range(r, 1, 3);
-        id = vat_side_next_id(t->side, "S-", 6, id);
-        bool blank_product = vat_rng_chance(r, 0.15);
-        bool blank_channel = vat_rng_chance(r, 0.1);
-        const char *pr = prod && nprod ? prod[vat_rng_below(r, (uint32_t)nprod)] : "Gift Card";
-        const char *ch = VAT_PICK(r, tn_channels);
-        vat_csv_row_begin(c);
-        vat_csv_addf(c, "S-%06ld", id);
-        vat_csv_add(c, vat_fmt_date(days[i], date));
-        vat_csv_add(c, v.s[i].who < 0 ? "" : name[v.s[i].who]);
-        vat_csv_add(c, blank_product ? "" : pr);
-        vat_csv_add(c, blank_channel ? "" : ch);
-        vat_csv_add(c, v.s[i].cents < 0 ? "" : vat_fmt_cents(v.s[i].cents, money, sizeof money));
-    }
-    free(days);
+    tn_vcsv(r, t->side, &v, name, c);
     free(v.s);
     free(name);
     return 0;

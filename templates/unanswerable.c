@@ -273,6 +273,73 @@ static json_t *un_spec(bool answerable, bool integer)
     return s;
 }
 
+/* The nc customers' names and regions: 0 is the one asked about, 1
+ * shares its name's first part (the near miss), the others have names of
+ * their own.  0, or -1 when the word lists are too short. */
+static int un_customers(struct vat_rng *r, long nc, char cust[][64], const char **cregion)
+{
+    const char *heads[UN_MAX_CUSTOMERS], *tails[2];
+    size_t nh = vat_gen_distinct(r, "company_head", heads, (size_t)nc - 1);
+    if (nh + 1 < (size_t)nc || vat_gen_distinct(r, "company_tail", tails, 2) < 2)
+        return -1;
+    const char *const *region_words;
+    size_t nregions = 0;
+    region_words = vat_words("region", &nregions);
+    for (long i = 0; i < nc; i++) {
+        if (i < 2) {
+            snprintf(cust[i], sizeof cust[i], "%s %s", heads[0], tails[i]);
+        } else {
+            size_t ntails = 0;
+            const char *const *tw = vat_words("company_tail", &ntails);
+            snprintf(cust[i], sizeof cust[i], "%s %s", heads[i - 1],
+                     tw[vat_rng_below(r, (uint32_t)ntails)]);
+        }
+        cregion[i] = region_words[vat_rng_below(r, (uint32_t)nregions)];
+    }
+    return 0;
+}
+
+/* The file's rows into c: the header, whose measure columns are the near
+ * miss always and the asked one unless it is the missing part (their
+ * order drawn), then each order. */
+static void un_csv(struct vat_rng *r, int side, const struct un_measure *ms, bool no_column,
+                   const struct un_row *rows, size_t n, char cust[][64],
+                   const char *const *cregion, struct vat_csv *c)
+{
+    /* Measure columns: the near miss always, the asked one unless it is
+     * the missing part; their order varies. */
+    bool asked_first = vat_rng_chance(r, 0.5);
+    vat_csv_row_begin(c);
+    for (int j = 0; j < UN_NFIXED; j++)
+        vat_csv_add(c, un_fixed[j]);
+    if (asked_first && !no_column)
+        vat_csv_add(c, ms->asked);
+    vat_csv_add(c, ms->similar);
+    if (!asked_first && !no_column)
+        vat_csv_add(c, ms->asked);
+    long id = (long)vat_rng_range(r, 100000, 800000);
+    char buf[32], date[11];
+    for (size_t p = 0; p < n; p++) {
+        id += (long)vat_rng_range(r, 1, 6);
+        id = vat_side_next_id(side, "SO-", 6, id);
+        vat_csv_row_begin(c);
+        vat_csv_addf(c, "SO-%06ld", id);
+        vat_csv_add(c, vat_fmt_date(rows[p].day, date));
+        vat_csv_add(c, cust[rows[p].cust]);
+        vat_csv_add(c, cregion[rows[p].cust]);
+        if (asked_first && !no_column) {
+            un_fmt_measure(ms, rows[p].asked, buf, sizeof buf);
+            vat_csv_add(c, buf);
+        }
+        un_fmt_measure(ms, rows[p].similar, buf, sizeof buf);
+        vat_csv_add(c, buf);
+        if (!asked_first && !no_column) {
+            un_fmt_measure(ms, rows[p].asked, buf, sizeof buf);
+            vat_csv_add(c, buf);
+        }
+    }
+}
+
 static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
 {
     long rmin = vat_task_int(t, "rows_min"), rmax = vat_task_int(t, "rows_max");
@@ -289,26 +356,10 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     long nc = vat_rng_range(r, cmin, cmax);
     if (nc > UN_MAX_CUSTOMERS)
         nc = UN_MAX_CUSTOMERS;
-    const char *heads[UN_MAX_CUSTOMERS], *tails[2];
-    size_t nh = vat_gen_distinct(r, "company_head", heads, (size_t)nc - 1);
-    if (nh + 1 < (size_t)nc || vat_gen_distinct(r, "company_tail", tails, 2) < 2)
-        return vat_err_set(e, "%s: the company word lists are too short", t->id);
     char cust[UN_MAX_CUSTOMERS][64];
-    const char *const *region_words;
-    size_t nregions = 0;
-    region_words = vat_words("region", &nregions);
     const char *cregion[UN_MAX_CUSTOMERS];
-    for (long i = 0; i < nc; i++) {
-        if (i < 2) {
-            snprintf(cust[i], sizeof cust[i], "%s %s", heads[0], tails[i]);
-        } else {
-            size_t ntails = 0;
-            const char *const *tw = vat_words("company_tail", &ntails);
-            snprintf(cust[i], sizeof cust[i], "%s %s", heads[i - 1],
-                     tw[vat_rng_below(r, (uint32_t)ntails)]);
-        }
-        cregion[i] = region_words[vat_rng_below(r, (uint32_t)nregions)];
-    }
+    if (un_customers(r, nc, cust, cregion) != 0)
+        return vat_err_set(e, "%s: the company word lists are too short", t->id);
 
     /* The months the orders span, within one year. */
     long nm = vat_rng_range(r, mmin, mmax);
@@ -360,39 +411,8 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
     qsort(rows, n, sizeof *rows, cmp_row);
 
-    /* Measure columns: the near miss always, the asked one unless it is
-     * the missing part; their order varies. */
-    bool asked_first = vat_rng_chance(r, 0.5);
     struct vat_csv c = VAT_CSV_INIT;
-    vat_csv_row_begin(&c);
-    for (int j = 0; j < UN_NFIXED; j++)
-        vat_csv_add(&c, un_fixed[j]);
-    if (asked_first && !no_column)
-        vat_csv_add(&c, ms->asked);
-    vat_csv_add(&c, ms->similar);
-    if (!asked_first && !no_column)
-        vat_csv_add(&c, ms->asked);
-    long id = (long)vat_rng_range(r, 100000, 800000);
-    char buf[32], date[11];
-    for (p = 0; p < n; p++) {
-        id += (long)vat_rng_range(r, 1, 6);
-        id = vat_side_next_id(t->side, "SO-", 6, id);
-        vat_csv_row_begin(&c);
-        vat_csv_addf(&c, "SO-%06ld", id);
-        vat_csv_add(&c, vat_fmt_date(rows[p].day, date));
-        vat_csv_add(&c, cust[rows[p].cust]);
-        vat_csv_add(&c, cregion[rows[p].cust]);
-        if (asked_first && !no_column) {
-            un_fmt_measure(ms, rows[p].asked, buf, sizeof buf);
-            vat_csv_add(&c, buf);
-        }
-        un_fmt_measure(ms, rows[p].similar, buf, sizeof buf);
-        vat_csv_add(&c, buf);
-        if (!asked_first && !no_column) {
-            un_fmt_measure(ms, rows[p].asked, buf, sizeof buf);
-            vat_csv_add(&c, buf);
-        }
-    }
+    un_csv(r, t->side, ms, no_column, rows, n, cust, cregion, &c);
     free(rows);
     t->priv = pv;
     t->priv_free = free;

@@ -15,6 +15,7 @@
 
 #include "csvio.h"
 #include "rng.h"
+#include "task.h"
 #include "vat.h"
 #include "xlsxio.h"
 

@@ -31,6 +31,7 @@
 #include "template.h"
 #include "testutil.h"
 #include "vat.h"
+#include "verify.h"
 
 static const char only[] = "grouped_sum,regex_iso_dates,sql_paid_revenue";
 

@@ -18,6 +18,7 @@
 
 #include "admit.h"
 #include "config.h"
+#include "filememo.h"
 #include "jsonout.h"
 #include "manifest.h"
 #include "rng.h"

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "csvio.h"
+#include "filememo.h"
 #include "rng.h"
 #include "testutil.h"
 

@@ -3,7 +3,7 @@
  * stated years, harmless spellings of gold written from the params alone
  * pass, and near misses (a guard, a month or day rule, the separator or
  * the year rule loosened, a guard widened to letters) are killed by the
- * held-out lines alone, and so is every mutant verifiers/mutate.h makes
+ * held-out lines alone, and so is every mutant src/mutate.h makes
  * of gold; the prompt says letters next to a date are fine.  What
  * every regex template owes (admission, determinism, the held-out stream,
  * the trap, tampering, Python parity) is tested over all of them in

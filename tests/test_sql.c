@@ -30,6 +30,7 @@
 #endif
 #include <sqlite3.h>
 
+#include "filememo.h"
 #include "measure.h"
 #include "testutil.h"
 #include "verifiers.h"

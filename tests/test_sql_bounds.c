@@ -54,7 +54,7 @@
 
 /* What one answer may cost, in CPU seconds, on the release build. */
 #define VAT_CPU_BOUND_S 1.0
-/* The checker's defaults (verifiers/sql.c): the longest value and the
+/* The checker's defaults (verifiers/sql/sql_internal.h): the longest value and the
  * budget of a check. */
 #define VALUE_LIMIT 1000
 #define BUDGET 1000000LL

@@ -4,7 +4,7 @@
  * checker accepts equivalent queries and refuses the near misses (ASC/DESC
  * swapped, COUNT for SUM, no paid filter, SUM without COALESCE, rows
  * hard-coded from the main fixture, the paid filter written <= or >=), and
- * the cases kill every gold mutant verifiers/mutate.h makes. */
+ * the cases kill every gold mutant src/mutate.h makes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

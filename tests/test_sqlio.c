@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "filememo.h"
 #include "sqlio.h"
 #include "testutil.h"
 

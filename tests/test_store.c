@@ -44,6 +44,7 @@
 
 #include "build.h"
 #include "config.h"
+#include "filememo.h"
 #include "manifest.h"
 #include "store.h"
 #include "template.h"

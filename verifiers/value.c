@@ -33,108 +33,10 @@ bool vat_close(double a, double b, double rel_tol, double abs_tol)
     return fabs(a - b) <= fmax(rel_tol * scale, abs_tol);
 }
 
-/* ---- bounded reasons ---------------------------------------------------- */
-
-/* Appends n bytes, stopping before a character that would not fit. */
-static void reason_putn(struct vat_reason *r, const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t k = vat_utf8_seq((const unsigned char *)s + i, n - i);
-        if (k == 0 || r->n + k > sizeof r->s - 1)
-            break;
-        memcpy(r->s + r->n, s + i, k);
-        r->n += k;
-        i += k;
-    }
-    r->s[r->n] = '\0';
-}
-
-void vat_reason_puts(struct vat_reason *r, const char *s)
-{
-    reason_putn(r, s, strlen(s));
-}
-
-void vat_reason_printf(struct vat_reason *r, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (k < 0)
-        return;
-    /* a truncated tail may end mid-character: reason_putn drops it */
-    reason_putn(r, tmp, strlen(tmp));
-}
-
-void vat_reason_cut(struct vat_reason *r, size_t n)
-{
-    if (n >= r->n)
-        return;
-    while (n > 0 && ((unsigned char)r->s[n] & 0xC0) == 0x80)
-        n--;
-    r->n = n;
-    r->s[n] = '\0';
-}
-
-static void put_text(struct vat_reason *r, const char *s, size_t n, size_t max, bool esc_quote)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t used = 0, i = 0;
-    while (i < n) {
-        const unsigned char c = (unsigned char)s[i];
-        size_t k = vat_utf8_seq((const unsigned char *)s + i, n - i);
-        char piece[8];
-        size_t plen;
-        if (k == 1 && (c == '\n' || c == '\t')) {
-            piece[0] = '\\';
-            piece[1] = c == '\n' ? 'n' : 't';
-            plen = 2;
-        } else if (k == 0 || (k == 1 && (c < 0x20 || c == 0x7f))) {
-            piece[0] = '\\';
-            piece[1] = 'x';
-            piece[2] = hex[c >> 4];
-            piece[3] = hex[c & 15];
-            plen = 4;
-            k = 1;
-        } else if (esc_quote && (c == '\'' || c == '\\')) {
-            piece[0] = '\\';
-            piece[1] = (char)c;
-            plen = 2;
-        } else {
-            memcpy(piece, s + i, k);
-            plen = k;
-        }
-        if (used + plen > max) {
-            vat_reason_puts(r, "...");
-            return;
-        }
-        reason_putn(r, piece, plen);
-        used += plen;
-        i += k;
-    }
-}
-
-void vat_reason_text(struct vat_reason *r, const char *s, size_t n, size_t max, bool quoted)
-{
-    if (quoted)
-        vat_reason_puts(r, "'");
-    put_text(r, s, n, max, quoted);
-    if (quoted)
-        vat_reason_puts(r, "'");
-}
-
 static void reason_init(struct vat_reason *r)
 {
     r->n = 0;
     r->s[0] = '\0';
-}
-
-static struct vat_verdict verdict(bool gate, double score, const char *code,
-                                  const struct vat_reason *r)
-{
-    return vat_verdict_make(gate, score, code, "%s", r->s);
 }
 
 /* "12" for integral values, else the shortest of %.15g / %.17g that reads
@@ -156,10 +58,10 @@ static void put_path(struct vat_reason *r, const char *outer, const char *key)
 {
     vat_reason_puts(r, "'");
     if (outer) {
-        put_text(r, outer, strlen(outer), QUOTE_MAX, true);
+        vat_reason_escape(r, outer, strlen(outer), QUOTE_MAX, true);
         vat_reason_puts(r, "/");
     }
-    put_text(r, key, strlen(key), QUOTE_MAX, true);
+    vat_reason_escape(r, key, strlen(key), QUOTE_MAX, true);
     vat_reason_puts(r, "'");
 }
 
@@ -298,8 +200,9 @@ json_t *vat_value_parse(const struct vat_value_spec *vs, const char *answer, siz
         return NULL;
     }
     if (len > VAT_MAX_ANSWER_BYTES) {
-        *v = vat_verdict_make(false, 0, VAT_TOO_LARGE, "the answer is %zu bytes, over the %d-byte cap",
-                              len, VAT_MAX_ANSWER_BYTES);
+        *v = vat_verdict_make(false, 0, VAT_TOO_LARGE,
+                              "the answer is %zu bytes, over the %d-byte cap", len,
+                              VAT_MAX_ANSWER_BYTES);
         return NULL;
     }
     /* jansson would recurse to its own limit of 2048 levels and stops
@@ -309,8 +212,9 @@ json_t *vat_value_parse(const struct vat_value_spec *vs, const char *answer, siz
     for (size_t i = 0; i < len; i++) {
         char c = answer[i];
         if (c == '\0') {
-            *v = vat_verdict_make(false, 0, VAT_PARSE,
-                                  "the answer holds a NUL byte at offset %zu; expected %s", i, want);
+            *v =
+                vat_verdict_make(false, 0, VAT_PARSE,
+                                 "the answer holds a NUL byte at offset %zu; expected %s", i, want);
             return NULL;
         }
         if (in_str) {
@@ -343,8 +247,8 @@ json_t *vat_value_parse(const struct vat_value_spec *vs, const char *answer, siz
     }
     json_error_t err;
     /* INT_AS_REAL: a long integer is a finite number, not a parse error */
-    json_t *j = json_loadb(answer, len,
-                           JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
+    json_t *j = json_loadb(
+        answer, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
     if (j)
         return j;
     struct vat_reason r;
@@ -353,7 +257,7 @@ json_t *vat_value_parse(const struct vat_value_spec *vs, const char *answer, siz
     vat_reason_puts(&r, overflow ? "a number is out of range (" : "not valid JSON (");
     vat_reason_text(&r, err.text, strnlen(err.text, sizeof err.text), 80, false);
     vat_reason_printf(&r, " at line %d column %d); expected %s", err.line, err.column, want);
-    *v = verdict(false, 0, overflow ? VAT_NOT_FINITE : VAT_PARSE, &r);
+    *v = vat_reason_verdict(false, 0, overflow ? VAT_NOT_FINITE : VAT_PARSE, &r);
     return NULL;
 }
 
@@ -406,7 +310,7 @@ static bool shape_fail(const struct vat_value_spec *vs, const struct where *w, c
         vat_reason_puts(&r, "got ");
     }
     vat_reason_puts(&r, type_text(j));
-    *v = verdict(false, 0, VAT_SHAPE, &r);
+    *v = vat_reason_verdict(false, 0, VAT_SHAPE, &r);
     return false;
 }
 
@@ -430,7 +334,7 @@ static bool type_fail(const char *want, const struct where *w, const json_t *j,
     } else {
         vat_reason_puts(&r, type_text(j));
     }
-    *v = verdict(false, 0, VAT_TYPE, &r);
+    *v = vat_reason_verdict(false, 0, VAT_TYPE, &r);
     return false;
 }
 
@@ -453,7 +357,7 @@ static bool gate_number(const struct vat_value_spec *vs, const json_t *j, const 
             vat_reason_puts(&r, " is ");
         }
         vat_reason_puts(&r, "not a finite number");
-        *v = verdict(false, 0, VAT_NOT_FINITE, &r);
+        *v = vat_reason_verdict(false, 0, VAT_NOT_FINITE, &r);
         return false;
     }
     return type_fail("a number", w, j, v);
@@ -548,7 +452,7 @@ static bool number_agrees(const struct vat_value_spec *vs, const json_t *a, cons
     vat_reason_printf(&r, "got %s, expected %s", fmt_num(da, b1), fmt_num(de, b2));
     if (vs->integer && !vat_close(da, nearbyint(da), vs->rel_tol, vs->abs_tol))
         vat_reason_puts(&r, " (not an integer)");
-    *v = verdict(true, 0, VAT_WRONG_VALUE, &r);
+    *v = vat_reason_verdict(true, 0, VAT_WRONG_VALUE, &r);
     return false;
 }
 
@@ -609,7 +513,7 @@ static bool keys_agree(const json_t *a, const json_t *e, const char *outer, stru
             put_path(&r, outer, k);
             vat_reason_puts(&r, " is missing");
         }
-        *v = verdict(true, 0, near ? VAT_KEY_CASE : VAT_MISSING_KEY, &r);
+        *v = vat_reason_verdict(true, 0, near ? VAT_KEY_CASE : VAT_MISSING_KEY, &r);
         return false;
     }
     json_object_foreach((json_t *)a, ak, av) {
@@ -618,7 +522,7 @@ static bool keys_agree(const json_t *a, const json_t *e, const char *outer, stru
         reason_init(&r);
         vat_reason_puts(&r, "unexpected key ");
         put_path(&r, outer, ak);
-        *v = verdict(true, 0, VAT_EXTRA_KEY, &r);
+        *v = vat_reason_verdict(true, 0, VAT_EXTRA_KEY, &r);
         return false;
     }
     return true;
@@ -662,7 +566,7 @@ static bool strings_agree(const json_t *a, const json_t *e, struct vat_verdict *
         /* fold_equal reads C strings: a NUL inside either is a difference */
         if (strlen(sa) == na && strlen(se) == ne && fold_equal(sa, se))
             vat_reason_puts(&r, " (they differ only in letter case or surrounding spaces)");
-        *v = verdict(true, 0, VAT_WRONG_VALUE, &r);
+        *v = vat_reason_verdict(true, 0, VAT_WRONG_VALUE, &r);
         return false;
     }
     return true;
@@ -786,13 +690,13 @@ static struct vat_verdict judge_list(const struct vat_value_spec *vs, const stru
                     vat_reason_puts(&r, "the value ");
                 put_item(&r, vs, &As[i]);
                 vat_reason_puts(&r, " appears more than once");
-                return verdict(true, 0, VAT_DUPLICATE, &r);
+                return vat_reason_verdict(true, 0, VAT_DUPLICATE, &r);
             }
         }
     }
     if (na != ne) {
         vat_reason_printf(&r, "got %zu items, expected %zu", na, ne);
-        return verdict(true, 0, VAT_WRONG_LENGTH, &r);
+        return vat_reason_verdict(true, 0, VAT_WRONG_LENGTH, &r);
     }
     if (vs->ordered) {
         size_t i = first_diff(vs, A, E, na);
@@ -802,7 +706,7 @@ static struct vat_verdict judge_list(const struct vat_value_spec *vs, const stru
         put_item(&r, vs, &A[i]);
         vat_reason_puts(&r, ", expected ");
         put_item(&r, vs, &E[i]);
-        return verdict(true, 0, same_set ? VAT_WRONG_ORDER : VAT_WRONG_ITEMS, &r);
+        return vat_reason_verdict(true, 0, same_set ? VAT_WRONG_ORDER : VAT_WRONG_ITEMS, &r);
     }
     /* merge walk over both sorted lists: the first gold item the answer
      * lacks and the first answer item gold lacks */
@@ -837,7 +741,7 @@ static struct vat_verdict judge_list(const struct vat_value_spec *vs, const stru
     }
     if (!miss && !extra)
         vat_reason_puts(&r, "the items differ");
-    return verdict(true, 0, VAT_WRONG_ITEMS, &r);
+    return vat_reason_verdict(true, 0, VAT_WRONG_ITEMS, &r);
 }
 
 /* Loads both lists (on the stack when short) and judges them. */
@@ -970,7 +874,8 @@ static bool fast_obj_read(const json_t *e, struct fast_obj *o, struct fast_obj *
         return false;
     o->keys = vat_xcalloc(n ? n : 1, sizeof *o->keys);
     o->n = n;
-    for (void *it = json_object_iter((json_t *)e); it; it = json_object_iter_next((json_t *)e, it)) {
+    for (void *it = json_object_iter((json_t *)e); it;
+         it = json_object_iter_next((json_t *)e, it)) {
         const char *k = json_object_iter_key(it);
         const json_t *val = json_object_iter_value(it);
         struct fast_key *fk = &o->keys[i];

@@ -1,8 +1,8 @@
 /* value_internal.h — the steps of the value checker (spec reading,
  * capped parsing, the type gate, scoring) and its bounded reason builder,
  * shared by value.c and abstain.c only; nothing outside verifiers/ should
- * include it.  Exports struct vat_value_spec, struct vat_reason and the
- * vat_value_* and vat_reason_* functions. */
+ * include it.  Exports struct vat_value_spec and the vat_value_*
+ * functions (the reason builder they share: reason.h). */
 #ifndef VAT_VALUE_INTERNAL_H
 #define VAT_VALUE_INTERNAL_H
 
@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "reason.h"
 #include "vat.h"
 
 enum vat_value_shape {
@@ -65,24 +66,5 @@ struct vat_value_prep;
 bool vat_value_prep_accepts(const struct vat_value_prep *p, const char *answer, size_t len);
 /* True when the prepared spec is usable and j has its shape. */
 bool vat_value_prep_gates(const struct vat_value_prep *p, const json_t *j);
-
-/* ---- bounded reasons ---------------------------------------------------- */
-
-/* A reason being built: always NUL-terminated valid UTF-8, truncated at a
- * character boundary so jansson can always emit it. */
-struct vat_reason {
-    char s[256];
-    size_t n;
-};
-
-void vat_reason_puts(struct vat_reason *r, const char *s);
-void vat_reason_printf(struct vat_reason *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Appends at most max bytes of untrusted text: valid UTF-8 is kept,
- * control bytes, quotes, backslashes and invalid bytes are escaped, and a
- * longer text ends in "...".  quoted wraps it in single quotes. */
-void vat_reason_text(struct vat_reason *r, const char *s, size_t n, size_t max, bool quoted);
-/* Cuts r back to at most n bytes, at a character boundary. */
-void vat_reason_cut(struct vat_reason *r, size_t n);
 
 #endif

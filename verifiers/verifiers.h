@@ -44,6 +44,8 @@
 
 #define VAT_MAX_ANSWER_BYTES (64 * 1024)
 #define VAT_MAX_JSON_DEPTH 32
+/* The most fixtures a checker spec names (a task's fixtures: templates/task.h). */
+#define VAT_SPEC_MAX_FIXTURES 8
 
 /* Numbers agree: |a-b| <= max(rel_tol*max(|a|,|b|), abs_tol); never ==. */
 bool vat_close(double a, double b, double rel_tol, double abs_tol);
@@ -181,7 +183,7 @@ struct vat_verdict vat_sql_check_prepared_score(struct vat_sql_prep *p, const ch
                                                 size_t len);
 void vat_sql_prep_free(struct vat_sql_prep *p);
 /* Whether p's checks run on its fixtures as one set (a single connection
- * moved between them: every fixture the same schema; see verifiers/sql.c)
+ * moved between them: every fixture the same schema; see verifiers/sql/vfs.c)
  * rather than on a connection per fixture.  For tests and benchmarks. */
 bool vat_sql_prep_uses_fixture_set(const struct vat_sql_prep *p);
 /* The bytes p holds now (its fixture images or set, gold and trap rows,

@@ -114,6 +114,10 @@ OPEN_REVEAL_HIDDEN = 1
 PROTOTYPES = {
     # const char *vat_version(void);
     "vat_version": ([], c_char_p),
+    # int vat_init(void);
+    "vat_init": ([], c_int),
+    # int vat_sqlite_counting(void);
+    "vat_sqlite_counting": ([], c_int),
     # int vat_corpus_open(vat_corpus **out, const char *root, vat_error *err);
     "vat_corpus_open": ([ctypes.POINTER(c_void_p), c_char_p, err_p], c_int),
     # int vat_corpus_open_flags(vat_corpus **out, const char *root, unsigned flags,

@@ -1,6 +1,8 @@
 /* mutate.c — mutants of gold regex patterns and SQL queries for the
- * checker-strength measure: a Python-re tokeniser and a small SQLite
- * lexer, each followed by the mutation operators of mutate.h.
+ * checker-strength measure: a pattern read by the regex checker's own
+ * parser (verifiers/rxparse.h), a query by the SQL checker's own lexer
+ * (verifiers/sql/lex.h), each followed by the mutation operators of
+ * mutate.h.
  * Exports vat_mutate_regex, vat_mutate_sql and vat_mutants_release. */
 #include "mutate.h"
 
@@ -8,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rxparse.h"
+#include "sql/lex.h"
 
 /* ---- the mutant list ------------------------------------------------------ */
 
@@ -65,282 +70,7 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-/* Length of the UTF-8 character starting at s[0] (continuation bytes
- * counted; malformed input counts as one byte). */
-static size_t char_len(const char *s, size_t n)
-{
-    size_t k = 1;
-    if ((unsigned char)s[0] >= 0xC0)
-        while (k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
-            k++;
-    return k;
-}
-
 /* ==== regex ================================================================= */
-
-enum rx_kind {
-    RX_LIT,     /* a literal character, escaped or not       */
-    RX_CLASS,   /* [..], \d \D \w \W \s \S, .                  */
-    RX_ANCHOR,  /* ^ $ \A \Z                                   */
-    RX_BOUND,   /* \b \B                                       */
-    RX_OPEN,    /* ( (?: (?P<n> (?= (?! (?<= (?<! (?flags: (?( */
-    RX_CLOSE,   /* )                                           */
-    RX_ALT,     /* |                                           */
-    RX_QUANT,   /* * + ? {..} (without a lazy/possessive mark) */
-    RX_OTHER    /* backreferences, inline flags, comments      */
-};
-
-struct rx_tok {
-    enum rx_kind kind;
-    size_t off, len;
-    bool look;       /* RX_OPEN: a lookaround                       */
-    size_t match;    /* RX_OPEN: index of its ')'                    */
-    long lo, hi;     /* RX_QUANT: bounds, hi -1 for no upper bound   */
-    bool braces;     /* RX_QUANT: written with braces                */
-};
-
-struct rx_toks {
-    struct rx_tok *v;
-    size_t n, cap;
-    bool ignorecase, dotall;
-};
-
-static struct rx_tok *rx_push(struct rx_toks *ts, enum rx_kind k, size_t off, size_t len)
-{
-    if (ts->n == ts->cap) {
-        ts->cap = ts->cap ? 2 * ts->cap : 64;
-        ts->v = vat_xrealloc(ts->v, ts->cap * sizeof *ts->v);
-    }
-    struct rx_tok *t = &ts->v[ts->n++];
-    memset(t, 0, sizeof *t);
-    t->kind = k;
-    t->off = off;
-    t->len = len;
-    t->hi = -1;
-    return t;
-}
-
-/* Reads inline flag letters at s[i..]; records i and s; returns the index
- * after them. */
-static size_t rx_flags(struct rx_toks *ts, const char *s, size_t n, size_t i)
-{
-    bool off = false;
-    for (; i < n && (s[i] == '-' || (s[i] >= 'a' && s[i] <= 'z') || s[i] == 'L'); i++) {
-        if (s[i] == '-')
-            off = true;
-        else if (s[i] == 'i' && !off)
-            ts->ignorecase = true;
-        else if (s[i] == 's' && !off)
-            ts->dotall = true;
-    }
-    return i;
-}
-
-/* Tries to read a brace quantifier at s[i] == '{' as Python does
- * ({n}, {n,}, {,m}, {n,m}, {,}); returns its length or 0 for a literal. */
-static size_t rx_brace(const char *s, size_t n, size_t i, long *lo, long *hi)
-{
-    size_t j = i + 1;
-    if (j < n && s[j] == '}')
-        return 0;
-    long a = -1, b = -1;
-    size_t d0 = j;
-    while (j < n && is_digit(s[j]) && j - d0 < 9)
-        j++;
-    if (j > d0)
-        a = strtol(s + d0, NULL, 10);
-    if (j < n && is_digit(s[j]))
-        return 0; /* absurdly long count: leave it alone */
-    bool comma = j < n && s[j] == ',';
-    if (comma) {
-        j++;
-        size_t e0 = j;
-        while (j < n && is_digit(s[j]) && j - e0 < 9)
-            j++;
-        if (j > e0)
-            b = strtol(s + e0, NULL, 10);
-        if (j < n && is_digit(s[j]))
-            return 0;
-    } else {
-        b = a;
-    }
-    if (j >= n || s[j] != '}')
-        return 0;
-    *lo = a < 0 ? 0 : a;
-    *hi = b;
-    return j + 1 - i;
-}
-
-static int rx_tokenise(const char *s, struct rx_toks *ts, struct vat_err *e)
-{
-    size_t n = strlen(s);
-    size_t *stack = vat_xmalloc((n + 1) * sizeof *stack);
-    size_t depth = 0;
-    size_t i = 0;
-    while (i < n) {
-        char c = s[i];
-        if (c == '\\') {
-            if (i + 1 >= n) {
-                free(stack);
-                return vat_err_set(e, "pattern ends with a lone backslash");
-            }
-            char d = s[i + 1];
-            size_t len = 2;
-            enum rx_kind k = RX_LIT;
-            if (strchr("dDwWsS", d))
-                k = RX_CLASS;
-            else if (d == 'A' || d == 'Z' || d == 'z')
-                k = RX_ANCHOR;
-            else if (d == 'b' || d == 'B')
-                k = RX_BOUND;
-            else if (d == 'x')
-                while (len < 4 && i + len < n && strchr("0123456789abcdefABCDEF", s[i + len]))
-                    len++;
-            else if (d == 'u' || d == 'U') {
-                size_t want = d == 'u' ? 6 : 10;
-                while (len < want && i + len < n)
-                    len++;
-            } else if (d == 'N' && i + 2 < n && s[i + 2] == '{') {
-                while (i + len < n && s[i + len - 1] != '}')
-                    len++;
-            } else if (d == '0') {
-                while (len < 4 && i + len < n && s[i + len] >= '0' && s[i + len] <= '7')
-                    len++;
-            } else if (d >= '1' && d <= '9') {
-                /* \ddd with three octal digits is an octal escape, else a
-                 * backreference of one or two digits */
-                if (i + 3 < n && d <= '7' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-                    s[i + 3] >= '0' && s[i + 3] <= '7')
-                    len = 4;
-                else if (i + 2 < n && is_digit(s[i + 2]))
-                    len = 3;
-                k = len == 4 ? RX_LIT : RX_OTHER;
-            } else {
-                len = 1 + char_len(s + i + 1, n - i - 1);
-            }
-            rx_push(ts, k, i, len);
-            i += len;
-        } else if (c == '[') {
-            size_t j = i + 1;
-            if (j < n && s[j] == '^')
-                j++;
-            if (j < n && s[j] == ']')
-                j++;
-            while (j < n && s[j] != ']')
-                j += s[j] == '\\' && j + 1 < n ? 1 + char_len(s + j + 1, n - j - 1) : 1;
-            if (j >= n) {
-                free(stack);
-                return vat_err_set(e, "pattern has an unclosed character class at %zu", i);
-            }
-            rx_push(ts, RX_CLASS, i, j + 1 - i);
-            i = j + 1;
-        } else if (c == '(') {
-            size_t len = 1;
-            bool look = false, open = true;
-            enum rx_kind k = RX_OPEN;
-            if (i + 1 < n && s[i + 1] == '?') {
-                char t2 = i + 2 < n ? s[i + 2] : 0;
-                if (t2 == '#') {
-                    size_t j = i + 3;
-                    while (j < n && s[j] != ')')
-                        j++;
-                    if (j >= n) {
-                        free(stack);
-                        return vat_err_set(e, "pattern has an unclosed comment at %zu", i);
-                    }
-                    len = j + 1 - i;
-                    k = RX_OTHER;
-                    open = false;
-                } else if (t2 == ':') {
-                    len = 3;
-                } else if (t2 == '=' || t2 == '!') {
-                    len = 3;
-                    look = true;
-                } else if (t2 == '<' && i + 3 < n && (s[i + 3] == '=' || s[i + 3] == '!')) {
-                    len = 4;
-                    look = true;
-                } else if (t2 == 'P' && i + 3 < n && s[i + 3] == '=') {
-                    size_t j = i + 4;
-                    while (j < n && s[j] != ')')
-                        j++;
-                    len = (j < n ? j + 1 : n) - i;
-                    k = RX_OTHER;
-                    open = false;
-                } else if (t2 == 'P' || t2 == '<') {
-                    size_t j = i + 3;
-                    while (j < n && s[j] != '>')
-                        j++;
-                    len = (j < n ? j + 1 : n) - i;
-                } else if (t2 == '(') {
-                    size_t j = i + 3;
-                    while (j < n && s[j] != ')')
-                        j++;
-                    len = (j < n ? j + 1 : n) - i;
-                } else {
-                    size_t j = rx_flags(ts, s, n, i + 2);
-                    if (j < n && s[j] == ')') {
-                        k = RX_OTHER;
-                        open = false;
-                    }
-                    len = (j < n ? j + 1 : n) - i;
-                }
-            }
-            struct rx_tok *t = rx_push(ts, k, i, len);
-            t->look = look;
-            if (open)
-                stack[depth++] = ts->n - 1;
-            i += len;
-        } else if (c == ')') {
-            if (depth == 0) {
-                free(stack);
-                return vat_err_set(e, "pattern has an unbalanced ')' at %zu", i);
-            }
-            rx_push(ts, RX_CLOSE, i, 1);
-            ts->v[stack[--depth]].match = ts->n - 1;
-            i++;
-        } else if (c == '|') {
-            rx_push(ts, RX_ALT, i, 1);
-            i++;
-        } else if (c == '*' || c == '+' || c == '?') {
-            struct rx_tok *t = rx_push(ts, RX_QUANT, i, 1);
-            t->lo = c == '+' ? 1 : 0;
-            t->hi = c == '?' ? 1 : -1;
-            i++;
-            /* a lazy or possessive mark belongs to the repeat */
-            if (i < n && (s[i] == '?' || s[i] == '+'))
-                rx_push(ts, RX_OTHER, i++, 1);
-        } else if (c == '{') {
-            long lo = 0, hi = -1;
-            size_t len = rx_brace(s, n, i, &lo, &hi);
-            if (!len) {
-                rx_push(ts, RX_LIT, i, 1);
-                i++;
-                continue;
-            }
-            struct rx_tok *t = rx_push(ts, RX_QUANT, i, len);
-            t->lo = lo;
-            t->hi = hi;
-            t->braces = true;
-            i += len;
-            if (i < n && (s[i] == '?' || s[i] == '+'))
-                rx_push(ts, RX_OTHER, i++, 1);
-        } else if (c == '^' || c == '$') {
-            rx_push(ts, RX_ANCHOR, i, 1);
-            i++;
-        } else if (c == '.') {
-            rx_push(ts, RX_CLASS, i, 1);
-            i++;
-        } else {
-            size_t len = char_len(s + i, n - i);
-            rx_push(ts, RX_LIT, i, len);
-            i += len;
-        }
-    }
-    free(stack);
-    if (depth)
-        return vat_err_set(e, "pattern has an unclosed group");
-    return 0;
-}
 
 /* ---- ASCII sets of classes, to spot a replacement that changes nothing ---- */
 
@@ -489,7 +219,7 @@ static bool class_set(const char *s, size_t len, bool dotall, struct ascii_set *
     return true;
 }
 
-static void rx_widen(struct edits *ed, const struct rx_tok *t)
+static void rx_widen(struct edits *ed, const struct vat_rx_tok *t)
 {
     char buf[64];
     long lo = t->lo, hi = t->hi;
@@ -515,7 +245,7 @@ static void rx_widen(struct edits *ed, const struct rx_tok *t)
     }
 }
 
-static void rx_replace_class(struct edits *ed, const struct rx_toks *ts, const struct rx_tok *t)
+static void rx_replace_class(struct edits *ed, const struct vat_rx_toks *ts, const struct vat_rx_tok *t)
 {
     static const struct {
         const char *kind, *text;
@@ -532,33 +262,33 @@ static void rx_replace_class(struct edits *ed, const struct rx_toks *ts, const s
 
 int vat_mutate_regex(const char *gold, struct vat_mutants *out, struct vat_err *e)
 {
-    struct rx_toks ts = {NULL, 0, 0, false, false};
-    if (rx_tokenise(gold, &ts, e) != 0) {
+    struct vat_rx_toks ts = {NULL, 0, 0, false, false};
+    if (vat_rx_tokens(gold, &ts, e) != 0) {
         free(ts.v);
         return -1;
     }
     struct edits ed = {gold, strlen(gold), out, out->n};
     for (size_t i = 0; i < ts.n; i++) {
-        const struct rx_tok *t = &ts.v[i];
+        const struct vat_rx_tok *t = &ts.v[i];
         size_t end = t->off + t->len;
         switch (t->kind) {
-        case RX_ANCHOR: add_edit(&ed, "drop_anchor", t->off, end, "", false); break;
-        case RX_BOUND: add_edit(&ed, "drop_boundary", t->off, end, "", false); break;
-        case RX_OPEN:
+        case VAT_RX_ANCHOR: add_edit(&ed, "drop_anchor", t->off, end, "", false); break;
+        case VAT_RX_BOUND: add_edit(&ed, "drop_boundary", t->off, end, "", false); break;
+        case VAT_RX_OPEN:
             if (t->look) {
                 /* a repeat of the lookaround goes with it */
                 size_t m = t->match, stop = ts.v[m].off + 1;
-                if (m + 1 < ts.n && ts.v[m + 1].kind == RX_QUANT) {
+                if (m + 1 < ts.n && ts.v[m + 1].kind == VAT_RX_QUANT) {
                     stop = ts.v[m + 1].off + ts.v[m + 1].len;
-                    if (m + 2 < ts.n && ts.v[m + 2].kind == RX_OTHER && ts.v[m + 2].len == 1 &&
+                    if (m + 2 < ts.n && ts.v[m + 2].kind == VAT_RX_OTHER && ts.v[m + 2].len == 1 &&
                         ts.v[m + 2].off == stop)
                         stop++;
                 }
                 add_edit(&ed, "drop_lookaround", t->off, stop, "", false);
             }
             break;
-        case RX_QUANT: rx_widen(&ed, t); break;
-        case RX_CLASS: rx_replace_class(&ed, &ts, t); break;
+        case VAT_RX_QUANT: rx_widen(&ed, t); break;
+        case VAT_RX_CLASS: rx_replace_class(&ed, &ts, t); break;
         default: break;
         }
     }
@@ -598,32 +328,6 @@ struct sq_toks {
     size_t n, cap;
 };
 
-static bool sq_idstart(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-}
-
-static bool sq_idchar(unsigned char c)
-{
-    return sq_idstart(c) || (c >= '0' && c <= '9') || c == '$';
-}
-
-/* Offset after the quoted run starting at s[i] (doubled quotes escape it
- * unless q is ']'), or 0 when it is not closed. */
-static size_t sq_quoted(const char *s, size_t n, size_t i, char q)
-{
-    for (i++; i < n; i++) {
-        if (s[i] != q)
-            continue;
-        if (q != ']' && i + 1 < n && s[i + 1] == q) {
-            i++;
-            continue;
-        }
-        return i + 1;
-    }
-    return 0;
-}
-
 static bool sq_is(const struct sq_toks *ts, size_t i, const char *w)
 {
     if (i >= ts->n || ts->v[i].kind != SQ_WORD || ts->v[i].len != strlen(w))
@@ -649,6 +353,51 @@ static size_t sq_end(const struct sq_toks *ts, size_t i)
     return ts->v[i].off + ts->v[i].len;
 }
 
+/* The kind of a token of the shared lexer (verifiers/sql/lex.h) as the
+ * operators below read it: parentheses, commas and operators apart (two
+ * adjacent operator bytes that SQLite reads as one, such as <= or ||,
+ * joined), a parameter as one byte of anything else. */
+static enum sq_kind sq_kind_of(const char *s, size_t n, const struct vat_sql_tok *t, size_t *len)
+{
+    static const char *const two[] = {"<=", ">=", "<>", "!=", "==", "||", "<<", ">>", "->"};
+    switch (t->kind) {
+    case VAT_SQL_TOK_WORD:
+        return SQ_WORD;
+    case VAT_SQL_TOK_STRING:
+        return SQ_STRING;
+    case VAT_SQL_TOK_QUOTED:
+        return SQ_QUOTED;
+    case VAT_SQL_TOK_BLOB:
+        return SQ_BLOB;
+    case VAT_SQL_TOK_NUMBER:
+        return SQ_NUMBER;
+    case VAT_SQL_TOK_SEMI:
+        return SQ_SEMI;
+    default:
+        break;
+    }
+    size_t i = t->off;
+    char c = s[i];
+    if (t->kind != VAT_SQL_TOK_OTHER || t->len != 1)
+        return SQ_OTHER;
+    if (c == '(')
+        return SQ_LP;
+    if (c == ')')
+        return SQ_RP;
+    if (c == ',')
+        return SQ_COMMA;
+    if (!strchr("<>=!|-+*/%&~", (int)c))
+        return SQ_OTHER;
+    bool pair = false;
+    for (size_t k = 0; k < sizeof two / sizeof *two && !pair; k++)
+        pair = i + 1 < n && s[i] == two[k][0] && s[i + 1] == two[k][1];
+    if (pair)
+        *len = 2;
+    if (pair && s[i] == '-' && i + 2 < n && s[i + 2] == '>')
+        *len = 3; /* ->> */
+    return SQ_OP;
+}
+
 static int sq_tokenise(const char *s, struct sq_toks *ts, struct vat_err *e)
 {
     size_t n = strlen(s);
@@ -656,72 +405,15 @@ static int sq_tokenise(const char *s, struct sq_toks *ts, struct vat_err *e)
     size_t *stack = vat_xmalloc((n + 1) * sizeof *stack);
     int *cases = vat_xcalloc(n + 2, sizeof *cases);
     int depth = 0;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-            i++;
-            continue;
-        }
-        if (c == '-' && i + 1 < n && s[i + 1] == '-') {
-            while (i < n && s[i] != '\n')
-                i++;
-            continue;
-        }
-        if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-            i += 2;
-            while (i < n && !(s[i] == '*' && i + 1 < n && s[i + 1] == '/'))
-                i++;
-            i = i < n ? i + 2 : n;
-            continue;
-        }
-        size_t j = i + 1;
-        enum sq_kind k = SQ_OTHER;
-        if ((c == 'x' || c == 'X') && j < n && s[j] == '\'') {
-            k = SQ_BLOB;
-            j = sq_quoted(s, n, j, '\'');
-        } else if (sq_idstart(c)) {
-            k = SQ_WORD;
-            while (j < n && sq_idchar((unsigned char)s[j]))
-                j++;
-        } else if (c == '\'') {
-            k = SQ_STRING;
-            j = sq_quoted(s, n, i, '\'');
-        } else if (c == '"' || c == '`' || c == '[') {
-            k = SQ_QUOTED;
-            j = sq_quoted(s, n, i, c == '[' ? ']' : (char)c);
-        } else if ((c >= '0' && c <= '9') || (c == '.' && j < n && is_digit(s[j]))) {
-            k = SQ_NUMBER;
-            while (j < n) {
-                char d = s[j];
-                if ((d == '+' || d == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))
-                    j++;
-                else if (sq_idchar((unsigned char)d) || d == '.')
-                    j++;
-                else
-                    break;
-            }
-        } else if (c == '(') {
-            k = SQ_LP;
-        } else if (c == ')') {
-            k = SQ_RP;
-        } else if (c == ',') {
-            k = SQ_COMMA;
-        } else if (c == ';') {
-            k = SQ_SEMI;
-        } else if (strchr("<>=!|-+*/%&~", (int)c)) {
-            k = SQ_OP;
-            static const char *const two[] = {"<=", ">=", "<>", "!=", "==", "||", "<<", ">>",
-                                              "->"};
-            bool pair = false;
-            for (size_t t = 0; t < sizeof two / sizeof *two && !pair; t++)
-                pair = i + 1 < n && s[i] == two[t][0] && s[i + 1] == two[t][1];
-            if (pair)
-                j = i + 2;
-            if (pair && s[i] == '-' && j < n && s[j] == '>')
-                j++; /* ->> */
-        }
-        if (j == 0) {
+    size_t pos = 0;
+    for (;;) {
+        struct vat_sql_tok lt = vat_sql_next_tok(s, n, &pos);
+        if (lt.kind == VAT_SQL_TOK_END)
+            break;
+        size_t i = lt.off, len = lt.len;
+        enum sq_kind k = sq_kind_of(s, n, &lt, &len);
+        pos = i + len;
+        if (lt.unclosed) {
             free(stack);
             free(cases);
             return vat_err_set(e, "query has an unclosed quote at %zu", i);
@@ -734,7 +426,7 @@ static int sq_tokenise(const char *s, struct sq_toks *ts, struct vat_err *e)
         memset(t, 0, sizeof *t);
         t->kind = k;
         t->off = i;
-        t->len = j - i;
+        t->len = len;
         if (k == SQ_RP) {
             if (depth == 0) {
                 free(stack);
@@ -757,7 +449,6 @@ static int sq_tokenise(const char *s, struct sq_toks *ts, struct vat_err *e)
             stack[depth++] = ts->n - 1;
             cases[depth] = 0;
         }
-        i = j;
     }
     free(stack);
     free(cases);

@@ -4,9 +4,10 @@
  * plausible change of a named kind; a checker is strong when its cases
  * tell (nearly) every such change from gold.
  *
- * Regex (Python re syntax), tokenised the way Python's parser reads a
- * pattern (escapes, classes with a leading ']' or '^', groups, inline
- * flags, comments, quantifiers and the '{' that is only a literal):
+ * Regex (Python re syntax), read by the regex checker's own parser
+ * (verifiers/rxparse.h: escapes, classes with a leading ']' or '^',
+ * groups, inline flags, comments, quantifiers and the '{' that is only a
+ * literal, as Python reads them; a pattern Python refuses is refused):
  *   drop_anchor       ^ $ \A \Z removed
  *   drop_boundary     \b or \B removed
  *   drop_lookaround   a whole (?=..) (?!..) (?<=..) (?<!..) removed
@@ -15,8 +16,9 @@
  *   class_to_digit    a class ([..], \d \w \s \D \W \S, .) -> \d
  *   class_to_word     ... -> \w
  *   class_to_any      ... -> .
- * SQL (SQLite), tokenised by a small lexer that knows strings, quoted
- * identifiers, blobs, numbers, words, operators and both comment forms:
+ * SQL (SQLite), read by the SQL checker's own lexer (verifiers/sql/lex.h:
+ * strings, quoted identifiers, blobs, numbers, words, both comment forms),
+ * operators SQLite reads as one (<=, ||, ->>) joined:
  *   swap_aggregate    SUM COUNT AVG MAX MIN TOTAL -> each other one
  *                     (a two-argument max/min only to min/max)
  *   count_star        COUNT(x) -> COUNT(*)
