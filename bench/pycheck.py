@@ -109,6 +109,8 @@ def value_equal(got, want, spec):
     if shape == "object_of_objects":
         return object_equal(got, want, spec, lambda g, w: object_equal(
             g, w, spec, lambda gg, ww: items_equal(gg, ww, spec)))
+    if shape == "object_of_strings":
+        return object_equal(got, want, spec, lambda g, w: isinstance(g, str) and g == w)
     return got == want
 
 

@@ -25,6 +25,8 @@ static const char *const specs[] = {
     "true,\"expected\":[10,20,30]}",
     "{\"checker\":\"value\",\"shape\":\"object_of_objects\",\"integer\":true,\"expected\":{"
     "\"2026-03\":{\"dhl\":4,\"ups\":0},\"2026-04\":{\"dhl\":1,\"ups\":2}}}",
+    "{\"checker\":\"value\",\"shape\":\"object_of_strings\",\"expected\":{\"ORD-1\":\"shipped\","
+    "\"ORD-2\":\"pending\",\"ORD-3\":\"cancelled\"}}",
 };
 #define NSPECS (sizeof specs / sizeof specs[0])
 static json_t *parsed[NSPECS];

@@ -567,11 +567,11 @@ static json_t *resolve_templates(const struct ctx *x, json_t *templates)
         json_object_set_new(obj, "difficulty", difficulty_json(w));
         for (const struct vat_param *p = t->params; p && p->name; p++) {
             json_t *v = param_value(p, json_object_get(given, p->name));
-            /* inline = "full": fixtures drawn small enough to show whole
-             * (regex held-out lines are never shown, so they stay). */
-            if (x->inline_full && strcmp(t->family, "regex") != 0 &&
-                p->type == VAT_PARAM_INT &&
-                (strcmp(p->name, "rows_min") == 0 || strcmp(p->name, "rows_max") == 0)) {
+            /* inline = "full": the params a template declares as sizing
+             * the data its prompt shows are capped so every fixture can be
+             * shown whole (regex held-out lines are never shown, so their
+             * counts are not declared and stay). */
+            if (x->inline_full && p->type == VAT_PARAM_INT && p->role == VAT_PARAM_ROWS) {
                 json_int_t cap = (json_int_t)(x->inline_max_bytes / VAT_INLINE_ROW_BYTES);
                 if (cap < (json_int_t)p->min)
                     cap = (json_int_t)p->min;

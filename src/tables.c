@@ -286,6 +286,8 @@ static char *describe_answer(const struct vat_task *t)
         what = "one JSON object mapping each key to a number";
     else if (shape && strcmp(shape, "object_of_objects") == 0)
         what = "one JSON object of objects of numbers";
+    else if (shape && strcmp(shape, "object_of_strings") == 0)
+        what = "one JSON object mapping each key to a string";
     else if (shape && strcmp(shape, "list") == 0)
         what = items && strcmp(items, "number") == 0 ? "one JSON list of numbers"
                                                       : "one JSON list of strings";

@@ -357,7 +357,7 @@ static const char *col_text(sqlite3_stmt *st, int i)
 json_t *vat_an_sql_json(sqlite3 *db, const char *sql, enum vat_an_result kind,
                         struct vat_err *e)
 {
-    static const int want_cols[] = {1, 1, 2, 3};
+    static const int want_cols[] = {1, 1, 2, 3, 2};
     sqlite3_stmt *st = NULL;
     vat_trace_note("sql", sql);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -426,6 +426,19 @@ json_t *vat_an_sql_json(sqlite3 *db, const char *sql, enum vat_an_result kind,
                 goto fail;
             }
             json_object_set_new(inner, k2, num);
+            break;
+        case VAT_AN_OBJECT_OF_STRINGS:
+            k1 = col_text(st, 0);
+            k2 = col_text(st, 1);
+            if (!k1 || !k2) {
+                vat_err_set(e, "sql: row %ld has a NULL key or value", nrows);
+                goto fail;
+            }
+            if (json_object_get(out, k1)) {
+                vat_err_set(e, "sql: key '%s' repeats", k1);
+                goto fail;
+            }
+            json_object_set_new(out, k1, json_string(k2));
             break;
         }
     }
@@ -629,6 +642,29 @@ int vat_an_csv_date(const struct vat_task *t, int fi, const struct vat_csv *c, s
                        t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
 }
 
+int vat_an_csv_int(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                   size_t col, int64_t *v, struct vat_err *e)
+{
+    const char *cell = vat_csv_get(c, row, col), *p = cell + (cell[0] == '-');
+    size_t n = strspn(p, "0123456789");
+    if (n >= 1 && n <= 18 && !p[n]) {
+        *v = strtoll(cell, NULL, 10);
+        return 0;
+    }
+    return vat_err_set(e, "%s: '%s' record %zu: %s '%s' is not a whole number", t->id,
+                       t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
+}
+
+int vat_an_csv_timestamp(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                         size_t col, int64_t *secs, struct vat_err *e)
+{
+    const char *cell = vat_csv_get(c, row, col);
+    if (vat_parse_timestamp(cell, secs) == 0)
+        return 0;
+    return vat_err_set(e, "%s: '%s' record %zu: %s '%s' is not a timestamp YYYY-MM-DD HH:MM:SS",
+                       t->id, t->fixture[fi].path, row + 1, vat_csv_get(c, 0, col), cell);
+}
+
 int vat_an_param_month(const struct vat_task *t, const char *key, int *year, int *month,
                        struct vat_err *e)
 {
@@ -654,6 +690,57 @@ void vat_an_prompt_words(struct vat_buf *b, const char **words, size_t n)
         vat_buf_printf(b, "%s`%s`", i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
 }
 
+const char *vat_an_json_kind(const json_t *v)
+{
+    if (json_is_number(v))
+        return "a number";
+    if (json_is_string(v))
+        return "a string";
+    if (json_is_array(v))
+        return "a list";
+    if (!json_is_object(v))
+        return "neither a number, a string, a list nor an object";
+    size_t nums = 0, strs = 0, objs = 0, n = json_object_size(v);
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)v, k, x) {
+        nums += json_is_number(x);
+        strs += json_is_string(x);
+        objs += json_is_object(x);
+    }
+    if (n && nums == n)
+        return "an object of numbers";
+    if (n && strs == n)
+        return "an object of strings";
+    if (n && objs == n)
+        return "an object of objects";
+    return n ? "an object of mixed values" : "an empty object";
+}
+
+int vat_an_gold_shape(const struct vat_task *t, const json_t *spec, const json_t *gold,
+                      struct vat_err *e)
+{
+    const char *checker = json_string_value(json_object_get(spec, "checker"));
+    if (!checker || strcmp(checker, "value") != 0)
+        return 0;
+    json_t *probe = json_deep_copy(spec);
+    json_object_set(probe, "expected", (json_t *)gold);
+    char *text = vat_json_dumps(gold);
+    struct vat_verdict v = vat_check_value(probe, text, strlen(text));
+    json_decref(probe);
+    int rc = 0;
+    if (strcmp(v.code, VAT_INTERNAL) == 0) {
+        const char *shape = json_string_value(json_object_get(spec, "shape"));
+        rc = vat_err_set(e,
+                         "%s: gold %.80s is %s, but the checker spec's shape is '%s' (%s). Mend: "
+                         "when the params change the answer's shape, build t->spec from "
+                         "t->params (vat_an_value_spec with the shape reference gives)",
+                         t->id, text, vat_an_json_kind(gold), shape ? shape : "(none)", v.reason);
+    }
+    free(text);
+    return rc;
+}
+
 int vat_an_gold_from(struct vat_task *t, json_t *gold, const char *empty, struct vat_err *e)
 {
     if (!gold)
@@ -662,6 +749,10 @@ int vat_an_gold_from(struct vat_task *t, json_t *gold, const char *empty, struct
     if (empty && (json_is_array(gold) || json_is_object(gold)) && n == 0) {
         json_decref(gold);
         return vat_err_set(e, "%s: %s", t->id, empty);
+    }
+    if (vat_an_gold_shape(t, t->spec, gold, e) != 0) {
+        json_decref(gold);
+        return -1;
     }
     vat_an_set_gold(t, gold);
     return 0;

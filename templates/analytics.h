@@ -68,7 +68,8 @@ void vat_an_prompt_tolerance(struct vat_buf *b, double rel_tol, double abs_tol);
 
 /* The shape of a value answer, as verifiers/verifiers.h reads it. */
 struct vat_an_spec {
-    const char *shape;  /* "number" | "list" | "object" | "object_of_objects" */
+    /* "number" | "list" | "object" | "object_of_objects" | "object_of_strings" */
+    const char *shape;
     const char *items;  /* lists only: "string" | "number"                    */
     bool ordered;       /* lists only                                         */
     bool unique;        /* lists only                                         */
@@ -126,9 +127,17 @@ void vat_an_tally_release(struct vat_an_tally *t);
  *   LIST              one text column, rows in query order   -> [string...]
  *   OBJECT            (text key, number) rows                -> {key: number}
  *   OBJECT_OF_OBJECTS (text key, text key2, number) rows     -> {key: {key2: number}}
+ *   OBJECT_OF_STRINGS (text key, text value) rows            -> {key: string}
  * INTEGER columns give JSON integers, REAL columns JSON reals; a NULL
- * number or key, a repeated key or a wrong column count is an error. */
-enum vat_an_result { VAT_AN_NUMBER, VAT_AN_LIST, VAT_AN_OBJECT, VAT_AN_OBJECT_OF_OBJECTS };
+ * number, key or value, a repeated key or a wrong column count is an
+ * error. */
+enum vat_an_result {
+    VAT_AN_NUMBER,
+    VAT_AN_LIST,
+    VAT_AN_OBJECT,
+    VAT_AN_OBJECT_OF_OBJECTS,
+    VAT_AN_OBJECT_OF_STRINGS,
+};
 
 /* Reads fixture t->fixture[fi] (a CSV, header on row 0) and loads it into
  * table `table` of an in-memory database holding nothing else (types and
@@ -194,6 +203,22 @@ int vat_an_csv_cents(const struct vat_task *t, int fi, const struct vat_csv *c, 
  * not a date YYYY-MM-DD", the column named by c's header. */
 int vat_an_csv_date(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
                     size_t col, int32_t *days, struct vat_err *e);
+/* Cell (row, col) of c, as vat_an_read_csv read fixture t->fixture[fi],
+ * as a whole number: an optional '-' and 1 to 18 digits, nothing else (no
+ * spaces, sign '+', point or thousands separator).  0, or -1 with e =
+ * "<id>: '<path>' record <row + 1>: <column> '<cell>' is not a whole
+ * number", the column named by c's header. */
+int vat_an_csv_int(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                   size_t col, int64_t *v, struct vat_err *e);
+
+/* Cell (row, col) of c, as vat_an_read_csv read fixture t->fixture[fi],
+ * parsed by vat_parse_timestamp ("YYYY-MM-DD HH:MM:SS", a real date and
+ * time) into seconds since the epoch.  0, or -1 with e = "<id>: '<path>'
+ * record <row + 1>: <column> '<cell>' is not a timestamp YYYY-MM-DD
+ * HH:MM:SS", the column named by c's header. */
+int vat_an_csv_timestamp(const struct vat_task *t, int fi, const struct vat_csv *c, size_t row,
+                         size_t col, int64_t *secs, struct vat_err *e);
+
 /* t->params[key] as a month "YYYY-MM" into *year and *month.  0, or -1
  * with e as for vat_an_param_int. */
 int vat_an_param_month(const struct vat_task *t, const char *key, int *year, int *month,
@@ -206,8 +231,19 @@ void vat_an_prompt_words(struct vat_buf *b, const char **words, size_t n);
 /* For reference(): installs gold (stolen) by vat_an_set_gold and returns
  * 0.  Returns -1 when gold is NULL (its maker set e), and when `empty` is
  * not NULL and gold is an empty object or list: gold is released and e =
- * "<id>: <empty>" ("the fixture has no paid order"). */
+ * "<id>: <empty>" ("the fixture has no paid order"), and when gold does
+ * not have the shape t->spec declares (vat_an_gold_shape). */
 int vat_an_gold_from(struct vat_task *t, json_t *gold, const char *empty, struct vat_err *e);
+/* The kind of a JSON value in words, as a checker spec's shape names
+ * kinds: "a number", "a list", "an object of strings", ... (static). */
+const char *vat_an_json_kind(const json_t *v);
+/* 0 when gold has the shape a value spec declares (any other checker
+ * passes), else -1 with e = "<id>: gold <gold> is <its kind>, but the
+ * checker spec's shape is '<shape>' (...). Mend: ...".  vat_an_gold_from
+ * checks it, so a question whose params change the answer's shape fails
+ * naming both. */
+int vat_an_gold_shape(const struct vat_task *t, const json_t *spec, const json_t *gold,
+                      struct vat_err *e);
 /* For trap_answer(): vat_an_set_trap(t, v) and 0, or -1 when v is NULL
  * (its maker set e). */
 int vat_an_trap_from(struct vat_task *t, json_t *v);

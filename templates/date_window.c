@@ -147,9 +147,9 @@ static const struct vat_convention dw_conventions[] = {
 
 static const struct vat_param dw_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 8, .max = 2000,
-     .doc = "fewest data rows in a fixture"},
+     .doc = "fewest data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 8, .max = 2000,
-     .doc = "most data rows in a fixture"},
+     .doc = "most data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "window_min", .type = VAT_PARAM_INT, .def = 2, .min = 1, .max = 60,
      .doc = "fewest days from D1 through D2 (1: D1 = D2)"},
     {.name = "window_max", .type = VAT_PARAM_INT, .def = 14, .min = 1, .max = 60,

@@ -137,9 +137,9 @@ static void da_say_question(struct vat_buf *b, struct vat_task *t)
 
 static const struct vat_param da_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
-     .doc = "fewest deliveries (data rows) in a fixture"},
+     .doc = "fewest deliveries (data rows) in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
-     .doc = "most deliveries (data rows) in a fixture"},
+     .doc = "most deliveries (data rows) in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "users_min", .type = VAT_PARAM_INT, .def = 3, .min = 1, .max = DA_MAX_USERS,
      .doc = "fewest distinct users"},
     {.name = "users_max", .type = VAT_PARAM_INT, .def = 8, .min = 1, .max = DA_MAX_USERS,

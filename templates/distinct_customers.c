@@ -131,9 +131,9 @@ static void dc_say_question(struct vat_buf *b, struct vat_task *t, int year, int
 
 static const struct vat_param params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 6, .max = 2000,
-     .doc = "fewest data rows"},
+     .doc = "fewest data rows", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 60, .min = 6, .max = 2000,
-     .doc = "most data rows"},
+     .doc = "most data rows", .role = VAT_PARAM_ROWS},
     {.name = "customers_min", .type = VAT_PARAM_INT, .def = 5, .min = 3,
      .max = DC_MAX_CUSTOMERS, .doc = "fewest distinct customers in the file"},
     {.name = "customers_max", .type = VAT_PARAM_INT, .def = 14, .min = 3,

@@ -92,9 +92,9 @@ static const struct dh_grouped dh_groupeds[DH_NGROUPED] = {
 
 static const struct vat_param dh_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 12, .min = 4, .max = 2000,
-     .doc = "fewest data rows in a fixture"},
+     .doc = "fewest data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 48, .min = 4, .max = 2000,
-     .doc = "most data rows in a fixture"},
+     .doc = "most data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "keys_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = DH_MAX_KEYS,
      .doc = "fewest distinct keys (carriers, regions, ...)"},
     {.name = "keys_max", .type = VAT_PARAM_INT, .def = 5, .min = 2, .max = DH_MAX_KEYS,

@@ -110,9 +110,9 @@ static const struct vat_convention ft_conventions[] = {
 
 static const struct vat_param ft_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
-     .doc = "fewest data rows in a fixture"},
+     .doc = "fewest data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
-     .doc = "most data rows in a fixture"},
+     .doc = "most data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "accounts_min", .type = VAT_PARAM_INT, .def = 2, .min = 2, .max = FT_MAX_ACCOUNTS,
      .doc = "fewest distinct accounts"},
     {.name = "accounts_max", .type = VAT_PARAM_INT, .def = 5, .min = 2, .max = FT_MAX_ACCOUNTS,

@@ -26,9 +26,9 @@ static const char gs_paid[] = "paid";
 
 static const struct vat_param gs_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
-     .doc = "fewest data rows in a fixture"},
+     .doc = "fewest data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
-     .doc = "most data rows in a fixture"},
+     .doc = "most data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "regions_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = GS_MAX_REGIONS,
      .doc = "fewest distinct regions"},
     {.name = "regions_max", .type = VAT_PARAM_INT, .def = 6, .min = 2, .max = GS_MAX_REGIONS,

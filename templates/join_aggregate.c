@@ -140,9 +140,9 @@ static const struct vat_convention ja_conventions[] = {
 
 static const struct vat_param ja_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
-     .doc = "fewest orders in a fixture"},
+     .doc = "fewest orders in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 100, .min = 5, .max = 2000,
-     .doc = "most orders in a fixture"},
+     .doc = "most orders in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "customers_min", .type = VAT_PARAM_INT, .def = 6, .min = 2, .max = 500,
      .doc = "fewest customers"},
     {.name = "customers_max", .type = VAT_PARAM_INT, .def = 18, .min = 2, .max = 500,

@@ -97,12 +97,23 @@ void vat_level_rows(const struct vat_template *tm, int level, long min, long max
     }
 }
 
-static const struct vat_param *find_param(const struct vat_template *tm, const char *name)
+bool vat_level_size_pair(const struct vat_template *tm, const struct vat_param **pmin,
+                         const struct vat_param **pmax)
 {
-    for (const struct vat_param *p = tm ? tm->params : NULL; p && p->name; p++)
-        if (strcmp(p->name, name) == 0)
-            return p;
-    return NULL;
+    static const enum vat_param_role roles[] = {VAT_PARAM_ROWS, VAT_PARAM_HELDOUT};
+    for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
+        const struct vat_param *found[2] = {NULL, NULL};
+        int n = 0;
+        for (const struct vat_param *p = tm ? tm->params : NULL; p && p->name; p++)
+            if (p->role == roles[r] && p->type == VAT_PARAM_INT && n < 2)
+                found[n++] = p;
+        if (n == 2) {
+            *pmin = found[0];
+            *pmax = found[1];
+            return true;
+        }
+    }
+    return false;
 }
 
 static long cap_rows_of(long inline_max_bytes)
@@ -114,11 +125,12 @@ static long cap_rows_of(long inline_max_bytes)
 static bool level_range(const struct vat_template *tm, const json_t *cfg, int level,
                         long inline_max_bytes, bool full, long *lo, long *hi)
 {
-    const struct vat_param *pmin = find_param(tm, "rows_min");
-    const struct vat_param *pmax = find_param(tm, "rows_max");
-    const json_t *vmin = json_object_get(cfg, "rows_min");
-    const json_t *vmax = json_object_get(cfg, "rows_max");
-    if (!pmin || !pmax || !json_is_integer(vmin) || !json_is_integer(vmax))
+    const struct vat_param *pmin, *pmax;
+    if (!vat_level_size_pair(tm, &pmin, &pmax))
+        return false;
+    const json_t *vmin = json_object_get(cfg, pmin->name);
+    const json_t *vmax = json_object_get(cfg, pmax->name);
+    if (!json_is_integer(vmin) || !json_is_integer(vmax))
         return false;
     vat_level_rows(tm, level, (long)json_integer_value(vmin), (long)json_integer_value(vmax),
                    cap_rows_of(inline_max_bytes), full, (long)pmax->max, lo, hi);
@@ -140,8 +152,10 @@ void vat_task_set_level(struct vat_task *t, int level)
         return;
     t->base_cfg = t->cfg;
     t->level_cfg = json_deep_copy(t->cfg);
-    json_object_set_new(t->level_cfg, "rows_min", json_integer(lo));
-    json_object_set_new(t->level_cfg, "rows_max", json_integer(hi));
+    const struct vat_param *pmin, *pmax;
+    vat_level_size_pair(t->tmpl, &pmin, &pmax); /* level_range found the pair */
+    json_object_set_new(t->level_cfg, pmin->name, json_integer(lo));
+    json_object_set_new(t->level_cfg, pmax->name, json_integer(hi));
     t->cfg = t->level_cfg;
 }
 

@@ -8,7 +8,8 @@
  * stratified so each block of consecutive tasks holds every level in
  * proportion to its weight; then it calls vat_task_set_level before
  * generate.  That applies the level's
- * size plan: the task reads its size params (rows_min, rows_max) through
+ * size plan: the task reads its declared size params (the pair of role
+ * VAT_PARAM_ROWS, else VAT_PARAM_HELDOUT; template.h) through
  * a per-task copy of its config scaled for the level, so every template
  * grows without code of its own, and level 1 is the config as written.
  *
@@ -23,7 +24,7 @@
  *     declared maximum (breadth, not rows in a prompt)
  * Under inline = "full" rows stop at the inline cap as config.c caps
  * them.  docs/difficulty.md says the same for users.
- * Exports vat_level_draw, vat_level_rows, vat_task_set_level,
+ * Exports vat_level_draw, vat_level_size_pair, vat_level_rows, vat_task_set_level,
  * vat_task_level and vat_level_doc. */
 #ifndef VAT_LEVEL_H
 #define VAT_LEVEL_H
@@ -36,6 +37,7 @@
 #include "vat.h"
 
 struct vat_template;
+struct vat_param;
 
 /* The level of task `index` of template `name` under cfg's "difficulty"
  * (five weights w of levels 1..5, total W): element index % W of a
@@ -49,6 +51,11 @@ int vat_level_draw(uint64_t master_seed, const char *name, uint32_t index, const
  * [min, max] (the plan above); cap_rows: the most rows a prompt shows
  * (inline_max_bytes / VAT_INLINE_ROW_BYTES); full: inline = "full";
  * decl_max: the param's declared maximum (regex only). */
+/* The template's declared size pair: its VAT_PARAM_ROWS params (fewest,
+ * then most), else its VAT_PARAM_HELDOUT pair; false when it has none. */
+bool vat_level_size_pair(const struct vat_template *tm, const struct vat_param **pmin,
+                         const struct vat_param **pmax);
+
 void vat_level_rows(const struct vat_template *tm, int level, long min, long max, long cap_rows,
                     bool full, long decl_max, long *lo, long *hi);
 

@@ -72,9 +72,9 @@ static const struct {
 
 static const struct vat_param pr_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 24, .min = 12, .max = 2000,
-     .doc = "fewest deliveries (data rows) in a fixture"},
+     .doc = "fewest deliveries (data rows) in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 90, .min = 12, .max = 2000,
-     .doc = "most deliveries (data rows) in a fixture"},
+     .doc = "most deliveries (data rows) in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "customers_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = PR_MAX_CUSTOMERS,
      .doc = "fewest distinct customers"},
     {.name = "customers_max", .type = VAT_PARAM_INT, .def = 7, .min = 2, .max = PR_MAX_CUSTOMERS,

@@ -134,9 +134,9 @@ static void pv_say_question(struct vat_buf *b, struct vat_task *t)
 
 static const struct vat_param pv_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
-     .doc = "fewest data rows in a fixture"},
+     .doc = "fewest data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 150, .min = 5, .max = 2000,
-     .doc = "most data rows in a fixture"},
+     .doc = "most data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "months_min", .type = VAT_PARAM_INT, .def = 3, .min = 2, .max = PV_MAX_MONTHS,
      .doc = "fewest distinct months"},
     {.name = "months_max", .type = VAT_PARAM_INT, .def = 6, .min = 2, .max = PV_MAX_MONTHS,

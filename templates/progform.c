@@ -99,7 +99,7 @@ static const json_t *cell(const json_t *row, size_t i)
 
 json_t *vat_progform_rows_value(const json_t *rows, enum vat_an_result kind, struct vat_err *e)
 {
-    static const size_t want_cols[] = {1, 1, 2, 3};
+    static const size_t want_cols[] = {1, 1, 2, 3, 2};
     json_t *out = kind == VAT_AN_LIST ? json_array() : kind == VAT_AN_NUMBER ? NULL : json_object();
     size_t i;
     const json_t *row;
@@ -133,6 +133,14 @@ json_t *vat_progform_rows_value(const json_t *rows, enum vat_an_result kind, str
                 goto fail;
             }
             json_object_set_new(out, k1, json_deep_copy(num));
+            break;
+        case VAT_AN_OBJECT_OF_STRINGS:
+            if (!k1 || !k2 || json_object_get(out, k1)) {
+                vat_err_set(e, "row %zu: a NULL or repeated key, or a value that is not text",
+                            i + 1);
+                goto fail;
+            }
+            json_object_set_new(out, k1, json_string(k2));
             break;
         case VAT_AN_OBJECT_OF_OBJECTS: {
             if (!k1 || !k2 || !numeric) {

@@ -574,11 +574,14 @@ void vat_rx_prompt_answer(struct vat_buf *b, size_t n_heldout, const char *line_
 /* ---- the regex task driver ------------------------------------------------- */
 
 const struct vat_param vat_rx_task_params[] = {
-    {"examples_min", VAT_PARAM_INT, 3, NULL, 3, 8, "fewest example lines shown in the prompt"},
-    {"examples_max", VAT_PARAM_INT, 5, NULL, 3, 8, "most example lines shown in the prompt"},
-    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines"},
-    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines"},
-    {NULL, VAT_PARAM_INT, 0, NULL, 0, 0, NULL},
+    {"examples_min", VAT_PARAM_INT, 3, NULL, 3, 8, "fewest example lines shown in the prompt",
+     VAT_PARAM_PLAIN},
+    {"examples_max", VAT_PARAM_INT, 5, NULL, 3, 8, "most example lines shown in the prompt",
+     VAT_PARAM_PLAIN},
+    /* held-out lines are never shown: not row counts of the prompt */
+    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines", VAT_PARAM_HELDOUT},
+    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines", VAT_PARAM_HELDOUT},
+    {0},
 };
 
 unsigned vat_rx_choose_format(const struct vat_task *t, struct vat_rng *r, unsigned n_formats)

@@ -21,25 +21,119 @@
  * template that does sets t->priv_free too.  Exports vat_tmpl_skeleton. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analytics.h"
+#include "prompt.h"
 #include "template.h"
 #include "values.h"
 
 static const char *const cols[] = {"item_id", "quantity"};
 
 static const struct vat_param params[] = {
+    /* row counts are declared as such: inline = "full" caps them */
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 10000,
-     .doc = "fewest data rows"},
+     .doc = "fewest data rows", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 40, .min = 5, .max = 10000,
-     .doc = "most data rows"},
+     .doc = "most data rows", .role = VAT_PARAM_ROWS},
     {0},
+};
+
+/* The prompt, in both styles (templates/prompt.h has the grammar: [[a|b]]
+ * draws one alternative, {name} fills a value).  Explicit spells out every
+ * rule, the trap included; natural asks as a colleague would, stating the
+ * convention that decides the answer ("at least T") and never the trap.
+ * Each list is one slot ('q' the question, 'c' a convention); every slot
+ * varies over four phrasings at least (tests/test_prompt.c). */
+static const char *const q_explicit[] = {
+    "How many items have a quantity at or above {T} (`quantity` >= {T})?",
+    "Count the items whose `quantity` is {T} or more (`quantity` >= {T}).",
+    "[[Question: what|What]] is the number of items with `quantity` >= {T}?",
+    "For how many items is `quantity` at least {T} (`quantity` >= {T})?",
+    "Give the count of items [[holding|with]] a `quantity` of {T} or more (`quantity` >= {T}).",
+};
+static const char *const r_explicit[] = {
+    "[[An item exactly at|Items exactly at|An item whose quantity equals]] {T} counts too.",
+};
+static const char *const q_natural[] = {
+    "How many of these items do we hold {atleast} of?",
+    "[[For the reorder review|For the stock check|Before the audit]], how many items do we "
+    "have {atleast} units of?",
+    "Can you count the items we keep {atleast} of in stock?",
+    "I need the number of items with {atleast} units in stock.",
+    "How many items [[have|show]] {atleast} units on the shelf?",
+};
+/* Phrases the explicit prompt uses to name or avoid the trap: a natural
+ * prompt holds none of them (tests/test_prompt.c). */
+static const char *const giveaways[] = {">=", "exactly at", "counts too", "equals", NULL};
+/* Phrases describing the data's corner or the mistake (never in a natural
+ * prompt; tests/test_wording.c). */
+static const char *const defects[] = {"on the threshold", "at the boundary", "strictly", NULL};
+static const char *const answer_columns[] = {"quantity", NULL};
+/* The param that decides the answer and the phrases that state it ("{}"
+ * stands for its value): every natural prompt holds one. */
+static const char *const states_threshold[] = {"at least {}", "{} or more", NULL};
+static const struct vat_convention conventions[] = {
+    {"threshold", states_threshold},
+    {NULL, NULL},
+};
+static const struct vat_prompt_col cols_about[] = {
+    {"item_id", "[[the item's code|the stock item]]"},
+    {"quantity", "[[units in stock|how many we hold|the stock level]]"},
 };
 
 /* The threshold T lives in the params; everything else is read back. */
 static int threshold(const struct vat_task *t, long *T, struct vat_err *e)
 {
     return vat_an_param_int(t, "threshold", 0, 100, T, e);
+}
+
+/* The prompt: an opening, the data and its file, the question and the
+ * answer's form, in the task's style. */
+static void write_prompt(struct vat_task *t, int fi, const struct vat_csv *c, long T)
+{
+    bool nat = vat_prompt_natural(t);
+    char Ts[24];
+    snprintf(Ts, sizeof Ts, "%ld", T);
+    struct vat_buf b = VAT_BUF_INIT, cl = VAT_BUF_INIT;
+    VAT_PROMPT_COLS(&cl, t, cols_about, NULL);
+    const char *kv[] = {
+        "topic", "[[our stock|the warehouse counts|the inventory]]",
+        "what", "[[a stock list|our stock items{#pl}|an inventory export]]",
+        "unit", "item",
+        "cols", cl.data,
+        NULL,
+    };
+    vat_prompt_open(&b, t, kv);
+    vat_prompt_data(&b, t, kv);
+    vat_buf_release(&cl);
+    vat_buf_puts(&b, "\n\n");
+    vat_an_prompt_csv(&b, t, fi, c);
+    vat_buf_puts(&b, "\n");
+    if (nat) {
+        /* the convention, drawn first: one draw per statement */
+        char *atleast = vat_xstrdup(vat_prompt_state(t, "threshold"));
+        char *p = strstr(atleast, "{}");
+        struct vat_buf a = VAT_BUF_INIT;
+        vat_buf_putn(&a, atleast, p ? (size_t)(p - atleast) : strlen(atleast));
+        if (p)
+            vat_buf_printf(&a, "%s%s", Ts, p + 2);
+        const char *qkv[] = {"atleast", a.data, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', q_natural, qkv);
+        vat_buf_release(&a);
+        free(atleast);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "the count as [[one|a single]] JSON integer, like 7");
+    } else {
+        const char *qkv[] = {"T", Ts, NULL};
+        VAT_PROMPT_PUT(&b, t, 'q', q_explicit, qkv);
+        vat_buf_putc(&b, ' ');
+        VAT_PROMPT_PUT(&b, t, 'r', r_explicit, qkv);
+        vat_buf_puts(&b, "\n\n");
+        vat_prompt_answer(&b, t, "the number of items as a JSON integer, for example 7");
+    }
+    vat_buf_puts(&b, "\n");
+    t->prompt = vat_buf_detach(&b);
 }
 
 static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
@@ -72,19 +166,11 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
 
     t->params = json_object();
     json_object_set_new(t->params, "threshold", json_integer(T));
-    t->difficulty = 1;
+    /* how the task's content makes it harder (difficulty_doc below) */
+    t->difficulty = 1 + (rows > 30) + vat_prompt_natural(t);
     struct vat_an_spec s = {.shape = "number", .integer = true, .rel_tol = 0, .abs_tol = 0.5};
     t->spec = vat_an_value_spec(&s);
-
-    struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_puts(&b, "You are given a CSV table of stock items.\n\n");
-    vat_an_prompt_csv(&b, t, fi, &c);
-    vat_buf_printf(&b,
-                   "\nQuestion: how many items have a quantity at or above %ld "
-                   "(quantity >= %ld)?\n\nAnswer with one JSON number (an integer), "
-                   "for example: 7\n",
-                   T, T);
-    t->prompt = vat_buf_detach(&b);
+    write_prompt(t, fi, &c, T);
     vat_csv_release(&c);
     return 0;
 }
@@ -157,4 +243,9 @@ const struct vat_template vat_tmpl_skeleton = {
     .confirm = confirm,
     .trap_answer = trap_answer,
     .check = vat_check_task,
+    .giveaways = giveaways,
+    .answer_columns = answer_columns,
+    .difficulty_doc = "1 + 1 for more than 30 rows + 1 in the natural style.",
+    .conventions = conventions,
+    .defects = defects,
 };

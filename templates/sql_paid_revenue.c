@@ -26,12 +26,15 @@
 #define MAX_STATUS 6
 
 static const struct vat_param params[] = {
-    {"rows_min", VAT_PARAM_INT, 24, NULL, 12, 2000, "fewest invoices in the main fixture"},
-    {"rows_max", VAT_PARAM_INT, 90, NULL, 12, 5000, "most invoices in the main fixture"},
-    {"variants", VAT_PARAM_INT, 3, NULL, 2, 6, "held-out variant fixtures per task"},
+    {"rows_min", VAT_PARAM_INT, 24, NULL, 12, 2000, "fewest invoices in the main fixture",
+     VAT_PARAM_ROWS},
+    {"rows_max", VAT_PARAM_INT, 90, NULL, 12, 5000, "most invoices in the main fixture",
+     VAT_PARAM_ROWS},
+    {"variants", VAT_PARAM_INT, 3, NULL, 2, 6, "held-out variant fixtures per task",
+     VAT_PARAM_PLAIN},
     {"hardness", VAT_PARAM_REAL, 0.5, NULL, 0, 1,
      "chance of each harder feature: quarter/year periods, unit conversion, two paid values, "
-     "look-alike statuses"},
+     "look-alike statuses", VAT_PARAM_PLAIN},
     {0},
 };
 

@@ -332,6 +332,24 @@ int vat_sqlgen_render(const char *root, const char *rel, const char *const *tabl
 
 /* ---- spec, reads, runs, comparison ---------------------------------------- */
 
+int vat_sqlgen_write_table(struct vat_task *t, struct vat_rng *rng, const char *schema_sql,
+                           const char *const *table, vat_sqlgen_fill_fn fill, void *ctx,
+                           struct vat_err *e)
+{
+    struct vat_sqlgen_set set = {
+        .schema_sql = schema_sql,
+        .tables = table,
+        .ntables = 1,
+        .nvariants = (int)vat_task_int(t, "variants"),
+        .fill = fill,
+        .ctx = ctx,
+    };
+    if (vat_sqlgen_write_set(t, rng, &set, e) != 0)
+        return -1;
+    t->spec = vat_sqlgen_spec(t, table, 1, true, 0.0, 0.0);
+    return 0;
+}
+
 json_t *vat_sqlgen_spec(const struct vat_task *t, const char *const *tables, size_t ntables,
                         bool ordered, double rel_tol, double abs_tol)
 {
@@ -1034,6 +1052,26 @@ void vat_sqlgen_prompt_intro(struct vat_buf *b, struct vat_task *t, const char *
     const char *kv[] = {"path", t->fixture[0].path, "what", w.data, "rows", rows, NULL};
     vat_prompt_say(b, t, 'i', intro_text, kv);
     vat_buf_release(&w);
+}
+
+int vat_sqlgen_prompt_data(struct vat_buf *b, struct vat_task *t, const char *const *tables,
+                           size_t ntables, const char *what, struct vat_err *e)
+{
+    struct vat_buf data = VAT_BUF_INIT;
+    bool cut = false;
+    if (vat_sqlgen_render(t->root, t->fixture[0].path, tables, ntables, vat_task_inline_cap(t),
+                          &data, &cut, e) != 0) {
+        vat_buf_release(&data);
+        return -1;
+    }
+    t->self_contained = true;
+    vat_sqlgen_prompt_intro(b, t, what, cut ? "the leading rows" : "all the rows");
+    vat_buf_putn(b, data.data, data.len);
+    if (cut)
+        vat_buf_puts(b, "\nOnly the leading rows fit here; the full table is in the file.\n");
+    vat_buf_release(&data);
+    vat_buf_puts(b, "\n");
+    return 0;
 }
 
 void vat_sqlgen_prompt_close(struct vat_buf *b, struct vat_task *t)

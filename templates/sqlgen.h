@@ -83,6 +83,15 @@ int vat_sqlgen_render(const char *root, const char *rel, const char *const *tabl
                       size_t ntables, size_t max_bytes, struct vat_buf *b, bool *truncated,
                       struct vat_err *e);
 
+/* generate()'s fixtures for a question over one table: the main fixture
+ * and as many held-out variants as the task's "variants" param says,
+ * written by fill over schema_sql (vat_sqlgen_write_set), then t->spec
+ * for rows compared in order and exactly (vat_sqlgen_spec).  0, or -1
+ * with e set. */
+int vat_sqlgen_write_table(struct vat_task *t, struct vat_rng *rng, const char *schema_sql,
+                           const char *const *table, vat_sqlgen_fill_fn fill, void *ctx,
+                           struct vat_err *e);
+
 /* Returns a new sql checker spec for t: checker "sql", dialect "sqlite",
  * fixtures (every fixture path of t, main first), tables, ordered,
  * rel_tol, abs_tol and the VAT_SQLGEN_* limits.  reference() adds
@@ -286,6 +295,14 @@ void vat_sqlgen_prompt_count_columns(struct vat_buf *b, struct vat_task *t,
  * then a blank line; what is grammar, rows data ("all the rows"). */
 void vat_sqlgen_prompt_intro(struct vat_buf *b, struct vat_task *t, const char *what,
                              const char *rows);
+/* The data section of a task's prompt, after its opening: the intro
+ * above (what is grammar), the schema and rows of tables as the main
+ * fixture holds them within the task's inline cap (vat_sqlgen_render; the
+ * leading rows and a line saying so when all do not fit), then a blank
+ * line.  Sets t->self_contained: the schema is all a query needs.  0, or
+ * -1 with e set. */
+int vat_sqlgen_prompt_data(struct vat_buf *b, struct vat_task *t, const char *const *tables,
+                           size_t ntables, const char *what, struct vat_err *e);
 /* The closing every SQL task shares: the query also runs on held-out
  * databases of the same schema (slot 'h'), then the answer's form, one
  * SELECT statement (slot 'a').  Ends with a newline. */

@@ -16,6 +16,20 @@ struct vat_convention;
 
 enum vat_param_type { VAT_PARAM_INT, VAT_PARAM_REAL, VAT_PARAM_BOOL, VAT_PARAM_STR };
 
+/* What a param means to the pipeline beyond its value. */
+enum vat_param_role {
+    VAT_PARAM_PLAIN, /* a tunable of the question, passed as it is                 */
+    /* An INT that sizes the data a prompt shows (rows of a table, records
+     * of a file): under inline = "full" config.c caps it so the fixture
+     * fits inline_max_bytes.  Declare each such param (fewest and most);
+     * the name does not matter. */
+    VAT_PARAM_ROWS,
+    /* An INT that sizes the held-out data a prompt never shows (a regex
+     * task's held-out lines): difficulty levels grow it, inline = "full"
+     * leaves it alone.  Declared in pairs like VAT_PARAM_ROWS. */
+    VAT_PARAM_HELDOUT,
+};
+
 /* One tunable of a template, settable under [templates.<name>] in
  * seeds.toml.  Every template also has `count` (how many tasks). */
 struct vat_param {
@@ -25,6 +39,7 @@ struct vat_param {
     const char *def_str; /* default for STR                          */
     double min, max;     /* accepted range for INT / REAL            */
     const char *doc;     /* one line, shown by `vat list --params`   */
+    enum vat_param_role role; /* VAT_PARAM_PLAIN unless declared      */
 };
 
 /* Version 1 members.  New members are appended below a version comment,

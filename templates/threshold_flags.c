@@ -98,9 +98,9 @@ static const struct vat_convention tf_conventions[] = {
 
 static const struct vat_param tf_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 8, .max = 2000,
-     .doc = "fewest data rows in a fixture"},
+     .doc = "fewest data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 150, .min = 8, .max = 2000,
-     .doc = "most data rows in a fixture"},
+     .doc = "most data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "at_threshold_max", .type = VAT_PARAM_INT, .def = 3, .min = 1, .max = 6,
      .doc = "most balances exactly at T (at least one is always planted)"},
     {.name = "near_miss_max", .type = VAT_PARAM_INT, .def = 2, .min = 0, .max = 4,

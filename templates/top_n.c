@@ -125,9 +125,10 @@ static const struct vat_convention tn_conventions[] = {
 
 static const struct vat_param tn_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 5, .max = 2000,
-     .doc = "fewest data rows in a fixture (more when the planted totals need them)"},
+     .doc = "fewest data rows in a fixture (more when the planted totals need them)",
+     .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 120, .min = 5, .max = 2000,
-     .doc = "most data rows in a fixture"},
+     .doc = "most data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "customers_min", .type = VAT_PARAM_INT, .def = 6, .min = 3, .max = TN_MAX_CUST,
      .doc = "fewest distinct customers (at least N + 2 are drawn)"},
     {.name = "customers_max", .type = VAT_PARAM_INT, .def = 12, .min = 3, .max = TN_MAX_CUST,

@@ -140,9 +140,9 @@ static const char *const un_answer_columns[] = {"customer", "ordered_on", NULL};
 
 static const struct vat_param un_params[] = {
     {.name = "rows_min", .type = VAT_PARAM_INT, .def = 20, .min = 12, .max = 2000,
-     .doc = "fewest data rows in a fixture"},
+     .doc = "fewest data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "rows_max", .type = VAT_PARAM_INT, .def = 60, .min = 12, .max = 2000,
-     .doc = "most data rows in a fixture"},
+     .doc = "most data rows in a fixture", .role = VAT_PARAM_ROWS},
     {.name = "customers_min", .type = VAT_PARAM_INT, .def = 4, .min = 3, .max = UN_MAX_CUSTOMERS,
      .doc = "fewest distinct customers (two of them share a name's first part)"},
     {.name = "customers_max", .type = VAT_PARAM_INT, .def = 7, .min = 3, .max = UN_MAX_CUSTOMERS,

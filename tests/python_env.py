@@ -39,10 +39,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import tomllib
 import unittest
 
 SKIP = 77
 ROOT = None
+TASKS = 0      # the default corpus's tasks: the counts seeds.toml gives
 ENV = {}       # task_id -> env row
 ROLLOUTS = {}  # (task_id, role) -> rollout row
 
@@ -56,11 +58,13 @@ def read_table(root, table):
 
 
 def setUpModule():
-    global ROOT
+    global ROOT, TASKS
     ROOT = tempfile.mkdtemp(prefix="vat-env-")
+    seeds = os.path.join(os.environ["VAT_SOURCE_DIR"], "seeds.toml")
+    with open(seeds, "rb") as f:
+        TASKS = sum(t["count"] for t in tomllib.load(f)["templates"].values())
     built = subprocess.run(
-        [os.environ["VAT_BINARY"], "build", "--config",
-         os.path.join(os.environ["VAT_SOURCE_DIR"], "seeds.toml"), "--root", ROOT],
+        [os.environ["VAT_BINARY"], "build", "--config", seeds, "--root", ROOT],
         capture_output=True, text=True)
     if built.returncode != 0:
         raise RuntimeError(f"vat build failed ({built.returncode}): {built.stderr}")
@@ -158,7 +162,7 @@ class ScriptedAgent(unittest.TestCase):
     def test_every_transcript_scores_one(self):
         import vat
 
-        self.assertEqual(len(ENV), 240)
+        self.assertEqual(len(ENV), TASKS)
         env = vat.Env(ROOT)
         kinds = {}
         for tid, row in sorted(ENV.items()):
@@ -215,7 +219,7 @@ class ScriptedAgent(unittest.TestCase):
                 self.assertLess(reward, 1.0, tid)
                 self.assertTrue(env.verdict.is_trap, tid)
                 armed += 1
-            self.assertEqual(armed, 240)
+            self.assertEqual(armed, TASKS)
 
 
 # ---- verl ------------------------------------------------------------------------
@@ -244,7 +248,7 @@ class Verl(unittest.TestCase):
                  for c in (vt.VatSampleTool, vt.VatTryTool, vt.VatSubmitTool)}
         rows = {r["extra_info"]["task_id"]: r for s in ("train", "test")
                 for ts in ("data", "regex") for r in vt.dataset_rows(ROOT, s, ts)}
-        self.assertEqual(len(rows), 240)
+        self.assertEqual(len(rows), TASKS)
 
         async def trajectory(row, tools):
             agent_data = AgentData(row["extra_info"]["task_id"])

@@ -565,6 +565,41 @@ char *vat_rule_prompt_files(const struct vat_task *t)
     return NULL;
 }
 
+static size_t lines_of(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+char *vat_rule_prompt_data_whole(const struct vat_task *t, const char *block, const char *file)
+{
+    if (strcmp(block, file) == 0)
+        return NULL;
+    size_t line = 1;
+    const char *a = file, *b = block;
+    while (*a && *b) {
+        size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+        if (na != nb || memcmp(a, b, na) != 0)
+            break;
+        a += na + (a[na] == '\n');
+        b += nb + (b[nb] == '\n');
+        line++;
+    }
+    char fa[80], fb[80];
+    snprintf(fa, sizeof fa, *a ? "has '%.*s'" : "ends", (int)strcspn(a, "\n"), a);
+    snprintf(fb, sizeof fb, *b ? "'%.*s'" : "ends", (int)strcspn(b, "\n"), b);
+    size_t nb = lines_of(block), nf = lines_of(file);
+    return msg(t->tmpl, "the prompt's data",
+               "%s: the whole file fits (%zu bytes, inline cap %zu), but the prompt's csv "
+               "block holds %zu of its %zu data rows; first difference at line %zu: the file "
+               "%s, the block %s. Mend: inline the fixture with vat_an_prompt_csv on the table "
+               "exactly as written; it cuts rows only past the inline cap, and says so",
+               t->id, strlen(file), t->inline_max_bytes, nb ? nb - 1 : 0, nf ? nf - 1 : 0, line,
+               fa, *b ? fb : "ends");
+}
+
 static void join(char **acc, char *m)
 {
     if (!m)

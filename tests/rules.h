@@ -13,6 +13,19 @@
 #include "template.h"
 #include "vat.h"
 
+/* Fails the running cmocka test unless cond holds, naming the rule of
+ * docs/adding-a-template.md and its mend:
+ *   "<template>: rule '<rule>': <what happened>. Mend: <how>."
+ * (the caller includes <cmocka.h> and <stdio.h>). */
+#define VAT_RULE(cond, tm, rule, mend, ...)                                                    \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            char what_[1536];                                                                  \
+            snprintf(what_, sizeof what_, __VA_ARGS__);                                        \
+            fail_msg("%s: rule '%s': %s. Mend: %s", (tm)->name, (rule), what_, (mend));        \
+        }                                                                                      \
+    } while (0)
+
 /* 'the trap is armed on every draw': the first draws of tasks 0..n-1 all
  * give a trap answer that scores below 1 (admission would redraw the
  * others, hiding them), and no admitted task has trap == gold. */
@@ -48,6 +61,12 @@ char *vat_rule_prompt_shape(const struct vat_task *t);
 /* 'the prompt names every file': the main fixture's path is in the
  * prompt, and every fixtures/... path the prompt mentions is one of t's. */
 char *vat_rule_prompt_files(const struct vat_task *t);
+
+/* 'the prompt's data' (analytics): when the whole CSV fixture fits the
+ * inline cap, the prompt's csv block is the file exactly; otherwise the
+ * message says how many of the file's rows the block holds and the first
+ * line that differs. */
+char *vat_rule_prompt_data_whole(const struct vat_task *t, const char *block, const char *file);
 
 /* Runs every rule above on tm (prompt rules on tasks 0..4); returns the
  * messages joined by newlines, or NULL when tm keeps them all. */

@@ -284,6 +284,15 @@ static void test_sql_shapes(void **state)
     free(j);
     json_decref(x);
 
+    /* each group's last name in id order: an object of strings */
+    x = vat_an_sql_json(db, "SELECT \"group\", name FROM t AS a WHERE id = (SELECT MAX(id) FROM t "
+                            "WHERE \"group\" = a.\"group\")",
+                        VAT_AN_OBJECT_OF_STRINGS, &e);
+    j = vat_json_dumps(x);
+    assert_string_equal(j, "{\"a\":\"Ann Lee\",\"b\":\"Ann Lee\"}");
+    free(j);
+    json_decref(x);
+
     /* Errors: wrong column count, repeated key, NULL value, no row, bad SQL. */
     static const struct {
         const char *sql;
@@ -293,6 +302,9 @@ static void test_sql_shapes(void **state)
         {"SELECT id, name FROM t", VAT_AN_LIST, "2 columns, expected 1"},
         {"SELECT name, 1 FROM t", VAT_AN_OBJECT, "repeats"},
         {"SELECT id, amount FROM t", VAT_AN_OBJECT, "non-numeric"},
+        {"SELECT \"group\", name FROM t", VAT_AN_OBJECT_OF_STRINGS, "key 'a' repeats"},
+        {"SELECT id, amount FROM t", VAT_AN_OBJECT_OF_STRINGS, "NULL key or value"},
+        {"SELECT id FROM t", VAT_AN_OBJECT_OF_STRINGS, "1 columns, expected 2"},
         {"SELECT amount FROM t WHERE 0", VAT_AN_NUMBER, "no rows"},
         {"SELECT amount FROM t", VAT_AN_NUMBER, "more than one row"},
         {"SELECT nope FROM t", VAT_AN_NUMBER, "no such column"},
@@ -473,6 +485,63 @@ static void test_money_cells(void **state)
         assert_int_equal(vat_an_csv_date(&v->t, 0, &c, r, 1, &day, &e), -1);
         assert_non_null(strstr(e.msg, "is not a date YYYY-MM-DD"));
     }
+    vat_csv_release(&c);
+}
+
+/* Whole numbers and timestamps read from cells, a bad one naming the
+ * record, the column and the cell. */
+static void test_int_and_timestamp_cells(void **state)
+{
+    struct env *v = *state;
+    struct vat_csv c = VAT_CSV_INIT;
+    struct vat_err e = {{0}};
+    vat_task_clear(&v->t);
+    sample(&c, 2);
+    assert_int_equal(vat_an_write_csv(&v->t, &c, ".csv", "main", &e), 0);
+    vat_csv_release(&c);
+    static const char *const tcols[] = {"qty", "at"};
+    static const char *const cells[][2] = {
+        {"0", "2024-02-29 23:59:59"},  {"-17", "1970-01-01 00:00:00"},
+        {"123456789012345678", "2024-12-31 00:00:01"},
+        {"+3", "2023-02-29 10:00:00"}, {" 4", "2024-01-01 24:00:00"},
+        {"4.0", "2024-01-01T10:00:00"}, {"1,000", "2024-01-01 10:00"},
+        {"", "2024-01-01"},            {"1234567890123456789", " 2024-01-01 10:00:00"},
+        {"-", "2024-01-01 10:00:00 "},
+    };
+    vat_csv_add_row(&c, tcols, 2);
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        vat_csv_row_begin(&c);
+        vat_csv_add(&c, cells[i][0]);
+        vat_csv_add(&c, cells[i][1]);
+    }
+    int64_t q = 99, s = 99;
+    static const int64_t want_q[] = {0, -17, 123456789012345678};
+    static const int64_t want_s[] = {1709251199, 0, 1735603201};
+    for (size_t r = 1; r <= 3; r++) {
+        assert_int_equal(vat_an_csv_int(&v->t, 0, &c, r, 0, &q, &e), 0);
+        assert_true(q == want_q[r - 1]);
+        assert_int_equal(vat_an_csv_timestamp(&v->t, 0, &c, r, 1, &s, &e), 0);
+        assert_true(s == want_s[r - 1]);
+    }
+    for (size_t r = 4; r < c.nrows; r++) {
+        q = s = 99;
+        assert_int_equal(vat_an_csv_int(&v->t, 0, &c, r, 0, &q, &e), -1);
+        assert_non_null(strstr(e.msg, "is not a whole number"));
+        assert_int_equal(vat_an_csv_timestamp(&v->t, 0, &c, r, 1, &s, &e), -1);
+        assert_non_null(strstr(e.msg, "is not a timestamp YYYY-MM-DD HH:MM:SS"));
+        assert_true(q == 99 && s == 99);
+    }
+    assert_int_equal(vat_an_csv_int(&v->t, 0, &c, 4, 0, &q, &e), -1);
+    char *want = vat_xasprintf("grouped_sum-00007: '%s' record 5: qty '+3' is not a whole number",
+                               v->t.fixture[0].path);
+    assert_string_equal(e.msg, want);
+    free(want);
+    assert_int_equal(vat_an_csv_timestamp(&v->t, 0, &c, 5, 1, &s, &e), -1);
+    want = vat_xasprintf("grouped_sum-00007: '%s' record 6: at '2024-01-01 24:00:00' is not a "
+                         "timestamp YYYY-MM-DD HH:MM:SS",
+                         v->t.fixture[0].path);
+    assert_string_equal(e.msg, want);
+    free(want);
     vat_csv_release(&c);
 }
 
@@ -804,16 +873,33 @@ struct golden {
     bool refused;  /* a "refused" line was met                */
     struct vat_err e;
     json_t *params;
+    char last[768]; /* the last failure, for the tests of the runner itself */
 };
 
-static void golden_fail(struct golden *g, const char *fmt, ...)
+/* How to mend the usual failures of a cases file. */
+#define MEND_FORMAT "follow the cases file format (docs/adding-a-template.md, section 4)"
+#define MEND_REFUSED                                                                           \
+    "make the case's fixture one reference accepts, or add the line 'refused WORDS' when "   \
+    "refusing it is right"
+#define MEND_VALUE                                                                             \
+    "work the case out by hand from its fixture: when the line is right, fix reference() "    \
+    "(gold) or trap_answer() (trap); when it is wrong, fix the line"
+
+/* Reports a failure of the rule 'golden cases' at the current line, with
+ * its mend (NULL: the message carries its own). */
+static void golden_fail(struct golden *g, const char *mend, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void golden_fail(struct golden *g, const char *mend, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[700];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    print_error("%s:%d: %s\n", g->path, g->line, msg);
+    snprintf(g->last, sizeof g->last, "%s:%d: rule 'golden cases': %s%s%s", g->path, g->line, msg,
+             mend ? ". Mend: " : "", mend ? mend : "");
+    print_error("%s\n", g->last);
     g->failures++;
 }
 
@@ -821,7 +907,8 @@ static void golden_fail(struct golden *g, const char *fmt, ...)
 static void golden_end_case(struct golden *g)
 {
     if (g->drawn && g->crafted == -1 && !g->refused)
-        golden_fail(g, "%s: refused: %s", g->t.id, g->e.msg);
+        golden_fail(g, strstr(g->e.msg, "Mend:") ? NULL : MEND_REFUSED, "%s: refused: %s",
+                    g->t.id, g->e.msg);
     if (g->drawn)
         vat_task_clear(&g->t);
     json_decref(g->params);
@@ -835,11 +922,12 @@ static void golden_end_case(struct golden *g)
 static bool golden_ready(struct golden *g)
 {
     if (!g->drawn || g->crafted == -2) {
-        golden_fail(g, "an expectation before the case's fixture");
+        golden_fail(g, MEND_FORMAT, "an expectation before the case's fixture");
         return false;
     }
     if (g->crafted != 0) {
-        golden_fail(g, "%s: refused: %s", g->t.id, g->e.msg);
+        golden_fail(g, strstr(g->e.msg, "Mend:") ? NULL : MEND_REFUSED, "%s: refused: %s",
+                    g->t.id, g->e.msg);
         g->refused = true; /* reported once */
         return false;
     }
@@ -852,7 +940,7 @@ static void golden_answer(struct golden *g, char *line)
 {
     char *tab = strrchr(line, '\t');
     if (!tab) {
-        golden_fail(g, "not a directive nor answer<TAB>code: '%s'", line);
+        golden_fail(g, MEND_FORMAT, "not a directive nor answer<TAB>code: '%s'", line);
         return;
     }
     *tab = 0;
@@ -873,7 +961,10 @@ static void golden_answer(struct golden *g, char *line)
         ok = strcmp(v.code, code) == 0 && v.gate_passed == !gate_code &&
              v.score == (strcmp(code, VAT_OK) == 0 ? 1.0 : 0.0);
     if (!ok)
-        golden_fail(g, "%s: answer '%s': got %s gate=%d score=%g (%s), expected %s", g->t.id,
+        golden_fail(g,
+                    "the checker's verdict follows from the spec (shape, tolerances, order): "
+                    "fix the spec reference() completes, or the case's code",
+                    "%s: answer '%s': got %s gate=%d score=%g (%s), expected %s", g->t.id,
                     line, v.code, v.gate_passed, v.score, v.reason, code);
 }
 
@@ -885,7 +976,7 @@ static char *golden_block(struct golden *g, char **next)
     vat_buf_puts(&b, "");
     for (;;) {
         if (!**next) {
-            golden_fail(g, "a fixture block without its closing '.'");
+            golden_fail(g, MEND_FORMAT, "a fixture block without its closing '.'");
             break;
         }
         char *line = next_line(next);
@@ -899,8 +990,9 @@ static char *golden_block(struct golden *g, char **next)
 
 /* Runs every case of one template's file; returns how many failed (a
  * file needs at least two cases: hand-made fixtures, one good and one
- * refused at the least). */
-static int golden_run(struct tmpl_run *run)
+ * refused at the least), the last failure in last (cap bytes) when not
+ * NULL. */
+static int golden_run_last(struct tmpl_run *run, char *last, size_t cap)
 {
     struct golden g = {.path = run->path, .crafted = -2, .env = run->env};
     char *text = vat_xstrdup(run->text), *next = text;
@@ -923,34 +1015,61 @@ static int golden_run(struct tmpl_run *run)
             json_decref(g.params);
             g.params = json_loads(line + 7, 0, &je);
             if (!json_is_object(g.params))
-                golden_fail(&g, "params is not a JSON object: %s", je.text);
+                golden_fail(&g, MEND_FORMAT, "params is not a JSON object: %s", je.text);
         } else if (strcmp(line, "csv") == 0 || strcmp(line, "sqlite") == 0) {
             bool sqlite = line[0] == 's';
             char *fixture = golden_block(&g, &next);
             if (!g.drawn)
-                golden_fail(&g, "a fixture outside a case");
+                golden_fail(&g, MEND_FORMAT, "a fixture outside a case");
             else
                 g.crafted = craft(&g.t, sqlite, fixture, g.params, &g.e);
             free(fixture);
             if (g.crafted == 0) {
                 struct vat_verdict v = vat_tt_check(&g.t, g.t.gold);
                 if (strcmp(v.code, VAT_OK) != 0)
-                    golden_fail(&g, "%s: gold %s scores %s", g.t.id, g.t.gold, v.code);
+                    golden_fail(&g,
+                                "make reference() and the spec it completes agree with the "
+                                "checker (the spec's shape and tolerances)",
+                                "%s: gold %s scores %s (%s)", g.t.id, g.t.gold, v.code, v.reason);
             }
         } else if (strncmp(line, "gold ", 5) == 0 || strncmp(line, "trap ", 5) == 0) {
             if (!golden_ready(&g))
                 continue;
+            /* a gold line of another shape than the spec's says so, naming
+             * both, before it is compared */
+            json_t *want = json_loads(line + 5, JSON_DECODE_ANY, NULL);
+            struct vat_err se = {{0}};
+            if (want && vat_an_gold_shape(&g.t, g.t.spec, want, &se) != 0) {
+                const char *shape = json_string_value(json_object_get(g.t.spec, "shape"));
+                golden_fail(&g,
+                            "write the line as the checker reads the answer, or, when the "
+                            "case's params change the answer's shape, build t->spec from "
+                            "t->params so the spec follows",
+                            "%s: the case's %.4s line %.80s is %s, but the checker spec's shape "
+                            "is '%s'",
+                            g.t.id, line, line + 5, vat_an_json_kind(want), shape ? shape : "");
+                json_decref(want);
+                continue;
+            }
+            json_decref(want);
             const char *got = line[0] == 'g' ? g.t.gold : g.t.trap;
             if (strcmp(got, line + 5) != 0)
-                golden_fail(&g, "%s: %.4s is %s, expected %s", g.t.id, line, got, line + 5);
+                golden_fail(&g, MEND_VALUE, "%s: %.4s is %s, expected %s", g.t.id, line, got,
+                            line + 5);
         } else if (strncmp(line, "refused", 7) == 0 && (!line[7] || line[7] == ' ')) {
             const char *frag = line[7] ? line + 8 : "";
             if (!g.drawn || g.crafted == -2)
-                golden_fail(&g, "refused before the case's fixture");
+                golden_fail(&g, MEND_FORMAT, "refused before the case's fixture");
             else if (g.crafted == 0)
-                golden_fail(&g, "%s: the fixture was not refused (gold %s)", g.t.id, g.t.gold);
+                golden_fail(&g,
+                            "reference() must refuse a file it cannot answer (vat_err_set "
+                            "naming the task, the file and the record), or drop the line",
+                            "%s: the fixture was not refused (gold %s)", g.t.id, g.t.gold);
             else if (!strstr(g.e.msg, g.t.id) || !strstr(g.e.msg, frag))
-                golden_fail(&g, "%s: refused with '%s', expected the task id and '%s'", g.t.id,
+                golden_fail(&g,
+                            "refuse with vat_err_set(e, \"%%s: ...\", t->id, ...) naming the bad "
+                            "record, in the words the line gives",
+                            "%s: refused with '%s', expected the task id and '%s'", g.t.id,
                             g.e.msg, frag);
             g.refused = true;
         } else {
@@ -960,14 +1079,82 @@ static int golden_run(struct tmpl_run *run)
     golden_end_case(&g);
     free(text);
     if (ncases < 2)
-        golden_fail(&g, "only %d cases", ncases);
+        golden_fail(&g,
+                    "add hand-made cases: a fixture with its exact gold and trap, and one "
+                    "reference refuses",
+                    "only %d cases", ncases);
+    if (last)
+        snprintf(last, cap, "%s", g.last);
     return g.failures;
+}
+
+static int golden_run(struct tmpl_run *run)
+{
+    return golden_run_last(run, NULL, 0);
 }
 
 static void test_golden_cases(void **state)
 {
     (void)state;
     assert_int_equal(each_template(golden_run), 0);
+}
+
+/* ---- the gold-shape test ------------------------------------------------------
+ * The skeleton with one param more: "by_item" turns the question into an
+ * object (each item's quantity) while the spec still says a number, as a
+ * newcomer's params once did.  A cases file that sets it, and one whose
+ * gold line has another shape than the spec's, fail naming both. */
+static int by_item_reference(struct vat_task *t, struct vat_err *e)
+{
+    if (!json_is_true(json_object_get(t->params, "by_item")))
+        return vat_tmpl_skeleton.reference(t, e);
+    struct vat_csv c = VAT_CSV_INIT;
+    static const char *const skel_cols[] = {"item_id", "quantity"};
+    if (vat_an_read_csv(t, 0, skel_cols, 2, &c, e) != 0)
+        return -1;
+    json_t *gold = json_object();
+    for (size_t r = 1; r < c.nrows; r++)
+        json_object_set_new(gold, vat_csv_get(&c, r, 0), json_integer(atol(vat_csv_get(&c, r, 1))));
+    vat_csv_release(&c);
+    return vat_an_gold_from(t, gold, NULL, e);
+}
+
+static void test_gold_shape_differs_from_spec(void **state)
+{
+    (void)state;
+    struct vat_template by_item = vat_tmpl_skeleton;
+    by_item.reference = by_item_reference;
+    /* each file has a second case that holds (a refused file), so the
+     * one failure is the shape's */
+    static const char refused[] = "case 2 a refused file\n"
+                                  "csv\nitem_id,quantity\nITM-00001,three\n.\n"
+                                  "refused quantity 'three' is not a whole number\n";
+    static const char *const texts[] = {
+        "seed 7\n"
+        "case 0 params turn the question into an object\n"
+        "params {\"by_item\": true}\n"
+        "csv\nitem_id,quantity\nITM-00001,3\nITM-00002,80\n.\n"
+        "gold 1\n",
+        "seed 7\n"
+        "case 1 a gold line of another shape\n"
+        "csv\nitem_id,quantity\nITM-00001,3\nITM-00002,80\n.\n"
+        "gold {\"ITM-00002\": 80}\n",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char *text = vat_xasprintf("%s%s", texts[i], refused);
+        struct tmpl_run run = {.tm = &by_item, .path = "deliberate.txt", .text = text};
+        run.env = vat_tt_env_new(run.tm, 7);
+        char last[768] = "";
+        int failures = golden_run_last(&run, last, sizeof last);
+        vat_tt_env_free(run.env);
+        free(text);
+        print_message("  %s\n", last);
+        assert_int_equal(failures, 1);
+        if (!strstr(last, "is an object of numbers, but the checker spec's shape is 'number'") ||
+            !strstr(last, "Mend:"))
+            fail_msg("the failure does not name gold's kind, the spec's shape and a mend: %s",
+                     last);
+    }
 }
 
 /* Tasks 0..59 of every analytics template, drawn as the pipeline draws
@@ -979,36 +1166,62 @@ static void test_golden_cases(void **state)
  * difficulty is 1 to 5. */
 static int sixty_admit(struct tmpl_run *run)
 {
+    const struct vat_template *tm = run->tm;
+    const char *admit = "admission within budget";
     char *budget = cases_value(run->text, "redraws");
     char *trapcode = cases_value(run->text, "trapcode");
-    assert_non_null(budget);
+    VAT_RULE(budget, tm, admit, "give the cases file a line 'redraws N' (0 when the trap is "
+                                "armed by construction)", "%s has no 'redraws' line", run->path);
     unsigned redraws = 0;
     for (uint32_t i = 0; i < 60; i++) {
         struct vat_task t;
         struct vat_replay r;
         redraws += vat_tt_draw(run->env, &t, NULL, i, 6000, 40, &r);
-        vat_tt_assert_replays(&r);
-        if (trapcode)
-            assert_string_equal(r.v[VAT_ROLE_TRAP].code, trapcode);
-        assert_string_not_equal(t.gold, t.trap);
-        assert_true(t.difficulty >= 1 && t.difficulty <= 5);
+        const struct vat_verdict *g = &r.v[VAT_ROLE_GOLD], *tr = &r.v[VAT_ROLE_TRAP],
+                                 *m = &r.v[VAT_ROLE_MALFORMED];
+        VAT_RULE(g->gate_passed && g->score == 1.0 && strcmp(g->code, "ok") == 0, tm,
+                 "gold scores 1", "make reference() and the spec agree with the checker",
+                 "%s: gold %s: %s %g (%s)", t.id, t.gold, g->code, g->score, g->reason);
+        VAT_RULE(tr->gate_passed && tr->score == 0.0 && strcmp(t.gold, t.trap) != 0, tm,
+                 "the trap passes the gate and scores 0",
+                 "trap_answer() must give an answer of the right shape that differs from gold",
+                 "%s: trap %s: %s %g (%s)", t.id, t.trap, tr->code, tr->score, tr->reason);
+        VAT_RULE(!m->gate_passed && m->score == 0.0, tm, "the malformed answer fails the gate",
+                 "leave t->malformed unset, or set it to an answer of the wrong shape",
+                 "%s: malformed %s: %s", t.id, t.malformed, m->code);
+        VAT_RULE(!trapcode || strcmp(tr->code, trapcode) == 0, tm, admit,
+                 "make the trap fail the way the cases file's 'trapcode' says, or change the line",
+                 "%s: the trap's verdict is %s, the cases file says %s", t.id, tr->code,
+                 trapcode);
+        VAT_RULE(t.difficulty >= 1 && t.difficulty <= 5, tm, admit,
+                 "compute t->difficulty from the task's content, 1 to 5 (difficulty_doc says "
+                 "how)", "%s: difficulty %d", t.id, t.difficulty);
         const struct vat_fixture *f = &t.fixture[0];
-        assert_non_null(strstr(t.prompt, f->path));
-        assert_string_equal(f->role, "main");
+        VAT_RULE(strstr(t.prompt, f->path), tm, "the prompt names every file",
+                 "name the main fixture in the prompt (vat_an_prompt_csv does it for a CSV)",
+                 "%s: the prompt does not name %s", t.id, f->path);
         const char *dot = strrchr(f->path, '.');
-        assert_non_null(dot);
-        assert_string_equal(f->format, dot + 1);
+        VAT_RULE(strcmp(f->role, "main") == 0 && dot && strcmp(f->format, dot + 1) == 0, tm,
+                 admit, "write the main fixture first, with vat_an_write_csv (it records role, "
+                        "format and rows)",
+                 "%s: fixture 0 is %s, role '%s', format '%s'", t.id, f->path, f->role,
+                 f->format);
         if (strcmp(f->format, "csv") == 0) {
             struct vat_csv c = VAT_CSV_INIT;
             struct vat_err e = {{0}};
             assert_int_equal(vat_csv_read(&c, t.root, f->path, &e), 0);
-            assert_int_equal((long)c.nrows - 1, f->rows);
+            VAT_RULE((long)c.nrows - 1 == f->rows, tm, admit,
+                     "record the fixture with vat_an_write_csv on the table as written",
+                     "%s: %s holds %ld records, %ld recorded", t.id, f->path, (long)c.nrows - 1,
+                     f->rows);
             vat_csv_release(&c);
         }
         vat_task_clear(&t);
     }
-    if (redraws > strtoul(budget, NULL, 10))
-        fail_msg("%s: %u redraws over 60 tasks, more than %s", run->tm->name, redraws, budget);
+    VAT_RULE(redraws <= strtoul(budget, NULL, 10), tm, admit,
+             "arm the trap and meet every admission rule by construction, so the first draw "
+             "admits (the refusals say which rule the redrawn draws broke)",
+             "%u redraws over 60 tasks, more than the %s the cases file allows", redraws, budget);
     print_message("  %s: %u redraws over 60 tasks\n", run->tm->name, redraws);
     free(budget);
     free(trapcode);
@@ -1025,6 +1238,9 @@ static void test_sixty_tasks_admit(void **state)
  * every byte the task is made of agrees; task i + 100 is another task. */
 static int same_bytes(struct tmpl_run *run)
 {
+    const char *rule = "same seed, same bytes";
+    const char *mend = "draw only from rng (one draw per statement), keep paths relative, no "
+                       "clock, locale, pointer order or global state";
     char *other = vat_test_tmpdir("same-b");
     for (uint32_t i = 0; i < 5; i++) {
         struct vat_task a, b, c;
@@ -1033,19 +1249,23 @@ static int same_bytes(struct tmpl_run *run)
         vat_tt_draw(run->env, &b, other, i, 6000, 40, &r);
         size_t la, lb;
         char *fa = vat_tt_fixture_text(&a, 0, &la), *fb = vat_tt_fixture_text(&b, 0, &lb);
-        assert_int_equal(la, lb);
-        assert_memory_equal(fa, fb, la);
-        assert_string_equal(a.fixture[0].sha256, b.fixture[0].sha256);
-        assert_string_equal(a.prompt, b.prompt);
-        assert_string_equal(a.gold, b.gold);
-        assert_string_equal(a.trap, b.trap);
         char *pa = vat_json_dumps(a.params), *pb = vat_json_dumps(b.params);
         char *sa = vat_json_dumps(a.spec), *sb = vat_json_dumps(b.spec);
-        assert_string_equal(pa, pb);
-        assert_string_equal(sa, sb);
+        const char *differs = la != lb || memcmp(fa, fb, la) != 0 ? "the fixture"
+                              : strcmp(a.prompt, b.prompt) != 0   ? "the prompt"
+                              : strcmp(a.gold, b.gold) != 0       ? "gold"
+                              : strcmp(a.trap, b.trap) != 0       ? "the trap"
+                              : strcmp(pa, pb) != 0               ? "the params"
+                              : strcmp(sa, sb) != 0               ? "the spec"
+                                                                  : NULL;
+        VAT_RULE(!differs, run->tm, rule, mend, "%s drawn into two roots: %s differs", a.id,
+                 differs);
         free(pa), free(pb), free(sa), free(sb);
         vat_tt_draw(run->env, &c, other, i + 100, 6000, 40, &r);
-        assert_string_not_equal(a.fixture[0].sha256, c.fixture[0].sha256);
+        VAT_RULE(strcmp(a.fixture[0].sha256, c.fixture[0].sha256) != 0, run->tm,
+                 "every task is its own", "draw the fixture from the task's rng, not from a "
+                                          "fixed seed",
+                 "%s and %s have the same fixture", a.id, c.id);
         vat_task_clear(&c);
         free(fa), free(fb);
         vat_task_clear(&a);
@@ -1065,26 +1285,39 @@ static void test_same_seed_same_bytes(void **state)
 /* Fails when a key or item of the answer v (one level of nesting deep)
  * stands in the prompt as the start of an object or list: the format
  * example must use placeholders, never a real region, name or id. */
-static void assert_placeholders(const char *prompt, const json_t *v, const char *id)
+static void assert_placeholders(const struct vat_template *tm, const char *prompt, const json_t *v,
+                                const char *id)
 {
     char quoted[160];
     const char *k;
     json_t *x;
     size_t i;
+    const char *rule = "the prompt's data", *mend =
+        "write the format example with placeholders (<region>, <n>), never a key or item of "
+        "the answer";
     if (json_is_object(v)) {
         json_object_foreach((json_t *)v, k, x) {
             snprintf(quoted, sizeof quoted, "{\"%s\"", k);
-            if (strstr(prompt, quoted))
-                fail_msg("%s: the prompt's example holds %s", id, quoted);
-            assert_placeholders(prompt, x, id);
+            VAT_RULE(!strstr(prompt, quoted), tm, rule, mend,
+                     "%s: the prompt's example holds %s", id, quoted);
+            assert_placeholders(tm, prompt, x, id);
         }
     } else if (json_is_array(v)) {
         json_array_foreach(v, i, x) {
             snprintf(quoted, sizeof quoted, "[\"%s\"", json_string_value(x));
-            if (json_is_string(x) && strstr(prompt, quoted))
-                fail_msg("%s: the prompt's example holds %s", id, quoted);
+            VAT_RULE(!json_is_string(x) || !strstr(prompt, quoted), tm, rule, mend,
+                     "%s: the prompt's example holds %s", id, quoted);
         }
     }
+}
+
+/* The number of lines of s (each ended by '\n'). */
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
 }
 
 /* Task 3 drawn with room for everything: a CSV fixture is inlined whole
@@ -1097,7 +1330,9 @@ static int prompt_whole(struct tmpl_run *run)
     vat_tt_draw(run->env, &t, NULL, 3, 1 << 20, 40, &r);
     char named[160];
     snprintf(named, sizeof named, "`%s`", t.fixture[0].path);
-    assert_non_null(strstr(t.prompt, named));
+    VAT_RULE(strstr(t.prompt, named), run->tm, "the prompt names every file",
+             "name the main fixture in backticks (vat_an_prompt_csv does it for a CSV)",
+             "%s: the prompt does not name %s", t.id, named);
     /* The answer's shape is stated in words that mean it (rules.c), not
      * in one literal phrase. */
     char *shape = vat_rule_prompt_shape(&t);
@@ -1107,15 +1342,18 @@ static int prompt_whole(struct tmpl_run *run)
         size_t len;
         char *file = vat_tt_fixture_text(&t, 0, &len);
         char *block = vat_tt_inline_block(t.prompt, "csv");
-        assert_string_equal(block, file);
-        assert_non_null(strstr(t.prompt, "Its full contents"));
-        assert_null(strstr(t.prompt, "too long"));
+        char *dropped = vat_rule_prompt_data_whole(&t, block, file);
+        if (dropped)
+            fail_msg("%s", dropped);
+        VAT_RULE(strstr(t.prompt, "Its full contents") && !strstr(t.prompt, "too long"), run->tm,
+                 "the prompt's data", "write the data section with vat_an_prompt_csv",
+                 "%s: the section does not say the file is shown whole", t.id);
         free(block);
         free(file);
     }
     json_t *gold = json_loads(t.gold, JSON_DECODE_ANY, NULL);
     assert_non_null(gold);
-    assert_placeholders(t.prompt, gold, t.id);
+    assert_placeholders(run->tm, t.prompt, gold, t.id);
     json_decref(gold);
     vat_task_clear(&t);
     return 0;
@@ -1127,12 +1365,46 @@ static void test_prompt_inlines_the_whole_file(void **state)
     each_template(prompt_whole);
 }
 
+/* The rule 'the prompt's data' over deliberate prompts that drop rows:
+ * the failure names the rule, the rows and the mend, not a raw diff. */
+static void test_dropped_rows_named(void **state)
+{
+    (void)state;
+    static const char file[] = "a,b\n1,2\n3,4\n5,6\n";
+    static const struct {
+        const char *block, *want;
+    } cases[] = {
+        {"a,b\n1,2\n5,6\n", "holds 2 of its 3 data rows; first difference at line 3: the file "
+                            "has '3,4', the block '5,6'"},
+        {"a,b\n1,2\n3,4\n", "holds 2 of its 3 data rows; first difference at line 4: the file "
+                            "has '5,6', the block ends"},
+    };
+    struct vat_task t;
+    memset(&t, 0, sizeof t);
+    t.tmpl = &vat_tmpl_skeleton;
+    t.inline_max_bytes = 6000;
+    snprintf(t.id, sizeof t.id, "skeleton-00003");
+    assert_null(vat_rule_prompt_data_whole(&t, file, file));
+    for (size_t i = 0; i < 2; i++) {
+        char *m = vat_rule_prompt_data_whole(&t, cases[i].block, file);
+        if (!m || !strstr(m, "skeleton: rule 'the prompt's data': skeleton-00003:") ||
+            !strstr(m, cases[i].want) || !strstr(m, "Mend: inline the fixture"))
+            fail_msg("dropped rows reported as: %s", m ? m : "(kept)");
+        print_message("  %s\n", m);
+        free(m);
+    }
+}
+
 /* Task 4 drawn with a small inline budget: the block is the header and
  * the leading records of the file, cut on a record boundary, and the
  * section tells the truth about how much is shown. */
 static int prompt_cut(struct tmpl_run *run)
 {
     const size_t max = 300;
+    const char *rule = "the prompt's data";
+    const char *mend = "write the data section with vat_an_prompt_csv on the table exactly as "
+                       "written: past the inline cap it shows the header and the leading "
+                       "records, and says how many";
     struct vat_task t;
     struct vat_replay r;
     vat_tt_draw(run->env, &t, NULL, 4, max, 40, &r);
@@ -1144,30 +1416,28 @@ static int prompt_cut(struct tmpl_run *run)
     char *file = vat_tt_fixture_text(&t, 0, &len);
     char *block = vat_tt_inline_block(t.prompt, "csv");
     size_t bl = strlen(block);
-    assert_true(bl <= max);
-    assert_true(bl < len);
-    assert_non_null(strstr(t.prompt, "too long to show whole"));
-    /* A prefix of the file that ends on a record boundary, header first. */
-    assert_memory_equal(block, file, bl);
-    assert_int_equal(block[bl - 1], '\n');
     const char *eol = strchr(file, '\n');
-    assert_true((size_t)(eol + 1 - file) <= bl);
+    /* A prefix of the file that ends on a record boundary, header first,
+     * within the cap, and the next record would not have fitted. */
+    const char *next = bl < len ? strchr(file + bl, '\n') : NULL;
+    VAT_RULE(bl <= max && bl < len && memcmp(block, file, bl) == 0 && block[bl - 1] == '\n' &&
+                 (size_t)(eol + 1 - file) <= bl && next && (size_t)(next + 1 - file) > max,
+             run->tm, rule, mend,
+             "%s: with an inline cap of %zu bytes the csv block (%zu bytes) is not the file's "
+             "header and the leading records that fit (the file: %zu bytes)",
+             t.id, max, bl, len);
+    VAT_RULE(strstr(t.prompt, "too long to show whole"), run->tm, rule, mend,
+             "%s: the section does not say the file is cut", t.id);
     /* The prompt says how many rows are shown, and it is the truth (no
      * quoted newlines in these files: one line, one record). */
-    size_t shown = 0;
-    for (const char *p = block; *p; p++)
-        shown += *p == '\n';
-    char expect[128];
-    snprintf(expect, sizeof expect, "first %zu data row", shown - 1);
-    assert_non_null(strstr(t.prompt, expect));
-    snprintf(expect, sizeof expect, "then %ld data rows", t.fixture[0].rows);
-    assert_non_null(strstr(t.prompt, expect));
-    snprintf(expect, sizeof expect, "answer must cover all %ld", t.fixture[0].rows);
-    assert_non_null(strstr(t.prompt, expect));
-    /* The next record would not have fitted. */
-    const char *next = strchr(file + bl, '\n');
-    assert_non_null(next);
-    assert_true((size_t)(next + 1 - file) > max);
+    size_t shown = count_lines(block);
+    char expect[3][128];
+    snprintf(expect[0], sizeof expect[0], "first %zu data row", shown - 1);
+    snprintf(expect[1], sizeof expect[1], "then %ld data rows", t.fixture[0].rows);
+    snprintf(expect[2], sizeof expect[2], "answer must cover all %ld", t.fixture[0].rows);
+    for (int k = 0; k < 3; k++)
+        VAT_RULE(strstr(t.prompt, expect[k]), run->tm, rule, mend,
+                 "%s: the section does not say '%s'", t.id, expect[k]);
     free(block);
     free(file);
     vat_task_clear(&t);
@@ -1180,26 +1450,35 @@ static void test_prompt_cuts_to_leading_rows(void **state)
     each_template(prompt_cut);
 }
 
+#define CONFIRM_RULE "confirm tells gold from near misses"
+#define CONFIRM_MEND                                                                           \
+    "derive the answer in confirm() another way from the fixture (vat_an_confirm_query), "    \
+    "compare it with gold within the spec's tolerances, and name the derivation as the "     \
+    "cases file's 'confirm' line does"
+
 /* Confirm agrees with gold, and refuses the trap's answer put in its
  * place, naming the derivation the cases file gives: the second
  * derivation tells the named mistake from the truth. */
 static int confirm_trap(struct tmpl_run *run)
 {
     char *how = cases_value(run->text, "confirm");
-    assert_non_null(how);
+    VAT_RULE(how, run->tm, CONFIRM_RULE, "give the cases file a line 'confirm WORDS'",
+             "%s has no 'confirm' line", run->path);
     struct vat_task t;
     struct vat_replay r;
     struct vat_err e = {{0}};
     vat_tt_draw(run->env, &t, NULL, 20, 6000, 40, &r);
-    if (run->tm->confirm(&t, &e) != 0)
-        fail_msg("%s: %s", t.id, e.msg);
+    int agreed = run->tm->confirm(&t, &e);
+    VAT_RULE(agreed == 0, run->tm, CONFIRM_RULE, CONFIRM_MEND, "%s: confirm refused gold: %s",
+             t.id, e.msg);
     free(t.gold);
     t.gold = vat_xstrdup(t.trap);
-    assert_int_equal(run->tm->confirm(&t, &e), -1);
+    int refused = run->tm->confirm(&t, &e);
     char want[160];
     snprintf(want, sizeof want, "%s: %s disagrees with gold", t.id, how);
-    if (!strstr(e.msg, want))
-        fail_msg("'%s' lacks '%s'", e.msg, want);
+    VAT_RULE(refused == -1 && strstr(e.msg, want), run->tm, CONFIRM_RULE, CONFIRM_MEND,
+             "%s: with the trap %s as gold, confirm %s '%s', not '%s'", t.id, t.trap,
+             refused == -1 ? "said" : "agreed", refused == -1 ? e.msg : "", want);
     free(how);
     vat_task_clear(&t);
     return 0;
@@ -1254,11 +1533,14 @@ static int confirm_nudged(struct tmpl_run *run)
     const char *key = nudge(gold);
     free(t.gold);
     t.gold = vat_json_dumps(gold);
-    assert_int_equal(run->tm->confirm(&t, &e), -1);
+    int refused = run->tm->confirm(&t, &e);
     char want[160];
     snprintf(want, sizeof want, "%s: %s disagrees with gold", t.id, how);
-    if (!strstr(e.msg, want) || (key && !strstr(e.msg, key)))
-        fail_msg("'%s' lacks '%s' or the key '%s'", e.msg, want, key ? key : "");
+    VAT_RULE(refused == -1 && strstr(e.msg, want) && (!key || strstr(e.msg, key)), run->tm,
+             CONFIRM_RULE, CONFIRM_MEND,
+             "%s: with gold nudged to %s, confirm %s '%s', not '%s' naming the key '%s'", t.id,
+             t.gold, refused == -1 ? "said" : "agreed", refused == -1 ? e.msg : "", want,
+             key ? key : "");
     json_decref(gold);
     free(how);
     vat_task_clear(&t);
@@ -1282,14 +1564,17 @@ int main(void)
         cmocka_unit_test(test_agree),
         cmocka_unit_test(test_params_read_back),
         cmocka_unit_test(test_money_cells),
+        cmocka_unit_test(test_int_and_timestamp_cells),
         cmocka_unit_test(test_prompt_words),
         cmocka_unit_test(test_gold_and_trap_from),
         cmocka_unit_test(test_confirm_by_query_and_value),
         cmocka_unit_test(test_db_query),
         cmocka_unit_test(test_golden_cases),
+        cmocka_unit_test(test_gold_shape_differs_from_spec),
         cmocka_unit_test(test_sixty_tasks_admit),
         cmocka_unit_test(test_same_seed_same_bytes),
         cmocka_unit_test(test_prompt_inlines_the_whole_file),
+        cmocka_unit_test(test_dropped_rows_named),
         cmocka_unit_test(test_prompt_cuts_to_leading_rows),
         cmocka_unit_test(test_confirm_refuses_the_trap_as_gold),
         cmocka_unit_test(test_confirm_refuses_a_nudged_gold),

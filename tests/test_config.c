@@ -761,6 +761,49 @@ static void test_fuzz_config(void **state)
     assert_true(ok > 50 && runs - ok > 50);
 }
 
+/* ---- inline = "full" caps the declared row counts -------------------------- */
+
+/* Row counts are found by their declaration, not their name: "events_*"
+ * is capped, a plain "rows_min" is not, nor a REAL. */
+static const struct vat_param SIZED_PARAMS[] = {
+    {.name = "events_min", .type = VAT_PARAM_INT, .def = 40, .min = 10, .max = 5000,
+     .doc = "x", .role = VAT_PARAM_ROWS},
+    {.name = "events_max", .type = VAT_PARAM_INT, .def = 900, .min = 10, .max = 5000,
+     .doc = "x", .role = VAT_PARAM_ROWS},
+    {.name = "rows_min", .type = VAT_PARAM_INT, .def = 900, .min = 10, .max = 5000, .doc = "x"},
+    {.name = NULL},
+};
+
+static const struct vat_template SIZED = {
+    .version = VAT_TEMPLATE_V1,
+    .name = "sized",
+    .family = "analytics",
+    .answer_kind = "value",
+    .params = SIZED_PARAMS,
+    .default_count = 1,
+};
+
+static void test_inline_full_caps_declared_rows(void **state)
+{
+    (void)state;
+    static const struct vat_template *const reg[] = {&SIZED, NULL};
+    struct vat_config c;
+    struct vat_err e = {{0}};
+    /* 7,000 bytes hold 100 rows of VAT_INLINE_ROW_BYTES (70) */
+    static const char full[] = "[corpus]\ninline = 'full'\ninline_max_bytes = 7000\n";
+    assert_int_equal(vat_config_parse_registry(&c, full, strlen(full), "p.toml", reg, &e), 0);
+    json_t *sized = json_object_get(c.templates, "sized");
+    assert_int_equal(json_integer_value(json_object_get(sized, "events_min")), 40);
+    assert_int_equal(json_integer_value(json_object_get(sized, "events_max")), 100);
+    assert_int_equal(json_integer_value(json_object_get(sized, "rows_min")), 900);
+    vat_config_release(&c);
+    static const char sample[] = "[corpus]\ninline_max_bytes = 7000\n";
+    assert_int_equal(vat_config_parse_registry(&c, sample, strlen(sample), "p.toml", reg, &e), 0);
+    sized = json_object_get(c.templates, "sized");
+    assert_int_equal(json_integer_value(json_object_get(sized, "events_max")), 900);
+    vat_config_release(&c);
+}
+
 /* ---- the real registry's declarations -------------------------------------- */
 
 static void test_registry_params_consistent(void **state)
@@ -791,7 +834,18 @@ static void test_registry_params_consistent(void **state)
             }
             if (p->type == VAT_PARAM_STR && !p->def_str)
                 fail_msg("'%s.%s' has no default string", t->name, p->name);
+            if (p->role == VAT_PARAM_ROWS && p->type != VAT_PARAM_INT)
+                fail_msg("'%s.%s' is declared a row count but is not an INT", t->name, p->name);
         }
+        /* a template that shows its data sizes it by declared row counts,
+         * which inline = "full" caps (regex held-out lines are not shown) */
+        bool rows = false;
+        for (const struct vat_param *p = t->params; p && p->name; p++)
+            rows = rows || p->role == VAT_PARAM_ROWS;
+        if (!rows && strcmp(t->family, "regex") != 0)
+            fail_msg("'%s' declares no row count (.role = VAT_PARAM_ROWS), so inline = \"full\" "
+                     "cannot size its fixtures to show them whole",
+                     t->name);
     }
 }
 
@@ -807,6 +861,7 @@ int main(void)
         cmocka_unit_test(test_params_defaults_and_values),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_registry_params_consistent),
+        cmocka_unit_test(test_inline_full_caps_declared_rows),
         cmocka_unit_test(test_fuzz_config),
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];

@@ -18,6 +18,8 @@
 
 #include "admit.h"
 #include "jsonout.h"
+#include "rules.h"
+#include "strength.h"
 #include "tables.h"
 #include "template.h"
 #include "testutil.h"
@@ -25,13 +27,14 @@
 #define SEEDS 50
 #define MAX_REDRAWS 40
 
-extern const struct vat_template vat_tmpl_skeleton;
-
 /* Draws task `index` into root, redrawing as the pipeline would. */
 static int draw(struct vat_task *t, const struct vat_template *tm, uint32_t index, const char *root,
                 const json_t *cfg, struct vat_replay *r, int *redraws)
 {
-    struct vat_draw_opts o = {.master_seed = 20261130, .cfg = cfg, .inline_max_bytes = 6000};
+    /* strength_target as seeds.toml's default: a regex or SQL task's
+     * held-out cases must kill 90% of its gold's mutants */
+    struct vat_draw_opts o = {.master_seed = 20261130, .cfg = cfg, .inline_max_bytes = 6000,
+                              .strength_target = 0.9};
     vat_task_init(t, tm, index, root);
     for (uint32_t a = 0; a <= MAX_REDRAWS; a++) {
         struct vat_err e = {{0}};
@@ -67,14 +70,7 @@ static char *task_bytes(const struct vat_task *t)
 }
 
 /* Fails naming the rule of docs/adding-a-template.md and its mend. */
-#define RULE(cond, tm, rule, mend, ...)                                                        \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            char what_[1024];                                                                   \
-            snprintf(what_, sizeof what_, __VA_ARGS__);                                        \
-            fail_msg("%s: rule '%s': %s. Mend: %s", (tm)->name, rule, what_, mend);            \
-        }                                                                                      \
-    } while (0)
+#define RULE VAT_RULE
 
 static void check_template(const struct vat_template *tm)
 {
@@ -97,6 +93,7 @@ static void check_template(const struct vat_template *tm)
     char *a = vat_test_tmpdir("contract-a"), *b = vat_test_tmpdir("contract-b");
     json_t *cfg = vat_template_default_params(tm);
     int redraws = 0, failed = 0;
+    long strength_killed = 0, strength_total = 0;
     for (uint32_t i = 0; i < SEEDS; i++) {
         struct vat_task t1, t2;
         struct vat_replay r1, r2;
@@ -157,6 +154,25 @@ static void check_template(const struct vat_template *tm)
              "confirm() must reach the same gold from the same task every time", "%s: %.400s",
              t1.id, e.msg);
 
+        /* strength, measured in full on the first tasks (admission above
+         * stops once the target is sure) */
+        if (i < 5 && (strcmp(tm->family, "regex") == 0 || strcmp(tm->family, "sql") == 0)) {
+            struct vat_strength st = VAT_STRENGTH_INIT;
+            RULE(vat_strength_task(&t1, &st) == 0, tm, "strength",
+                 "make gold a pattern or query the mutator can read", "%s: %s", t1.id, st.error);
+            double share = vat_strength_share(&st);
+            RULE(share >= 0.9, tm, "strength",
+                 "plant the corner each surviving mutant misses in the held-out lines or "
+                 "variant fixtures (vat strength lists the survivors)",
+                 "%s: the held-out cases kill %ld of %ld mutants of gold (%.0f%%), under 90%% "
+                 "(first survivor: %s)",
+                 t1.id, st.killed, st.killed + st.survivors, 100 * share,
+                 st.surv.n ? st.surv.v[0].text : "none");
+            strength_killed += st.killed;
+            strength_total += st.killed + st.survivors;
+            vat_strength_release(&st);
+        }
+
         /* Same seed, another root: the same bytes. */
         int r2d = 0;
         assert_int_equal(draw(&t2, tm, i, b, cfg, &r2, &r2d), 0);
@@ -170,8 +186,11 @@ static void check_template(const struct vat_template *tm)
         vat_task_clear(&t1);
         vat_task_clear(&t2);
     }
-    fprintf(stderr, "  %-20s %d tasks, %d redraws, %d never admitted\n", tm->name, SEEDS, redraws,
+    fprintf(stderr, "  %-20s %d tasks, %d redraws, %d never admitted", tm->name, SEEDS, redraws,
             failed);
+    if (strength_total)
+        fprintf(stderr, "; strength %ld/%ld over 5 tasks", strength_killed, strength_total);
+    fprintf(stderr, "\n");
     RULE(failed == 0, tm, "every task admits",
          "read the refusals printed above: the first names the broken step", "%d of %d tasks "
          "never admitted within %d redraws", failed, SEEDS, MAX_REDRAWS);
@@ -195,10 +214,14 @@ static void test_every_registered_template(void **state)
     assert_true(n >= 3);
 }
 
-static void test_skeleton_template(void **state)
+/* The skeletons of every family: a copy passes because they do. */
+static void test_skeleton_templates(void **state)
 {
     (void)state;
-    check_template(&vat_tmpl_skeleton);
+    size_t n = 0;
+    for (; vat_tt_skeletons[n]; n++)
+        check_template(vat_tt_skeletons[n]);
+    assert_int_equal(n, 3);
 }
 
 static void test_registry_names_unique_and_found(void **state)
@@ -210,14 +233,15 @@ static void test_registry_names_unique_and_found(void **state)
             assert_string_not_equal(vat_registry[i]->name, vat_registry[j]->name);
     }
     assert_null(vat_template_find("no_such_template"));
-    assert_null(vat_template_find("skeleton"));
+    for (size_t i = 0; vat_tt_skeletons[i]; i++)
+        assert_null(vat_template_find(vat_tt_skeletons[i]->name));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_names_unique_and_found),
-        cmocka_unit_test(test_skeleton_template),
+        cmocka_unit_test(test_skeleton_templates),
         cmocka_unit_test(test_every_registered_template),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,10 +105,11 @@ static int one_level(const struct vat_template *tm, int level, const char *root)
     struct vat_draw_opts o = {.master_seed = 20261205, .cfg = cfg, .inline_max_bytes = INLINE,
                               .strength_target = 0.9};
     int failures = 0;
-    bool rows = json_object_get(cfg, "rows_min") != NULL;
+    const struct vat_param *pmin = NULL, *pmax = NULL;
+    bool rows = vat_level_size_pair(tm, &pmin, &pmax);
     long lo = 0, hi = 0;
     if (rows)
-        vat_level_rows(tm, level, cfg_int(cfg, "rows_min"), cfg_int(cfg, "rows_max"),
+        vat_level_rows(tm, level, cfg_int(cfg, pmin->name), cfg_int(cfg, pmax->name),
                        INLINE / VAT_INLINE_ROW_BYTES, false, 500, &lo, &hi);
     for (uint32_t i = 0; i < TASKS_PER_LEVEL; i++) {
         struct vat_task t;
@@ -194,11 +195,12 @@ static void test_plan(void **state)
     for (size_t k = 0; vat_registry[k]; k++) {
         const struct vat_template *tm = vat_registry[k];
         json_t *cfg = vat_template_default_params(tm);
-        if (!json_object_get(cfg, "rows_min")) {
+        const struct vat_param *pmin, *pmax;
+        if (!vat_level_size_pair(tm, &pmin, &pmax)) {
             json_decref(cfg);
             continue;
         }
-        long min = cfg_int(cfg, "rows_min"), max = cfg_int(cfg, "rows_max");
+        long min = cfg_int(cfg, pmin->name), max = cfg_int(cfg, pmax->name);
         long plo = 0, phi = 0;
         for (int l = 1; l <= VAT_LEVELS; l++) {
             long lo, hi;

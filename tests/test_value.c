@@ -446,6 +446,67 @@ static void test_object_of_objects(void **state)
     assert_string_equal(v.code, VAT_MISSING_KEY);
 }
 
+/* Each order's current status: an object of strings, values compared byte
+ * for byte after the keys agree. */
+#define STATUSES                                                                               \
+    "{\"checker\":\"value\",\"shape\":\"object_of_strings\",\"expected\":"                   \
+    "{\"ORD-1\":\"shipped\",\"ORD-2\":\"pending\",\"ORD-3\":\"\"}}"
+
+static void test_object_of_strings(void **state)
+{
+    (void)state;
+    EXPECT(STATUSES, "{\"ORD-3\":\"\",\"ORD-1\":\"shipped\",\"ORD-2\":\"pending\"}", VAT_OK);
+    EXPECT(STATUSES, "{\"ORD-1\":\"shipped\",\"ORD-2\":\"pending\",\"ORD-3\":\"\\u0000\"}",
+           VAT_PARSE); /* jansson refuses a NUL inside a string */
+    /* the gate: every value a string, the whole an object */
+    struct vat_verdict v = check(STATUSES, "{\"ORD-1\":\"shipped\",\"ORD-2\":2,\"ORD-3\":\"\"}");
+    assert_string_equal(v.code, VAT_TYPE);
+    assert_false(v.gate_passed);
+    assert_reason_has(&v, "expected a string at 'ORD-2', got a number");
+    v = check(STATUSES, "{\"ORD-1\":\"shipped\",\"ORD-2\":null,\"ORD-3\":\"\"}");
+    assert_string_equal(v.code, VAT_TYPE);
+    v = check(STATUSES, "{\"ORD-1\":[\"shipped\"],\"ORD-2\":\"pending\",\"ORD-3\":\"\"}");
+    assert_string_equal(v.code, VAT_TYPE);
+    v = check(STATUSES, "[\"shipped\",\"pending\",\"\"]");
+    assert_string_equal(v.code, VAT_SHAPE);
+    assert_reason_has(&v, "expected an object of key -> string, got an array");
+    /* keys first, as for an object of numbers */
+    v = check(STATUSES, "{\"ORD-1\":\"shipped\",\"ORD-2\":\"x\"}");
+    assert_string_equal(v.code, VAT_MISSING_KEY);
+    assert_reason_has(&v, "'ORD-3' is missing");
+    v = check(STATUSES, "{\"ord-1\":\"shipped\",\"ORD-2\":\"pending\",\"ORD-3\":\"\"}");
+    assert_string_equal(v.code, VAT_KEY_CASE);
+    v = check(STATUSES,
+              "{\"ORD-1\":\"shipped\",\"ORD-2\":\"pending\",\"ORD-3\":\"\",\"ORD-4\":\"new\"}");
+    assert_string_equal(v.code, VAT_EXTRA_KEY);
+    /* values: byte for byte, the near miss named as such */
+    v = check(STATUSES, "{\"ORD-1\":\"delivered\",\"ORD-2\":\"pending\",\"ORD-3\":\"\"}");
+    assert_string_equal(v.code, VAT_WRONG_VALUE);
+    assert_true(v.gate_passed);
+    assert_reason_has(&v, "'ORD-1': got 'delivered', expected 'shipped'");
+    assert_null(strstr(v.reason, "letter case"));
+    v = check(STATUSES, "{\"ORD-1\":\" Shipped\",\"ORD-2\":\"pending\",\"ORD-3\":\"\"}");
+    assert_string_equal(v.code, VAT_WRONG_VALUE);
+    assert_reason_has(&v, "got ' Shipped', expected 'shipped' (they differ only in letter case "
+                          "or surrounding spaces)");
+    /* a hostile value is quoted within bounds */
+    struct vat_buf a = VAT_BUF_INIT;
+    vat_buf_puts(&a, "{\"ORD-1\":\"");
+    for (int i = 0; i < 3000; i++)
+        vat_buf_puts(&a, "\\u0001'\\n");
+    vat_buf_puts(&a, "\",\"ORD-2\":\"pending\",\"ORD-3\":\"\"}");
+    v = check_n(STATUSES, a.data, a.len);
+    assert_string_equal(v.code, VAT_WRONG_VALUE);
+    assert_reason_sane(&v);
+    assert_true(strlen(v.reason) < 160);
+    vat_buf_release(&a);
+    /* a spec whose expected value is not an object of strings is refused */
+    v = check("{\"checker\":\"value\",\"shape\":\"object_of_strings\",\"expected\":{\"a\":1}}",
+              "{\"a\":\"1\"}");
+    assert_string_equal(v.code, VAT_INTERNAL);
+    assert_reason_has(&v, "not an object of key -> string");
+}
+
 /* ---- lists --------------------------------------------------------------- */
 
 static void test_lists_ordered(void **state)
@@ -811,6 +872,8 @@ static void test_prepared_matches_full(void **state)
         "\"expected\":[\"AC-1\",\"b\",\"c d\"]}",
         "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"string\",\"expected\":[\"x\",\"y\",\"x\"]}",
         "{\"checker\":\"value\",\"shape\":\"list\",\"items\":\"string\",\"expected\":[]}",
+        "{\"checker\":\"value\",\"shape\":\"object_of_strings\",\"expected\":"
+        "{\"ORD-1\":\"shipped\",\"o 2\":\"\",\"K\":\"Pending\",\"u\":\"caf\\u00e9\"}}",
     };
     int compared = 0, oks = 0;
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
@@ -860,6 +923,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_keys),
         cmocka_unit_test(test_object_keys),
         cmocka_unit_test(test_object_of_objects),
+        cmocka_unit_test(test_object_of_strings),
         cmocka_unit_test(test_lists_ordered),
         cmocka_unit_test(test_lists_unordered),
         cmocka_unit_test(test_lists_long),

@@ -27,6 +27,7 @@
 
 #include "prompt.h"
 #include "prompt_stats.h"
+#include "rules.h"
 #include "template.h"
 #include "testutil.h"
 
@@ -141,8 +142,8 @@ static char *statement(const char *state, const char *value)
 static void draw_all(struct corpus *c)
 {
     size_t cap = 0;
-    for (size_t k = 0; vat_registry[k]; k++) {
-        const struct vat_template *tm = vat_registry[k];
+    const struct vat_template *tm;
+    for (size_t k = 0; (tm = vat_tt_each(k)); k++) {
         if (!tm->giveaways)
             continue;
         for (int style = 0; style < 2; style++) {
@@ -208,14 +209,14 @@ static int group_teardown(void **state)
 static void test_params_stated(void **state)
 {
     struct corpus *c = *state;
-    for (size_t k = 0; vat_registry[k]; k++) {
-        const struct vat_template *tm = vat_registry[k];
+    const struct vat_template *tm;
+    for (size_t k = 0; (tm = vat_tt_each(k)); k++) {
         if (!tm->giveaways)
             continue;
-        if (!tm->conventions || !tm->conventions[0].param)
-            fail_msg("%s writes natural prompts but declares no conventions (the params that "
-                     "decide its answer and the words that state them)",
-                     tm->name);
+        VAT_RULE(tm->conventions && tm->conventions[0].param, tm, "conventions stated",
+                 "declare in .conventions the params that decide the answer and the phrases "
+                 "that state each",
+                 "it writes natural prompts but declares no conventions");
         for (const struct vat_convention *cv = tm->conventions; cv->param; cv++) {
             long applied = 0;
             for (size_t i = 0; i < c->n; i++) {
@@ -234,14 +235,17 @@ static void test_params_stated(void **state)
                     free(want);
                 }
                 free(value);
-                if (!found)
-                    fail_msg("%s: natural prompt never states the convention of '%s' (one of "
-                             "its declared statements, e.g. \"%s\"):\n%s",
-                             d->id, cv->param, cv->states[0], d->wording);
+                VAT_RULE(found, tm, "conventions stated",
+                         "write one of the convention's statements into every natural prompt, "
+                         "drawn with vat_prompt_state(t, param)",
+                         "%s: the natural prompt never states the convention of '%s' (one of "
+                         "its declared statements, e.g. \"%s\"):\n%s",
+                         d->id, cv->param, cv->states[0], d->wording);
             }
-            if (applied == 0)
-                fail_msg("%s: convention '%s' names a param no natural task has", tm->name,
-                         cv->param);
+            VAT_RULE(applied > 0, tm, "conventions stated",
+                     "name in a convention a key of t->params", "convention '%s' names a param "
+                                                               "no natural task has",
+                     cv->param);
         }
     }
 }
@@ -257,14 +261,16 @@ static void test_no_defect_described(void **state)
         if (!d->natural)
             continue;
         checked++;
+        const char *mend = "state the convention that decides the answer instead, in domain "
+                           "words; never describe the data's defect or the mistake";
         for (const char *const *g = general_defects; *g; g++)
-            if (find_ci(d->wording, *g))
-                fail_msg("%s: natural prompt describes a defect (\"%s\"):\n%s", d->id, *g,
-                         d->wording);
+            VAT_RULE(!find_ci(d->wording, *g), d->tmpl, "no defect described", mend,
+                     "%s: the natural prompt describes a defect (\"%s\"):\n%s", d->id, *g,
+                     d->wording);
         for (const char *const *g = d->tmpl->defects; g && *g; g++)
-            if (find_ci(d->wording, *g))
-                fail_msg("%s: natural prompt describes the template's defect (\"%s\"):\n%s",
-                         d->id, *g, d->wording);
+            VAT_RULE(!find_ci(d->wording, *g), d->tmpl, "no defect described", mend,
+                     "%s: the natural prompt describes the template's defect (\"%s\"):\n%s",
+                     d->id, *g, d->wording);
     }
     print_message("  %ld natural prompts describe no defect\n", checked);
     assert_true(checked >= 1000);
@@ -425,8 +431,11 @@ static void test_proofread(void **state)
             char why[256];
             snprintf(why, sizeof why, "%s", slip);
             free(slip);
-            fail_msg("%s (%s): %s in:\n%s", c->d[i].id, c->d[i].natural ? "natural" : "explicit",
-                     why, c->d[i].wording);
+            VAT_RULE(false, c->d[i].tmpl, "proofread",
+                     "rewrite the grammar text the slip comes from (the template's lists, or "
+                     "the shared parts in templates/prompt.c)",
+                     "%s (%s): %s in:\n%s", c->d[i].id,
+                     c->d[i].natural ? "natural" : "explicit", why, c->d[i].wording);
         }
     }
     print_message("  %zu prompts proofread\n", c->n);
@@ -475,8 +484,8 @@ static int cmp_str(const void *a, const void *b)
 static void test_realisations(void **state)
 {
     struct corpus *c = *state;
-    for (size_t k = 0; vat_registry[k]; k++) {
-        const struct vat_template *tm = vat_registry[k];
+    const struct vat_template *tm;
+    for (size_t k = 0; (tm = vat_tt_each(k)); k++) {
         if (!tm->giveaways)
             continue;
         for (int style = 0; style < 2; style++) {
@@ -493,10 +502,11 @@ static void test_realisations(void **state)
             size_t distinct = n ? 1 : 0;
             for (size_t i = 1; i < n; i++)
                 distinct += strcmp(rec[i], rec[i - 1]) != 0;
-            if (distinct < MIN_REALISATIONS)
-                fail_msg("%s: %zu distinct %s realisations over %zu tasks (at least %d)",
-                         tm->name, distinct, style ? "natural" : "explicit", n,
-                         MIN_REALISATIONS);
+            VAT_RULE(distinct >= MIN_REALISATIONS, tm, "varied realisations",
+                     "put a choice [[a|b]] every few words into the template's long fixed "
+                     "text, and more alternatives into its question",
+                     "%zu distinct %s realisations over %zu tasks (at least %d)", distinct,
+                     style ? "natural" : "explicit", n, MIN_REALISATIONS);
         }
     }
 }

@@ -108,7 +108,10 @@ uint32_t vat_tt_draw(const struct vat_tt_env *v, struct vat_task *t, const char 
     for (uint32_t a = 0; a < max_attempts; a++)
         if (vat_task_draw(t, a, &o, r, &e) == 0)
             return a;
-    fail_msg("%s not admitted in %u attempts: %s", t->id, (unsigned)max_attempts, e.msg);
+    fail_msg("%s: rule 'every task admits': %s not admitted in %u attempts; the last refusal: "
+             "%s. Mend: the refusal names the broken step (reference, confirm, the trap, the "
+             "gate); mend that step, and arm the trap by construction",
+             v->tmpl->name, t->id, (unsigned)max_attempts, e.msg);
     return max_attempts;
 }
 
@@ -242,4 +245,23 @@ const char *vat_tt_param_str(const struct vat_task *t, const char *key)
     const char *s = json_string_value(json_object_get(t->params, key));
     assert_non_null(s);
     return s;
+}
+
+extern const struct vat_template vat_tmpl_skeleton, vat_tmpl_skeleton_regex, vat_tmpl_skeleton_sql;
+
+const struct vat_template *const vat_tt_skeletons[] = {
+    &vat_tmpl_skeleton, &vat_tmpl_skeleton_regex, &vat_tmpl_skeleton_sql, NULL,
+};
+
+const struct vat_template *vat_tt_each(size_t i)
+{
+    size_t n = 0;
+    while (vat_registry[n])
+        n++;
+    if (i < n)
+        return vat_registry[i];
+    for (size_t k = 0; vat_tt_skeletons[k]; k++)
+        if (k == i - n)
+            return vat_tt_skeletons[k];
+    return NULL;
 }

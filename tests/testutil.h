@@ -70,4 +70,12 @@ void vat_tt_assert_states_shape(const struct vat_task *t);
 /* Asserts the three admission replays: gold ok/1, trap gated/0, malformed not gated. */
 void vat_tt_assert_replays(const struct vat_replay *r);
 
+/* The copy-me templates, one per family (templates/skeleton.c,
+ * skeleton_regex.c, skeleton_sql.c): compiled and held to every test a
+ * registered template is, but not registered.  Ended by NULL. */
+extern const struct vat_template *const vat_tt_skeletons[];
+/* Template i of every registered template (registry order) followed by
+ * the skeletons; NULL past the last. */
+const struct vat_template *vat_tt_each(size_t i);
+
 #endif

@@ -1,5 +1,6 @@
 /* value.c — the value checker: an untrusted answer that is one JSON value
- * (a number, a list, an object of numbers, an object of objects) is
+ * (a number, a list, an object of numbers, an object of objects, an object
+ * of strings) is
  * capped, parsed, gated on its type and scored against the spec's
  * expected value, numbers within tolerance, all or nothing.  Exports
  * vat_close and vat_check_value, plus the steps declared in
@@ -126,6 +127,7 @@ const char *vat_value_shape_text(const struct vat_value_spec *vs)
     case VAT_SHAPE_LIST: return vs->items_number ? "an array of numbers" : "an array of strings";
     case VAT_SHAPE_OBJECT: return "an object of key -> number";
     case VAT_SHAPE_OBJECT_OF_OBJECTS: return "an object of key -> object of key -> number";
+    case VAT_SHAPE_OBJECT_OF_STRINGS: return "an object of key -> string";
     case VAT_SHAPE_ANY: break;
     }
     return "a JSON value";
@@ -155,6 +157,8 @@ int vat_value_spec_read(const json_t *spec, bool need_expected, bool shape_optio
         vs->shape = VAT_SHAPE_OBJECT;
     else if (strcmp(s, "object_of_objects") == 0)
         vs->shape = VAT_SHAPE_OBJECT_OF_OBJECTS;
+    else if (strcmp(s, "object_of_strings") == 0)
+        vs->shape = VAT_SHAPE_OBJECT_OF_STRINGS;
     else
         return spec_fail(v, "has an unknown", "shape");
     if (vs->shape == VAT_SHAPE_LIST) {
@@ -409,6 +413,15 @@ bool vat_value_gate(const struct vat_value_spec *vs, const json_t *a, struct vat
                 return false;
         }
         return true;
+    case VAT_SHAPE_OBJECT_OF_STRINGS:
+        if (!json_is_object(a))
+            return shape_fail(vs, NULL, a, v);
+        json_object_foreach((json_t *)a, k, val) {
+            struct where w = {NULL, k, 0};
+            if (!json_is_string(val))
+                return type_fail("a string", &w, val, v);
+        }
+        return true;
     }
     return shape_fail(vs, NULL, a, v);
 }
@@ -525,6 +538,36 @@ static bool values_agree(const struct vat_value_spec *vs, const json_t *a, const
     json_object_foreach((json_t *)e, k, ev) {
         if (!number_agrees(vs, json_object_get(a, k), ev, outer, k, v))
             return false;
+    }
+    return true;
+}
+
+/* Returns true when every gold key's string value is the answer's, byte
+ * for byte (the key sets already agree), else false with *v naming the
+ * first that is not, and saying so when the two differ only in letter
+ * case or surrounding spaces: the prompt states how values are written. */
+static bool strings_agree(const json_t *a, const json_t *e, struct vat_verdict *v)
+{
+    const char *k;
+    json_t *ev;
+    json_object_foreach((json_t *)e, k, ev) {
+        const json_t *av = json_object_get(a, k);
+        size_t na = json_string_length(av), ne = json_string_length(ev);
+        const char *sa = json_string_value(av), *se = json_string_value(ev);
+        if (na == ne && memcmp(sa, se, na) == 0)
+            continue;
+        struct vat_reason r;
+        reason_init(&r);
+        put_path(&r, NULL, k);
+        vat_reason_puts(&r, ": got ");
+        vat_reason_text(&r, sa, na, QUOTE_MAX, true);
+        vat_reason_puts(&r, ", expected ");
+        vat_reason_text(&r, se, ne, QUOTE_MAX, true);
+        /* fold_equal reads C strings: a NUL inside either is a difference */
+        if (strlen(sa) == na && strlen(se) == ne && fold_equal(sa, se))
+            vat_reason_puts(&r, " (they differ only in letter case or surrounding spaces)");
+        *v = vat_reason_verdict(true, 0, VAT_WRONG_VALUE, &r);
+        return false;
     }
     return true;
 }
@@ -744,6 +787,10 @@ struct vat_verdict vat_value_score(const struct vat_value_spec *vs, const json_t
         return ok_verdict();
     case VAT_SHAPE_OBJECT_OF_OBJECTS:
         return score_object_of_objects(vs, a, e);
+    case VAT_SHAPE_OBJECT_OF_STRINGS:
+        if (!keys_agree(a, e, NULL, &v) || !strings_agree(a, e, &v))
+            return v;
+        return ok_verdict();
     case VAT_SHAPE_ANY:
         break;
     }
@@ -796,6 +843,8 @@ struct fast_key {
     size_t n;
     double d;                  /* objects of numbers */
     const struct fast_obj *sub; /* objects of objects */
+    const char *s;             /* objects of strings: borrowed from the spec */
+    size_t sn;
 };
 struct fast_obj {
     size_t n;
@@ -814,9 +863,11 @@ struct vat_value_prep {
     size_t nitems;
 };
 
-/* Reads an object of numbers (or, with subs, of objects of numbers) from
- * the spec; false when it does not fit the fast path. */
-static bool fast_obj_read(const json_t *e, struct fast_obj *o, struct fast_obj *subs)
+/* Reads an object of numbers (or, with subs, of objects of numbers; with
+ * strings, of strings) from the spec; false when it does not fit the fast
+ * path. */
+static bool fast_obj_read(const json_t *e, struct fast_obj *o, struct fast_obj *subs,
+                          bool strings)
 {
     size_t n = json_object_size(e), i = 0;
     if (n > FAST_MAX_ITEMS)
@@ -833,8 +884,13 @@ static bool fast_obj_read(const json_t *e, struct fast_obj *o, struct fast_obj *
         /* a key holding a NUL is looked up by its prefix on the full path */
         if (strlen(k) != fk->n || i >= n)
             return false;
-        if (subs) {
-            if (!fast_obj_read(val, &subs[i], NULL))
+        if (strings) {
+            if (!json_is_string(val))
+                return false;
+            fk->s = json_string_value(val);
+            fk->sn = json_string_length(val);
+        } else if (subs) {
+            if (!fast_obj_read(val, &subs[i], NULL, false))
                 return false;
             fk->sub = &subs[i];
         } else if (number_of(val, &fk->d) != NUM_OK) {
@@ -859,13 +915,16 @@ static void fast_prepare(struct vat_value_prep *p)
         p->fast = number_of(e, &p->num) == NUM_OK;
         break;
     case VAT_SHAPE_OBJECT:
-        p->fast = fast_obj_read(e, &p->obj, NULL);
+        p->fast = fast_obj_read(e, &p->obj, NULL, false);
+        break;
+    case VAT_SHAPE_OBJECT_OF_STRINGS:
+        p->fast = fast_obj_read(e, &p->obj, NULL, true);
         break;
     case VAT_SHAPE_OBJECT_OF_OBJECTS:
         if (json_object_size(e) > FAST_MAX_ITEMS)
             break;
         p->subs = vat_xcalloc(json_object_size(e) + 1, sizeof *p->subs);
-        p->fast = fast_obj_read(e, &p->obj, p->subs);
+        p->fast = fast_obj_read(e, &p->obj, p->subs, false);
         break;
     case VAT_SHAPE_LIST:
         p->nitems = json_array_size(e);
@@ -1082,6 +1141,12 @@ static bool fast_object(struct fast_in *in, const struct vat_value_spec *vs,
         if (o->keys[i].sub) {
             if (!fast_object(in, vs, o->keys[i].sub))
                 return false;
+        } else if (o->keys[i].s) {
+            const char *sv;
+            size_t sn;
+            if (!fast_string(in, &sv, &sn) || sn != o->keys[i].sn ||
+                memcmp(sv, o->keys[i].s, sn) != 0)
+                return false;
         } else {
             double d;
             if (!fast_number(in, &d) || !vat_close(d, o->keys[i].d, vs->rel_tol, vs->abs_tol))
@@ -1140,6 +1205,7 @@ static bool fast_accept(const struct vat_value_prep *p, const char *answer, size
     }
     case VAT_SHAPE_OBJECT:
     case VAT_SHAPE_OBJECT_OF_OBJECTS:
+    case VAT_SHAPE_OBJECT_OF_STRINGS:
         ok = fast_object(&in, &p->vs, &p->obj);
         break;
     case VAT_SHAPE_LIST:

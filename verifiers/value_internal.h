@@ -19,6 +19,7 @@ enum vat_value_shape {
     VAT_SHAPE_LIST,
     VAT_SHAPE_OBJECT,
     VAT_SHAPE_OBJECT_OF_OBJECTS,
+    VAT_SHAPE_OBJECT_OF_STRINGS, /* key -> string, compared byte for byte */
     VAT_SHAPE_ANY /* abstain specs of unanswerable tasks may omit "shape" */
 };
 

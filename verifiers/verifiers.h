@@ -6,7 +6,8 @@
  *
  * Spec members (all kinds): "checker": "value" | "regex" | "sql" | "abstain".
  *
- * value:  "shape": "number" | "list" | "object" | "object_of_objects"
+ * value:  "shape": "number" | "list" | "object" | "object_of_objects" | "object_of_strings"
+ *                                             (object_of_strings: values compared byte for byte)
  *         "items": "string" | "number"        (list items)
  *         "ordered": bool, "unique": bool     (lists)
  *         "integer": bool                     (integral answers expected; compared by tolerance like any number)
