@@ -43,6 +43,10 @@ char *vat_xstrndup(const char *s, size_t n);
 /* Returns a newly allocated printf-formatted string. */
 char *vat_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Difficulty levels run 1..VAT_LEVELS: seeds.toml asks for them
+ * (docs/difficulty.md) and every template scales with them. */
+#define VAT_LEVELS 5
+
 /* ---- growable byte buffer (always NUL-terminated) ---------------------- */
 
 struct vat_buf {

@@ -8,6 +8,7 @@
 #include "expert.h"
 #include "extract.h"
 #include "filememo.h"
+#include "level.h"
 #include "progform.h"
 #include "reasoning.h"
 #include "rng.h"
@@ -121,9 +122,13 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     t->prompt_style = style && strcmp(style, "natural") == 0 && tm->giveaways ? "natural"
                                                                                : "explicit";
     t->inline_full = o->inline_full;
+    /* The level asked for comes from its own sub-stream, the same at
+     * every attempt, and scales the size params generate reads. */
+    vat_task_set_level(t, vat_level_draw(o->master_seed, tm->name, t->index, o->cfg));
 
     if (tm->generate(t, &rng, e) != 0)
         return -1;
+    t->difficulty = t->level;
     if (!t->prompt || t->n_fixtures < 1 || !t->spec)
         return vat_err_set(e, "%s: generate left the prompt, fixture or spec unset", t->id);
     for (int i = 0; i < t->n_fixtures; i++) {
@@ -155,6 +160,16 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
                     return -1;
         }
     }
+    /* From level 2 up, a value question over rows its prompt does not
+     * show is redrawn (a template with a program form asks it as a
+     * program instead: vat_progform_form); level 1 keeps the corpus's
+     * shapes from before levels. */
+    const char *kind = vat_task_answer_kind(t);
+    if (t->level >= 2 && (strcmp(kind, "value") == 0 || strcmp(kind, "abstain") == 0) &&
+        !t->self_contained)
+        return vat_err_set(e, "%s: the value prompt does not show every row the answer "
+                              "depends on",
+                           t->id);
     if (!t->malformed)
         t->malformed = vat_malformed_for(t);
 

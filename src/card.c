@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jsonout.h"
+#include "level.h"
 #include "libversions.h"
 #include "tables.h"
 #include "template.h"
@@ -436,12 +437,22 @@ static void put_checkers(struct vat_buf *b, const struct facts *f)
 
 /* The templates: a table of counts, then each one's question, trap,
  * counts, prompt styles and difficulties. */
-static void put_templates(struct vat_buf *b, const struct facts *f)
+static void put_templates(struct vat_buf *b, const struct vat_config *c, const struct facts *f)
 {
     vat_buf_puts(b, "\n## Templates\n\n"
                     "Each template is one mechanism with one deliberate trap; every admitted "
                     "fixture arms the trap (the trap answer differs from gold), and gold is "
-                    "confirmed by a second, independent derivation.\n\n"
+                    "confirmed by a second, independent derivation.\n\n");
+    /* the levels asked for, corpus-wide: what an evaluation split is made of */
+    long levels[6] = {0};
+    for (size_t i = 0; i < f->ntc; i++)
+        for (int d = 0; d <= 5; d++)
+            levels[d] += f->tc[i].difficulty[d];
+    vat_buf_puts(b, "Tasks per difficulty level (the level seeds.toml asked for, "
+                    "docs/difficulty.md):");
+    for (int d = 1; d <= 5; d++)
+        vat_buf_printf(b, "%s %d: %ld", d > 1 ? "," : "", d, levels[d]);
+    vat_buf_puts(b, ".\n\n"
                     "| template | family | answer | train | test | self-contained |\n"
                     "|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < f->ntc; i++) {
@@ -468,11 +479,9 @@ static void put_templates(struct vat_buf *b, const struct facts *f)
         vat_buf_puts(b, "\n- difficulty:");
         for (int d = 1; d <= 5; d++)
             vat_buf_printf(b, "%s %d: %ld", d > 1 ? "," : "", d, tc->difficulty[d]);
-        if (tc->t->difficulty_doc) {
-            vat_buf_puts(b, " (");
-            put_oneline(b, tc->t->difficulty_doc);
-            vat_buf_puts(b, ")");
-        }
+        vat_buf_puts(b, "\n- what grows by level: ");
+        vat_level_doc(b, tc->t, json_object_get(c->templates, tc->t->name), c->inline_max_bytes,
+                      c->inline_full);
         vat_buf_puts(b, "\n\n");
     }
 }
@@ -696,7 +705,7 @@ static void put_body(struct vat_buf *b, const struct vat_config *c, const struct
                     "reward function reads its checkers and fixtures.\n\n");
     put_lengths(b, f);
 
-    put_templates(b, f);
+    put_templates(b, c, f);
     long sc = f->self_contained[VAT_SPLIT_TRAIN] + f->self_contained[VAT_SPLIT_TEST];
     vat_buf_printf(b,
                    "## Self-contained prompts\n\n"

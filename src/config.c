@@ -29,7 +29,7 @@ static const char *const ROOT_KEYS[] = {"corpus", "templates"};
 static const char *const CORPUS_KEYS[] = {
     "master_seed", "test_fraction", "split", "held_out_templates",
     "split_salt", "inline_max_bytes", "max_redraws", "strength_target",
-    "prompt_style", "inline",
+    "prompt_style", "inline", "difficulty",
 };
 
 /* Prompt styles: "mixed" draws explicit or natural per task. */
@@ -47,6 +47,7 @@ struct ctx {
     const char *prompt_style; /* the corpus-wide style, once [corpus] is read */
     bool inline_full;         /* [corpus] inline = "full"                    */
     long inline_max_bytes;
+    long difficulty[VAT_LEVELS]; /* [corpus] difficulty as weights per level */
 };
 
 /* Reports at the line where key_path was defined, else at fallback. */
@@ -173,6 +174,78 @@ static int get_number(const struct ctx *x, const char *key_path, const json_t *v
     return 0;
 }
 
+/* ---- difficulty ---------------------------------------------------------- */
+
+#define DIFFICULTY_FORMS "a level 1 to 5, a range such as \"2-4\" or [2, 4], or weights such as {1 = 1, 5 = 2}"
+#define MAX_LEVEL_WEIGHT 1000000
+
+/* A difficulty value as weights per level w[0..4] (levels 1..5): a level
+ * (that level alone), a range "a-b" or [a, b] (each level of it alike),
+ * or an inline table {level = weight} (weights are integers >= 0, at
+ * least one of them above 0). */
+static int get_difficulty(const struct ctx *x, const char *kp, const json_t *v, long fallback,
+                          long w[VAT_LEVELS])
+{
+    long lo = 0, hi = 0;
+    memset(w, 0, VAT_LEVELS * sizeof *w);
+    if (json_is_integer(v)) {
+        lo = hi = (long)json_integer_value(v);
+        if (json_integer_value(v) < 1 || json_integer_value(v) > VAT_LEVELS)
+            return cerr(x, kp, fallback, "'%s' must be %s", kp, DIFFICULTY_FORMS);
+    } else if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        int used = 0;
+        if (sscanf(s, "%1ld-%1ld%n", &lo, &hi, &used) != 2 || s[used] != 0 || lo < 1 ||
+            hi > VAT_LEVELS)
+            return cerr(x, kp, fallback, "'%s' must be %s", kp, DIFFICULTY_FORMS);
+    } else if (json_is_array(v)) {
+        const json_t *a = json_array_get(v, 0), *b = json_array_get(v, 1);
+        if (json_array_size(v) != 2 || !json_is_integer(a) || !json_is_integer(b) ||
+            json_integer_value(a) < 1 || json_integer_value(b) > VAT_LEVELS ||
+            json_integer_value(a) > VAT_LEVELS || json_integer_value(b) < 1)
+            return cerr(x, kp, fallback, "'%s' must be %s", kp, DIFFICULTY_FORMS);
+        lo = (long)json_integer_value(a);
+        hi = (long)json_integer_value(b);
+    } else if (json_is_object(v)) {
+        const char *key;
+        const json_t *wv;
+        long total = 0;
+        json_object_foreach((json_t *)v, key, wv) {
+            if (strlen(key) != 1 || key[0] < '1' || key[0] > '0' + VAT_LEVELS)
+                return cerr(x, kp, fallback, "'%s' has a key '%s' that is not a level 1 to 5",
+                            kp, key);
+            if (!json_is_integer(wv) || json_integer_value(wv) < 0 ||
+                json_integer_value(wv) > MAX_LEVEL_WEIGHT)
+                return cerr(x, kp, fallback,
+                            "'%s' gives level %s a weight that is not an integer from 0 to %d",
+                            kp, key, MAX_LEVEL_WEIGHT);
+            w[key[0] - '1'] = (long)json_integer_value(wv);
+            total += w[key[0] - '1'];
+        }
+        if (total == 0)
+            return cerr(x, kp, fallback, "'%s' must give at least one level a weight above 0",
+                        kp);
+        return 0;
+    } else {
+        return cerr(x, kp, fallback, "'%s' must be %s", kp, DIFFICULTY_FORMS);
+    }
+    if (lo > hi)
+        return cerr(x, kp, fallback, "'%s' runs from level %ld down to %ld; write the lower level first",
+                    kp, lo, hi);
+    for (long l = lo; l <= hi; l++)
+        w[l - 1] = 1;
+    return 0;
+}
+
+/* Weights as the resolved params hold them: an array of five integers. */
+static json_t *difficulty_json(const long w[VAT_LEVELS])
+{
+    json_t *a = json_array();
+    for (int l = 0; l < VAT_LEVELS; l++)
+        json_array_append_new(a, json_integer(w[l]));
+    return a;
+}
+
 /* ---- [corpus] ------------------------------------------------------------ */
 
 static int check_held_out(const struct ctx *x, struct vat_config *c, const json_t *v)
@@ -257,6 +330,8 @@ static int check_corpus(const struct ctx *x, struct vat_config *c, json_t *corpu
                 rc = cerr(x, kp, table_line, "'%s' must be 'sample' or 'full'", kp);
             else
                 c->inline_full = strcmp(st, "full") == 0;
+        } else if (strcmp(key, "difficulty") == 0) {
+            rc = get_difficulty(x, kp, v, table_line, c->difficulty);
         } else if (strcmp(key, "strength_target") == 0) {
             if ((rc = get_number(x, kp, v, &d)) == 0) {
                 if (!(d >= 0 && d <= 1))
@@ -338,13 +413,14 @@ static const struct vat_param *find_param(const struct vat_template *t, const ch
 static int unknown_param(const struct ctx *x, const struct vat_template *t, const char *kp,
                          const char *key, long fallback)
 {
-    size_t n = 2;
+    size_t n = 3;
     for (const struct vat_param *p = t->params; p && p->name; p++)
         n++;
     const char **names = vat_xcalloc(n, sizeof *names);
     names[0] = "count";
     names[1] = "prompt_style";
-    n = 2;
+    names[2] = "difficulty";
+    n = 3;
     for (const struct vat_param *p = t->params; p && p->name; p++)
         names[n++] = p->name;
     char hint[128];
@@ -410,6 +486,10 @@ static int check_template(const struct ctx *x, const struct vat_template *t, con
                      ? 0
                      : cerr(x, kp, table_line, "'%s' must be 'explicit', 'natural' or 'mixed'",
                             kp);
+        else if (strcmp(key, "difficulty") == 0) {
+            long w[VAT_LEVELS];
+            rc = get_difficulty(x, kp, v, table_line, w);
+        }
         else if ((p = find_param(t, key)) != NULL)
             rc = check_param(x, kp, p, v, table_line);
         else
@@ -477,6 +557,14 @@ static json_t *resolve_templates(const struct ctx *x, json_t *templates)
         json_t *style = json_object_get(given, "prompt_style");
         json_object_set_new(obj, "prompt_style",
                             json_string(style ? json_string_value(style) : x->prompt_style));
+        /* The levels its tasks are asked at: its own, else the corpus's
+         * (checked already, so the parse cannot fail). */
+        json_t *dv = json_object_get(given, "difficulty");
+        long w[VAT_LEVELS];
+        memcpy(w, x->difficulty, sizeof w);
+        if (dv)
+            get_difficulty(x, "difficulty", dv, 1, w);
+        json_object_set_new(obj, "difficulty", difficulty_json(w));
         for (const struct vat_param *p = t->params; p && p->name; p++) {
             json_t *v = param_value(p, json_object_get(given, p->name));
             /* inline = "full": the params a template declares as sizing
@@ -531,6 +619,8 @@ int vat_config_parse_registry(struct vat_config *c, const char *text, size_t len
     c->strength_target = 0.9;
     c->prompt_style = vat_xstrdup("explicit");
     c->inline_full = false;
+    /* Unset, every task is asked at level 1: today's shapes. */
+    c->difficulty[0] = 1;
 
     const char *key;
     json_t *v;
@@ -564,6 +654,7 @@ int vat_config_parse_registry(struct vat_config *c, const char *text, size_t len
     x.prompt_style = c->prompt_style;
     x.inline_full = c->inline_full;
     x.inline_max_bytes = c->inline_max_bytes;
+    memcpy(x.difficulty, c->difficulty, sizeof x.difficulty);
     if (rc == 0)
         c->templates = resolve_templates(&x, templates);
     json_decref(root);

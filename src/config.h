@@ -21,9 +21,15 @@
  *               of the two per task (docs/tables.md, prompt_style)
  *             inline ("sample" | "full"; default "sample"): "full" sizes
  *               every fixture to be shown whole in its prompt
- *   [templates.<name>]  count (int 0..100000), prompt_style (as in
- *             [corpus], overriding it for this template) and the template's own
- *             params (struct vat_param list), each optional. */
+ *             difficulty (default 1): the level 1..5 tasks are asked at —
+ *               a level, a range "2-4" or [2, 4] (uniform), or weights
+ *               per level {1 = 1, 2 = 2, 5 = 1}; dealt per task from its
+ *               own key (templates/level.h, docs/difficulty.md)
+ *   [templates.<name>]  count (int 0..100000), prompt_style and difficulty
+ *             (as in [corpus], overriding it for this template) and the
+ *             template's own params (struct vat_param list), each
+ *             optional.  The resolved object holds "difficulty" as the
+ *             five weights of levels 1..5. */
 #ifndef VAT_CONFIG_H
 #define VAT_CONFIG_H
 
@@ -46,6 +52,7 @@ struct vat_config {
     double strength_target;
     char *prompt_style;       /* "explicit" | "natural" | "mixed"          */
     bool inline_full;         /* inline = "full"                           */
+    long difficulty[VAT_LEVELS]; /* weight of each level 1..5 (default: 1 only) */
     json_t *templates;        /* name -> resolved params object, with "count",
                                  then "prompt_style" (resolved), for every
                                  registered template, in registry order    */

@@ -176,6 +176,9 @@ static int cmd_list(int argc, char **argv)
         if (!params)
             continue;
         printf("    %-18s %-6s default %-10d tasks to draw\n", "count", "int", t->default_count);
+        printf("    %-18s %-6s default %-10d level 1-5, a range \"2-4\" or weights {1 = 1, 5 = 2} "
+               "(docs/difficulty.md)\n",
+               "difficulty", "level", 1);
         for (const struct vat_param *p = t->params; p && p->name; p++) {
             static const char *const types[] = {"int", "real", "bool", "string"};
             if (p->type == VAT_PARAM_STR)

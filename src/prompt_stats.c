@@ -10,10 +10,11 @@
 #include "extsort.h"
 #include "tables.h"
 
-/* Paragraphs that only name a data file and its size, never wording. */
+/* Paragraphs that only name a data file and its size, or say how much
+ * of it is shown, never wording. */
 static const char *const data_leads[] = {
     "The data is the CSV file", "The data is the Excel workbook", "The workbook is the file",
-    "Sheet `", "The example lines are in the file", NULL,
+    "Sheet `", "The example lines are in the file", "Only the leading rows fit here", NULL,
 };
 
 static bool starts_with(const char *s, const char *prefix)

@@ -634,6 +634,69 @@ fail:
     return NULL;
 }
 
+/* A key, then '=' and the blanks after it. */
+static int parse_key_eq(struct parser *p, struct key *k, const char *expected)
+{
+    if (parse_key(p, k, expected) < 0)
+        return -1;
+    if (at(p) != '=')
+        return perr(p, "expected '=' after key");
+    p->i++;
+    skip_ws(p);
+    return 0;
+}
+
+/* `{ k = v, ... }` on one line: single-segment keys, scalar or array
+ * values (an inline table inside one is refused), no trailing comma. */
+static json_t *parse_inline_table(struct parser *p)
+{
+    json_t *obj = json_object();
+    struct key k = {0};
+    p->i++;
+    skip_ws(p);
+    if (at(p) == '}') {
+        p->i++;
+        return obj;
+    }
+    for (;;) {
+        if (parse_key_eq(p, &k, "expected a key in inline table") < 0)
+            goto fail;
+        if (k.n != 1) {
+            perr(p, "dotted keys in inline tables are not supported");
+            goto fail;
+        }
+        if (json_object_get(obj, k.seg[0])) {
+            perr(p, "duplicate key '%s' in inline table", k.seg[0]);
+            goto fail;
+        }
+        if (at(p) == '{') {
+            perr(p, "nested inline tables are not supported");
+            goto fail;
+        }
+        json_t *v = parse_value(p, false);
+        if (!v)
+            goto fail;
+        json_object_set_new(obj, k.seg[0], v);
+        key_release(&k);
+        skip_ws(p);
+        if (at(p) == ',') {
+            p->i++;
+            skip_ws(p);
+        } else if (at(p) == '}') {
+            p->i++;
+            return obj;
+        } else {
+            char out[16];
+            perr(p, "expected ',' or '}' in inline table, found %s", describe_here(p, out));
+            goto fail;
+        }
+    }
+fail:
+    key_release(&k);
+    json_decref(obj);
+    return NULL;
+}
+
 static json_t *parse_value(struct parser *p, bool in_array)
 {
     int c = at(p);
@@ -656,8 +719,11 @@ static json_t *parse_value(struct parser *p, bool in_array)
         return parse_array(p);
     }
     if (c == '{') {
-        perr(p, "inline tables are not supported");
-        return NULL;
+        if (in_array) {
+            perr(p, "inline tables inside arrays are not supported");
+            return NULL;
+        }
+        return parse_inline_table(p);
     }
     return parse_bare_value(p);
 }
@@ -731,14 +797,8 @@ static int parse_keyval(struct parser *p)
     char *written = NULL;
     long line = p->line;
     vat_buf_puts(&path, p->cur_path);
-    if (parse_key(p, &k, "expected a key") < 0)
+    if (parse_key_eq(p, &k, "expected a key") < 0)
         goto fail;
-    if (at(p) != '=') {
-        perr(p, "expected '=' after key");
-        goto fail;
-    }
-    p->i++;
-    skip_ws(p);
     for (size_t j = 0; j < k.n; j++) {
         path_put(&path, k.seg[j]);
         if (path.len > MAX_PATH) {

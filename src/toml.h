@@ -3,8 +3,9 @@
  * keys, dotted keys, basic "strings" (with \" \\ \n \t \uXXXX escapes) and
  * 'literal strings', integers (decimal, optional sign and _ separators),
  * floats (decimal/exponent, inf/nan rejected), booleans, and one-line or
- * multi-line arrays of these (trailing comma allowed).  Anything else —
- * inline tables, dates, multi-line strings, arrays of tables, hex ints —
+ * multi-line arrays of these (trailing comma allowed), and one-line
+ * inline tables `{ k = v, ... }` of these (no nesting, no dotted keys,
+ * no trailing comma).  Anything else — dates, multi-line strings, arrays of tables, hex ints —
  * is a `PATH:LINE: reason` error, as are duplicate keys and tables.
  * Exports vat_toml_parse and vat_toml_path_append. */
 #ifndef VAT_TOML_H

@@ -496,9 +496,12 @@ static char *dw_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
                                "amount]] adds nothing.",
                                kv);
     return vat_prompt_text(t, 's',
-                           "[[It must return|The result must be]] exactly one row with one "
-                           "column, `{out}` (the total, a number); a blank `amount` adds "
-                           "nothing.",
+                           "[[It must return|The result must be]] [[exactly one row with one "
+                           "column|a single row of a single column|one row and one column, "
+                           "no more]], `{out}` ([[the total, a number|the total as a "
+                           "number|a number: the total]]); [[a blank `amount` adds "
+                           "nothing|a blank `amount` counts for nothing|an empty `amount` "
+                           "adds nothing to it]].",
                            kv);
 }
 

@@ -1009,9 +1009,13 @@ static char *ja_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
     return vat_prompt_text(
         t, 's',
         "[[It must return|The result must have|Return]] exactly two columns, `country` (as "
-        "stored) and `{out}` (the country's total `amount`, a number), one row per country that "
-        "receives at least one order and no other rows, [[ordered|sorted]] by `country` {dir} "
-        "(SQLite's default text order).",
+        "stored) and `{out}` ([[the country's total `amount`, a number|a number: the total "
+        "`amount` of the country|the country's `amount` summed, as a number]]), [[one row per "
+        "country that receives at least one order and no other rows|a row for each country "
+        "with at least one order and nothing else|one row for every country some order goes "
+        "to, no other rows]], [[ordered|sorted]] by `country` {dir} "
+        "([[SQLite's default text order|the default text order of SQLite|as SQLite orders text "
+        "by default]]).",
         kv);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 
+#include "level.h"
 #include "prompt.h"
 #include "sqlgen.h"
 #include "template.h"
@@ -78,7 +79,17 @@ void vat_progform_names(const struct vat_task *t, const struct vat_progform *pf,
 
 const char *vat_progform_form(const struct vat_task *t, const struct vat_progform *pf)
 {
-    return pf ? form_draw(t, pf, NULL) : "value";
+    const char *form = pf ? form_draw(t, pf, NULL) : "value";
+    /* From level 2 up a single-turn value question may only ask about
+     * rows its prompt shows: over a fixture it shows in part the question
+     * is asked as a program, whatever answer_form says.  (Level 1 keeps
+     * the shapes and forms of the corpus before levels.) */
+    if (pf && vat_task_level(t) >= 2 && strcmp(form, "value") == 0 && !t->self_contained &&
+        t->n_fixtures >= 1 &&
+        (strcmp(t->fixture[0].format, "csv") == 0 ||
+         (pf->variant_db && strcmp(t->fixture[0].format, "sqlite") == 0)))
+        return "sql";
+    return form;
 }
 
 static const json_t *cell(const json_t *row, size_t i)
@@ -196,8 +207,10 @@ static const char pf_load_explicit[] =
     "row|each following row is one table row|each row after it is one row of the table]], "
     "[[each cell inserted as text into the column of the declared type|every cell inserted as "
     "text into its column of the declared type|its cells inserted as text into columns of the "
-    "declared types]], so SQLite's type affinity stores numbers as numbers ('12.50' in a REAL "
-    "column is 12.5); [[an empty cell is NULL|an empty cell becomes NULL|empty cells are "
+    "declared types]], [[so SQLite's type affinity stores numbers as numbers ('12.50' in a REAL "
+    "column is 12.5)|and SQLite's type affinity turns numeric text into numbers (a REAL column "
+    "reads '12.50' as 12.5)|which through SQLite's type affinity makes numeric text a number "
+    "('12.50' lands in a REAL column as 12.5)]]; [[an empty cell is NULL|an empty cell becomes NULL|empty cells are "
     "NULL]].";
 static const char pf_load_natural[] =
     "[[Each|Every]] line [[after the header|below the header|under the header]] becomes one "
@@ -221,7 +234,8 @@ static const char pf_task_db_natural[] =
 static const char pf_heldout_explicit[] =
     "[[The query is also run on|The same query also runs on|It is also run on|The query "
     "also goes against]] other {where} with the same {same} and [[different|other]] "
-    "rows{loaded}, so it must compute the result from the data, [[not list values|not list "
+    "rows{loaded}, [[so it must compute the result from the data|so the result has to come "
+    "from the data|so it must derive the result from the rows]], [[not list values|not list "
     "the values|never list values]].";
 static const char pf_heldout_natural[] =
     "[[It will also run|We will run it too|The same query runs|We reuse it]] on other "
@@ -611,7 +625,9 @@ static int build_prompt_db(struct vat_task *t, const struct vat_progform *pf,
                            "the database `%s`.\n",
                        t->fixture[0].path);
     vat_buf_release(&data);
-    t->self_contained = !cut;
+    /* a program needs the schema, not every row (docs/tables.md), as
+     * for a CSV in the program form */
+    t->self_contained = true;
     put_ask(&b, t, pf, n, true);
     free(about);
     free(t->prompt);

@@ -579,8 +579,8 @@ const struct vat_param vat_rx_task_params[] = {
     {"examples_max", VAT_PARAM_INT, 5, NULL, 3, 8, "most example lines shown in the prompt",
      VAT_PARAM_PLAIN},
     /* held-out lines are never shown: not row counts of the prompt */
-    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines", VAT_PARAM_PLAIN},
-    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines", VAT_PARAM_PLAIN},
+    {"rows_min", VAT_PARAM_INT, 24, NULL, 20, 500, "fewest held-out lines", VAT_PARAM_HELDOUT},
+    {"rows_max", VAT_PARAM_INT, 32, NULL, 20, 500, "most held-out lines", VAT_PARAM_HELDOUT},
     {0},
 };
 

@@ -55,6 +55,11 @@ void vat_task_clear(struct vat_task *t)
     t->env = NULL;
     t->difficulty = 0;
     t->self_contained = false;
+    if (t->level_cfg) {
+        t->cfg = t->base_cfg;
+        json_decref(t->level_cfg);
+        t->level_cfg = NULL;
+    }
 }
 
 struct vat_fixture *vat_task_add_fixture(struct vat_task *t, const char *relpath,

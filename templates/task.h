@@ -57,7 +57,8 @@ struct vat_task {
     /* generate() fills these */
     char *prompt;
     json_t *params;         /* the question's values, as the prompt states them */
-    int difficulty;         /* 1 (easy) .. 5 (hard)                              */
+    int difficulty;         /* 1 (easy) .. 5 (hard): the level asked for once
+                               the pipeline has drawn it (t->level)           */
     /* True when the prompt alone answers the question without opening a
      * file: for value answers every fixture row the answer depends on is
      * shown; for regex and SQL the description of the strings or of the
@@ -98,6 +99,13 @@ struct vat_task {
     /* Admission fills it: the worked completion of the sft_reasoning
      * table (src/reasoning.h), proven to score 1.0 under auto extraction. */
     char *reasoned;
+    /* The difficulty level asked for (1..VAT_LEVELS; 0: unset, read as 1
+     * by vat_task_level), set with vat_task_set_level (templates/level.h)
+     * before generate; cfg then points at level_cfg, its size params
+     * scaled for the level, and base_cfg keeps the config as written. */
+    int level;
+    json_t *level_cfg;
+    const json_t *base_cfg;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */

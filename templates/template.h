@@ -24,6 +24,10 @@ enum vat_param_role {
      * fits inline_max_bytes.  Declare each such param (fewest and most);
      * the name does not matter. */
     VAT_PARAM_ROWS,
+    /* An INT that sizes the held-out data a prompt never shows (a regex
+     * task's held-out lines): difficulty levels grow it, inline = "full"
+     * leaves it alone.  Declared in pairs like VAT_PARAM_ROWS. */
+    VAT_PARAM_HELDOUT,
 };
 
 /* One tunable of a template, settable under [templates.<name>] in
@@ -79,8 +83,9 @@ struct vat_template {
     /* Columns every prompt (either style) must name, ended by NULL: the
      * ones the answer depends on. */
     const char *const *answer_columns;
-    /* How t->difficulty is computed from the task's content, one sentence
-     * (docs and the dataset card quote it). */
+    /* How the task's content varies, one sentence.  (t->difficulty is the
+     * level asked for since levels exist: templates/level.h; the card
+     * prints the level plan.) */
     const char *difficulty_doc;
     /* Appended later still (a template that leaves it NULL has no program
      * form). */

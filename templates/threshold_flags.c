@@ -545,11 +545,17 @@ static char *tf_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
     }
     return vat_prompt_text(t, 's',
                            "[[It must return|The result must have|Return]] one column, `{out}` "
-                           "(the `account_id` as stored), one row per account whose `balance` "
-                           "is at or above {thr} and no other rows, [[ordered|sorted]] by "
-                           "`account_id` ascending (SQLite's default text order, which is byte "
-                           "order). An account whose `balance` is blank (NULL) has no balance "
-                           "and is not listed.",
+                           "([[the `account_id` as stored|the stored `account_id`]]), [[one "
+                           "row per account whose `balance` is at or above {thr} and no other "
+                           "rows|a row for each account with a `balance` of {thr} or more and "
+                           "nothing else|exactly the accounts whose `balance` reaches {thr}, "
+                           "one row each]], [[ordered|sorted]] by `account_id` ascending "
+                           "([[SQLite's default text order, which is byte order|byte order, "
+                           "SQLite's default for text|the default text order of SQLite: byte "
+                           "order]]). [[An account whose `balance` is blank (NULL) has no "
+                           "balance and is not listed|A blank (NULL) `balance` is no balance: "
+                           "that account is not listed|An account with a blank (NULL) "
+                           "`balance` has none and stays out]].",
                            kv);
 }
 

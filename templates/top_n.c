@@ -75,10 +75,12 @@ static const char *const tn_r_explicit[] = {
     "[[A customer is identified by the `customer` value exactly as written|The `customer` "
     "value exactly as written identifies a customer]]. [[When two customers have exactly the "
     "same total|Of two customers with exactly the same total|If two customers' totals are "
-    "exactly equal]], the one whose name comes first in ascending byte order ([[the names "
-    "compared character by character by their ASCII codes|names compared by their ASCII "
-    "codes, character by character]], so \"Jo Ann\" comes before \"Joan Day\", which comes "
-    "before \"Joe Hill\") ranks higher; [[this also decides who is in when customers tie for "
+    "exactly equal]], [[the one whose name comes first|the customer whose name is first]] in "
+    "ascending byte order ([[the names compared character by character by their ASCII "
+    "codes|names compared by their ASCII codes, character by character]], [[so \"Jo Ann\" "
+    "comes before \"Joan Day\", which comes before \"Joe Hill\"|which puts \"Jo Ann\" ahead "
+    "of \"Joan Day\" and \"Joan Day\" ahead of \"Joe Hill\"|so \"Jo Ann\" sorts before "
+    "\"Joan Day\" and that before \"Joe Hill\"]]) ranks higher; [[this also decides who is in when customers tie for "
     "the last place|the same rule decides who is in when customers tie for the last "
     "place]].",
 };
@@ -630,15 +632,19 @@ static char *tn_pf_shape(struct vat_task *t, const struct vat_pf_names *n)
         t, 's',
         "[[It must return|The result must have|Return]] one column, `{out}` ([[the customer's "
         "name as stored in `customer`|the name as stored in `customer`]]), and exactly "
-        "{ranks}, rank 1 first (the largest total first; equal totals by name in ascending "
-        "byte order, which is SQLite's default text order). [[Totals are amounts in cents: "
+        "{ranks}, [[rank 1 first (the largest total first; equal totals by name in ascending "
+        "byte order, which is SQLite's default text order)|from rank 1 down (the largest total "
+        "leads; a tie in total goes by name in ascending byte order, SQLite's default text "
+        "order)|best first: largest total on top, equal totals by name in ascending byte order "
+        "(the default text order of SQLite)]]. [[Totals are amounts in cents: "
         "sums of the REAL amounts can differ in their last bits, so compare totals to the "
         "cent|Compare totals to the cent, since sums of REAL amounts can differ in their last "
         "bits|Sums of REAL amounts can differ in the last bits, so totals compare to the "
         "cent]] ([[for example summed in whole cents|summed in whole cents, say]]). [[A sale "
         "whose `customer` is blank (NULL) belongs to no customer and is left out|A sale with a "
-        "blank (NULL) `customer` belongs to no customer and is left out]]; a blank `amount` "
-        "adds nothing to [[its customer's total|the total]].",
+        "blank (NULL) `customer` belongs to no customer and is left out]]; [[a blank `amount` "
+        "adds nothing to|an empty `amount` counts for nothing in|a blank (NULL) `amount` leaves "
+        "unchanged]] [[its customer's total|the total]].",
         kv);
 }
 

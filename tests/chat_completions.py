@@ -139,7 +139,15 @@ def main():
     if not root:
         tmp = tempfile.mkdtemp(prefix="vat-chat-")
         root = tmp
-        built = subprocess.run([a.vat, "build", "--config", a.config, "--root", root],
+        # The completions were written for the default corpus's tasks at
+        # level 1 (their kinds and golds); the same seeds at level 1 draw
+        # them whatever levels the file spreads (docs/difficulty.md).
+        with open(a.config, encoding="utf-8") as fh:
+            text = re.sub(r"(?m)^difficulty\s*=.*$", "", fh.read())
+        config = os.path.join(tmp, "seeds.toml")
+        with open(config, "w", encoding="utf-8") as fh:
+            fh.write(text.replace("[corpus]\n", "[corpus]\ndifficulty = 1\n", 1))
+        built = subprocess.run([a.vat, "build", "--config", config, "--root", root],
                                capture_output=True, text=True)
         if built.returncode != 0:
             raise SystemExit(f"vat build failed: {built.stderr}")

@@ -278,6 +278,7 @@ def check_answers(rows):
                              "grpo", "sft_reasoning"))
     ro = {(r["task_id"], r["role"]): r for s in SPLITS for r in rows["rollouts"][s]}
     kinds = {}
+    levels = {}
     for tid, e in exp.items():
         kind = e["answer_kind"]
         kinds[kind] = kinds.get(kind, 0) + 1
@@ -344,6 +345,11 @@ def check_answers(rows):
                  f"{'shows part' if shows_part else 'shows all'} of the fixture")
         if kind in ("regex", "sql") and not e["self_contained"]:
             fail(f"{tid}: a {kind} task whose description should suffice is not self_contained")
+        # from level 2 up no single-turn value prompt asks about rows it
+        # does not show (docs/difficulty.md)
+        if e["difficulty"] >= 2 and kind in ("value", "abstain") and not e["self_contained"]:
+            fail(f"{tid}: a level {e['difficulty']} value prompt asks about rows it does not show")
+        levels.setdefault(e["template"], set()).add(e["difficulty"])
         spec = json.loads(v["spec_json"])
         if not isinstance(spec, dict) or "expected" in spec:
             fail(f"{tid}: spec_json is not an object without expected")
@@ -355,6 +361,10 @@ def check_answers(rows):
         elif v["checker"] == "value":
             fail(f"{tid}: a value checker without expected")
         check_env(tid, e, env.get(tid), ro)
+    # the default seeds.toml spreads levels 1-5 over every template
+    for name, seen in sorted(levels.items()):
+        if seen != {1, 2, 3, 4, 5}:
+            fail(f"{name}: levels {sorted(seen)}, not every level 1 to 5")
     return kinds
 
 

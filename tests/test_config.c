@@ -48,8 +48,9 @@ static size_t registry_size(void)
 }
 
 /* c->templates holds every registered template in registry order, each
- * with "count", then "prompt_style" (one of the three styles), then its
- * params in declaration order, typed by declaration. */
+ * with "count", then "prompt_style" (one of the three styles), then
+ * "difficulty" (five weights, one above 0 at least), then its params in
+ * declaration order, typed by declaration. */
 static void assert_resolved_shape(const struct vat_config *c,
                                   const struct vat_template *const *reg)
 {
@@ -70,6 +71,17 @@ static void assert_resolved_shape(const struct vat_config *c,
         assert_non_null(st);
         assert_true(strcmp(st, "explicit") == 0 || strcmp(st, "natural") == 0 ||
                     strcmp(st, "mixed") == 0);
+        it = json_object_iter_next(obj, it);
+        assert_non_null(it);
+        assert_string_equal(json_object_iter_key(it), "difficulty");
+        const json_t *w = json_object_iter_value(it);
+        assert_int_equal(json_array_size(w), VAT_LEVELS);
+        json_int_t wsum = 0;
+        for (size_t l = 0; l < VAT_LEVELS; l++) {
+            assert_true(json_is_integer(json_array_get(w, l)));
+            wsum += json_integer_value(json_array_get(w, l));
+        }
+        assert_true(wsum > 0);
         for (const struct vat_param *p = reg[i]->params; p && p->name; p++) {
             it = json_object_iter_next(obj, it);
             assert_non_null(it);
@@ -132,6 +144,38 @@ static void test_repo_seeds_toml_loads(void **state)
     json_decref(raw);
     free(text);
     vat_config_release(&c);
+    free(path);
+}
+
+/* The default corpus spreads every level over every template; the
+ * documented hard evaluation file asks for levels 4 and 5 alone. */
+static void test_repo_difficulty(void **state)
+{
+    (void)state;
+    char *path = seeds_path();
+    char *hard = vat_xasprintf("%.*s/examples/hard-eval.toml", (int)(strlen(path) - 11), path);
+    struct vat_config c;
+    struct vat_err e = {{0}};
+    if (vat_config_load(&c, path, &e) < 0)
+        fail_msg("%s", e.msg);
+    for (size_t i = 0; vat_registry[i]; i++) {
+        const json_t *w = json_object_get(json_object_get(c.templates, vat_registry[i]->name),
+                                          "difficulty");
+        for (size_t l = 0; l < VAT_LEVELS; l++)
+            assert_true(json_integer_value(json_array_get(w, l)) > 0);
+    }
+    vat_config_release(&c);
+    if (vat_config_load(&c, hard, &e) < 0)
+        fail_msg("%s", e.msg);
+    for (size_t i = 0; vat_registry[i]; i++) {
+        const json_t *cfg = json_object_get(c.templates, vat_registry[i]->name);
+        assert_true(json_integer_value(json_object_get(cfg, "count")) > 0);
+        const json_t *w = json_object_get(cfg, "difficulty");
+        for (size_t l = 0; l < VAT_LEVELS; l++)
+            assert_int_equal(json_integer_value(json_array_get(w, l)) > 0, l >= 3);
+    }
+    vat_config_release(&c);
+    free(hard);
     free(path);
 }
 
@@ -431,9 +475,9 @@ static void test_params_defaults_and_values(void **state)
     assert_int_equal(parse_test_reg(&c, "", &e), 0);
     assert_resolved_shape(&c, TEST_REG);
     assert_json_is(c.templates,
-                   "{\"alpha\": {\"count\": 3, \"prompt_style\": \"explicit\", \"rows\": 50, \"ratio\": 0.25, \"dirty\": true,"
+                   "{\"alpha\": {\"count\": 3, \"prompt_style\": \"explicit\", \"difficulty\": [1, 0, 0, 0, 0], \"rows\": 50, \"ratio\": 0.25, \"dirty\": true,"
                    " \"currency\": \"USD\", \"offset\": -1.5, \"len_min\": 4, \"len_max\": 8},"
-                   " \"beta\": {\"count\": 7, \"prompt_style\": \"explicit\"}}");
+                   " \"beta\": {\"count\": 7, \"prompt_style\": \"explicit\", \"difficulty\": [1, 0, 0, 0, 0]}}");
     vat_config_release(&c);
 
     /* the given values, at the edges of their ranges; a real may be
@@ -447,9 +491,9 @@ static void test_params_defaults_and_values(void **state)
                      0);
     assert_resolved_shape(&c, TEST_REG);
     assert_json_is(c.templates,
-                   "{\"alpha\": {\"count\": 3, \"prompt_style\": \"explicit\", \"rows\": 200, \"ratio\": 1.0, \"dirty\": false,"
+                   "{\"alpha\": {\"count\": 3, \"prompt_style\": \"explicit\", \"difficulty\": [1, 0, 0, 0, 0], \"rows\": 200, \"ratio\": 1.0, \"dirty\": false,"
                    " \"currency\": \"EUR\", \"offset\": -2.5, \"len_min\": 8, \"len_max\": 8},"
-                   " \"beta\": {\"count\": 2, \"prompt_style\": \"explicit\"}}");
+                   " \"beta\": {\"count\": 2, \"prompt_style\": \"explicit\", \"difficulty\": [1, 0, 0, 0, 0]}}");
     vat_config_release(&c);
 
     /* prompt_style: corpus-wide, overridden per template; inline full */
@@ -471,6 +515,32 @@ static void test_params_defaults_and_values(void **state)
     assert_int_equal(parse_test_reg(&c, "", &e), 0);
     assert_false(c.inline_full);
     vat_config_release(&c);
+
+    /* difficulty: a level, a range (string or pair) or weights; corpus-wide,
+     * overridden per template */
+    static const struct {
+        const char *text;
+        const char *alpha, *beta;
+    } levels[] = {
+        {"[corpus]\ndifficulty = 3\n", "[0, 0, 1, 0, 0]", "[0, 0, 1, 0, 0]"},
+        {"[corpus]\ndifficulty = '2-4'\n", "[0, 1, 1, 1, 0]", "[0, 1, 1, 1, 0]"},
+        {"[corpus]\ndifficulty = [4, 5]\n[templates.beta]\ndifficulty = 1\n",
+         "[0, 0, 0, 1, 1]", "[1, 0, 0, 0, 0]"},
+        {"[templates.alpha]\ndifficulty = {1 = 1, 2 = 2, 5 = 1}\n", "[1, 2, 0, 0, 1]",
+         "[1, 0, 0, 0, 0]"},
+        {"[templates.alpha.difficulty]\n5 = 3\n3 = 0\n", "[0, 0, 0, 0, 3]", "[1, 0, 0, 0, 0]"},
+        {"[corpus]\ndifficulty = '5-5'\n", "[0, 0, 0, 0, 1]", "[0, 0, 0, 0, 1]"},
+    };
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        if (parse_test_reg(&c, levels[i].text, &e) != 0)
+            fail_msg("'%s' refused: %s", levels[i].text, e.msg);
+        assert_resolved_shape(&c, TEST_REG);
+        assert_json_is(json_object_get(json_object_get(c.templates, "alpha"), "difficulty"),
+                       levels[i].alpha);
+        assert_json_is(json_object_get(json_object_get(c.templates, "beta"), "difficulty"),
+                       levels[i].beta);
+        vat_config_release(&c);
+    }
 }
 
 static const struct bad_case PARAM_BAD[] = {
@@ -478,6 +548,41 @@ static const struct bad_case PARAM_BAD[] = {
      "p.toml:2: 'corpus.prompt_style' must be 'explicit', 'natural' or 'mixed'"},
     {"unknown template prompt style", "[templates.alpha]\nprompt_style = 1\n",
      "p.toml:2: 'templates.alpha.prompt_style' must be 'explicit', 'natural' or 'mixed'"},
+    {"difficulty level too high", "[corpus]\ndifficulty = 6\n",
+     "p.toml:2: 'corpus.difficulty' must be a level 1 to 5, a range such as \"2-4\" or [2, 4], "
+     "or weights such as {1 = 1, 5 = 2}"},
+    {"difficulty level zero", "[templates.alpha]\ndifficulty = 0\n",
+     "p.toml:2: 'templates.alpha.difficulty' must be a level 1 to 5, a range such as \"2-4\" or "
+     "[2, 4], or weights such as {1 = 1, 5 = 2}"},
+    {"difficulty as a real", "[corpus]\ndifficulty = 2.5\n",
+     "p.toml:2: 'corpus.difficulty' must be a level 1 to 5, a range such as \"2-4\" or [2, 4], "
+     "or weights such as {1 = 1, 5 = 2}"},
+    {"difficulty word", "[corpus]\ndifficulty = 'hard'\n",
+     "p.toml:2: 'corpus.difficulty' must be a level 1 to 5, a range such as \"2-4\" or [2, 4], "
+     "or weights such as {1 = 1, 5 = 2}"},
+    {"difficulty range past 5", "[corpus]\ndifficulty = '3-6'\n",
+     "p.toml:2: 'corpus.difficulty' must be a level 1 to 5, a range such as \"2-4\" or [2, 4], "
+     "or weights such as {1 = 1, 5 = 2}"},
+    {"difficulty range with text after", "[corpus]\ndifficulty = '2-4x'\n",
+     "p.toml:2: 'corpus.difficulty' must be a level 1 to 5, a range such as \"2-4\" or [2, 4], "
+     "or weights such as {1 = 1, 5 = 2}"},
+    {"difficulty range backwards", "[corpus]\ndifficulty = '4-2'\n",
+     "p.toml:2: 'corpus.difficulty' runs from level 4 down to 2; write the lower level first"},
+    {"difficulty pair backwards", "[templates.alpha]\ndifficulty = [5, 1]\n",
+     "p.toml:2: 'templates.alpha.difficulty' runs from level 5 down to 1; write the lower level "
+     "first"},
+    {"difficulty triple", "[corpus]\ndifficulty = [1, 2, 3]\n",
+     "p.toml:2: 'corpus.difficulty' must be a level 1 to 5, a range such as \"2-4\" or [2, 4], "
+     "or weights such as {1 = 1, 5 = 2}"},
+    {"difficulty weight key", "[corpus]\ndifficulty = {6 = 1}\n",
+     "p.toml:2: 'corpus.difficulty' has a key '6' that is not a level 1 to 5"},
+    {"difficulty negative weight", "[corpus]\ndifficulty = {1 = -1, 2 = 1}\n",
+     "p.toml:2: 'corpus.difficulty' gives level 1 a weight that is not an integer from 0 to "
+     "1000000"},
+    {"difficulty weights all zero", "[templates.alpha]\ndifficulty = {1 = 0, 4 = 0}\n",
+     "p.toml:2: 'templates.alpha.difficulty' must give at least one level a weight above 0"},
+    {"difficulty misspelt", "[templates.alpha]\ndificulty = 2\n",
+     "p.toml:2: unknown key 'templates.alpha.dificulty'; did you mean 'difficulty'?"},
     {"unknown inline mode", "[corpus]\ninline = 'all'\n",
      "p.toml:2: 'corpus.inline' must be 'sample' or 'full'"},
     {"int param above range", "[templates.alpha]\nrows = 201\n",
@@ -748,6 +853,7 @@ int main(void)
 {
     static const struct CMUnitTest fixed[] = {
         cmocka_unit_test(test_repo_seeds_toml_loads),
+        cmocka_unit_test(test_repo_difficulty),
         cmocka_unit_test(test_defaults_filled),
         cmocka_unit_test(test_values_taken),
         cmocka_unit_test(test_held_out_rules),

@@ -105,6 +105,8 @@ static const char GOOD[] =
     "\n"
     "[ templates . grouped_sum ]\n"
     "count = 12\n"
+    "difficulty = { 1 = 1, 2 = 2,5=1 }\n"
+    "none = {}\n"
     "\n"
     "[implicit.child]\n"
     "x = 1\n"
@@ -134,7 +136,8 @@ static const char GOOD_JSON[] =
     " \"arrays\": {\"ints\": [1, 2, 3], \"strs\": [\"a\", \"b\"], \"empty\": [],"
     "   \"bools\": [true, false], \"reals\": [1.5, -2.0],"
     "   \"multi\": [\"grouped_sum\", \"sql_paid_revenue\"]},"
-    " \"templates\": {\"grouped_sum\": {\"count\": 12}},"
+    " \"templates\": {\"grouped_sum\": {\"count\": 12,"
+    "   \"difficulty\": {\"1\": 1, \"2\": 2, \"5\": 1}, \"none\": {}}},"
     " \"implicit\": {\"child\": {\"x\": 1}, \"y\": 2},"
     " \"fruit\": {\"apple\": {\"color\": \"red\", \"taste\": {\"sweet\": true},"
     "   \"texture\": {\"smooth\": true}}},"
@@ -173,16 +176,17 @@ static void test_good_file(void **state)
     assert_line(lines, "templates", 49);
     assert_line(lines, "templates.grouped_sum", 49);
     assert_line(lines, "templates.grouped_sum.count", 50);
+    assert_line(lines, "templates.grouped_sum.difficulty", 51);
     /* an implied table takes the line of its own header once it has one */
-    assert_line(lines, "implicit.child", 52);
-    assert_line(lines, "implicit", 54);
-    assert_line(lines, "implicit.y", 55);
-    assert_line(lines, "fruit.apple", 58);
-    assert_line(lines, "fruit.apple.taste.sweet", 59);
-    assert_line(lines, "fruit.apple.texture", 60);
-    assert_line(lines, "empty_table", 62);
-    assert_line(lines, "\"quoted table\".\"x y\"", 63);
-    assert_line(lines, "\"quoted table\".\"x y\".k", 64);
+    assert_line(lines, "implicit.child", 54);
+    assert_line(lines, "implicit", 56);
+    assert_line(lines, "implicit.y", 57);
+    assert_line(lines, "fruit.apple", 60);
+    assert_line(lines, "fruit.apple.taste.sweet", 61);
+    assert_line(lines, "fruit.apple.texture", 62);
+    assert_line(lines, "empty_table", 64);
+    assert_line(lines, "\"quoted table\".\"x y\"", 65);
+    assert_line(lines, "\"quoted table\".\"x y\".k", 66);
 
     json_decref(root);
     json_decref(lines);
@@ -324,7 +328,16 @@ static const struct bad_case BAD[] = {
      "t.toml:1: control character 0x7f in string"},
     {"control character in comment", "a = 1\n# bell \x07\n", 0,
      "t.toml:2: control character 0x07 in comment"},
-    {"inline table", "a = { b = 1 }\n", 0, "t.toml:1: inline tables are not supported"},
+    {"nested inline table", "a = { b = { c = 1 } }\n", 0,
+     "t.toml:1: nested inline tables are not supported"},
+    {"dotted key in inline table", "a = { b.c = 1 }\n", 0,
+     "t.toml:1: dotted keys in inline tables are not supported"},
+    {"duplicate key in inline table", "a = { b = 1, b = 2 }\n", 0,
+     "t.toml:1: duplicate key 'b' in inline table"},
+    {"trailing comma in inline table", "a = { b = 1, }\n", 0,
+     "t.toml:1: expected a key in inline table, found '}'"},
+    {"unclosed inline table", "a = { b = 1\n", 0,
+     "t.toml:1: expected ',' or '}' in inline table, found end of line"},
     {"integer out of range", "a = 9223372036854775808\n", 0, "t.toml:1: integer out of range"},
     {"negative integer out of range", "a = -9_223_372_036_854_775_809\n", 0,
      "t.toml:1: integer out of range"},
@@ -357,7 +370,8 @@ static const struct bad_case BAD[] = {
     {"mixed types on a later line", "a = [\n  \"x\",\n  \"y\",\n  3,\n]\n", 0,
      "t.toml:4: mixed types in array"},
     {"nested arrays", "a = [[1], [2]]\n", 0, "t.toml:1: nested arrays are not supported"},
-    {"inline table in array", "a = [{x = 1}]\n", 0, "t.toml:1: inline tables are not supported"},
+    {"inline table in array", "a = [{x = 1}]\n", 0,
+     "t.toml:1: inline tables inside arrays are not supported"},
     {"unterminated array", "a = [1,\n  2\n", 0, "t.toml:1: unterminated array"},
     {"missing comma in array", "a = [1 2]\n", 0, "t.toml:1: expected ',' or ']' in array, found '2'"},
     {"empty array element", "a = [1,,2]\n", 0, "t.toml:1: expected a value, found ','"},
