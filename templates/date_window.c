@@ -359,8 +359,6 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->params = json_pack("{s:s, s:s, s:b, s:s, s:s}", "from", from, "to", to, "inclusive", 1,
                           "sum_of", "amount", "timestamp", "paid_at");
 
-    int d = 1 + (n > 50) + (n > 150) + (width >= 7) + at_midnight_d2 + vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "number", .rel_tol = DW_REL_TOL, .abs_tol = DW_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -661,8 +659,6 @@ const struct vat_template vat_tmpl_date_window = {
     .check = vat_check_task,
     .giveaways = dw_giveaways,
     .answer_columns = dw_answer_columns,
-    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 for a window of 7 days or more + 1 with a "
-                      "payment at D2 00:00:00 + 1 in the natural style, at most 5.",
     .progform = &dw_progform,
     .conventions = dw_conventions,
     .defects = dw_defects,

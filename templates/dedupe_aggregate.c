@@ -405,8 +405,6 @@ static int da_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "count_once_per", "event_id", "retries",
                           "same event_id and payload, later received_at");
 
-    int d = 1 + (ndel > 50) + (ndel > 150) + (nusers >= 6) + triple + vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = DA_REL_TOL, .abs_tol = DA_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -739,8 +737,6 @@ const struct vat_template vat_tmpl_dedupe_aggregate = {
     .check = vat_check_task,
     .giveaways = da_giveaways,
     .answer_columns = da_answer_columns,
-    .difficulty_doc = "1 + 1 above 50 deliveries + 1 above 150 + 1 with 6 or more users + 1 when an event is "
-                      "delivered three times + 1 in the natural style, at most 5.",
     .progform = &da_progform,
     .conventions = da_conventions,
     .defects = da_defects,

@@ -268,8 +268,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     vat_fmt_month(year, month, ym);
     t->params = json_pack("{s:s, s:s}", "month", ym, "key_normalisation",
                           "trim spaces at both ends, lower-case");
-    int d = 1 + (n > 40) + (ncust > 10) + (ndirty > 6) + vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
     struct vat_an_spec s = {.shape = "number", .integer = true, .rel_tol = 0, .abs_tol = 0};
     t->spec = vat_an_value_spec(&s);
 
@@ -589,8 +587,6 @@ const struct vat_template vat_tmpl_distinct_customers = {
     .check = vat_check_task,
     .giveaways = dc_giveaways,
     .answer_columns = dc_answer_columns,
-    .difficulty_doc = "1 + 1 above 40 rows + 1 above 10 customers + 1 with more than 6 dirty "
-                      "spellings + 1 in the natural style, at most 5.",
     .progform = &dc_progform,
     .conventions = dc_conventions,
     .defects = dc_defects,

@@ -843,12 +843,6 @@ static int dh_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->priv_free = dh_priv_free;
     t->params = params;
 
-    size_t rows = c.nrows - L.data_start;
-    int d = (shape == S_FLAT ? 2 : 3) + (rows > 30) +
-            (shape != S_GROUPED &&
-             json_integer_value(json_object_get(params, "occurrence")) == 3) +
-            vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
     vat_csv_release(&c);
 
     struct vat_an_spec s = {.shape = one_key >= 0 ? "number" : "object", .integer = L.integer,
@@ -1112,7 +1106,4 @@ const struct vat_template vat_tmpl_dup_header = {
     .conventions = dh_conventions,
     .defects = dh_defects,
     .answer_columns = dh_answer_columns,
-    .difficulty_doc = "2 for a flat header, 3 for a two-line header or title lines + 1 above 30 "
-                      "data rows + 1 when the third of three same-named columns is asked + 1 in "
-                      "the natural style, at most 5.",
 };

@@ -343,9 +343,6 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->params = json_pack("{s:s, s:s, s:s}", "account", asked, "kind", ft_adjustment,
                           "measure", "sum of absolute amount");
 
-    int d = 1 + (n > 50) + (n > 150) + (nacc >= 4) + (asked_adjustments >= 4) +
-            vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "number", .rel_tol = FT_REL_TOL, .abs_tol = FT_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -593,8 +590,6 @@ const struct vat_template vat_tmpl_filtered_total = {
     .check = vat_check_task,
     .giveaways = ft_giveaways,
     .answer_columns = ft_answer_columns,
-    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 4 or more accounts + 1 with 4 or more "
-                      "adjustments on the account asked + 1 in the natural style, at most 5.",
     .progform = &ft_progform,
     .conventions = ft_conventions,
     .defects = ft_defects,

@@ -352,9 +352,6 @@ static int gc_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->params = json_pack("{s:s, s:s, s:s}", "group_by", "team", "count_of", "tickets",
                           "key_normalisation", "trim spaces at both ends, lower-case");
 
-    int d = 1 + (n > 50) + (n > 150) + (nteam >= 5) + (nspell >= (size_t)nteam + 4) +
-            vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
     free(tm);
 
     struct vat_an_spec s = {.shape = "object", .integer = true, .rel_tol = 0, .abs_tol = 0};
@@ -640,8 +637,6 @@ const struct vat_template vat_tmpl_grouped_count = {
     .check = vat_check_task,
     .giveaways = gc_giveaways,
     .answer_columns = gc_answer_columns,
-    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more teams + 1 with 4 or more extra "
-                      "spellings + 1 in the natural style, at most 5.",
     .progform = &gc_progform,
     .conventions = gc_conventions,
     .defects = gc_defects,

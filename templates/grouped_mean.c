@@ -371,9 +371,6 @@ static int gm_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "rounding", "none");
     vat_axl_finish(t, &st);
 
-    int d = 1 + (n > 50) + (n > 150) + (nprod >= 5) + (unrated >= 0 || blanks * 5 > n) +
-            vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = GM_REL_TOL, .abs_tol = GM_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -608,9 +605,6 @@ const struct vat_template vat_tmpl_grouped_mean = {
     .check = vat_check_task,
     .giveaways = gm_giveaways,
     .answer_columns = gm_answer_columns,
-    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more products + 1 "
-                      "when a product is unrated or blanks exceed a fifth of the rows + 1 in the "
-                      "natural style, at most 5.",
     .progform = &gm_progform,
     .conventions = gm_conventions,
     .defects = gm_defects,

@@ -400,8 +400,6 @@ static int gs_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "sum_of", "amount", "regions_without_paid", "omitted", "statuses", sts);
     vat_axl_finish(t, &st);
 
-    int d = 1 + (n > 50) + (n > 150) + (nreg >= 5) + (empty >= 0) + vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = GS_REL_TOL, .abs_tol = GS_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -628,8 +626,6 @@ const struct vat_template vat_tmpl_grouped_sum = {
     .check = vat_check_task,
     .giveaways = gs_giveaways,
     .answer_columns = gs_answer_columns,
-    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 5 or more regions + 1 "
-                      "when a region has only unpaid orders + 1 in the natural style, at most 5.",
     .progform = &gs_progform,
     .conventions = gs_conventions,
     .defects = gs_defects,

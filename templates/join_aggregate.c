@@ -690,8 +690,6 @@ params:
                           "customer_id", "countries_without_orders", "omitted");
     vat_axl_finish(t, &st);
 
-    int d = 1 + (nord > 50) + (nord > 150) + (nc >= 12) + (nmoved >= 4) + vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = JA_REL_TOL, .abs_tol = JA_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -1186,8 +1184,6 @@ const struct vat_template vat_tmpl_join_aggregate = {
     .check = vat_check_task,
     .giveaways = ja_giveaways,
     .answer_columns = ja_answer_columns,
-    .difficulty_doc = "1 + 1 above 50 orders + 1 above 150 + 1 with 12 or more customers + 1 "
-                      "with 4 or more customers who moved + 1 in the natural style, at most 5.",
     .progform = &ja_progform,
     .conventions = ja_conventions,
     .defects = ja_defects,

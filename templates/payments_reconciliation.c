@@ -496,7 +496,7 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     size_t n = pr_plant(r, ev, cap, ncust, first, span, d1, d2, nrows, sign_armed, retry, &rows);
 
     struct vat_csv c = VAT_CSV_INIT;
-    size_t m = pr_deliveries(r, t->side, ev, n, rows, cust, cur_of, &c);
+    pr_deliveries(r, t->side, ev, n, rows, cust, cur_of, &c);
     free(ev);
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
         vat_csv_release(&c);
@@ -551,9 +551,6 @@ static int pr_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "to", to, "inclusive", 1, "status", pr_settled, "timestamp",
                           "occurred_at", "mixed_refund_signs", sign_armed);
 
-    /* Difficulty: the armed traps (3 or 4), the rows, the style. */
-    int d = (sign_armed ? 3 : 2) + (m > 60) + nat;
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object", .rel_tol = PR_REL_TOL, .abs_tol = PR_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -986,8 +983,6 @@ const struct vat_template vat_tmpl_payments_reconciliation = {
     .check = vat_check_task,
     .giveaways = pr_giveaways,
     .answer_columns = pr_answer_columns,
-    .difficulty_doc = "2 + 1 when refund_sign is armed (4 traps, else 3) + 1 above 60 rows + 1 "
-                      "in the natural style, at most 5.",
     .progform = &pr_progform,
     .conventions = pr_conventions,
     .defects = pr_defects,

@@ -435,9 +435,6 @@ static int pv_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "omitted");
     vat_axl_finish(t, &st);
 
-    int d = 1 + (n > 60) + (n > 150) + (nm * nc >= 20) + (gap >= 0 || nempty >= 3) +
-            vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "object_of_objects", .integer = true,
                             .rel_tol = PV_REL_TOL, .abs_tol = PV_ABS_TOL};
@@ -771,8 +768,6 @@ const struct vat_template vat_tmpl_pivot = {
     .check = vat_check_task,
     .giveaways = pv_giveaways,
     .answer_columns = pv_answer_columns,
-    .difficulty_doc = "1 + 1 above 60 rows + 1 above 150 rows + 1 with 20 or more cells + 1 with a gap month or "
-                      "3 or more empty cells + 1 in the natural style, at most 5.",
     .progform = &pv_progform,
     .conventions = pv_conventions,
     .defects = pv_defects,

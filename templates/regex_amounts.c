@@ -818,9 +818,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
                         json_string(x.group_req ? "required" : "optional"));
     json_object_set_new(t->params, "decimals", json_integer(x.decs));
     json_object_set_new(t->params, "minus", json_string(x.minus ? "part" : "outside"));
-    int dif = 2 + !x.group_req + (x.dec == ',') + (x.sep == ' ' || x.sep == '\'') +
-              (x.decs == 3 || x.minus) + vat_prompt_natural(t);
-    t->difficulty = dif > 5 ? 5 : dif;
 
     struct vat_buf b = VAT_BUF_INIT;
     prompt_rules(&b, t, &x);
@@ -859,8 +856,4 @@ const struct vat_template vat_tmpl_regex_amounts = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "2 + 1 when 1000 and more may go ungrouped + 1 for a ',' decimal "
-                      "separator + 1 for a space or apostrophe between thousands + 1 for three "
-                      "decimals or a minus that belongs to the amount + 1 in the natural style, "
-                      "at most 5.",
 };

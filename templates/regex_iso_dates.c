@@ -896,9 +896,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     json_object_set_new(t->params, "year_min", json_integer(yr.min));
     json_object_set_new(t->params, "year_max", json_integer(yr.max));
     json_object_set_new(t->params, "boundary", json_string(bound_names[x.bound]));
-    int dif = 2 + (x.order != ORD_YMD) + (x.yr != 0) + (x.sep == '.' || x.nacc > 1) +
-              (x.bound == B_WORD) + vat_prompt_natural(t);
-    t->difficulty = dif > 5 ? 5 : dif;
 
     struct vat_buf b = VAT_BUF_INIT;
     prompt_rules(&b, t, &x);
@@ -936,7 +933,4 @@ const struct vat_template vat_tmpl_regex_iso_dates = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "2 + 1 for a field order other than YMD + 1 for a year range + 1 for a "
-                      "'.' separator or several accepted separators + 1 under the word "
-                      "boundary rule + 1 in the natural style, at most 5.",
 };

@@ -511,10 +511,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     json_object_set_new(t->params, "digits", json_integer(x.digits));
     json_object_set_new(t->params, "digits_max", json_integer(x.digits_max));
     json_object_set_new(t->params, "case", json_string(x.any_case ? "any" : "exact"));
-    t->difficulty = 2 + x.any_case + (x.sep == 0) + (x.digits != 6 || x.digits_max != 6) +
-                    vat_prompt_natural(t);
-    if (t->difficulty > 5)
-        t->difficulty = 5;
 
     struct vat_buf b = VAT_BUF_INIT;
     prompt_rules(&b, t, &x);
@@ -552,6 +548,4 @@ const struct vat_template vat_tmpl_regex_order_ids = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "2 + 1 when the prefix may be in any case + 1 without a separator + 1 "
-                      "for a digit count other than 6 + 1 in the natural style, at most 5.",
 };

@@ -222,7 +222,7 @@ void vat_rx_prompt_ask(struct vat_buf *b, struct vat_task *t, const char *const 
  *                 vat_rx_task_begin(t, rng, &d, e);        line counts
  *                 vat_rx_require(&d.ex, K_...); ...        kinds each set holds
  *                 vat_rx_task_plant(t, rng, &d, &layout, &fmt, e);
- *                 t->params, t->difficulty, the rules into a buffer b;
+ *                 t->params, the rules into a buffer b;
  *                 vat_rx_task_prompt(t, &b, "log lines");
  *   reference:    return vat_rx_task_reference(t, build_pattern, e);
  *   confirm:      .confirm = vat_rx_task_confirm

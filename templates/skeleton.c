@@ -166,8 +166,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
 
     t->params = json_object();
     json_object_set_new(t->params, "threshold", json_integer(T));
-    /* how the task's content makes it harder (difficulty_doc below) */
-    t->difficulty = 1 + (rows > 30) + vat_prompt_natural(t);
     struct vat_an_spec s = {.shape = "number", .integer = true, .rel_tol = 0, .abs_tol = 0.5};
     t->spec = vat_an_value_spec(&s);
     write_prompt(t, fi, &c, T);
@@ -245,7 +243,6 @@ const struct vat_template vat_tmpl_skeleton = {
     .check = vat_check_task,
     .giveaways = giveaways,
     .answer_columns = answer_columns,
-    .difficulty_doc = "1 + 1 for more than 30 rows + 1 in the natural style.",
     .conventions = conventions,
     .defects = defects,
 };

@@ -317,7 +317,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     json_object_set_new(t->params, "shape", json_string(shape));
     json_object_set_new(t->params, "prefix", json_string(x.prefix));
     json_object_set_new(t->params, "digits", json_integer(x.digits));
-    t->difficulty = 2 + (x.digits > 5) + vat_prompt_natural(t);
 
     struct vat_buf b = VAT_BUF_INIT;
     prompt_rules(&b, t, &x);
@@ -355,5 +354,4 @@ const struct vat_template vat_tmpl_skeleton_regex = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "2 + 1 for more than 5 digits + 1 in the natural style.",
 };

@@ -334,7 +334,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
         return -1;
     t->params = json_pack("{s:s, s:s, s:s, s:I}", "table", q->table, "id_column", q->id,
                           "quantity_column", q->qty, "threshold", (json_int_t)q->T);
-    t->difficulty = 1 + vat_prompt_natural(t);
     return build_prompt(t, q, e);
 }
 
@@ -357,5 +356,4 @@ const struct vat_template vat_tmpl_skeleton_sql = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "1, + 1 in the natural style.",
 };

@@ -576,7 +576,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
                           "time_column", q->ts, "event_id_column", q->eid, "output_columns",
                           q->oid, q->alias, "order", q->desc ? "descending" : "ascending",
                           "ties", "the later-written change");
-    t->difficulty = 2 + vat_prompt_natural(t);
     return build_prompt(t, q, e);
 }
 
@@ -603,5 +602,4 @@ const struct vat_template vat_tmpl_sql_latest_status = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "2, + 1 in the natural style.",
 };

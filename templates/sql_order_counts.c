@@ -237,9 +237,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     apply_question(q, vat_task_question(t, N_QUESTIONS));
     if (vat_oc_write(t, rng, q, e) != 0)
         return -1;
-    int d = 1 + (q->filter != VAT_OC_NONE) + (q->timestamps && q->filter != VAT_OC_NONE) +
-            (q->order == VAT_SQLGEN_COUNT_DESC || q->order == VAT_SQLGEN_COUNT_ASC) + q->with_name;
-    t->difficulty = d > 5 ? 5 : d;
     struct vat_buf b = VAT_BUF_INIT;
     const char *kv[] = {"topic", "[[our customer list|the shop's order history|customer "
                                  "activity]]", NULL};
@@ -281,7 +278,4 @@ const struct vat_template vat_tmpl_sql_order_counts = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "1 + 1 with a date window + 1 for a window over timestamps + 1 when "
-                      "ordered by the count + 1 with the name column, at most 5 (the natural "
-                      "style does not add: its window words carry the same meaning).",
 };

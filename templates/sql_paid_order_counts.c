@@ -182,11 +182,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     apply_question(q, vat_task_question(t, N_QUESTIONS));
     if (vat_oc_write(t, rng, q, e) != 0)
         return -1;
-    /* Difficulty: the four armed traps count 2, then the ordering by the
-     * count, the name column and the natural style one each. */
-    bool by_count = q->order == VAT_SQLGEN_COUNT_DESC || q->order == VAT_SQLGEN_COUNT_ASC;
-    int d = 2 + by_count + q->with_name + vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     char from[11], to[11], from_h[32], to_h[32];
     vat_fmt_date(q->lo, from);
@@ -302,6 +297,4 @@ const struct vat_template vat_tmpl_sql_paid_order_counts = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "2 (four armed traps) + 1 when ordered by the count + 1 with the name "
-                      "column + 1 in the natural style, at most 5.",
 };

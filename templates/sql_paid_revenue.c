@@ -900,9 +900,6 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
         return -1;
     t->spec = vat_sqlgen_spec(t, tabs, 1, true, REL_TOL, ABS_TOL);
     t->params = build_params(q);
-    int d = 1 + (q->period != PERIOD_MONTH) + (q->amount_cents != q->want_cents) +
-            (q->npaid == 2) + (q->timestamps || q->decoy);
-    t->difficulty = d > 5 ? 5 : d;
     return build_prompt(t, q, e);
 }
 
@@ -1073,7 +1070,4 @@ const struct vat_template vat_tmpl_sql_paid_revenue = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
-    .difficulty_doc = "1 + 1 for quarters or years + 1 when the answer's unit differs from "
-                      "the stored one + 1 with two paid statuses + 1 with timestamps or a "
-                      "decoy date column, at most 5 (the style does not add).",
 };

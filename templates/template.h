@@ -55,9 +55,11 @@ struct vat_template {
     int default_count;       /* tasks when seeds.toml gives no count          */
 
     /* Writes the fixture file(s) below t->root from rng, and fills
-     * t->prompt, t->params, t->difficulty, t->fixture[] and t->spec (all
-     * but the expected answer); may keep planted truth in t->priv, freed
-     * by t->priv_free.  Returns 0, or -1 with e set. */
+     * t->prompt, t->params, t->fixture[] and t->spec (all but the expected
+     * answer); may keep planted truth in t->priv, freed by t->priv_free.
+     * t->level (and t->cfg, scaled for it) is set before; the pipeline
+     * sets t->difficulty to the level afterwards.  Returns 0, or -1 with
+     * e set. */
     int (*generate)(struct vat_task *t, struct vat_rng *rng, struct vat_err *e);
     /* Computes t->gold by READING THE FIXTURE AS WRITTEN, and completes
      * t->spec with the expected answer.  Returns 0, or -1 with e set. */
@@ -83,10 +85,6 @@ struct vat_template {
     /* Columns every prompt (either style) must name, ended by NULL: the
      * ones the answer depends on. */
     const char *const *answer_columns;
-    /* How the task's content varies, one sentence.  (t->difficulty is the
-     * level asked for since levels exist: templates/level.h; the card
-     * prints the level plan.) */
-    const char *difficulty_doc;
     /* Appended later still (a template that leaves it NULL has no program
      * form). */
     /* Analytics only: the program form of the question (templates/

@@ -396,9 +396,6 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           json_real((double)t_cents / 100.0), "comparison", ">=", "returns",
                           "account_id", "order", "ascending byte order");
 
-    int d = 1 + (n > 60) + (n > 150) + (n_at >= 2) + (n_below + n_above >= 2) +
-            vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "list", .items = "string", .ordered = true, .unique = true,
                             .rel_tol = TF_REL_TOL, .abs_tol = TF_ABS_TOL};
@@ -711,8 +708,6 @@ const struct vat_template vat_tmpl_threshold_flags = {
     .check = vat_check_task,
     .giveaways = tf_giveaways,
     .answer_columns = tf_answer_columns,
-    .difficulty_doc = "1 + 1 above 60 rows + 1 above 150 rows + 1 with 2 or more balances exactly at T + 1 "
-                      "with 2 or more a cent either side + 1 in the natural style, at most 5.",
     .progform = &tf_progform,
     .conventions = tf_conventions,
     .defects = tf_defects,

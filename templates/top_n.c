@@ -489,8 +489,6 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           "rank_by", "sum of amount, descending", "ties",
                           "customer name, ascending byte order", "answer", "ordered list");
 
-    int d = 1 + (nrows > 50) + (nrows > 150) + (p.k >= 10) + p.boundary_tie + vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
 
     struct vat_an_spec s = {.shape = "list", .items = "string", .ordered = true, .unique = true,
                             .rel_tol = TN_TOL, .abs_tol = TN_TOL};
@@ -967,8 +965,6 @@ const struct vat_template vat_tmpl_top_n = {
     .check = vat_check_task,
     .giveaways = tn_giveaways,
     .answer_columns = tn_answer_columns,
-    .difficulty_doc = "1 + 1 above 50 rows + 1 above 150 rows + 1 with 10 or more customers + 1 when a tie "
-                      "decides the last place + 1 in the natural style, at most 5.",
     .progform = &tn_progform,
     .conventions = tn_conventions,
     .defects = tn_defects,

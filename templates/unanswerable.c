@@ -485,8 +485,6 @@ static int un_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
                           control ? un_control_name[kind] : un_kind_name[kind], "column",
                           ms->asked, "customer", asked_cust, "month", month, "from", from, "to",
                           to);
-    int d = 1 + (n > 40) + (nc >= 6) + (control ? 1 : 2) + vat_prompt_natural(t);
-    t->difficulty = d > 5 ? 5 : d;
     t->spec = un_spec(control, ms->integer);
     return 0;
 }
@@ -846,6 +844,4 @@ const struct vat_template vat_tmpl_unanswerable = {
     .conventions = un_conventions,
     .defects = un_defects,
     .answer_columns = un_answer_columns,
-    .difficulty_doc = "1 + 1 above 40 rows + 1 with 6 or more customers + 1 for a control, 2 "
-                      "for an unanswerable task + 1 in the natural style, at most 5.",
 };

@@ -1163,7 +1163,7 @@ static void test_gold_shape_differs_from_spec(void **state)
  * "trapcode" names, when it does), the malformed answer gated out; gold
  * and trap differ; the prompt names the main fixture, whose format is its
  * suffix and, for a CSV, whose recorded rows are the file's records; the
- * difficulty is 1 to 5. */
+ * difficulty is the level asked for, 1 to 5. */
 static int sixty_admit(struct tmpl_run *run)
 {
     const struct vat_template *tm = run->tm;
@@ -1193,9 +1193,9 @@ static int sixty_admit(struct tmpl_run *run)
                  "make the trap fail the way the cases file's 'trapcode' says, or change the line",
                  "%s: the trap's verdict is %s, the cases file says %s", t.id, tr->code,
                  trapcode);
-        VAT_RULE(t.difficulty >= 1 && t.difficulty <= 5, tm, admit,
-                 "compute t->difficulty from the task's content, 1 to 5 (difficulty_doc says "
-                 "how)", "%s: difficulty %d", t.id, t.difficulty);
+        VAT_RULE(t.difficulty == t.level && t.difficulty >= 1 && t.difficulty <= 5, tm, admit,
+                 "leave t->difficulty and t->level to the pipeline (templates/level.h)",
+                 "%s: difficulty %d at level %d", t.id, t.difficulty, t.level);
         const struct vat_fixture *f = &t.fixture[0];
         VAT_RULE(strstr(t.prompt, f->path), tm, "the prompt names every file",
                  "name the main fixture in the prompt (vat_an_prompt_csv does it for a CSV)",
