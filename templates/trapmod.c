@@ -300,25 +300,50 @@ static bool rows_equal(const struct vat_csv_row *a, const struct vat_csv_row *b)
     return true;
 }
 
-/* Drops every row identical to an earlier one (the first copy stays). */
+struct row_key {
+    uint64_t h;
+    size_t i;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+    const struct row_key *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Drops every data row identical to an earlier one (the first copy
+ * stays): rows sorted by (hash, position), so each run of equal hashes
+ * is compared with its earlier members only. */
 static void clean_duplicates(struct vat_csv *c)
 {
     size_t n = c->nrows;
-    uint64_t *h = vat_xmalloc((n ? n : 1) * sizeof *h);
-    bool *drop = vat_xmalloc((n ? n : 1) * sizeof *drop);
-    for (size_t i = 0; i < n; i++) {
-        h[i] = row_hash(&c->row[i]);
+    if (n < 3)
+        return;
+    struct row_key *k = vat_xmalloc((n - 1) * sizeof *k);
+    bool *drop = vat_xmalloc(n * sizeof *drop);
+    for (size_t i = 1; i < n; i++) {
+        k[i - 1].h = row_hash(&c->row[i]);
+        k[i - 1].i = i;
         drop[i] = false;
-        for (size_t j = 1; j < i && i > 0; j++)
-            if (!drop[j] && h[j] == h[i] && rows_equal(&c->row[j], &c->row[i])) {
-                drop[i] = true;
-                break;
-            }
     }
-    for (size_t i = n; i-- > 1;)
-        if (drop[i])
-            vat_csv_drop_row(c, i);
-    free(h);
+    qsort(k, n - 1, sizeof *k, cmp_key);
+    for (size_t a = 0; a < n - 1; a++)
+        for (size_t b = a + 1; b < n - 1 && k[b].h == k[a].h; b++)
+            if (!drop[k[b].i] && !drop[k[a].i] &&
+                rows_equal(&c->row[k[a].i], &c->row[k[b].i]))
+                drop[k[b].i] = true;
+    /* one pass keeps the order of the rows that stay */
+    size_t w = 1;
+    for (size_t i = 1; i < n; i++) {
+        if (drop[i]) {
+            vat_csv_drop_row(c, w);
+            continue;
+        }
+        w++;
+    }
+    free(k);
     free(drop);
 }
 
