@@ -27,6 +27,9 @@
 #define SEED 20261205
 #define MAX_REDRAWS 40
 #define TASKS 2
+/* Level-3 value tasks per template: one module each, every accepted
+ * one among them. */
+#define VALUE_TASKS 12
 
 extern const struct vat_template vat_tmpl_grouped_sum;
 
@@ -208,11 +211,12 @@ static int popcount(unsigned x)
     return n;
 }
 
-/* One template at one level in one answer form: TASKS tasks admitted,
+/* One template at one level in one answer form: `tasks` tasks admitted,
  * the promised number of modules armed, each one's trap named, gated
- * in and scoring below 1.  Returns the failures. */
+ * in and scoring below 1; *seen gathers the modules armed.  Returns the
+ * failures. */
 static int one(const struct vat_template *tm, int level, const char *form, size_t inline_max,
-               const char *root)
+               const char *root, uint32_t tasks, unsigned *seen)
 {
     json_t *cfg = vat_template_default_params(tm);
     json_t *w = json_array();
@@ -228,7 +232,7 @@ static int one(const struct vat_template *tm, int level, const char *form, size_
     unsigned acc = vat_trapmod_accepted(tm);
     int want = level >= 4 ? popcount(acc) : 1;
     int failures = 0;
-    for (uint32_t i = 0; i < TASKS; i++) {
+    for (uint32_t i = 0; i < tasks; i++) {
         struct vat_task t;
         struct vat_replay r;
         struct vat_err e = {{0}};
@@ -254,6 +258,7 @@ static int one(const struct vat_template *tm, int level, const char *form, size_
             assert_true(r.traps[k].score < 1.0);
             assert_string_not_equal(t.traps[k].answer, t.gold);
         }
+        *seen |= t.trapmods;
         if (armed != want || popcount(t.trapmods) != want) {
             fprintf(stderr, "  %s level %d %s: %d modules armed, want %d\n", t.id, level, form,
                     armed, want);
@@ -272,7 +277,9 @@ static int one(const struct vat_template *tm, int level, const char *form, size_
 }
 
 /* Every template declaring modules: level 3 in the value form (prompts
- * large enough to show the data) and levels 3 to 5 in the program form. */
+ * large enough to show the data), over enough tasks that each accepted
+ * module is armed on its own in some, and levels 3 to 5 in the program
+ * form, every module at once from level 4. */
 static void test_every_declaring_template(void **state)
 {
     (void)state;
@@ -284,9 +291,19 @@ static void test_every_declaring_template(void **state)
         declaring++;
         assert_non_null(tm->progform);
         char *root = vat_test_tmpdir(tm->name);
-        failures += one(tm, 3, "value", 1 << 20, root);
-        for (int level = 3; level <= 5; level++)
-            failures += one(tm, level, "sql", 6000, root);
+        unsigned seen = 0;
+        failures += one(tm, 3, "value", 1 << 20, root, VALUE_TASKS, &seen);
+        if (seen != vat_trapmod_accepted(tm)) {
+            fprintf(stderr, "  %s: level 3 armed modules %#x alone, accepted %#x\n", tm->name,
+                    seen, vat_trapmod_accepted(tm));
+            failures++;
+        }
+        for (int level = 3; level <= 5; level++) {
+            seen = 0;
+            failures += one(tm, level, "sql", 6000, root, TASKS, &seen);
+            if (level >= 4 && seen != vat_trapmod_accepted(tm))
+                failures++;
+        }
         vat_test_rmtree(root);
         free(root);
     }
