@@ -575,7 +575,8 @@ static const struct vat_progform ft_progform = {
 };
 
 /* Entry ids are unique, kinds lower case, amounts signed decimals. */
-static const struct vat_trapmods ft_modules = {.duplicates = true, .status = "kind", .amount = "amount", .status_value = "adjustment"};
+static const struct vat_trapmods ft_modules = {
+    .duplicates = true, .status = "kind", .amount = "amount", .status_value = "adjustment"};
 
 const struct vat_template vat_tmpl_filtered_total = {
     .version = VAT_TEMPLATE_V1,

@@ -472,20 +472,23 @@ static const char tm_say_dup_explicit[] =
 static const char tm_say_dup_natural[] =
     "[[Two rows that match in every column are the same record, so it counts once|When rows "
     "match in every column, they are one record and count once]].";
+/* Explicit questions say the status is "exactly" its value; the
+ * convention says what "exactly" is compared against, so the two agree. */
 static const char tm_say_status_explicit[] =
-    "[[`{col}` is compared ignoring case and surrounding spaces|Values of `{col}` match "
-    "whatever their case and surrounding spaces|A `{col}` value is read trimmed and in lower "
-    "case]].";
+    "[[`{col}` is compared after trimming surrounding spaces and lower-casing: a value that "
+    "is then exactly `{value}` counts|`{col}` is matched trimmed and in lower case, so any "
+    "spelling that becomes exactly `{value}` counts|Before the comparison, trim `{col}` and "
+    "lower-case it: whatever then reads exactly `{value}` counts]].";
 static const char tm_say_status_natural[] =
-    "[[The `{col}` values mean the same whatever their case or surrounding spaces|A `{col}` "
+    "[[The `{col}` values mean the same whatever their case or surrounding spaces|{An} `{col}` "
     "is the same value in capitals or with spaces around it]].";
 static const char tm_say_num_explicit[] =
-    "[[A `{col}` with a currency sign or thousands separators is the number it shows "
+    "[[{An} `{col}` with a currency sign or thousands separators is the number it shows "
     "(`$1,234.50` is 1234.50)|`{col}` is a number even where it carries a `$` sign or "
     "thousands separators: `$1,234.50` means 1234.50|Read `{col}` as a number, a `$` sign and "
     "thousands separators dropped (`$1,234.50` is 1234.50)]].";
 static const char tm_say_num_natural[] =
-    "[[A `{col}` such as `$1,234.50` is simply 1234.50|Amounts in `{col}` count as numbers "
+    "[[{An} `{col}` such as `$1,234.50` is simply 1234.50|Amounts in `{col}` count as numbers "
     "with or without a `$` sign and thousands separators]].";
 
 void vat_trapmod_prompt(struct vat_task *t)
@@ -510,7 +513,7 @@ void vat_trapmod_prompt(struct vat_task *t)
         sep = " ";
     }
     if (t->trapmods & VAT_TM_STATUS) {
-        const char *kv[] = {"col", d->status, NULL};
+        const char *kv[] = {"col", d->status, "value", d->status_value, NULL};
         vat_buf_puts(&b, sep);
         vat_prompt_say(&b, t, 'S', nat ? tm_say_status_natural : tm_say_status_explicit, kv);
         sep = " ";
