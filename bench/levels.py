@@ -4,7 +4,8 @@ holds: median main-fixture rows (all tasks, and analytics and SQL tasks
 alone, whose rows the levels grow), share of value-family tasks asked as
 programs, median prompt length (characters), traps
 armed per task (the template's trap, or each named trap of a compound
-task), admission rate (admitted tasks over draws) and build time per
+task, plus the trap modules armed: mean and min), trap modules armed
+per task of the templates that accept them (mean, min), admission rate (admitted tasks over draws) and build time per
 1,000 tasks.  Builds one corpus per level from seeds.toml with
 `difficulty` set to that level in [corpus] (and none per template).
 
@@ -22,6 +23,10 @@ import sys
 import tempfile
 import time
 
+MODULES = {'exact_duplicates', 'status_spelling', 'text_numbers'}
+ACCEPTING = {'grouped_sum', 'filtered_total', 'grouped_count', 'grouped_mean', 'pivot',
+             'date_window', 'top_n', 'threshold_flags'}
+
 
 def corpus_config(text, level):
     text = re.sub(r'(?m)^difficulty\s*=.*$', '', text)
@@ -35,8 +40,8 @@ def main():
     ap.add_argument('--jobs', default='2')
     a = ap.parse_args()
     base = open(a.config).read()
-    print('level  tasks  rows  rows(an+sql)  as program  prompt chars  traps armed  '
-          'admission  s/1000 tasks')
+    print('level  tasks  rows  rows(an+sql)  as program  prompt chars  traps mean/min  '
+          'modules mean/min  admission  s/1000 tasks')
     for level in range(1, 6):
         with tempfile.TemporaryDirectory() as d:
             cfg = os.path.join(d, 'seeds.toml')
@@ -53,6 +58,7 @@ def main():
             programs = []
             prompts = []
             traps = []
+            modules = []
             for path in glob.glob(os.path.join(d, 'out', 'experience', '*.jsonl')):
                 for line in open(path):
                     r = json.loads(line)
@@ -65,14 +71,18 @@ def main():
                     if r['family'] == 'analytics':
                         programs.append(r['answer_form'] == 'sql')
                     prompts.append(len(r['prompt']))
-                    traps.append(max(1, len(r['armed_traps'])))
-            m = re.search(r'total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)', out.stdout + out.stderr)
+                    mods = sum(1 for n in r['armed_traps'] if n in MODULES)
+                    own = len(r['armed_traps']) - mods
+                    traps.append(max(1, own) + mods)
+                    if r['template'] in ACCEPTING:
+                        modules.append(mods)
+            m = re.search(r'(?m)^total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)', out.stdout + out.stderr)
             admitted, redrawn = (int(m.group(2)), int(m.group(3))) if m else (len(rows), 0)
-            print('%5d  %5d  %4d  %12d  %9.0f%%  %12d  %11.2f  %8.1f%%  %12.1f' % (
+            print('%5d  %5d  %4d  %12d  %9.0f%%  %12d  %9.2f/%d  %12.2f/%d  %8.1f%%  %12.1f' % (
                 level, len(rows), statistics.median(rows), statistics.median(data_rows),
                 100.0 * sum(programs) / len(programs), statistics.median(prompts),
-                statistics.mean(traps), 100.0 * admitted / (admitted + redrawn),
-                1000.0 * secs / len(rows)))
+                statistics.mean(traps), min(traps), statistics.mean(modules), min(modules),
+                100.0 * admitted / (admitted + redrawn), 1000.0 * secs / len(rows)))
 
 
 if __name__ == '__main__':

@@ -108,6 +108,18 @@ bool vat_csv_set(struct vat_csv *c, size_t row, size_t col, const char *text)
     return true;
 }
 
+void vat_csv_drop_row(struct vat_csv *c, size_t row)
+{
+    if (row >= c->nrows)
+        return;
+    for (size_t i = 0; i < c->row[row].n; i++)
+        if (!in_arena(c, c->row[row].cell[i]))
+            free(c->row[row].cell[i]);
+    free(c->row[row].cell);
+    memmove(&c->row[row], &c->row[row + 1], (c->nrows - row - 1) * sizeof *c->row);
+    c->nrows--;
+}
+
 void vat_csv_release(struct vat_csv *c)
 {
     for (size_t r = 0; r < c->nrows; r++) {

@@ -57,6 +57,8 @@ char *vat_csv_to_string_ends(const struct vat_csv *c, size_t **ends);
  * kept as "").  0 or -1 with e set. */
 int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct vat_err *e);
 void vat_csv_release(struct vat_csv *c);
+/* Removes row `row` (later rows move up one); nothing past the end. */
+void vat_csv_drop_row(struct vat_csv *c, size_t row);
 
 /* Loads rows [hdr+1, nrows) of c into a new table `table` of db, columns
  * named by row hdr.  types[i] is the SQL column type ("TEXT", "REAL",

@@ -13,6 +13,7 @@
 #include "reasoning.h"
 #include "rng.h"
 #include "strength.h"
+#include "trapmod.h"
 #include "verifiers.h"
 
 /* One task's checks during admission.  A SQL task scored by the shared
@@ -125,12 +126,18 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     /* The level asked for comes from its own sub-stream, the same at
      * every attempt, and scales the size params generate reads. */
     vat_task_set_level(t, vat_level_draw(o->master_seed, tm->name, t->index, o->cfg));
+    /* Cross-cutting trap modules by level, from a stream of their own. */
+    vat_trapmod_arm(t);
 
     if (tm->generate(t, &rng, e) != 0)
         return -1;
     t->difficulty = t->level;
     if (!t->prompt || t->n_fixtures < 1 || !t->spec)
         return vat_err_set(e, "%s: generate left the prompt, fixture or spec unset", t->id);
+    /* Modules act on CSV fixtures only: a workbook task arms none. */
+    if (strcmp(t->fixture[0].format, "csv") != 0)
+        t->trapmods = 0;
+    vat_trapmod_prompt(t);
     for (int i = 0; i < t->n_fixtures; i++) {
         if (!vat_path_is_safe(t->fixture[i].path))
             return vat_err_set(e, "%s: unsafe fixture path '%s'", t->id, t->fixture[i].path);
@@ -147,6 +154,8 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
         return -1;
     if (!t->trap)
         return vat_err_set(e, "%s: trap_answer left the trap unset", t->id);
+    if (vat_trapmod_traps(t, e) != 0)
+        return -1;
     if (tm->progform) {
         /* The value form is built and proven first: its gold is the
          * second derivation of the program form's. */

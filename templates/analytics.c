@@ -12,6 +12,7 @@
 #include "jsonout.h"
 #include "sqlio.h"
 #include "trace.h"
+#include "trapmod.h"
 #include "values.h"
 #include "verifiers.h"
 
@@ -22,6 +23,9 @@ int vat_an_write_csv(struct vat_task *t, const struct vat_csv *c, const char *su
 {
     if (c->nrows < 1)
         return vat_err_set(e, "%s: csv fixture has no header row", t->id);
+    /* Armed trap modules plant their rows in the table itself, so the
+     * prompt the template builds from it shows what the file holds. */
+    vat_trapmod_plant(t, (struct vat_csv *)c, suffix);
     char *rel = vat_task_fixture_relpath(t, suffix);
     if (vat_csv_write(c, t->root, rel, e) != 0) {
         free(rel);
@@ -70,6 +74,8 @@ int vat_an_read_csv(const struct vat_task *t, int fi, const char *const *cols, s
                                i + 1, got, ncols);
         }
     }
+    if (strcmp(t->fixture[fi].format, "csv") == 0)
+        vat_trapmod_clean(t, c);
     return 0;
 }
 
@@ -305,6 +311,16 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
         if (rc != 0)
             return -1;
         *db = l->db;
+        /* the armed modules' cleaning writes the table before it is lent
+         * (the loader's authorizer refuses writes to a lent table) */
+        l->lent = false;
+        rc = vat_trapmod_clean_sqlite(t, *db, table, e);
+        l->lent = true;
+        if (rc != 0) {
+            vat_an_csv_done(*db);
+            *db = NULL;
+            return -1;
+        }
         return 0;
     }
     if (sqlite3_open_v2(":memory:", db,
@@ -319,6 +335,8 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
     }
     int rc = vat_csv_to_sqlite(&c, 0, *db, table, types, blank_is_null, e);
     vat_csv_release(&c);
+    if (rc == 0)
+        rc = vat_trapmod_clean_sqlite(t, *db, table, e);
     if (rc != 0) {
         sqlite3_close(*db);
         *db = NULL;

@@ -21,6 +21,7 @@
 #include "progform.h"
 #include "sqlgen.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define DW_REL_TOL 1e-9
@@ -642,6 +643,10 @@ static const struct vat_progform dw_progform = {
     .variant = dw_pf_variant,
 };
 
+/* Amounts are decimals.  No duplicates module: a variant whose window
+ * holds only its bound payments seldom gets a repeated one inside it. */
+static const struct vat_trapmods dw_modules = {.amount = "amount"};
+
 const struct vat_template vat_tmpl_date_window = {
     .version = VAT_TEMPLATE_V1,
     .name = "date_window",
@@ -662,4 +667,5 @@ const struct vat_template vat_tmpl_date_window = {
     .progform = &dw_progform,
     .conventions = dw_conventions,
     .defects = dw_defects,
+    .modules = &dw_modules,
 };

@@ -1152,7 +1152,7 @@ static char *expert_play(struct transcript *tr, struct vat_task *t, const struct
                 answer = vat_xstrdup(t->gold);
         } else if (pf && b->have_names) {
             tr_call(tr, "sample", json_pack("{s:s, s:i}", "table", b->table, "n", 3));
-            char *q = pf->gold_sql(t, &b->names);
+            char *q = vat_progform_gold_sql(t, pf, &b->names);
             json_t *v = sql_value(tr, q, pf->kind);
             free(q);
             answer = v ? value_text(v) : NULL;

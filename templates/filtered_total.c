@@ -16,6 +16,7 @@
 #include "progform.h"
 #include "sqlgen.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define FT_MAX_ACCOUNTS 8
@@ -573,6 +574,10 @@ static const struct vat_progform ft_progform = {
     .variant = ft_pf_variant,
 };
 
+/* Entry ids are unique, kinds lower case, amounts signed decimals. */
+static const struct vat_trapmods ft_modules = {
+    .duplicates = true, .status = "kind", .amount = "amount", .status_value = "adjustment"};
+
 const struct vat_template vat_tmpl_filtered_total = {
     .version = VAT_TEMPLATE_V1,
     .name = "filtered_total",
@@ -593,4 +598,5 @@ const struct vat_template vat_tmpl_filtered_total = {
     .progform = &ft_progform,
     .conventions = ft_conventions,
     .defects = ft_defects,
+    .modules = &ft_modules,
 };

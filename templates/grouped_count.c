@@ -15,6 +15,7 @@
 #include "progform.h"
 #include "prompt.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define GC_MAX_TEAMS 12
@@ -620,6 +621,9 @@ static const struct vat_progform gc_progform = {
     .variant = gc_pf_variant,
 };
 
+/* Ticket ids are unique: a repeated row is a copy. */
+static const struct vat_trapmods gc_modules = {.duplicates = true};
+
 const struct vat_template vat_tmpl_grouped_count = {
     .version = VAT_TEMPLATE_V1,
     .name = "grouped_count",
@@ -640,4 +644,5 @@ const struct vat_template vat_tmpl_grouped_count = {
     .progform = &gc_progform,
     .conventions = gc_conventions,
     .defects = gc_defects,
+    .modules = &gc_modules,
 };

@@ -16,6 +16,7 @@
 #include "prompt.h"
 #include "progform.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define GM_MAX_PRODUCTS 10
@@ -587,6 +588,9 @@ static const struct vat_progform gm_progform = {
     .variant = gm_pf_variant,
 };
 
+/* Review ids are unique: a repeated row is a copy. */
+static const struct vat_trapmods gm_modules = {.duplicates = true};
+
 const struct vat_template vat_tmpl_grouped_mean = {
     .version = VAT_TEMPLATE_V1,
     .name = "grouped_mean",
@@ -608,4 +612,5 @@ const struct vat_template vat_tmpl_grouped_mean = {
     .progform = &gm_progform,
     .conventions = gm_conventions,
     .defects = gm_defects,
+    .modules = &gm_modules,
 };

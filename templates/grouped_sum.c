@@ -13,6 +13,7 @@
 #include "prompt.h"
 #include "progform.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define GS_MAX_REGIONS 8
@@ -610,6 +611,10 @@ static const struct vat_progform gs_progform = {
     .variant = gs_pf_variant,
 };
 
+/* Order ids are unique, statuses lower case, amounts decimals. */
+static const struct vat_trapmods gs_modules = {
+    .duplicates = true, .status = "status", .amount = "amount", .status_value = "paid"};
+
 const struct vat_template vat_tmpl_grouped_sum = {
     .version = VAT_TEMPLATE_V1,
     .name = "grouped_sum",
@@ -629,4 +634,5 @@ const struct vat_template vat_tmpl_grouped_sum = {
     .progform = &gs_progform,
     .conventions = gs_conventions,
     .defects = gs_defects,
+    .modules = &gs_modules,
 };

@@ -16,6 +16,7 @@
 #include "progform.h"
 #include "prompt.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define PV_MAX_MONTHS 12
@@ -751,6 +752,9 @@ static const struct vat_progform pv_progform = {
     .variant = pv_pf_variant,
 };
 
+/* Shipment ids are unique: a repeated row is a copy. */
+static const struct vat_trapmods pv_modules = {.duplicates = true};
+
 const struct vat_template vat_tmpl_pivot = {
     .version = VAT_TEMPLATE_V1,
     .name = "pivot",
@@ -771,4 +775,5 @@ const struct vat_template vat_tmpl_pivot = {
     .progform = &pv_progform,
     .conventions = pv_conventions,
     .defects = pv_defects,
+    .modules = &pv_modules,
 };

@@ -11,6 +11,7 @@
 #include "prompt.h"
 #include "sqlgen.h"
 #include "template.h"
+#include "trapmod.h"
 #include "verifiers.h"
 
 static const char *const pf_prefixes[32] = {
@@ -574,12 +575,20 @@ static int traps_as_sql(const struct vat_task *t, const struct vat_progform *pf,
                         const struct vat_pf_names *n, const json_t *gr, char **sql,
                         struct vat_err *e)
 {
-    if (t->n_traps > 0 && !pf->traps_sql)
+    bool own = false;
+    for (int i = 0; i < t->n_traps; i++)
+        own |= t->traps[i].module == 0;
+    if (own && !pf->traps_sql)
         return vat_err_set(e, "%s: %d named traps but no traps_sql: they would stay values",
                            t->id, t->n_traps);
     for (int i = 0; i < t->n_traps; i++) {
         const char *name = t->traps[i].name ? t->traps[i].name : "";
-        if (!(sql[i] = pf->traps_sql(t, n, name)))
+        if (t->traps[i].module) {
+            /* a trap module's mistake: gold without that module's cleaning */
+            char *raw = pf->gold_sql(t, n);
+            sql[i] = vat_trapmod_wrap_sql(t, pf, n->table, raw, t->traps[i].module);
+            free(raw);
+        } else if (!(sql[i] = pf->traps_sql(t, n, name)))
             return vat_err_set(e, "%s: trap '%s' has no SQL", t->id, name);
         json_t *tr = vat_sqlgen_run_all(t, sql[i], e);
         if (!tr)
@@ -666,7 +675,13 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
                          : vat_sqlgen_spec(t, tabs, 1, pf->ordered, pf->rel_tol, pf->abs_tol);
     if (!is_db)
         json_object_set_new(spec, "load", load_spec(pf, &names));
-    char *gold = pf->gold_sql(t, &names), *trap = pf->trap_sql(t, &names);
+    char *gold = vat_progform_gold_sql(t, pf, &names), *trap = pf->trap_sql(t, &names);
+    if (t->trapmods) {
+        /* the template's own mistake, with the modules cleaned as gold is */
+        char *raw = trap;
+        trap = vat_trapmod_wrap_sql(t, pf, names.table, raw, 0);
+        free(raw);
+    }
     json_object_set_new(spec, "reference_sql", json_string(gold));
     /* The value form's answer: what the gold query's rows on the main
      * fixture must read as (vat_progform_confirm). */
@@ -712,6 +727,7 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
     t->phrasing[0] = 0;
     if ((is_db ? build_prompt_db(t, pf, &names, &db, e) : build_prompt(t, pf, &names, e)) != 0)
         goto out;
+    vat_trapmod_prompt(t);
     for (int i = 0; i < t->n_traps; i++) {
         free(t->traps[i].answer);
         t->traps[i].answer = tsql[i];
@@ -737,6 +753,17 @@ out:
     json_decref(tr);
     json_decref(derived);
     return rc;
+}
+
+char *vat_progform_gold_sql(const struct vat_task *t, const struct vat_progform *pf,
+                            const struct vat_pf_names *n)
+{
+    char *raw = pf->gold_sql(t, n);
+    if (!t->trapmods)
+        return raw;
+    char *sql = vat_trapmod_wrap_sql(t, pf, n->table, raw, 0);
+    free(raw);
+    return sql;
 }
 
 int vat_progform_confirm(const struct vat_task *t, const struct vat_progform *pf,

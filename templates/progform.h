@@ -131,6 +131,11 @@ struct vat_progform {
 void vat_progform_names(const struct vat_task *t, const struct vat_progform *pf,
                         struct vat_pf_names *n);
 
+/* pf->gold_sql for task t, with the cleaning of its armed trap modules
+ * (templates/trapmod.h) prefixed (new string). */
+char *vat_progform_gold_sql(const struct vat_task *t, const struct vat_progform *pf,
+                            const struct vat_pf_names *n);
+
 /* The task's answer form: "value" or "sql".  The template's "answer_form"
  * param decides; "mixed" draws from the stream "form" of the task (seed,
  * template, index, attempt), even odds.  A task whose main fixture is not

@@ -51,6 +51,7 @@ void vat_task_clear(struct vat_task *t)
     t->priv_free = NULL;
     t->gold = t->trap = t->malformed = NULL;
     t->answer_form = NULL;
+    t->trapmods = t->trapmods_off = 0;
     json_decref(t->env);
     t->env = NULL;
     t->difficulty = 0;

@@ -38,6 +38,7 @@ struct vat_trap {
     const char *name;   /* short, stable: "duplicates" (static)             */
     const char *text;   /* one sentence: the mistake (static)               */
     char *answer;       /* what that mistake alone answers                  */
+    unsigned module;    /* a trap module's bit (templates/trapmod.h), else 0 */
 };
 
 struct vat_task {
@@ -106,6 +107,11 @@ struct vat_task {
     int level;
     json_t *level_cfg;
     const json_t *base_cfg;
+    /* The trap modules armed (VAT_TM_* bits of templates/trapmod.h, set
+     * by vat_trapmod_arm before generate), and those whose cleaning a
+     * module's trap switches off while it reads the fixture. */
+    unsigned trapmods;
+    unsigned trapmods_off;
 };
 
 /* Sets t->id and the identity fields; everything else zeroed. */

@@ -11,6 +11,7 @@
 
 struct vat_progform;
 struct vat_convention;
+struct vat_trapmods;
 
 #define VAT_TEMPLATE_V1 1
 
@@ -101,6 +102,11 @@ struct vat_template {
      * states the convention instead and never holds one of these (nor one
      * of the general list in tests/test_wording.c). */
     const char *const *defects;
+    /* Appended later still (NULL: none accepted). */
+    /* Analytics with a CSV fixture only: the cross-cutting trap modules
+     * the template accepts and the columns they act on (templates/
+     * trapmod.h); each must be proven on its own for the template. */
+    const struct vat_trapmods *modules;
 };
 
 /* The question of task t in a question space of n questions: element

@@ -18,6 +18,7 @@
 #include "progform.h"
 #include "prompt.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define TF_REL_TOL 1e-9
@@ -692,6 +693,9 @@ static const struct vat_progform tf_progform = {
     .variant = tf_pf_variant,
 };
 
+/* Balances are decimals the threshold compares. */
+static const struct vat_trapmods tf_modules = {.amount = "balance"};
+
 const struct vat_template vat_tmpl_threshold_flags = {
     .version = VAT_TEMPLATE_V1,
     .name = "threshold_flags",
@@ -711,4 +715,5 @@ const struct vat_template vat_tmpl_threshold_flags = {
     .progform = &tf_progform,
     .conventions = tf_conventions,
     .defects = tf_defects,
+    .modules = &tf_modules,
 };

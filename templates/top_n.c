@@ -19,6 +19,7 @@
 #include "progform.h"
 #include "prompt.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define TN_MAX_CUST 40
@@ -948,6 +949,10 @@ static const struct vat_progform tn_progform = {
     .variant = tn_pf_variant,
 };
 
+/* Amounts are decimals; a repeated sale seldom moves the ranking, so no
+ * duplicates module. */
+static const struct vat_trapmods tn_modules = {.amount = "amount"};
+
 const struct vat_template vat_tmpl_top_n = {
     .version = VAT_TEMPLATE_V1,
     .name = "top_n",
@@ -968,4 +973,5 @@ const struct vat_template vat_tmpl_top_n = {
     .progform = &tn_progform,
     .conventions = tn_conventions,
     .defects = tn_defects,
+    .modules = &tn_modules,
 };

@@ -13,6 +13,9 @@
  *     no grammar markup left over, no question mark after a request;
  *   - realisations: each template and style draws at least 50 distinct
  *     phrasings over 60 tasks (so at least 50 over any larger count).
+ * Templates that accept trap modules (templates/trapmod.h) also draw
+ * tasks at levels 3 and 4, where modules are armed and their conventions
+ * join the prompt, held to the same rules.
  * The lists grow with every slip found. */
 #include <ctype.h>
 #include <setjmp.h>
@@ -30,9 +33,13 @@
 #include "rules.h"
 #include "template.h"
 #include "testutil.h"
+#include "trapmod.h"
 
 #define SEED 44044u
 #define PER_STYLE 60
+/* Tasks per style drawn at levels 3 and 4 (alternately) from templates
+ * that accept trap modules, after the PER_STYLE level-1 ones. */
+#define ARMED_PER_STYLE 8
 #define MIN_REALISATIONS 50
 
 /* One drawn prompt, kept for every test of the group. */
@@ -157,9 +164,16 @@ static void draw_all(struct corpus *c)
             json_decref(defaults);
             json_object_set_new(v->cfg, "prompt_style",
                                 json_string(style ? "natural" : "explicit"));
-            for (uint32_t i = 0; i < PER_STYLE; i++) {
+            uint32_t armed = vat_trapmod_accepted(tm) ? ARMED_PER_STYLE : 0;
+            for (uint32_t i = 0; i < PER_STYLE + armed; i++) {
                 struct vat_task t;
                 struct vat_replay r;
+                if (i >= PER_STYLE) {
+                    json_t *w = json_array();
+                    for (int l = 1; l <= 5; l++)
+                        json_array_append_new(w, json_integer(l == 3 + (int)(i % 2)));
+                    json_object_set_new(v->cfg, "difficulty", w);
+                }
                 vat_tt_draw(v, &t, NULL, i, 6000, 40, &r);
                 if (c->n == cap) {
                     cap = cap ? 2 * cap : 1024;

@@ -1,0 +1,578 @@
+/* trapmod.c — cross-cutting trap modules planted, cleaned and proven at
+ * the CSV layer (see trapmod.h). */
+#include "trapmod.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "level.h"
+#include "progform.h"
+#include "prompt.h"
+#include "template.h"
+
+static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spelling",
+                                               "text_numbers"};
+static const char *const tm_mistakes[VAT_TM_N] = {
+    "Counting every copy of a row that the export holds twice, identical in every column.",
+    "Comparing the status as written, so values in another case or with surrounding spaces "
+    "miss the filter.",
+    "Skipping the amounts written with a currency sign or thousands separators as if they "
+    "were not numbers.",
+};
+
+static int tm_index(unsigned m)
+{
+    return m == VAT_TM_DUPLICATES ? 0 : m == VAT_TM_STATUS ? 1 : 2;
+}
+
+const char *vat_trapmod_name(unsigned m)
+{
+    return tm_names[tm_index(m)];
+}
+
+const char *vat_trapmod_mistake(unsigned m)
+{
+    return tm_mistakes[tm_index(m)];
+}
+
+unsigned vat_trapmod_accepted(const struct vat_template *tm)
+{
+    const struct vat_trapmods *d = tm->modules;
+    if (!d)
+        return 0;
+    return (d->duplicates ? VAT_TM_DUPLICATES : 0u) | (d->status ? VAT_TM_STATUS : 0u) |
+           (d->amount ? VAT_TM_TEXTNUM : 0u);
+}
+
+void vat_trapmod_arm(struct vat_task *t)
+{
+    unsigned acc = vat_trapmod_accepted(t->tmpl);
+    int level = vat_task_level(t);
+    t->trapmods = 0;
+    t->trapmods_off = 0;
+    if (!acc || level < 3)
+        return;
+    if (level >= 4) {
+        t->trapmods = acc;
+        return;
+    }
+    unsigned bits[VAT_TM_N];
+    uint32_t n = 0;
+    for (unsigned m = 1; m <= VAT_TM_TEXTNUM; m <<= 1)
+        if (acc & m)
+            bits[n++] = m;
+    struct vat_rng r;
+    vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, "trapmods", t->attempt, NULL);
+    t->trapmods = bits[vat_rng_below(&r, n)];
+}
+
+/* ---- planting ------------------------------------------------------------- */
+
+/* A plain decimal: an optional '-', digits, an optional '.' and digits. */
+static bool plain_number(const char *s)
+{
+    if (*s == '-')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    while (isdigit((unsigned char)*s))
+        s++;
+    if (*s == '.') {
+        s++;
+        if (!isdigit((unsigned char)*s))
+            return false;
+        while (isdigit((unsigned char)*s))
+            s++;
+    }
+    return *s == 0;
+}
+
+/* s (a plain decimal) as text: form 0 "$1,234.50", 1 "1,234.50" (forms
+ * 0 and 1 fall back to 2 below 1,000), 2 "$1234.50". */
+static void number_as_text(const char *s, int form, char *out, size_t cap)
+{
+    bool neg = *s == '-';
+    const char *d = s + neg;
+    size_t ilen = strcspn(d, ".");
+    if (ilen <= 3 && form == 1)
+        form = 0;
+    size_t o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (form != 1)
+        out[o++] = '$';
+    for (size_t i = 0; i < ilen && o + 2 < cap; i++) {
+        if (form != 2 && i > 0 && (ilen - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = d[i];
+    }
+    snprintf(out + o, cap - o, "%s", d + ilen);
+}
+
+/* Whether row i is one a module plants in: every row, or with a status
+ * column and value declared, the rows whose status is that value in any
+ * case or spacing (planting comes after status variants). */
+static bool is_target(const struct vat_csv *c, size_t i, int sc, const char *value)
+{
+    if (sc < 0 || !value)
+        return true;
+    const char *v = vat_csv_get(c, i, (size_t)sc);
+    while (*v == ' ')
+        v++;
+    size_t n = strlen(value);
+    if (strncasecmp(v, value, n) != 0)
+        return false;
+    for (v += n; *v == ' '; v++)
+        ;
+    return *v == 0;
+}
+
+/* Row indexes of c's target rows (new array, *n of them). */
+static size_t *targets(const struct vat_csv *c, int sc, const char *value, size_t *n)
+{
+    size_t *ix = vat_xmalloc(c->nrows * sizeof *ix);
+    *n = 0;
+    for (size_t i = 1; i < c->nrows; i++)
+        if (is_target(c, i, sc, value))
+            ix[(*n)++] = i;
+    return ix;
+}
+
+static void status_variant(struct vat_csv *c, size_t i, int col, struct vat_rng *r)
+{
+    const char *v = vat_csv_get(c, i, (size_t)col);
+    if (!*v)
+        return;
+    /* forms: "PAID", "Paid", " Paid", "Paid " */
+    char buf[128];
+    int form = (int)vat_rng_below(r, 4);
+    size_t n = strlen(v) < 120 ? strlen(v) : 120;
+    size_t o = 0;
+    if (form == 2)
+        buf[o++] = ' ';
+    for (size_t k = 0; k < n; k++)
+        buf[o++] = form == 0 || k == 0 ? (char)toupper((unsigned char)v[k]) : v[k];
+    if (form == 3)
+        buf[o++] = ' ';
+    buf[o] = 0;
+    vat_csv_set(c, i, (size_t)col, buf);
+}
+
+static void textnum_variant(struct vat_csv *c, size_t i, int col, struct vat_rng *r)
+{
+    const char *v = vat_csv_get(c, i, (size_t)col);
+    if (!plain_number(v) || strlen(v) > 40)
+        return;
+    char buf[64];
+    int form = (int)vat_rng_below(r, 3);
+    number_as_text(v, form, buf, sizeof buf);
+    vat_csv_set(c, i, (size_t)col, buf);
+}
+
+/* Rewrites each target row with chance p, and two target rows at least
+ * (when there are), by `one`. */
+static void plant_cells(struct vat_csv *c, int col, int sc, const char *value, double p,
+                        struct vat_rng *r,
+                        void (*one)(struct vat_csv *, size_t, int, struct vat_rng *))
+{
+    size_t n;
+    size_t *ix = targets(c, sc, value, &n);
+    size_t done = 0;
+    for (size_t j = 0; j < n; j++)
+        if (vat_rng_chance(r, p)) {
+            one(c, ix[j], col, r);
+            done++;
+        }
+    for (; done < 2 && n > 0; done++) {
+        size_t j = vat_rng_below(r, (uint32_t)n);
+        one(c, ix[j], col, r);
+    }
+    free(ix);
+}
+
+/* Appends copies of about one row in eight (eight at least), drawn from the
+ * target rows, at the end: an export sent twice. */
+static void plant_duplicates(struct vat_csv *c, int sc, const char *value, struct vat_rng *r)
+{
+    size_t n;
+    size_t *ix = targets(c, sc, value, &n);
+    if (n == 0) {
+        free(ix);
+        ix = targets(c, -1, NULL, &n);
+    }
+    size_t n0 = c->nrows - 1;
+    size_t k = n0 / 8 < 8 ? 8 : n0 / 8;
+    for (size_t j = 0; j < k && n > 0; j++) {
+        size_t src = ix[vat_rng_below(r, (uint32_t)n)];
+        vat_csv_row_begin(c);
+        for (size_t col = 0; col < c->row[src].n; col++)
+            vat_csv_add(c, vat_csv_get(c, src, col));
+    }
+    free(ix);
+}
+
+void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *suffix)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    if (!t->trapmods || !d || c->nrows < 2)
+        return;
+    char purpose[48];
+    snprintf(purpose, sizeof purpose, "trapmods%s", suffix);
+    struct vat_rng r;
+    vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, purpose, t->attempt, NULL);
+    int sc = d->status ? vat_csv_col(c, 0, d->status) : -1;
+    int ac = d->amount ? vat_csv_col(c, 0, d->amount) : -1;
+    const char *value = d->status_value;
+    if ((t->trapmods & VAT_TM_STATUS) && sc >= 0)
+        plant_cells(c, sc, sc, value, 0.5, &r, status_variant);
+    if ((t->trapmods & VAT_TM_TEXTNUM) && ac >= 0)
+        plant_cells(c, ac, sc, value, 0.5, &r, textnum_variant);
+    if (t->trapmods & VAT_TM_DUPLICATES)
+        plant_duplicates(c, sc, value, &r);
+}
+
+/* ---- cleaning in C ----------------------------------------------------------- */
+
+static bool has_text_number(const char *s)
+{
+    return strpbrk(s, "$,") != NULL;
+}
+
+static void clean_status(struct vat_csv *c, int col)
+{
+    for (size_t i = 1; i < c->nrows; i++) {
+        const char *v = vat_csv_get(c, i, (size_t)col);
+        while (*v == ' ')
+            v++;
+        size_t n = strlen(v);
+        while (n && v[n - 1] == ' ')
+            n--;
+        char *s = vat_xmalloc(n + 1);
+        for (size_t k = 0; k < n; k++)
+            s[k] = (char)tolower((unsigned char)v[k]);
+        s[n] = 0;
+        vat_csv_set(c, i, (size_t)col, s);
+        free(s);
+    }
+}
+
+static void clean_textnum(struct vat_csv *c, int col, bool on)
+{
+    for (size_t i = c->nrows; i-- > 1;) {
+        const char *v = vat_csv_get(c, i, (size_t)col);
+        if (!has_text_number(v))
+            continue;
+        if (!on) {
+            vat_csv_drop_row(c, i);
+            continue;
+        }
+        char buf[64];
+        size_t o = 0;
+        for (; *v && o + 1 < sizeof buf; v++)
+            if (*v != '$' && *v != ',')
+                buf[o++] = *v;
+        buf[o] = 0;
+        vat_csv_set(c, i, (size_t)col, buf);
+    }
+}
+
+static uint64_t row_hash(const struct vat_csv_row *row)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < row->n; k++) {
+        for (const char *p = row->cell[k]; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ull;
+        h = (h ^ 0x1f) * 1099511628211ull;
+    }
+    return h;
+}
+
+static bool rows_equal(const struct vat_csv_row *a, const struct vat_csv_row *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t k = 0; k < a->n; k++)
+        if (strcmp(a->cell[k], b->cell[k]) != 0)
+            return false;
+    return true;
+}
+
+struct row_key {
+    uint64_t h;
+    size_t i;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+    const struct row_key *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Drops every data row identical to an earlier one (the first copy
+ * stays): rows sorted by (hash, position), so each run of equal hashes
+ * is compared with its earlier members only. */
+static void clean_duplicates(struct vat_csv *c)
+{
+    size_t n = c->nrows;
+    if (n < 3)
+        return;
+    struct row_key *k = vat_xmalloc((n - 1) * sizeof *k);
+    bool *drop = vat_xmalloc(n * sizeof *drop);
+    for (size_t i = 1; i < n; i++) {
+        k[i - 1].h = row_hash(&c->row[i]);
+        k[i - 1].i = i;
+        drop[i] = false;
+    }
+    qsort(k, n - 1, sizeof *k, cmp_key);
+    for (size_t a = 0; a < n - 1; a++)
+        for (size_t b = a + 1; b < n - 1 && k[b].h == k[a].h; b++)
+            if (!drop[k[b].i] && !drop[k[a].i] &&
+                rows_equal(&c->row[k[a].i], &c->row[k[b].i]))
+                drop[k[b].i] = true;
+    /* one pass keeps the order of the rows that stay */
+    size_t w = 1;
+    for (size_t i = 1; i < n; i++) {
+        if (drop[i]) {
+            vat_csv_drop_row(c, w);
+            continue;
+        }
+        w++;
+    }
+    free(k);
+    free(drop);
+}
+
+void vat_trapmod_clean(const struct vat_task *t, struct vat_csv *c)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    if (!t->trapmods || !d || c->nrows < 1)
+        return;
+    unsigned on = t->trapmods & ~t->trapmods_off;
+    int sc = d->status ? vat_csv_col(c, 0, d->status) : -1;
+    int ac = d->amount ? vat_csv_col(c, 0, d->amount) : -1;
+    if ((on & VAT_TM_STATUS) && sc >= 0)
+        clean_status(c, sc);
+    if ((t->trapmods & VAT_TM_TEXTNUM) && ac >= 0)
+        clean_textnum(c, ac, (on & VAT_TM_TEXTNUM) != 0);
+    if (on & VAT_TM_DUPLICATES)
+        clean_duplicates(c);
+}
+
+/* ---- cleaning in SQL ------------------------------------------------------------ */
+
+static int exec_sql(sqlite3 *db, const char *sql, const struct vat_task *t, struct vat_err *e)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        vat_err_set(e, "%s: trap module cleaning: %s", t->id, msg ? msg : sqlite3_errstr(rc));
+    sqlite3_free(msg);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* The table's columns, quoted and comma-separated (new sqlite3 string). */
+static char *column_list(sqlite3 *db, const char *table)
+{
+    char *q = sqlite3_mprintf("PRAGMA table_info(\"%w\")", table);
+    sqlite3_stmt *st = NULL;
+    char *out = NULL;
+    if (q && sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *name = (const char *)sqlite3_column_text(st, 1);
+            char *next = sqlite3_mprintf("%s%s\"%w\"", out ? out : "", out ? ", " : "",
+                                         name ? name : "");
+            sqlite3_free(out);
+            out = next;
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_free(q);
+    return out;
+}
+
+int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *table,
+                             struct vat_err *e)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    if (!t->trapmods || !d)
+        return 0;
+    unsigned on = t->trapmods & ~t->trapmods_off;
+    int rc = 0;
+    if (rc == 0 && (on & VAT_TM_STATUS) && d->status) {
+        char *q = sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = lower(trim(\"%w\", ' '))", table,
+                                  d->status, d->status);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
+    if (rc == 0 && (t->trapmods & VAT_TM_TEXTNUM) && d->amount) {
+        char *q = (on & VAT_TM_TEXTNUM)
+                      ? sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = CAST(replace(replace(\"%w\", "
+                                        "'$', ''), ',', '') AS REAL) WHERE typeof(\"%w\") = "
+                                        "'text' AND \"%w\" GLOB '*[$,]*'",
+                                        table, d->amount, d->amount, d->amount, d->amount)
+                      : sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" GLOB '*[$,]*'", table,
+                                        d->amount);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
+    if (rc == 0 && (on & VAT_TM_DUPLICATES)) {
+        char *cols = column_list(db, table);
+        char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE rowid NOT IN (SELECT min(rowid) "
+                                  "FROM \"%w\" GROUP BY %s)",
+                                  table, table, cols ? cols : "rowid");
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+        sqlite3_free(cols);
+    }
+    return rc;
+}
+
+char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *pf,
+                           const char *table, const char *sql, unsigned off)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    unsigned on = d ? t->trapmods & ~off : 0;
+    if (!on)
+        return vat_xstrdup(sql);
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_printf(&b, "WITH %s AS (SELECT %s", table, (on & VAT_TM_DUPLICATES) ? "DISTINCT " : "");
+    for (size_t i = 0; i < pf->ncols; i++) {
+        const char *c = pf->columns[i];
+        if (i)
+            vat_buf_puts(&b, ", ");
+        if ((on & VAT_TM_STATUS) && d->status && strcmp(c, d->status) == 0)
+            vat_buf_printf(&b, "lower(trim(%s)) AS %s", c, c);
+        else if ((on & VAT_TM_TEXTNUM) && d->amount && strcmp(c, d->amount) == 0)
+            vat_buf_printf(&b,
+                           "CASE WHEN %s GLOB '*[$,]*' THEN CAST(replace(replace(%s, '$', ''), "
+                           "',', '') AS REAL) ELSE %s END AS %s",
+                           c, c, c, c);
+        else
+            vat_buf_puts(&b, c);
+    }
+    vat_buf_printf(&b, " FROM main.%s)", table);
+    if (strncmp(sql, "WITH ", 5) == 0)
+        vat_buf_printf(&b, ",\n%s", sql + 5);
+    else
+        vat_buf_printf(&b, "\n%s", sql);
+    return vat_buf_detach(&b);
+}
+
+/* ---- the prompt ------------------------------------------------------------------ */
+
+static const char tm_say_dup_explicit[] =
+    "[[Rows identical in every column are one record: count each such row once|A row that "
+    "matches another in every column is the same record and counts once|Identical rows "
+    "(every column equal) are one record, taken once]].";
+static const char tm_say_dup_natural[] =
+    "[[Two rows that match in every column are the same record, so it counts once|When rows "
+    "match in every column, they are one record and count once]].";
+/* Explicit questions say the status is "exactly" its value; the
+ * convention says what "exactly" is compared against, so the two agree. */
+static const char tm_say_status_explicit[] =
+    "[[`{col}` is compared after trimming surrounding spaces and lower-casing: a value that "
+    "is then exactly `{value}` counts|`{col}` is matched trimmed and in lower case, so any "
+    "spelling that becomes exactly `{value}` counts|Before the comparison, trim `{col}` and "
+    "lower-case it: whatever then reads exactly `{value}` counts]].";
+static const char tm_say_status_natural[] =
+    "[[The `{col}` values mean the same whatever their case or surrounding spaces|{An} `{col}` "
+    "is the same value in capitals or with spaces around it]].";
+static const char tm_say_num_explicit[] =
+    "[[{An} `{col}` with a currency sign or thousands separators is the number it shows "
+    "(`$1,234.50` is 1234.50)|`{col}` is a number even where it carries a `$` sign or "
+    "thousands separators: `$1,234.50` means 1234.50|Read `{col}` as a number, a `$` sign and "
+    "thousands separators dropped (`$1,234.50` is 1234.50)]].";
+static const char tm_say_num_natural[] =
+    "[[{An} `{col}` such as `$1,234.50` is simply 1234.50|Amounts in `{col}` count as numbers "
+    "with or without a `$` sign and thousands separators]].";
+
+void vat_trapmod_prompt(struct vat_task *t)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    if (!t->trapmods || !d || !t->prompt)
+        return;
+    bool nat = vat_prompt_natural(t);
+    /* The conventions follow the data they are about: after the CSV
+     * block the prompt shows, else at the end. */
+    const char *at = strstr(t->prompt, "```csv\n");
+    at = at ? strstr(at, "\n```\n") : NULL;
+    size_t cut = at ? (size_t)(at - t->prompt) + 5 : strlen(t->prompt);
+    struct vat_buf b = VAT_BUF_INIT;
+    vat_buf_putn(&b, t->prompt, cut);
+    while (b.len && b.data[b.len - 1] == '\n')
+        b.len--;
+    vat_buf_puts(&b, "\n\n");
+    const char *sep = "";
+    if (t->trapmods & VAT_TM_DUPLICATES) {
+        vat_prompt_say(&b, t, 'D', nat ? tm_say_dup_natural : tm_say_dup_explicit, NULL);
+        sep = " ";
+    }
+    if (t->trapmods & VAT_TM_STATUS) {
+        const char *kv[] = {"col", d->status, "value", d->status_value, NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'S', nat ? tm_say_status_natural : tm_say_status_explicit, kv);
+        sep = " ";
+    }
+    if (t->trapmods & VAT_TM_TEXTNUM) {
+        const char *kv[] = {"col", d->amount, NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'N', nat ? tm_say_num_natural : tm_say_num_explicit, kv);
+    }
+    vat_buf_puts(&b, at ? "\n\n" : "\n");
+    if (at) {
+        const char *rest = t->prompt + cut;
+        while (*rest == '\n')
+            rest++;
+        vat_buf_puts(&b, rest);
+    }
+    free(t->prompt);
+    t->prompt = vat_buf_detach(&b);
+}
+
+/* ---- the modules' traps ------------------------------------------------------------ */
+
+/* The reference with module m's cleaning off: t->gold and the spec's
+ * "expected" as they were. */
+static char *answer_without(struct vat_task *t, unsigned m, struct vat_err *e)
+{
+    char *gold = t->gold;
+    json_t *expected = json_incref(json_object_get(t->spec, "expected"));
+    t->gold = NULL;
+    t->trapmods_off = m;
+    int rc = t->tmpl->reference(t, e);
+    t->trapmods_off = 0;
+    char *ans = t->gold;
+    t->gold = gold;
+    if (expected)
+        json_object_set_new(t->spec, "expected", expected);
+    if (rc != 0) {
+        free(ans);
+        return NULL;
+    }
+    return ans;
+}
+
+int vat_trapmod_traps(struct vat_task *t, struct vat_err *e)
+{
+    for (unsigned m = 1; m <= VAT_TM_TEXTNUM; m <<= 1) {
+        if (!(t->trapmods & m))
+            continue;
+        if (t->n_traps == VAT_MAX_TRAPS)
+            return vat_err_set(e, "%s: no room for trap '%s'", t->id, vat_trapmod_name(m));
+        struct vat_err inner;
+        char *ans = answer_without(t, m, &inner);
+        if (!ans)
+            return vat_err_set(e, "%s: trap '%s': %s", t->id, vat_trapmod_name(m), inner.msg);
+        struct vat_trap *tp = &t->traps[t->n_traps++];
+        tp->name = vat_trapmod_name(m);
+        tp->text = vat_trapmod_mistake(m);
+        tp->answer = ans;
+        tp->module = m;
+    }
+    return 0;
+}

@@ -1,0 +1,115 @@
+/* trapmod.h — cross-cutting trap modules: mistakes any analytics template
+ * can arm on top of its own trap, at the CSV layer every one of them goes
+ * through.
+ *
+ * A template declares the modules it accepts (struct vat_trapmods, the
+ * `modules` member of struct vat_template) with the columns involved; the
+ * pipeline arms them by level (vat_trapmod_arm: none below level 3, one at
+ * level 3, every accepted one, at least three, from level 4) from the
+ * task's own stream "trapmods", so no template draw moves and unarmed
+ * tasks are byte-identical to a build without modules.  A module
+ *   - plants its rows where a fixture is written (vat_an_write_csv: main
+ *     and program-form variants alike, each from the stream
+ *     "trapmods<suffix>" of the task), rewriting the table in place so
+ *     the prompt shows what the file holds;
+ *   - is cleaned where a reference reads (vat_an_read_csv), in C, and
+ *     where a second derivation loads the CSV into SQLite
+ *     (vat_an_csv_sqlite), in SQL, so the two stay independent;
+ *   - is cleaned in the program form by a CTE that shadows the table,
+ *     prefixed to the gold query (vat_trapmod_wrap_sql);
+ *   - states its convention in the prompt (vat_trapmod_prompt);
+ *   - has its own trap, the reference recomputed with that module's
+ *     cleaning alone switched off (vat_trapmod_traps; in the program form
+ *     gold's SQL without that module's cleaning), proven by admission
+ *     like a compound template's named traps and replayed as
+ *     `trap:<name>`.
+ * The modules:
+ *   exact_duplicates  rows repeated exactly (an export sent twice) count
+ *                     once; the trap counts every copy
+ *   status_spelling   the status column's values in other case or with
+ *                     surrounding spaces ("PAID", " paid") are that
+ *                     status; the trap compares them as written
+ *   text_numbers      amounts with a currency sign or thousands
+ *                     separators ("$1,234.50") are those numbers; the
+ *                     trap skips them as non-numbers
+ * Exports struct vat_trapmods, the VAT_TM_* bits and vat_trapmod_*. */
+#ifndef VAT_TRAPMOD_H
+#define VAT_TRAPMOD_H
+
+#include <stdbool.h>
+
+#include <sqlite3.h>
+
+#include "csvio.h"
+#include "task.h"
+#include "vat.h"
+
+struct vat_progform;
+
+/* The modules a template accepts, and the columns they act on.  The
+ * status column's values must be lower case without surrounding spaces
+ * (its cleaning trims and lowers), and the template must filter on it;
+ * the amount column holds decimals the template reads; duplicates only
+ * where no two rows of a fixture are ever identical (a key column). */
+struct vat_trapmods {
+    bool duplicates;
+    const char *status; /* NULL: not accepted */
+    const char *amount; /* NULL: not accepted */
+    /* The status value the question keeps ("paid"), or NULL: with a
+     * status column, every module plants in rows holding it, so each
+     * module's mistake changes the answer on every fixture. */
+    const char *status_value;
+};
+
+enum {
+    VAT_TM_DUPLICATES = 1u,
+    VAT_TM_STATUS = 2u,
+    VAT_TM_TEXTNUM = 4u,
+    VAT_TM_ALL = 7u,
+};
+#define VAT_TM_N 3
+
+/* The module of bit m: its stable name ("exact_duplicates", ...) and the
+ * one-sentence mistake its trap makes (static). */
+const char *vat_trapmod_name(unsigned m);
+const char *vat_trapmod_mistake(unsigned m);
+/* The bits of the modules template tm accepts. */
+unsigned vat_trapmod_accepted(const struct vat_template *tm);
+
+/* Sets t->trapmods for the task's level (t->level set): 0 below level 3
+ * or for a template that accepts none, one accepted module at level 3,
+ * every accepted one from level 4.  Draws from the stream "trapmods". */
+void vat_trapmod_arm(struct vat_task *t);
+
+/* Plants the armed modules' rows in c (header on row 0), about to be
+ * written as the fixture of suffix `suffix`.  Nothing when none is armed. */
+void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *suffix);
+
+/* Cleans c (header on row 0, as read from a fixture) for the armed
+ * modules whose cleaning t->trapmods_off leaves on; an armed
+ * text_numbers switched off drops the rows whose amount is not a plain
+ * number (its mistake). */
+void vat_trapmod_clean(const struct vat_task *t, struct vat_csv *c);
+
+/* The same cleaning in SQL, on table `table` of db (a CSV just loaded).
+ * 0, or -1 with e set. */
+int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *table,
+                             struct vat_err *e);
+
+/* sql (a query over the program form's table `table`, whose CSV columns
+ * pf lists) with the armed modules' cleaning, but those in `off`,
+ * prefixed as a CTE shadowing the table (new string; a copy of sql when
+ * nothing is left to clean). */
+char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *pf,
+                           const char *table, const char *sql, unsigned off);
+
+/* Appends the armed modules' conventions to t->prompt, in its style,
+ * phrasings drawn from t->prompt_rng.  Nothing when none is armed. */
+void vat_trapmod_prompt(struct vat_task *t);
+
+/* Adds one named trap per armed module to t->traps[]: the reference
+ * recomputed with that module's cleaning off (gold and the spec's
+ * expected kept).  0, or -1 with e set. */
+int vat_trapmod_traps(struct vat_task *t, struct vat_err *e);
+
+#endif

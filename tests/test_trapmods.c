@@ -1,0 +1,343 @@
+/* test_trapmods.c — the cross-cutting trap modules (templates/trapmod.h):
+ * planting then cleaning gives the table back, each module's own mistake
+ * is what its cleaning switched off reads, the SQL cleaning agrees with
+ * the C one, and every template declaring modules, built at levels 3 to
+ * 5 as the pipeline draws it, arms as many as its level promises, each
+ * proven on its own (its trap passes the gate and scores below 1), in
+ * the value form and in the program form. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "admit.h"
+#include "analytics.h"
+#include "csvio.h"
+#include "progform.h"
+#include "template.h"
+#include "testutil.h"
+#include "trapmod.h"
+
+#define SEED 20261205
+#define MAX_REDRAWS 40
+#define TASKS 2
+/* Level-3 value tasks per template: one module each, every accepted
+ * one among them. */
+#define VALUE_TASKS 12
+
+extern const struct vat_template vat_tmpl_grouped_sum;
+
+static const char *const cols[] = {"order_id", "customer", "region",
+                                   "status",   "amount",   "ordered_on"};
+
+static void fill(struct vat_csv *c, size_t n)
+{
+    static const char *const st[] = {"paid", "pending", "refunded"};
+    vat_csv_add_row(c, cols, 6);
+    for (size_t i = 0; i < n; i++) {
+        char id[32], amt[32];
+        snprintf(id, sizeof id, "ORD-%06zu", 100000 + i);
+        snprintf(amt, sizeof amt, "%zu.%02zu", 17 + i * 731 % 4000, i * 37 % 100);
+        vat_csv_row_begin(c);
+        vat_csv_add(c, id);
+        vat_csv_add(c, i % 5 ? "Ada Lee" : "");
+        vat_csv_add(c, i % 3 ? "North" : "South");
+        vat_csv_add(c, st[i % 3]);
+        vat_csv_add(c, amt);
+        vat_csv_add(c, "2024-03-01");
+    }
+}
+
+static bool same_table(const struct vat_csv *a, const struct vat_csv *b)
+{
+    if (a->nrows != b->nrows)
+        return false;
+    for (size_t i = 0; i < a->nrows; i++)
+        for (size_t j = 0; j < 6; j++)
+            if (strcmp(vat_csv_get(a, i, j), vat_csv_get(b, i, j)) != 0)
+                return false;
+    return true;
+}
+
+static size_t count_cells(const struct vat_csv *c, size_t col, const char *chars)
+{
+    size_t n = 0;
+    for (size_t i = 1; i < c->nrows; i++)
+        n += strpbrk(vat_csv_get(c, i, col), chars) != NULL;
+    return n;
+}
+
+/* Planting every module, then cleaning every one, gives the table back;
+ * each cleaning switched off leaves exactly its module's rows. */
+static void test_plant_then_clean(void **state)
+{
+    (void)state;
+    struct vat_task t;
+    vat_task_init(&t, &vat_tmpl_grouped_sum, 3, "/nonexistent");
+    t.master_seed = SEED;
+    t.trapmods = VAT_TM_ALL;
+    struct vat_csv orig = VAT_CSV_INIT, c = VAT_CSV_INIT;
+    fill(&orig, 60);
+    fill(&c, 60);
+    vat_trapmod_plant(&t, &c, ".csv");
+    assert_true(c.nrows >= orig.nrows + 8);            /* copies appended  */
+    assert_true(count_cells(&c, 4, "$,") >= 2);         /* text numbers     */
+    assert_true(count_cells(&c, 3, "PAID ") >= 2);      /* status spellings */
+    assert_false(same_table(&orig, &c));
+
+    struct vat_csv all = VAT_CSV_INIT;
+    fill(&all, 0);
+    for (size_t i = 1; i < c.nrows; i++) {
+        vat_csv_row_begin(&all);
+        for (size_t j = 0; j < 6; j++)
+            vat_csv_add(&all, vat_csv_get(&c, i, j));
+    }
+    vat_trapmod_clean(&t, &all);
+    assert_true(same_table(&orig, &all));
+    vat_csv_release(&all);
+
+    /* text numbers off: their rows are skipped, nothing else moves */
+    fill(&all, 0);
+    for (size_t i = 1; i < c.nrows; i++) {
+        vat_csv_row_begin(&all);
+        for (size_t j = 0; j < 6; j++)
+            vat_csv_add(&all, vat_csv_get(&c, i, j));
+    }
+    t.trapmods_off = VAT_TM_TEXTNUM;
+    vat_trapmod_clean(&t, &all);
+    assert_true(all.nrows < orig.nrows);
+    assert_int_equal(count_cells(&all, 4, "$,"), 0);
+    vat_csv_release(&all);
+
+    /* duplicates off: the copies stay */
+    fill(&all, 0);
+    for (size_t i = 1; i < c.nrows; i++) {
+        vat_csv_row_begin(&all);
+        for (size_t j = 0; j < 6; j++)
+            vat_csv_add(&all, vat_csv_get(&c, i, j));
+    }
+    t.trapmods_off = VAT_TM_DUPLICATES;
+    vat_trapmod_clean(&t, &all);
+    assert_int_equal(all.nrows, c.nrows);
+    vat_csv_release(&all);
+
+    /* nothing armed: nothing planted, nothing cleaned */
+    t.trapmods = 0;
+    t.trapmods_off = 0;
+    struct vat_csv again = VAT_CSV_INIT;
+    fill(&again, 60);
+    vat_trapmod_plant(&t, &again, ".csv");
+    vat_trapmod_clean(&t, &again);
+    assert_true(same_table(&orig, &again));
+    vat_csv_release(&again);
+    vat_csv_release(&orig);
+    vat_csv_release(&c);
+    vat_task_clear(&t);
+}
+
+/* The CTE the program form prefixes cleans in SQL what the C reader
+ * cleans: the planted table's paid total per region equals the original's. */
+static void test_sql_cleaning_agrees(void **state)
+{
+    (void)state;
+    struct vat_task t;
+    vat_task_init(&t, &vat_tmpl_grouped_sum, 5, "/nonexistent");
+    t.master_seed = SEED;
+    t.trapmods = VAT_TM_ALL;
+    struct vat_csv orig = VAT_CSV_INIT, c = VAT_CSV_INIT;
+    fill(&orig, 40);
+    fill(&c, 40);
+    vat_trapmod_plant(&t, &c, ".csv");
+    static const char *const types[] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+    sqlite3 *a = NULL, *b = NULL;
+    assert_int_equal(sqlite3_open(":memory:", &a), SQLITE_OK);
+    assert_int_equal(sqlite3_open(":memory:", &b), SQLITE_OK);
+    struct vat_err e;
+    assert_int_equal(vat_csv_to_sqlite(&orig, 0, a, "orders", types, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&c, 0, b, "orders", types, 1, &e), 0);
+    json_t *want = vat_an_sql_json(a, "SELECT region, SUM(amount) FROM orders WHERE status = "
+                                      "'paid' GROUP BY region ORDER BY region",
+                                   VAT_AN_OBJECT, &e);
+    const struct vat_progform *pf = vat_tmpl_grouped_sum.progform;
+    char *gold = vat_trapmod_wrap_sql(&t, pf, "orders",
+                                      "SELECT region, SUM(amount) FROM orders WHERE status = "
+                                      "'paid' GROUP BY region ORDER BY region",
+                                      0);
+    json_t *got = vat_an_sql_json(b, gold, VAT_AN_OBJECT, &e);
+    assert_non_null(want);
+    assert_non_null(got);
+    assert_int_equal(vat_an_agree("cleaned", want, got, 1e-9, 1e-6, &e), 0);
+    /* each module's cleaning left out gives other totals */
+    for (unsigned m = 1; m <= VAT_TM_TEXTNUM; m <<= 1) {
+        char *trap = vat_trapmod_wrap_sql(&t, pf, "orders",
+                                          "SELECT region, SUM(amount) FROM orders WHERE status "
+                                          "= 'paid' GROUP BY region ORDER BY region",
+                                          m);
+        json_t *tv = vat_an_sql_json(b, trap, VAT_AN_OBJECT, &e);
+        assert_non_null(tv);
+        assert_int_not_equal(vat_an_agree("trap", want, tv, 1e-9, 1e-6, &e), 0);
+        json_decref(tv);
+        free(trap);
+    }
+    /* the UPDATE/DELETE cleaning of a loaded CSV agrees too */
+    assert_int_equal(vat_trapmod_clean_sqlite(&t, b, "orders", &e), 0);
+    json_t *loaded = vat_an_sql_json(b, "SELECT region, SUM(amount) FROM orders WHERE status = "
+                                        "'paid' GROUP BY region ORDER BY region",
+                                     VAT_AN_OBJECT, &e);
+    assert_non_null(loaded);
+    assert_int_equal(vat_an_agree("loaded", want, loaded, 1e-9, 1e-6, &e), 0);
+    json_decref(loaded);
+    json_decref(want);
+    json_decref(got);
+    free(gold);
+    sqlite3_close(a);
+    sqlite3_close(b);
+    vat_csv_release(&orig);
+    vat_csv_release(&c);
+    vat_task_clear(&t);
+}
+
+static int popcount(unsigned x)
+{
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
+
+/* One template at one level in one answer form: `tasks` tasks admitted,
+ * the promised number of modules armed, each one's trap named, gated
+ * in and scoring below 1; *seen gathers the modules armed.  Returns the
+ * failures. */
+static int one(const struct vat_template *tm, int level, const char *form, size_t inline_max,
+               const char *root, uint32_t tasks, unsigned *seen)
+{
+    json_t *cfg = vat_template_default_params(tm);
+    json_t *w = json_array();
+    for (int l = 1; l <= 5; l++)
+        json_array_append_new(w, json_integer(l == level));
+    json_object_set_new(cfg, "difficulty", w);
+    if (json_object_get(cfg, "answer_form"))
+        json_object_set_new(cfg, "answer_form", json_string(form));
+    if (json_object_get(cfg, "fixture_format"))
+        json_object_set_new(cfg, "fixture_format", json_string("csv"));
+    struct vat_draw_opts o = {.master_seed = SEED, .cfg = cfg, .inline_max_bytes = inline_max,
+                              .strength_target = 0.9};
+    unsigned acc = vat_trapmod_accepted(tm);
+    int want = level >= 4 ? popcount(acc) : 1;
+    int failures = 0;
+    for (uint32_t i = 0; i < tasks; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        struct vat_err e = {{0}};
+        vat_task_init(&t, tm, i, root);
+        uint32_t a = 0;
+        while (a <= MAX_REDRAWS && vat_task_draw(&t, a, &o, &r, &e) != 0)
+            a++;
+        if (a > MAX_REDRAWS) {
+            fprintf(stderr, "  %s level %d %s never admitted: %s\n", t.id, level, form, e.msg);
+            failures++;
+            vat_task_clear(&t);
+            continue;
+        }
+        vat_tt_assert_replays(&r);
+        int armed = 0;
+        for (int k = 0; k < t.n_traps; k++) {
+            if (!t.traps[k].module)
+                continue;
+            armed++;
+            assert_true(t.traps[k].module & acc);
+            assert_string_equal(t.traps[k].name, vat_trapmod_name(t.traps[k].module));
+            assert_true(r.traps[k].gate_passed);
+            assert_true(r.traps[k].score < 1.0);
+            assert_string_not_equal(t.traps[k].answer, t.gold);
+        }
+        *seen |= t.trapmods;
+        if (armed != want || popcount(t.trapmods) != want) {
+            fprintf(stderr, "  %s level %d %s: %d modules armed, want %d\n", t.id, level, form,
+                    armed, want);
+            failures++;
+        }
+        if (strcmp(vat_task_answer_form(&t), form) != 0 && strcmp(form, "value") == 0) {
+            fprintf(stderr, "  %s level %d: drawn as %s, want value\n", t.id, level,
+                    vat_task_answer_form(&t));
+            failures++;
+        }
+        assert_int_equal(vat_task_confirm(&t, &e), 0);
+        vat_task_clear(&t);
+    }
+    json_decref(cfg);
+    return failures;
+}
+
+/* Every template declaring modules: level 3 in the value form (prompts
+ * large enough to show the data), over enough tasks that each accepted
+ * module is armed on its own in some, and levels 3 to 5 in the program
+ * form, every module at once from level 4. */
+static void test_every_declaring_template(void **state)
+{
+    (void)state;
+    int failures = 0, declaring = 0;
+    for (size_t k = 0; vat_registry[k]; k++) {
+        const struct vat_template *tm = vat_registry[k];
+        if (!vat_trapmod_accepted(tm))
+            continue;
+        declaring++;
+        assert_non_null(tm->progform);
+        char *root = vat_test_tmpdir(tm->name);
+        unsigned seen = 0;
+        failures += one(tm, 3, "value", 1 << 20, root, VALUE_TASKS, &seen);
+        if (seen != vat_trapmod_accepted(tm)) {
+            fprintf(stderr, "  %s: level 3 armed modules %#x alone, accepted %#x\n", tm->name,
+                    seen, vat_trapmod_accepted(tm));
+            failures++;
+        }
+        for (int level = 3; level <= 5; level++) {
+            seen = 0;
+            failures += one(tm, level, "sql", 6000, root, TASKS, &seen);
+            if (level >= 4 && seen != vat_trapmod_accepted(tm))
+                failures++;
+        }
+        vat_test_rmtree(root);
+        free(root);
+    }
+    assert_true(declaring >= 3);
+    assert_int_equal(failures, 0);
+}
+
+/* Below level 3 nothing is armed: the task is drawn as before modules. */
+static void test_low_levels_unarmed(void **state)
+{
+    (void)state;
+    for (size_t k = 0; vat_registry[k]; k++) {
+        const struct vat_template *tm = vat_registry[k];
+        if (!vat_trapmod_accepted(tm))
+            continue;
+        for (int level = 1; level <= 2; level++) {
+            struct vat_task t;
+            vat_task_init(&t, tm, 0, "/nonexistent");
+            t.master_seed = SEED;
+            t.level = level;
+            vat_trapmod_arm(&t);
+            assert_int_equal(t.trapmods, 0);
+            vat_task_clear(&t);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plant_then_clean),
+        cmocka_unit_test(test_sql_cleaning_agrees),
+        cmocka_unit_test(test_low_levels_unarmed),
+        cmocka_unit_test(test_every_declaring_template),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
