@@ -73,6 +73,17 @@ static size_t count_cells(const struct vat_csv *c, size_t col, const char *chars
     return n;
 }
 
+/* A fresh table with c's header and data rows, to clean. */
+static void data_rows(struct vat_csv *all, const struct vat_csv *c)
+{
+    fill(all, 0);
+    for (size_t i = 1; i < c->nrows; i++) {
+        vat_csv_row_begin(all);
+        for (size_t j = 0; j < 6; j++)
+            vat_csv_add(all, vat_csv_get(c, i, j));
+    }
+}
+
 /* Planting every module, then cleaning every one, gives the table back;
  * each cleaning switched off leaves exactly its module's rows. */
 static void test_plant_then_clean(void **state)
@@ -92,23 +103,13 @@ static void test_plant_then_clean(void **state)
     assert_false(same_table(&orig, &c));
 
     struct vat_csv all = VAT_CSV_INIT;
-    fill(&all, 0);
-    for (size_t i = 1; i < c.nrows; i++) {
-        vat_csv_row_begin(&all);
-        for (size_t j = 0; j < 6; j++)
-            vat_csv_add(&all, vat_csv_get(&c, i, j));
-    }
+    data_rows(&all, &c);
     vat_trapmod_clean(&t, &all);
     assert_true(same_table(&orig, &all));
     vat_csv_release(&all);
 
     /* text numbers off: their rows are skipped, nothing else moves */
-    fill(&all, 0);
-    for (size_t i = 1; i < c.nrows; i++) {
-        vat_csv_row_begin(&all);
-        for (size_t j = 0; j < 6; j++)
-            vat_csv_add(&all, vat_csv_get(&c, i, j));
-    }
+    data_rows(&all, &c);
     t.trapmods_off = VAT_TM_TEXTNUM;
     vat_trapmod_clean(&t, &all);
     assert_true(all.nrows < orig.nrows);
@@ -116,12 +117,7 @@ static void test_plant_then_clean(void **state)
     vat_csv_release(&all);
 
     /* duplicates off: the copies stay */
-    fill(&all, 0);
-    for (size_t i = 1; i < c.nrows; i++) {
-        vat_csv_row_begin(&all);
-        for (size_t j = 0; j < 6; j++)
-            vat_csv_add(&all, vat_csv_get(&c, i, j));
-    }
+    data_rows(&all, &c);
     t.trapmods_off = VAT_TM_DUPLICATES;
     vat_trapmod_clean(&t, &all);
     assert_int_equal(all.nrows, c.nrows);
