@@ -10,7 +10,7 @@ TOP/.../NAME.EXT whose first folder is one of the repository's top folders
 not name a file of the repository.
 
 Left alone, because they name no file of this repository:
-  - words inside a longer path (/work/x/src/a.c, ../y/docs/b.md,
+  - words inside a longer path (/srv/x/src/a.c, ../y/docs/b.md,
     $BUILD/src/c.c, build/src/d.c): a character of a path before TOP;
   - patterns and placeholders: a word followed by one of < * { $ % [ or
     holding an upper-case placeholder component (NAME, X, T.c, ...);
@@ -119,7 +119,7 @@ def self_check():
         "see docs/limits.md. and `core/vat.h`, (src/build.c:120)",    # 1: three paths
         "cp templates/skeleton.c templates/my_template.c",            # 2: one, one placeholder
         "fuzz/fuzz_<name>.c tests/test_NAME.c docs/schemas/*.json",   # 3: patterns
-        "/work/x/src/a.c ../y/docs/b.md $BUILD/src/c.c build/lib/d.c",# 4: longer paths
+        "/srv/x/src/a.c ../y/docs/b.md $BUILD/src/c.c build/lib/d.c",# 4: longer paths
         "out/experience/train.jsonl tests/fixtures/x.csv",           # 5: built files
         "/* the program form (templates/",                           # 6: broken
         " * progform.h); NULL */",

@@ -136,6 +136,53 @@ static size_t *sorted_index(const struct sql_rows *r)
     return idx;
 }
 
+/* Whether got and exp (as many rows each) hold the same rows in some
+ * order: both sorted by the total order, then compared row by row. */
+static bool same_rows(const struct sql_rows *got, const struct sql_rows *exp, double rel,
+                      double abs)
+{
+    size_t *gi = sorted_index(got), *ei = sorted_index(exp);
+    bool same = true;
+    for (size_t k = 0; k < got->nrow && same; k++)
+        same = row_equal(got, gi[k], exp, ei[k], rel, abs);
+    free(gi);
+    free(ei);
+    return same;
+}
+
+/* Pairs exp's rows with got's as multisets: both sorted by the total
+ * order, walked together, rows that agree within tolerance paired.  Sets
+ * *miss to the first expected row left unpaired and *extra to the first
+ * answer row left unpaired (in that order), SIZE_MAX when none. */
+static void multiset_pair(const struct sql_rows *exp, const struct sql_rows *got, double rel,
+                          double abs, size_t *miss, size_t *extra)
+{
+    size_t ne = exp->nrow, ng = got->nrow;
+    size_t *gi = sorted_index(got), *ei = sorted_index(exp);
+    size_t i = 0, j = 0;
+    *miss = *extra = SIZE_MAX;
+    while (i < ne && j < ng) {
+        if (row_equal(exp, ei[i], got, gi[j], rel, abs)) {
+            i++;
+            j++;
+        } else if (row_order(exp, ei[i], got, gi[j]) < 0) {
+            if (*miss == SIZE_MAX)
+                *miss = ei[i];
+            i++;
+        } else {
+            if (*extra == SIZE_MAX)
+                *extra = gi[j];
+            j++;
+        }
+    }
+    if (i < ne && *miss == SIZE_MAX)
+        *miss = ei[i];
+    if (j < ng && *extra == SIZE_MAX)
+        *extra = gi[j];
+    free(gi);
+    free(ei);
+}
+
 /* Shortest text that reads back as the same double, with ".0" on whole
  * numbers so a reason shows a REAL apart from an INTEGER. */
 static void fmt_real(char *buf, size_t cap, double d)
@@ -247,12 +294,7 @@ bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, bool ord
             return false;
         }
         /* Same count: right rows in the wrong order, or wrong rows? */
-        size_t *gi = sorted_index(got), *ei = sorted_index(exp);
-        bool same_set = true;
-        for (size_t k = 0; k < ng && same_set; k++)
-            same_set = row_equal(got, gi[k], exp, ei[k], rel, abs);
-        free(gi);
-        free(ei);
+        bool same_set = same_rows(got, exp, rel, abs);
         vat_reason_esc_printf(&r, "fixture %s: %s; row %zu is ", label,
                               same_set ? "the right rows in the wrong order" : "wrong rows", i + 1);
         reason_row(&r, got, i);
@@ -267,28 +309,8 @@ bool rows_agree(const struct sql_rows *got, const struct sql_rows *exp, bool ord
      * pairing can fail that a perfect matching would find; it takes rows
      * whose values differ by less than the tolerance and are otherwise
      * interleaved, which real results do not produce. */
-    size_t *gi = sorted_index(got), *ei = sorted_index(exp);
-    size_t i = 0, j = 0, miss = SIZE_MAX, extra = SIZE_MAX;
-    while (i < ne && j < ng) {
-        if (row_equal(exp, ei[i], got, gi[j], rel, abs)) {
-            i++;
-            j++;
-        } else if (row_order(exp, ei[i], got, gi[j]) < 0) {
-            if (miss == SIZE_MAX)
-                miss = ei[i];
-            i++;
-        } else {
-            if (extra == SIZE_MAX)
-                extra = gi[j];
-            j++;
-        }
-    }
-    if (i < ne && miss == SIZE_MAX)
-        miss = ei[i];
-    if (j < ng && extra == SIZE_MAX)
-        extra = gi[j];
-    free(gi);
-    free(ei);
+    size_t miss, extra;
+    multiset_pair(exp, got, rel, abs, &miss, &extra);
     if (miss == SIZE_MAX && extra == SIZE_MAX)
         return true;
     if (!v)
@@ -357,15 +379,7 @@ static struct vat_verdict rows_hidden_verdict(const struct sql_rows *got,
         size_t i = 0, m = ng < ne ? ng : ne;
         while (i < m && row_equal(got, i, exp, i, rel, abs))
             i++;
-        bool same_set = false;
-        if (ng == ne) {
-            size_t *gi = sorted_index(got), *ei = sorted_index(exp);
-            same_set = true;
-            for (size_t k = 0; k < ng && same_set; k++)
-                same_set = row_equal(got, gi[k], exp, ei[k], rel, abs);
-            free(gi);
-            free(ei);
-        }
+        bool same_set = ng == ne && same_rows(got, exp, rel, abs);
         if (same_set) {
             vat_reason_esc_printf(
                 &r, "; the right rows in the wrong order: row %zu is out of place", i + 1);
@@ -384,28 +398,8 @@ static struct vat_verdict rows_hidden_verdict(const struct sql_rows *got,
     }
     /* as rows_agree pairs them: the first unexpected and missing rows in
      * the total order, the answer's row named by its position */
-    size_t *gi = sorted_index(got), *ei = sorted_index(exp);
-    size_t i = 0, j = 0, miss = SIZE_MAX, extra = SIZE_MAX;
-    while (i < ne && j < ng) {
-        if (row_equal(exp, ei[i], got, gi[j], rel, abs)) {
-            i++;
-            j++;
-        } else if (row_order(exp, ei[i], got, gi[j]) < 0) {
-            if (miss == SIZE_MAX)
-                miss = ei[i];
-            i++;
-        } else {
-            if (extra == SIZE_MAX)
-                extra = gi[j];
-            j++;
-        }
-    }
-    if (i < ne && miss == SIZE_MAX)
-        miss = ei[i];
-    if (j < ng && extra == SIZE_MAX)
-        extra = gi[j];
-    free(gi);
-    free(ei);
+    size_t miss, extra;
+    multiset_pair(exp, got, rel, abs, &miss, &extra);
     if (extra != SIZE_MAX)
         vat_reason_esc_printf(&r, "; row %zu of the answer is not expected", extra + 1);
     if (miss != SIZE_MAX)
