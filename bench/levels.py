@@ -23,9 +23,10 @@ import sys
 import tempfile
 import time
 
-MODULES = {'exact_duplicates', 'status_spelling', 'text_numbers'}
+MODULES = {'exact_duplicates', 'status_spelling', 'text_numbers', 'test_records',
+           'totals_line'}
 ACCEPTING = {'grouped_sum', 'filtered_total', 'grouped_count', 'grouped_mean', 'pivot',
-             'date_window', 'top_n', 'threshold_flags'}
+             'date_window', 'top_n', 'threshold_flags', 'dedupe_aggregate'}
 
 
 def corpus_config(text, level):

@@ -313,14 +313,17 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->priv = pv;
     t->priv_free = free;
 
+    /* the window is known before the file is written: the trap modules
+     * plant their copies inside it */
+    char from[11], to[11];
+    vat_fmt_date(d1, from);
+    vat_fmt_date(d2, to);
+    t->params = json_pack("{s:s, s:s, s:b, s:s, s:s}", "from", from, "to", to, "inclusive", 1,
+                          "sum_of", "amount", "timestamp", "paid_at");
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
         vat_csv_release(&c);
         return -1;
     }
-
-    char from[11], to[11];
-    vat_fmt_date(d1, from);
-    vat_fmt_date(d2, to);
     struct vat_buf b = VAT_BUF_INIT;
     bool nat = vat_prompt_natural(t);
     struct vat_buf cols = VAT_BUF_INIT;
@@ -356,10 +359,6 @@ static int dw_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
-
-    t->params = json_pack("{s:s, s:s, s:b, s:s, s:s}", "from", from, "to", to, "inclusive", 1,
-                          "sum_of", "amount", "timestamp", "paid_at");
-
 
     struct vat_an_spec s = {.shape = "number", .rel_tol = DW_REL_TOL, .abs_tol = DW_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -643,9 +642,23 @@ static const struct vat_progform dw_progform = {
     .variant = dw_pf_variant,
 };
 
-/* Amounts are decimals.  No duplicates module: a variant whose window
- * holds only its bound payments seldom gets a repeated one inside it. */
-static const struct vat_trapmods dw_modules = {.amount = "amount"};
+/* The payments inside the asked window (every fixture's window holds
+ * some, its bound payments at least): a copy of one moves the total, and
+ * so does skipping one. */
+static void dw_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    (void)m;
+    const char *from = dw_param(t, "from"), *to = dw_param(t, "to");
+    int col = vat_csv_col(c, 0, "paid_at");
+    for (size_t i = 1; i < c->nrows && col >= 0 && from && to; i++) {
+        const char *v = vat_csv_get(c, i, (size_t)col);
+        is[i] = strlen(v) >= 10 && strncmp(v, from, 10) >= 0 && strncmp(v, to, 10) <= 0;
+    }
+}
+
+/* Payment ids are unique, amounts positive decimals. */
+static const struct vat_trapmods dw_modules = {
+    .duplicates = true, .amount = "amount", .id = "payment_id", .targets = dw_targets};
 
 const struct vat_template vat_tmpl_date_window = {
     .version = VAT_TEMPLATE_V1,

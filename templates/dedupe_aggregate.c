@@ -16,6 +16,7 @@
 #include "analytics.h"
 #include "csvio.h"
 #include "progform.h"
+#include "trapmod.h"
 #include "prompt.h"
 #include "template.h"
 #include "values.h"
@@ -720,6 +721,26 @@ static const struct vat_progform da_progform = {
     .variant = da_pf_variant,
 };
 
+/* The rows with an amount: skipping one, or keeping a test copy of one,
+ * moves its user's total.  (No duplicates module: an exact copy is a
+ * retried event, which the question already counts once.) */
+static void da_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    (void)t;
+    (void)m;
+    for (size_t i = 1; i < c->nrows; i++)
+        is[i] = vat_csv_get(c, i, C_AMOUNT)[0] != 0;
+}
+
+/* Event ids mark retries, so the test entries' marker goes on them. */
+static const struct vat_trapmods da_modules = {
+    .amount = "amount",
+    .id = "event_id",
+    .totals = true,
+    .label = "user",
+    .total = "amount",
+    .targets = da_targets};
+
 const struct vat_template vat_tmpl_dedupe_aggregate = {
     .version = VAT_TEMPLATE_V1,
     .name = "dedupe_aggregate",
@@ -738,6 +759,7 @@ const struct vat_template vat_tmpl_dedupe_aggregate = {
     .giveaways = da_giveaways,
     .answer_columns = da_answer_columns,
     .progform = &da_progform,
+    .modules = &da_modules,
     .conventions = da_conventions,
     .defects = da_defects,
 };

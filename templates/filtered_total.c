@@ -292,6 +292,10 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->priv = pv;
     t->priv_free = free;
 
+    /* the params are known before the file is written: the trap modules
+     * plant in the asked account's rows */
+    t->params = json_pack("{s:s, s:s, s:s}", "account", asked, "kind", ft_adjustment,
+                          "measure", "sum of absolute amount");
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
         vat_csv_release(&c);
         return -1;
@@ -340,10 +344,6 @@ static int ft_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
-
-    t->params = json_pack("{s:s, s:s, s:s}", "account", asked, "kind", ft_adjustment,
-                          "measure", "sum of absolute amount");
-
 
     struct vat_an_spec s = {.shape = "number", .rel_tol = FT_REL_TOL, .abs_tol = FT_ABS_TOL};
     t->spec = vat_an_value_spec(&s);
@@ -574,9 +574,25 @@ static const struct vat_progform ft_progform = {
     .variant = ft_pf_variant,
 };
 
+/* The asked account's rows (the status rows among them are its
+ * adjustments): a module's plant elsewhere moves no total. */
+static void ft_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    (void)m;
+    const char *asked = json_string_value(json_object_get(t->params, "account"));
+    int col = vat_csv_col(c, 0, "account");
+    for (size_t i = 1; i < c->nrows && col >= 0 && asked; i++)
+        is[i] = strcmp(vat_csv_get(c, i, (size_t)col), asked) == 0;
+}
+
 /* Entry ids are unique, kinds lower case, amounts signed decimals. */
 static const struct vat_trapmods ft_modules = {
-    .duplicates = true, .status = "kind", .amount = "amount", .status_value = "adjustment"};
+    .duplicates = true,
+    .status = "kind",
+    .amount = "amount",
+    .status_value = "adjustment",
+    .id = "entry_id",
+    .targets = ft_targets};
 
 const struct vat_template vat_tmpl_filtered_total = {
     .version = VAT_TEMPLATE_V1,

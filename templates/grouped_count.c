@@ -622,7 +622,8 @@ static const struct vat_progform gc_progform = {
 };
 
 /* Ticket ids are unique: a repeated row is a copy. */
-static const struct vat_trapmods gc_modules = {.duplicates = true};
+static const struct vat_trapmods gc_modules = {
+    .duplicates = true, .id = "ticket_id", .totals = true, .label = "team"};
 
 const struct vat_template vat_tmpl_grouped_count = {
     .version = VAT_TEMPLATE_V1,

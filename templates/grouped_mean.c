@@ -588,8 +588,19 @@ static const struct vat_progform gm_progform = {
     .variant = gm_pf_variant,
 };
 
+/* Copies are drawn from the rated rows: a copy of a blank rating moves no
+ * mean. */
+static void gm_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    (void)t;
+    (void)m;
+    for (size_t i = 1; i < c->nrows; i++)
+        is[i] = vat_csv_get(c, i, C_RATING)[0] != 0;
+}
+
 /* Review ids are unique: a repeated row is a copy. */
-static const struct vat_trapmods gm_modules = {.duplicates = true};
+static const struct vat_trapmods gm_modules = {
+    .duplicates = true, .id = "review_id", .targets = gm_targets};
 
 const struct vat_template vat_tmpl_grouped_mean = {
     .version = VAT_TEMPLATE_V1,

@@ -613,7 +613,11 @@ static const struct vat_progform gs_progform = {
 
 /* Order ids are unique, statuses lower case, amounts decimals. */
 static const struct vat_trapmods gs_modules = {
-    .duplicates = true, .status = "status", .amount = "amount", .status_value = "paid"};
+    .duplicates = true,
+    .status = "status",
+    .amount = "amount",
+    .status_value = "paid",
+    .id = "order_id"};
 
 const struct vat_template vat_tmpl_grouped_sum = {
     .version = VAT_TEMPLATE_V1,

@@ -753,7 +753,9 @@ static const struct vat_progform pv_progform = {
 };
 
 /* Shipment ids are unique: a repeated row is a copy. */
-static const struct vat_trapmods pv_modules = {.duplicates = true};
+/* (No totals line: its blank month is no month, which the reader
+ * refuses, and a month of TOTAL no better.) */
+static const struct vat_trapmods pv_modules = {.duplicates = true, .id = "shipment_id"};
 
 const struct vat_template vat_tmpl_pivot = {
     .version = VAT_TEMPLATE_V1,

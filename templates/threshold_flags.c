@@ -346,6 +346,11 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->priv = pv;
     t->priv_free = tf_priv_free;
 
+    /* the params are known before the file is written: the trap modules
+     * plant their copies by them */
+    t->params = json_pack("{s:s, s:o, s:s, s:s, s:s}", "column", "balance", "threshold",
+                          json_real((double)t_cents / 100.0), "comparison", ">=", "returns",
+                          "account_id", "order", "ascending byte order");
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
         vat_csv_release(&c);
         return -1;
@@ -392,10 +397,6 @@ static int tf_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
-
-    t->params = json_pack("{s:s, s:o, s:s, s:s, s:s}", "column", "balance", "threshold",
-                          json_real((double)t_cents / 100.0), "comparison", ">=", "returns",
-                          "account_id", "order", "ascending byte order");
 
 
     struct vat_an_spec s = {.shape = "list", .items = "string", .ordered = true, .unique = true,
@@ -693,8 +694,28 @@ static const struct vat_progform tf_progform = {
     .variant = tf_pf_variant,
 };
 
-/* Balances are decimals the threshold compares. */
-static const struct vat_trapmods tf_modules = {.amount = "balance"};
+/* The accounts at or above the threshold: skipping one drops its id from
+ * the list, a test copy of one adds an id.  (No duplicates module: a
+ * repeated account_id makes "each once" ambiguous, and the reader
+ * refuses the file.) */
+static void tf_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    (void)m;
+    double thr = json_number_value(json_object_get(t->params, "threshold"));
+    int col = vat_csv_col(c, 0, "balance");
+    for (size_t i = 1; i < c->nrows && col >= 0; i++) {
+        double x;
+        is[i] = vat_trapmod_number(vat_csv_get(c, i, (size_t)col), &x) && x >= thr;
+    }
+}
+
+/* Balances are decimals the threshold compares; account ids unique. */
+static const struct vat_trapmods tf_modules = {
+    .amount = "balance",
+    .id = "account_id",
+    .totals = true,
+    .total = "balance",
+    .targets = tf_targets};
 
 const struct vat_template vat_tmpl_threshold_flags = {
     .version = VAT_TEMPLATE_V1,

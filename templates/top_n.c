@@ -435,6 +435,11 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     t->priv = pv;
     t->priv_free = tn_priv_free;
 
+    /* the params are known before the file is written: the trap modules
+     * plant their copies by them */
+    t->params = json_pack("{s:i, s:s, s:s, s:s, s:s}", "n", p.n, "group_by", "customer",
+                          "rank_by", "sum of amount, descending", "ties",
+                          "customer name, ascending byte order", "answer", "ordered list");
     if (vat_an_write_csv(t, &c, ".csv", "main", e) < 0) {
         vat_csv_release(&c);
         return -1;
@@ -485,10 +490,6 @@ static int tn_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     vat_an_prompt_csv(&b, t, 0, &c);
     t->prompt = vat_buf_detach(&b);
     vat_csv_release(&c);
-
-    t->params = json_pack("{s:i, s:s, s:s, s:s, s:s}", "n", p.n, "group_by", "customer",
-                          "rank_by", "sum of amount, descending", "ties",
-                          "customer name, ascending byte order", "answer", "ordered list");
 
 
     struct vat_an_spec s = {.shape = "list", .items = "string", .ordered = true, .unique = true,
@@ -949,9 +950,84 @@ static const struct vat_progform tn_progform = {
     .variant = tn_pf_variant,
 };
 
-/* Amounts are decimals; a repeated sale seldom moves the ranking, so no
- * duplicates module. */
-static const struct vat_trapmods tn_modules = {.amount = "amount"};
+/* Copies (duplicates, test entries: three at least) are drawn from the
+ * three largest sales of the first customer outside the top N whose three
+ * largest sales outweigh its gap to the N-th, so counting them lifts that
+ * customer into the list (no such customer: every sale of the first one
+ * outside); text numbers go anywhere (skipping about half of every
+ * customer's sales reorders them). */
+struct tn_lift {
+    const char *name;
+    double sum;
+    size_t top[3]; /* rows of its three largest sales, 0 for none */
+    double amt[3];
+};
+
+static int tn_lift_cmp(const void *a, const void *b)
+{
+    const struct tn_lift *x = a, *y = b;
+    if (x->sum != y->sum)
+        return x->sum > y->sum ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static void tn_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    size_t n = (size_t)json_integer_value(json_object_get(t->params, "n"));
+    if (m == VAT_TM_TEXTNUM) {
+        for (size_t i = 1; i < c->nrows; i++)
+            is[i] = true;
+        return;
+    }
+    struct tn_lift *rk = vat_xcalloc(c->nrows, sizeof *rk);
+    size_t k = 0;
+    for (size_t i = 1; i < c->nrows; i++) {
+        const char *who = vat_csv_get(c, i, C_CUSTOMER);
+        double x = 0;
+        size_t j = 0;
+        if (!who[0])
+            continue; /* a sale without a customer belongs to nobody */
+        while (j < k && strcmp(rk[j].name, who) != 0)
+            j++;
+        if (j == k)
+            rk[k++].name = who;
+        if (!vat_trapmod_number(vat_csv_get(c, i, C_AMOUNT), &x))
+            continue;
+        rk[j].sum += x;
+        /* keep the three largest, largest first */
+        for (int q = 0; q < 3; q++) {
+            if (rk[j].top[q] && rk[j].amt[q] >= x)
+                continue;
+            for (int z = 2; z > q; z--) {
+                rk[j].top[z] = rk[j].top[z - 1];
+                rk[j].amt[z] = rk[j].amt[z - 1];
+            }
+            rk[j].top[q] = i;
+            rk[j].amt[q] = x;
+            break;
+        }
+    }
+    qsort(rk, k, sizeof *rk, tn_lift_cmp);
+    const struct tn_lift *pick = NULL;
+    for (size_t r = n; n > 0 && r < k && !pick; r++) {
+        double lift = rk[r].amt[0] + rk[r].amt[1] + rk[r].amt[2];
+        if (rk[r].top[2] && rk[r].sum + lift > rk[n - 1].sum + 0.01)
+            pick = &rk[r];
+    }
+    if (pick) {
+        for (int q = 0; q < 3; q++)
+            is[pick->top[q]] = true;
+    } else {
+        const char *first = n > 0 && n < k ? rk[n].name : NULL;
+        for (size_t i = 1; i < c->nrows; i++)
+            is[i] = !first || strcmp(vat_csv_get(c, i, C_CUSTOMER), first) == 0;
+    }
+    free(rk);
+}
+
+/* Sale ids are unique, amounts decimals. */
+static const struct vat_trapmods tn_modules = {
+    .duplicates = true, .amount = "amount", .id = "sale_id", .targets = tn_targets};
 
 const struct vat_template vat_tmpl_top_n = {
     .version = VAT_TEMPLATE_V1,

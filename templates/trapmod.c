@@ -14,18 +14,32 @@
 #include "template.h"
 
 static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spelling",
-                                               "text_numbers"};
+                                               "text_numbers", "test_records",
+                                               "totals_line"};
 static const char *const tm_mistakes[VAT_TM_N] = {
     "Counting every copy of a row that the export holds twice, identical in every column.",
     "Comparing the status as written, so values in another case or with surrounding spaces "
     "miss the filter.",
     "Skipping the amounts written with a currency sign or thousands separators as if they "
     "were not numbers.",
+    "Keeping the test entries, the rows whose id starts with TEST-, as if they were real "
+    "records.",
+    "Counting the export's closing TOTAL line as if it were one more record.",
 };
+
+/* The id prefix that marks a test entry, and the same as a GLOB. */
+#define TEST_PREFIX "TEST-"
+#define TEST_GLOB "'TEST-*'"
+/* The id of the totals line. */
+#define TOTALS_ID "TOTAL"
 
 static int tm_index(unsigned m)
 {
-    return m == VAT_TM_DUPLICATES ? 0 : m == VAT_TM_STATUS ? 1 : 2;
+    return m == VAT_TM_DUPLICATES ? 0
+           : m == VAT_TM_STATUS   ? 1
+           : m == VAT_TM_TEXTNUM  ? 2
+           : m == VAT_TM_TEST     ? 3
+                                  : 4;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -44,7 +58,8 @@ unsigned vat_trapmod_accepted(const struct vat_template *tm)
     if (!d)
         return 0;
     return (d->duplicates ? VAT_TM_DUPLICATES : 0u) | (d->status ? VAT_TM_STATUS : 0u) |
-           (d->amount ? VAT_TM_TEXTNUM : 0u);
+           (d->amount ? VAT_TM_TEXTNUM : 0u) | (d->id ? VAT_TM_TEST : 0u) |
+           (d->id && d->totals ? VAT_TM_TOTALS : 0u);
 }
 
 void vat_trapmod_arm(struct vat_task *t)
@@ -61,12 +76,13 @@ void vat_trapmod_arm(struct vat_task *t)
     }
     unsigned bits[VAT_TM_N];
     uint32_t n = 0;
-    for (unsigned m = 1; m <= VAT_TM_TEXTNUM; m <<= 1)
+    for (unsigned m = 1; m <= VAT_TM_LAST; m <<= 1)
         if (acc & m)
             bits[n++] = m;
-    struct vat_rng r;
-    vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, "trapmods", t->attempt, NULL);
-    t->trapmods = bits[vat_rng_below(&r, n)];
+    /* In turn by task index from a per-template start, so any n tasks in
+     * a row arm every accepted module once, whatever the redraws. */
+    uint64_t start = vat_rng_key(t->master_seed, t->tmpl->name, "trapmods") % n;
+    t->trapmods = bits[(start + t->index) % n];
 }
 
 /* ---- planting ------------------------------------------------------------- */
@@ -112,10 +128,24 @@ static void number_as_text(const char *s, int form, char *out, size_t cap)
     snprintf(out + o, cap - o, "%s", d + ilen);
 }
 
-/* Whether row i is one a module plants in: every row, or with a status
- * column and value declared, the rows whose status is that value in any
- * case or spacing (planting comes after status variants). */
-static bool is_target(const struct vat_csv *c, size_t i, int sc, const char *value)
+bool vat_trapmod_number(const char *s, double *x)
+{
+    char buf[64];
+    size_t o = 0;
+    for (; *s && o + 1 < sizeof buf; s++)
+        if (*s != '$' && *s != ',')
+            buf[o++] = *s;
+    buf[o] = 0;
+    if (*s || !plain_number(buf))
+        return false;
+    *x = strtod(buf, NULL);
+    return true;
+}
+
+/* Whether row i is one a module plants in: with a status column and
+ * value declared, the rows whose status is that value in any case or
+ * spacing (planting comes after status variants), else every row. */
+static bool status_target(const struct vat_csv *c, size_t i, int sc, const char *value)
 {
     if (sc < 0 || !value)
         return true;
@@ -130,14 +160,26 @@ static bool is_target(const struct vat_csv *c, size_t i, int sc, const char *val
     return *v == 0;
 }
 
-/* Row indexes of c's target rows (new array, *n of them). */
-static size_t *targets(const struct vat_csv *c, int sc, const char *value, size_t *n)
+/* Row indexes of c's target rows (new array, *n of them): the status
+ * rows, and with module `marked` (not 0) only those among them the
+ * template marks for it. */
+static size_t *targets(const struct vat_task *t, const struct vat_csv *c, int sc,
+                       const char *value, unsigned marked, size_t *n)
 {
+    const struct vat_trapmods *d = t->tmpl->modules;
+    bool *is = NULL;
+    if (marked && d->targets) {
+        is = vat_xmalloc(c->nrows * sizeof *is);
+        for (size_t i = 0; i < c->nrows; i++)
+            is[i] = false;
+        d->targets(t, c, marked, is);
+    }
     size_t *ix = vat_xmalloc(c->nrows * sizeof *ix);
     *n = 0;
     for (size_t i = 1; i < c->nrows; i++)
-        if (is_target(c, i, sc, value))
+        if ((!is || is[i]) && status_target(c, i, sc, value))
             ix[(*n)++] = i;
+    free(is);
     return ix;
 }
 
@@ -172,37 +214,40 @@ static void textnum_variant(struct vat_csv *c, size_t i, int col, struct vat_rng
     vat_csv_set(c, i, (size_t)col, buf);
 }
 
-/* Rewrites each target row with chance p, and two target rows at least
- * (when there are), by `one`. */
-static void plant_cells(struct vat_csv *c, int col, int sc, const char *value, double p,
-                        struct vat_rng *r,
+/* Rewrites each status target row with chance p, and two rows the
+ * template marks at least (when there are), by `one`. */
+static void plant_cells(const struct vat_task *t, unsigned m, struct vat_csv *c, int col,
+                        int sc, const char *value, double p, struct vat_rng *r,
                         void (*one)(struct vat_csv *, size_t, int, struct vat_rng *))
 {
-    size_t n;
-    size_t *ix = targets(c, sc, value, &n);
-    size_t done = 0;
+    size_t n, nm;
+    size_t *ix = targets(t, c, sc, value, 0, &n);
+    size_t *mx = targets(t, c, sc, value, m, &nm);
+    bool *hit = vat_xcalloc(c->nrows, sizeof *hit);
     for (size_t j = 0; j < n; j++)
         if (vat_rng_chance(r, p)) {
             one(c, ix[j], col, r);
-            done++;
+            hit[ix[j]] = true;
         }
-    for (; done < 2 && n > 0; done++) {
-        size_t j = vat_rng_below(r, (uint32_t)n);
-        one(c, ix[j], col, r);
+    size_t done = 0;
+    for (size_t j = 0; j < nm; j++)
+        done += hit[mx[j]];
+    for (; done < 2 && nm > 0; done++) {
+        size_t j = vat_rng_below(r, (uint32_t)nm);
+        one(c, mx[j], col, r);
     }
+    free(hit);
     free(ix);
+    free(mx);
 }
 
 /* Appends copies of about one row in eight (eight at least), drawn from the
  * target rows, at the end: an export sent twice. */
-static void plant_duplicates(struct vat_csv *c, int sc, const char *value, struct vat_rng *r)
+static void plant_duplicates(const struct vat_task *t, struct vat_csv *c, int sc,
+                             const char *value, struct vat_rng *r)
 {
     size_t n;
-    size_t *ix = targets(c, sc, value, &n);
-    if (n == 0) {
-        free(ix);
-        ix = targets(c, -1, NULL, &n);
-    }
+    size_t *ix = targets(t, c, sc, value, VAT_TM_DUPLICATES, &n);
     size_t n0 = c->nrows - 1;
     size_t k = n0 / 8 < 8 ? 8 : n0 / 8;
     for (size_t j = 0; j < k && n > 0; j++) {
@@ -212,6 +257,71 @@ static void plant_duplicates(struct vat_csv *c, int sc, const char *value, struc
             vat_csv_add(c, vat_csv_get(c, src, col));
     }
     free(ix);
+}
+
+/* Moves the last row of c to data row `at` (1 .. nrows-1), the rows from
+ * there on one down. */
+static void move_last_to(struct vat_csv *c, size_t at)
+{
+    struct vat_csv_row last = c->row[c->nrows - 1];
+    memmove(&c->row[at + 1], &c->row[at], (c->nrows - 1 - at) * sizeof *c->row);
+    c->row[at] = last;
+}
+
+/* Inserts copies of about one target row in thirty (three at least),
+ * each from another row, at drawn places among the rows, each with its id prefixed "TEST-": an
+ * integration test's records left in the export. */
+static void plant_test_records(const struct vat_task *t, struct vat_csv *c, int ic, int sc,
+                               const char *value, struct vat_rng *r)
+{
+    size_t n;
+    size_t *ix = targets(t, c, sc, value, VAT_TM_TEST, &n);
+    size_t n0 = c->nrows - 1;
+    size_t k = n0 / 30 < 3 ? 3 : n0 / 30;
+    for (size_t j = 0; j < k && n > 0; j++) {
+        /* each source once: ids stay unique */
+        size_t pick = vat_rng_below(r, (uint32_t)n);
+        size_t src = ix[pick];
+        ix[pick] = ix[--n];
+        size_t at = 1 + vat_rng_below(r, (uint32_t)(c->nrows - 1));
+        vat_csv_row_begin(c);
+        for (size_t col = 0; col < c->row[src].n; col++) {
+            if ((int)col != ic) {
+                vat_csv_add(c, vat_csv_get(c, src, col));
+                continue;
+            }
+            vat_csv_addf(c, TEST_PREFIX "%s", vat_csv_get(c, src, col));
+        }
+        move_last_to(c, at);
+        /* the rows at and after `at` moved one down */
+        for (size_t q = 0; q < n; q++)
+            ix[q] += ix[q] >= at;
+    }
+    free(ix);
+}
+
+/* Appends the export's totals line: TOTAL under the id (and the label),
+ * the sum of the total column's numbers under it, the rest blank. */
+static void plant_totals(const struct vat_trapmods *d, struct vat_csv *c, int ic)
+{
+    int lc = d->label ? vat_csv_col(c, 0, d->label) : -1;
+    int tc = d->total ? vat_csv_col(c, 0, d->total) : -1;
+    double sum = 0;
+    for (size_t i = 1; i < c->nrows && tc >= 0; i++) {
+        double x;
+        if (vat_trapmod_number(vat_csv_get(c, i, (size_t)tc), &x))
+            sum += x;
+    }
+    size_t ncols = c->row[0].n;
+    vat_csv_row_begin(c);
+    for (size_t col = 0; col < ncols; col++) {
+        if ((int)col == ic || (int)col == lc)
+            vat_csv_add(c, TOTALS_ID);
+        else if ((int)col == tc)
+            vat_csv_addf(c, "%.2f", sum);
+        else
+            vat_csv_add(c, "");
+    }
 }
 
 void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *suffix)
@@ -225,13 +335,18 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
     vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, purpose, t->attempt, NULL);
     int sc = d->status ? vat_csv_col(c, 0, d->status) : -1;
     int ac = d->amount ? vat_csv_col(c, 0, d->amount) : -1;
+    int ic = d->id ? vat_csv_col(c, 0, d->id) : -1;
     const char *value = d->status_value;
     if ((t->trapmods & VAT_TM_STATUS) && sc >= 0)
-        plant_cells(c, sc, sc, value, 0.5, &r, status_variant);
+        plant_cells(t, VAT_TM_STATUS, c, sc, sc, value, 0.5, &r, status_variant);
     if ((t->trapmods & VAT_TM_TEXTNUM) && ac >= 0)
-        plant_cells(c, ac, sc, value, 0.5, &r, textnum_variant);
+        plant_cells(t, VAT_TM_TEXTNUM, c, ac, sc, value, 0.5, &r, textnum_variant);
+    if ((t->trapmods & VAT_TM_TEST) && ic >= 0)
+        plant_test_records(t, c, ic, sc, value, &r);
     if (t->trapmods & VAT_TM_DUPLICATES)
-        plant_duplicates(c, sc, value, &r);
+        plant_duplicates(t, c, sc, value, &r);
+    if ((t->trapmods & VAT_TM_TOTALS) && d->totals && ic >= 0)
+        plant_totals(d, c, ic);
 }
 
 /* ---- cleaning in C ----------------------------------------------------------- */
@@ -347,6 +462,18 @@ static void clean_duplicates(struct vat_csv *c)
     free(drop);
 }
 
+/* Drops the rows whose id (column col) starts with `prefix`, or with
+ * `whole`, is it. */
+static void drop_by_id(struct vat_csv *c, int col, const char *prefix, bool whole)
+{
+    size_t n = strlen(prefix);
+    for (size_t i = c->nrows; i-- > 1;) {
+        const char *v = vat_csv_get(c, i, (size_t)col);
+        if (strncmp(v, prefix, n) == 0 && (!whole || v[n] == 0))
+            vat_csv_drop_row(c, i);
+    }
+}
+
 void vat_trapmod_clean(const struct vat_task *t, struct vat_csv *c)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -359,6 +486,11 @@ void vat_trapmod_clean(const struct vat_task *t, struct vat_csv *c)
         clean_status(c, sc);
     if ((t->trapmods & VAT_TM_TEXTNUM) && ac >= 0)
         clean_textnum(c, ac, (on & VAT_TM_TEXTNUM) != 0);
+    int ic = d->id ? vat_csv_col(c, 0, d->id) : -1;
+    if ((on & VAT_TM_TOTALS) && ic >= 0)
+        drop_by_id(c, ic, TOTALS_ID, true);
+    if ((on & VAT_TM_TEST) && ic >= 0)
+        drop_by_id(c, ic, TEST_PREFIX, false);
     if (on & VAT_TM_DUPLICATES)
         clean_duplicates(c);
 }
@@ -420,6 +552,18 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
+    if (rc == 0 && (on & VAT_TM_TOTALS) && d->id) {
+        char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" = '" TOTALS_ID "'", table,
+                                  d->id);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
+    if (rc == 0 && (on & VAT_TM_TEST) && d->id) {
+        char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" GLOB " TEST_GLOB, table,
+                                  d->id);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
     if (rc == 0 && (on & VAT_TM_DUPLICATES)) {
         char *cols = column_list(db, table);
         char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE rowid NOT IN (SELECT min(rowid) "
@@ -455,7 +599,15 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
         else
             vat_buf_puts(&b, c);
     }
-    vat_buf_printf(&b, " FROM main.%s)", table);
+    vat_buf_printf(&b, " FROM main.%s", table);
+    const char *where = " WHERE";
+    if ((on & VAT_TM_TOTALS) && d->id) {
+        vat_buf_printf(&b, "%s %s IS NOT '" TOTALS_ID "'", where, d->id);
+        where = " AND";
+    }
+    if ((on & VAT_TM_TEST) && d->id)
+        vat_buf_printf(&b, "%s NOT %s GLOB " TEST_GLOB, where, d->id);
+    vat_buf_puts(&b, ")");
     if (strncmp(sql, "WITH ", 5) == 0)
         vat_buf_printf(&b, ",\n%s", sql + 5);
     else
@@ -491,6 +643,25 @@ static const char tm_say_num_natural[] =
     "[[{An} `{col}` such as `$1,234.50` is simply 1234.50|Amounts in `{col}` count as numbers "
     "with or without a `$` sign and thousands separators]].";
 
+static const char tm_say_test_explicit[] =
+    "[[Rows whose `{col}` starts with `TEST-` are test entries, not real records: leave them "
+    "out|{An} `{col}` beginning with `TEST-` marks a test entry, which is not part of the "
+    "data and is left out|Leave out the test entries, the rows whose `{col}` starts with "
+    "`TEST-`]].";
+static const char tm_say_test_natural[] =
+    "[[Anything whose `{col}` starts with `TEST-` is test data from an integration run and "
+    "doesn't count|The rows with {an} `{col}` starting with `TEST-` are just test entries, so "
+    "ignore them]].";
+
+static const char tm_say_totals_explicit[] =
+    "[[The last line, whose `{col}` is `TOTAL`, is the export's totals line, not a record: "
+    "leave it out|The export ends with a totals line (`{col}` reads `TOTAL`); it is not a "
+    "record and is left out|Leave out the closing totals line, the row whose `{col}` is "
+    "`TOTAL`]].";
+static const char tm_say_totals_natural[] =
+    "[[The `TOTAL` line at the bottom is just the export's summary, not a real entry|Skip the "
+    "last line, the one with `TOTAL` in `{col}`: it's the export's totals line]].";
+
 void vat_trapmod_prompt(struct vat_task *t)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -522,6 +693,18 @@ void vat_trapmod_prompt(struct vat_task *t)
         const char *kv[] = {"col", d->amount, NULL};
         vat_buf_puts(&b, sep);
         vat_prompt_say(&b, t, 'N', nat ? tm_say_num_natural : tm_say_num_explicit, kv);
+        sep = " ";
+    }
+    if (t->trapmods & VAT_TM_TEST) {
+        const char *kv[] = {"col", d->id, NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'T', nat ? tm_say_test_natural : tm_say_test_explicit, kv);
+        sep = " ";
+    }
+    if (t->trapmods & VAT_TM_TOTALS) {
+        const char *kv[] = {"col", d->id, NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'L', nat ? tm_say_totals_natural : tm_say_totals_explicit, kv);
     }
     vat_buf_puts(&b, at ? "\n\n" : "\n");
     if (at) {
@@ -559,7 +742,7 @@ static char *answer_without(struct vat_task *t, unsigned m, struct vat_err *e)
 
 int vat_trapmod_traps(struct vat_task *t, struct vat_err *e)
 {
-    for (unsigned m = 1; m <= VAT_TM_TEXTNUM; m <<= 1) {
+    for (unsigned m = 1; m <= VAT_TM_LAST; m <<= 1) {
         if (!(t->trapmods & m))
             continue;
         if (t->n_traps == VAT_MAX_TRAPS)

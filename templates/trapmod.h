@@ -5,9 +5,9 @@
  * A template declares the modules it accepts (struct vat_trapmods, the
  * `modules` member of struct vat_template) with the columns involved; the
  * pipeline arms them by level (vat_trapmod_arm: none below level 3, one at
- * level 3, every accepted one, at least three, from level 4) from the
- * task's own stream "trapmods", so no template draw moves and unarmed
- * tasks are byte-identical to a build without modules.  A module
+ * level 3, in turn by task index, every accepted one from level 4), with
+ * no draw from the template's streams, so no template draw moves and
+ * unarmed tasks are byte-identical to a build without modules.  A module
  *   - plants its rows where a fixture is written (vat_an_write_csv: main
  *     and program-form variants alike, each from the stream
  *     "trapmods<suffix>" of the task), rewriting the table in place so
@@ -32,6 +32,11 @@
  *   text_numbers      amounts with a currency sign or thousands
  *                     separators ("$1,234.50") are those numbers; the
  *                     trap skips them as non-numbers
+ *   test_records      rows whose id starts with "TEST-" (copies of real
+ *                     rows an integration test wrote into the export)
+ *                     are left out; the trap keeps them
+ *   totals_line       the export's closing line, id "TOTAL", holding the
+ *                     column's sum, is not a record; the trap counts it
  * Exports struct vat_trapmods, the VAT_TM_* bits and vat_trapmod_*. */
 #ifndef VAT_TRAPMOD_H
 #define VAT_TRAPMOD_H
@@ -59,26 +64,48 @@ struct vat_trapmods {
      * status column, every module plants in rows holding it, so each
      * module's mistake changes the answer on every fixture. */
     const char *status_value;
+    const char *id; /* the record id column (test_records), or NULL */
+    /* totals_line (with id): accepted when set; the line's `label` cell
+     * (a key the reader requires, or NULL) reads TOTAL too, its `total`
+     * cell (or NULL) holds that column's sum, every other cell is blank. */
+    bool totals;
+    const char *label;
+    const char *total;
+    /* Marks in is[1 .. c->nrows-1] the data rows of c (header on row 0,
+     * as planted so far: amounts may already read "$1,234.50") where
+     * module m's plant moves the answer: inside the asked window, over
+     * the threshold, the customer just outside the top N.  NULL: every
+     * row, or the status_value rows.  Copies are drawn from these rows,
+     * and cells rewritten in two of them at least, so each module's
+     * mistake moves the answer by construction. */
+    void (*targets)(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is);
 };
 
 enum {
     VAT_TM_DUPLICATES = 1u,
     VAT_TM_STATUS = 2u,
     VAT_TM_TEXTNUM = 4u,
-    VAT_TM_ALL = 7u,
+    VAT_TM_TEST = 8u,
+    VAT_TM_TOTALS = 16u,
+    VAT_TM_LAST = VAT_TM_TOTALS,
+    VAT_TM_ALL = 31u,
 };
-#define VAT_TM_N 3
+#define VAT_TM_N 5
 
 /* The module of bit m: its stable name ("exact_duplicates", ...) and the
  * one-sentence mistake its trap makes (static). */
 const char *vat_trapmod_name(unsigned m);
 const char *vat_trapmod_mistake(unsigned m);
+/* A plain decimal ("-12.50"), or one written with a currency sign and
+ * thousands separators ("$1,234.50"), as a number in *x. */
+bool vat_trapmod_number(const char *s, double *x);
 /* The bits of the modules template tm accepts. */
 unsigned vat_trapmod_accepted(const struct vat_template *tm);
 
 /* Sets t->trapmods for the task's level (t->level set): 0 below level 3
  * or for a template that accepts none, one accepted module at level 3,
- * every accepted one from level 4.  Draws from the stream "trapmods". */
+ * every accepted one from level 4.  Level 3 takes the accepted modules
+ * in turn by task index, from a start keyed by (seed, template). */
 void vat_trapmod_arm(struct vat_task *t);
 
 /* Plants the armed modules' rows in c (header on row 0), about to be

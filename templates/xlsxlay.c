@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "level.h"
 #include "template.h"
 #include "trace.h"
 #include "values.h"
@@ -294,6 +295,11 @@ const char *vat_xl_task_format(const struct vat_task *t, struct vat_rng *layout)
         fmt = "csv";
     } else if (strcmp(want, "xlsx") == 0) {
         fmt = "xlsx";
+    } else if (strcmp(want, "mixed") == 0 && vat_task_level(t) >= 4) {
+        /* a workbook question is asked over the grid the prompt shows
+         * whole; from level 4 the rows are past any prompt's share, so a
+         * mixed draw is a CSV task (asked as a program), not a redraw */
+        fmt = "csv";
     } else if (strcmp(want, "mixed") == 0) {
         struct vat_rng r;
         vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, "fixture_format", t->attempt,

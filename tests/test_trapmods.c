@@ -29,7 +29,7 @@
 #define TASKS 2
 /* Level-3 value tasks per template: one module each, every accepted
  * one among them. */
-#define VALUE_TASKS 12
+#define VALUE_TASKS 20
 
 extern const struct vat_template vat_tmpl_grouped_sum;
 
@@ -73,6 +73,14 @@ static size_t count_cells(const struct vat_csv *c, size_t col, const char *chars
     return n;
 }
 
+static size_t count_prefix(const struct vat_csv *c, size_t col, const char *prefix)
+{
+    size_t n = 0;
+    for (size_t i = 1; i < c->nrows; i++)
+        n += strncmp(vat_csv_get(c, i, col), prefix, strlen(prefix)) == 0;
+    return n;
+}
+
 /* A fresh table with c's header and data rows, to clean. */
 static void data_rows(struct vat_csv *all, const struct vat_csv *c)
 {
@@ -92,7 +100,7 @@ static void test_plant_then_clean(void **state)
     struct vat_task t;
     vat_task_init(&t, &vat_tmpl_grouped_sum, 3, "/nonexistent");
     t.master_seed = SEED;
-    t.trapmods = VAT_TM_ALL;
+    t.trapmods = vat_trapmod_accepted(&vat_tmpl_grouped_sum);
     struct vat_csv orig = VAT_CSV_INIT, c = VAT_CSV_INIT;
     fill(&orig, 60);
     fill(&c, 60);
@@ -116,11 +124,22 @@ static void test_plant_then_clean(void **state)
     assert_int_equal(count_cells(&all, 4, "$,"), 0);
     vat_csv_release(&all);
 
-    /* duplicates off: the copies stay */
+    /* duplicates off: the copies stay, the test entries go */
+    size_t tests = count_prefix(&c, 0, "TEST-");
+    assert_true(tests >= 3);
     data_rows(&all, &c);
     t.trapmods_off = VAT_TM_DUPLICATES;
     vat_trapmod_clean(&t, &all);
-    assert_int_equal(all.nrows, c.nrows);
+    assert_int_equal(all.nrows, c.nrows - tests);
+    assert_int_equal(count_prefix(&all, 0, "TEST-"), 0);
+    vat_csv_release(&all);
+
+    /* test entries off: they stay, each a copy of a real row but its id */
+    data_rows(&all, &c);
+    t.trapmods_off = VAT_TM_TEST;
+    vat_trapmod_clean(&t, &all);
+    assert_int_equal(count_prefix(&all, 0, "TEST-"), tests);
+    assert_int_equal(all.nrows, orig.nrows + tests);
     vat_csv_release(&all);
 
     /* nothing armed: nothing planted, nothing cleaned */
@@ -145,7 +164,7 @@ static void test_sql_cleaning_agrees(void **state)
     struct vat_task t;
     vat_task_init(&t, &vat_tmpl_grouped_sum, 5, "/nonexistent");
     t.master_seed = SEED;
-    t.trapmods = VAT_TM_ALL;
+    t.trapmods = vat_trapmod_accepted(&vat_tmpl_grouped_sum);
     struct vat_csv orig = VAT_CSV_INIT, c = VAT_CSV_INIT;
     fill(&orig, 40);
     fill(&c, 40);
@@ -170,7 +189,9 @@ static void test_sql_cleaning_agrees(void **state)
     assert_non_null(got);
     assert_int_equal(vat_an_agree("cleaned", want, got, 1e-9, 1e-6, &e), 0);
     /* each module's cleaning left out gives other totals */
-    for (unsigned m = 1; m <= VAT_TM_TEXTNUM; m <<= 1) {
+    for (unsigned m = 1; m <= VAT_TM_LAST; m <<= 1) {
+        if (!(t.trapmods & m))
+            continue;
         char *trap = vat_trapmod_wrap_sql(&t, pf, "orders",
                                           "SELECT region, SUM(amount) FROM orders WHERE status "
                                           "= 'paid' GROUP BY region ORDER BY region",
@@ -194,6 +215,73 @@ static void test_sql_cleaning_agrees(void **state)
     free(gold);
     sqlite3_close(a);
     sqlite3_close(b);
+    vat_csv_release(&orig);
+    vat_csv_release(&c);
+    vat_task_clear(&t);
+}
+
+/* The totals line: appended last, TOTAL under the id and the label, the
+ * amounts' sum under amount; cleaned in C, by the loaded table's DELETE
+ * and by the program form's CTE; left in, it is one more record. */
+static void test_totals_line(void **state)
+{
+    (void)state;
+    static const struct vat_trapmods mods = {
+        .id = "order_id", .totals = true, .label = "region", .total = "amount"};
+    struct vat_template tm = vat_tmpl_grouped_sum;
+    tm.modules = &mods;
+    struct vat_task t;
+    vat_task_init(&t, &tm, 4, "/nonexistent");
+    t.master_seed = SEED;
+    t.trapmods = VAT_TM_TOTALS;
+    struct vat_csv orig = VAT_CSV_INIT, c = VAT_CSV_INIT;
+    fill(&orig, 30);
+    fill(&c, 30);
+    vat_trapmod_plant(&t, &c, ".csv");
+    assert_int_equal(c.nrows, orig.nrows + 1);
+    size_t last = c.nrows - 1;
+    assert_string_equal(vat_csv_get(&c, last, 0), "TOTAL");
+    assert_string_equal(vat_csv_get(&c, last, 2), "TOTAL");
+    assert_string_equal(vat_csv_get(&c, last, 3), "");
+    double sum = 0;
+    for (size_t i = 1; i < orig.nrows; i++)
+        sum += strtod(vat_csv_get(&orig, i, 4), NULL);
+    assert_true(strtod(vat_csv_get(&c, last, 4), NULL) - sum < 0.006 &&
+                sum - strtod(vat_csv_get(&c, last, 4), NULL) < 0.006);
+
+    struct vat_csv all = VAT_CSV_INIT;
+    data_rows(&all, &c);
+    vat_trapmod_clean(&t, &all);
+    assert_true(same_table(&orig, &all));
+    vat_csv_release(&all);
+    data_rows(&all, &c);
+    t.trapmods_off = VAT_TM_TOTALS;
+    vat_trapmod_clean(&t, &all);
+    assert_int_equal(all.nrows, c.nrows);
+    vat_csv_release(&all);
+    t.trapmods_off = 0;
+
+    static const char *const types[] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+    static const char q[] = "SELECT COUNT(*) FROM orders";
+    sqlite3 *db = NULL;
+    struct vat_err e;
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    assert_int_equal(vat_csv_to_sqlite(&c, 0, db, "orders", types, 1, &e), 0);
+    char *gold = vat_trapmod_wrap_sql(&t, tm.progform, "orders", q, 0);
+    char *trap = vat_trapmod_wrap_sql(&t, tm.progform, "orders", q, VAT_TM_TOTALS);
+    json_t *g = vat_an_sql_json(db, gold, VAT_AN_NUMBER, &e);
+    json_t *tr = vat_an_sql_json(db, trap, VAT_AN_NUMBER, &e);
+    assert_int_equal(json_integer_value(g) + json_real_value(g), 30);
+    assert_int_equal(json_integer_value(tr) + json_real_value(tr), 31);
+    assert_int_equal(vat_trapmod_clean_sqlite(&t, db, "orders", &e), 0);
+    json_t *loaded = vat_an_sql_json(db, q, VAT_AN_NUMBER, &e);
+    assert_int_equal(json_integer_value(loaded) + json_real_value(loaded), 30);
+    json_decref(g);
+    json_decref(tr);
+    json_decref(loaded);
+    free(gold);
+    free(trap);
+    sqlite3_close(db);
     vat_csv_release(&orig);
     vat_csv_release(&c);
     vat_task_clear(&t);
@@ -332,6 +420,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plant_then_clean),
         cmocka_unit_test(test_sql_cleaning_agrees),
+        cmocka_unit_test(test_totals_line),
         cmocka_unit_test(test_low_levels_unarmed),
         cmocka_unit_test(test_every_declaring_template),
     };
