@@ -652,13 +652,21 @@ static void dw_targets(const struct vat_task *t, const struct vat_csv *c, unsign
     int col = vat_csv_col(c, 0, "paid_at");
     for (size_t i = 1; i < c->nrows && col >= 0 && from && to; i++) {
         const char *v = vat_csv_get(c, i, (size_t)col);
-        is[i] = strlen(v) >= 10 && strncmp(v, from, 10) >= 0 && strncmp(v, to, 10) <= 0;
+        char day[11];
+        if (strlen(v) >= 10 && v[2] == '/') /* planted day first: DD/MM/YYYY */
+            snprintf(day, sizeof day, "%.4s-%.2s-%.2s", v + 6, v + 3, v);
+        else
+            snprintf(day, sizeof day, "%.10s", v);
+        is[i] = strlen(day) == 10 && strcmp(day, from) >= 0 && strcmp(day, to) <= 0;
     }
 }
 
 /* Payment ids are unique, amounts positive decimals. */
-static const struct vat_trapmods dw_modules = {
-    .duplicates = true, .amount = "amount", .id = "payment_id", .targets = dw_targets};
+static const struct vat_trapmods dw_modules = {.duplicates = true,
+                                               .amount = "amount",
+                                               .id = "payment_id",
+                                               .date = "paid_at",
+                                               .targets = dw_targets};
 
 const struct vat_template vat_tmpl_date_window = {
     .version = VAT_TEMPLATE_V1,

@@ -588,8 +588,8 @@ static const struct vat_progform gm_progform = {
     .variant = gm_pf_variant,
 };
 
-/* Copies are drawn from the rated rows: a copy of a blank rating moves no
- * mean. */
+/* Copies are drawn from the rated rows, and ratings spelled out are
+ * among them: a blank rating moves no mean. */
 static void gm_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
 {
     (void)t;
@@ -599,8 +599,11 @@ static void gm_targets(const struct vat_task *t, const struct vat_csv *c, unsign
 }
 
 /* Review ids are unique: a repeated row is a copy. */
-static const struct vat_trapmods gm_modules = {
-    .duplicates = true, .id = "review_id", .targets = gm_targets};
+static const struct vat_trapmods gm_modules = {.duplicates = true,
+                                               .amount = "rating",
+                                               .amount_words = true,
+                                               .id = "review_id",
+                                               .targets = gm_targets};
 
 const struct vat_template vat_tmpl_grouped_mean = {
     .version = VAT_TEMPLATE_V1,

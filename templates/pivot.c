@@ -755,7 +755,8 @@ static const struct vat_progform pv_progform = {
 /* Shipment ids are unique: a repeated row is a copy. */
 /* (No totals line: its blank month is no month, which the reader
  * refuses, and a month of TOTAL no better.) */
-static const struct vat_trapmods pv_modules = {.duplicates = true, .id = "shipment_id"};
+static const struct vat_trapmods pv_modules = {
+    .duplicates = true, .id = "shipment_id", .date = "month", .date_month = true};
 
 const struct vat_template vat_tmpl_pivot = {
     .version = VAT_TEMPLATE_V1,

@@ -15,21 +15,31 @@
 
 static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spelling",
                                                "text_numbers", "test_records",
-                                               "totals_line"};
+                                               "totals_line", "day_first_dates"};
 static const char *const tm_mistakes[VAT_TM_N] = {
     "Counting every copy of a row that the export holds twice, identical in every column.",
     "Comparing the status as written, so values in another case or with surrounding spaces "
     "miss the filter.",
-    "Skipping the amounts written with a currency sign or thousands separators as if they "
-    "were not numbers.",
+    "Skipping the numbers written as text (a currency sign, thousands separators, a word) as "
+    "if they were not numbers.",
     "Keeping the test entries, the rows whose id starts with TEST-, as if they were real "
     "records.",
     "Counting the export's closing TOTAL line as if it were one more record.",
+    "Skipping the dates written day first (DD/MM/YYYY) as if they were no date.",
 };
 
 /* The id prefix that marks a test entry, and the same as a GLOB. */
 #define TEST_PREFIX "TEST-"
 #define TEST_GLOB "'TEST-*'"
+/* A spelled-out rating as its number, in SQL: for sqlite3_mprintf with
+ * the column as a quoted identifier (%w), and for vat_buf_printf with it
+ * bare (%s). */
+#define WORDS_CASE                                                                             \
+    "CASE lower(trim(\"%w\")) WHEN 'one' THEN 1 WHEN 'two' THEN 2 WHEN 'three' THEN 3 "        \
+    "WHEN 'four' THEN 4 WHEN 'five' THEN 5 END"
+#define WORDS_CASE_Q                                                                           \
+    "CASE lower(trim(%s)) WHEN 'one' THEN 1 WHEN 'two' THEN 2 WHEN 'three' THEN 3 WHEN 'four' " \
+    "THEN 4 WHEN 'five' THEN 5 END"
 /* The id of the totals line. */
 #define TOTALS_ID "TOTAL"
 
@@ -39,7 +49,8 @@ static int tm_index(unsigned m)
            : m == VAT_TM_STATUS   ? 1
            : m == VAT_TM_TEXTNUM  ? 2
            : m == VAT_TM_TEST     ? 3
-                                  : 4;
+           : m == VAT_TM_TOTALS   ? 4
+                                  : 5;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -59,7 +70,7 @@ unsigned vat_trapmod_accepted(const struct vat_template *tm)
         return 0;
     return (d->duplicates ? VAT_TM_DUPLICATES : 0u) | (d->status ? VAT_TM_STATUS : 0u) |
            (d->amount ? VAT_TM_TEXTNUM : 0u) | (d->id ? VAT_TM_TEST : 0u) |
-           (d->id && d->totals ? VAT_TM_TOTALS : 0u);
+           (d->id && d->totals ? VAT_TM_TOTALS : 0u) | (d->date ? VAT_TM_DATES : 0u);
 }
 
 void vat_trapmod_arm(struct vat_task *t)
@@ -203,6 +214,61 @@ static void status_variant(struct vat_csv *c, size_t i, int col, struct vat_rng 
     vat_csv_set(c, i, (size_t)col, buf);
 }
 
+static const char *const tm_words[] = {"one", "two", "three", "four", "five"};
+#define TM_NWORDS 5
+
+/* A whole number 1 to 5 spelled out: "four" or "Four". */
+static void word_variant(struct vat_csv *c, size_t i, int col, struct vat_rng *r)
+{
+    const char *v = vat_csv_get(c, i, (size_t)col);
+    if (v[0] < '1' || v[0] > '0' + TM_NWORDS || v[1] != 0)
+        return;
+    char buf[16];
+    snprintf(buf, sizeof buf, "%s", tm_words[v[0] - '1']);
+    if (vat_rng_chance(r, 0.5))
+        buf[0] = (char)toupper((unsigned char)buf[0]);
+    vat_csv_set(c, i, (size_t)col, buf);
+}
+
+/* Whether s starts "YYYY-MM-DD" (is_day) or is "YYYY-MM" (month). */
+static bool iso_date(const char *s, bool month)
+{
+    static const char day_shape[] = "dddd-dd-dd", month_shape[] = "dddd-dd";
+    const char *shape = month ? month_shape : day_shape;
+    size_t n = strlen(shape);
+    for (size_t k = 0; k < n; k++)
+        if (shape[k] == 'd' ? !isdigit((unsigned char)s[k]) : s[k] != shape[k])
+            return false;
+    return !month || s[n] == 0;
+}
+
+/* The ISO date (and what follows it) day first: "2024-03-14 09:15:00" ->
+ * "14/03/2024 09:15:00", a month "2024-03" -> "03/2024". */
+static void date_variant_of(struct vat_csv *c, size_t i, int col, bool month)
+{
+    const char *v = vat_csv_get(c, i, (size_t)col);
+    if (!iso_date(v, month))
+        return;
+    char buf[64];
+    if (month)
+        snprintf(buf, sizeof buf, "%.2s/%.4s", v + 5, v);
+    else
+        snprintf(buf, sizeof buf, "%.2s/%.2s/%.4s%.40s", v + 8, v + 5, v, v + 10);
+    vat_csv_set(c, i, (size_t)col, buf);
+}
+
+static void date_variant(struct vat_csv *c, size_t i, int col, struct vat_rng *r)
+{
+    (void)r;
+    date_variant_of(c, i, col, false);
+}
+
+static void month_variant(struct vat_csv *c, size_t i, int col, struct vat_rng *r)
+{
+    (void)r;
+    date_variant_of(c, i, col, true);
+}
+
 static void textnum_variant(struct vat_csv *c, size_t i, int col, struct vat_rng *r)
 {
     const char *v = vat_csv_get(c, i, (size_t)col);
@@ -340,7 +406,12 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
     if ((t->trapmods & VAT_TM_STATUS) && sc >= 0)
         plant_cells(t, VAT_TM_STATUS, c, sc, sc, value, 0.5, &r, status_variant);
     if ((t->trapmods & VAT_TM_TEXTNUM) && ac >= 0)
-        plant_cells(t, VAT_TM_TEXTNUM, c, ac, sc, value, 0.5, &r, textnum_variant);
+        plant_cells(t, VAT_TM_TEXTNUM, c, ac, sc, value, 0.5, &r,
+                    d->amount_words ? word_variant : textnum_variant);
+    int dc = d->date ? vat_csv_col(c, 0, d->date) : -1;
+    if ((t->trapmods & VAT_TM_DATES) && dc >= 0)
+        plant_cells(t, VAT_TM_DATES, c, dc, sc, value, 0.25, &r,
+                    d->date_month ? month_variant : date_variant);
     if ((t->trapmods & VAT_TM_TEST) && ic >= 0)
         plant_test_records(t, c, ic, sc, value, &r);
     if (t->trapmods & VAT_TM_DUPLICATES)
@@ -351,9 +422,19 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
 
 /* ---- cleaning in C ----------------------------------------------------------- */
 
-static bool has_text_number(const char *s)
+static bool has_text_number(const char *s, bool words)
 {
-    return strpbrk(s, "$,") != NULL;
+    return words ? isalpha((unsigned char)*s) : strpbrk(s, "$,") != NULL;
+}
+
+/* A spelled-out whole number as its digit ("Four" -> "4"), or "". */
+static const char *word_digit(const char *s)
+{
+    static const char *const digits[TM_NWORDS] = {"1", "2", "3", "4", "5"};
+    for (int k = 0; k < TM_NWORDS; k++)
+        if (strcasecmp(s, tm_words[k]) == 0)
+            return digits[k];
+    return "";
 }
 
 static void clean_status(struct vat_csv *c, int col)
@@ -374,14 +455,18 @@ static void clean_status(struct vat_csv *c, int col)
     }
 }
 
-static void clean_textnum(struct vat_csv *c, int col, bool on)
+static void clean_textnum(struct vat_csv *c, int col, bool on, bool words)
 {
     for (size_t i = c->nrows; i-- > 1;) {
         const char *v = vat_csv_get(c, i, (size_t)col);
-        if (!has_text_number(v))
+        if (!has_text_number(v, words))
             continue;
         if (!on) {
             vat_csv_drop_row(c, i);
+            continue;
+        }
+        if (words) {
+            vat_csv_set(c, i, (size_t)col, word_digit(v));
             continue;
         }
         char buf[64];
@@ -474,6 +559,39 @@ static void drop_by_id(struct vat_csv *c, int col, const char *prefix, bool whol
     }
 }
 
+/* Whether s is written day first: "DD/MM/YYYY..." or, a month, "MM/YYYY". */
+static bool day_first(const char *s, bool month)
+{
+    static const char day_shape[] = "dd/dd/dddd", month_shape[] = "dd/dddd";
+    const char *shape = month ? month_shape : day_shape;
+    size_t n = strlen(shape);
+    for (size_t k = 0; k < n; k++)
+        if (shape[k] == 'd' ? !isdigit((unsigned char)s[k]) : s[k] != shape[k])
+            return false;
+    return !month || s[n] == 0;
+}
+
+/* Rewrites the day-first dates of column col in ISO order, or without
+ * `on` drops their rows (the mistake: no date). */
+static void clean_dates(struct vat_csv *c, int col, bool month, bool on)
+{
+    for (size_t i = c->nrows; i-- > 1;) {
+        const char *v = vat_csv_get(c, i, (size_t)col);
+        if (!day_first(v, month))
+            continue;
+        if (!on) {
+            vat_csv_drop_row(c, i);
+            continue;
+        }
+        char buf[64];
+        if (month)
+            snprintf(buf, sizeof buf, "%.4s-%.2s", v + 3, v);
+        else
+            snprintf(buf, sizeof buf, "%.4s-%.2s-%.2s%.40s", v + 6, v + 3, v, v + 10);
+        vat_csv_set(c, i, (size_t)col, buf);
+    }
+}
+
 void vat_trapmod_clean(const struct vat_task *t, struct vat_csv *c)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -485,7 +603,10 @@ void vat_trapmod_clean(const struct vat_task *t, struct vat_csv *c)
     if ((on & VAT_TM_STATUS) && sc >= 0)
         clean_status(c, sc);
     if ((t->trapmods & VAT_TM_TEXTNUM) && ac >= 0)
-        clean_textnum(c, ac, (on & VAT_TM_TEXTNUM) != 0);
+        clean_textnum(c, ac, (on & VAT_TM_TEXTNUM) != 0, d->amount_words);
+    int dc = d->date ? vat_csv_col(c, 0, d->date) : -1;
+    if ((t->trapmods & VAT_TM_DATES) && dc >= 0)
+        clean_dates(c, dc, d->date_month, (on & VAT_TM_DATES) != 0);
     int ic = d->id ? vat_csv_col(c, 0, d->id) : -1;
     if ((on & VAT_TM_TOTALS) && ic >= 0)
         drop_by_id(c, ic, TOTALS_ID, true);
@@ -527,6 +648,24 @@ static char *column_list(sqlite3 *db, const char *table)
     return out;
 }
 
+/* The SQL test for a day-first value of column col, and the expression
+ * that writes it in ISO order (new sqlite3 strings). */
+static char *day_first_glob(const char *col, bool month)
+{
+    return sqlite3_mprintf(month ? "\"%w\" GLOB '[0-9][0-9]/[0-9][0-9][0-9][0-9]'"
+                                 : "\"%w\" GLOB '[0-9][0-9]/[0-9][0-9]/[0-9][0-9][0-9][0-9]*'",
+                           col);
+}
+
+static char *day_first_iso(const char *col, bool month)
+{
+    if (month)
+        return sqlite3_mprintf("substr(\"%w\", 4, 4) || '-' || substr(\"%w\", 1, 2)", col, col);
+    return sqlite3_mprintf("substr(\"%w\", 7, 4) || '-' || substr(\"%w\", 4, 2) || '-' || "
+                           "substr(\"%w\", 1, 2) || substr(\"%w\", 11)",
+                           col, col, col, col);
+}
+
 int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *table,
                              struct vat_err *e)
 {
@@ -541,7 +680,17 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
-    if (rc == 0 && (t->trapmods & VAT_TM_TEXTNUM) && d->amount) {
+    if (rc == 0 && (t->trapmods & VAT_TM_TEXTNUM) && d->amount && d->amount_words) {
+        char *q = (on & VAT_TM_TEXTNUM)
+                      ? sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = " WORDS_CASE
+                                        " WHERE typeof(\"%w\") = 'text' AND \"%w\" GLOB "
+                                        "'*[A-Za-z]*'",
+                                        table, d->amount, d->amount, d->amount, d->amount)
+                      : sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" GLOB '*[A-Za-z]*'",
+                                        table, d->amount);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    } else if (rc == 0 && (t->trapmods & VAT_TM_TEXTNUM) && d->amount) {
         char *q = (on & VAT_TM_TEXTNUM)
                       ? sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = CAST(replace(replace(\"%w\", "
                                         "'$', ''), ',', '') AS REAL) WHERE typeof(\"%w\") = "
@@ -551,6 +700,18 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
                                         d->amount);
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
+    }
+    if (rc == 0 && (t->trapmods & VAT_TM_DATES) && d->date) {
+        char *is = day_first_glob(d->date, d->date_month);
+        char *iso = day_first_iso(d->date, d->date_month);
+        char *q = (on & VAT_TM_DATES)
+                      ? sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = %s WHERE %s", table, d->date,
+                                        iso, is)
+                      : sqlite3_mprintf("DELETE FROM \"%w\" WHERE %s", table, is);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+        sqlite3_free(is);
+        sqlite3_free(iso);
     }
     if (rc == 0 && (on & VAT_TM_TOTALS) && d->id) {
         char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" = '" TOTALS_ID "'", table,
@@ -591,6 +752,18 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
             vat_buf_puts(&b, ", ");
         if ((on & VAT_TM_STATUS) && d->status && strcmp(c, d->status) == 0)
             vat_buf_printf(&b, "lower(trim(%s)) AS %s", c, c);
+        else if ((on & VAT_TM_DATES) && d->date && strcmp(c, d->date) == 0) {
+            char *is = day_first_glob(c, d->date_month);
+            char *iso = day_first_iso(c, d->date_month);
+            vat_buf_printf(&b, "CASE WHEN %s THEN %s ELSE %s END AS %s", is, iso, c, c);
+            sqlite3_free(is);
+            sqlite3_free(iso);
+        } else if ((on & VAT_TM_TEXTNUM) && d->amount && strcmp(c, d->amount) == 0 &&
+                   d->amount_words)
+            vat_buf_printf(&b,
+                           "CASE WHEN %s GLOB '*[A-Za-z]*' THEN " WORDS_CASE_Q
+                           " ELSE %s END AS %s",
+                           c, c, c, c);
         else if ((on & VAT_TM_TEXTNUM) && d->amount && strcmp(c, d->amount) == 0)
             vat_buf_printf(&b,
                            "CASE WHEN %s GLOB '*[$,]*' THEN CAST(replace(replace(%s, '$', ''), "
@@ -662,6 +835,22 @@ static const char tm_say_totals_natural[] =
     "[[The `TOTAL` line at the bottom is just the export's summary, not a real entry|Skip the "
     "last line, the one with `TOTAL` in `{col}`: it's the export's totals line]].";
 
+static const char tm_say_words_explicit[] =
+    "[[{An} `{col}` spelled out in words is that number of stars (`four` is 4)|`{col}` is "
+    "sometimes written as a word: `four` means 4, in any case|Read {an} `{col}` written as a "
+    "word as its number: `Four` is 4]].";
+static const char tm_say_words_natural[] =
+    "[[Some ratings are written out as words; `four` just means 4|A rating like `Four` is "
+    "simply 4 stars]].";
+
+static const char tm_say_dates_explicit[] =
+    "[[Some `{col}` values are written day first, {form} (`{ex}` is {iso}): they are those "
+    "{what}|{An} `{col}` written day first, {form}, is that {one}: `{ex}` is {iso}|Read "
+    "`{col}` written as {form} day first: `{ex}` means {iso}]].";
+static const char tm_say_dates_natural[] =
+    "[[A few `{col}` values are written day first, like `{ex}`, which is just {iso}|Where "
+    "`{col}` reads like `{ex}`, that's the day first: {iso}]].";
+
 void vat_trapmod_prompt(struct vat_task *t)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -692,7 +881,22 @@ void vat_trapmod_prompt(struct vat_task *t)
     if (t->trapmods & VAT_TM_TEXTNUM) {
         const char *kv[] = {"col", d->amount, NULL};
         vat_buf_puts(&b, sep);
-        vat_prompt_say(&b, t, 'N', nat ? tm_say_num_natural : tm_say_num_explicit, kv);
+        if (d->amount_words)
+            vat_prompt_say(&b, t, 'W', nat ? tm_say_words_natural : tm_say_words_explicit, kv);
+        else
+            vat_prompt_say(&b, t, 'N', nat ? tm_say_num_natural : tm_say_num_explicit, kv);
+        sep = " ";
+    }
+    if (t->trapmods & VAT_TM_DATES) {
+        const char *kv[] = {"col", d->date,
+                            "form", d->date_month ? "`MM/YYYY`" : "`DD/MM/YYYY`",
+                            "ex", d->date_month ? "03/2024" : "14/03/2024",
+                            "iso", d->date_month ? "2024-03" : "2024-03-14",
+                            "what", d->date_month ? "months" : "dates",
+                            "one", d->date_month ? "month" : "date",
+                            NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'F', nat ? tm_say_dates_natural : tm_say_dates_explicit, kv);
         sep = " ";
     }
     if (t->trapmods & VAT_TM_TEST) {

@@ -30,13 +30,17 @@
  *                     surrounding spaces ("PAID", " paid") are that
  *                     status; the trap compares them as written
  *   text_numbers      amounts with a currency sign or thousands
- *                     separators ("$1,234.50") are those numbers; the
- *                     trap skips them as non-numbers
+ *                     separators ("$1,234.50") are those numbers, or
+ *                     (amount_words) ratings 1-5 spelled out ("four");
+ *                     the trap skips them as non-numbers
  *   test_records      rows whose id starts with "TEST-" (copies of real
  *                     rows an integration test wrote into the export)
  *                     are left out; the trap keeps them
  *   totals_line       the export's closing line, id "TOTAL", holding the
  *                     column's sum, is not a record; the trap counts it
+ *   day_first_dates   dates written day first ("14/03/2024 09:15:00",
+ *                     months "03/2024") are those dates; the trap skips
+ *                     them as no date
  * Exports struct vat_trapmods, the VAT_TM_* bits and vat_trapmod_*. */
 #ifndef VAT_TRAPMOD_H
 #define VAT_TRAPMOD_H
@@ -60,6 +64,9 @@ struct vat_trapmods {
     bool duplicates;
     const char *status; /* NULL: not accepted */
     const char *amount; /* NULL: not accepted */
+    /* text_numbers writes the amount column's whole numbers 1 to 5 as
+     * words ("four") instead of with a currency sign */
+    bool amount_words;
     /* The status value the question keeps ("paid"), or NULL: with a
      * status column, every module plants in rows holding it, so each
      * module's mistake changes the answer on every fixture. */
@@ -71,6 +78,10 @@ struct vat_trapmods {
     bool totals;
     const char *label;
     const char *total;
+    /* day_first_dates: the ISO date column the question reads
+     * ("YYYY-MM-DD", with a time or not, or with date_month "YYYY-MM") */
+    const char *date;
+    bool date_month;
     /* Marks in is[1 .. c->nrows-1] the data rows of c (header on row 0,
      * as planted so far: amounts may already read "$1,234.50") where
      * module m's plant moves the answer: inside the asked window, over
@@ -87,10 +98,11 @@ enum {
     VAT_TM_TEXTNUM = 4u,
     VAT_TM_TEST = 8u,
     VAT_TM_TOTALS = 16u,
-    VAT_TM_LAST = VAT_TM_TOTALS,
-    VAT_TM_ALL = 31u,
+    VAT_TM_DATES = 32u,
+    VAT_TM_LAST = VAT_TM_DATES,
+    VAT_TM_ALL = 63u,
 };
-#define VAT_TM_N 5
+#define VAT_TM_N 6
 
 /* The module of bit m: its stable name ("exact_duplicates", ...) and the
  * one-sentence mistake its trap makes (static). */

@@ -457,7 +457,10 @@ static void test_conversion_burn_gold_scores_below_one(void **state)
     for (int t = 0; t < 2; t++) {
         struct scored g = score(c, ids[t], golds[t]);
         assert_true(g.score == 1.0);
-        assert_true(g.work > 0 && g.work < BUDGET / 10);
+        /* gold leaves the attack most of the budget: even over a level-5
+         * fixture (2,400 rows) behind every trap module's cleaning it
+         * takes under a fifth */
+        assert_true(g.work > 0 && g.work < BUDGET / 5);
         static const int widths[] = {9990, 990, 500};
         for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
             char *q = conversion_burn(golds[t], widths[w]);

@@ -5,6 +5,7 @@
  * 5 as the pipeline draws it, arms as many as its level promises, each
  * proven on its own (its trap passes the gate and scores below 1), in
  * the value form and in the program form. */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -287,6 +288,111 @@ static void test_totals_line(void **state)
     vat_task_clear(&t);
 }
 
+/* Ratings spelled out and dates written day first: planted, then cleaned
+ * in C, in the loaded table and by the program form's CTE, each giving
+ * the original's mean rating per product and count per day; left out,
+ * each cleaning gives other figures. */
+static const char *const rcols[] = {"review_id", "product", "rating", "reviewed_on"};
+static const char *const rtypes[] = {"TEXT", "TEXT", "REAL", "TEXT"};
+
+static void fill_ratings(struct vat_csv *c, size_t n)
+{
+    vat_csv_add_row(c, rcols, 4);
+    for (size_t i = 0; i < n; i++) {
+        char id[32], rating[8], day[16];
+        snprintf(id, sizeof id, "RV-%05zu", 100 + i);
+        snprintf(rating, sizeof rating, "%zu", 1 + i * 7 % 5);
+        snprintf(day, sizeof day, "2024-0%zu-%02zu", 1 + i % 3, 1 + i % 28);
+        vat_csv_row_begin(c);
+        vat_csv_add(c, id);
+        vat_csv_add(c, i % 4 ? "Kettle" : "Lamp");
+        vat_csv_add(c, rating);
+        vat_csv_add(c, day);
+    }
+}
+
+static json_t *figures(sqlite3 *db, const char *sql_prefix)
+{
+    struct vat_err e;
+    char *q = vat_xasprintf("%sSELECT product || ' ' || reviewed_on, AVG(rating) FROM reviews "
+                            "GROUP BY 1 ORDER BY 1",
+                            sql_prefix);
+    json_t *v = vat_an_sql_json(db, q, VAT_AN_OBJECT, &e);
+    free(q);
+    assert_non_null(v);
+    return v;
+}
+
+static void test_words_and_dates(void **state)
+{
+    (void)state;
+    static const struct vat_trapmods mods = {
+        .amount = "rating", .amount_words = true, .date = "reviewed_on"};
+    static const struct vat_progform pf = {.columns = rcols, .types = rtypes, .ncols = 4};
+    struct vat_template tm = vat_tmpl_grouped_sum;
+    tm.modules = &mods;
+    struct vat_task t;
+    vat_task_init(&t, &tm, 2, "/nonexistent");
+    t.master_seed = SEED;
+    t.trapmods = VAT_TM_TEXTNUM | VAT_TM_DATES;
+    struct vat_csv orig = VAT_CSV_INIT, c = VAT_CSV_INIT;
+    fill_ratings(&orig, 60);
+    fill_ratings(&c, 60);
+    vat_trapmod_plant(&t, &c, ".csv");
+    size_t words = 0, dayfirst = 0;
+    for (size_t i = 1; i < c.nrows; i++) {
+        words += isalpha((unsigned char)vat_csv_get(&c, i, 2)[0]) != 0;
+        dayfirst += vat_csv_get(&c, i, 3)[2] == '/';
+    }
+    assert_true(words >= 2);
+    assert_true(dayfirst >= 2);
+
+    struct vat_csv all = VAT_CSV_INIT;
+    vat_csv_add_row(&all, rcols, 4);
+    for (size_t i = 1; i < c.nrows; i++)
+        vat_csv_add_row(&all, (const char *const[]){vat_csv_get(&c, i, 0), vat_csv_get(&c, i, 1),
+                                                    vat_csv_get(&c, i, 2), vat_csv_get(&c, i, 3)},
+                        4);
+    vat_trapmod_clean(&t, &all);
+    assert_int_equal(all.nrows, orig.nrows);
+    for (size_t i = 0; i < orig.nrows; i++)
+        for (size_t j = 0; j < 4; j++)
+            assert_string_equal(vat_csv_get(&all, i, j), vat_csv_get(&orig, i, j));
+    vat_csv_release(&all);
+
+    sqlite3 *a = NULL, *b = NULL;
+    struct vat_err e;
+    assert_int_equal(sqlite3_open(":memory:", &a), SQLITE_OK);
+    assert_int_equal(sqlite3_open(":memory:", &b), SQLITE_OK);
+    assert_int_equal(vat_csv_to_sqlite(&orig, 0, a, "reviews", rtypes, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&c, 0, b, "reviews", rtypes, 1, &e), 0);
+    json_t *want = figures(a, "");
+    /* the CTE */
+    char *cte = vat_trapmod_wrap_sql(&t, &pf, "reviews", "", 0);
+    json_t *got = figures(b, cte);
+    assert_int_equal(vat_an_agree("cte", want, got, 1e-9, 1e-9, &e), 0);
+    json_decref(got);
+    free(cte);
+    for (unsigned m = VAT_TM_TEXTNUM; m; m = m == VAT_TM_TEXTNUM ? VAT_TM_DATES : 0) {
+        char *off = vat_trapmod_wrap_sql(&t, &pf, "reviews", "", m);
+        json_t *tv = figures(b, off);
+        assert_int_not_equal(vat_an_agree("trap", want, tv, 1e-9, 1e-9, &e), 0);
+        json_decref(tv);
+        free(off);
+    }
+    /* the loaded table's UPDATEs */
+    assert_int_equal(vat_trapmod_clean_sqlite(&t, b, "reviews", &e), 0);
+    got = figures(b, "");
+    assert_int_equal(vat_an_agree("loaded", want, got, 1e-9, 1e-9, &e), 0);
+    json_decref(got);
+    json_decref(want);
+    sqlite3_close(a);
+    sqlite3_close(b);
+    vat_csv_release(&orig);
+    vat_csv_release(&c);
+    vat_task_clear(&t);
+}
+
 static int popcount(unsigned x)
 {
     int n = 0;
@@ -421,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_plant_then_clean),
         cmocka_unit_test(test_sql_cleaning_agrees),
         cmocka_unit_test(test_totals_line),
+        cmocka_unit_test(test_words_and_dates),
         cmocka_unit_test(test_low_levels_unarmed),
         cmocka_unit_test(test_every_declaring_template),
     };
