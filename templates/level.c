@@ -6,6 +6,7 @@
 
 #include "rng.h"
 #include "template.h"
+#include "trapmod.h"
 
 /* Rows past any prompt's inline share, and the level-5 floor the corpus
  * promises ("at least 2,000 rows"). */
@@ -179,4 +180,15 @@ void vat_level_doc(struct vat_buf *b, const struct vat_template *tm, const json_
     if (tm->progform && !full)
         vat_buf_puts(b, "; a value question whose rows the prompt cannot all show is asked "
                         "as a program");
+    unsigned acc = vat_trapmod_accepted(tm);
+    if (!acc)
+        return;
+    vat_buf_puts(b, "; trap modules on CSV fixtures, level 3 one of ");
+    const char *sep = "";
+    for (unsigned m = 1; m <= VAT_TM_LAST; m <<= 1)
+        if (acc & m) {
+            vat_buf_printf(b, "%s%s", sep, vat_trapmod_name(m));
+            sep = ", ";
+        }
+    vat_buf_puts(b, " in turn, levels 4-5 all of them");
 }
