@@ -169,12 +169,11 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
                     return -1;
         }
     }
-    /* From level 2 up, a value question over rows its prompt does not
-     * show is redrawn (a template with a program form asks it as a
-     * program instead: vat_progform_form); level 1 keeps the corpus's
-     * shapes from before levels. */
+    /* A value question over rows its prompt does not show is redrawn (a
+     * template with a program form asks it as a program instead:
+     * vat_progform_form). */
     const char *kind = vat_task_answer_kind(t);
-    if (t->level >= 2 && (strcmp(kind, "value") == 0 || strcmp(kind, "abstain") == 0) &&
+    if ((strcmp(kind, "value") == 0 || strcmp(kind, "abstain") == 0) &&
         !t->self_contained)
         return vat_err_set(e, "%s: the value prompt does not show every row the answer "
                               "depends on",

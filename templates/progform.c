@@ -81,11 +81,10 @@ void vat_progform_names(const struct vat_task *t, const struct vat_progform *pf,
 const char *vat_progform_form(const struct vat_task *t, const struct vat_progform *pf)
 {
     const char *form = pf ? form_draw(t, pf, NULL) : "value";
-    /* From level 2 up a single-turn value question may only ask about
-     * rows its prompt shows: over a fixture it shows in part the question
-     * is asked as a program, whatever answer_form says.  (Level 1 keeps
-     * the shapes and forms of the corpus before levels.) */
-    if (pf && vat_task_level(t) >= 2 && strcmp(form, "value") == 0 && !t->self_contained &&
+    /* A single-turn value question may only ask about rows its prompt
+     * shows: over a fixture it shows in part the question is asked as a
+     * program, whatever answer_form says. */
+    if (pf && strcmp(form, "value") == 0 && !t->self_contained &&
         t->n_fixtures >= 1 &&
         (strcmp(t->fixture[0].format, "csv") == 0 ||
          (pf->variant_db && strcmp(t->fixture[0].format, "sqlite") == 0)))

@@ -139,10 +139,10 @@ char *vat_progform_gold_sql(const struct vat_task *t, const struct vat_progform 
 /* The task's answer form: "value" or "sql".  The template's "answer_form"
  * param decides; "mixed" draws from the stream "form" of the task (seed,
  * template, index, attempt), even odds.  A task whose main fixture is not
- * a CSV file (a workbook) is always "value".  From level 2 up, a task
- * whose value prompt does not show every row (t->self_contained false) is
- * "sql" whatever the param says: no single-turn value prompt of a level
- * asks about rows it hides (templates/level.h). */
+ * a CSV file (a workbook) is always "value".  A task whose value prompt
+ * does not show every row (t->self_contained false) is "sql" whatever the
+ * param says: no single-turn value prompt asks about rows it hides
+ * (docs/difficulty.md). */
 const char *vat_progform_form(const struct vat_task *t, const struct vat_progform *pf);
 
 /* Turns an admitted value-form task into its program form (see above).

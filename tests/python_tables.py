@@ -345,9 +345,9 @@ def check_answers(rows):
                  f"{'shows part' if shows_part else 'shows all'} of the fixture")
         if kind in ("regex", "sql") and not e["self_contained"]:
             fail(f"{tid}: a {kind} task whose description should suffice is not self_contained")
-        # from level 2 up no single-turn value prompt asks about rows it
-        # does not show (docs/difficulty.md)
-        if e["difficulty"] >= 2 and kind in ("value", "abstain") and not e["self_contained"]:
+        # no single-turn value prompt asks about rows it does not show
+        # (docs/difficulty.md)
+        if kind in ("value", "abstain") and not e["self_contained"]:
             fail(f"{tid}: a level {e['difficulty']} value prompt asks about rows it does not show")
         levels.setdefault(e["template"], set()).add(e["difficulty"])
         spec = json.loads(v["spec_json"])

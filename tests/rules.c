@@ -62,6 +62,7 @@ static char *msg(const struct vat_template *tm, const char *rule, const char *fm
 struct scratch {
     char *root;
     json_t *cfg;
+    size_t inline_max;
 };
 
 static void scratch_open(struct scratch *s, const struct vat_template *tm, const char *tag)
@@ -75,6 +76,9 @@ static void scratch_open(struct scratch *s, const struct vat_template *tm, const
      * test_contract (both forms) and test_progform. */
     if (json_object_get(s->cfg, "answer_form"))
         json_object_set_new(s->cfg, "answer_form", json_string("value"));
+    /* ... and a cap that shows every file keeps them in it: past the cap
+     * a value question is asked as a program. */
+    s->inline_max = tm->progform ? 1 << 20 : 6000;
 }
 
 static void scratch_close(struct scratch *s)
@@ -88,7 +92,8 @@ static void scratch_close(struct scratch *s)
 static int draw_once(struct vat_task *t, const struct vat_template *tm, const struct scratch *s,
                      uint32_t index, uint32_t attempt, struct vat_replay *r, struct vat_err *e)
 {
-    struct vat_draw_opts o = {.master_seed = RULE_SEED, .cfg = s->cfg, .inline_max_bytes = 6000};
+    struct vat_draw_opts o = {.master_seed = RULE_SEED, .cfg = s->cfg,
+                              .inline_max_bytes = s->inline_max};
     if (attempt == 0)
         vat_task_init(t, tm, index, s->root);
     return vat_task_draw(t, attempt, &o, r, e);

@@ -11,10 +11,10 @@
  * would otherwise repeat: the golden cases of tests/data/cases/<name>.txt
  * (hand-made fixtures, the gold and trap they give, the files refused and
  * the verdict of each answer); 60 tasks admitted within the redraws the
- * file allows; "same seed, same bytes"; the prompt's data
- * section, whole or cut to its leading rows, and its format example free
- * of any real key or item; and confirm refusing the trap as gold and a
- * gold nudged by the least amount. */
+ * file allows; "same seed, same bytes"; the prompt's data section, whole
+ * or, past the inline cap, in the program form and cut to its leading
+ * rows, and its format example free of any real key or item; and confirm
+ * refusing the trap as gold and a gold nudged by the least amount. */
 #include <setjmp.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1007,7 +1007,12 @@ static int golden_run_last(struct tmpl_run *run, char *last, size_t cap)
         if (strncmp(line, "case ", 5) == 0) {
             golden_end_case(&g);
             struct vat_replay r;
-            vat_tt_draw(g.env, &g.t, NULL, (uint32_t)strtoul(line + 5, NULL, 10), 6000, 40, &r);
+            /* The cases check the value form over a small hand-made file
+             * put in place of the drawn one: the cap shows every drawn
+             * file, so the task is drawn in the value form whatever its
+             * size. */
+            vat_tt_draw(g.env, &g.t, NULL, (uint32_t)strtoul(line + 5, NULL, 10), 1 << 20, 40,
+                        &r);
             g.drawn = true;
             ncases++;
         } else if (strncmp(line, "params ", 7) == 0) {
@@ -1159,11 +1164,12 @@ static void test_gold_shape_differs_from_spec(void **state)
 
 /* Tasks 0..59 of every analytics template, drawn as the pipeline draws
  * them: all admitted within the redraws the cases file allows over the 60
- * ("redraws N"), gold 1, the trap 0 behind a passed gate (with the code
- * "trapcode" names, when it does), the malformed answer gated out; gold
- * and trap differ; the prompt names the main fixture, whose format is its
- * suffix and, for a CSV, whose recorded rows are the file's records; the
- * difficulty is the level asked for, 1 to 5. */
+ * ("redraws N"), gold 1, the trap 0 behind a passed gate (in the value
+ * form, with the code "trapcode" names, when it does), the malformed
+ * answer gated out; gold and trap differ; a value prompt shows its file
+ * whole (past the cap the task is a program); the prompt names the main
+ * fixture, whose format is its suffix and, for a CSV, whose recorded rows
+ * are the file's records; the difficulty is the level asked for, 1 to 5. */
 static int sixty_admit(struct tmpl_run *run)
 {
     const struct vat_template *tm = run->tm;
@@ -1172,7 +1178,7 @@ static int sixty_admit(struct tmpl_run *run)
     char *trapcode = cases_value(run->text, "trapcode");
     VAT_RULE(budget, tm, admit, "give the cases file a line 'redraws N' (0 when the trap is "
                                 "armed by construction)", "%s has no 'redraws' line", run->path);
-    unsigned redraws = 0;
+    unsigned redraws = 0, programs = 0;
     for (uint32_t i = 0; i < 60; i++) {
         struct vat_task t;
         struct vat_replay r;
@@ -1189,7 +1195,17 @@ static int sixty_admit(struct tmpl_run *run)
         VAT_RULE(!m->gate_passed && m->score == 0.0, tm, "the malformed answer fails the gate",
                  "leave t->malformed unset, or set it to an answer of the wrong shape",
                  "%s: malformed %s: %s", t.id, t.malformed, m->code);
-        VAT_RULE(!trapcode || strcmp(tr->code, trapcode) == 0, tm, admit,
+        /* A value question is asked only over a file its prompt shows
+         * whole; past the cap the task is asked as a program. */
+        bool value_form = strcmp(vat_task_answer_kind(&t), "sql") != 0;
+        VAT_RULE(!value_form || t.self_contained, tm, "a value prompt shows every row",
+                 "give the template a program form, or redraw a value task whose file is past "
+                 "the inline cap",
+                 "%s: a value prompt shows the file %s in part", t.id, t.fixture[0].path);
+        programs += !value_form;
+        /* 'trapcode' is the value checker's verdict; the program form's
+         * trap is a query whose rows differ from gold's */
+        VAT_RULE(!trapcode || !value_form || strcmp(tr->code, trapcode) == 0, tm, admit,
                  "make the trap fail the way the cases file's 'trapcode' says, or change the line",
                  "%s: the trap's verdict is %s, the cases file says %s", t.id, tr->code,
                  trapcode);
@@ -1222,7 +1238,8 @@ static int sixty_admit(struct tmpl_run *run)
              "arm the trap and meet every admission rule by construction, so the first draw "
              "admits (the refusals say which rule the redrawn draws broke)",
              "%u redraws over 60 tasks, more than the %s the cases file allows", redraws, budget);
-    print_message("  %s: %u redraws over 60 tasks\n", run->tm->name, redraws);
+    print_message("  %s: %u redraws over 60 tasks, %u asked as programs\n", run->tm->name,
+                  redraws, programs);
     free(budget);
     free(trapcode);
     return 0;
@@ -1395,9 +1412,52 @@ static void test_dropped_rows_named(void **state)
     }
 }
 
-/* Task 4 drawn with a small inline budget: the block is the header and
- * the leading records of the file, cut on a record boundary, and the
- * section tells the truth about how much is shown. */
+/* Task 4 of a template without a program form, drawn with a small inline
+ * budget as the pipeline draws it: an attempt whose file is past the cap
+ * is refused (its value prompt could not show every row), and the attempt
+ * admitted is one whose file the prompt shows whole. */
+static int prompt_cut_refused(struct tmpl_run *run, size_t max)
+{
+    const char *rule = "a value prompt shows every row";
+    const char *mend = "leave the refusal to the pipeline (src/admit.c): it redraws a value "
+                       "task whose file is past the inline cap";
+    struct vat_task t;
+    struct vat_replay r;
+    struct vat_draw_opts o = {.master_seed = run->env->seed, .cfg = run->env->cfg,
+                              .inline_max_bytes = max};
+    vat_task_init(&t, run->tm, 4, run->env->dir);
+    int rc = -1;
+    unsigned refused = 0;
+    for (uint32_t a = 0; rc != 0 && a < 40; a++) {
+        struct vat_err e = {{0}};
+        rc = vat_task_draw(&t, a, &o, &r, &e);
+        size_t len;
+        char *file = vat_tt_fixture_text(&t, 0, &len);
+        free(file);
+        if (rc != 0)
+            VAT_RULE(len > max && strstr(e.msg, "the value prompt does not show every row"),
+                     run->tm, rule, mend, "%s: attempt %u (a file of %zu bytes, an inline cap "
+                     "of %zu) was refused: %s", t.id, a, len, max, e.msg);
+        else
+            VAT_RULE(len <= max && t.self_contained && strstr(t.prompt, "Its full contents"),
+                     run->tm, rule, mend, "%s: attempt %u (a file of %zu bytes, an inline cap "
+                     "of %zu) was admitted with its file shown in part", t.id, a, len, max);
+        refused += rc != 0;
+    }
+    VAT_RULE(rc == 0, run->tm, "every task admits", mend, "%s: no attempt of 40 fits %zu bytes",
+             t.id, max);
+    print_message("  %s: %u draws of task 4 refused past an inline cap of %zu bytes\n",
+                  run->tm->name, refused, max);
+    vat_task_clear(&t);
+    return 0;
+}
+
+/* Task 4 drawn with a small inline budget.  A value question may only
+ * ask about rows its prompt shows, so past the cap the task is asked as a
+ * program (a template without a program form: prompt_cut_refused); the
+ * block is the header and the leading records of the file, cut on a
+ * record boundary, and the section tells the truth about how much is
+ * shown. */
 static int prompt_cut(struct tmpl_run *run)
 {
     const size_t max = 300;
@@ -1405,9 +1465,17 @@ static int prompt_cut(struct tmpl_run *run)
     const char *mend = "write the data section with vat_an_prompt_csv on the table exactly as "
                        "written: past the inline cap it shows the header and the leading "
                        "records, and says how many";
+    if (!run->tm->progform)
+        return prompt_cut_refused(run, max);
     struct vat_task t;
     struct vat_replay r;
     vat_tt_draw(run->env, &t, NULL, 4, max, 40, &r);
+    VAT_RULE(strcmp(vat_task_answer_kind(&t), "sql") == 0, run->tm,
+             "a value prompt shows every row",
+             "ask the task as a program past the inline cap (vat_progform_form)",
+             "%s: with an inline cap of %zu bytes the task is asked as '%s'", t.id, max,
+             vat_task_answer_kind(&t));
+    vat_tt_assert_states_shape(&t);
     if (strcmp(t.fixture[0].format, "csv") != 0) {
         vat_task_clear(&t);
         return 0;
@@ -1467,7 +1535,7 @@ static int confirm_trap(struct tmpl_run *run)
     struct vat_task t;
     struct vat_replay r;
     struct vat_err e = {{0}};
-    vat_tt_draw(run->env, &t, NULL, 20, 6000, 40, &r);
+    vat_tt_draw(run->env, &t, NULL, 20, 1 << 20, 40, &r); /* shown whole: the value form */
     int agreed = run->tm->confirm(&t, &e);
     VAT_RULE(agreed == 0, run->tm, CONFIRM_RULE, CONFIRM_MEND, "%s: confirm refused gold: %s",
              t.id, e.msg);
@@ -1527,7 +1595,7 @@ static int confirm_nudged(struct tmpl_run *run)
     struct vat_task t;
     struct vat_replay r;
     struct vat_err e = {{0}};
-    vat_tt_draw(run->env, &t, NULL, 20, 6000, 40, &r);
+    vat_tt_draw(run->env, &t, NULL, 20, 1 << 20, 40, &r); /* shown whole: the value form */
     json_t *gold = json_loads(t.gold, JSON_DECODE_ANY, NULL);
     assert_non_null(gold);
     const char *key = nudge(gold);

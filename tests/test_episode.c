@@ -34,7 +34,11 @@
 #include "testutil.h"
 #include "vat.h"
 
+/* The inline cap shows the threshold_flags files whole, so they are asked
+ * as values (a value prompt shows every row): the expert reads a result
+ * longer than one observation page by page. */
 static const char config_text[] = "[corpus]\nmaster_seed = 4646\ntest_fraction = 0.25\n"
+                                  "inline_max_bytes = 20000\n"
                                   "[templates.grouped_sum]\ncount = 8\n"
                                   "[templates.join_aggregate]\ncount = 8\n"
                                   "[templates.pivot]\ncount = 4\n"

@@ -107,7 +107,8 @@ static void test_sixty_tasks_arm_every_trap(void **state)
     for (uint32_t i = 0; i < NTASKS; i++) {
         struct vat_task t;
         struct vat_replay r;
-        vat_tt_draw(v, &t, NULL, i, 6000, 40, &r);
+        /* every file shown whole: the value form, whatever its size */
+        vat_tt_draw(v, &t, NULL, i, 1 << 20, 40, &r);
         bool mixed = json_is_true(json_object_get(t.params, "mixed_refund_signs"));
         assert_int_equal(t.n_traps, mixed ? 4 : 3);
         four += t.n_traps == 4;
@@ -187,14 +188,15 @@ static int mistake_bit(const char *nm)
 }
 
 /* The value form of the same task (same attempt), below root, drawn with
- * cfg (t's with answer_form "value"; the caller frees it after u). */
+ * cfg (t's with answer_form "value"; the caller frees it after u) and a
+ * cap that shows the whole file (a value prompt shows every row). */
 static json_t *draw_value_twin(const struct vat_task *t, uint32_t attempt, const char *root,
                                struct vat_task *u)
 {
     json_t *cfg = json_deep_copy(t->cfg);
     json_object_set_new(cfg, "answer_form", json_string("value"));
     struct vat_draw_opts o = {.master_seed = t->master_seed, .cfg = cfg,
-                              .inline_max_bytes = 6000};
+                              .inline_max_bytes = 1 << 20};
     struct vat_replay r;
     struct vat_err e = {{0}};
     vat_task_init(u, t->tmpl, t->index, root);
@@ -421,7 +423,7 @@ static void test_program_form_refusals(void **state)
     for (int c = 0; c < 2; c++) {
         struct vat_task t;
         struct vat_replay r;
-        vat_tt_draw(v, &t, NULL, 0, 6000, 40, &r);
+        vat_tt_draw(v, &t, NULL, 0, 1 << 20, 40, &r); /* shown whole: the value form */
         assert_string_equal(vat_task_answer_form(&t), "value");
         pf.traps_sql = c == 0 ? NULL : gold_as_single;
         struct vat_err e = {{0}};

@@ -230,9 +230,12 @@ static void check_program_template(const struct vat_template *tm)
             free(vt);
         }
         /* The value form of the same task (same attempt) has the same
-         * main fixture: the form's stream moves no fixture draw. */
+         * main fixture: the form's stream moves no fixture draw.  (Drawn
+         * with a cap that shows the whole file: past the cap a value
+         * question is asked as a program.) */
         vat_task_init(&u, tm, i, other);
-        struct vat_draw_opts o = {.master_seed = 1414, .cfg = vv->cfg, .inline_max_bytes = 6000};
+        struct vat_draw_opts o = {.master_seed = 1414, .cfg = vv->cfg,
+                                  .inline_max_bytes = 1 << 20};
         assert_int_equal(vat_task_draw(&u, a, &o, &ru, &e), 0);
         size_t n1 = 0;
         char *value_text = vat_tt_fixture_text(&u, 0, &n1);

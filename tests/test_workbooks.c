@@ -2,9 +2,10 @@
  * (grouped_sum, grouped_mean, pivot, join_aggregate, dup_header): a CSV
  * task draws the same bytes whatever fixture_format says, workbook tasks
  * admit with their layout traps armed and every trap layout drawn, the
- * prompt shows the sheets as A1 grids, the same task gives the same bytes,
- * and confirm and reference refuse a workbook changed or broken behind
- * them.  (tests/python_workbooks.py re-derives every gold through openpyxl.) */
+ * prompt shows the sheets as A1 grids (a workbook past the inline cap is
+ * redrawn: a value prompt shows every row), the same task gives the same
+ * bytes, and confirm and reference refuse a workbook changed or broken
+ * behind them.  (tests/python_workbooks.py re-derives every gold through openpyxl.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,14 +60,15 @@ static void test_csv_unchanged_under_mixed(void **state)
         for (uint32_t i = 0; i < 12; i++) {
             struct vat_task a, b;
             struct vat_replay r;
-            vat_tt_draw(mixed, &b, NULL, i, 6000, 1, &r);
+            /* every file shown whole, so no draw is redrawn for its size */
+            vat_tt_draw(mixed, &b, NULL, i, 1 << 20, 1, &r);
             if (strcmp(b.fixture[0].format, "xlsx") == 0) {
                 nbook++;
                 vat_task_clear(&b);
                 continue;
             }
             ncsv++;
-            vat_tt_draw(csv, &a, NULL, i, 6000, 1, &r);
+            vat_tt_draw(csv, &a, NULL, i, 1 << 20, 1, &r);
             vat_tt_assert_same_task(&a, &b);
             assert_null(json_object_get(b.params, "workbook"));
             vat_task_clear(&a);
@@ -96,8 +98,10 @@ static void test_workbook_tasks(void **state)
         for (uint32_t i = 0; i < 18; i++) {
             struct vat_task t;
             struct vat_replay r;
-            vat_tt_draw(v, &t, NULL, i, 6000, 4, &r);
+            /* every workbook shown whole (test_workbook_past_the_cap) */
+            vat_tt_draw(v, &t, NULL, i, 1 << 20, 4, &r);
             vat_tt_assert_replays(&r);
+            assert_true(t.self_contained);
             assert_string_equal(t.fixture[0].format, "xlsx");
             assert_non_null(strstr(t.fixture[0].path, ".xlsx"));
             const json_t *wb = json_object_get(t.params, "workbook");
@@ -145,6 +149,41 @@ static void test_workbook_tasks(void **state)
                          wts[k].traps[j]);
         vat_tt_env_free(v);
     }
+}
+
+/* A workbook has no program form: past the inline cap its value prompt
+ * could not show every row, so the draw is refused, and the redraw
+ * admitted shows every sheet whole. */
+static void test_workbook_past_the_cap(void **state)
+{
+    (void)state;
+    int templates_refused = 0;
+    for (size_t k = 0; k < NWT; k++) {
+        struct vat_tt_env *v = env(wts[k].t, "xlsx");
+        struct vat_draw_opts o = {.master_seed = SEED, .cfg = v->cfg, .inline_max_bytes = 6000};
+        int refused = 0;
+        for (uint32_t i = 0; i < 18; i++) {
+            struct vat_task t;
+            struct vat_replay r;
+            struct vat_err e = {{0}};
+            vat_task_init(&t, wts[k].t, i, v->dir);
+            uint32_t a = 0;
+            while (vat_task_draw(&t, a, &o, &r, &e) != 0) {
+                refused += strstr(e.msg, "the value prompt does not show every row") != NULL;
+                if (++a == 40)
+                    fail_msg("%s never admitted: %s", t.id, e.msg);
+            }
+            assert_string_equal(t.fixture[0].format, "xlsx");
+            assert_true(t.self_contained);
+            vat_task_clear(&t);
+        }
+        print_message("  %s: %d workbook draws of 18 tasks refused past the cap\n",
+                      wts[k].t->name, refused);
+        templates_refused += refused > 0;
+        vat_tt_env_free(v);
+    }
+    /* (a level-1 dup_header workbook is small enough to fit) */
+    assert_true(templates_refused >= 3);
 }
 
 static void test_same_bytes(void **state)
@@ -252,6 +291,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_unchanged_under_mixed),
         cmocka_unit_test(test_workbook_tasks),
+        cmocka_unit_test(test_workbook_past_the_cap),
         cmocka_unit_test(test_same_bytes),
         cmocka_unit_test(test_changed_and_broken_workbooks),
         cmocka_unit_test(test_unknown_format),
