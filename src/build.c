@@ -93,6 +93,16 @@ static void slot_prints(struct vat_task *t, void *arg)
     }
 }
 
+/* Removes the fixture files t's last draw wrote. */
+static void remove_fixtures(const struct vat_task *t)
+{
+    for (int f = 0; f < t->n_fixtures; f++) {
+        char *path = vat_path_join(t->root, t->fixture[f].path);
+        remove(path);
+        free(path);
+    }
+}
+
 static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attempt)
 {
     struct vat_draw_opts d = {
@@ -124,6 +134,10 @@ static void slot_draw_from(struct pool *p, struct slot *s, uint32_t first_attemp
         }
         s->redraws++;
         snprintf(s->last_err, sizeof s->last_err, "%s", e.msg);
+        /* The next attempt may write other files (a CSV where this one
+         * wrote a workbook, no variants): only the admitted draw's
+         * fixtures stay. */
+        remove_fixtures(&s->task);
     }
 }
 
@@ -677,11 +691,7 @@ static int draw_and_write(const struct vat_config *c, const struct vat_build_opt
             pt->rejected++;
             snprintf(pt->last_rejection, sizeof pt->last_rejection, "%s", s->last_err);
             /* A task that never admitted leaves no fixture behind. */
-            for (int f = 0; f < s->task.n_fixtures; f++) {
-                char *path = vat_path_join(root, s->task.fixture[f].path);
-                remove(path);
-                free(path);
-            }
+            remove_fixtures(&s->task);
         }
         pthread_mutex_lock(&p.mu);
         s->state = SLOT_WRITTEN;

@@ -431,6 +431,22 @@ def sha256(path):
     return h.hexdigest()
 
 
+def check_built_fixtures(root, rows):
+    """Every file the build left under fixtures/ is one a row names: a
+    redrawn attempt's files (a workbook, where the admitted draw wrote a
+    CSV) do not stay behind to be listed in the manifest."""
+    named = set()
+    for s in SPLITS:
+        for e in rows["experience"][s]:
+            named.update(fx["path"] for fx in [e["fixture"]] + e["variants"])
+        named.update(g["path"] for g in rows["fixture_generators"][s])
+    for d, _, files in os.walk(os.path.join(root, "fixtures")):
+        for name in files:
+            rel = os.path.relpath(os.path.join(d, name), root).replace(os.sep, "/")
+            if rel not in named:
+                fail(f"build: '{rel}' is under fixtures/, but no row names it")
+
+
 def check_pack(dest, rows):
     named = {}  # path -> recorded sha256 (None when a row names it without one)
     for s in SPLITS:
@@ -534,6 +550,7 @@ def main():
         BASE = dest
         kinds = check_answers(rows)
         nfix = check_pack(dest, rows)
+        check_built_fixtures(root, rows)
         sc = sum(e["self_contained"] for s in SPLITS for e in rows["experience"][s])
         print(f"python_tables: {len(per_template)} templates, {ntasks} tasks ({kinds}), "
               f"{nrows} rows validated, {nfix} fixture paths resolved from the packed folder, "
