@@ -160,6 +160,16 @@ void vat_task_set_level(struct vat_task *t, int level)
     t->cfg = t->level_cfg;
 }
 
+bool vat_level_past_prompt(const struct vat_task *t)
+{
+    const struct vat_param *pmin, *pmax;
+    if (vat_task_level(t) <= 1 || t->inline_full || !t->cfg ||
+        !vat_level_size_pair(t->tmpl, &pmin, &pmax) || pmin->role != VAT_PARAM_ROWS)
+        return false;
+    json_int_t lo = json_integer_value(json_object_get(t->cfg, pmin->name));
+    return lo > cap_rows_of((long)t->inline_max_bytes);
+}
+
 int vat_task_level(const struct vat_task *t)
 {
     return t->level < 1 ? 1 : t->level > VAT_LEVELS ? VAT_LEVELS : t->level;

@@ -24,8 +24,9 @@
  *     declared maximum (breadth, not rows in a prompt)
  * Under inline = "full" rows stop at the inline cap as config.c caps
  * them.  docs/difficulty.md says the same for users.
- * Exports vat_level_draw, vat_level_size_pair, vat_level_rows, vat_task_set_level,
- * vat_task_level and vat_level_doc. */
+ * Exports vat_level_draw, vat_level_size_pair, vat_level_rows,
+ * vat_level_past_prompt, vat_task_set_level, vat_task_level and
+ * vat_level_doc. */
 #ifndef VAT_LEVEL_H
 #define VAT_LEVEL_H
 
@@ -47,15 +48,15 @@ struct vat_param;
  * "difficulty" or its weights are all 0. */
 int vat_level_draw(uint64_t master_seed, const char *name, uint32_t index, const json_t *cfg);
 
-/* The rows range of `level` for a template whose level-1 range is
- * [min, max] (the plan above); cap_rows: the most rows a prompt shows
- * (inline_max_bytes / VAT_INLINE_ROW_BYTES); full: inline = "full";
- * decl_max: the param's declared maximum (regex only). */
 /* The template's declared size pair: its VAT_PARAM_ROWS params (fewest,
  * then most), else its VAT_PARAM_HELDOUT pair; false when it has none. */
 bool vat_level_size_pair(const struct vat_template *tm, const struct vat_param **pmin,
                          const struct vat_param **pmax);
 
+/* The rows range of `level` for a template whose level-1 range is
+ * [min, max] (the plan above); cap_rows: the most rows a prompt shows
+ * (inline_max_bytes / VAT_INLINE_ROW_BYTES); full: inline = "full";
+ * decl_max: the param's declared maximum (regex only). */
 void vat_level_rows(const struct vat_template *tm, int level, long min, long max, long cap_rows,
                     bool full, long decl_max, long *lo, long *hi);
 
@@ -63,6 +64,13 @@ void vat_level_rows(const struct vat_template *tm, int level, long min, long max
  * scaled for the level (level 1: t->cfg as it is).  vat_task_clear puts
  * the original back. */
 void vat_task_set_level(struct vat_task *t, int level);
+
+/* Whether every fixture task t can draw at its level (t->level and
+ * t->cfg set) holds more rows than a prompt shows: the fewest rows of its
+ * VAT_PARAM_ROWS pair past inline_max_bytes / VAT_INLINE_ROW_BYTES.
+ * False at level 1, under inline = "full" and for a template without
+ * such a pair. */
+bool vat_level_past_prompt(const struct vat_task *t);
 
 /* t->level, or 1 when nothing set it (a test calling generate directly). */
 int vat_task_level(const struct vat_task *t);

@@ -295,10 +295,10 @@ const char *vat_xl_task_format(const struct vat_task *t, struct vat_rng *layout)
         fmt = "csv";
     } else if (strcmp(want, "xlsx") == 0) {
         fmt = "xlsx";
-    } else if (strcmp(want, "mixed") == 0 && vat_task_level(t) >= 4) {
+    } else if (strcmp(want, "mixed") == 0 && vat_level_past_prompt(t)) {
         /* a workbook question is asked over the grid the prompt shows
-         * whole; from level 4 the rows are past any prompt's share, so a
-         * mixed draw is a CSV task (asked as a program), not a redraw */
+         * whole; when the level's fewest rows are past the prompt's share,
+         * a mixed draw is a CSV task (asked as a program), not a redraw */
         fmt = "csv";
     } else if (strcmp(want, "mixed") == 0) {
         struct vat_rng r;
