@@ -230,16 +230,21 @@ static void word_variant(struct vat_csv *c, size_t i, int col, struct vat_rng *r
     vat_csv_set(c, i, (size_t)col, buf);
 }
 
-/* Whether s starts "YYYY-MM-DD" (is_day) or is "YYYY-MM" (month). */
-static bool iso_date(const char *s, bool month)
+/* Whether s has the shape `shape` ('d' a digit, anything else itself):
+ * as a prefix, or with `whole`, all of it. */
+static bool has_shape(const char *s, const char *shape, bool whole)
 {
-    static const char day_shape[] = "dddd-dd-dd", month_shape[] = "dddd-dd";
-    const char *shape = month ? month_shape : day_shape;
     size_t n = strlen(shape);
     for (size_t k = 0; k < n; k++)
         if (shape[k] == 'd' ? !isdigit((unsigned char)s[k]) : s[k] != shape[k])
             return false;
-    return !month || s[n] == 0;
+    return !whole || s[n] == 0;
+}
+
+/* Whether s starts "YYYY-MM-DD", or (month) is "YYYY-MM". */
+static bool iso_date(const char *s, bool month)
+{
+    return has_shape(s, month ? "dddd-dd" : "dddd-dd-dd", month);
 }
 
 /* The ISO date (and what follows it) day first: "2024-03-14 09:15:00" ->
@@ -562,13 +567,7 @@ static void drop_by_id(struct vat_csv *c, int col, const char *prefix, bool whol
 /* Whether s is written day first: "DD/MM/YYYY..." or, a month, "MM/YYYY". */
 static bool day_first(const char *s, bool month)
 {
-    static const char day_shape[] = "dd/dd/dddd", month_shape[] = "dd/dddd";
-    const char *shape = month ? month_shape : day_shape;
-    size_t n = strlen(shape);
-    for (size_t k = 0; k < n; k++)
-        if (shape[k] == 'd' ? !isdigit((unsigned char)s[k]) : s[k] != shape[k])
-            return false;
-    return !month || s[n] == 0;
+    return has_shape(s, month ? "dd/dddd" : "dd/dd/dddd", month);
 }
 
 /* Rewrites the day-first dates of column col in ISO order, or without

@@ -93,6 +93,16 @@ static void data_rows(struct vat_csv *all, const struct vat_csv *c)
     }
 }
 
+/* A copy of c's rows into *all, cleaned with the modules in `off` left
+ * out (t->trapmods_off is set to it). */
+static void clean_copy(struct vat_task *t, const struct vat_csv *c, unsigned off,
+                       struct vat_csv *all)
+{
+    data_rows(all, c);
+    t->trapmods_off = off;
+    vat_trapmod_clean(t, all);
+}
+
 /* Planting every module, then cleaning every one, gives the table back;
  * each cleaning switched off leaves exactly its module's rows. */
 static void test_plant_then_clean(void **state)
@@ -112,15 +122,12 @@ static void test_plant_then_clean(void **state)
     assert_false(same_table(&orig, &c));
 
     struct vat_csv all = VAT_CSV_INIT;
-    data_rows(&all, &c);
-    vat_trapmod_clean(&t, &all);
+    clean_copy(&t, &c, 0, &all);
     assert_true(same_table(&orig, &all));
     vat_csv_release(&all);
 
     /* text numbers off: their rows are skipped, nothing else moves */
-    data_rows(&all, &c);
-    t.trapmods_off = VAT_TM_TEXTNUM;
-    vat_trapmod_clean(&t, &all);
+    clean_copy(&t, &c, VAT_TM_TEXTNUM, &all);
     assert_true(all.nrows < orig.nrows);
     assert_int_equal(count_cells(&all, 4, "$,"), 0);
     vat_csv_release(&all);
@@ -128,17 +135,13 @@ static void test_plant_then_clean(void **state)
     /* duplicates off: the copies stay, the test entries go */
     size_t tests = count_prefix(&c, 0, "TEST-");
     assert_true(tests >= 3);
-    data_rows(&all, &c);
-    t.trapmods_off = VAT_TM_DUPLICATES;
-    vat_trapmod_clean(&t, &all);
+    clean_copy(&t, &c, VAT_TM_DUPLICATES, &all);
     assert_int_equal(all.nrows, c.nrows - tests);
     assert_int_equal(count_prefix(&all, 0, "TEST-"), 0);
     vat_csv_release(&all);
 
     /* test entries off: they stay, each a copy of a real row but its id */
-    data_rows(&all, &c);
-    t.trapmods_off = VAT_TM_TEST;
-    vat_trapmod_clean(&t, &all);
+    clean_copy(&t, &c, VAT_TM_TEST, &all);
     assert_int_equal(count_prefix(&all, 0, "TEST-"), tests);
     assert_int_equal(all.nrows, orig.nrows + tests);
     vat_csv_release(&all);
@@ -251,13 +254,10 @@ static void test_totals_line(void **state)
                 sum - strtod(vat_csv_get(&c, last, 4), NULL) < 0.006);
 
     struct vat_csv all = VAT_CSV_INIT;
-    data_rows(&all, &c);
-    vat_trapmod_clean(&t, &all);
+    clean_copy(&t, &c, 0, &all);
     assert_true(same_table(&orig, &all));
     vat_csv_release(&all);
-    data_rows(&all, &c);
-    t.trapmods_off = VAT_TM_TOTALS;
-    vat_trapmod_clean(&t, &all);
+    clean_copy(&t, &c, VAT_TM_TOTALS, &all);
     assert_int_equal(all.nrows, c.nrows);
     vat_csv_release(&all);
     t.trapmods_off = 0;
