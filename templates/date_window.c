@@ -651,13 +651,9 @@ static void dw_targets(const struct vat_task *t, const struct vat_csv *c, unsign
     const char *from = dw_param(t, "from"), *to = dw_param(t, "to");
     int col = vat_csv_col(c, 0, "paid_at");
     for (size_t i = 1; i < c->nrows && col >= 0 && from && to; i++) {
-        const char *v = vat_csv_get(c, i, (size_t)col);
         char day[11];
-        if (strlen(v) >= 10 && v[2] == '/') /* planted day first: DD/MM/YYYY */
-            snprintf(day, sizeof day, "%.4s-%.2s-%.2s", v + 6, v + 3, v);
-        else
-            snprintf(day, sizeof day, "%.10s", v);
-        is[i] = strlen(day) == 10 && strcmp(day, from) >= 0 && strcmp(day, to) <= 0;
+        is[i] = vat_trapmod_day(vat_csv_get(c, i, (size_t)col), day) &&
+                strcmp(day, from) >= 0 && strcmp(day, to) <= 0;
     }
 }
 

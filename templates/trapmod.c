@@ -293,7 +293,10 @@ static void plant_cells(const struct vat_task *t, unsigned m, struct vat_csv *c,
 {
     size_t n, nm;
     size_t *ix = targets(t, c, sc, value, 0, &n);
-    size_t *mx = targets(t, c, sc, value, m, &nm);
+    /* without the template's marks, the marked rows are the status rows */
+    size_t *mx = t->tmpl->modules->targets ? targets(t, c, sc, value, m, &nm) : ix;
+    if (mx == ix)
+        nm = n;
     bool *hit = vat_xcalloc(c->nrows, sizeof *hit);
     for (size_t j = 0; j < n; j++)
         if (vat_rng_chance(r, p)) {
@@ -308,8 +311,9 @@ static void plant_cells(const struct vat_task *t, unsigned m, struct vat_csv *c,
         one(c, mx[j], col, r);
     }
     free(hit);
+    if (mx != ix)
+        free(mx);
     free(ix);
-    free(mx);
 }
 
 /* Appends copies of about one row in eight (eight at least), drawn from the
@@ -568,6 +572,17 @@ static void drop_by_id(struct vat_csv *c, int col, const char *prefix, bool whol
 static bool day_first(const char *s, bool month)
 {
     return has_shape(s, month ? "dd/dddd" : "dd/dd/dddd", month);
+}
+
+bool vat_trapmod_day(const char *v, char day[11])
+{
+    if (day_first(v, false))
+        snprintf(day, 11, "%.4s-%.2s-%.2s", v + 6, v + 3, v);
+    else if (iso_date(v, false))
+        snprintf(day, 11, "%.10s", v);
+    else
+        return false;
+    return true;
 }
 
 /* Rewrites the day-first dates of column col in ISO order, or without

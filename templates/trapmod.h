@@ -111,6 +111,10 @@ const char *vat_trapmod_mistake(unsigned m);
 /* A plain decimal ("-12.50"), or one written with a currency sign and
  * thousands separators ("$1,234.50"), as a number in *x. */
 bool vat_trapmod_number(const char *s, double *x);
+/* The date v starts with, written ISO ("2024-03-14 09:15") or day first
+ * as day_first_dates plants it ("14/03/2024 09:15"), as "YYYY-MM-DD" in
+ * day; false when v starts with neither. */
+bool vat_trapmod_day(const char *v, char day[11]);
 /* The bits of the modules template tm accepts. */
 unsigned vat_trapmod_accepted(const struct vat_template *tm);
 

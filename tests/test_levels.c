@@ -116,10 +116,7 @@ static int one_level(const struct vat_template *tm, int level, const char *root)
         struct vat_replay r;
         struct vat_err e = {{0}};
         vat_task_init(&t, tm, i, root);
-        uint32_t a = 0;
-        while (a <= MAX_REDRAWS && vat_task_draw(&t, a, &o, &r, &e) != 0)
-            a++;
-        if (a > MAX_REDRAWS) {
+        if (vat_tt_draw_with(&t, &o, MAX_REDRAWS, &r, &e) > MAX_REDRAWS) {
             fprintf(stderr, "  %s level %d never admitted: %s\n", t.id, level, e.msg);
             failures++;
             vat_task_clear(&t);

@@ -408,11 +408,7 @@ static int popcount(unsigned x)
 static int one(const struct vat_template *tm, int level, const char *form, size_t inline_max,
                const char *root, uint32_t tasks, unsigned *seen)
 {
-    json_t *cfg = vat_template_default_params(tm);
-    json_t *w = json_array();
-    for (int l = 1; l <= 5; l++)
-        json_array_append_new(w, json_integer(l == level));
-    json_object_set_new(cfg, "difficulty", w);
+    json_t *cfg = vat_tt_level_cfg(tm, level);
     if (json_object_get(cfg, "answer_form"))
         json_object_set_new(cfg, "answer_form", json_string(form));
     if (json_object_get(cfg, "fixture_format"))
@@ -427,10 +423,7 @@ static int one(const struct vat_template *tm, int level, const char *form, size_
         struct vat_replay r;
         struct vat_err e = {{0}};
         vat_task_init(&t, tm, i, root);
-        uint32_t a = 0;
-        while (a <= MAX_REDRAWS && vat_task_draw(&t, a, &o, &r, &e) != 0)
-            a++;
-        if (a > MAX_REDRAWS) {
+        if (vat_tt_draw_with(&t, &o, MAX_REDRAWS, &r, &e) > MAX_REDRAWS) {
             fprintf(stderr, "  %s level %d %s never admitted: %s\n", t.id, level, form, e.msg);
             failures++;
             vat_task_clear(&t);

@@ -105,14 +105,35 @@ uint32_t vat_tt_draw(const struct vat_tt_env *v, struct vat_task *t, const char 
     struct vat_draw_opts o = {.master_seed = v->seed, .cfg = v->cfg, .inline_max_bytes = inline_max};
     struct vat_err e = {{0}};
     vat_task_init(t, v->tmpl, index, root ? root : v->dir);
-    for (uint32_t a = 0; a < max_attempts; a++)
-        if (vat_task_draw(t, a, &o, r, &e) == 0)
+    if (max_attempts > 0) {
+        uint32_t a = vat_tt_draw_with(t, &o, max_attempts - 1, r, &e);
+        if (a < max_attempts)
             return a;
+    }
     fail_msg("%s: rule 'every task admits': %s not admitted in %u attempts; the last refusal: "
              "%s. Mend: the refusal names the broken step (reference, confirm, the trap, the "
              "gate); mend that step, and arm the trap by construction",
              v->tmpl->name, t->id, (unsigned)max_attempts, e.msg);
     return max_attempts;
+}
+
+uint32_t vat_tt_draw_with(struct vat_task *t, const struct vat_draw_opts *o, uint32_t max_redraws,
+                          struct vat_replay *r, struct vat_err *e)
+{
+    uint32_t a = 0;
+    while (a <= max_redraws && vat_task_draw(t, a, o, r, e) != 0)
+        a++;
+    return a;
+}
+
+json_t *vat_tt_level_cfg(const struct vat_template *tmpl, int level)
+{
+    json_t *cfg = vat_template_default_params(tmpl);
+    json_t *w = json_array();
+    for (int l = 1; l <= VAT_LEVELS; l++)
+        json_array_append_new(w, json_integer(l == level));
+    json_object_set_new(cfg, "difficulty", w);
+    return cfg;
 }
 
 char *vat_tt_fixture_text(const struct vat_task *t, int fi, size_t *len)

@@ -36,6 +36,13 @@ void vat_tt_env_free(struct vat_tt_env *v);
 uint32_t vat_tt_draw(const struct vat_tt_env *v, struct vat_task *t, const char *root,
                      uint32_t index, size_t inline_max, uint32_t max_attempts,
                      struct vat_replay *r);
+/* Draws t (vat_task_init done) with o, redrawing up to max_redraws
+ * times: the attempt that admitted, or max_redraws + 1 with *e holding
+ * the last refusal. */
+uint32_t vat_tt_draw_with(struct vat_task *t, const struct vat_draw_opts *o, uint32_t max_redraws,
+                          struct vat_replay *r, struct vat_err *e);
+/* tmpl's default params with every task at `level` (new reference). */
+json_t *vat_tt_level_cfg(const struct vat_template *tmpl, int level);
 /* The bytes of fixture fi of t in a new buffer (fails the test if unreadable). */
 char *vat_tt_fixture_text(const struct vat_task *t, int fi, size_t *len);
 /* The text of the first ```<lang> block of a prompt, in a new string. */
