@@ -24,9 +24,10 @@ import tempfile
 import time
 
 MODULES = {'exact_duplicates', 'status_spelling', 'text_numbers', 'test_records',
-           'totals_line', 'day_first_dates'}
+           'totals_line', 'day_first_dates', 'placeholder_keys'}
 ACCEPTING = {'grouped_sum', 'filtered_total', 'grouped_count', 'grouped_mean', 'pivot',
-             'date_window', 'top_n', 'threshold_flags', 'dedupe_aggregate'}
+             'date_window', 'top_n', 'threshold_flags', 'dedupe_aggregate',
+             'distinct_customers'}
 
 
 def corpus_config(text, level):

@@ -15,6 +15,7 @@
 #include "progform.h"
 #include "prompt.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define DC_MAX_CUSTOMERS 40
@@ -258,16 +259,16 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     }
     free(rows);
     free(email);
+    /* before the file: the trap modules' marks read the month */
+    char ym[8];
+    vat_fmt_month(year, month, ym);
+    t->params = json_pack("{s:s, s:s}", "month", ym, "key_normalisation",
+                          "trim spaces at both ends, lower-case");
     int fi = vat_an_write_csv(t, &c, ".csv", "main", e);
     if (fi < 0) {
         vat_csv_release(&c);
         return -1;
     }
-
-    char ym[8];
-    vat_fmt_month(year, month, ym);
-    t->params = json_pack("{s:s, s:s}", "month", ym, "key_normalisation",
-                          "trim spaces at both ends, lower-case");
     struct vat_an_spec s = {.shape = "number", .integer = true, .rel_tol = 0, .abs_tol = 0};
     t->spec = vat_an_value_spec(&s);
 
@@ -467,7 +468,10 @@ static int dc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
     json_decref(main_count);
 
     int nfill = (int)vat_rng_range(r, 4, 9);
-    int ncust = 7 + nfill + 1; /* the last one only when the counts would agree */
+    /* with placeholder_keys armed, one more customer orders twice in the
+     * month under one clean spelling: a row the placeholder can take */
+    bool twice = (t->trapmods & VAT_TM_PLACEHOLDER) != 0;
+    int ncust = 7 + nfill + twice + 1; /* the last one only when the counts would agree */
     char (*email)[DC_EMAIL] = vat_xcalloc((size_t)ncust, sizeof *email);
     if (vat_gen_unique(r, gen_email, NULL, email[0], (size_t)ncust, sizeof email[0]) <
         (size_t)ncust) {
@@ -511,6 +515,13 @@ static int dc_pf_variant(const struct vat_task *t, struct vat_rng *r, int k, str
             in_month = in_month || off == 0;
         }
         count += in_month;
+    }
+    if (twice) {
+        int32_t da = day_in(r, y, m, 0);
+        int32_t db = day_in(r, y, m, 0);
+        DC_PUT(7 + nfill, da, -1);
+        DC_PUT(7 + nfill, db, -1);
+        count++;
     }
     if (count == main_n) {
         int32_t day = day_in(r, y, m, 0);
@@ -570,6 +581,74 @@ static const struct vat_progform dc_progform = {
     .variant = dc_pf_variant,
 };
 
+/* ---- trap modules ------------------------------------------------------------ */
+
+#define DC_PLACEHOLDER "guest@checkout.invalid"
+
+/* Marks the rows where module m's plant moves the count: for
+ * day_first_dates every order in the month of the customer with the
+ * fewest there (all of them, mark_all: the mistake loses that customer);
+ * for placeholder_keys the month's orders whose clean spelling an earlier
+ * order in the month has too, so the placeholder moves neither gold, nor
+ * the native trap, nor the dates' customer (that earlier order stays); for
+ * test_records the month's orders. */
+static void dc_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    int y, mo;
+    struct vat_err e;
+    int kc = vat_csv_col(c, 0, "customer_email"), dc = vat_csv_col(c, 0, "ordered_on");
+    if (vat_an_param_month(t, "month", &y, &mo, &e) != 0 || kc < 0 || dc < 0)
+        return;
+    char ym[8];
+    vat_fmt_month(y, mo, ym);
+    /* the normalised key of each of the month's rows, "" outside it */
+    char (*key)[DC_EMAIL + 8] = vat_xcalloc(c->nrows, sizeof *key);
+    for (size_t i = 1; i < c->nrows; i++) {
+        char day[11];
+        if (vat_trapmod_day(vat_csv_get(c, i, (size_t)dc), day) && strncmp(day, ym, 7) == 0)
+            vat_norm_label(vat_csv_get(c, i, (size_t)kc), key[i], sizeof key[i]);
+    }
+    if (m == VAT_TM_DATES) {
+        size_t best = 0, best_n = 0;
+        for (size_t i = 1; i < c->nrows; i++) {
+            size_t n = 0;
+            bool first = key[i][0] != 0;
+            for (size_t j = 1; j < c->nrows && first; j++)
+                if (strcmp(key[j], key[i]) == 0) {
+                    first = j >= i;
+                    n++;
+                }
+            if (first && (!best || n < best_n))
+                best = i, best_n = n;
+        }
+        for (size_t i = 1; i < c->nrows && best; i++)
+            is[i] = strcmp(key[i], key[best]) == 0;
+    } else {
+        for (size_t i = 1; i < c->nrows; i++) {
+            const char *raw = vat_csv_get(c, i, (size_t)kc);
+            is[i] = key[i][0] != 0;
+            if (m != VAT_TM_PLACEHOLDER || !is[i])
+                continue;
+            is[i] = false;
+            if (strcmp(raw, key[i]) != 0)
+                continue;
+            for (size_t j = 1; j < i && !is[i]; j++)
+                is[i] = key[j][0] && strcmp(vat_csv_get(c, j, (size_t)kc), raw) == 0;
+        }
+    }
+    free(key);
+}
+
+/* Order ids are unique; a test copy's e-mail is a test account's. */
+static const struct vat_trapmods dc_modules = {.id = "order_id",
+                                               .test_key = "customer_email",
+                                               .date = "ordered_on",
+                                               .date_only = true,
+                                               .placeholder_col = "customer_email",
+                                               .placeholder = DC_PLACEHOLDER,
+                                               .mark_all = VAT_TM_DATES,
+                                               .targets = dc_targets};
+
 const struct vat_template vat_tmpl_distinct_customers = {
     .version = VAT_TEMPLATE_V1,
     .name = "distinct_customers",
@@ -590,4 +669,5 @@ const struct vat_template vat_tmpl_distinct_customers = {
     .progform = &dc_progform,
     .conventions = dc_conventions,
     .defects = dc_defects,
+    .modules = &dc_modules,
 };

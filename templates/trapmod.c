@@ -15,7 +15,8 @@
 
 static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spelling",
                                                "text_numbers", "test_records",
-                                               "totals_line", "day_first_dates"};
+                                               "totals_line", "day_first_dates",
+                                               "placeholder_keys"};
 static const char *const tm_mistakes[VAT_TM_N] = {
     "Counting every copy of a row that the export holds twice, identical in every column.",
     "Comparing the status as written, so values in another case or with surrounding spaces "
@@ -26,11 +27,15 @@ static const char *const tm_mistakes[VAT_TM_N] = {
     "records.",
     "Counting the export's closing TOTAL line as if it were one more record.",
     "Skipping the dates written day first (DD/MM/YYYY) as if they were no date.",
+    "Counting a key column's placeholder (a guest checkout's stand-in address) as one more "
+    "real key.",
 };
 
 /* The id prefix that marks a test entry, and the same as a GLOB. */
 #define TEST_PREFIX "TEST-"
 #define TEST_GLOB "'TEST-*'"
+/* What a test copy's key (test_key) is prefixed with: a test account. */
+#define TEST_KEY_PREFIX "test+"
 /* A spelled-out rating as its number, in SQL: for sqlite3_mprintf with
  * the column as a quoted identifier (%w), and for vat_buf_printf with it
  * bare (%s). */
@@ -50,7 +55,8 @@ static int tm_index(unsigned m)
            : m == VAT_TM_TEXTNUM  ? 2
            : m == VAT_TM_TEST     ? 3
            : m == VAT_TM_TOTALS   ? 4
-                                  : 5;
+           : m == VAT_TM_DATES    ? 5
+                                  : 6;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -70,7 +76,8 @@ unsigned vat_trapmod_accepted(const struct vat_template *tm)
         return 0;
     return (d->duplicates ? VAT_TM_DUPLICATES : 0u) | (d->status ? VAT_TM_STATUS : 0u) |
            (d->amount ? VAT_TM_TEXTNUM : 0u) | (d->id ? VAT_TM_TEST : 0u) |
-           (d->id && d->totals ? VAT_TM_TOTALS : 0u) | (d->date ? VAT_TM_DATES : 0u);
+           (d->id && d->totals ? VAT_TM_TOTALS : 0u) | (d->date ? VAT_TM_DATES : 0u) |
+           (d->placeholder_col && d->placeholder ? VAT_TM_PLACEHOLDER : 0u);
 }
 
 void vat_trapmod_arm(struct vat_task *t)
@@ -286,7 +293,8 @@ static void textnum_variant(struct vat_csv *c, size_t i, int col, struct vat_rng
 }
 
 /* Rewrites each status target row with chance p, and two rows the
- * template marks at least (when there are), by `one`. */
+ * template marks at least (when there are; every one when the template
+ * says so for m), by `one`. */
 static void plant_cells(const struct vat_task *t, unsigned m, struct vat_csv *c, int col,
                         int sc, const char *value, double p, struct vat_rng *r,
                         void (*one)(struct vat_csv *, size_t, int, struct vat_rng *))
@@ -306,9 +314,15 @@ static void plant_cells(const struct vat_task *t, unsigned m, struct vat_csv *c,
     size_t done = 0;
     for (size_t j = 0; j < nm; j++)
         done += hit[mx[j]];
-    for (; done < 2 && nm > 0; done++) {
-        size_t j = vat_rng_below(r, (uint32_t)nm);
-        one(c, mx[j], col, r);
+    if (t->tmpl->modules->mark_all & m) {
+        for (size_t j = 0; j < nm; j++)
+            if (!hit[mx[j]])
+                one(c, mx[j], col, r);
+    } else {
+        for (; done < 2 && nm > 0; done++) {
+            size_t j = vat_rng_below(r, (uint32_t)nm);
+            one(c, mx[j], col, r);
+        }
     }
     free(hit);
     if (mx != ix)
@@ -349,6 +363,8 @@ static void move_last_to(struct vat_csv *c, size_t at)
 static void plant_test_records(const struct vat_task *t, struct vat_csv *c, int ic, int sc,
                                const char *value, struct vat_rng *r)
 {
+    const char *key = t->tmpl->modules->test_key;
+    int kc = key ? vat_csv_col(c, 0, key) : -1;
     size_t n;
     size_t *ix = targets(t, c, sc, value, VAT_TM_TEST, &n);
     size_t n0 = c->nrows - 1;
@@ -361,16 +377,41 @@ static void plant_test_records(const struct vat_task *t, struct vat_csv *c, int 
         size_t at = 1 + vat_rng_below(r, (uint32_t)(c->nrows - 1));
         vat_csv_row_begin(c);
         for (size_t col = 0; col < c->row[src].n; col++) {
-            if ((int)col != ic) {
-                vat_csv_add(c, vat_csv_get(c, src, col));
-                continue;
-            }
-            vat_csv_addf(c, TEST_PREFIX "%s", vat_csv_get(c, src, col));
+            const char *v = vat_csv_get(c, src, col);
+            if ((int)col == kc) {
+                /* a test account: the source's key, trimmed, prefixed */
+                while (*v == ' ')
+                    v++;
+                int len = (int)strlen(v);
+                while (len > 0 && v[len - 1] == ' ')
+                    len--;
+                vat_csv_addf(c, TEST_KEY_PREFIX "%.*s", len, v);
+            } else if ((int)col == ic)
+                vat_csv_addf(c, TEST_PREFIX "%s", v);
+            else
+                vat_csv_add(c, v);
         }
         move_last_to(c, at);
         /* the rows at and after `at` moved one down */
         for (size_t q = 0; q < n; q++)
             ix[q] += ix[q] >= at;
+    }
+    free(ix);
+}
+
+/* Rewrites the key (column col) of two rows the template marks, or of
+ * every one when it says so, as the placeholder. */
+static void plant_placeholder(const struct vat_task *t, struct vat_csv *c, int col, int sc,
+                              const char *value, struct vat_rng *r)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    size_t n;
+    size_t *ix = targets(t, c, sc, value, VAT_TM_PLACEHOLDER, &n);
+    size_t k = (d->mark_all & VAT_TM_PLACEHOLDER) ? n : 2;
+    for (size_t j = 0; j < k && n > 0; j++) {
+        size_t pick = vat_rng_below(r, (uint32_t)n);
+        vat_csv_set(c, ix[pick], (size_t)col, d->placeholder);
+        ix[pick] = ix[--n];
     }
     free(ix);
 }
@@ -421,6 +462,9 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
     if ((t->trapmods & VAT_TM_DATES) && dc >= 0)
         plant_cells(t, VAT_TM_DATES, c, dc, sc, value, 0.25, &r,
                     d->date_month ? month_variant : date_variant);
+    int pc = d->placeholder_col ? vat_csv_col(c, 0, d->placeholder_col) : -1;
+    if ((t->trapmods & VAT_TM_PLACEHOLDER) && pc >= 0)
+        plant_placeholder(t, c, pc, sc, value, &r);
     if ((t->trapmods & VAT_TM_TEST) && ic >= 0)
         plant_test_records(t, c, ic, sc, value, &r);
     if (t->trapmods & VAT_TM_DUPLICATES)
@@ -626,6 +670,9 @@ void vat_trapmod_clean(const struct vat_task *t, struct vat_csv *c)
         drop_by_id(c, ic, TOTALS_ID, true);
     if ((on & VAT_TM_TEST) && ic >= 0)
         drop_by_id(c, ic, TEST_PREFIX, false);
+    int pc = d->placeholder_col ? vat_csv_col(c, 0, d->placeholder_col) : -1;
+    if ((on & VAT_TM_PLACEHOLDER) && pc >= 0 && d->placeholder)
+        drop_by_id(c, pc, d->placeholder, true);
     if (on & VAT_TM_DUPLICATES)
         clean_duplicates(c);
 }
@@ -671,10 +718,16 @@ static char *day_first_glob(const char *col, bool month)
                            col);
 }
 
-static char *day_first_iso(const char *col, bool month)
+static char *day_first_iso(const char *col, bool month, bool date_only)
 {
     if (month)
         return sqlite3_mprintf("substr(\"%w\", 4, 4) || '-' || substr(\"%w\", 1, 2)", col, col);
+    /* without a time the year runs to the end: no substring bound that a
+     * mutant could shift and leave the same */
+    if (date_only)
+        return sqlite3_mprintf("substr(\"%w\", 7) || '-' || substr(\"%w\", 4, 2) || '-' || "
+                               "substr(\"%w\", 1, 2)",
+                               col, col, col);
     return sqlite3_mprintf("substr(\"%w\", 7, 4) || '-' || substr(\"%w\", 4, 2) || '-' || "
                            "substr(\"%w\", 1, 2) || substr(\"%w\", 11)",
                            col, col, col, col);
@@ -717,7 +770,7 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
     }
     if (rc == 0 && (t->trapmods & VAT_TM_DATES) && d->date) {
         char *is = day_first_glob(d->date, d->date_month);
-        char *iso = day_first_iso(d->date, d->date_month);
+        char *iso = day_first_iso(d->date, d->date_month, d->date_only);
         char *q = (on & VAT_TM_DATES)
                       ? sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = %s WHERE %s", table, d->date,
                                         iso, is)
@@ -736,6 +789,12 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
     if (rc == 0 && (on & VAT_TM_TEST) && d->id) {
         char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" GLOB " TEST_GLOB, table,
                                   d->id);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
+    if (rc == 0 && (on & VAT_TM_PLACEHOLDER) && d->placeholder_col && d->placeholder) {
+        char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" = %Q", table,
+                                  d->placeholder_col, d->placeholder);
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
@@ -768,7 +827,7 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
             vat_buf_printf(&b, "lower(trim(%s)) AS %s", c, c);
         else if ((on & VAT_TM_DATES) && d->date && strcmp(c, d->date) == 0) {
             char *is = day_first_glob(c, d->date_month);
-            char *iso = day_first_iso(c, d->date_month);
+            char *iso = day_first_iso(c, d->date_month, d->date_only);
             vat_buf_printf(&b, "CASE WHEN %s THEN %s ELSE %s END AS %s", is, iso, c, c);
             sqlite3_free(is);
             sqlite3_free(iso);
@@ -792,8 +851,15 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
         vat_buf_printf(&b, "%s %s IS NOT '" TOTALS_ID "'", where, d->id);
         where = " AND";
     }
-    if ((on & VAT_TM_TEST) && d->id)
+    if ((on & VAT_TM_TEST) && d->id) {
         vat_buf_printf(&b, "%s NOT %s GLOB " TEST_GLOB, where, d->id);
+        where = " AND";
+    }
+    if ((on & VAT_TM_PLACEHOLDER) && d->placeholder_col && d->placeholder) {
+        char *lit = sqlite3_mprintf("%Q", d->placeholder);
+        vat_buf_printf(&b, "%s %s IS NOT %s", where, d->placeholder_col, lit);
+        sqlite3_free(lit);
+    }
     vat_buf_puts(&b, ")");
     if (strncmp(sql, "WITH ", 5) == 0)
         vat_buf_printf(&b, ",\n%s", sql + 5);
@@ -865,6 +931,16 @@ static const char tm_say_dates_natural[] =
     "[[A few `{col}` values are written day first, like `{ex}`, which is just {iso}|Where "
     "`{col}` reads like `{ex}`, that's the day first: {iso}]].";
 
+static const char tm_say_placeholder_explicit[] =
+    "[[{An} `{col}` of `{ph}` is a placeholder (a guest checkout), not a real value: leave "
+    "those rows out|Where `{col}` reads `{ph}`, it stands for no one (a guest checkout); "
+    "those rows are left out|Leave out the rows whose `{col}` is the placeholder `{ph}`, "
+    "written for guest checkouts]].";
+static const char tm_say_placeholder_natural[] =
+    "[[`{ph}` in `{col}` is just the placeholder our checkout writes for guests, not a real "
+    "one|Guest checkouts show `{ph}` as the `{col}`; that's a placeholder, so leave those "
+    "out]].";
+
 void vat_trapmod_prompt(struct vat_task *t)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -923,6 +999,13 @@ void vat_trapmod_prompt(struct vat_task *t)
         const char *kv[] = {"col", d->id, NULL};
         vat_buf_puts(&b, sep);
         vat_prompt_say(&b, t, 'L', nat ? tm_say_totals_natural : tm_say_totals_explicit, kv);
+        sep = " ";
+    }
+    if (t->trapmods & VAT_TM_PLACEHOLDER) {
+        const char *kv[] = {"col", d->placeholder_col, "ph", d->placeholder, NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'G',
+                       nat ? tm_say_placeholder_natural : tm_say_placeholder_explicit, kv);
     }
     vat_buf_puts(&b, at ? "\n\n" : "\n");
     if (at) {

@@ -41,6 +41,9 @@
  *   day_first_dates   dates written day first ("14/03/2024 09:15:00",
  *                     months "03/2024") are those dates; the trap skips
  *                     them as no date
+ *   placeholder_keys  a placeholder in a key column (a guest checkout's
+ *                     "guest@checkout.invalid") names no one: its rows
+ *                     are left out; the trap counts it as one more key
  * Exports struct vat_trapmods, the VAT_TM_* bits and vat_trapmod_*. */
 #ifndef VAT_TRAPMOD_H
 #define VAT_TRAPMOD_H
@@ -82,6 +85,21 @@ struct vat_trapmods {
      * ("YYYY-MM-DD", with a time or not, or with date_month "YYYY-MM") */
     const char *date;
     bool date_month;
+    /* the date column holds dates without a time ("YYYY-MM-DD" whole) */
+    bool date_only;
+    /* test_records: a key column the question counts distinct values of,
+     * or NULL; each test copy's cell there is the source's prefixed
+     * "test+" (a test account), so keeping test entries adds keys. */
+    const char *test_key;
+    /* placeholder_keys: the key column and its placeholder value, both
+     * set to accept it; the plant rewrites the key of two rows the
+     * template marks. */
+    const char *placeholder_col;
+    const char *placeholder;
+    /* The modules (VAT_TM_* bits) whose cells are rewritten in every row
+     * the template marks rather than two: a count of distinct keys loses
+     * a key only when all its rows do. */
+    unsigned mark_all;
     /* Marks in is[1 .. c->nrows-1] the data rows of c (header on row 0,
      * as planted so far: amounts may already read "$1,234.50") where
      * module m's plant moves the answer: inside the asked window, over
@@ -99,10 +117,11 @@ enum {
     VAT_TM_TEST = 8u,
     VAT_TM_TOTALS = 16u,
     VAT_TM_DATES = 32u,
-    VAT_TM_LAST = VAT_TM_DATES,
-    VAT_TM_ALL = 63u,
+    VAT_TM_PLACEHOLDER = 64u,
+    VAT_TM_LAST = VAT_TM_PLACEHOLDER,
+    VAT_TM_ALL = 127u,
 };
-#define VAT_TM_N 6
+#define VAT_TM_N 7
 
 /* The module of bit m: its stable name ("exact_duplicates", ...) and the
  * one-sentence mistake its trap makes (static). */

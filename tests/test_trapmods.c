@@ -393,6 +393,140 @@ static void test_words_and_dates(void **state)
     vat_task_clear(&t);
 }
 
+/* Keys counted distinct: test copies under test accounts, a placeholder
+ * written over repeat orders, and one customer's every date day first.
+ * Cleaned in C, by the loaded table's statements and by the CTE, the
+ * count is the original's; each cleaning left out gives another. */
+static const char *const kcols[] = {"order_id", "email", "amount", "ordered_on"};
+static const char *const ktypes[] = {"TEXT", "TEXT", "REAL", "TEXT"};
+#define K_CUSTOMERS 5
+
+static void fill_keys(struct vat_csv *c, size_t n)
+{
+    vat_csv_add_row(c, kcols, 4);
+    for (size_t i = 0; i < n; i++) {
+        char id[32], email[32], day[16];
+        snprintf(id, sizeof id, "ORD-%05zu", 100 + i);
+        /* customer 4 orders once, the others many times */
+        snprintf(email, sizeof email, "c%zu@example.com", i == 7 ? 4 : i % (K_CUSTOMERS - 1));
+        snprintf(day, sizeof day, "2024-03-%02zu", 1 + i % 28);
+        vat_csv_add_row(c, (const char *const[]){id, email, "10.00", day}, 4);
+    }
+}
+
+/* day_first_dates: customer 4's orders; placeholder_keys: repeat orders
+ * of customer 0; test_records: every order. */
+static void key_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    (void)t;
+    bool seen = false;
+    for (size_t i = 1; i < c->nrows; i++) {
+        const char *k = vat_csv_get(c, i, 1);
+        if (m == VAT_TM_DATES)
+            is[i] = strcmp(k, "c4@example.com") == 0;
+        else if (m == VAT_TM_PLACEHOLDER) {
+            is[i] = seen && strcmp(k, "c0@example.com") == 0;
+            seen = seen || strcmp(k, "c0@example.com") == 0;
+        } else
+            is[i] = true;
+    }
+}
+
+static long key_count(sqlite3 *db, const char *prefix)
+{
+    struct vat_err e;
+    char *q = vat_xasprintf("%sSELECT COUNT(DISTINCT email) FROM orders WHERE ordered_on "
+                            "BETWEEN '2024-03-01' AND '2024-03-31'",
+                            prefix);
+    json_t *v = vat_an_sql_json(db, q, VAT_AN_NUMBER, &e);
+    free(q);
+    assert_non_null(v);
+    long n = (long)(json_integer_value(v) + json_real_value(v));
+    json_decref(v);
+    return n;
+}
+
+static void test_placeholder_and_test_keys(void **state)
+{
+    (void)state;
+    static const struct vat_trapmods mods = {.id = "order_id",
+                                             .test_key = "email",
+                                             .date = "ordered_on",
+                                             .date_only = true,
+                                             .placeholder_col = "email",
+                                             .placeholder = "guest@checkout.invalid",
+                                             .mark_all = VAT_TM_DATES,
+                                             .targets = key_targets};
+    static const struct vat_progform pf = {.columns = kcols, .types = ktypes, .ncols = 4};
+    struct vat_template tm = vat_tmpl_grouped_sum;
+    tm.modules = &mods;
+    assert_int_equal(vat_trapmod_accepted(&tm), VAT_TM_TEST | VAT_TM_DATES | VAT_TM_PLACEHOLDER);
+    struct vat_task t;
+    vat_task_init(&t, &tm, 5, "/nonexistent");
+    t.master_seed = SEED;
+    t.trapmods = vat_trapmod_accepted(&tm);
+    struct vat_csv c = VAT_CSV_INIT;
+    fill_keys(&c, 40);
+    vat_trapmod_plant(&t, &c, ".csv");
+    size_t guests = 0, tests = 0, c4 = 0;
+    for (size_t i = 1; i < c.nrows; i++) {
+        const char *k = vat_csv_get(&c, i, 1), *d = vat_csv_get(&c, i, 3);
+        guests += strcmp(k, "guest@checkout.invalid") == 0;
+        if (strncmp(vat_csv_get(&c, i, 0), "TEST-", 5) == 0) {
+            tests++;
+            assert_memory_equal(k, "test+c", 6); /* a test account */
+        }
+        if (strcmp(k, "c4@example.com") == 0) {
+            c4++;
+            assert_string_equal(d, "08/03/2024"); /* every one day first */
+        }
+    }
+    assert_int_equal(guests, 2);
+    assert_int_equal(tests, 3);
+    assert_int_equal(c4, 1);
+
+    /* C: the count of the cleaned rows, with and without each cleaning */
+    static const unsigned ms[] = {0, VAT_TM_TEST, VAT_TM_DATES, VAT_TM_PLACEHOLDER};
+    static const long want[] = {K_CUSTOMERS, K_CUSTOMERS + 1, K_CUSTOMERS - 1, K_CUSTOMERS + 1};
+    for (size_t k = 0; k < 4; k++) {
+        struct vat_csv all = VAT_CSV_INIT;
+        vat_csv_add_row(&all, kcols, 4);
+        for (size_t i = 1; i < c.nrows; i++)
+            vat_csv_add_row(&all, (const char *const[]){vat_csv_get(&c, i, 0),
+                                                        vat_csv_get(&c, i, 1),
+                                                        vat_csv_get(&c, i, 2),
+                                                        vat_csv_get(&c, i, 3)},
+                            4);
+        t.trapmods_off = ms[k];
+        vat_trapmod_clean(&t, &all);
+        struct vat_an_tally seen = VAT_AN_TALLY_INIT;
+        for (size_t i = 1; i < all.nrows; i++)
+            if (strncmp(vat_csv_get(&all, i, 3), "2024-03-", 8) == 0)
+                vat_an_tally_add(&seen, vat_csv_get(&all, i, 1), 1);
+        assert_true(k == 1 ? (long)seen.n > K_CUSTOMERS : (long)seen.n == want[k]);
+        vat_an_tally_release(&seen);
+        vat_csv_release(&all);
+    }
+    t.trapmods_off = 0;
+
+    /* the CTE, each cleaning on and off, then the loaded table's DELETEs */
+    sqlite3 *db = NULL;
+    struct vat_err e;
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    assert_int_equal(vat_csv_to_sqlite(&c, 0, db, "orders", ktypes, 1, &e), 0);
+    for (size_t k = 0; k < 4; k++) {
+        char *cte = vat_trapmod_wrap_sql(&t, &pf, "orders", "", ms[k]);
+        long n = key_count(db, cte);
+        assert_true(k == 1 ? n > K_CUSTOMERS : n == want[k]);
+        free(cte);
+    }
+    assert_int_equal(vat_trapmod_clean_sqlite(&t, db, "orders", &e), 0);
+    assert_int_equal(key_count(db, ""), K_CUSTOMERS);
+    sqlite3_close(db);
+    vat_csv_release(&c);
+    vat_task_clear(&t);
+}
+
 static int popcount(unsigned x)
 {
     int n = 0;
@@ -521,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_sql_cleaning_agrees),
         cmocka_unit_test(test_totals_line),
         cmocka_unit_test(test_words_and_dates),
+        cmocka_unit_test(test_placeholder_and_test_keys),
         cmocka_unit_test(test_low_levels_unarmed),
         cmocka_unit_test(test_every_declaring_template),
     };
