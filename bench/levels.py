@@ -27,7 +27,7 @@ MODULES = {'exact_duplicates', 'status_spelling', 'text_numbers', 'test_records'
            'totals_line', 'day_first_dates', 'placeholder_keys'}
 ACCEPTING = {'grouped_sum', 'filtered_total', 'grouped_count', 'grouped_mean', 'pivot',
              'date_window', 'top_n', 'threshold_flags', 'dedupe_aggregate',
-             'distinct_customers'}
+             'distinct_customers', 'join_aggregate'}
 
 
 def corpus_config(text, level):

@@ -134,8 +134,10 @@ static int task_draw(struct vat_task *t, uint32_t attempt, const struct vat_draw
     t->difficulty = t->level;
     if (!t->prompt || t->n_fixtures < 1 || !t->spec)
         return vat_err_set(e, "%s: generate left the prompt, fixture or spec unset", t->id);
-    /* Modules act on CSV fixtures only: a workbook task arms none. */
-    if (strcmp(t->fixture[0].format, "csv") != 0)
+    /* Modules act on CSV fixtures, or the SQLite ones of a template that
+     * lists its tables: a workbook task arms none. */
+    bool db = tm->modules && tm->modules->db_tables;
+    if (strcmp(t->fixture[0].format, db ? "sqlite" : "csv") != 0)
         t->trapmods = 0;
     vat_trapmod_prompt(t);
     for (int i = 0; i < t->n_fixtures; i++) {

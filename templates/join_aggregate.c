@@ -6,7 +6,8 @@
  * history row, so an order of a customer who moved is counted once per
  * row (fan-out); every fixture holds a customer with three history rows
  * and orders, so the trap always differs.  Gold is SQL over the file
- * opened read-only; confirm aggregates plain row reads in C.
+ * opened read-only; confirm aggregates plain row reads in C.  From level
+ * 3 the trap modules act in the database's tables (ja_modules).
  * Exports vat_tmpl_join_aggregate. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "sqlio.h"
 #include "trace.h"
 #include "template.h"
+#include "trapmod.h"
 #include "values.h"
 
 #define JA_MAX_COUNTRIES 10
@@ -260,6 +262,52 @@ static void ja_draw_customers(struct vat_rng *r, int side, struct ja_customer *c
     }
 }
 
+/* Plants the armed trap modules in the two tables (streams keyed by
+ * `suffix`), then inserts their rows: the orders into table `orders`,
+ * each amount as a number unless a module wrote it as text.  Stops at
+ * the first failed insert, which the writer's commit reports. */
+static int ja_insert(const struct vat_task *t, struct vat_sqlw *w, const char *orders,
+                     const char *suffix, struct vat_csv *oc, struct vat_csv *hc)
+{
+    char purpose[48];
+    snprintf(purpose, sizeof purpose, "%s.orders", suffix);
+    vat_trapmod_plant(t, oc, purpose);
+    snprintf(purpose, sizeof purpose, "%s.history", suffix);
+    vat_trapmod_plant(t, hc, purpose);
+    char *ins = vat_xasprintf("INSERT INTO %s VALUES (?1, ?2, ?3, ?4)", orders);
+    int rc = 0;
+    for (size_t i = 1; i < oc->nrows && rc == 0; i++) {
+        const char *amount = vat_csv_get(oc, i, 2);
+        char *end;
+        double x = strtod(amount, &end);
+        rc = *amount && !*end
+                 ? vat_sqlw_insert(w, ins, "ttdt", vat_csv_get(oc, i, 0), vat_csv_get(oc, i, 1),
+                                   x, vat_csv_get(oc, i, 3))
+                 : vat_sqlw_insert(w, ins, "tttt", vat_csv_get(oc, i, 0), vat_csv_get(oc, i, 1),
+                                   amount, vat_csv_get(oc, i, 3));
+    }
+    free(ins);
+    for (size_t i = 1; i < hc->nrows && rc == 0; i++)
+        rc = vat_sqlw_insert(w, "INSERT INTO customer_history VALUES (?1, ?2, ?3)", "ttt",
+                             vat_csv_get(hc, i, 0), vat_csv_get(hc, i, 1), vat_csv_get(hc, i, 2));
+    return rc;
+}
+
+/* With day_first_dates armed, the latest row of customer c (who moved
+ * and orders) falls on day 19 of its month or earlier: written day first
+ * ("19/..." or lower) it sorts below every ISO date, so a query comparing
+ * the dates as written takes an earlier row, another country (rows are
+ * 60 days apart at least, so the order holds). */
+static void ja_early_latest(const struct vat_task *t, struct ja_customer *c)
+{
+    int y, m, d;
+    if (!(t->trapmods & VAT_TM_DATES) || c->nhist < 2)
+        return;
+    vat_date_to_civil(c->from[c->nhist - 1], &y, &m, &d);
+    if (d > 19)
+        c->from[c->nhist - 1] -= d - 10;
+}
+
 /* Writes the fixture through the SQLite writer: orders by date (ids
  * ascending), history in one of three storage orders a real table shows
  * (a change log by date; by customer, oldest or newest row first). */
@@ -289,12 +337,6 @@ static int ja_write(struct vat_task *t, struct vat_rng *r, struct vat_axl_state 
         vat_fmt_cents(ord[i].cents, money, sizeof money);
         const char *cells[4] = {id, cu[ord[i].cust].id, money, vat_fmt_date(ord[i].day, date)};
         vat_csv_add_row(&oc, cells, 4);
-        if (book)
-            continue;
-        if (vat_sqlw_insert(&w, "INSERT INTO orders VALUES (?1, ?2, ?3, ?4)", "ttdt", id,
-                            cu[ord[i].cust].id, (double)ord[i].cents / 100.0,
-                            vat_fmt_date(ord[i].day, date)) != 0)
-            break;
     }
     size_t nh = 0;
     for (int i = 0; i < nc; i++)
@@ -318,12 +360,6 @@ static int ja_write(struct vat_task *t, struct vat_rng *r, struct vat_axl_state 
         const char *cells[3] = {c->id, countries[c->country[h[k].k]],
                                 vat_fmt_date(c->from[h[k].k], date)};
         vat_csv_add_row(&hc, cells, 3);
-        if (book)
-            continue;
-        if (vat_sqlw_insert(&w, "INSERT INTO customer_history VALUES (?1, ?2, ?3)", "ttt", c->id,
-                            countries[c->country[h[k].k]], vat_fmt_date(c->from[h[k].k], date)) !=
-            0)
-            break;
     }
     free(h);
     if (book) {
@@ -332,12 +368,14 @@ static int ja_write(struct vat_task *t, struct vat_rng *r, struct vat_axl_state 
         vat_csv_release(&hc);
         return rc;
     }
+    size_t nrows = oc.nrows + hc.nrows - 2;
+    ja_insert(t, &w, "orders", "", &oc, &hc);
     vat_csv_release(&oc);
     vat_csv_release(&hc);
     if (vat_sqlw_commit(&w, e) != 0)
         return -1;
     struct vat_fixture *f = vat_task_add_fixture(t, rel, "sqlite", "main");
-    f->rows = (long)(nord + nh);
+    f->rows = (long)nrows;
     for (size_t i = 0; i < sizeof ja_columns / sizeof ja_columns[0]; i++)
         json_array_append_new(f->columns, json_string(ja_columns[i]));
     return 0;
@@ -612,6 +650,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     int three = (int)vat_rng_below(r, (uint32_t)nc);
     struct ja_customer *cu = vat_xcalloc((size_t)nc, sizeof *cu);
     ja_draw_customers(r, t->side, cu, nc, ncountry, three, moved_share);
+    ja_early_latest(t, &cu[three]);
     uint32_t *weight = vat_xcalloc((size_t)nc, sizeof *weight);
     int nmoved = 0;
     for (int i = 0; i < nc; i++)
@@ -863,6 +902,42 @@ static json_t *ja_book_rows(const struct vat_task *t, const char *sheet_key,
     return rows;
 }
 
+/* rows (a table read as JSON rows, columns cols) with the armed trap
+ * modules' cleaning, in C: every cell as text (numbers written back
+ * exactly), through vat_trapmod_clean.  Takes rows; returns new rows. */
+static json_t *ja_cleaned(const struct vat_task *t, json_t *rows, const json_t *cols)
+{
+    struct vat_csv c = VAT_CSV_INIT;
+    size_t i, k;
+    json_t *row, *cell;
+    vat_csv_row_begin(&c);
+    json_array_foreach(cols, k, cell) vat_csv_add(&c, json_string_value(cell));
+    json_array_foreach(rows, i, row) {
+        vat_csv_row_begin(&c);
+        json_array_foreach(row, k, cell) {
+            if (json_is_string(cell))
+                vat_csv_add(&c, json_string_value(cell));
+            else if (json_is_integer(cell))
+                vat_csv_addf(&c, "%" JSON_INTEGER_FORMAT, json_integer_value(cell));
+            else if (json_is_real(cell))
+                vat_csv_addf(&c, "%.17g", json_real_value(cell));
+            else
+                vat_csv_add(&c, "");
+        }
+    }
+    json_decref(rows);
+    vat_trapmod_clean(t, &c);
+    json_t *out = json_array();
+    for (size_t r = 1; r < c.nrows; r++) {
+        json_t *o = json_array();
+        for (size_t j = 0; j < c.row[r].n; j++)
+            json_array_append_new(o, json_string(vat_csv_get(&c, r, j)));
+        json_array_append_new(out, o);
+    }
+    vat_csv_release(&c);
+    return out;
+}
+
 /* C over plain row reads (SELECT * of each table): the latest history row
  * per customer by comparing valid_from texts (ISO dates order as text),
  * then each order's amount in integer cents added to its customer's
@@ -882,6 +957,10 @@ static int ja_confirm(const struct vat_task *t, struct vat_err *e)
         json_decref(hist);
         json_decref(hcols);
         return -1;
+    }
+    if (t->trapmods && !book) {
+        hist = ja_cleaned(t, hist, hcols);
+        orders = ja_cleaned(t, orders, ocols);
     }
     int hc = vat_sqlgen_col(hcols, "customer_id"), hk = vat_sqlgen_col(hcols, "country");
     int hf = vat_sqlgen_col(hcols, "valid_from");
@@ -1070,6 +1149,7 @@ static int ja_pf_variant_db(const struct vat_task *t, struct vat_rng *r, int k,
     ja_draw_customers(r, t->side, cu, nc, ncountry, 0, 0.5);
     if (k == 1)
         cu[0].country[2] = cu[0].country[0];
+    ja_early_latest(t, &cu[0]);
     cu[1].nhist = 2;
     cu[1].country[0] = ghost;
     cu[1].country[1] = (int)vat_rng_below(r, (uint32_t)ncountry);
@@ -1109,19 +1189,21 @@ static int ja_pf_variant_db(const struct vat_task *t, struct vat_rng *r, int k,
     free(weight);
 
     qsort(ord, nord, sizeof *ord, ja_order_cmp);
-    char *ins_o = vat_xasprintf("INSERT INTO %s VALUES (?1, ?2, ?3, ?4)", n->table);
+    struct vat_csv oc = VAT_CSV_INIT, hc = VAT_CSV_INIT;
+    vat_csv_add_row(&oc, ja_ocols, 4);
+    vat_csv_add_row(&hc, ja_hcols, 3);
     long oid = (long)vat_rng_range(r, 100000, 400000);
-    char date[11];
-    int rc = 0;
-    for (size_t i = 0; i < nord && rc == 0; i++) {
+    char date[11], money[32];
+    for (size_t i = 0; i < nord; i++) {
         char id[24];
         oid += (long)vat_rng_range(r, 1, 6);
         oid = vat_side_next_id(t->side, "SO-", 6, oid);
         snprintf(id, sizeof id, "SO-%06ld", oid);
-        rc = vat_sqlw_insert(w, ins_o, "ttdt", id, cu[ord[i].cust].id,
-                             (double)ord[i].cents / 100.0, vat_fmt_date(ord[i].day, date));
+        const char *cells[4] = {id, cu[ord[i].cust].id,
+                                vat_fmt_cents(ord[i].cents, money, sizeof money),
+                                vat_fmt_date(ord[i].day, date)};
+        vat_csv_add_row(&oc, cells, 4);
     }
-    free(ins_o);
     free(ord);
     size_t nh = 0;
     for (int i = 0; i < nc; i++)
@@ -1138,15 +1220,69 @@ static int ja_pf_variant_db(const struct vat_task *t, struct vat_rng *r, int k,
             h[at].key3 = j;
         }
     qsort(h, nh, sizeof *h, ja_hist_cmp);
-    for (size_t i = 0; i < nh && rc == 0; i++) {
+    for (size_t i = 0; i < nh; i++) {
         const struct ja_customer *c = &cu[h[i].cust];
-        rc = vat_sqlw_insert(w, "INSERT INTO customer_history VALUES (?1, ?2, ?3)", "ttt", c->id,
-                             countries[c->country[h[i].k]], vat_fmt_date(c->from[h[i].k], date));
+        const char *cells[3] = {c->id, countries[c->country[h[i].k]],
+                                vat_fmt_date(c->from[h[i].k], date)};
+        vat_csv_add_row(&hc, cells, 3);
     }
     free(h);
     free(cu);
+    char suffix[16];
+    snprintf(suffix, sizeof suffix, ".v%d", k);
+    int rc = ja_insert(t, w, n->table, suffix, &oc, &hc);
+    vat_csv_release(&oc);
+    vat_csv_release(&hc);
     return rc == 0 ? 0 : vat_err_set(e, "%s: variant %d: an insert failed", t->id, k);
 }
+
+/* ---- trap modules ------------------------------------------------------------ */
+
+/* day_first_dates: the latest history row of every customer who moved
+ * (all of them, mark_all: the one with three rows orders, so the mistake,
+ * which loses that row, moves its orders to an earlier country); every
+ * row for the others. */
+static void ja_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    (void)t;
+    int cc = vat_csv_col(c, 0, "customer_id"), fc = vat_csv_col(c, 0, "valid_from");
+    for (size_t i = 1; i < c->nrows; i++)
+        is[i] = m != VAT_TM_DATES;
+    if (m != VAT_TM_DATES || cc < 0 || fc < 0)
+        return;
+    for (size_t i = 1; i < c->nrows; i++) {
+        const char *id = vat_csv_get(c, i, (size_t)cc);
+        char mine[11], other[11];
+        if (!vat_trapmod_day(vat_csv_get(c, i, (size_t)fc), mine))
+            continue;
+        bool moved = false, latest = true;
+        for (size_t j = 1; j < c->nrows && latest; j++) {
+            if (j == i || strcmp(vat_csv_get(c, j, (size_t)cc), id) != 0)
+                continue;
+            moved = true;
+            latest = !vat_trapmod_day(vat_csv_get(c, j, (size_t)fc), other) ||
+                     strcmp(other, mine) < 0;
+        }
+        is[i] = moved && latest;
+    }
+}
+
+static const struct vat_trapmod_table ja_db_tables[] = {
+    {.name = "orders", .columns = ja_ocols, .ncols = 4, .renamed = true},
+    {.name = "customer_history", .columns = ja_hcols, .ncols = 3},
+};
+
+/* Order ids are unique and amounts positive; a test order adds to its
+ * customer's country, an amount skipped lowers it. */
+static const struct vat_trapmods ja_modules = {.amount = "amount",
+                                               .id = "order_id",
+                                               .date = "valid_from",
+                                               .date_only = true,
+                                               .mark_all = VAT_TM_DATES,
+                                               .marked_only = VAT_TM_DATES,
+                                               .targets = ja_targets,
+                                               .db_tables = ja_db_tables,
+                                               .ndb_tables = 2};
 
 static const struct vat_progform ja_progform = {
     .tables = ja_pf_tables,
@@ -1187,4 +1323,5 @@ const struct vat_template vat_tmpl_join_aggregate = {
     .progform = &ja_progform,
     .conventions = ja_conventions,
     .defects = ja_defects,
+    .modules = &ja_modules,
 };

@@ -292,9 +292,9 @@ static void textnum_variant(struct vat_csv *c, size_t i, int col, struct vat_rng
     vat_csv_set(c, i, (size_t)col, buf);
 }
 
-/* Rewrites each status target row with chance p, and two rows the
- * template marks at least (when there are; every one when the template
- * says so for m), by `one`. */
+/* Rewrites each status target row with chance p (none when the template
+ * says marked_only for m), and two rows the template marks at least
+ * (when there are; every one when it says mark_all for m), by `one`. */
 static void plant_cells(const struct vat_task *t, unsigned m, struct vat_csv *c, int col,
                         int sc, const char *value, double p, struct vat_rng *r,
                         void (*one)(struct vat_csv *, size_t, int, struct vat_rng *))
@@ -306,6 +306,8 @@ static void plant_cells(const struct vat_task *t, unsigned m, struct vat_csv *c,
     if (mx == ix)
         nm = n;
     bool *hit = vat_xcalloc(c->nrows, sizeof *hit);
+    if (t->tmpl->modules->marked_only & m)
+        n = 0;
     for (size_t j = 0; j < n; j++)
         if (vat_rng_chance(r, p)) {
             one(c, ix[j], col, r);
@@ -722,15 +724,29 @@ static char *day_first_iso(const char *col, bool month, bool date_only)
 {
     if (month)
         return sqlite3_mprintf("substr(\"%w\", 4, 4) || '-' || substr(\"%w\", 1, 2)", col, col);
-    /* without a time the year runs to the end: no substring bound that a
-     * mutant could shift and leave the same */
+    /* without a time the year runs to the end, and date() gives NULL for
+     * any other shape: a mutant shifting a bound changes the answer */
     if (date_only)
-        return sqlite3_mprintf("substr(\"%w\", 7) || '-' || substr(\"%w\", 4, 2) || '-' || "
-                               "substr(\"%w\", 1, 2)",
+        return sqlite3_mprintf("date(substr(\"%w\", 7) || '-' || substr(\"%w\", 4, 2) || '-' || "
+                               "substr(\"%w\", 1, 2))",
                                col, col, col);
     return sqlite3_mprintf("substr(\"%w\", 7, 4) || '-' || substr(\"%w\", 4, 2) || '-' || "
                            "substr(\"%w\", 1, 2) || substr(\"%w\", 11)",
                            col, col, col, col);
+}
+
+/* Whether table has column col (a NULL col: no). */
+static bool has_column(sqlite3 *db, const char *table, const char *col)
+{
+    if (!col)
+        return false;
+    char *q = sqlite3_mprintf("SELECT 1 FROM pragma_table_info(%Q) WHERE name = %Q", table, col);
+    sqlite3_stmt *st = NULL;
+    bool found = q && sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
+                 sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    sqlite3_free(q);
+    return found;
 }
 
 int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *table,
@@ -740,6 +756,17 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
     if (!t->trapmods || !d)
         return 0;
     unsigned on = t->trapmods & ~t->trapmods_off;
+    /* each module in the table holding its column */
+    unsigned here = t->trapmods & (VAT_TM_DUPLICATES |
+                                   (has_column(db, table, d->status) ? VAT_TM_STATUS : 0u) |
+                                   (has_column(db, table, d->amount) ? VAT_TM_TEXTNUM : 0u) |
+                                   (has_column(db, table, d->date) ? VAT_TM_DATES : 0u) |
+                                   (has_column(db, table, d->id) ? VAT_TM_TEST | VAT_TM_TOTALS
+                                                                 : 0u) |
+                                   (has_column(db, table, d->placeholder_col)
+                                        ? VAT_TM_PLACEHOLDER
+                                        : 0u));
+    on &= here;
     int rc = 0;
     if (rc == 0 && (on & VAT_TM_STATUS) && d->status) {
         char *q = sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = lower(trim(\"%w\", ' '))", table,
@@ -747,7 +774,7 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
-    if (rc == 0 && (t->trapmods & VAT_TM_TEXTNUM) && d->amount && d->amount_words) {
+    if (rc == 0 && (here & VAT_TM_TEXTNUM) && d->amount && d->amount_words) {
         char *q = (on & VAT_TM_TEXTNUM)
                       ? sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = " WORDS_CASE
                                         " WHERE typeof(\"%w\") = 'text' AND \"%w\" GLOB "
@@ -757,7 +784,7 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
                                         table, d->amount);
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
-    } else if (rc == 0 && (t->trapmods & VAT_TM_TEXTNUM) && d->amount) {
+    } else if (rc == 0 && (here & VAT_TM_TEXTNUM) && d->amount) {
         char *q = (on & VAT_TM_TEXTNUM)
                       ? sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = CAST(replace(replace(\"%w\", "
                                         "'$', ''), ',', '') AS REAL) WHERE typeof(\"%w\") = "
@@ -768,7 +795,7 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
-    if (rc == 0 && (t->trapmods & VAT_TM_DATES) && d->date) {
+    if (rc == 0 && (here & VAT_TM_DATES) && d->date) {
         char *is = day_first_glob(d->date, d->date_month);
         char *iso = day_first_iso(d->date, d->date_month, d->date_only);
         char *q = (on & VAT_TM_DATES)
@@ -810,6 +837,85 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
     return rc;
 }
 
+static bool in_cols(const char *const *cols, size_t n, const char *c)
+{
+    for (size_t i = 0; c && i < n; i++)
+        if (strcmp(cols[i], c) == 0)
+            return true;
+    return false;
+}
+
+/* Appends the CTE shadowing `table` (columns cols) with the cleaning of
+ * the modules in `on` that act on it, after "WITH " or ",\n" (`first`);
+ * false, nothing appended, when none does. */
+static bool wrap_one(struct vat_buf *b, const struct vat_trapmods *d, unsigned on,
+                     const char *table, const char *const *cols, size_t ncols, bool first)
+{
+    bool status = (on & VAT_TM_STATUS) && in_cols(cols, ncols, d->status);
+    bool date = (on & VAT_TM_DATES) && in_cols(cols, ncols, d->date);
+    bool amount = (on & VAT_TM_TEXTNUM) && in_cols(cols, ncols, d->amount);
+    bool totals = (on & VAT_TM_TOTALS) && in_cols(cols, ncols, d->id);
+    bool test = (on & VAT_TM_TEST) && in_cols(cols, ncols, d->id);
+    bool ph = (on & VAT_TM_PLACEHOLDER) && d->placeholder &&
+              in_cols(cols, ncols, d->placeholder_col);
+    bool dup = (on & VAT_TM_DUPLICATES) != 0;
+    if (!(status || date || amount || totals || test || ph || dup))
+        return false;
+    vat_buf_printf(b, "%s%s AS (SELECT %s", first ? "WITH " : ",\n", table,
+                   dup ? "DISTINCT " : "");
+    for (size_t i = 0; i < ncols; i++) {
+        const char *c = cols[i];
+        if (i)
+            vat_buf_puts(b, ", ");
+        if (status && strcmp(c, d->status) == 0)
+            vat_buf_printf(b, "lower(trim(%s)) AS %s", c, c);
+        else if (date && strcmp(c, d->date) == 0) {
+            char *is = day_first_glob(c, d->date_month);
+            char *iso = day_first_iso(c, d->date_month, d->date_only);
+            vat_buf_printf(b, "CASE WHEN %s THEN %s ELSE %s END AS %s", is, iso, c, c);
+            sqlite3_free(is);
+            sqlite3_free(iso);
+        } else if (amount && strcmp(c, d->amount) == 0 && d->amount_words)
+            vat_buf_printf(b,
+                           "CASE WHEN %s GLOB '*[A-Za-z]*' THEN " WORDS_CASE_Q
+                           " ELSE %s END AS %s",
+                           c, c, c, c);
+        else if (amount && strcmp(c, d->amount) == 0)
+            vat_buf_printf(b,
+                           "CASE WHEN %s GLOB '*[$,]*' THEN CAST(replace(replace(%s, '$', ''), "
+                           "',', '') AS REAL) ELSE %s END AS %s",
+                           c, c, c, c);
+        else
+            vat_buf_puts(b, c);
+    }
+    vat_buf_printf(b, " FROM main.%s", table);
+    const char *where = " WHERE";
+    if (totals) {
+        vat_buf_printf(b, "%s %s IS NOT '" TOTALS_ID "'", where, d->id);
+        where = " AND";
+    }
+    if (test) {
+        vat_buf_printf(b, "%s NOT %s GLOB " TEST_GLOB, where, d->id);
+        where = " AND";
+    }
+    if (ph) {
+        char *lit = sqlite3_mprintf("%Q", d->placeholder);
+        vat_buf_printf(b, "%s %s IS NOT %s", where, d->placeholder_col, lit);
+        sqlite3_free(lit);
+    }
+    vat_buf_puts(b, ")");
+    return true;
+}
+
+int vat_trapmod_clean_db(const struct vat_task *t, sqlite3 *db, struct vat_err *e)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    int rc = 0;
+    for (size_t k = 0; d && d->db_tables && k < d->ndb_tables && rc == 0; k++)
+        rc = vat_trapmod_clean_sqlite(t, db, d->db_tables[k].name, e);
+    return rc;
+}
+
 char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *pf,
                            const char *table, const char *sql, unsigned off)
 {
@@ -818,49 +924,18 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
     if (!on)
         return vat_xstrdup(sql);
     struct vat_buf b = VAT_BUF_INIT;
-    vat_buf_printf(&b, "WITH %s AS (SELECT %s", table, (on & VAT_TM_DUPLICATES) ? "DISTINCT " : "");
-    for (size_t i = 0; i < pf->ncols; i++) {
-        const char *c = pf->columns[i];
-        if (i)
-            vat_buf_puts(&b, ", ");
-        if ((on & VAT_TM_STATUS) && d->status && strcmp(c, d->status) == 0)
-            vat_buf_printf(&b, "lower(trim(%s)) AS %s", c, c);
-        else if ((on & VAT_TM_DATES) && d->date && strcmp(c, d->date) == 0) {
-            char *is = day_first_glob(c, d->date_month);
-            char *iso = day_first_iso(c, d->date_month, d->date_only);
-            vat_buf_printf(&b, "CASE WHEN %s THEN %s ELSE %s END AS %s", is, iso, c, c);
-            sqlite3_free(is);
-            sqlite3_free(iso);
-        } else if ((on & VAT_TM_TEXTNUM) && d->amount && strcmp(c, d->amount) == 0 &&
-                   d->amount_words)
-            vat_buf_printf(&b,
-                           "CASE WHEN %s GLOB '*[A-Za-z]*' THEN " WORDS_CASE_Q
-                           " ELSE %s END AS %s",
-                           c, c, c, c);
-        else if ((on & VAT_TM_TEXTNUM) && d->amount && strcmp(c, d->amount) == 0)
-            vat_buf_printf(&b,
-                           "CASE WHEN %s GLOB '*[$,]*' THEN CAST(replace(replace(%s, '$', ''), "
-                           "',', '') AS REAL) ELSE %s END AS %s",
-                           c, c, c, c);
-        else
-            vat_buf_puts(&b, c);
+    bool any = false;
+    if (d->db_tables) {
+        for (size_t k = 0; k < d->ndb_tables; k++) {
+            const struct vat_trapmod_table *x = &d->db_tables[k];
+            any |= wrap_one(&b, d, on, x->renamed ? table : x->name, x->columns, x->ncols, !any);
+        }
+    } else
+        any = wrap_one(&b, d, on, table, pf->columns, pf->ncols, true);
+    if (!any) {
+        vat_buf_release(&b);
+        return vat_xstrdup(sql);
     }
-    vat_buf_printf(&b, " FROM main.%s", table);
-    const char *where = " WHERE";
-    if ((on & VAT_TM_TOTALS) && d->id) {
-        vat_buf_printf(&b, "%s %s IS NOT '" TOTALS_ID "'", where, d->id);
-        where = " AND";
-    }
-    if ((on & VAT_TM_TEST) && d->id) {
-        vat_buf_printf(&b, "%s NOT %s GLOB " TEST_GLOB, where, d->id);
-        where = " AND";
-    }
-    if ((on & VAT_TM_PLACEHOLDER) && d->placeholder_col && d->placeholder) {
-        char *lit = sqlite3_mprintf("%Q", d->placeholder);
-        vat_buf_printf(&b, "%s %s IS NOT %s", where, d->placeholder_col, lit);
-        sqlite3_free(lit);
-    }
-    vat_buf_puts(&b, ")");
     if (strncmp(sql, "WITH ", 5) == 0)
         vat_buf_printf(&b, ",\n%s", sql + 5);
     else
@@ -949,7 +1024,7 @@ void vat_trapmod_prompt(struct vat_task *t)
     bool nat = vat_prompt_natural(t);
     /* The conventions follow the data they are about: after the CSV
      * block the prompt shows, else at the end. */
-    const char *at = strstr(t->prompt, "```csv\n");
+    const char *at = strstr(t->prompt, d->db_tables ? "```sql\n" : "```csv\n");
     at = at ? strstr(at, "\n```\n") : NULL;
     size_t cut = at ? (size_t)(at - t->prompt) + 5 : strlen(t->prompt);
     struct vat_buf b = VAT_BUF_INIT;

@@ -1,6 +1,6 @@
 /* trapmod.h — cross-cutting trap modules: mistakes any analytics template
  * can arm on top of its own trap, at the CSV layer every one of them goes
- * through.
+ * through (or, for a SQLite fixture, in the tables the template lists).
  *
  * A template declares the modules it accepts (struct vat_trapmods, the
  * `modules` member of struct vat_template) with the columns involved; the
@@ -58,6 +58,16 @@
 
 struct vat_progform;
 
+/* One table of a SQLite fixture the modules act on, and its columns. */
+struct vat_trapmod_table {
+    const char *name;
+    const char *const *columns;
+    size_t ncols;
+    /* the table the program form renames (its db_table): the CTE shadows
+     * the composed name */
+    bool renamed;
+};
+
 /* The modules a template accepts, and the columns they act on.  The
  * status column's values must be lower case without surrounding spaces
  * (its cleaning trims and lowers), and the template must filter on it;
@@ -100,6 +110,16 @@ struct vat_trapmods {
      * the template marks rather than two: a count of distinct keys loses
      * a key only when all its rows do. */
     unsigned mark_all;
+    /* The modules that rewrite the marked rows only, none drawn at random
+     * among the rest (a mistake that compares dates as written must not
+     * meet two rewritten rows of one customer). */
+    unsigned marked_only;
+    /* A SQLite fixture's tables (NULL for a CSV template): each module
+     * plants and cleans in the table holding its column; the template
+     * plants the tables it writes itself, and cleans the file through
+     * vat_trapmod_clean_db. */
+    const struct vat_trapmod_table *db_tables;
+    size_t ndb_tables;
     /* Marks in is[1 .. c->nrows-1] the data rows of c (header on row 0,
      * as planted so far: amounts may already read "$1,234.50") where
      * module m's plant moves the answer: inside the asked window, over
@@ -158,10 +178,15 @@ void vat_trapmod_clean(const struct vat_task *t, struct vat_csv *c);
 int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *table,
                              struct vat_err *e);
 
+/* The same cleaning on every table of d->db_tables in db (a copy of a
+ * SQLite fixture), each module in the table holding its column. */
+int vat_trapmod_clean_db(const struct vat_task *t, sqlite3 *db, struct vat_err *e);
+
 /* sql (a query over the program form's table `table`, whose CSV columns
- * pf lists) with the armed modules' cleaning, but those in `off`,
- * prefixed as a CTE shadowing the table (new string; a copy of sql when
- * nothing is left to clean). */
+ * pf lists, or over the template's db_tables with the renamed one called
+ * `table`) with the armed modules' cleaning, but those in `off`,
+ * prefixed as a CTE shadowing each table it cleans (new string; a copy
+ * of sql when nothing is left to clean). */
 char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *pf,
                            const char *table, const char *sql, unsigned off);
 

@@ -527,6 +527,127 @@ static void test_placeholder_and_test_keys(void **state)
     vat_task_clear(&t);
 }
 
+/* A SQLite fixture's two tables: each module plants and cleans in the
+ * table holding its column; vat_trapmod_clean_db and the CTE over both
+ * tables give the original's figures; each cleaning left out gives
+ * others. */
+static const char *const ocols[] = {"order_id", "amount"};
+static const char *const hcols[] = {"customer_id", "valid_from"};
+static const char *const otypes[] = {"TEXT", "REAL"};
+static const char *const htypes[] = {"TEXT", "TEXT"};
+
+static void fill_db(struct vat_csv *o, struct vat_csv *h)
+{
+    vat_csv_add_row(o, ocols, 2);
+    for (size_t i = 0; i < 30; i++) {
+        char id[16], amt[16];
+        snprintf(id, sizeof id, "SO-%04zu", 100 + i);
+        snprintf(amt, sizeof amt, "%zu.25", 900 + i * 37);
+        vat_csv_add_row(o, (const char *const[]){id, amt}, 2);
+    }
+    vat_csv_add_row(h, hcols, 2);
+    for (size_t i = 0; i < 12; i++) {
+        char day[16];
+        /* the latest, 2023-02-12, is the last row */
+        snprintf(day, sizeof day, "20%02zu-0%zu-12", 12 + i, 1 + i % 5);
+        vat_csv_add_row(h, (const char *const[]){"CUST-1", day}, 2);
+    }
+}
+
+/* day_first_dates: the latest row only. */
+static void db_targets(const struct vat_task *t, const struct vat_csv *c, unsigned m, bool *is)
+{
+    (void)t;
+    for (size_t i = 1; i < c->nrows; i++)
+        is[i] = m != VAT_TM_DATES || i == c->nrows - 1;
+}
+
+static json_t *db_figures(sqlite3 *db, const char *prefix)
+{
+    struct vat_err e;
+    char *q = vat_xasprintf("%sSELECT 'total', TOTAL(amount) FROM orders UNION ALL SELECT 'n', "
+                            "COUNT(*) FROM orders UNION ALL SELECT 'latest', "
+                            "julianday(MAX(valid_from)) FROM history",
+                            prefix);
+    json_t *v = vat_an_sql_json(db, q, VAT_AN_OBJECT, &e);
+    free(q);
+    assert_non_null(v);
+    return v;
+}
+
+static void test_db_tables(void **state)
+{
+    (void)state;
+    static const struct vat_trapmod_table tables[] = {
+        {.name = "orders", .columns = ocols, .ncols = 2, .renamed = true},
+        {.name = "history", .columns = hcols, .ncols = 2},
+    };
+    static const struct vat_trapmods mods = {.amount = "amount",
+                                             .id = "order_id",
+                                             .date = "valid_from",
+                                             .date_only = true,
+                                             .mark_all = VAT_TM_DATES,
+                                             .marked_only = VAT_TM_DATES,
+                                             .targets = db_targets,
+                                             .db_tables = tables,
+                                             .ndb_tables = 2};
+    struct vat_template tm = vat_tmpl_grouped_sum;
+    tm.modules = &mods;
+    struct vat_task t;
+    vat_task_init(&t, &tm, 6, "/nonexistent");
+    t.master_seed = SEED;
+    t.trapmods = VAT_TM_TEXTNUM | VAT_TM_TEST | VAT_TM_DATES;
+    struct vat_csv o0 = VAT_CSV_INIT, h0 = VAT_CSV_INIT, o = VAT_CSV_INIT, h = VAT_CSV_INIT;
+    fill_db(&o0, &h0);
+    fill_db(&o, &h);
+    vat_trapmod_plant(&t, &o, ".orders");
+    vat_trapmod_plant(&t, &h, ".history");
+    assert_int_equal(o.nrows, o0.nrows + 3);         /* test copies in orders only */
+    assert_int_equal(h.nrows, h0.nrows);
+    assert_true(count_prefix(&o, 0, "TEST-") == 3);
+    assert_string_equal(vat_csv_get(&h, h.nrows - 1, 1), "12/02/2023"); /* marked only */
+    for (size_t i = 1; i + 1 < h.nrows; i++)
+        assert_string_equal(vat_csv_get(&h, i, 1), vat_csv_get(&h0, i, 1));
+
+    sqlite3 *a = NULL, *b = NULL;
+    struct vat_err e;
+    assert_int_equal(sqlite3_open(":memory:", &a), SQLITE_OK);
+    assert_int_equal(sqlite3_open(":memory:", &b), SQLITE_OK);
+    assert_int_equal(vat_csv_to_sqlite(&o0, 0, a, "orders", otypes, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&h0, 0, a, "history", htypes, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&o, 0, b, "orders", otypes, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&h, 0, b, "history", htypes, 1, &e), 0);
+    json_t *want = db_figures(a, "");
+    char *cte = vat_trapmod_wrap_sql(&t, NULL, "orders", "", 0);
+    assert_non_null(strstr(cte, "history AS ("));
+    json_t *got = db_figures(b, cte);
+    assert_int_equal(vat_an_agree("cte", want, got, 1e-9, 1e-9, &e), 0);
+    json_decref(got);
+    free(cte);
+    for (unsigned m = VAT_TM_TEXTNUM; m <= VAT_TM_DATES; m <<= 1) {
+        if (!(t.trapmods & m))
+            continue;
+        char *off = vat_trapmod_wrap_sql(&t, NULL, "orders", "", m);
+        json_t *tv = db_figures(b, off);
+        assert_int_not_equal(vat_an_agree("trap", want, tv, 1e-9, 1e-9, &e), 0);
+        json_decref(tv);
+        free(off);
+    }
+    /* each table's statements touch the table holding the column only */
+    assert_int_equal(vat_trapmod_clean_db(&t, b, &e), 0);
+    got = db_figures(b, "");
+    assert_int_equal(vat_an_agree("cleaned", want, got, 1e-9, 1e-9, &e), 0);
+    json_decref(got);
+    json_decref(want);
+    sqlite3_close(a);
+    sqlite3_close(b);
+    vat_csv_release(&o0);
+    vat_csv_release(&h0);
+    vat_csv_release(&o);
+    vat_csv_release(&h);
+    vat_task_clear(&t);
+}
+
 static int popcount(unsigned x)
 {
     int n = 0;
@@ -656,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_totals_line),
         cmocka_unit_test(test_words_and_dates),
         cmocka_unit_test(test_placeholder_and_test_keys),
+        cmocka_unit_test(test_db_tables),
         cmocka_unit_test(test_low_levels_unarmed),
         cmocka_unit_test(test_every_declaring_template),
     };
