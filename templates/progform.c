@@ -270,7 +270,8 @@ static void put_ask(struct vat_buf *b, struct vat_task *t, const struct vat_prog
                         "loaded", db ? "" : " (loaded the same way)",
                         NULL};
     vat_buf_puts(b, "\n");
-    if (!nat)
+    /* an explicit question may open with the label itself */
+    if (!nat && strncmp(q, "Question: ", 10) != 0)
         vat_buf_puts(b, "Question: ");
     vat_buf_printf(b, "%s\n\n", q);
     vat_prompt_say(b, t, 'k',

@@ -421,6 +421,15 @@ static char *proofread(const char *text)
             return vat_xasprintf("one value with a plural verb: \"%.*s\"",
                                  (int)(q + 7 - open), open);
     }
+    /* a label said twice: "Question: Question: how ..." */
+    for (const char *p = strstr(text, ": "); p; p = strstr(p + 1, ": ")) {
+        const char *w = p;
+        while (w > text && isalpha((unsigned char)w[-1]))
+            w--;
+        size_t n = (size_t)(p - w);
+        if (n && strncmp(p + 2, w, n) == 0 && p[2 + n] == ':')
+            return vat_xasprintf("a label said twice: \"%.*s\"", (int)(n * 2 + 3), w);
+    }
     /* a request that ends in a question mark ("Please write ... ?") */
     const char *s = text;
     while (*s) {
@@ -463,7 +472,7 @@ static void test_proofreader_catches(void **state)
         "This is the product reviews from our shop.", "Here is our support tickets, one per row.",
         "I exported an export of orders.", "Reply with the the total.", "It is a order.",
         "It is an ticket.", "Here 'settled' mean paid.", "Please write the query?",
-        "Pick [[a|b]] one.", NULL,
+        "Pick [[a|b]] one.", "Question: Question: what is the total?", NULL,
     };
     for (const char *const *b = bad; *b; b++) {
         char *slip = proofread(*b);
@@ -475,7 +484,8 @@ static void test_proofreader_catches(void **state)
         "This is an export of orders.", "Here are our support tickets, one per row.",
         "The answer is the total of the orders.", "It is an order, a user and an hour.",
         "This is the orders table.", "Could you write the query?",
-        "Here 'collected' or 'paid' mean paid.", "Here 'settled' means paid.", NULL,
+        "Here 'collected' or 'paid' mean paid.", "Here 'settled' means paid.",
+        "Question: what is the total?", NULL,
     };
     for (const char *const *g = good; *g; g++) {
         char *slip = proofread(*g);
