@@ -218,20 +218,25 @@ static void assert_prepared_agrees(const json_t *spec, const char *answer, size_
                      "vat_check_sql %s gate=%d %g '%s'",
                      answer, set ? "on" : "off", v.code, v.gate_passed, v.score, v.reason,
                      want->code, want->gate_passed, want->score, want->reason);
-        /* The strength rule's count-only check: the same gate and score;
-         * rows that differ give their code (a wrong order as wrong rows)
-         * and no reason; anything else its verdict as it is. */
+        /* The strength rule's count-only check: the same gate and score.
+         * It scans the held-out variants before the main fixture, so rows
+         * that differ give a code of rows differing (on whichever fixture
+         * differs first) and no reason; a failure to run gives the same
+         * code, its reason naming the fixture where it first failed. */
         struct vat_verdict sv = vat_sql_check_prepared_score(p, answer, len);
         static const char *const differ[] = {VAT_COLUMN_COUNT, VAT_MISSING_ROWS, VAT_EXTRA_ROWS,
                                              VAT_WRONG_ROWS, VAT_WRONG_ORDER};
         bool rows = false;
         for (size_t k = 0; k < sizeof differ / sizeof differ[0]; k++)
             rows = rows || strcmp(want->code, differ[k]) == 0;
-        const char *code = strcmp(want->code, VAT_WRONG_ORDER) == 0 ? VAT_WRONG_ROWS : want->code;
-        if (strcmp(sv.code, code) != 0 || sv.gate_passed != want->gate_passed ||
-            sv.score != want->score ||
-            (rows ? sv.reason[0] != '\0'
-                  : !budget && strcmp(sv.reason, v.reason) != 0))
+        bool sv_rows = false;
+        for (size_t k = 0; k < sizeof differ / sizeof differ[0]; k++)
+            sv_rows = sv_rows || strcmp(sv.code, differ[k]) == 0;
+        if ((rows ? !sv_rows || strcmp(sv.code, VAT_WRONG_ORDER) == 0
+                  : strcmp(sv.code, want->code) != 0) ||
+            sv.gate_passed != want->gate_passed || sv.score != want->score ||
+            (rows ? sv.reason[0] != '\0' : !budget && sv.score == 1.0 &&
+                                                 strcmp(sv.reason, v.reason) != 0))
             fail_msg("answer %.80s: the score-only check gives %s gate=%d %g '%s', "
                      "vat_check_sql %s gate=%d %g '%s'",
                      answer, sv.code, sv.gate_passed, sv.score, sv.reason, want->code,

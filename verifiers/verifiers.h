@@ -176,9 +176,11 @@ struct vat_verdict vat_sql_check_prepared_pure(struct vat_sql_prep *p, const cha
 struct vat_verdict vat_sql_check_prepared_as(struct vat_sql_prep *p, const char *answer,
                                              size_t len, bool *is_trap, bool *pure, bool reveal);
 /* The same gate and score, for callers that only count them (the
- * strength rule's mutants): rows that differ give no reason, and rows in
- * the wrong order the code wrong_rows, not wrong_order.  A gate failure or
- * a run that fails (a net, the step budget) keeps its reason. */
+ * strength rule's mutants): the held-out variants are scanned before the
+ * main fixture, the code is that of the first fixture found different,
+ * rows that differ give no reason, and rows in the wrong order the code
+ * wrong_rows, not wrong_order.  A gate failure or a run that fails (a
+ * net, the step budget) keeps its reason. */
 struct vat_verdict vat_sql_check_prepared_score(struct vat_sql_prep *p, const char *answer,
                                                 size_t len);
 void vat_sql_prep_free(struct vat_sql_prep *p);
