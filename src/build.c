@@ -446,7 +446,7 @@ static void check_program_unique(struct slot *s, struct seen_set *ss)
         s->fatal = 1;
         snprintf(s->last_err, sizeof s->last_err,
                  "tasks '%s' and '%s' have the same gold program (is the count past the "
-                 "template's question space?)",
+                 "template's question space, or its level's share of it?)",
                  first + strlen(first) + 1, s->task.id);
         free(norm);
         return;

@@ -190,6 +190,9 @@ void vat_level_doc(struct vat_buf *b, const struct vat_template *tm, const json_
     if (tm->progform && !full)
         vat_buf_puts(b, "; a value question whose rows the prompt cannot all show is asked "
                         "as a program");
+    if (tm->notation_hardness)
+        vat_buf_puts(b, "; the notation from a harder class at each level (level 1 the easiest "
+                        "40% of them, levels 2-5 a quarter of the rest each)");
     unsigned acc = vat_trapmod_accepted(tm);
     if (!acc)
         return;

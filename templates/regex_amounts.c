@@ -107,6 +107,20 @@ static struct fmt fmt_from_index(unsigned f)
     return x;
 }
 
+/* How hard notation f is to write a pattern for (0 the easiest): a
+ * thousands separator other than the comma, a decimal comma, three
+ * decimals, a minus that belongs to the amount, optional cents, optional
+ * grouping (both spellings of 1000 and more) and the marker in its
+ * unusual spacing each add one.  Levels take their notations by it
+ * (vat_rx_choose_format). */
+static unsigned fmt_hardness(unsigned f)
+{
+    struct fmt x = fmt_from_index(f);
+    const char *m = markers[f % (unsigned)N_MARKERS];
+    return (unsigned)(x.sep != ',') + (x.dec != '.') + (x.decs == 3) + x.minus + !x.cents_req +
+           !x.group_req + (strcmp(x.marker, m) != 0);
+}
+
 /* A separator as a pattern literal. */
 static const char *sep_rx(char c)
 {
@@ -856,4 +870,5 @@ const struct vat_template vat_tmpl_regex_amounts = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
+    .notation_hardness = fmt_hardness,
 };

@@ -163,6 +163,27 @@ static struct fmt fmt_from_index(unsigned f)
     return x;
 }
 
+/* How hard notation f is to write a pattern for (0 the easiest): each
+ * separator past the first, a field order other than year first (and
+ * year-day-month, the rarest, once more), the word rule, and a year
+ * range by the alternatives its pattern needs.  Levels take their
+ * notations by it (vat_rx_choose_format). */
+static unsigned fmt_hardness(unsigned f)
+{
+    struct fmt x = fmt_from_index(f);
+    unsigned h = (unsigned)x.nacc - 1 + (x.order != ORD_YMD) + (x.order == ORD_YDM) +
+                 (x.bound == B_WORD);
+    if (x.yr) {
+        struct year_rule q = year_rule_of(x.yr);
+        struct vat_buf alts = VAT_BUF_INIT;
+        int n = 0;
+        range_alts(&alts, &n, "", q.min, q.max, 4);
+        vat_buf_release(&alts);
+        h += n <= 2 ? 1u : n <= 4 ? 2u : 3u;
+    }
+    return h;
+}
+
 /* The positions of year, month and day in an order ('Y','M','D'). */
 static const char *order_fields(enum order o)
 {
@@ -933,4 +954,5 @@ const struct vat_template vat_tmpl_regex_iso_dates = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
+    .notation_hardness = fmt_hardness,
 };

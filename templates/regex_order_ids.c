@@ -60,6 +60,18 @@ static struct fmt fmt_from_index(unsigned f)
     return x;
 }
 
+/* How hard shape f is to write a pattern for (0 the easiest): no
+ * separator or one a pattern must escape or may misread ('.', '#', '/'),
+ * each digit a range allows past the fewest, and a prefix in any case
+ * (two: every letter a class, or a case-blind group).  Levels take their
+ * shapes by it (vat_rx_choose_format). */
+static unsigned fmt_hardness(unsigned f)
+{
+    struct fmt x = fmt_from_index(f);
+    return (unsigned)(x.sep == 0 || x.sep == '.' || x.sep == '#' || x.sep == '/') +
+           (unsigned)(x.digits_max - x.digits) + 2u * x.any_case;
+}
+
 /* "ORD-NNNNNN" for the prompt and params. */
 static void fmt_shape(const struct fmt *x, char out[32])
 {
@@ -548,4 +560,5 @@ const struct vat_template vat_tmpl_regex_order_ids = {
     .conventions = conventions,
     .defects = defects,
     .answer_columns = answer_columns,
+    .notation_hardness = fmt_hardness,
 };

@@ -6,12 +6,14 @@
 
 #include "prompt.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csvio.h"
 #include "jsonout.h"
+#include "level.h"
 #include "values.h"
 #include "verifiers.h"
 
@@ -584,10 +586,107 @@ const struct vat_param vat_rx_task_params[] = {
     {0},
 };
 
+static unsigned choose_by_level(const struct vat_task *t, unsigned n_formats,
+                                unsigned (*hardness)(unsigned f));
+
 unsigned vat_rx_choose_format(const struct vat_task *t, struct vat_rng *r, unsigned n_formats)
 {
     (void)r; /* no draw: the question must not depend on the attempt */
+    if (t->tmpl->notation_hardness)
+        return choose_by_level(t, n_formats, t->tmpl->notation_hardness);
     return (unsigned)vat_task_question(t, n_formats);
+}
+
+/* The notations of a template sorted by hardness, and where each level's
+ * class starts: computed once per (hardness, n) and kept for the
+ * process, as a build draws thousands of tasks from it. */
+struct rx_classes {
+    unsigned (*hardness)(unsigned f);
+    unsigned n;
+    unsigned *order;
+    unsigned cut[VAT_LEVELS + 1];
+};
+static struct rx_classes **rx_sets;
+static size_t rx_nsets;
+static pthread_mutex_t rx_sets_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct rx_ranked {
+    unsigned h;
+    uint64_t tie;
+    unsigned f;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const struct rx_ranked *x = a, *y = b;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    if (x->tie != y->tie)
+        return x->tie < y->tie ? -1 : 1;
+    return (x->f > y->f) - (x->f < y->f);
+}
+
+/* Level 1 takes the easiest 40% of the notations, levels 2 to 5 a
+ * quarter each of the rest, harder at each level.  Ties in hardness are
+ * ordered by a fixed hash of the index, so a class holds every kind of
+ * notation its hardness allows, not the first of the index's digits. */
+static const struct rx_classes *rx_classes_of(unsigned (*hardness)(unsigned), unsigned n)
+{
+    pthread_mutex_lock(&rx_sets_lock);
+    struct rx_classes *c = NULL;
+    for (size_t k = 0; k < rx_nsets && !c; k++)
+        if (rx_sets[k]->hardness == hardness && rx_sets[k]->n == n)
+            c = rx_sets[k];
+    if (!c) {
+        c = vat_xcalloc(1, sizeof *c);
+        struct rx_ranked *r = vat_xmalloc((size_t)n * sizeof *r);
+        for (unsigned f = 0; f < n; f++)
+            r[f] = (struct rx_ranked){hardness(f), vat_rng_permute(0x5eed1e7e1u, n, f), f};
+        qsort(r, n, sizeof *r, cmp_ranked);
+        c->order = vat_xmalloc((size_t)n * sizeof *c->order);
+        for (unsigned f = 0; f < n; f++)
+            c->order[f] = r[f].f;
+        free(r);
+        c->cut[1] = (unsigned)(((uint64_t)n * 2 + 4) / 5);
+        for (int l = 2; l <= VAT_LEVELS; l++)
+            c->cut[l] = c->cut[1] + (unsigned)((uint64_t)(n - c->cut[1]) * (unsigned)(l - 1) /
+                                               (VAT_LEVELS - 1));
+        c->n = n;
+        c->hardness = hardness;
+        rx_sets = vat_xrealloc(rx_sets, (rx_nsets + 1) * sizeof *rx_sets);
+        rx_sets[rx_nsets++] = c;
+    }
+    pthread_mutex_unlock(&rx_sets_lock);
+    return c;
+}
+
+static unsigned choose_by_level(const struct vat_task *t, unsigned n_formats,
+                                unsigned (*hardness)(unsigned f))
+{
+    const struct rx_classes *c = rx_classes_of(hardness, n_formats);
+    int level = vat_task_level(t);
+    unsigned lo = c->cut[level - 1], size = c->cut[level] - lo;
+    char purpose[24];
+    snprintf(purpose, sizeof purpose, "questions-level-%d", level);
+    uint64_t key = vat_rng_key(t->master_seed, t->tmpl->name, purpose);
+    return c->order[lo + (unsigned)vat_rng_permute(key, size, t->index)];
+}
+
+unsigned vat_rx_level_class(unsigned n_formats, unsigned (*hardness)(unsigned f), int level,
+                            unsigned *first)
+{
+    const struct rx_classes *c = rx_classes_of(hardness, n_formats);
+    if (level < 1 || level > VAT_LEVELS)
+        return 0;
+    if (first)
+        *first = c->cut[level - 1];
+    return c->cut[level] - c->cut[level - 1];
+}
+
+unsigned vat_rx_level_member(unsigned n_formats, unsigned (*hardness)(unsigned f), unsigned k)
+{
+    const struct rx_classes *c = rx_classes_of(hardness, n_formats);
+    return k < n_formats ? c->order[k] : 0;
 }
 
 /* Walks the slot plan while frames are expanded: vat_rx_expand calls

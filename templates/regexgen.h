@@ -245,8 +245,23 @@ extern const struct vat_param vat_rx_task_params[];
  * attempt and drawing nothing from r.  So tasks 0..n_formats-1 of a
  * template have distinct notations, hence distinct gold programs, by
  * construction, whichever shard builds them; an index past n_formats
- * wraps, and the build's check refuses the repeat it makes. */
+ * wraps, and the build's check refuses the repeat it makes.
+ *
+ * By level, when the template scores its notations (notation_hardness,
+ * 0 the easiest): the notations sorted by score are cut into one class
+ * per level (level 1 the easiest 40%, levels 2 to 5 a quarter each of
+ * the rest, harder at each), and the task takes element t->index of a
+ * permutation of its level's class keyed by (master seed, template,
+ * level).  Tasks of one level have distinct notations while the
+ * template's count is at most the class's size (vat_rx_level_class), and
+ * classes are disjoint, so tasks of different levels never share one. */
 unsigned vat_rx_choose_format(const struct vat_task *t, struct vat_rng *r, unsigned n_formats);
+
+/* The size of level's class (and in *first, where it starts in the
+ * hardness order), and the notation at place k of that order. */
+unsigned vat_rx_level_class(unsigned n_formats, unsigned (*hardness)(unsigned f), int level,
+                            unsigned *first);
+unsigned vat_rx_level_member(unsigned n_formats, unsigned (*hardness)(unsigned f), unsigned k);
 
 /* One slot to plant: the kind the slot plan drew and how many plants of
  * that kind the line set already holds (so the first of a kind can be the

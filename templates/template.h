@@ -107,6 +107,10 @@ struct vat_template {
      * the template accepts and the columns they act on (templates/
      * trapmod.h); each must be proven on its own for the template. */
     const struct vat_trapmods *modules;
+    /* Regex: how hard notation f of the template's space is to write a
+     * pattern for (0 the easiest), or NULL.  Set, each level takes its
+     * notations from a harder class (vat_rx_choose_format). */
+    unsigned (*notation_hardness)(unsigned f);
 };
 
 /* The question of task t in a question space of n questions: element

@@ -2,8 +2,8 @@
 # regex_600.sh — the regex templates fill 600 tasks each at the default
 # settings (they once stopped at 432, 192 and 256 with "gold program
 # repeats"), with distinct gold programs by construction; and a count past
-# a template's question space fails the build naming two tasks, as soon as
-# the first repeat is drawn (exit 1).
+# a level's class of the question space fails the build naming two tasks,
+# as soon as the first repeat is drawn (exit 1).
 #
 # usage: regex_600.sh --vat PATH
 set -u
@@ -45,26 +45,28 @@ for line in sys.stdin:
 print(n - len(golds), n)')
 [ "$n" = "0 1800" ] || fail "repeated gold programs (repeats, golds): $n"
 
-# regex_amounts has 15,552 questions: task 15552 asks question 0's again.
-# Shard 1 of 15552 builds tasks 0 and 15552 alone, so the repeat shows
-# without building the 15,551 tasks in between.
-config 0 15553 0 >"$WORK/over.toml"
+# regex_amounts asks level 1 (the default) from the easiest 6,221 of its
+# 15,552 questions: task 6221 asks question 0's again.  Shard 1 of 6221
+# builds tasks 0 and 6221 alone, so the repeat shows without building the
+# 6,220 tasks in between.
+config 0 6222 0 >"$WORK/over.toml"
 "$VAT" build --config "$WORK/over.toml" --root "$WORK/cover" --only regex_amounts \
-  --shard 1/15552 >/dev/null 2>"$WORK/err"
+  --shard 1/6221 >/dev/null 2>"$WORK/err"
 rc=$?
-[ $rc -eq 1 ] || fail "15553 regex_amounts tasks: exit $rc, not 1"
-grep -q "'regex_amounts-00000' and 'regex_amounts-15552' have the same gold program" "$WORK/err" \
+[ $rc -eq 1 ] || fail "6222 regex_amounts tasks: exit $rc, not 1"
+grep -q "'regex_amounts-00000' and 'regex_amounts-06221' have the same gold program" "$WORK/err" \
   || fail "the repeat is not named: $(cat "$WORK/err")"
 [ ! -e "$WORK/cover/out" ] || fail "a refused build wrote out/"
 # The build stops at the first repeat instead of drawing on to the end:
-# shard 1 of 64 of 79,552 tasks holds 1,243, and its 244th (task 15552)
-# repeats task 0; the 999 after it are never drawn.
-config 0 79552 0 >"$WORK/far.toml"
-"$VAT" build --config "$WORK/far.toml" --root "$WORK/cfar" --only regex_amounts \
-  --shard 1/64 --jobs 2 >/dev/null 2>"$WORK/err"
+# regex_iso_dates asks level 1 from 7,440 questions; shard 1 of 16 of
+# 19,888 tasks holds 1,243, and its 466th (task 7440) repeats task 0; the
+# 777 after it are never drawn.
+config 19888 0 0 >"$WORK/far.toml"
+"$VAT" build --config "$WORK/far.toml" --root "$WORK/cfar" --only regex_iso_dates \
+  --shard 1/16 --jobs 2 >/dev/null 2>"$WORK/err"
 rc=$?
-[ $rc -eq 1 ] || fail "79552 regex_amounts tasks: exit $rc, not 1"
-grep -q "build failed at task 244 of 1243 (stopped there): tasks 'regex_amounts-00000' and 'regex_amounts-15552'" "$WORK/err" \
+[ $rc -eq 1 ] || fail "19888 regex_iso_dates tasks: exit $rc, not 1"
+grep -q "build failed at task 466 of 1243 (stopped there): tasks 'regex_iso_dates-00000' and 'regex_iso_dates-07440'" "$WORK/err" \
   || fail "the build did not stop at the repeat: $(cat "$WORK/err")"
 [ ! -e "$WORK/cfar/out" ] || fail "a refused build wrote out/"
 echo "regex_600: 1800 distinct golds; a count past the question space is refused at its first repeat"

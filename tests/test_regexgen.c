@@ -23,6 +23,7 @@
 #include "admit.h"
 #include "csvio.h"
 #include "jsonout.h"
+#include "level.h"
 #include "regexgen.h"
 #include "template.h"
 #include "testutil.h"
@@ -396,8 +397,12 @@ static void test_lines_distinct(void **state)
 /* The notation of the first draw of task index with master seed seed. */
 static unsigned first_format(uint64_t seed, uint32_t index, unsigned n)
 {
+    /* a template that scores no notation: one permutation of them all */
+    static struct vat_template plain;
+    plain = vat_tmpl_regex_amounts;
+    plain.notation_hardness = NULL;
     struct vat_task t;
-    vat_task_init(&t, &vat_tmpl_regex_amounts, index, "/nonexistent");
+    vat_task_init(&t, &plain, index, "/nonexistent");
     t.master_seed = seed;
     return vat_rx_choose_format(&t, NULL, n);
 }
@@ -432,6 +437,63 @@ static void test_choose_format_walks_every_notation(void **state)
     vat_rng_seed(&b, 1, 2);
     assert_int_equal(vat_rx_choose_format(&t, &a, 192), f0);
     assert_int_equal(vat_rng_u32(&a), vat_rng_u32(&b));
+}
+
+/* Levels take their notations from disjoint classes by hardness: level
+ * 1 the easiest 40%, levels 2-5 a quarter of the rest each, harder at
+ * each; within a level the first `size` task indexes take every notation
+ * of its class once, and the class does not depend on the seed. */
+static unsigned toy_hardness(unsigned f)
+{
+    return (f * 2654435761u >> 7) % 9;
+}
+
+static void test_levelled_classes(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    static const unsigned want[VAT_LEVELS + 1] = {0, 800, 300, 300, 300, 300};
+    unsigned *pos = calloc(N, sizeof *pos);
+    for (unsigned k = 0; k < N; k++)
+        pos[vat_rx_level_member(N, toy_hardness, k)] = k;
+    char *hit = calloc(N, 1);
+    struct vat_template toy = vat_tmpl_regex_amounts;
+    toy.notation_hardness = toy_hardness;
+    unsigned next = 0, prev_max = 0;
+    double prev_mean = -1;
+    for (int level = 1; level <= VAT_LEVELS; level++) {
+        unsigned first, size = vat_rx_level_class(N, toy_hardness, level, &first);
+        assert_int_equal(size, want[level]);
+        assert_int_equal(first, next);
+        next += size;
+        unsigned lo = ~0u, hi = 0;
+        double sum = 0;
+        for (uint32_t i = 0; i < size; i++) {
+            struct vat_task t;
+            vat_task_init(&t, &toy, i, "/nonexistent");
+            t.master_seed = 77 + (uint64_t)level;
+            vat_task_set_level(&t, level);
+            unsigned f = vat_rx_choose_format(&t, NULL, N);
+            assert_true(f < N);
+            assert_true(pos[f] >= first && pos[f] < first + size);
+            assert_false(hit[f]); /* injective within a level, disjoint across */
+            hit[f] = 1;
+            unsigned h = toy_hardness(f);
+            lo = h < lo ? h : lo;
+            hi = h > hi ? h : hi;
+            sum += h;
+            vat_task_clear(&t);
+        }
+        assert_true(level == 1 || lo >= prev_max);
+        assert_true(sum / size > prev_mean);
+        prev_mean = sum / size;
+        prev_max = hi;
+    }
+    assert_int_equal(next, N);
+    for (unsigned f = 0; f < N; f++)
+        assert_true(hit[f]);
+    free(hit);
+    free(pos);
 }
 
 /* The toy template's gold and trap; "bad" in params names no question,
@@ -1191,6 +1253,7 @@ int main(void)
         cmocka_unit_test(test_build_lines_from_layout),
         cmocka_unit_test(test_lines_distinct),
         cmocka_unit_test(test_choose_format_walks_every_notation),
+        cmocka_unit_test(test_levelled_classes),
         cmocka_unit_test(test_task_driver_on_a_toy),
         cmocka_unit_test(test_lines_on_their_side),
         cmocka_unit_test(test_every_regex_template_has_a_row),
