@@ -108,6 +108,32 @@ bool vat_csv_set(struct vat_csv *c, size_t row, size_t col, const char *text)
     return true;
 }
 
+void vat_csv_insert_cell(struct vat_csv *c, size_t row, size_t col, const char *text)
+{
+    if (row >= c->nrows || col > c->row[row].n)
+        return;
+    struct vat_csv_row *r = &c->row[row];
+    /* room as add_owned's implied capacity has it: the next power of two */
+    size_t cap = 1;
+    while (cap < r->n + 1)
+        cap *= 2;
+    r->cell = vat_xrealloc(r->cell, cap * sizeof *r->cell);
+    memmove(&r->cell[col + 1], &r->cell[col], (r->n - col) * sizeof *r->cell);
+    r->cell[col] = vat_xstrdup(text ? text : "");
+    r->n++;
+}
+
+void vat_csv_drop_cell(struct vat_csv *c, size_t row, size_t col)
+{
+    if (row >= c->nrows || col >= c->row[row].n)
+        return;
+    struct vat_csv_row *r = &c->row[row];
+    if (!in_arena(c, r->cell[col]))
+        free(r->cell[col]);
+    memmove(&r->cell[col], &r->cell[col + 1], (r->n - col - 1) * sizeof *r->cell);
+    r->n--;
+}
+
 void vat_csv_drop_row(struct vat_csv *c, size_t row)
 {
     if (row >= c->nrows)

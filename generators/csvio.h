@@ -59,6 +59,12 @@ int vat_csv_read(struct vat_csv *c, const char *root, const char *rel, struct va
 void vat_csv_release(struct vat_csv *c);
 /* Removes row `row` (later rows move up one); nothing past the end. */
 void vat_csv_drop_row(struct vat_csv *c, size_t row);
+/* Inserts a copy of text as cell col (0 .. the row's length) of row, the
+ * cells from there on one to the right; removes cell col of row, the
+ * cells after it one to the left.  Nothing for a row or cell out of
+ * range. */
+void vat_csv_insert_cell(struct vat_csv *c, size_t row, size_t col, const char *text);
+void vat_csv_drop_cell(struct vat_csv *c, size_t row, size_t col);
 
 /* Loads rows [hdr+1, nrows) of c into a new table `table` of db, columns
  * named by row hdr.  types[i] is the SQL column type ("TEXT", "REAL",

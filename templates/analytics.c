@@ -52,6 +52,9 @@ int vat_an_read_csv(const struct vat_task *t, int fi, const char *const *cols, s
         vat_csv_release(c);
         return vat_err_set(e, "%s: '%s' is empty", t->id, rel);
     }
+    bool csv = strcmp(t->fixture[fi].format, "csv") == 0;
+    if (csv)
+        vat_trapmod_columns(t, c);
     const struct vat_csv_row *h = &c->row[0];
     if (h->n != ncols) {
         size_t got = h->n;
@@ -75,7 +78,7 @@ int vat_an_read_csv(const struct vat_task *t, int fi, const char *const *cols, s
                                i + 1, got, ncols);
         }
     }
-    if (strcmp(t->fixture[fi].format, "csv") == 0)
+    if (csv)
         vat_trapmod_clean(t, c);
     return 0;
 }
@@ -302,6 +305,20 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
     if (c.nrows < 1) {
         vat_csv_release(&c);
         return vat_err_set(e, "%s: '%s' is empty", t->id, t->fixture[fi].path);
+    }
+    /* a column the armed modules planted takes the type of the one it
+     * follows */
+    const char *typed[64];
+    int pc = -1;
+    for (size_t j = 1; j < c.row[0].n && pc < 0; j++) {
+        const char *after = vat_trapmod_column_after(t, c.row[0].cell[j - 1]);
+        if (after && strcmp(after, c.row[0].cell[j]) == 0)
+            pc = (int)j;
+    }
+    if (pc > 0 && c.row[0].n <= 64) {
+        for (size_t j = 0, k = 0; j < c.row[0].n; j++)
+            typed[j] = (int)j == pc ? types[pc - 1] : types[k++];
+        types = typed;
     }
     /* The thread's loader, unless its table is still lent (a caller
      * holding two at once gets a connection of its own for the second). */

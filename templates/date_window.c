@@ -662,6 +662,9 @@ static const struct vat_trapmods dw_modules = {.duplicates = true,
                                                .amount = "amount",
                                                .id = "payment_id",
                                                .date = "paid_at",
+                                               .lookalike = "gross_amount",
+                                               .lookalike_is = "the amount before the "
+                                                               "payment provider's fee",
                                                .targets = dw_targets};
 
 const struct vat_template vat_tmpl_date_window = {

@@ -592,6 +592,8 @@ static const struct vat_trapmods ft_modules = {
     .amount = "amount",
     .status_value = "adjustment",
     .id = "entry_id",
+    .lookalike = "amount_with_tax",
+    .lookalike_is = "the amount with sales tax added",
     .targets = ft_targets};
 
 const struct vat_template vat_tmpl_filtered_total = {

@@ -617,7 +617,9 @@ static const struct vat_trapmods gs_modules = {
     .status = "status",
     .amount = "amount",
     .status_value = "paid",
-    .id = "order_id"};
+    .id = "order_id",
+    .lookalike = "list_amount",
+    .lookalike_is = "the list price before discounts"};
 
 const struct vat_template vat_tmpl_grouped_sum = {
     .version = VAT_TEMPLATE_V1,

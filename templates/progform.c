@@ -169,21 +169,33 @@ fail:
     return NULL;
 }
 
-static json_t *load_spec(const struct vat_progform *pf, const struct vat_pf_names *n)
+/* The table's columns and types as the CSV holds them: the template's,
+ * and after one of them a column the armed trap modules planted (the
+ * look-alike after the amount), of its type. */
+static json_t *load_spec(const struct vat_task *t, const struct vat_progform *pf,
+                         const struct vat_pf_names *n)
 {
     json_t *cols = json_array();
-    for (size_t i = 0; i < pf->ncols; i++)
+    for (size_t i = 0; i < pf->ncols; i++) {
         json_array_append_new(cols, json_pack("[s,s]", pf->columns[i], pf->types[i]));
+        const char *extra = vat_trapmod_column_after(t, pf->columns[i]);
+        if (extra)
+            json_array_append_new(cols, json_pack("[s,s]", extra, pf->types[i]));
+    }
     return json_pack("{s:s, s:o}", "table", n->table, "columns", cols);
 }
 
-static void put_create(struct vat_buf *b, const struct vat_progform *pf,
-                       const struct vat_pf_names *n)
+static void put_create(struct vat_buf *b, const struct vat_task *t,
+                       const struct vat_progform *pf, const struct vat_pf_names *n)
 {
     vat_buf_printf(b, "CREATE TABLE %s (\n", n->table);
-    for (size_t i = 0; i < pf->ncols; i++)
-        vat_buf_printf(b, "    %s %s%s\n", pf->columns[i], pf->types[i],
+    for (size_t i = 0; i < pf->ncols; i++) {
+        const char *extra = vat_trapmod_column_after(t, pf->columns[i]);
+        if (extra)
+            vat_buf_printf(b, "    %s %s,\n", pf->columns[i], pf->types[i]);
+        vat_buf_printf(b, "    %s %s%s\n", extra ? extra : pf->columns[i], pf->types[i],
                        i + 1 < pf->ncols ? "," : "");
+    }
     vat_buf_puts(b, ");\n");
 }
 
@@ -306,7 +318,7 @@ static int build_prompt(struct vat_task *t, const struct vat_progform *pf,
     vat_prompt_open(&b, t, kv);
     vat_prompt_say(&b, t, 'd', nat ? pf_intro_natural : pf_intro_explicit, kv);
     vat_buf_puts(&b, "\n\n```sql\n");
-    put_create(&b, pf, n);
+    put_create(&b, t, pf, n);
     vat_buf_puts(&b, "```\n\n");
     vat_prompt_say(&b, t, 'g', nat ? pf_load_natural : pf_load_explicit, kv);
     vat_buf_puts(&b, "\n\n");
@@ -674,7 +686,7 @@ int vat_progform_apply(struct vat_task *t, const struct vat_progform *pf, struct
     json_t *spec = is_db ? vat_sqlgen_spec(t, db.to, db.n, pf->ordered, pf->rel_tol, pf->abs_tol)
                          : vat_sqlgen_spec(t, tabs, 1, pf->ordered, pf->rel_tol, pf->abs_tol);
     if (!is_db)
-        json_object_set_new(spec, "load", load_spec(pf, &names));
+        json_object_set_new(spec, "load", load_spec(t, pf, &names));
     char *gold = vat_progform_gold_sql(t, pf, &names), *trap = pf->trap_sql(t, &names);
     if (t->trapmods) {
         /* the template's own mistake, with the modules cleaned as gold is */

@@ -16,7 +16,7 @@
 static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spelling",
                                                "text_numbers", "test_records",
                                                "totals_line", "day_first_dates",
-                                               "placeholder_keys"};
+                                               "placeholder_keys", "lookalike_column"};
 static const char *const tm_mistakes[VAT_TM_N] = {
     "Counting every copy of a row that the export holds twice, identical in every column.",
     "Comparing the status as written, so values in another case or with surrounding spaces "
@@ -29,6 +29,8 @@ static const char *const tm_mistakes[VAT_TM_N] = {
     "Skipping the dates written day first (DD/MM/YYYY) as if they were no date.",
     "Counting a key column's placeholder (a guest checkout's stand-in address) as one more "
     "real key.",
+    "Reading the look-alike column planted next to the amount (a list price, an amount with "
+    "tax) instead of the amount asked for.",
 };
 
 /* The id prefix that marks a test entry, and the same as a GLOB. */
@@ -56,7 +58,8 @@ static int tm_index(unsigned m)
            : m == VAT_TM_TEST     ? 3
            : m == VAT_TM_TOTALS   ? 4
            : m == VAT_TM_DATES    ? 5
-                                  : 6;
+           : m == VAT_TM_PLACEHOLDER ? 6
+                                  : 7;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -77,7 +80,8 @@ unsigned vat_trapmod_accepted(const struct vat_template *tm)
     return (d->duplicates ? VAT_TM_DUPLICATES : 0u) | (d->status ? VAT_TM_STATUS : 0u) |
            (d->amount ? VAT_TM_TEXTNUM : 0u) | (d->id ? VAT_TM_TEST : 0u) |
            (d->id && d->totals ? VAT_TM_TOTALS : 0u) | (d->date ? VAT_TM_DATES : 0u) |
-           (d->placeholder_col && d->placeholder ? VAT_TM_PLACEHOLDER : 0u);
+           (d->placeholder_col && d->placeholder ? VAT_TM_PLACEHOLDER : 0u) |
+           (d->amount && d->lookalike ? VAT_TM_LOOKALIKE : 0u);
 }
 
 void vat_trapmod_arm(struct vat_task *t)
@@ -418,6 +422,27 @@ static void plant_placeholder(const struct vat_task *t, struct vat_csv *c, int c
     free(ix);
 }
 
+/* Inserts the look-alike column right after the amount (column ac): each
+ * plain amount raised by 5-25% (a list price, an amount with tax), to
+ * the cent, other cells blank. */
+static void plant_lookalike(const struct vat_trapmods *d, struct vat_csv *c, int ac,
+                            struct vat_rng *r)
+{
+    vat_csv_insert_cell(c, 0, (size_t)ac + 1, d->lookalike);
+    for (size_t i = 1; i < c->nrows; i++) {
+        const char *v = vat_csv_get(c, i, (size_t)ac);
+        char buf[64] = "";
+        if (plain_number(v) && strlen(v) < 40) {
+            long pct = (long)vat_rng_range(r, 5, 25);
+            double x = strtod(v, NULL) * (double)(100 + pct);
+            long long cents = (long long)(x < 0 ? x - 0.5 : x + 0.5);
+            snprintf(buf, sizeof buf, "%s%lld.%02lld", cents < 0 ? "-" : "",
+                     (cents < 0 ? -cents : cents) / 100, (cents < 0 ? -cents : cents) % 100);
+        }
+        vat_csv_insert_cell(c, i, (size_t)ac + 1, buf);
+    }
+}
+
 /* Appends the export's totals line: TOTAL under the id (and the label),
  * the sum of the total column's numbers under it, the rest blank. */
 static void plant_totals(const struct vat_trapmods *d, struct vat_csv *c, int ic)
@@ -455,6 +480,9 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
     int ac = d->amount ? vat_csv_col(c, 0, d->amount) : -1;
     int ic = d->id ? vat_csv_col(c, 0, d->id) : -1;
     const char *value = d->status_value;
+    /* first, so the look-alike figures are the amounts as generated */
+    if ((t->trapmods & VAT_TM_LOOKALIKE) && ac >= 0 && d->lookalike)
+        plant_lookalike(d, c, ac, &r);
     if ((t->trapmods & VAT_TM_STATUS) && sc >= 0)
         plant_cells(t, VAT_TM_STATUS, c, sc, sc, value, 0.5, &r, status_variant);
     if ((t->trapmods & VAT_TM_TEXTNUM) && ac >= 0)
@@ -473,6 +501,32 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
         plant_duplicates(t, c, sc, value, &r);
     if ((t->trapmods & VAT_TM_TOTALS) && d->totals && ic >= 0)
         plant_totals(d, c, ic);
+}
+
+/* ---- the columns a reader expects ------------------------------------------------ */
+
+void vat_trapmod_columns(const struct vat_task *t, struct vat_csv *c)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    if (!(t->trapmods & VAT_TM_LOOKALIKE) || !d || !d->lookalike || c->nrows < 1)
+        return;
+    int lc = vat_csv_col(c, 0, d->lookalike), ac = vat_csv_col(c, 0, d->amount);
+    if (lc < 0 || ac < 0)
+        return;
+    bool off = (t->trapmods_off & VAT_TM_LOOKALIKE) != 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        if (off && i > 0 && c->row[i].n > (size_t)lc)
+            vat_csv_set(c, i, (size_t)ac, vat_csv_get(c, i, (size_t)lc));
+        vat_csv_drop_cell(c, i, (size_t)lc);
+    }
+}
+
+const char *vat_trapmod_column_after(const struct vat_task *t, const char *col)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    if (!(t->trapmods & VAT_TM_LOOKALIKE) || !d || !d->lookalike || !d->amount || !col)
+        return NULL;
+    return strcmp(col, d->amount) == 0 ? d->lookalike : NULL;
 }
 
 /* ---- cleaning in C ----------------------------------------------------------- */
@@ -768,6 +822,14 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
                                         : 0u));
     on &= here;
     int rc = 0;
+    /* the look-alike's mistake first: its figures are the amount's */
+    if ((t->trapmods_off & VAT_TM_LOOKALIKE) && (t->trapmods & VAT_TM_LOOKALIKE) &&
+        has_column(db, table, d->lookalike) && has_column(db, table, d->amount)) {
+        char *q = sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = \"%w\"", table, d->amount,
+                                  d->lookalike);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
     if (rc == 0 && (on & VAT_TM_STATUS) && d->status) {
         char *q = sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = lower(trim(\"%w\", ' '))", table,
                                   d->status, d->status);
@@ -849,8 +911,11 @@ static bool in_cols(const char *const *cols, size_t n, const char *c)
  * the modules in `on` that act on it, after "WITH " or ",\n" (`first`);
  * false, nothing appended, when none does. */
 static bool wrap_one(struct vat_buf *b, const struct vat_trapmods *d, unsigned on,
-                     const char *table, const char *const *cols, size_t ncols, bool first)
+                     unsigned off, const char *table, const char *const *cols, size_t ncols,
+                     bool first)
 {
+    /* the look-alike's mistake: its figures read as the amount's */
+    bool swap = (off & VAT_TM_LOOKALIKE) && d->lookalike && in_cols(cols, ncols, d->amount);
     bool status = (on & VAT_TM_STATUS) && in_cols(cols, ncols, d->status);
     bool date = (on & VAT_TM_DATES) && in_cols(cols, ncols, d->date);
     bool amount = (on & VAT_TM_TEXTNUM) && in_cols(cols, ncols, d->amount);
@@ -859,7 +924,7 @@ static bool wrap_one(struct vat_buf *b, const struct vat_trapmods *d, unsigned o
     bool ph = (on & VAT_TM_PLACEHOLDER) && d->placeholder &&
               in_cols(cols, ncols, d->placeholder_col);
     bool dup = (on & VAT_TM_DUPLICATES) != 0;
-    if (!(status || date || amount || totals || test || ph || dup))
+    if (!(status || date || amount || totals || test || ph || dup || swap))
         return false;
     vat_buf_printf(b, "%s%s AS (SELECT %s", first ? "WITH " : ",\n", table,
                    dup ? "DISTINCT " : "");
@@ -867,7 +932,9 @@ static bool wrap_one(struct vat_buf *b, const struct vat_trapmods *d, unsigned o
         const char *c = cols[i];
         if (i)
             vat_buf_puts(b, ", ");
-        if (status && strcmp(c, d->status) == 0)
+        if (swap && strcmp(c, d->amount) == 0)
+            vat_buf_printf(b, "%s AS %s", d->lookalike, c);
+        else if (status && strcmp(c, d->status) == 0)
             vat_buf_printf(b, "lower(trim(%s)) AS %s", c, c);
         else if (date && strcmp(c, d->date) == 0) {
             char *is = day_first_glob(c, d->date_month);
@@ -921,17 +988,19 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
 {
     const struct vat_trapmods *d = t->tmpl->modules;
     unsigned on = d ? t->trapmods & ~off : 0;
-    if (!on)
+    unsigned armed_off = d ? t->trapmods & off : 0;
+    if (!on && !(armed_off & VAT_TM_LOOKALIKE))
         return vat_xstrdup(sql);
     struct vat_buf b = VAT_BUF_INIT;
     bool any = false;
     if (d->db_tables) {
         for (size_t k = 0; k < d->ndb_tables; k++) {
             const struct vat_trapmod_table *x = &d->db_tables[k];
-            any |= wrap_one(&b, d, on, x->renamed ? table : x->name, x->columns, x->ncols, !any);
+            any |= wrap_one(&b, d, on, armed_off, x->renamed ? table : x->name, x->columns,
+                            x->ncols, !any);
         }
     } else
-        any = wrap_one(&b, d, on, table, pf->columns, pf->ncols, true);
+        any = wrap_one(&b, d, on, armed_off, table, pf->columns, pf->ncols, true);
     if (!any) {
         vat_buf_release(&b);
         return vat_xstrdup(sql);
@@ -1016,6 +1085,14 @@ static const char tm_say_placeholder_natural[] =
     "one|Guest checkouts show `{ph}` as the `{col}`; that's a placeholder, so leave those "
     "out]].";
 
+static const char tm_say_look_explicit[] =
+    "[[`{look}` is {is}, not `{col}`: every figure of the answer comes from `{col}`|The "
+    "figures come from `{col}`; `{look}` is {is} and is not used|`{look}` holds {is}; the "
+    "answer reads `{col}` only]].";
+static const char tm_say_look_natural[] =
+    "[[Go by `{col}`; `{look}` is just {is}|`{look}` is only {is}, so the numbers come from "
+    "`{col}`]].";
+
 void vat_trapmod_prompt(struct vat_task *t)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -1081,6 +1158,13 @@ void vat_trapmod_prompt(struct vat_task *t)
         vat_buf_puts(&b, sep);
         vat_prompt_say(&b, t, 'G',
                        nat ? tm_say_placeholder_natural : tm_say_placeholder_explicit, kv);
+        sep = " ";
+    }
+    if ((t->trapmods & VAT_TM_LOOKALIKE) && d->lookalike) {
+        const char *kv[] = {"col", d->amount, "look", d->lookalike, "is",
+                            d->lookalike_is ? d->lookalike_is : "another figure", NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'K', nat ? tm_say_look_natural : tm_say_look_explicit, kv);
     }
     vat_buf_puts(&b, at ? "\n\n" : "\n");
     if (at) {

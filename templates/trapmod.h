@@ -44,6 +44,10 @@
  *   placeholder_keys  a placeholder in a key column (a guest checkout's
  *                     "guest@checkout.invalid") names no one: its rows
  *                     are left out; the trap counts it as one more key
+ *   lookalike_column  a column planted next to the amount holding a
+ *                     plausible wrong figure for it (the list price
+ *                     before discounts, the amount with tax); the trap
+ *                     reads it instead of the amount
  * Exports struct vat_trapmods, the VAT_TM_* bits and vat_trapmod_*. */
 #ifndef VAT_TRAPMOD_H
 #define VAT_TRAPMOD_H
@@ -106,6 +110,11 @@ struct vat_trapmods {
      * template marks. */
     const char *placeholder_col;
     const char *placeholder;
+    /* lookalike_column (with amount): the planted column's name, and what
+     * it holds, as the prompt says it ("the list price before
+     * discounts"); each row's figure is the amount's raised by 5-25%. */
+    const char *lookalike;
+    const char *lookalike_is;
     /* The modules (VAT_TM_* bits) whose cells are rewritten in every row
      * the template marks rather than two: a count of distinct keys loses
      * a key only when all its rows do. */
@@ -138,10 +147,11 @@ enum {
     VAT_TM_TOTALS = 16u,
     VAT_TM_DATES = 32u,
     VAT_TM_PLACEHOLDER = 64u,
-    VAT_TM_LAST = VAT_TM_PLACEHOLDER,
-    VAT_TM_ALL = 127u,
+    VAT_TM_LOOKALIKE = 128u,
+    VAT_TM_LAST = VAT_TM_LOOKALIKE,
+    VAT_TM_ALL = 255u,
 };
-#define VAT_TM_N 7
+#define VAT_TM_N 8
 
 /* The module of bit m: its stable name ("exact_duplicates", ...) and the
  * one-sentence mistake its trap makes (static). */
@@ -166,6 +176,17 @@ void vat_trapmod_arm(struct vat_task *t);
 /* Plants the armed modules' rows in c (header on row 0), about to be
  * written as the fixture of suffix `suffix`.  Nothing when none is armed. */
 void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *suffix);
+
+/* The columns a reader does not expect, before it checks the header of c
+ * (as read from a fixture): the look-alike column dropped, its figures
+ * first copied over the amount's when its cleaning is off (its
+ * mistake). */
+void vat_trapmod_columns(const struct vat_task *t, struct vat_csv *c);
+
+/* The column the armed modules plant right after column `col` of a CSV
+ * fixture (the look-alike after the amount), or NULL: the program form
+ * declares it, and a loader gives it col's type. */
+const char *vat_trapmod_column_after(const struct vat_task *t, const char *col);
 
 /* Cleans c (header on row 0, as read from a fixture) for the armed
  * modules whose cleaning t->trapmods_off leaves on; an armed

@@ -82,24 +82,26 @@ static size_t count_prefix(const struct vat_csv *c, size_t col, const char *pref
     return n;
 }
 
-/* A fresh table with c's header and data rows, to clean. */
+/* A fresh copy of c (header and data rows, the planted columns too), to
+ * clean. */
 static void data_rows(struct vat_csv *all, const struct vat_csv *c)
 {
-    fill(all, 0);
-    for (size_t i = 1; i < c->nrows; i++) {
+    for (size_t i = 0; i < c->nrows; i++) {
         vat_csv_row_begin(all);
-        for (size_t j = 0; j < 6; j++)
+        for (size_t j = 0; j < c->row[i].n; j++)
             vat_csv_add(all, vat_csv_get(c, i, j));
     }
 }
 
-/* A copy of c's rows into *all, cleaned with the modules in `off` left
- * out (t->trapmods_off is set to it). */
+/* A copy of c's rows into *all, cleaned as a reader does (the planted
+ * columns, then the rows) with the modules in `off` left out
+ * (t->trapmods_off is set to it). */
 static void clean_copy(struct vat_task *t, const struct vat_csv *c, unsigned off,
                        struct vat_csv *all)
 {
     data_rows(all, c);
     t->trapmods_off = off;
+    vat_trapmod_columns(t, all);
     vat_trapmod_clean(t, all);
 }
 
@@ -140,10 +142,33 @@ static void test_plant_then_clean(void **state)
     assert_int_equal(count_prefix(&all, 0, "TEST-"), 0);
     vat_csv_release(&all);
 
-    /* test entries off: they stay, each a copy of a real row but its id */
+    /* test entries off: they stay, each a copy of a real row but its id
+     * (once each: a test entry the duplicates copied is dropped as one) */
+    size_t distinct = 0;
+    for (size_t i = 1; i < c.nrows; i++) {
+        const char *id = vat_csv_get(&c, i, 0);
+        bool again = false;
+        for (size_t j = 1; j < i && !again; j++)
+            again = strcmp(vat_csv_get(&c, j, 0), id) == 0;
+        distinct += !again && strncmp(id, "TEST-", 5) == 0;
+    }
     clean_copy(&t, &c, VAT_TM_TEST, &all);
-    assert_int_equal(count_prefix(&all, 0, "TEST-"), tests);
-    assert_int_equal(all.nrows, orig.nrows + tests);
+    assert_int_equal(count_prefix(&all, 0, "TEST-"), distinct);
+    assert_int_equal(all.nrows, orig.nrows + distinct);
+    vat_csv_release(&all);
+
+    /* the look-alike, planted right after the amount, dropped by the
+     * reader; off, its figures (each amount raised by 5-25%) read as the
+     * amounts */
+    assert_string_equal(vat_csv_get(&c, 0, 5), "list_amount");
+    clean_copy(&t, &c, VAT_TM_LOOKALIKE, &all);
+    assert_int_equal(all.nrows, orig.nrows);
+    for (size_t i = 1; i < orig.nrows; i++) {
+        assert_int_equal(all.row[i].n, 6);
+        double got = strtod(vat_csv_get(&all, i, 4), NULL);
+        double was = strtod(vat_csv_get(&orig, i, 4), NULL);
+        assert_true(got >= was * 1.05 - 0.006 && got <= was * 1.25 + 0.006);
+    }
     vat_csv_release(&all);
 
     /* nothing armed: nothing planted, nothing cleaned */
