@@ -315,9 +315,14 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
         if (after && strcmp(after, c.row[0].cell[j]) == 0)
             pc = (int)j;
     }
-    if (pc > 0 && c.row[0].n <= 64) {
-        for (size_t j = 0, k = 0; j < c.row[0].n; j++)
-            typed[j] = (int)j == pc ? types[pc - 1] : types[k++];
+    size_t hn = c.row[0].n;
+    const char *last = vat_trapmod_column_last(t);
+    bool planted_last = last && hn > 0 && strcmp(c.row[0].cell[hn - 1], last) == 0;
+    if ((pc > 0 || planted_last) && hn <= 64) {
+        for (size_t j = 0, k = 0; j < hn; j++)
+            typed[j] = (int)j == pc                   ? types[pc - 1]
+                       : planted_last && j == hn - 1 ? "TEXT"
+                                                     : types[k++];
         types = typed;
     }
     /* The thread's loader, unless its table is still lent (a caller

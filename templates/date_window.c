@@ -665,6 +665,7 @@ static const struct vat_trapmods dw_modules = {.duplicates = true,
                                                .lookalike = "gross_amount",
                                                .lookalike_is = "the amount before the "
                                                                "payment provider's fee",
+                                               .late = true,
                                                .targets = dw_targets};
 
 const struct vat_template vat_tmpl_date_window = {

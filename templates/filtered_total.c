@@ -594,6 +594,7 @@ static const struct vat_trapmods ft_modules = {
     .id = "entry_id",
     .lookalike = "amount_with_tax",
     .lookalike_is = "the amount with sales tax added",
+    .late = true,
     .targets = ft_targets};
 
 const struct vat_template vat_tmpl_filtered_total = {

@@ -619,7 +619,8 @@ static const struct vat_trapmods gs_modules = {
     .status_value = "paid",
     .id = "order_id",
     .lookalike = "list_amount",
-    .lookalike_is = "the list price before discounts"};
+    .lookalike_is = "the list price before discounts",
+    .late = true};
 
 const struct vat_template vat_tmpl_grouped_sum = {
     .version = VAT_TEMPLATE_V1,

@@ -182,6 +182,9 @@ static json_t *load_spec(const struct vat_task *t, const struct vat_progform *pf
         if (extra)
             json_array_append_new(cols, json_pack("[s,s]", extra, pf->types[i]));
     }
+    const char *last = vat_trapmod_column_last(t);
+    if (last)
+        json_array_append_new(cols, json_pack("[s,s]", last, "TEXT"));
     return json_pack("{s:s, s:o}", "table", n->table, "columns", cols);
 }
 
@@ -189,13 +192,16 @@ static void put_create(struct vat_buf *b, const struct vat_task *t,
                        const struct vat_progform *pf, const struct vat_pf_names *n)
 {
     vat_buf_printf(b, "CREATE TABLE %s (\n", n->table);
+    const char *last = vat_trapmod_column_last(t);
     for (size_t i = 0; i < pf->ncols; i++) {
         const char *extra = vat_trapmod_column_after(t, pf->columns[i]);
         if (extra)
             vat_buf_printf(b, "    %s %s,\n", pf->columns[i], pf->types[i]);
         vat_buf_printf(b, "    %s %s%s\n", extra ? extra : pf->columns[i], pf->types[i],
-                       i + 1 < pf->ncols ? "," : "");
+                       i + 1 < pf->ncols || last ? "," : "");
     }
+    if (last)
+        vat_buf_printf(b, "    %s TEXT\n", last);
     vat_buf_puts(b, ");\n");
 }
 

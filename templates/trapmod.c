@@ -16,7 +16,8 @@
 static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spelling",
                                                "text_numbers", "test_records",
                                                "totals_line", "day_first_dates",
-                                               "placeholder_keys", "lookalike_column"};
+                                               "placeholder_keys", "lookalike_column",
+                                               "late_rows"};
 static const char *const tm_mistakes[VAT_TM_N] = {
     "Counting every copy of a row that the export holds twice, identical in every column.",
     "Comparing the status as written, so values in another case or with surrounding spaces "
@@ -31,6 +32,8 @@ static const char *const tm_mistakes[VAT_TM_N] = {
     "real key.",
     "Reading the look-alike column planted next to the amount (a list price, an amount with "
     "tax) instead of the amount asked for.",
+    "Keeping the rows loaded after the report's cut-off (the export run again) as if they "
+    "belonged to it.",
 };
 
 /* The id prefix that marks a test entry, and the same as a GLOB. */
@@ -49,6 +52,10 @@ static const char *const tm_mistakes[VAT_TM_N] = {
     "THEN 4 WHEN 'five' THEN 5 END"
 /* The id of the totals line. */
 #define TOTALS_ID "TOTAL"
+/* late_rows: the column it plants last, and the report's cut-off (after
+ * every business date of the corpus; a row loaded later arrived late). */
+#define LATE_COL "loaded_at"
+#define LATE_CUTOFF "2026-01-05 06:30:15"
 
 static int tm_index(unsigned m)
 {
@@ -59,7 +66,8 @@ static int tm_index(unsigned m)
            : m == VAT_TM_TOTALS   ? 4
            : m == VAT_TM_DATES    ? 5
            : m == VAT_TM_PLACEHOLDER ? 6
-                                  : 7;
+           : m == VAT_TM_LOOKALIKE ? 7
+                                  : 8;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -81,7 +89,8 @@ unsigned vat_trapmod_accepted(const struct vat_template *tm)
            (d->amount ? VAT_TM_TEXTNUM : 0u) | (d->id ? VAT_TM_TEST : 0u) |
            (d->id && d->totals ? VAT_TM_TOTALS : 0u) | (d->date ? VAT_TM_DATES : 0u) |
            (d->placeholder_col && d->placeholder ? VAT_TM_PLACEHOLDER : 0u) |
-           (d->amount && d->lookalike ? VAT_TM_LOOKALIKE : 0u);
+           (d->amount && d->lookalike ? VAT_TM_LOOKALIKE : 0u) |
+           (d->late && !(d->id && d->totals) ? VAT_TM_LATE : 0u);
 }
 
 void vat_trapmod_arm(struct vat_task *t)
@@ -443,6 +452,59 @@ static void plant_lookalike(const struct vat_trapmods *d, struct vat_csv *c, int
     }
 }
 
+/* Appends the loaded_at column: every row loaded before the cut-off
+ * (2026-01-01 to 05:59 on 2026-01-05; one target row at the cut-off,
+ * 06:30:15, which counts), then amended copies of about one
+ * target row in thirty (three at least, each from another row) loaded
+ * after it, appended: corrections that belong to the next report.  An
+ * amendment's amount (column ac) is its source's times 50-150% (never
+ * 100%), so it is no exact copy that duplicates would drop. */
+static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int sc,
+                       const char *value, struct vat_rng *r)
+{
+    size_t n;
+    size_t *ix = targets(t, c, sc, value, VAT_TM_TEST, &n);
+    size_t ncols = c->row[0].n;
+    vat_csv_insert_cell(c, 0, ncols, LATE_COL);
+    for (size_t i = 1; i < c->nrows; i++) {
+        char at[64];
+        int day = 1 + (int)vat_rng_below(r, 5);
+        int hour = (int)vat_rng_below(r, day == 5 ? 6 : 24);
+        int min = (int)vat_rng_below(r, 60);
+        int sec = (int)vat_rng_below(r, 60);
+        snprintf(at, sizeof at, "2026-01-%02d %02d:%02d:%02d", day, hour, min, sec);
+        vat_csv_insert_cell(c, i, ncols, at);
+    }
+    /* one target row loaded at the cut-off itself, which still counts */
+    if (n > 0)
+        vat_csv_set(c, ix[vat_rng_below(r, (uint32_t)n)], ncols, LATE_CUTOFF);
+    size_t n0 = c->nrows - 1;
+    size_t k = n0 / 30 < 3 ? 3 : n0 / 30;
+    for (size_t j = 0; j < k && n > 0; j++) {
+        size_t pick = vat_rng_below(r, (uint32_t)n);
+        size_t src = ix[pick];
+        ix[pick] = ix[--n];
+        int day = 5 + (int)vat_rng_below(r, 2);
+        int hour = day == 5 ? 7 + (int)vat_rng_below(r, 17) : (int)vat_rng_below(r, 24);
+        int min = (int)vat_rng_below(r, 60);
+        long pct = (long)vat_rng_range(r, 50, 149);
+        pct += pct >= 100;
+        vat_csv_row_begin(c);
+        for (size_t col = 0; col < ncols; col++) {
+            double x;
+            if ((int)col == ac && vat_trapmod_number(vat_csv_get(c, src, col), &x)) {
+                double y = x * (double)pct;
+                long long cents = (long long)(y < 0 ? y - 0.5 : y + 0.5);
+                vat_csv_addf(c, "%s%lld.%02lld", cents < 0 ? "-" : "",
+                             (cents < 0 ? -cents : cents) / 100, (cents < 0 ? -cents : cents) % 100);
+            } else
+                vat_csv_add(c, vat_csv_get(c, src, col));
+        }
+        vat_csv_addf(c, "2026-01-%02d %02d:%02d:00", day, hour, min);
+    }
+    free(ix);
+}
+
 /* Appends the export's totals line: TOTAL under the id (and the label),
  * the sum of the total column's numbers under it, the rest blank. */
 static void plant_totals(const struct vat_trapmods *d, struct vat_csv *c, int ic)
@@ -497,6 +559,8 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
         plant_placeholder(t, c, pc, sc, value, &r);
     if ((t->trapmods & VAT_TM_TEST) && ic >= 0)
         plant_test_records(t, c, ic, sc, value, &r);
+    if (t->trapmods & VAT_TM_LATE)
+        plant_late(t, c, vat_csv_col(c, 0, d->amount ? d->amount : ""), sc, value, &r);
     if (t->trapmods & VAT_TM_DUPLICATES)
         plant_duplicates(t, c, sc, value, &r);
     if ((t->trapmods & VAT_TM_TOTALS) && d->totals && ic >= 0)
@@ -505,10 +569,30 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
 
 /* ---- the columns a reader expects ------------------------------------------------ */
 
+/* late_rows: without its cleaning off, the rows loaded after the cut-off
+ * dropped; then the column. */
+static void late_columns(const struct vat_task *t, struct vat_csv *c)
+{
+    int lc = vat_csv_col(c, 0, LATE_COL);
+    if (!(t->trapmods & VAT_TM_LATE) || lc < 0)
+        return;
+    bool on = !(t->trapmods_off & VAT_TM_LATE);
+    for (size_t i = c->nrows; i-- > 0;) {
+        if (on && i > 0 && strcmp(vat_csv_get(c, i, (size_t)lc), LATE_CUTOFF) > 0) {
+            vat_csv_drop_row(c, i);
+            continue;
+        }
+        vat_csv_drop_cell(c, i, (size_t)lc);
+    }
+}
+
 void vat_trapmod_columns(const struct vat_task *t, struct vat_csv *c)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
-    if (!(t->trapmods & VAT_TM_LOOKALIKE) || !d || !d->lookalike || c->nrows < 1)
+    if (!d || c->nrows < 1)
+        return;
+    late_columns(t, c);
+    if (!(t->trapmods & VAT_TM_LOOKALIKE) || !d->lookalike)
         return;
     int lc = vat_csv_col(c, 0, d->lookalike), ac = vat_csv_col(c, 0, d->amount);
     if (lc < 0 || ac < 0)
@@ -519,6 +603,12 @@ void vat_trapmod_columns(const struct vat_task *t, struct vat_csv *c)
             vat_csv_set(c, i, (size_t)ac, vat_csv_get(c, i, (size_t)lc));
         vat_csv_drop_cell(c, i, (size_t)lc);
     }
+}
+
+const char *vat_trapmod_column_last(const struct vat_task *t)
+{
+    return (t->trapmods & VAT_TM_LATE) && t->tmpl->modules && t->tmpl->modules->late ? LATE_COL
+                                                                                     : NULL;
 }
 
 const char *vat_trapmod_column_after(const struct vat_task *t, const char *col)
@@ -887,6 +977,13 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
+    if (rc == 0 && (t->trapmods & ~t->trapmods_off & VAT_TM_LATE) &&
+        has_column(db, table, LATE_COL)) {
+        char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" > '%q'", table, LATE_COL,
+                                  LATE_CUTOFF);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
     if (rc == 0 && (on & VAT_TM_DUPLICATES)) {
         char *cols = column_list(db, table);
         char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE rowid NOT IN (SELECT min(rowid) "
@@ -914,6 +1011,8 @@ static bool wrap_one(struct vat_buf *b, const struct vat_trapmods *d, unsigned o
                      unsigned off, const char *table, const char *const *cols, size_t ncols,
                      bool first)
 {
+    /* late_rows acts on a CSV's table, whose loaded_at the CTE filters on */
+    bool late = (on & VAT_TM_LATE) && d->late && !d->db_tables;
     /* the look-alike's mistake: its figures read as the amount's */
     bool swap = (off & VAT_TM_LOOKALIKE) && d->lookalike && in_cols(cols, ncols, d->amount);
     bool status = (on & VAT_TM_STATUS) && in_cols(cols, ncols, d->status);
@@ -924,7 +1023,7 @@ static bool wrap_one(struct vat_buf *b, const struct vat_trapmods *d, unsigned o
     bool ph = (on & VAT_TM_PLACEHOLDER) && d->placeholder &&
               in_cols(cols, ncols, d->placeholder_col);
     bool dup = (on & VAT_TM_DUPLICATES) != 0;
-    if (!(status || date || amount || totals || test || ph || dup || swap))
+    if (!(status || date || amount || totals || test || ph || dup || swap || late))
         return false;
     vat_buf_printf(b, "%s%s AS (SELECT %s", first ? "WITH " : ",\n", table,
                    dup ? "DISTINCT " : "");
@@ -969,7 +1068,10 @@ static bool wrap_one(struct vat_buf *b, const struct vat_trapmods *d, unsigned o
         char *lit = sqlite3_mprintf("%Q", d->placeholder);
         vat_buf_printf(b, "%s %s IS NOT %s", where, d->placeholder_col, lit);
         sqlite3_free(lit);
+        where = " AND";
     }
+    if (late)
+        vat_buf_printf(b, "%s " LATE_COL " <= '" LATE_CUTOFF "'", where);
     vat_buf_puts(b, ")");
     return true;
 }
@@ -1093,6 +1195,16 @@ static const char tm_say_look_natural[] =
     "[[Go by `{col}`; `{look}` is just {is}|`{look}` is only {is}, so the numbers come from "
     "`{col}`]].";
 
+static const char tm_say_late_explicit[] =
+    "[[The report is as of {cut}: rows whose `{col}` is later arrived after it (the export "
+    "was run again) and are left out|`{col}` says when each row reached the export; rows "
+    "loaded after {cut} belong to the next report and are left out|Leave out the rows "
+    "loaded after the cut-off, {cut}: their `{col}` is later]].";
+static const char tm_say_late_natural[] =
+    "[[The report's cut-off was {cut}; anything with a later `{col}` came in after it and "
+    "isn't part of this one|Rows loaded after {cut} (see `{col}`) are from a re-run of the "
+    "export, so leave them out]].";
+
 void vat_trapmod_prompt(struct vat_task *t)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -1165,6 +1277,12 @@ void vat_trapmod_prompt(struct vat_task *t)
                             d->lookalike_is ? d->lookalike_is : "another figure", NULL};
         vat_buf_puts(&b, sep);
         vat_prompt_say(&b, t, 'K', nat ? tm_say_look_natural : tm_say_look_explicit, kv);
+        sep = " ";
+    }
+    if ((t->trapmods & VAT_TM_LATE) && d->late) {
+        const char *kv[] = {"col", LATE_COL, "cut", LATE_CUTOFF, NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'A', nat ? tm_say_late_natural : tm_say_late_explicit, kv);
     }
     vat_buf_puts(&b, at ? "\n\n" : "\n");
     if (at) {

@@ -48,6 +48,10 @@
  *                     plausible wrong figure for it (the list price
  *                     before discounts, the amount with tax); the trap
  *                     reads it instead of the amount
+ *   late_rows         a last column `loaded_at` says when each row reached
+ *                     the export; copies of rows loaded after the
+ *                     report's cut-off (the export run again) are left
+ *                     out; the trap keeps them
  * Exports struct vat_trapmods, the VAT_TM_* bits and vat_trapmod_*. */
 #ifndef VAT_TRAPMOD_H
 #define VAT_TRAPMOD_H
@@ -115,6 +119,11 @@ struct vat_trapmods {
      * discounts"); each row's figure is the amount's raised by 5-25%. */
     const char *lookalike;
     const char *lookalike_is;
+    /* late_rows: accepted when set, without totals_line (whose blank
+     * loaded_at would read as NULL in SQL); its copies come from the
+     * rows the template marks for test_records, and the template must
+     * not refuse a repeated id (an amendment repeats its source's). */
+    bool late;
     /* The modules (VAT_TM_* bits) whose cells are rewritten in every row
      * the template marks rather than two: a count of distinct keys loses
      * a key only when all its rows do. */
@@ -148,10 +157,11 @@ enum {
     VAT_TM_DATES = 32u,
     VAT_TM_PLACEHOLDER = 64u,
     VAT_TM_LOOKALIKE = 128u,
-    VAT_TM_LAST = VAT_TM_LOOKALIKE,
-    VAT_TM_ALL = 255u,
+    VAT_TM_LATE = 256u,
+    VAT_TM_LAST = VAT_TM_LATE,
+    VAT_TM_ALL = 511u,
 };
-#define VAT_TM_N 8
+#define VAT_TM_N 9
 
 /* The module of bit m: its stable name ("exact_duplicates", ...) and the
  * one-sentence mistake its trap makes (static). */
@@ -187,6 +197,9 @@ void vat_trapmod_columns(const struct vat_task *t, struct vat_csv *c);
  * fixture (the look-alike after the amount), or NULL: the program form
  * declares it, and a loader gives it col's type. */
 const char *vat_trapmod_column_after(const struct vat_task *t, const char *col);
+/* The column the armed modules plant after the last one (late_rows'
+ * `loaded_at`, text), or NULL. */
+const char *vat_trapmod_column_last(const struct vat_task *t);
 
 /* Cleans c (header on row 0, as read from a fixture) for the armed
  * modules whose cleaning t->trapmods_off leaves on; an armed

@@ -134,12 +134,37 @@ static void test_plant_then_clean(void **state)
     assert_int_equal(count_cells(&all, 4, "$,"), 0);
     vat_csv_release(&all);
 
-    /* duplicates off: the copies stay, the test entries go */
-    size_t tests = count_prefix(&c, 0, "TEST-");
+    /* duplicates off: the copies stay, the test entries and the rows
+     * loaded after the cut-off go */
+    size_t tests = count_prefix(&c, 0, "TEST-"), late = 0, gone = 0;
+    int lc = vat_csv_col(&c, 0, "loaded_at");
+    assert_int_equal(lc, (int)c.row[0].n - 1);
+    for (size_t i = 1; i < c.nrows; i++) {
+        bool is_late = strcmp(vat_csv_get(&c, i, (size_t)lc), "2026-01-05 06:30:15") > 0;
+        late += is_late;
+        gone += is_late || strncmp(vat_csv_get(&c, i, 0), "TEST-", 5) == 0;
+    }
     assert_true(tests >= 3);
+    assert_true(late >= 3);
     clean_copy(&t, &c, VAT_TM_DUPLICATES, &all);
-    assert_int_equal(all.nrows, c.nrows - tests);
+    assert_int_equal(all.nrows, c.nrows - gone);
     assert_int_equal(count_prefix(&all, 0, "TEST-"), 0);
+    vat_csv_release(&all);
+
+    /* late rows off: the amendments stay (but those of a test entry, and
+     * a second copy of one), each with its source's id and another
+     * amount */
+    clean_copy(&t, &c, VAT_TM_LATE, &all);
+    assert_true(all.nrows > orig.nrows && all.nrows <= orig.nrows + late);
+    for (size_t i = orig.nrows; i < all.nrows; i++) {
+        bool found = false, other = true;
+        for (size_t j = 1; j < orig.nrows; j++)
+            if (strcmp(vat_csv_get(&all, i, 0), vat_csv_get(&orig, j, 0)) == 0) {
+                found = true;
+                other = strcmp(vat_csv_get(&all, i, 4), vat_csv_get(&orig, j, 4)) != 0;
+            }
+        assert_true(found && other);
+    }
     vat_csv_release(&all);
 
     /* test entries off: they stay, each a copy of a real row but its id
@@ -199,12 +224,16 @@ static void test_sql_cleaning_agrees(void **state)
     fill(&c, 40);
     vat_trapmod_plant(&t, &c, ".csv");
     static const char *const types[] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
+    /* the planted table: the look-alike after the amount, loaded_at last */
+    static const char *const planted[] = {"TEXT", "TEXT", "TEXT", "TEXT",
+                                          "REAL", "REAL", "TEXT", "TEXT"};
+    assert_int_equal(c.row[0].n, 8);
     sqlite3 *a = NULL, *b = NULL;
     assert_int_equal(sqlite3_open(":memory:", &a), SQLITE_OK);
     assert_int_equal(sqlite3_open(":memory:", &b), SQLITE_OK);
     struct vat_err e;
     assert_int_equal(vat_csv_to_sqlite(&orig, 0, a, "orders", types, 1, &e), 0);
-    assert_int_equal(vat_csv_to_sqlite(&c, 0, b, "orders", types, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&c, 0, b, "orders", planted, 1, &e), 0);
     json_t *want = vat_an_sql_json(a, "SELECT region, SUM(amount) FROM orders WHERE status = "
                                       "'paid' GROUP BY region ORDER BY region",
                                    VAT_AN_OBJECT, &e);
