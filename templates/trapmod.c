@@ -372,6 +372,33 @@ static void move_last_to(struct vat_csv *c, size_t at)
     c->row[at] = last;
 }
 
+/* How many copies a module inserts: about one row in thirty, three at
+ * least. */
+static size_t copies_of(const struct vat_csv *c)
+{
+    size_t n0 = c->nrows - 1;
+    return n0 / 30 < 3 ? 3 : n0 / 30;
+}
+
+/* One of the *n rows left in ix, drawn, and taken out of them: each
+ * source once. */
+static size_t take_source(size_t *ix, size_t *n, struct vat_rng *r)
+{
+    size_t pick = vat_rng_below(r, (uint32_t)*n);
+    size_t src = ix[pick];
+    ix[pick] = ix[--*n];
+    return src;
+}
+
+/* x times pct percent, to the cent: "-12.34". */
+static void scaled_cents(double x, long pct, char *out, size_t cap)
+{
+    double y = x * (double)pct;
+    long long cents = (long long)(y < 0 ? y - 0.5 : y + 0.5);
+    long long mag = cents < 0 ? -cents : cents;
+    snprintf(out, cap, "%s%lld.%02lld", cents < 0 ? "-" : "", mag / 100, mag % 100);
+}
+
 /* Inserts copies of about one target row in thirty (three at least),
  * each from another row, at drawn places among the rows, each with its id prefixed "TEST-": an
  * integration test's records left in the export. */
@@ -382,13 +409,10 @@ static void plant_test_records(const struct vat_task *t, struct vat_csv *c, int 
     int kc = key ? vat_csv_col(c, 0, key) : -1;
     size_t n;
     size_t *ix = targets(t, c, sc, value, VAT_TM_TEST, &n);
-    size_t n0 = c->nrows - 1;
-    size_t k = n0 / 30 < 3 ? 3 : n0 / 30;
+    size_t k = copies_of(c);
     for (size_t j = 0; j < k && n > 0; j++) {
         /* each source once: ids stay unique */
-        size_t pick = vat_rng_below(r, (uint32_t)n);
-        size_t src = ix[pick];
-        ix[pick] = ix[--n];
+        size_t src = take_source(ix, &n, r);
         size_t at = 1 + vat_rng_below(r, (uint32_t)(c->nrows - 1));
         vat_csv_row_begin(c);
         for (size_t col = 0; col < c->row[src].n; col++) {
@@ -443,10 +467,7 @@ static void plant_lookalike(const struct vat_trapmods *d, struct vat_csv *c, int
         char buf[64] = "";
         if (plain_number(v) && strlen(v) < 40) {
             long pct = (long)vat_rng_range(r, 5, 25);
-            double x = strtod(v, NULL) * (double)(100 + pct);
-            long long cents = (long long)(x < 0 ? x - 0.5 : x + 0.5);
-            snprintf(buf, sizeof buf, "%s%lld.%02lld", cents < 0 ? "-" : "",
-                     (cents < 0 ? -cents : cents) / 100, (cents < 0 ? -cents : cents) % 100);
+            scaled_cents(strtod(v, NULL), 100 + pct, buf, sizeof buf);
         }
         vat_csv_insert_cell(c, i, (size_t)ac + 1, buf);
     }
@@ -478,12 +499,9 @@ static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int 
     /* one target row loaded at the cut-off itself, which still counts */
     if (n > 0)
         vat_csv_set(c, ix[vat_rng_below(r, (uint32_t)n)], ncols, LATE_CUTOFF);
-    size_t n0 = c->nrows - 1;
-    size_t k = n0 / 30 < 3 ? 3 : n0 / 30;
+    size_t k = copies_of(c);
     for (size_t j = 0; j < k && n > 0; j++) {
-        size_t pick = vat_rng_below(r, (uint32_t)n);
-        size_t src = ix[pick];
-        ix[pick] = ix[--n];
+        size_t src = take_source(ix, &n, r);
         int day = 5 + (int)vat_rng_below(r, 2);
         int hour = day == 5 ? 7 + (int)vat_rng_below(r, 17) : (int)vat_rng_below(r, 24);
         int min = (int)vat_rng_below(r, 60);
@@ -492,11 +510,10 @@ static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int 
         vat_csv_row_begin(c);
         for (size_t col = 0; col < ncols; col++) {
             double x;
+            char buf[64];
             if ((int)col == ac && vat_trapmod_number(vat_csv_get(c, src, col), &x)) {
-                double y = x * (double)pct;
-                long long cents = (long long)(y < 0 ? y - 0.5 : y + 0.5);
-                vat_csv_addf(c, "%s%lld.%02lld", cents < 0 ? "-" : "",
-                             (cents < 0 ? -cents : cents) / 100, (cents < 0 ? -cents : cents) % 100);
+                scaled_cents(x, pct, buf, sizeof buf);
+                vat_csv_add(c, buf);
             } else
                 vat_csv_add(c, vat_csv_get(c, src, col));
         }

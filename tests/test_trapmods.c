@@ -365,16 +365,24 @@ static void fill_ratings(struct vat_csv *c, size_t n)
     }
 }
 
-static json_t *figures(sqlite3 *db, const char *sql_prefix)
+/* The result of sql with prefix (a CTE, or "") in front, as kind. */
+static json_t *prefixed(sqlite3 *db, const char *prefix, const char *sql,
+                        enum vat_an_result kind)
 {
     struct vat_err e;
-    char *q = vat_xasprintf("%sSELECT product || ' ' || reviewed_on, AVG(rating) FROM reviews "
-                            "GROUP BY 1 ORDER BY 1",
-                            sql_prefix);
-    json_t *v = vat_an_sql_json(db, q, VAT_AN_OBJECT, &e);
+    char *q = vat_xasprintf("%s%s", prefix, sql);
+    json_t *v = vat_an_sql_json(db, q, kind, &e);
     free(q);
     assert_non_null(v);
     return v;
+}
+
+static json_t *figures(sqlite3 *db, const char *sql_prefix)
+{
+    return prefixed(db, sql_prefix,
+                    "SELECT product || ' ' || reviewed_on, AVG(rating) FROM reviews GROUP BY 1 "
+                    "ORDER BY 1",
+                    VAT_AN_OBJECT);
 }
 
 static void test_words_and_dates(void **state)
@@ -488,13 +496,10 @@ static void key_targets(const struct vat_task *t, const struct vat_csv *c, unsig
 
 static long key_count(sqlite3 *db, const char *prefix)
 {
-    struct vat_err e;
-    char *q = vat_xasprintf("%sSELECT COUNT(DISTINCT email) FROM orders WHERE ordered_on "
-                            "BETWEEN '2024-03-01' AND '2024-03-31'",
-                            prefix);
-    json_t *v = vat_an_sql_json(db, q, VAT_AN_NUMBER, &e);
-    free(q);
-    assert_non_null(v);
+    json_t *v = prefixed(db, prefix,
+                         "SELECT COUNT(DISTINCT email) FROM orders WHERE ordered_on BETWEEN "
+                         "'2024-03-01' AND '2024-03-31'",
+                         VAT_AN_NUMBER);
     long n = (long)(json_integer_value(v) + json_real_value(v));
     json_decref(v);
     return n;
@@ -618,15 +623,11 @@ static void db_targets(const struct vat_task *t, const struct vat_csv *c, unsign
 
 static json_t *db_figures(sqlite3 *db, const char *prefix)
 {
-    struct vat_err e;
-    char *q = vat_xasprintf("%sSELECT 'total', TOTAL(amount) FROM orders UNION ALL SELECT 'n', "
-                            "COUNT(*) FROM orders UNION ALL SELECT 'latest', "
-                            "julianday(MAX(valid_from)) FROM history",
-                            prefix);
-    json_t *v = vat_an_sql_json(db, q, VAT_AN_OBJECT, &e);
-    free(q);
-    assert_non_null(v);
-    return v;
+    return prefixed(db, prefix,
+                    "SELECT 'total', TOTAL(amount) FROM orders UNION ALL SELECT 'n', COUNT(*) "
+                    "FROM orders UNION ALL SELECT 'latest', julianday(MAX(valid_from)) FROM "
+                    "history",
+                    VAT_AN_OBJECT);
 }
 
 static void test_db_tables(void **state)
