@@ -191,13 +191,26 @@ static bool status_target(const struct vat_csv *c, size_t i, int sc, const char 
     return *v == 0;
 }
 
+/* Whether data row i of c is one a module planted as a copy: a test
+ * entry, or a row loaded after the cut-off.  A copy of such a row would
+ * go with it when its module is cleaned, so copies are never drawn from
+ * them. */
+static bool planted_copy(const struct vat_csv *c, size_t i, int ic, int lc)
+{
+    return (ic >= 0 && strncmp(vat_csv_get(c, i, (size_t)ic), TEST_PREFIX,
+                               sizeof TEST_PREFIX - 1) == 0) ||
+           (lc >= 0 && strcmp(vat_csv_get(c, i, (size_t)lc), LATE_CUTOFF) > 0);
+}
+
 /* Row indexes of c's target rows (new array, *n of them): the status
  * rows, and with module `marked` (not 0) only those among them the
- * template marks for it. */
+ * template marks for it; never a copy another module planted. */
 static size_t *targets(const struct vat_task *t, const struct vat_csv *c, int sc,
                        const char *value, unsigned marked, size_t *n)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
+    int ic = d->id ? vat_csv_col(c, 0, d->id) : -1;
+    int lc = vat_csv_col(c, 0, LATE_COL);
     bool *is = NULL;
     if (marked && d->targets) {
         is = vat_xmalloc(c->nrows * sizeof *is);
@@ -208,7 +221,7 @@ static size_t *targets(const struct vat_task *t, const struct vat_csv *c, int sc
     size_t *ix = vat_xmalloc(c->nrows * sizeof *ix);
     *n = 0;
     for (size_t i = 1; i < c->nrows; i++)
-        if ((!is || is[i]) && status_target(c, i, sc, value))
+        if ((!is || is[i]) && status_target(c, i, sc, value) && !planted_copy(c, i, ic, lc))
             ix[(*n)++] = i;
     free(is);
     return ix;
