@@ -191,18 +191,17 @@ static json_t *load_spec(const struct vat_task *t, const struct vat_progform *pf
 static void put_create(struct vat_buf *b, const struct vat_task *t,
                        const struct vat_progform *pf, const struct vat_pf_names *n)
 {
+    json_t *spec = load_spec(t, pf, n);
+    const json_t *cols = json_object_get(spec, "columns");
     vat_buf_printf(b, "CREATE TABLE %s (\n", n->table);
-    const char *last = vat_trapmod_column_last(t);
-    for (size_t i = 0; i < pf->ncols; i++) {
-        const char *extra = vat_trapmod_column_after(t, pf->columns[i]);
-        if (extra)
-            vat_buf_printf(b, "    %s %s,\n", pf->columns[i], pf->types[i]);
-        vat_buf_printf(b, "    %s %s%s\n", extra ? extra : pf->columns[i], pf->types[i],
-                       i + 1 < pf->ncols || last ? "," : "");
+    for (size_t i = 0; i < json_array_size(cols); i++) {
+        const json_t *c = json_array_get(cols, i);
+        vat_buf_printf(b, "    %s %s%s\n", json_string_value(json_array_get(c, 0)),
+                       json_string_value(json_array_get(c, 1)),
+                       i + 1 < json_array_size(cols) ? "," : "");
     }
-    if (last)
-        vat_buf_printf(b, "    %s TEXT\n", last);
     vat_buf_puts(b, ");\n");
+    json_decref(spec);
 }
 
 /* The program form's own wording, both styles: the table, how the CSV

@@ -460,11 +460,8 @@ static void plant_placeholder(const struct vat_task *t, struct vat_csv *c, int c
     size_t n;
     size_t *ix = targets(t, c, sc, value, VAT_TM_PLACEHOLDER, &n);
     size_t k = (d->mark_all & VAT_TM_PLACEHOLDER) ? n : 2;
-    for (size_t j = 0; j < k && n > 0; j++) {
-        size_t pick = vat_rng_below(r, (uint32_t)n);
-        vat_csv_set(c, ix[pick], (size_t)col, d->placeholder);
-        ix[pick] = ix[--n];
-    }
+    for (size_t j = 0; j < k && n > 0; j++)
+        vat_csv_set(c, take_source(ix, &n, r), (size_t)col, d->placeholder);
     free(ix);
 }
 
@@ -865,23 +862,64 @@ static int exec_sql(sqlite3 *db, const char *sql, const struct vat_task *t, stru
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* The table's columns, quoted and comma-separated (new sqlite3 string). */
-static char *column_list(sqlite3 *db, const char *table)
+static bool in_cols(const char *const *cols, size_t n, const char *c)
+{
+    for (size_t i = 0; c && i < n; i++)
+        if (strcmp(cols[i], c) == 0)
+            return true;
+    return false;
+}
+
+/* The armed modules of t whose column is among cols (one table's): each
+ * module acts on the table holding its column; exact_duplicates on any. */
+static unsigned modules_in(const struct vat_task *t, const char *const *cols, size_t n)
+{
+    const struct vat_trapmods *d = t->tmpl->modules;
+    return t->trapmods &
+           (VAT_TM_DUPLICATES | (in_cols(cols, n, d->status) ? VAT_TM_STATUS : 0u) |
+            (in_cols(cols, n, d->amount) ? VAT_TM_TEXTNUM : 0u) |
+            (in_cols(cols, n, d->date) ? VAT_TM_DATES : 0u) |
+            (in_cols(cols, n, d->id) ? VAT_TM_TEST | VAT_TM_TOTALS : 0u) |
+            (d->placeholder && in_cols(cols, n, d->placeholder_col) ? VAT_TM_PLACEHOLDER : 0u) |
+            (d->lookalike && in_cols(cols, n, d->amount) ? VAT_TM_LOOKALIKE : 0u));
+}
+
+/* The columns of a loaded table, read once (table_info order). */
+struct table_cols {
+    char *name[64];
+    size_t n;
+};
+
+static void table_columns(sqlite3 *db, const char *table, struct table_cols *tc)
 {
     char *q = sqlite3_mprintf("PRAGMA table_info(\"%w\")", table);
     sqlite3_stmt *st = NULL;
-    char *out = NULL;
-    if (q && sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
+    tc->n = 0;
+    if (q && sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK)
+        while (tc->n < 64 && sqlite3_step(st) == SQLITE_ROW) {
             const char *name = (const char *)sqlite3_column_text(st, 1);
-            char *next = sqlite3_mprintf("%s%s\"%w\"", out ? out : "", out ? ", " : "",
-                                         name ? name : "");
-            sqlite3_free(out);
-            out = next;
+            tc->name[tc->n++] = vat_xstrdup(name ? name : "");
         }
-    }
     sqlite3_finalize(st);
     sqlite3_free(q);
+}
+
+static void table_columns_release(struct table_cols *tc)
+{
+    for (size_t i = 0; i < tc->n; i++)
+        free(tc->name[i]);
+    tc->n = 0;
+}
+
+/* The columns, quoted and comma-separated (new sqlite3 string). */
+static char *column_list(const struct table_cols *tc)
+{
+    char *out = NULL;
+    for (size_t i = 0; i < tc->n; i++) {
+        char *next = sqlite3_mprintf("%s%s\"%w\"", out ? out : "", out ? ", " : "", tc->name[i]);
+        sqlite3_free(out);
+        out = next;
+    }
     return out;
 }
 
@@ -909,42 +947,20 @@ static char *day_first_iso(const char *col, bool month, bool date_only)
                            col, col, col, col);
 }
 
-/* Whether table has column col (a NULL col: no). */
-static bool has_column(sqlite3 *db, const char *table, const char *col)
-{
-    if (!col)
-        return false;
-    char *q = sqlite3_mprintf("SELECT 1 FROM pragma_table_info(%Q) WHERE name = %Q", table, col);
-    sqlite3_stmt *st = NULL;
-    bool found = q && sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
-                 sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    sqlite3_free(q);
-    return found;
-}
-
 int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *table,
                              struct vat_err *e)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
     if (!t->trapmods || !d)
         return 0;
-    unsigned on = t->trapmods & ~t->trapmods_off;
-    /* each module in the table holding its column */
-    unsigned here = t->trapmods & (VAT_TM_DUPLICATES |
-                                   (has_column(db, table, d->status) ? VAT_TM_STATUS : 0u) |
-                                   (has_column(db, table, d->amount) ? VAT_TM_TEXTNUM : 0u) |
-                                   (has_column(db, table, d->date) ? VAT_TM_DATES : 0u) |
-                                   (has_column(db, table, d->id) ? VAT_TM_TEST | VAT_TM_TOTALS
-                                                                 : 0u) |
-                                   (has_column(db, table, d->placeholder_col)
-                                        ? VAT_TM_PLACEHOLDER
-                                        : 0u));
-    on &= here;
+    struct table_cols tc;
+    table_columns(db, table, &tc);
+    const char *const *names = (const char *const *)tc.name;
+    unsigned here = modules_in(t, names, tc.n);
+    unsigned on = here & ~t->trapmods_off;
     int rc = 0;
     /* the look-alike's mistake first: its figures are the amount's */
-    if ((t->trapmods_off & VAT_TM_LOOKALIKE) && (t->trapmods & VAT_TM_LOOKALIKE) &&
-        has_column(db, table, d->lookalike) && has_column(db, table, d->amount)) {
+    if ((here & t->trapmods_off & VAT_TM_LOOKALIKE) && in_cols(names, tc.n, d->lookalike)) {
         char *q = sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = \"%w\"", table, d->amount,
                                   d->lookalike);
         rc = exec_sql(db, q, t, e);
@@ -1001,21 +1017,21 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
-    if (rc == 0 && (on & VAT_TM_PLACEHOLDER) && d->placeholder_col && d->placeholder) {
+    if (rc == 0 && (on & VAT_TM_PLACEHOLDER)) {
         char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" = %Q", table,
                                   d->placeholder_col, d->placeholder);
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
     if (rc == 0 && (t->trapmods & ~t->trapmods_off & VAT_TM_LATE) &&
-        has_column(db, table, LATE_COL)) {
+        in_cols(names, tc.n, LATE_COL)) {
         char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" > '%q'", table, LATE_COL,
                                   LATE_CUTOFF);
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
     if (rc == 0 && (on & VAT_TM_DUPLICATES)) {
-        char *cols = column_list(db, table);
+        char *cols = column_list(&tc);
         char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE rowid NOT IN (SELECT min(rowid) "
                                   "FROM \"%w\" GROUP BY %s)",
                                   table, table, cols ? cols : "rowid");
@@ -1023,35 +1039,24 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         sqlite3_free(q);
         sqlite3_free(cols);
     }
+    table_columns_release(&tc);
     return rc;
-}
-
-static bool in_cols(const char *const *cols, size_t n, const char *c)
-{
-    for (size_t i = 0; c && i < n; i++)
-        if (strcmp(cols[i], c) == 0)
-            return true;
-    return false;
 }
 
 /* Appends the CTE shadowing `table` (columns cols) with the cleaning of
  * the modules in `on` that act on it, after "WITH " or ",\n" (`first`);
  * false, nothing appended, when none does. */
-static bool wrap_one(struct vat_buf *b, const struct vat_trapmods *d, unsigned on,
-                     unsigned off, const char *table, const char *const *cols, size_t ncols,
-                     bool first)
+static bool wrap_one(struct vat_buf *b, const struct vat_task *t, unsigned off,
+                     const char *table, const char *const *cols, size_t ncols, bool first)
 {
+    const struct vat_trapmods *d = t->tmpl->modules;
+    unsigned here = modules_in(t, cols, ncols), on = here & ~off;
     /* late_rows acts on a CSV's table, whose loaded_at the CTE filters on */
-    bool late = (on & VAT_TM_LATE) && d->late && !d->db_tables;
+    bool late = (t->trapmods & ~off & VAT_TM_LATE) && d->late && !d->db_tables;
     /* the look-alike's mistake: its figures read as the amount's */
-    bool swap = (off & VAT_TM_LOOKALIKE) && d->lookalike && in_cols(cols, ncols, d->amount);
-    bool status = (on & VAT_TM_STATUS) && in_cols(cols, ncols, d->status);
-    bool date = (on & VAT_TM_DATES) && in_cols(cols, ncols, d->date);
-    bool amount = (on & VAT_TM_TEXTNUM) && in_cols(cols, ncols, d->amount);
-    bool totals = (on & VAT_TM_TOTALS) && in_cols(cols, ncols, d->id);
-    bool test = (on & VAT_TM_TEST) && in_cols(cols, ncols, d->id);
-    bool ph = (on & VAT_TM_PLACEHOLDER) && d->placeholder &&
-              in_cols(cols, ncols, d->placeholder_col);
+    bool swap = (here & off & VAT_TM_LOOKALIKE) != 0;
+    bool status = on & VAT_TM_STATUS, date = on & VAT_TM_DATES, amount = on & VAT_TM_TEXTNUM;
+    bool totals = on & VAT_TM_TOTALS, test = on & VAT_TM_TEST, ph = on & VAT_TM_PLACEHOLDER;
     bool dup = (on & VAT_TM_DUPLICATES) != 0;
     if (!(status || date || amount || totals || test || ph || dup || swap || late))
         return false;
@@ -1119,20 +1124,19 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
                            const char *table, const char *sql, unsigned off)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
-    unsigned on = d ? t->trapmods & ~off : 0;
-    unsigned armed_off = d ? t->trapmods & off : 0;
-    if (!on && !(armed_off & VAT_TM_LOOKALIKE))
+    /* nothing to clean, and no look-alike's mistake to make */
+    if (!d || (!(t->trapmods & ~off) && !(t->trapmods & off & VAT_TM_LOOKALIKE)))
         return vat_xstrdup(sql);
     struct vat_buf b = VAT_BUF_INIT;
     bool any = false;
     if (d->db_tables) {
         for (size_t k = 0; k < d->ndb_tables; k++) {
             const struct vat_trapmod_table *x = &d->db_tables[k];
-            any |= wrap_one(&b, d, on, armed_off, x->renamed ? table : x->name, x->columns,
-                            x->ncols, !any);
+            any |= wrap_one(&b, t, off, x->renamed ? table : x->name, x->columns, x->ncols,
+                            !any);
         }
     } else
-        any = wrap_one(&b, d, on, armed_off, table, pf->columns, pf->ncols, true);
+        any = wrap_one(&b, t, off, table, pf->columns, pf->ncols, true);
     if (!any) {
         vat_buf_release(&b);
         return vat_xstrdup(sql);
