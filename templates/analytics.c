@@ -316,13 +316,16 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
             pc = (int)j;
     }
     size_t hn = c.row[0].n;
-    const char *last = vat_trapmod_column_last(t);
-    bool planted_last = last && hn > 0 && strcmp(c.row[0].cell[hn - 1], last) == 0;
+    const char *last[2];
+    size_t nlast = vat_trapmod_columns_last(t, last), planted_last = nlast;
+    for (size_t k = 0; k < nlast; k++)
+        if (hn < nlast || strcmp(c.row[0].cell[hn - nlast + k], last[k]) != 0)
+            planted_last = 0;
     if ((pc > 0 || planted_last) && hn <= 64) {
         for (size_t j = 0, k = 0; j < hn; j++)
-            typed[j] = (int)j == pc                   ? types[pc - 1]
-                       : planted_last && j == hn - 1 ? "TEXT"
-                                                     : types[k++];
+            typed[j] = (int)j == pc              ? types[pc - 1]
+                       : j >= hn - planted_last ? "TEXT"
+                                                : types[k++];
         types = typed;
     }
     /* The thread's loader, unless its table is still lent (a caller

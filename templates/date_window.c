@@ -447,7 +447,9 @@ static int dw_confirm(const struct vat_task *t, struct vat_err *e)
     struct vat_an_query q = {.table = "payments", .types = types, .sql = sql,
                              .kind = VAT_AN_NUMBER};
     int rc = vat_an_confirm_query(t, &q, 0, 0, e);
-    if (rc != 0 || !t->priv)
+    /* planted refunds (sign_convention) take off what the generator
+     * planted; the SQL derivation above still stands */
+    if (rc != 0 || !t->priv || (t->trapmods & VAT_TM_SIGN))
         return rc;
     const struct dw_priv *pv = t->priv;
     return vat_an_confirm_value(t, json_real((double)pv->window_cents / 100.0),
@@ -666,6 +668,7 @@ static const struct vat_trapmods dw_modules = {.duplicates = true,
                                                .lookalike_is = "the amount before the "
                                                                "payment provider's fee",
                                                .late = true,
+                                               .sign = true,
                                                .targets = dw_targets};
 
 const struct vat_template vat_tmpl_date_window = {

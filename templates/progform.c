@@ -182,9 +182,10 @@ static json_t *load_spec(const struct vat_task *t, const struct vat_progform *pf
         if (extra)
             json_array_append_new(cols, json_pack("[s,s]", extra, pf->types[i]));
     }
-    const char *last = vat_trapmod_column_last(t);
-    if (last)
-        json_array_append_new(cols, json_pack("[s,s]", last, "TEXT"));
+    const char *last[2];
+    size_t nlast = vat_trapmod_columns_last(t, last);
+    for (size_t k = 0; k < nlast; k++)
+        json_array_append_new(cols, json_pack("[s,s]", last[k], "TEXT"));
     return json_pack("{s:s, s:o}", "table", n->table, "columns", cols);
 }
 

@@ -17,7 +17,7 @@ static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spell
                                                "text_numbers", "test_records",
                                                "totals_line", "day_first_dates",
                                                "placeholder_keys", "lookalike_column",
-                                               "late_rows"};
+                                               "late_rows", "sign_convention"};
 static const char *const tm_mistakes[VAT_TM_N] = {
     "Counting every copy of a row that the export holds twice, identical in every column.",
     "Comparing the status as written, so values in another case or with surrounding spaces "
@@ -34,6 +34,8 @@ static const char *const tm_mistakes[VAT_TM_N] = {
     "tax) instead of the amount asked for.",
     "Keeping the rows loaded after the report's cut-off (the export run again) as if they "
     "belonged to it.",
+    "Adding the refunds' amounts as written, positive, instead of taking them off: the "
+    "entry_type column ignored.",
 };
 
 /* The id prefix that marks a test entry, and the same as a GLOB. */
@@ -56,6 +58,11 @@ static const char *const tm_mistakes[VAT_TM_N] = {
  * every business date of the corpus; a row loaded later arrived late). */
 #define LATE_COL "loaded_at"
 #define LATE_CUTOFF "2026-01-05 06:30:15"
+/* sign_convention: the column it plants last (before loaded_at) and the
+ * value that makes a row's positive amount count negative. */
+#define SIGN_COL "entry_type"
+#define SIGN_CHARGE "charge"
+#define SIGN_REFUND "refund"
 
 static int tm_index(unsigned m)
 {
@@ -67,7 +74,8 @@ static int tm_index(unsigned m)
            : m == VAT_TM_DATES    ? 5
            : m == VAT_TM_PLACEHOLDER ? 6
            : m == VAT_TM_LOOKALIKE ? 7
-                                  : 8;
+           : m == VAT_TM_LATE     ? 8
+                                  : 9;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -90,7 +98,8 @@ unsigned vat_trapmod_accepted(const struct vat_template *tm)
            (d->id && d->totals ? VAT_TM_TOTALS : 0u) | (d->date ? VAT_TM_DATES : 0u) |
            (d->placeholder_col && d->placeholder ? VAT_TM_PLACEHOLDER : 0u) |
            (d->amount && d->lookalike ? VAT_TM_LOOKALIKE : 0u) |
-           (d->late && !(d->id && d->totals) ? VAT_TM_LATE : 0u);
+           (d->late && !(d->id && d->totals) ? VAT_TM_LATE : 0u) |
+           (d->amount && d->sign ? VAT_TM_SIGN : 0u);
 }
 
 void vat_trapmod_arm(struct vat_task *t)
@@ -192,14 +201,15 @@ static bool status_target(const struct vat_csv *c, size_t i, int sc, const char 
 }
 
 /* Whether data row i of c is one a module planted as a copy: a test
- * entry, or a row loaded after the cut-off.  A copy of such a row would
- * go with it when its module is cleaned, so copies are never drawn from
- * them. */
-static bool planted_copy(const struct vat_csv *c, size_t i, int ic, int lc)
+ * entry, a row loaded after the cut-off, a refund.  A copy of such a row
+ * would go with it when its module is cleaned (or, of a refund, take off
+ * what another copy adds), so copies are never drawn from them. */
+static bool planted_copy(const struct vat_csv *c, size_t i, int ic, int lc, int gc)
 {
     return (ic >= 0 && strncmp(vat_csv_get(c, i, (size_t)ic), TEST_PREFIX,
                                sizeof TEST_PREFIX - 1) == 0) ||
-           (lc >= 0 && strcmp(vat_csv_get(c, i, (size_t)lc), LATE_CUTOFF) > 0);
+           (lc >= 0 && strcmp(vat_csv_get(c, i, (size_t)lc), LATE_CUTOFF) > 0) ||
+           (gc >= 0 && strcmp(vat_csv_get(c, i, (size_t)gc), SIGN_REFUND) == 0);
 }
 
 /* Row indexes of c's target rows (new array, *n of them): the status
@@ -210,7 +220,7 @@ static size_t *targets(const struct vat_task *t, const struct vat_csv *c, int sc
 {
     const struct vat_trapmods *d = t->tmpl->modules;
     int ic = d->id ? vat_csv_col(c, 0, d->id) : -1;
-    int lc = vat_csv_col(c, 0, LATE_COL);
+    int lc = vat_csv_col(c, 0, LATE_COL), gc = vat_csv_col(c, 0, SIGN_COL);
     bool *is = NULL;
     if (marked && d->targets) {
         is = vat_xmalloc(c->nrows * sizeof *is);
@@ -221,7 +231,7 @@ static size_t *targets(const struct vat_task *t, const struct vat_csv *c, int sc
     size_t *ix = vat_xmalloc(c->nrows * sizeof *ix);
     *n = 0;
     for (size_t i = 1; i < c->nrows; i++)
-        if ((!is || is[i]) && status_target(c, i, sc, value) && !planted_copy(c, i, ic, lc))
+        if ((!is || is[i]) && status_target(c, i, sc, value) && !planted_copy(c, i, ic, lc, gc))
             ix[(*n)++] = i;
     free(is);
     return ix;
@@ -532,6 +542,41 @@ static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int 
     free(ix);
 }
 
+/* Appends the entry_type column, "charge" on every row, then inserts
+ * partial refunds (10-45% of the amount, column ac, written positive) of
+ * about one target row in thirty (three at least, each from another
+ * row) at drawn places after their sources: each a copy of its source
+ * but for the amount and "refund".  Below 50%, a refund never equals a late amendment. */
+static void plant_sign(const struct vat_task *t, struct vat_csv *c, int ac, int sc,
+                       const char *value, struct vat_rng *r)
+{
+    size_t n;
+    size_t *ix = targets(t, c, sc, value, VAT_TM_TEST, &n);
+    size_t ncols = c->row[0].n;
+    vat_csv_insert_cell(c, 0, ncols, SIGN_COL);
+    for (size_t i = 1; i < c->nrows; i++)
+        vat_csv_insert_cell(c, i, ncols, SIGN_CHARGE);
+    size_t k = copies_of(c);
+    for (size_t j = 0; j < k && n > 0; j++) {
+        size_t src = take_source(ix, &n, r);
+        double x;
+        if (!vat_trapmod_number(vat_csv_get(c, src, (size_t)ac), &x))
+            continue;
+        char buf[64];
+        scaled_cents(x, (long)vat_rng_range(r, 10, 45), buf, sizeof buf);
+        /* somewhere after its charge, or last */
+        size_t at = src + 1 + vat_rng_below(r, (uint32_t)(c->nrows - src));
+        vat_csv_row_begin(c);
+        for (size_t col = 0; col < ncols; col++)
+            vat_csv_add(c, (int)col == ac ? buf : vat_csv_get(c, src, col));
+        vat_csv_add(c, SIGN_REFUND);
+        move_last_to(c, at);
+        for (size_t q = 0; q < n; q++)
+            ix[q] += ix[q] >= at;
+    }
+    free(ix);
+}
+
 /* Appends the export's totals line: TOTAL under the id (and the label),
  * the sum of the total column's numbers under it, the rest blank. */
 static void plant_totals(const struct vat_trapmods *d, struct vat_csv *c, int ic)
@@ -569,7 +614,12 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
     int ac = d->amount ? vat_csv_col(c, 0, d->amount) : -1;
     int ic = d->id ? vat_csv_col(c, 0, d->id) : -1;
     const char *value = d->status_value;
-    /* first, so the look-alike figures are the amounts as generated */
+    /* first, so every other module leaves the refunds alone and the
+     * look-alike raises their amounts as any other */
+    if ((t->trapmods & VAT_TM_SIGN) && ac >= 0)
+        plant_sign(t, c, ac, sc, value, &r);
+    /* before the cells are rewritten, so the look-alike figures are the
+     * amounts as generated */
     if ((t->trapmods & VAT_TM_LOOKALIKE) && ac >= 0 && d->lookalike)
         plant_lookalike(d, c, ac, &r);
     if ((t->trapmods & VAT_TM_STATUS) && sc >= 0)
@@ -613,29 +663,54 @@ static void late_columns(const struct vat_task *t, struct vat_csv *c)
     }
 }
 
+/* sign_convention: without its cleaning off, each refund's amount
+ * negated (it is written positive); then the column. */
+static void sign_columns(const struct vat_task *t, struct vat_csv *c, int ac)
+{
+    int gc = vat_csv_col(c, 0, SIGN_COL);
+    if (!(t->trapmods & VAT_TM_SIGN) || gc < 0 || ac < 0)
+        return;
+    bool on = !(t->trapmods_off & VAT_TM_SIGN);
+    for (size_t i = 0; i < c->nrows; i++) {
+        if (on && i > 0 && strcmp(vat_csv_get(c, i, (size_t)gc), SIGN_REFUND) == 0) {
+            const char *v = vat_csv_get(c, i, (size_t)ac);
+            char *neg = *v == '-' ? vat_xstrdup(v + 1) : vat_xasprintf("-%s", v);
+            vat_csv_set(c, i, (size_t)ac, neg);
+            free(neg);
+        }
+        vat_csv_drop_cell(c, i, (size_t)gc);
+    }
+}
+
 void vat_trapmod_columns(const struct vat_task *t, struct vat_csv *c)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
     if (!d || c->nrows < 1)
         return;
     late_columns(t, c);
-    if (!(t->trapmods & VAT_TM_LOOKALIKE) || !d->lookalike)
-        return;
-    int lc = vat_csv_col(c, 0, d->lookalike), ac = vat_csv_col(c, 0, d->amount);
-    if (lc < 0 || ac < 0)
-        return;
-    bool off = (t->trapmods_off & VAT_TM_LOOKALIKE) != 0;
-    for (size_t i = 0; i < c->nrows; i++) {
-        if (off && i > 0 && c->row[i].n > (size_t)lc)
-            vat_csv_set(c, i, (size_t)ac, vat_csv_get(c, i, (size_t)lc));
-        vat_csv_drop_cell(c, i, (size_t)lc);
+    int ac = d->amount ? vat_csv_col(c, 0, d->amount) : -1;
+    int lc = d->lookalike ? vat_csv_col(c, 0, d->lookalike) : -1;
+    if ((t->trapmods & VAT_TM_LOOKALIKE) && lc >= 0 && ac >= 0) {
+        bool off = (t->trapmods_off & VAT_TM_LOOKALIKE) != 0;
+        for (size_t i = 0; i < c->nrows; i++) {
+            if (off && i > 0 && c->row[i].n > (size_t)lc)
+                vat_csv_set(c, i, (size_t)ac, vat_csv_get(c, i, (size_t)lc));
+            vat_csv_drop_cell(c, i, (size_t)lc);
+        }
     }
+    /* after the look-alike's mistake, which reads a refund's figure too */
+    sign_columns(t, c, ac);
 }
 
-const char *vat_trapmod_column_last(const struct vat_task *t)
+size_t vat_trapmod_columns_last(const struct vat_task *t, const char *out[2])
 {
-    return (t->trapmods & VAT_TM_LATE) && t->tmpl->modules && t->tmpl->modules->late ? LATE_COL
-                                                                                     : NULL;
+    const struct vat_trapmods *d = t->tmpl->modules;
+    size_t n = 0;
+    if (d && (t->trapmods & VAT_TM_SIGN) && d->sign)
+        out[n++] = SIGN_COL;
+    if (d && (t->trapmods & VAT_TM_LATE) && d->late)
+        out[n++] = LATE_COL;
+    return n;
 }
 
 const char *vat_trapmod_column_after(const struct vat_task *t, const char *col)
@@ -881,7 +956,8 @@ static unsigned modules_in(const struct vat_task *t, const char *const *cols, si
             (in_cols(cols, n, d->date) ? VAT_TM_DATES : 0u) |
             (in_cols(cols, n, d->id) ? VAT_TM_TEST | VAT_TM_TOTALS : 0u) |
             (d->placeholder && in_cols(cols, n, d->placeholder_col) ? VAT_TM_PLACEHOLDER : 0u) |
-            (d->lookalike && in_cols(cols, n, d->amount) ? VAT_TM_LOOKALIKE : 0u));
+            (d->lookalike && in_cols(cols, n, d->amount) ? VAT_TM_LOOKALIKE : 0u) |
+            (d->sign && in_cols(cols, n, d->amount) ? VAT_TM_SIGN : 0u));
 }
 
 /* The columns of a loaded table, read once (table_info order). */
@@ -993,6 +1069,12 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
+    if (rc == 0 && (on & VAT_TM_SIGN) && in_cols(names, tc.n, SIGN_COL)) {
+        char *q = sqlite3_mprintf("UPDATE \"%w\" SET \"%w\" = -\"%w\" WHERE \"%w\" = '%q'",
+                                  table, d->amount, d->amount, SIGN_COL, SIGN_REFUND);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
     if (rc == 0 && (here & VAT_TM_DATES) && d->date) {
         char *is = day_first_glob(d->date, d->date_month);
         char *iso = day_first_iso(d->date, d->date_month, d->date_only);
@@ -1043,6 +1125,33 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
     return rc;
 }
 
+/* Appends the amount column c of the program form's CTE, "<expr> AS c":
+ * the look-alike's figure (swap: its mistake), else the amount with text
+ * numbers read (amount), each refund's negated (sign). */
+static void amount_expr(struct vat_buf *b, const struct vat_trapmods *d, const char *c,
+                        bool swap, bool amount, bool sign)
+{
+    struct vat_buf x = VAT_BUF_INIT;
+    if (swap)
+        vat_buf_puts(&x, d->lookalike);
+    else if (amount && d->amount_words)
+        vat_buf_printf(&x, "CASE WHEN %s GLOB '*[A-Za-z]*' THEN " WORDS_CASE_Q " ELSE %s END", c,
+                       c, c);
+    else if (amount)
+        vat_buf_printf(&x,
+                       "CASE WHEN %s GLOB '*[$,]*' THEN CAST(replace(replace(%s, '$', ''), "
+                       "',', '') AS REAL) ELSE %s END",
+                       c, c, c);
+    else
+        vat_buf_puts(&x, c);
+    if (sign)
+        vat_buf_printf(b, "CASE " SIGN_COL " WHEN '" SIGN_REFUND "' THEN -(%s) ELSE %s END AS %s",
+                       x.data, x.data, c);
+    else
+        vat_buf_printf(b, "%s AS %s", x.data, c);
+    vat_buf_release(&x);
+}
+
 /* Appends the CTE shadowing `table` (columns cols) with the cleaning of
  * the modules in `on` that act on it, after "WITH " or ",\n" (`first`);
  * false, nothing appended, when none does. */
@@ -1057,8 +1166,8 @@ static bool wrap_one(struct vat_buf *b, const struct vat_task *t, unsigned off,
     bool swap = (here & off & VAT_TM_LOOKALIKE) != 0;
     bool status = on & VAT_TM_STATUS, date = on & VAT_TM_DATES, amount = on & VAT_TM_TEXTNUM;
     bool totals = on & VAT_TM_TOTALS, test = on & VAT_TM_TEST, ph = on & VAT_TM_PLACEHOLDER;
-    bool dup = (on & VAT_TM_DUPLICATES) != 0;
-    if (!(status || date || amount || totals || test || ph || dup || swap || late))
+    bool dup = (on & VAT_TM_DUPLICATES) != 0, sign = on & VAT_TM_SIGN;
+    if (!(status || date || amount || totals || test || ph || dup || swap || late || sign))
         return false;
     vat_buf_printf(b, "%s%s AS (SELECT %s", first ? "WITH " : ",\n", table,
                    dup ? "DISTINCT " : "");
@@ -1066,8 +1175,8 @@ static bool wrap_one(struct vat_buf *b, const struct vat_task *t, unsigned off,
         const char *c = cols[i];
         if (i)
             vat_buf_puts(b, ", ");
-        if (swap && strcmp(c, d->amount) == 0)
-            vat_buf_printf(b, "%s AS %s", d->lookalike, c);
+        if (d->amount && strcmp(c, d->amount) == 0 && (swap || amount || sign))
+            amount_expr(b, d, c, swap, amount, sign);
         else if (status && strcmp(c, d->status) == 0)
             vat_buf_printf(b, "lower(trim(%s)) AS %s", c, c);
         else if (date && strcmp(c, d->date) == 0) {
@@ -1076,17 +1185,7 @@ static bool wrap_one(struct vat_buf *b, const struct vat_task *t, unsigned off,
             vat_buf_printf(b, "CASE WHEN %s THEN %s ELSE %s END AS %s", is, iso, c, c);
             sqlite3_free(is);
             sqlite3_free(iso);
-        } else if (amount && strcmp(c, d->amount) == 0 && d->amount_words)
-            vat_buf_printf(b,
-                           "CASE WHEN %s GLOB '*[A-Za-z]*' THEN " WORDS_CASE_Q
-                           " ELSE %s END AS %s",
-                           c, c, c, c);
-        else if (amount && strcmp(c, d->amount) == 0)
-            vat_buf_printf(b,
-                           "CASE WHEN %s GLOB '*[$,]*' THEN CAST(replace(replace(%s, '$', ''), "
-                           "',', '') AS REAL) ELSE %s END AS %s",
-                           c, c, c, c);
-        else
+        } else
             vat_buf_puts(b, c);
     }
     vat_buf_printf(b, " FROM main.%s", table);
@@ -1239,6 +1338,17 @@ static const char tm_say_late_natural[] =
     "isn't part of this one|Rows loaded after {cut} (see `{col}`) are from a re-run of the "
     "export, so leave them out]].";
 
+static const char tm_say_sign_explicit[] =
+    "[[`{col}` says whether a row is a `charge` or a `refund`; every `{amt}` is written "
+    "positive, and a refund's is taken off the total|A row whose `{col}` is `refund` gives "
+    "money back: its `{amt}`, written positive, counts negative|`{amt}` is always written "
+    "positive: rows with `{col}` = `refund` subtract their `{amt}`, rows with `charge` add "
+    "it]].";
+static const char tm_say_sign_natural[] =
+    "[[Refunds show up as their own rows with `{col}` set to `refund` and a positive `{amt}`, "
+    "so take those off|A `refund` in `{col}` is money going back: its `{amt}` is positive "
+    "in the file but it should come off the total]].";
+
 void vat_trapmod_prompt(struct vat_task *t)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -1317,6 +1427,12 @@ void vat_trapmod_prompt(struct vat_task *t)
         const char *kv[] = {"col", LATE_COL, "cut", LATE_CUTOFF, NULL};
         vat_buf_puts(&b, sep);
         vat_prompt_say(&b, t, 'A', nat ? tm_say_late_natural : tm_say_late_explicit, kv);
+        sep = " ";
+    }
+    if ((t->trapmods & VAT_TM_SIGN) && d->sign) {
+        const char *kv[] = {"col", SIGN_COL, "amt", d->amount, NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'R', nat ? tm_say_sign_natural : tm_say_sign_explicit, kv);
     }
     vat_buf_puts(&b, at ? "\n\n" : "\n");
     if (at) {

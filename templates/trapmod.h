@@ -52,6 +52,10 @@
  *                     the export; copies of rows loaded after the
  *                     report's cut-off (the export run again) are left
  *                     out; the trap keeps them
+ *   sign_convention   a column `entry_type` says whether a row is a charge
+ *                     or a refund, every amount written positive; the
+ *                     planted partial refunds count negative; the trap
+ *                     adds them as written
  * Exports struct vat_trapmods, the VAT_TM_* bits and vat_trapmod_*. */
 #ifndef VAT_TRAPMOD_H
 #define VAT_TRAPMOD_H
@@ -124,6 +128,12 @@ struct vat_trapmods {
      * rows the template marks for test_records, and the template must
      * not refuse a repeated id (an amendment repeats its source's). */
     bool late;
+    /* sign_convention (with amount): accepted when set; its refunds are
+     * partial copies of the rows the template marks for test_records,
+     * so the template must not refuse a repeated id nor a negative
+     * amount once the sign is applied, and must not hold the planted
+     * totals as truth while it is armed (the refunds move them). */
+    bool sign;
     /* The modules (VAT_TM_* bits) whose cells are rewritten in every row
      * the template marks rather than two: a count of distinct keys loses
      * a key only when all its rows do. */
@@ -158,10 +168,11 @@ enum {
     VAT_TM_PLACEHOLDER = 64u,
     VAT_TM_LOOKALIKE = 128u,
     VAT_TM_LATE = 256u,
-    VAT_TM_LAST = VAT_TM_LATE,
-    VAT_TM_ALL = 511u,
+    VAT_TM_SIGN = 512u,
+    VAT_TM_LAST = VAT_TM_SIGN,
+    VAT_TM_ALL = 1023u,
 };
-#define VAT_TM_N 9
+#define VAT_TM_N 10
 
 /* The module of bit m: its stable name ("exact_duplicates", ...) and the
  * one-sentence mistake its trap makes (static). */
@@ -190,16 +201,19 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
 /* The columns a reader does not expect, before it checks the header of c
  * (as read from a fixture): the look-alike column dropped, its figures
  * first copied over the amount's when its cleaning is off (its
- * mistake). */
+ * mistake); the rows loaded late dropped with their column; the refunds'
+ * amounts negated with the sign column dropped (as written when its
+ * cleaning is off). */
 void vat_trapmod_columns(const struct vat_task *t, struct vat_csv *c);
 
 /* The column the armed modules plant right after column `col` of a CSV
  * fixture (the look-alike after the amount), or NULL: the program form
  * declares it, and a loader gives it col's type. */
 const char *vat_trapmod_column_after(const struct vat_task *t, const char *col);
-/* The column the armed modules plant after the last one (late_rows'
- * `loaded_at`, text), or NULL. */
-const char *vat_trapmod_column_last(const struct vat_task *t);
+/* The columns the armed modules plant after the last one, in order
+ * (sign_convention's `entry_type`, late_rows' `loaded_at`, both text),
+ * into out; returns how many (0 to 2). */
+size_t vat_trapmod_columns_last(const struct vat_task *t, const char *out[2]);
 
 /* Cleans c (header on row 0, as read from a fixture) for the armed
  * modules whose cleaning t->trapmods_off leaves on; an armed

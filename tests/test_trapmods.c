@@ -6,6 +6,7 @@
  * proven on its own (its trap passes the gate and scores below 1), in
  * the value form and in the program form. */
 #include <ctype.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -105,15 +106,16 @@ static void clean_copy(struct vat_task *t, const struct vat_csv *c, unsigned off
     vat_trapmod_clean(t, all);
 }
 
-/* Planting every module, then cleaning every one, gives the table back;
- * each cleaning switched off leaves exactly its module's rows. */
+/* Planting every module but the sign convention (whose refunds take
+ * money off), then cleaning every one, gives the table back; each
+ * cleaning switched off leaves exactly its module's rows. */
 static void test_plant_then_clean(void **state)
 {
     (void)state;
     struct vat_task t;
     vat_task_init(&t, &vat_tmpl_grouped_sum, 3, "/nonexistent");
     t.master_seed = SEED;
-    t.trapmods = vat_trapmod_accepted(&vat_tmpl_grouped_sum);
+    t.trapmods = vat_trapmod_accepted(&vat_tmpl_grouped_sum) & ~VAT_TM_SIGN;
     struct vat_csv orig = VAT_CSV_INIT, c = VAT_CSV_INIT;
     fill(&orig, 60);
     fill(&c, 60);
@@ -210,8 +212,85 @@ static void test_plant_then_clean(void **state)
     vat_task_clear(&t);
 }
 
+/* sign_convention with every other module: entry_type planted before
+ * loaded_at, "charge" on every row but the refunds, each a partial copy
+ * (10-45% of the amount) of a paid row placed after it, never the source
+ * of another module's copy; cleaned, a refund's amount is negated and
+ * the paid total drops by the refunds; off, they add as written. */
+static void test_sign_convention(void **state)
+{
+    (void)state;
+    struct vat_task t;
+    vat_task_init(&t, &vat_tmpl_grouped_sum, 4, "/nonexistent");
+    t.master_seed = SEED;
+    t.trapmods = vat_trapmod_accepted(&vat_tmpl_grouped_sum);
+    assert_true(t.trapmods & VAT_TM_SIGN);
+    struct vat_csv orig = VAT_CSV_INIT, c = VAT_CSV_INIT;
+    fill(&orig, 90);
+    fill(&c, 90);
+    vat_trapmod_plant(&t, &c, ".csv");
+    size_t n = c.row[0].n;
+    assert_string_equal(vat_csv_get(&c, 0, n - 2), "entry_type");
+    assert_string_equal(vat_csv_get(&c, 0, n - 1), "loaded_at");
+    double refunded = 0;
+    size_t refunds = 0;
+    for (size_t i = 1; i < c.nrows; i++) {
+        const char *kind = vat_csv_get(&c, i, n - 2);
+        if (strcmp(kind, "refund") != 0) {
+            assert_string_equal(kind, "charge");
+            continue;
+        }
+        refunds++;
+        const char *id = vat_csv_get(&c, i, 0);
+        /* no other module copied a refund: not a test entry, not loaded
+         * late, not repeated */
+        assert_int_not_equal(strncmp(id, "TEST-", 5), 0);
+        assert_true(strcmp(vat_csv_get(&c, i, n - 1), "2026-01-05 06:30:15") <= 0);
+        for (size_t j = i + 1; j < c.nrows; j++)
+            assert_false(strcmp(vat_csv_get(&c, j, 0), id) == 0 &&
+                         strcmp(vat_csv_get(&c, j, n - 2), "refund") == 0);
+        assert_string_equal(vat_csv_get(&c, i, 3), "paid");
+        /* the source, the first row with its id, comes before */
+        size_t src = 0;
+        for (size_t j = 1; j < c.nrows && !src; j++)
+            if (strcmp(vat_csv_get(&c, j, 0), id) == 0)
+                src = j;
+        assert_true(src > 0 && src < i);
+        double x = strtod(vat_csv_get(&c, i, 4), NULL);
+        size_t o = 0;
+        while (strcmp(vat_csv_get(&orig, o, 0), id) != 0)
+            o++;
+        double was = strtod(vat_csv_get(&orig, o, 4), NULL);
+        assert_true(x >= was * 0.10 - 0.006 && x <= was * 0.45 + 0.006);
+        refunded += x;
+    }
+    assert_true(refunds >= 3);
+    double paid = 0, clean = 0, off = 0;
+    for (size_t i = 1; i < orig.nrows; i++)
+        if (strcmp(vat_csv_get(&orig, i, 3), "paid") == 0)
+            paid += strtod(vat_csv_get(&orig, i, 4), NULL);
+    struct vat_csv all = VAT_CSV_INIT;
+    for (int pass = 0; pass < 2; pass++) {
+        clean_copy(&t, &c, pass ? VAT_TM_SIGN : 0, &all);
+        assert_int_equal(all.row[0].n, 6);
+        assert_int_equal(all.nrows, orig.nrows + refunds);
+        double sum = 0;
+        for (size_t i = 1; i < all.nrows; i++)
+            if (strcmp(vat_csv_get(&all, i, 3), "paid") == 0)
+                sum += strtod(vat_csv_get(&all, i, 4), NULL);
+        *(pass ? &off : &clean) = sum;
+        vat_csv_release(&all);
+    }
+    assert_true(fabs(clean - (paid - refunded)) < 1e-6);
+    assert_true(fabs(off - (paid + refunded)) < 1e-6);
+    vat_csv_release(&orig);
+    vat_csv_release(&c);
+    vat_task_clear(&t);
+}
+
 /* The CTE the program form prefixes cleans in SQL what the C reader
- * cleans: the planted table's paid total per region equals the original's. */
+ * cleans: the planted table's paid total per region equals that of the
+ * rows the C cleaning keeps. */
 static void test_sql_cleaning_agrees(void **state)
 {
     (void)state;
@@ -224,10 +303,15 @@ static void test_sql_cleaning_agrees(void **state)
     fill(&c, 40);
     vat_trapmod_plant(&t, &c, ".csv");
     static const char *const types[] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL", "TEXT"};
-    /* the planted table: the look-alike after the amount, loaded_at last */
-    static const char *const planted[] = {"TEXT", "TEXT", "TEXT", "TEXT",
-                                          "REAL", "REAL", "TEXT", "TEXT"};
-    assert_int_equal(c.row[0].n, 8);
+    /* the planted table: the look-alike after the amount, entry_type and
+     * loaded_at last */
+    static const char *const planted[] = {"TEXT", "TEXT", "TEXT", "TEXT", "REAL",
+                                          "REAL", "TEXT", "TEXT", "TEXT"};
+    assert_int_equal(c.row[0].n, 9);
+    /* what the C reader keeps */
+    vat_csv_release(&orig);
+    clean_copy(&t, &c, 0, &orig);
+    t.trapmods_off = 0;
     sqlite3 *a = NULL, *b = NULL;
     assert_int_equal(sqlite3_open(":memory:", &a), SQLITE_OK);
     assert_int_equal(sqlite3_open(":memory:", &b), SQLITE_OK);
@@ -828,6 +912,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plant_then_clean),
+        cmocka_unit_test(test_sign_convention),
         cmocka_unit_test(test_sql_cleaning_agrees),
         cmocka_unit_test(test_totals_line),
         cmocka_unit_test(test_words_and_dates),
