@@ -41,11 +41,21 @@ static const char ja_schema[] =
     "  country TEXT NOT NULL,\n"
     "  valid_from TEXT NOT NULL\n"
     ");\n";
-static const char *const ja_tables[] = {"orders", "customer_history"};
+/* distractor_table: a CRM snapshot of the customers' countries, as of
+ * one day before the latest move of the customer with three history
+ * rows, who orders: read in place of the history, it gives that
+ * customer's previous country (and leaves out whoever signed up later). */
+static const char ja_distractor_schema[] = "CREATE TABLE customers (\n"
+                                           "  customer_id TEXT PRIMARY KEY,\n"
+                                           "  country TEXT NOT NULL,\n"
+                                           "  synced_on TEXT NOT NULL\n"
+                                           ");\n";
+static const char *const ja_tables[] = {"orders", "customer_history", "customers"};
 static const char *const ja_columns[] = {
     "orders.order_id",           "orders.customer_id",       "orders.amount",
     "orders.ordered_on",         "customer_history.customer_id",
-    "customer_history.country", "customer_history.valid_from",
+    "customer_history.country", "customer_history.valid_from", "customers.customer_id",
+    "customers.country",        "customers.synced_on",
 };
 
 /* Natural style: "by each customer's current country" is the domain
@@ -293,6 +303,37 @@ static int ja_insert(const struct vat_task *t, struct vat_sqlw *w, const char *o
     return rc;
 }
 
+/* With distractor_table armed, writes table `customers`: every customer
+ * whose history starts by the snapshot day, with the country valid that
+ * day, the day drawn from the task's stream "distractor<suffix>" within
+ * the 30 days before the latest move of customer `three` (rows are 39
+ * days apart at least, so its previous country holds that day). */
+static int ja_insert_distractor(const struct vat_task *t, struct vat_sqlw *w, const char *suffix,
+                                const struct ja_customer *cu, int nc, int three,
+                                const char *const *countries, size_t *rows)
+{
+    *rows = 0;
+    if (!(t->trapmods & VAT_TM_DISTRACTOR) || cu[three].nhist < 2)
+        return 0;
+    char purpose[48], day[11];
+    snprintf(purpose, sizeof purpose, "distractor%s", suffix);
+    struct vat_rng r;
+    vat_rng_stream(&r, t->master_seed, t->tmpl->name, t->index, purpose, t->attempt, NULL);
+    int32_t on = cu[three].from[cu[three].nhist - 1] - 1 - (int32_t)vat_rng_below(&r, 30);
+    vat_fmt_date(on, day);
+    int rc = 0;
+    for (int i = 0; i < nc && rc == 0; i++) {
+        int k = cu[i].nhist - 1;
+        while (k >= 0 && cu[i].from[k] > on)
+            k--;
+        if (k >= 0 && (rc = vat_sqlw_insert(w, "INSERT INTO customers VALUES (?1, ?2, ?3)",
+                                            "ttt", cu[i].id, countries[cu[i].country[k]],
+                                            day)) == 0)
+            ++*rows;
+    }
+    return rc;
+}
+
 /* With day_first_dates armed, the latest row of customer c (who moved
  * and orders) falls on day 19 of its month or earlier: written day first
  * ("19/..." or lower) it sorts below every ISO date, so a query comparing
@@ -315,16 +356,20 @@ static int ja_write_book(struct vat_task *t, struct vat_axl_state *st,
                          const struct vat_csv *oc, const struct vat_csv *hc, struct vat_err *e);
 
 static int ja_write(struct vat_task *t, struct vat_rng *r, struct vat_axl_state *st,
-                    const char *rel, const struct ja_customer *cu, int nc,
+                    const char *rel, const struct ja_customer *cu, int nc, int three,
                     const char *const *countries, struct ja_order *ord, size_t nord,
                     struct vat_err *e)
 {
     bool book = strcmp(st->format, "xlsx") == 0;
+    bool distractor = !book && (t->trapmods & VAT_TM_DISTRACTOR);
     struct vat_sqlw w;
     struct vat_csv oc = VAT_CSV_INIT, hc = VAT_CSV_INIT;
     vat_csv_add_row(&oc, ja_ocols, 4);
     vat_csv_add_row(&hc, ja_hcols, 3);
-    if (!book && vat_sqlw_open(&w, t->root, rel, ja_schema, e) != 0)
+    char *schema = vat_xasprintf("%s%s", ja_schema, distractor ? ja_distractor_schema : "");
+    int opened = book ? 0 : vat_sqlw_open(&w, t->root, rel, schema, e);
+    free(schema);
+    if (opened != 0)
         return -1;
     qsort(ord, nord, sizeof *ord, ja_order_cmp);
     long oid = (long)vat_rng_range(r, 100000, 400000);
@@ -368,15 +413,17 @@ static int ja_write(struct vat_task *t, struct vat_rng *r, struct vat_axl_state 
         vat_csv_release(&hc);
         return rc;
     }
-    size_t nrows = oc.nrows + hc.nrows - 2;
-    ja_insert(t, &w, "orders", "", &oc, &hc);
+    size_t nrows = oc.nrows + hc.nrows - 2, ncust = 0;
+    if (ja_insert(t, &w, "orders", "", &oc, &hc) == 0)
+        ja_insert_distractor(t, &w, "", cu, nc, three, countries, &ncust);
     vat_csv_release(&oc);
     vat_csv_release(&hc);
     if (vat_sqlw_commit(&w, e) != 0)
         return -1;
     struct vat_fixture *f = vat_task_add_fixture(t, rel, "sqlite", "main");
-    f->rows = (long)nrows;
-    for (size_t i = 0; i < sizeof ja_columns / sizeof ja_columns[0]; i++)
+    f->rows = (long)(nrows + ncust);
+    size_t ncols = sizeof ja_columns / sizeof ja_columns[0] - (distractor ? 0 : 3);
+    for (size_t i = 0; i < ncols; i++)
         json_array_append_new(f->columns, json_string(ja_columns[i]));
     return 0;
 }
@@ -675,7 +722,7 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
 
     char *rel = vat_task_fixture_relpath(t, book ? ".xlsx" : ".sqlite");
-    int rc = ja_write(t, r, &st, rel, cu, nc, countries, ord, nord, e);
+    int rc = ja_write(t, r, &st, rel, cu, nc, three, countries, ord, nord, e);
     free(weight);
     free(ord);
     free(cu);
@@ -691,7 +738,9 @@ static int ja_generate(struct vat_task *t, struct vat_rng *r, struct vat_err *e)
     }
     struct vat_buf data = VAT_BUF_INIT;
     bool cut = false;
-    if (vat_sqlgen_render(t->root, rel, ja_tables, 2, vat_task_inline_cap(t), &data, &cut, e) != 0) {
+    size_t ntables = (t->trapmods & VAT_TM_DISTRACTOR) ? 3 : 2;
+    if (vat_sqlgen_render(t->root, rel, ja_tables, ntables, vat_task_inline_cap(t), &data, &cut,
+                          e) != 0) {
         vat_buf_release(&data);
         free(rel);
         return -1;
@@ -1227,10 +1276,13 @@ static int ja_pf_variant_db(const struct vat_task *t, struct vat_rng *r, int k,
         vat_csv_add_row(&hc, cells, 3);
     }
     free(h);
-    free(cu);
     char suffix[16];
     snprintf(suffix, sizeof suffix, ".v%d", k);
     int rc = ja_insert(t, w, n->table, suffix, &oc, &hc);
+    size_t ncust;
+    if (rc == 0)
+        rc = ja_insert_distractor(t, w, suffix, cu, nc, 0, countries, &ncust);
+    free(cu);
     vat_csv_release(&oc);
     vat_csv_release(&hc);
     return rc == 0 ? 0 : vat_err_set(e, "%s: variant %d: an insert failed", t->id, k);
@@ -1282,7 +1334,15 @@ static const struct vat_trapmods ja_modules = {.amount = "amount",
                                                .marked_only = VAT_TM_DATES,
                                                .targets = ja_targets,
                                                .db_tables = ja_db_tables,
-                                               .ndb_tables = 2};
+                                               .ndb_tables = 2,
+                                               .distractor = "customers",
+                                               .distractor_for = "customer_history",
+                                               .distractor_as =
+                                                   "SELECT customer_id, country, synced_on AS "
+                                                   "valid_from FROM customers",
+                                               .distractor_is =
+                                                   "a snapshot of the CRM taken on "
+                                                   "`synced_on`, not kept up to date"};
 
 static const struct vat_progform ja_progform = {
     .tables = ja_pf_tables,

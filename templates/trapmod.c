@@ -17,7 +17,8 @@ static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spell
                                                "text_numbers", "test_records",
                                                "totals_line", "day_first_dates",
                                                "placeholder_keys", "lookalike_column",
-                                               "late_rows", "sign_convention"};
+                                               "late_rows", "sign_convention",
+                                               "distractor_table"};
 static const char *const tm_mistakes[VAT_TM_N] = {
     "Counting every copy of a row that the export holds twice, identical in every column.",
     "Comparing the status as written, so values in another case or with surrounding spaces "
@@ -36,6 +37,8 @@ static const char *const tm_mistakes[VAT_TM_N] = {
     "belonged to it.",
     "Adding the refunds' amounts as written, positive, instead of taking them off: the "
     "entry_type column ignored.",
+    "Reading the distractor table (a stale snapshot that looks like the answer's source) in "
+    "place of the table the question names.",
 };
 
 /* The id prefix that marks a test entry, and the same as a GLOB. */
@@ -75,7 +78,8 @@ static int tm_index(unsigned m)
            : m == VAT_TM_PLACEHOLDER ? 6
            : m == VAT_TM_LOOKALIKE ? 7
            : m == VAT_TM_LATE     ? 8
-                                  : 9;
+           : m == VAT_TM_SIGN     ? 9
+                                  : 10;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -99,7 +103,10 @@ unsigned vat_trapmod_accepted(const struct vat_template *tm)
            (d->placeholder_col && d->placeholder ? VAT_TM_PLACEHOLDER : 0u) |
            (d->amount && d->lookalike ? VAT_TM_LOOKALIKE : 0u) |
            (d->late && !(d->id && d->totals) ? VAT_TM_LATE : 0u) |
-           (d->amount && d->sign ? VAT_TM_SIGN : 0u);
+           (d->amount && d->sign ? VAT_TM_SIGN : 0u) |
+           (d->db_tables && d->distractor && d->distractor_for && d->distractor_as
+                ? VAT_TM_DISTRACTOR
+                : 0u);
 }
 
 void vat_trapmod_arm(struct vat_task *t)
@@ -1216,6 +1223,12 @@ int vat_trapmod_clean_db(const struct vat_task *t, sqlite3 *db, struct vat_err *
     int rc = 0;
     for (size_t k = 0; d && d->db_tables && k < d->ndb_tables && rc == 0; k++)
         rc = vat_trapmod_clean_sqlite(t, db, d->db_tables[k].name, e);
+    if (rc == 0 && (t->trapmods & t->trapmods_off & VAT_TM_DISTRACTOR) && d->distractor_as) {
+        char *q = sqlite3_mprintf("DELETE FROM \"%w\"; INSERT INTO \"%w\" SELECT * FROM (%s)",
+                                  d->distractor_for, d->distractor_for, d->distractor_as);
+        rc = exec_sql(db, q, t, e);
+        sqlite3_free(q);
+    }
     return rc;
 }
 
@@ -1223,16 +1236,26 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
                            const char *table, const char *sql, unsigned off)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
-    /* nothing to clean, and no look-alike's mistake to make */
-    if (!d || (!(t->trapmods & ~off) && !(t->trapmods & off & VAT_TM_LOOKALIKE)))
+    /* nothing to clean, and no look-alike's or distractor's mistake to
+     * make */
+    if (!d || (!(t->trapmods & ~off) &&
+               !(t->trapmods & off & (VAT_TM_LOOKALIKE | VAT_TM_DISTRACTOR))))
         return vat_xstrdup(sql);
     struct vat_buf b = VAT_BUF_INIT;
     bool any = false;
     if (d->db_tables) {
+        bool misread = (t->trapmods & off & VAT_TM_DISTRACTOR) && d->distractor_as;
         for (size_t k = 0; k < d->ndb_tables; k++) {
             const struct vat_trapmod_table *x = &d->db_tables[k];
-            any |= wrap_one(&b, t, off, x->renamed ? table : x->name, x->columns, x->ncols,
-                            !any);
+            const char *name = x->renamed ? table : x->name;
+            if (misread && strcmp(x->name, d->distractor_for) == 0) {
+                /* the distractor's mistake: the table read from it */
+                vat_buf_printf(&b, "%s%s AS (%s)", any ? ",\n" : "WITH ", name,
+                               d->distractor_as);
+                any = true;
+                continue;
+            }
+            any |= wrap_one(&b, t, off, name, x->columns, x->ncols, !any);
         }
     } else
         any = wrap_one(&b, t, off, table, pf->columns, pf->ncols, true);
@@ -1349,6 +1372,12 @@ static const char tm_say_sign_natural[] =
     "so take those off|A `refund` in `{col}` is money going back: its `{amt}` is positive "
     "in the file but it should come off the total]].";
 
+static const char tm_say_distractor_explicit[] =
+    "[[`{tab}` is {is}: the answer does not read it|Leave `{tab}` aside: it is {is}|The "
+    "table `{tab}` is {is}, and no part of the answer comes from it]].";
+static const char tm_say_distractor_natural[] =
+    "[[Don't go by `{tab}`, that's {is}|`{tab}` is just {is}, so don't use it for this]].";
+
 void vat_trapmod_prompt(struct vat_task *t)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
@@ -1433,6 +1462,14 @@ void vat_trapmod_prompt(struct vat_task *t)
         const char *kv[] = {"col", SIGN_COL, "amt", d->amount, NULL};
         vat_buf_puts(&b, sep);
         vat_prompt_say(&b, t, 'R', nat ? tm_say_sign_natural : tm_say_sign_explicit, kv);
+        sep = " ";
+    }
+    if ((t->trapmods & VAT_TM_DISTRACTOR) && d->distractor) {
+        const char *kv[] = {"tab", d->distractor, "is",
+                            d->distractor_is ? d->distractor_is : "another table", NULL};
+        vat_buf_puts(&b, sep);
+        vat_prompt_say(&b, t, 'B', nat ? tm_say_distractor_natural : tm_say_distractor_explicit,
+                       kv);
     }
     vat_buf_puts(&b, at ? "\n\n" : "\n");
     if (at) {

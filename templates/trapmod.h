@@ -56,6 +56,10 @@
  *                     or a refund, every amount written positive; the
  *                     planted partial refunds count negative; the trap
  *                     adds them as written
+ *   distractor_table  (a SQLite fixture) a table the template writes that
+ *                     looks like what the question reads but is not (a
+ *                     stale snapshot of the customers' countries); the
+ *                     trap reads it in place of the table it imitates
  * Exports struct vat_trapmods, the VAT_TM_* bits and vat_trapmod_*. */
 #ifndef VAT_TRAPMOD_H
 #define VAT_TRAPMOD_H
@@ -134,6 +138,16 @@ struct vat_trapmods {
      * amount once the sign is applied, and must not hold the planted
      * totals as truth while it is armed (the refunds move them). */
     bool sign;
+    /* distractor_table (with db_tables): the table the template writes
+     * when it is armed (`distractor`), the table it imitates
+     * (`distractor_for`), a SELECT over it giving distractor_for's
+     * columns in order, as the mistake reads it (`distractor_as`), and
+     * what it is, as the prompt says it ("a snapshot of the CRM taken on
+     * `synced_on`, not kept up to date"). */
+    const char *distractor;
+    const char *distractor_for;
+    const char *distractor_as;
+    const char *distractor_is;
     /* The modules (VAT_TM_* bits) whose cells are rewritten in every row
      * the template marks rather than two: a count of distinct keys loses
      * a key only when all its rows do. */
@@ -169,10 +183,11 @@ enum {
     VAT_TM_LOOKALIKE = 128u,
     VAT_TM_LATE = 256u,
     VAT_TM_SIGN = 512u,
-    VAT_TM_LAST = VAT_TM_SIGN,
-    VAT_TM_ALL = 1023u,
+    VAT_TM_DISTRACTOR = 1024u,
+    VAT_TM_LAST = VAT_TM_DISTRACTOR,
+    VAT_TM_ALL = 2047u,
 };
-#define VAT_TM_N 10
+#define VAT_TM_N 11
 
 /* The module of bit m: its stable name ("exact_duplicates", ...) and the
  * one-sentence mistake its trap makes (static). */
@@ -227,7 +242,9 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
                              struct vat_err *e);
 
 /* The same cleaning on every table of d->db_tables in db (a copy of a
- * SQLite fixture), each module in the table holding its column. */
+ * SQLite fixture), each module in the table holding its column; an armed
+ * distractor_table switched off refills the table it imitates from it
+ * (its mistake). */
 int vat_trapmod_clean_db(const struct vat_task *t, sqlite3 *db, struct vat_err *e);
 
 /* sql (a query over the program form's table `table`, whose CSV columns

@@ -787,6 +787,89 @@ static void test_db_tables(void **state)
     vat_task_clear(&t);
 }
 
+/* distractor_table: the gold figures never read the distractor (the CTE
+ * with nothing off and the cleaned copy give the original's), its
+ * mistake reads the imitated table from it, in the CTE and on the copy
+ * alike; the prompt names it. */
+static void test_distractor_table(void **state)
+{
+    (void)state;
+    static const struct vat_trapmod_table tables[] = {
+        {.name = "orders", .columns = ocols, .ncols = 2, .renamed = true},
+        {.name = "history", .columns = hcols, .ncols = 2},
+    };
+    static const struct vat_trapmods mods = {
+        .amount = "amount",
+        .id = "order_id",
+        .db_tables = tables,
+        .ndb_tables = 2,
+        .distractor = "snapshot",
+        .distractor_for = "history",
+        .distractor_as = "SELECT customer_id, taken_on AS valid_from FROM snapshot",
+        .distractor_is = "an old snapshot"};
+    struct vat_template tm = vat_tmpl_grouped_sum;
+    tm.modules = &mods;
+    assert_int_equal(vat_trapmod_accepted(&tm), VAT_TM_TEXTNUM | VAT_TM_TEST | VAT_TM_DISTRACTOR);
+    struct vat_task t;
+    vat_task_init(&t, &tm, 7, "/nonexistent");
+    t.master_seed = SEED;
+    t.trapmods = VAT_TM_TEST | VAT_TM_DISTRACTOR;
+    struct vat_csv o0 = VAT_CSV_INIT, h0 = VAT_CSV_INIT, o = VAT_CSV_INIT, h = VAT_CSV_INIT;
+    fill_db(&o0, &h0);
+    fill_db(&o, &h);
+    vat_trapmod_plant(&t, &o, ".orders");
+    vat_trapmod_plant(&t, &h, ".history");
+    sqlite3 *a = NULL, *b = NULL;
+    struct vat_err e;
+    assert_int_equal(sqlite3_open(":memory:", &a), SQLITE_OK);
+    assert_int_equal(sqlite3_open(":memory:", &b), SQLITE_OK);
+    assert_int_equal(vat_csv_to_sqlite(&o0, 0, a, "orders", otypes, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&h0, 0, a, "history", htypes, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&o, 0, b, "orders", otypes, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(&h, 0, b, "history", htypes, 1, &e), 0);
+    assert_int_equal(sqlite3_exec(b,
+                                  "CREATE TABLE snapshot (customer_id TEXT, taken_on TEXT);"
+                                  "INSERT INTO snapshot VALUES ('CUST-1', '2015-01-12')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    json_t *want = db_figures(a, "");
+    char *cte = vat_trapmod_wrap_sql(&t, NULL, "orders", "", 0);
+    assert_null(strstr(cte, "snapshot"));
+    json_t *got = db_figures(b, cte);
+    assert_int_equal(vat_an_agree("cte", want, got, 1e-9, 1e-9, &e), 0);
+    json_decref(got);
+    free(cte);
+    /* the mistake: history is the snapshot, its one row 2015-01-12 */
+    char *off = vat_trapmod_wrap_sql(&t, NULL, "orders", "", VAT_TM_DISTRACTOR);
+    assert_non_null(strstr(off, "history AS (SELECT customer_id, taken_on AS valid_from FROM "
+                                "snapshot)"));
+    json_t *tv = db_figures(b, off);
+    assert_int_not_equal(vat_an_agree("trap", want, tv, 1e-9, 1e-9, &e), 0);
+    double latest = json_real_value(json_object_get(tv, "latest"));
+    assert_true(fabs(latest - 2457034.5) < 1e-9); /* julianday('2015-01-12') */
+    json_decref(tv);
+    free(off);
+    t.trapmods_off = VAT_TM_DISTRACTOR;
+    assert_int_equal(vat_trapmod_clean_db(&t, b, &e), 0);
+    got = db_figures(b, "");
+    assert_true(fabs(json_real_value(json_object_get(got, "latest")) - 2457034.5) < 1e-9);
+    json_decref(got);
+    t.trapmods_off = 0;
+    /* the prompt says what the table is */
+    t.prompt = vat_xstrdup("Question?\n");
+    vat_trapmod_prompt(&t);
+    assert_non_null(strstr(t.prompt, "`snapshot`"));
+    assert_non_null(strstr(t.prompt, "an old snapshot"));
+    json_decref(want);
+    sqlite3_close(a);
+    sqlite3_close(b);
+    vat_csv_release(&o0);
+    vat_csv_release(&h0);
+    vat_csv_release(&o);
+    vat_csv_release(&h);
+    vat_task_clear(&t);
+}
+
 static int popcount(unsigned x)
 {
     int n = 0;
@@ -913,6 +996,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plant_then_clean),
         cmocka_unit_test(test_sign_convention),
+        cmocka_unit_test(test_distractor_table),
         cmocka_unit_test(test_sql_cleaning_agrees),
         cmocka_unit_test(test_totals_line),
         cmocka_unit_test(test_words_and_dates),
