@@ -25,7 +25,8 @@ import time
 
 MODULES = {'exact_duplicates', 'status_spelling', 'text_numbers', 'test_records',
            'totals_line', 'day_first_dates', 'placeholder_keys', 'lookalike_column',
-           'late_rows', 'sign_convention', 'distractor_table'}
+           'late_rows', 'cutoff_boundary', 'sign_convention',
+           'distractor_table'}
 ACCEPTING = {'grouped_sum', 'filtered_total', 'grouped_count', 'grouped_mean', 'pivot',
              'date_window', 'top_n', 'threshold_flags', 'dedupe_aggregate',
              'distinct_customers', 'join_aggregate'}

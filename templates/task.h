@@ -33,7 +33,7 @@ struct vat_template;
 /* Compound templates arm several traps at once; each is one single mistake
  * whose answer admission proves separately (differs from gold, passes the
  * gate, scores below 1) and the tables replay under its own role. */
-#define VAT_MAX_TRAPS 8
+#define VAT_MAX_TRAPS 10
 struct vat_trap {
     const char *name;   /* short, stable: "duplicates" (static)             */
     const char *text;   /* one sentence: the mistake (static)               */

@@ -18,7 +18,7 @@ static const char *const tm_names[VAT_TM_N] = {"exact_duplicates", "status_spell
                                                "totals_line", "day_first_dates",
                                                "placeholder_keys", "lookalike_column",
                                                "late_rows", "sign_convention",
-                                               "distractor_table"};
+                                               "distractor_table", "cutoff_boundary"};
 static const char *const tm_mistakes[VAT_TM_N] = {
     "Counting every copy of a row that the export holds twice, identical in every column.",
     "Comparing the status as written, so values in another case or with surrounding spaces "
@@ -39,6 +39,8 @@ static const char *const tm_mistakes[VAT_TM_N] = {
     "entry_type column ignored.",
     "Reading the distractor table (a stale snapshot that looks like the answer's source) in "
     "place of the table the question names.",
+    "Comparing loaded_at with the cut-off strictly (<), dropping the rows loaded at the "
+    "cut-off itself, which belong to the report.",
 };
 
 /* The id prefix that marks a test entry, and the same as a GLOB. */
@@ -79,7 +81,8 @@ static int tm_index(unsigned m)
            : m == VAT_TM_LOOKALIKE ? 7
            : m == VAT_TM_LATE     ? 8
            : m == VAT_TM_SIGN     ? 9
-                                  : 10;
+           : m == VAT_TM_DISTRACTOR ? 10
+                                  : 11;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -102,7 +105,7 @@ unsigned vat_trapmod_accepted(const struct vat_template *tm)
            (d->id && d->totals ? VAT_TM_TOTALS : 0u) | (d->date ? VAT_TM_DATES : 0u) |
            (d->placeholder_col && d->placeholder ? VAT_TM_PLACEHOLDER : 0u) |
            (d->amount && d->lookalike ? VAT_TM_LOOKALIKE : 0u) |
-           (d->late && !(d->id && d->totals) ? VAT_TM_LATE : 0u) |
+           (d->late && !(d->id && d->totals) ? VAT_TM_LATE | VAT_TM_BOUNDARY : 0u) |
            (d->amount && d->sign ? VAT_TM_SIGN : 0u) |
            (d->db_tables && d->distractor && d->distractor_for && d->distractor_as
                 ? VAT_TM_DISTRACTOR
@@ -501,8 +504,8 @@ static void plant_lookalike(const struct vat_trapmods *d, struct vat_csv *c, int
 }
 
 /* Appends the loaded_at column: every row loaded before the cut-off
- * (2026-01-01 to 05:59 on 2026-01-05; one target row at the cut-off,
- * 06:30:15, which counts), then amended copies of about one
+ * (2026-01-01 to 05:59 on 2026-01-05; two target rows at the cut-off,
+ * 06:30:15, which count), then, with late_rows armed, amended copies of about one
  * target row in thirty (three at least, each from another row) loaded
  * after it, appended: corrections that belong to the next report.  An
  * amendment's amount (column ac) is its source's times 50-150% (never
@@ -523,10 +526,16 @@ static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int 
         snprintf(at, sizeof at, "2026-01-%02d %02d:%02d:%02d", day, hour, min, sec);
         vat_csv_insert_cell(c, i, ncols, at);
     }
-    /* one target row loaded at the cut-off itself, which still counts */
-    if (n > 0)
-        vat_csv_set(c, ix[vat_rng_below(r, (uint32_t)n)], ncols, LATE_CUTOFF);
-    size_t k = copies_of(c);
+    /* two target rows loaded at the cut-off itself, which still count
+     * (n is left as it was: they may be amended too) */
+    for (size_t j = 0, m = n; j < 2 && m > 0; j++) {
+        size_t pick = vat_rng_below(r, (uint32_t)m);
+        vat_csv_set(c, ix[pick], ncols, LATE_CUTOFF);
+        size_t keep = ix[pick];
+        ix[pick] = ix[--m];
+        ix[m] = keep;
+    }
+    size_t k = (t->trapmods & VAT_TM_LATE) ? copies_of(c) : 0;
     for (size_t j = 0; j < k && n > 0; j++) {
         size_t src = take_source(ix, &n, r);
         int day = 5 + (int)vat_rng_below(r, 2);
@@ -643,7 +652,7 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
         plant_placeholder(t, c, pc, sc, value, &r);
     if ((t->trapmods & VAT_TM_TEST) && ic >= 0)
         plant_test_records(t, c, ic, sc, value, &r);
-    if (t->trapmods & VAT_TM_LATE)
+    if (t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY))
         plant_late(t, c, vat_csv_col(c, 0, d->amount ? d->amount : ""), sc, value, &r);
     if (t->trapmods & VAT_TM_DUPLICATES)
         plant_duplicates(t, c, sc, value, &r);
@@ -658,11 +667,13 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
 static void late_columns(const struct vat_task *t, struct vat_csv *c)
 {
     int lc = vat_csv_col(c, 0, LATE_COL);
-    if (!(t->trapmods & VAT_TM_LATE) || lc < 0)
+    if (!(t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY)) || lc < 0)
         return;
-    bool on = !(t->trapmods_off & VAT_TM_LATE);
+    bool on = (t->trapmods & ~t->trapmods_off & VAT_TM_LATE) != 0;
+    bool strict = (t->trapmods & t->trapmods_off & VAT_TM_BOUNDARY) != 0;
     for (size_t i = c->nrows; i-- > 0;) {
-        if (on && i > 0 && strcmp(vat_csv_get(c, i, (size_t)lc), LATE_CUTOFF) > 0) {
+        int cmp = i > 0 ? strcmp(vat_csv_get(c, i, (size_t)lc), LATE_CUTOFF) : -1;
+        if ((on && cmp > 0) || (strict && cmp == 0)) {
             vat_csv_drop_row(c, i);
             continue;
         }
@@ -715,7 +726,7 @@ size_t vat_trapmod_columns_last(const struct vat_task *t, const char *out[2])
     size_t n = 0;
     if (d && (t->trapmods & VAT_TM_SIGN) && d->sign)
         out[n++] = SIGN_COL;
-    if (d && (t->trapmods & VAT_TM_LATE) && d->late)
+    if (d && (t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY)) && d->late)
         out[n++] = LATE_COL;
     return n;
 }
@@ -967,6 +978,18 @@ static unsigned modules_in(const struct vat_task *t, const char *const *cols, si
             (d->sign && in_cols(cols, n, d->amount) ? VAT_TM_SIGN : 0u));
 }
 
+/* How the rows' loaded_at compares with the cut-off for the report to
+ * keep them, with the modules in `off` left out (NULL: no filter).  The
+ * C reader's late_columns drops the same rows. */
+static const char *cutoff_op(const struct vat_task *t, unsigned off)
+{
+    unsigned armed = t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY);
+    if (armed & off & VAT_TM_BOUNDARY) /* the boundary's mistake */
+        return (armed & off & VAT_TM_LATE) ? "<>" : "<";
+    /* without late rows (or with their mistake) no row is past it */
+    return (armed & ~off & VAT_TM_LATE) ? "<=" : NULL;
+}
+
 /* The columns of a loaded table, read once (table_info order). */
 struct table_cols {
     char *name[64];
@@ -1112,10 +1135,13 @@ int vat_trapmod_clean_sqlite(const struct vat_task *t, sqlite3 *db, const char *
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
-    if (rc == 0 && (t->trapmods & ~t->trapmods_off & VAT_TM_LATE) &&
-        in_cols(names, tc.n, LATE_COL)) {
-        char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE \"%w\" > '%q'", table, LATE_COL,
-                                  LATE_CUTOFF);
+    const char *cut = cutoff_op(t, t->trapmods_off);
+    if (rc == 0 && cut && in_cols(names, tc.n, LATE_COL)) {
+        /* the rows the report keeps: loaded by the cut-off (<=), or
+         * before it (<, the boundary's mistake), or any (<>: only the
+         * rows at the cut-off go) */
+        char *q = sqlite3_mprintf("DELETE FROM \"%w\" WHERE NOT (\"%w\" %s '%q')", table,
+                                  LATE_COL, cut, LATE_CUTOFF);
         rc = exec_sql(db, q, t, e);
         sqlite3_free(q);
     }
@@ -1168,7 +1194,8 @@ static bool wrap_one(struct vat_buf *b, const struct vat_task *t, unsigned off,
     const struct vat_trapmods *d = t->tmpl->modules;
     unsigned here = modules_in(t, cols, ncols), on = here & ~off;
     /* late_rows acts on a CSV's table, whose loaded_at the CTE filters on */
-    bool late = (t->trapmods & ~off & VAT_TM_LATE) && d->late && !d->db_tables;
+    const char *cut = d->late && !d->db_tables ? cutoff_op(t, off) : NULL;
+    bool late = cut != NULL;
     /* the look-alike's mistake: its figures read as the amount's */
     bool swap = (here & off & VAT_TM_LOOKALIKE) != 0;
     bool status = on & VAT_TM_STATUS, date = on & VAT_TM_DATES, amount = on & VAT_TM_TEXTNUM;
@@ -1212,7 +1239,7 @@ static bool wrap_one(struct vat_buf *b, const struct vat_task *t, unsigned off,
         where = " AND";
     }
     if (late)
-        vat_buf_printf(b, "%s " LATE_COL " <= '" LATE_CUTOFF "'", where);
+        vat_buf_printf(b, "%s " LATE_COL " %s '" LATE_CUTOFF "'", where, cut);
     vat_buf_puts(b, ")");
     return true;
 }
@@ -1236,10 +1263,10 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
                            const char *table, const char *sql, unsigned off)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
-    /* nothing to clean, and no look-alike's or distractor's mistake to
-     * make */
+    /* nothing to clean, and no look-alike's, distractor's or boundary's
+     * mistake to make */
     if (!d || (!(t->trapmods & ~off) &&
-               !(t->trapmods & off & (VAT_TM_LOOKALIKE | VAT_TM_DISTRACTOR))))
+               !(t->trapmods & off & (VAT_TM_LOOKALIKE | VAT_TM_DISTRACTOR | VAT_TM_BOUNDARY))))
         return vat_xstrdup(sql);
     struct vat_buf b = VAT_BUF_INIT;
     bool any = false;
@@ -1361,6 +1388,14 @@ static const char tm_say_late_natural[] =
     "isn't part of this one|Rows loaded after {cut} (see `{col}`) are from a re-run of the "
     "export, so leave them out]].";
 
+static const char tm_say_boundary_explicit[] =
+    "[[A row loaded at {cut} exactly still belongs to the report|The cut-off is inclusive: "
+    "rows whose `{col}` is {cut} itself count|Rows loaded at the cut-off itself, {cut}, are "
+    "part of the report]].";
+static const char tm_say_boundary_natural[] =
+    "[[Anything loaded right at {cut} still makes it in|Rows stamped exactly {cut} do "
+    "count]].";
+
 static const char tm_say_sign_explicit[] =
     "[[`{col}` says whether a row is a `charge` or a `refund`; every `{amt}` is written "
     "positive, and a refund's is taken off the total|A row whose `{col}` is `refund` gives "
@@ -1452,10 +1487,15 @@ void vat_trapmod_prompt(struct vat_task *t)
         vat_prompt_say(&b, t, 'K', nat ? tm_say_look_natural : tm_say_look_explicit, kv);
         sep = " ";
     }
-    if ((t->trapmods & VAT_TM_LATE) && d->late) {
+    if ((t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY)) && d->late) {
         const char *kv[] = {"col", LATE_COL, "cut", LATE_CUTOFF, NULL};
         vat_buf_puts(&b, sep);
         vat_prompt_say(&b, t, 'A', nat ? tm_say_late_natural : tm_say_late_explicit, kv);
+        if (t->trapmods & VAT_TM_BOUNDARY) {
+            vat_buf_putc(&b, ' ');
+            vat_prompt_say(&b, t, 'O',
+                           nat ? tm_say_boundary_natural : tm_say_boundary_explicit, kv);
+        }
         sep = " ";
     }
     if ((t->trapmods & VAT_TM_SIGN) && d->sign) {

@@ -56,6 +56,9 @@
  *                     or a refund, every amount written positive; the
  *                     planted partial refunds count negative; the trap
  *                     adds them as written
+ *   cutoff_boundary   (with late_rows' column) the rows loaded at the
+ *                     report's cut-off itself belong to it; the trap
+ *                     compares strictly and drops them
  *   distractor_table  (a SQLite fixture) a table the template writes that
  *                     looks like what the question reads but is not (a
  *                     stale snapshot of the customers' countries); the
@@ -127,7 +130,7 @@ struct vat_trapmods {
      * discounts"); each row's figure is the amount's raised by 5-25%. */
     const char *lookalike;
     const char *lookalike_is;
-    /* late_rows: accepted when set, without totals_line (whose blank
+    /* late_rows and cutoff_boundary: accepted when set, without totals_line (whose blank
      * loaded_at would read as NULL in SQL); its copies come from the
      * rows the template marks for test_records, and the template must
      * not refuse a repeated id (an amendment repeats its source's). */
@@ -184,10 +187,11 @@ enum {
     VAT_TM_LATE = 256u,
     VAT_TM_SIGN = 512u,
     VAT_TM_DISTRACTOR = 1024u,
-    VAT_TM_LAST = VAT_TM_DISTRACTOR,
-    VAT_TM_ALL = 2047u,
+    VAT_TM_BOUNDARY = 2048u,
+    VAT_TM_LAST = VAT_TM_BOUNDARY,
+    VAT_TM_ALL = 4095u,
 };
-#define VAT_TM_N 11
+#define VAT_TM_N 12
 
 /* The module of bit m: its stable name ("exact_duplicates", ...) and the
  * one-sentence mistake its trap makes (static). */

@@ -169,6 +169,15 @@ static void test_plant_then_clean(void **state)
     }
     vat_csv_release(&all);
 
+    /* the boundary off: the two rows loaded at the cut-off itself go */
+    size_t at_cut = 0;
+    for (size_t i = 1; i < c.nrows; i++)
+        at_cut += strcmp(vat_csv_get(&c, i, (size_t)lc), "2026-01-05 06:30:15") == 0;
+    assert_true(at_cut >= 2);
+    clean_copy(&t, &c, VAT_TM_BOUNDARY, &all);
+    assert_int_equal(all.nrows, orig.nrows - 2);
+    vat_csv_release(&all);
+
     /* test entries off: they stay, each a copy of a real row but its id
      * (once each: a test entry the duplicates copied is dropped as one) */
     size_t distinct = 0;
