@@ -503,11 +503,27 @@ static void plant_lookalike(const struct vat_trapmods *d, struct vat_csv *c, int
     }
 }
 
+/* Appends a copy of the first ncols cells of row src, its amount (column
+ * ac) times pct percent when it is a number. */
+static void append_scaled_copy(struct vat_csv *c, size_t src, size_t ncols, int ac, long pct)
+{
+    vat_csv_row_begin(c);
+    for (size_t col = 0; col < ncols; col++) {
+        double x;
+        char buf[64];
+        if ((int)col == ac && vat_trapmod_number(vat_csv_get(c, src, col), &x)) {
+            scaled_cents(x, pct, buf, sizeof buf);
+            vat_csv_add(c, buf);
+        } else
+            vat_csv_add(c, vat_csv_get(c, src, col));
+    }
+}
+
 /* Appends the loaded_at column: every row loaded before the cut-off
  * (2026-01-01 to 05:59 on 2026-01-05; two target rows at the cut-off,
- * 06:30:15, which count), then, with late_rows armed, amended copies of about one
- * target row in thirty (three at least, each from another row) loaded
- * after it, appended: corrections that belong to the next report.  An
+ * 06:30:15, which count), then, with late_rows armed, amended copies of
+ * about one target row in thirty (three at least, each from another
+ * row) loaded after it, appended: corrections that belong to the next report.  An
  * amendment's amount (column ac) is its source's times 50-150% (never
  * 100%), so it is no exact copy that duplicates would drop. */
 static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int sc,
@@ -543,16 +559,7 @@ static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int 
         int min = (int)vat_rng_below(r, 60);
         long pct = (long)vat_rng_range(r, 50, 149);
         pct += pct >= 100;
-        vat_csv_row_begin(c);
-        for (size_t col = 0; col < ncols; col++) {
-            double x;
-            char buf[64];
-            if ((int)col == ac && vat_trapmod_number(vat_csv_get(c, src, col), &x)) {
-                scaled_cents(x, pct, buf, sizeof buf);
-                vat_csv_add(c, buf);
-            } else
-                vat_csv_add(c, vat_csv_get(c, src, col));
-        }
+        append_scaled_copy(c, src, ncols, ac, pct);
         vat_csv_addf(c, "2026-01-%02d %02d:%02d:00", day, hour, min);
     }
     free(ix);
@@ -562,7 +569,8 @@ static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int 
  * partial refunds (10-45% of the amount, column ac, written positive) of
  * about one target row in thirty (three at least, each from another
  * row) at drawn places after their sources: each a copy of its source
- * but for the amount and "refund".  Below 50%, a refund never equals a late amendment. */
+ * but for the amount and "refund".  Below 50%, a refund never equals a
+ * late amendment. */
 static void plant_sign(const struct vat_task *t, struct vat_csv *c, int ac, int sc,
                        const char *value, struct vat_rng *r)
 {
@@ -578,13 +586,10 @@ static void plant_sign(const struct vat_task *t, struct vat_csv *c, int ac, int 
         double x;
         if (!vat_trapmod_number(vat_csv_get(c, src, (size_t)ac), &x))
             continue;
-        char buf[64];
-        scaled_cents(x, (long)vat_rng_range(r, 10, 45), buf, sizeof buf);
+        long pct = (long)vat_rng_range(r, 10, 45);
         /* somewhere after its charge, or last */
         size_t at = src + 1 + vat_rng_below(r, (uint32_t)(c->nrows - src));
-        vat_csv_row_begin(c);
-        for (size_t col = 0; col < ncols; col++)
-            vat_csv_add(c, (int)col == ac ? buf : vat_csv_get(c, src, col));
+        append_scaled_copy(c, src, ncols, ac, pct);
         vat_csv_add(c, SIGN_REFUND);
         move_last_to(c, at);
         for (size_t q = 0; q < n; q++)

@@ -714,6 +714,17 @@ static void db_targets(const struct vat_task *t, const struct vat_csv *c, unsign
         is[i] = m != VAT_TM_DATES || i == c->nrows - 1;
 }
 
+/* A database in memory holding o as `orders` and h as `history`. */
+static sqlite3 *open_db(const struct vat_csv *o, const struct vat_csv *h)
+{
+    sqlite3 *db = NULL;
+    struct vat_err e;
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    assert_int_equal(vat_csv_to_sqlite(o, 0, db, "orders", otypes, 1, &e), 0);
+    assert_int_equal(vat_csv_to_sqlite(h, 0, db, "history", htypes, 1, &e), 0);
+    return db;
+}
+
 static json_t *db_figures(sqlite3 *db, const char *prefix)
 {
     return prefixed(db, prefix,
@@ -757,14 +768,8 @@ static void test_db_tables(void **state)
     for (size_t i = 1; i + 1 < h.nrows; i++)
         assert_string_equal(vat_csv_get(&h, i, 1), vat_csv_get(&h0, i, 1));
 
-    sqlite3 *a = NULL, *b = NULL;
+    sqlite3 *a = open_db(&o0, &h0), *b = open_db(&o, &h);
     struct vat_err e;
-    assert_int_equal(sqlite3_open(":memory:", &a), SQLITE_OK);
-    assert_int_equal(sqlite3_open(":memory:", &b), SQLITE_OK);
-    assert_int_equal(vat_csv_to_sqlite(&o0, 0, a, "orders", otypes, 1, &e), 0);
-    assert_int_equal(vat_csv_to_sqlite(&h0, 0, a, "history", htypes, 1, &e), 0);
-    assert_int_equal(vat_csv_to_sqlite(&o, 0, b, "orders", otypes, 1, &e), 0);
-    assert_int_equal(vat_csv_to_sqlite(&h, 0, b, "history", htypes, 1, &e), 0);
     json_t *want = db_figures(a, "");
     char *cte = vat_trapmod_wrap_sql(&t, NULL, "orders", "", 0);
     assert_non_null(strstr(cte, "history AS ("));
@@ -828,14 +833,8 @@ static void test_distractor_table(void **state)
     fill_db(&o, &h);
     vat_trapmod_plant(&t, &o, ".orders");
     vat_trapmod_plant(&t, &h, ".history");
-    sqlite3 *a = NULL, *b = NULL;
+    sqlite3 *a = open_db(&o0, &h0), *b = open_db(&o, &h);
     struct vat_err e;
-    assert_int_equal(sqlite3_open(":memory:", &a), SQLITE_OK);
-    assert_int_equal(sqlite3_open(":memory:", &b), SQLITE_OK);
-    assert_int_equal(vat_csv_to_sqlite(&o0, 0, a, "orders", otypes, 1, &e), 0);
-    assert_int_equal(vat_csv_to_sqlite(&h0, 0, a, "history", htypes, 1, &e), 0);
-    assert_int_equal(vat_csv_to_sqlite(&o, 0, b, "orders", otypes, 1, &e), 0);
-    assert_int_equal(vat_csv_to_sqlite(&h, 0, b, "history", htypes, 1, &e), 0);
     assert_int_equal(sqlite3_exec(b,
                                   "CREATE TABLE snapshot (customer_id TEXT, taken_on TEXT);"
                                   "INSERT INTO snapshot VALUES ('CUST-1', '2015-01-12')",
