@@ -196,7 +196,8 @@ void vat_level_doc(struct vat_buf *b, const struct vat_template *tm, const json_
     unsigned acc = vat_trapmod_accepted(tm);
     if (!acc)
         return;
-    vat_buf_puts(b, "; trap modules on CSV fixtures, level 3 one of ");
+    vat_buf_printf(b, "; trap modules on %s fixtures, level 3 one of ",
+                   tm->modules->db_tables ? "SQLite" : "CSV");
     const char *sep = "";
     for (unsigned m = 1; m <= VAT_TM_LAST; m <<= 1)
         if (acc & m) {
