@@ -9,10 +9,13 @@
  * planted in every line set.  The other decoys (bad groupings, one or
  * three cent digits, leading zeros, letters glued on or misread for
  * digits, other currencies) make each part of the gold pattern matter on
- * the held-out lines.  Exports vat_tmpl_regex_amounts. */
+ * the held-out lines; from level 3 so do two kinds held back from the
+ * lower levels, a minus between the marker and the number and the other
+ * convention's separators.  Exports vat_tmpl_regex_amounts. */
 #include <stdio.h>
 #include <string.h>
 
+#include "level.h"
 #include "prompt.h"
 #include "regexgen.h"
 #include "template.h"
@@ -252,9 +255,14 @@ enum kind {
     K_OCR_CENTS,    /* a letter read for the last cent digit: $12.5O             */
     K_TAIL,         /* a second cents part: $12.50.25                            */
     K_OTHER_MARKER, /* another currency, or the marker spelled otherwise         */
+    /* Held back for levels 3 to 5 (VAT_RX_HELD_BACK_LEVEL): weight 0,
+     * required in the held-out lines only from that level on. */
+    K_MINUS_INSIDE, /* a minus between the marker and the number: $-12.00        */
+    K_LOCALE,       /* the other convention's separators: $1.234,56 for 1,234.56 */
     N_KINDS
 };
 #define FIRST_DECOY K_ONE_CENT
+#define FIRST_HELD_BACK K_MINUS_INSIDE
 
 static const unsigned kind_weights[N_KINDS] = {
     [K_TARGET] = 30,     [K_GROUPED] = 12,     [K_UNGROUPED] = 4,    [K_NO_CENTS] = 4,
@@ -411,8 +419,24 @@ static void draw_number(char *num, size_t cap, const struct fmt *x, struct vat_r
     case K_GLUED_BEFORE:
     case K_GLUED_AFTER:
     case K_OTHER_MARKER:
+    case K_MINUS_INSIDE:
         valid_number(num, cap, x, r);
         break;
+    case K_LOCALE: {
+        /* 1000 or more written in the other convention: the decimal
+         * separator swapped for the other of '.' and ',', and so is a
+         * thousands separator that is one of them ($1.234,56 where
+         * $1,234.56 is asked, CHF 1'234.50 where CHF 1'234,50 is).  Gold's
+         * guard refuses a '.' or ',' followed by a digit, so it takes no
+         * part.  Caught: one pattern for both conventions, separators
+         * written as classes: \$\d{1,3}(?:[.,]\d{3})*(?:[.,]\d{2})? */
+        struct fmt other = *x;
+        other.dec = x->dec == '.' ? ',' : '.';
+        other.sep = x->sep == ',' ? '.' : x->sep == '.' ? ',' : x->sep;
+        fmt_int(num, cap, draw_big(r), true, other.sep);
+        add_digits(num, cap, &other, r, x->decs);
+        break;
+    }
     case K_OCR_PLAIN: {
         /* two or three digits, a letter for one after the first */
         long v = (long)vat_rng_range(r, 10, 999);
@@ -485,7 +509,11 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
             marker = alt;
         }
     }
-    snprintf(amt, sizeof amt, "%s%s", marker, num);
+    /* A minus between the marker and the number, as printf("$%.2f")
+     * writes a negative amount: no number follows the marker, so gold
+     * takes nothing.  Caught: the minus looked for after the marker,
+     * \$-?\d+ (or -?\$-?...). */
+    snprintf(amt, sizeof amt, "%s%s%s", marker, kind == K_MINUS_INSIDE ? "-" : "", num);
 
     bool target = kind < FIRST_DECOY;
     if (kind == K_UNGROUPED)
@@ -815,8 +843,14 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     vat_rx_require(&d.ho, K_TARGET);
     vat_rx_require(&d.ho, K_TARGET);
     vat_rx_require(&d.ho, K_GROUPED);
-    for (int k = 0; k < N_KINDS; k++)
+    for (int k = 0; k < FIRST_HELD_BACK; k++)
         vat_rx_require(&d.ho, k);
+    /* From level 3 on, the held-out lines also hold the kinds held back
+     * (never shown in the examples): a minus after the marker and the
+     * other convention's separators. */
+    if (vat_task_level(t) >= VAT_RX_HELD_BACK_LEVEL)
+        for (int k = FIRST_HELD_BACK; k < N_KINDS; k++)
+            vat_rx_require(&d.ho, k);
     if (vat_rx_task_plant(t, rng, &d, &layout, &x, e) != 0)
         return -1;
 

@@ -8,11 +8,14 @@
  * by planted decoys (month 13, day 00, dates glued to digits) in every
  * line set.  The held-out lines also hold what tells gold from its small
  * mutants: every field's boundary decoys, a letter in each digit place a
- * class of gold covers, and valid dates touching letters.
+ * class of gold covers, and valid dates touching letters; from level 3
+ * also two kinds held back from the lower levels, a separator typed
+ * twice and spaces around both separators.
  * Exports vat_tmpl_regex_iso_dates. */
 #include <stdio.h>
 #include <string.h>
 
+#include "level.h"
 #include "prompt.h"
 #include "regexgen.h"
 #include "template.h"
@@ -332,8 +335,13 @@ enum kind {
     K_MONTH_LETTER, /* a letter in a digit place of the month ("1O")      */
     K_DAY_LETTER,   /* a letter in a digit place of the day ("2x")        */
     K_YEAR_LETTER,  /* a letter in a digit place of the year ("20X4")     */
+    /* Held back for levels 3 to 5 (VAT_RX_HELD_BACK_LEVEL): weight 0,
+     * required in the held-out lines only from that level on. */
+    K_SEP_DOUBLED,  /* a separator typed twice: 2024--03-14               */
+    K_SEP_SPACED,   /* spaces around both separators: 2024 - 03 - 14      */
     N_KINDS
 };
+#define FIRST_HELD_BACK K_SEP_DOUBLED
 
 /* Slot weights of the free (not required) slots; K_YEAR_LOW and
  * K_YEAR_HIGH are zeroed when the notation allows any year. */
@@ -429,15 +437,24 @@ static int year_letter_place(struct vat_rng *r, int yr, unsigned seen, int *plac
     return year_of_century(r, yr, seen / 2 != 0);
 }
 
-/* Writes the three field texts in order o with separators sep and sep2. */
-static void render2(char *out, size_t cap, const char *y, const char *m, const char *d,
-                    enum order o, char sep, char sep2)
+/* Writes the three field texts in order o with the separator texts s1
+ * and s2 between them. */
+static void render_text(char *out, size_t cap, const char *y, const char *m, const char *d,
+                        enum order o, const char *s1, const char *s2)
 {
     const char *f = order_fields(o);
     const char *part[3];
     for (int i = 0; i < 3; i++)
         part[i] = f[i] == 'Y' ? y : f[i] == 'M' ? m : d;
-    snprintf(out, cap, "%s%c%s%c%s", part[0], sep, part[1], sep2, part[2]);
+    snprintf(out, cap, "%s%s%s%s%s", part[0], s1, part[1], s2, part[2]);
+}
+
+/* The same with the separators sep and sep2. */
+static void render2(char *out, size_t cap, const char *y, const char *m, const char *d,
+                    enum order o, char sep, char sep2)
+{
+    char s1[2] = {sep, 0}, s2[2] = {sep2, 0};
+    render_text(out, cap, y, m, d, o, s1, s2);
 }
 
 /* The same with one separator in both places. */
@@ -445,6 +462,27 @@ static void render(char *out, size_t cap, const char *y, const char *m, const ch
                    enum order o, char sep)
 {
     render2(out, cap, y, m, d, o, sep, sep);
+}
+
+/* The date of a slot of kind: the held-back kinds write an accepted
+ * separator sep typed twice in one place (2024--03-14), or with a space
+ * on each side in both (14 / 03 / 2024, as forms and notes write it), so
+ * no three fields stand joined by one separator and gold takes nothing.
+ * Caught: a separator written leniently, \d{4}-+\d{2}-+\d{2} (doubled)
+ * or \d{4}\s*-\s*\d{2}\s*-\s*\d{2} (spaced), and \D+ or \W+ between
+ * the fields (both).  Every other kind: render2 with sep and sep2. */
+static void render_kind(char *out, size_t cap, struct vat_rng *r, int kind, const char *y,
+                        const char *m, const char *d, enum order o, char sep, char sep2)
+{
+    char one[2] = {sep, 0}, two[3] = {sep, sep, 0}, spaced[4] = {' ', sep, ' ', 0};
+    if (kind == K_SEP_SPACED)
+        render_text(out, cap, y, m, d, o, spaced, spaced);
+    else if (kind == K_SEP_DOUBLED && vat_rng_chance(r, 0.5))
+        render_text(out, cap, y, m, d, o, two, one);
+    else if (kind == K_SEP_DOUBLED)
+        render_text(out, cap, y, m, d, o, one, two);
+    else
+        render2(out, cap, y, m, d, o, sep, sep2);
 }
 
 /* Text glued to a valid date that keeps it a date: letters and
@@ -611,10 +649,12 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
         ys[place] = draw_letter(r);
         break;
     }
+    case K_SEP_DOUBLED:
+    case K_SEP_SPACED:
     case N_KINDS:
         break;
     }
-    render2(out, sizeof out, ys, ms, ds, o, sep, sep2);
+    render_kind(out, sizeof out, r, kind, ys, ms, ds, o, sep, sep2);
     if (kind == K_TARGET) {
         vat_rx_target(b, out, kind);
         return;
@@ -882,7 +922,7 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
         vat_rx_require(&d.ex, vat_rng_chance(rng, 0.5) ? K_YEAR_LOW : K_YEAR_HIGH);
     for (int k = 0; k < 4; k++)
         vat_rx_require(&d.ho, K_TARGET);
-    for (int k = K_WORD_BEFORE; k < N_KINDS; k++)
+    for (int k = K_WORD_BEFORE; k < FIRST_HELD_BACK; k++)
         if ((k != K_YEAR_LOW && k != K_YEAR_HIGH) || x.yr != 0)
             vat_rx_require(&d.ho, k);
     /* the second day letter takes the day's first digit, the second
@@ -894,6 +934,11 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
         vat_rx_require(&d.ho, K_OTHER_SEP); /* one per separator place */
     for (int k = 0; k < 3; k++)
         vat_rx_require(&d.ho, K_YEAR_LETTER);
+    /* From level 3 on, the held-out lines also hold the kinds held back
+     * (never shown in the examples): separators doubled and spaced. */
+    if (vat_task_level(t) >= VAT_RX_HELD_BACK_LEVEL)
+        for (int k = FIRST_HELD_BACK; k < N_KINDS; k++)
+            vat_rx_require(&d.ho, k);
 
     /* A notation that takes any year has no out-of-range decoy to plant. */
     struct vat_rx_layout l = layout;

@@ -5,10 +5,14 @@
  * boundaries, armed by planted decoys (XORD-123456, ORD-1234567,
  * ORD-123456X) in every line set; the other decoys (short and masked ids,
  * other separators, other cases, near prefixes) make each part of the gold
- * pattern matter on the held-out lines.  Exports vat_tmpl_regex_order_ids. */
+ * pattern matter on the held-out lines.  From level 3 the held-out lines
+ * also hold two kinds held back from the lower levels: a separator
+ * doubled or spaced and digits typed in two chunks.
+ * Exports vat_tmpl_regex_order_ids. */
 #include <stdio.h>
 #include <string.h>
 
+#include "level.h"
 #include "prompt.h"
 #include "regexgen.h"
 #include "template.h"
@@ -171,8 +175,13 @@ enum kind {
     K_MASKED,       /* digits masked with X: ORD-XXXX56                        */
     K_NEAR_PREFIX,  /* one letter of the prefix changed: ORG-123456            */
     K_PUNCT,        /* a valid id wrapped in punctuation: (ORD-123456).        */
+    /* Held back for levels 3 to 5 (VAT_RX_HELD_BACK_LEVEL): weight 0,
+     * required in the held-out lines only from that level on. */
+    K_SEP_PADDED,   /* the separator doubled or spaced: ORD--123456, ORD - 123456 */
+    K_DIGITS_SPLIT, /* the digits typed in two chunks: ORD-123 456             */
     N_KINDS
 };
+#define FIRST_HELD_BACK K_SEP_PADDED
 
 static const unsigned kind_weights[N_KINDS] = {
     [K_TARGET] = 36,     [K_CASE] = 6,    [K_GLUED_BEFORE] = 6, [K_GLUED_AFTER] = 6,
@@ -201,7 +210,7 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
 {
     const struct fmt *x = ctx;
     int kind = slot->kind;
-    char pre[8], dig[16], id[48], out[64];
+    char pre[8], dig[16], id[48], out[64], sepbuf[8];
     snprintf(pre, sizeof pre, "%s", x->prefix);
     size_t plen = strlen(pre);
     int nd = x->digits;
@@ -263,6 +272,33 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
                 pre[i] = (char)(pre[i] - 'A' + 'a');
         break;
     }
+    case K_SEP_PADDED: {
+        /* The separator typed twice (the first of a set), or with a space
+         * on one or both sides; a shape without a separator takes '-'.
+         * Caught: a separator written leniently, ORD-+\d{6} or
+         * ORD\s*-\s*\d{6}, which takes ORD--123456 and ORD - 123456. */
+        char s = x->sep ? x->sep : '-';
+        static const char *const spaced[] = {" @ ", " @", "@ "};
+        const char *form = slot->seen == 0 ? "@@" : VAT_PICK(r, spaced);
+        size_t k = 0;
+        for (const char *p = form; *p; p++)
+            sepbuf[k++] = *p == '@' ? s : *p;
+        sepbuf[k] = 0;
+        break;
+    }
+    case K_DIGITS_SPLIT: {
+        /* The digits typed in two chunks, as people type long numbers:
+         * ORD-123 456, ORD-123-456.  The first chunk (half the digits,
+         * rounded down) is shorter than the fewest digits a shape takes,
+         * so no part of it is an id.  Caught: digits that let a chunk
+         * separator in, ORD-(?:\d[ -]?){5}\d or ORD-[\d ]{6,7}. */
+        static const char chunk[] = {' ', ' ', '-'};
+        int cut = nd / 2;
+        char c = chunk[vat_rng_below(r, sizeof chunk)];
+        memmove(dig + cut + 1, dig + cut, (size_t)(nd - cut) + 1);
+        dig[cut] = c;
+        break;
+    }
     case K_TARGET:
     case K_GLUED_BEFORE:
     case K_GLUED_AFTER:
@@ -270,7 +306,10 @@ static void plant(struct vat_rx_builder *b, struct vat_rng *r, const struct vat_
     case N_KINDS:
         break;
     }
-    render(id, sizeof id, pre, sep, dig);
+    if (kind == K_SEP_PADDED)
+        snprintf(id, sizeof id, "%s%s%s", pre, sepbuf, dig);
+    else
+        render(id, sizeof id, pre, sep, dig);
 
     switch ((enum kind)kind) {
     case K_TARGET:
@@ -506,11 +545,19 @@ static int generate(struct vat_task *t, struct vat_rng *rng, struct vat_err *e)
     for (int k = 0; k < 3; k++)
         vat_rx_require(&d.ho, K_TARGET);
     vat_rx_require(&d.ho, K_GLUED_BEFORE);
-    for (int k = K_CASE; k < N_KINDS; k++)
+    for (int k = K_CASE; k < FIRST_HELD_BACK; k++)
         if (k != K_NEAR_PREFIX)
             vat_rx_require(&d.ho, k);
     for (size_t k = 0; k < strlen(x.prefix); k++)
         vat_rx_require(&d.ho, K_NEAR_PREFIX);
+    /* From level 3 on, the held-out lines also hold the kinds held back
+     * (never shown in the examples): a doubled and a spaced separator,
+     * and digits typed in chunks. */
+    if (vat_task_level(t) >= VAT_RX_HELD_BACK_LEVEL) {
+        vat_rx_require(&d.ho, K_SEP_PADDED);
+        vat_rx_require(&d.ho, K_SEP_PADDED);
+        vat_rx_require(&d.ho, K_DIGITS_SPLIT);
+    }
     if (vat_rx_task_plant(t, rng, &d, &layout, &x, e) != 0)
         return -1;
 

@@ -992,6 +992,12 @@ int vat_rx_task_reference(struct vat_task *t, vat_rx_pattern_fn pattern, struct 
     return rc;
 }
 
+unsigned vat_rx_task_kinds(const struct vat_task *t, bool heldout)
+{
+    const struct truth *p = t->priv;
+    return p ? vat_rx_set_kinds(heldout ? &p->ho : &p->ex) : 0;
+}
+
 int vat_rx_task_confirm(const struct vat_task *t, struct vat_err *e)
 {
     const struct truth *p = t->priv;

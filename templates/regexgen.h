@@ -327,6 +327,15 @@ struct vat_rx_draw {
 /* Appends a required plant of kind to p. */
 void vat_rx_require(struct vat_rx_part *p, int kind);
 
+/* The lowest level whose held-out lines hold the decoy kinds a template
+ * holds back from the lower levels.  A held-back kind has weight 0 (so
+ * the weighted draw of every other slot is as before: vat_rx_plan never
+ * reaches a trailing zero weight) and is required in the held-out lines
+ * from this level on, never in the examples: levels 1 and 2 draw the
+ * same bytes as without it, and the higher levels meet near misses that
+ * no line of the prompt shows. */
+#define VAT_RX_HELD_BACK_LEVEL 3
+
 /* Checks the template's line-count params and draws the example count
  * from rng and the held-out count from the task's "heldout" stream into a
  * fresh *d.  Returns 0, or -1 with e set on params out of order. */
@@ -358,6 +367,10 @@ typedef char *(*vat_rx_pattern_fn)(const json_t *params, bool naive, struct vat_
 /* reference(): gold from the params, its extraction from every line of
  * both fixtures as read back from disk into t->spec "cases".  0 or -1. */
 int vat_rx_task_reference(struct vat_task *t, vat_rx_pattern_fn pattern, struct vat_err *e);
+/* The union of the plant kinds of t's planted held-out lines (heldout)
+ * or example lines, as the generator built them; 0 when t holds no
+ * planted truth.  What a test asks to see which decoys a task holds. */
+unsigned vat_rx_task_kinds(const struct vat_task *t, bool heldout);
 /* confirm(): the cases agree with the planted truth (vat_rx_cases_agree).
  * 0, or -1 with e naming the first line that differs. */
 int vat_rx_task_confirm(const struct vat_task *t, struct vat_err *e);

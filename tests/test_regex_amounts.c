@@ -196,8 +196,17 @@ enum mut {
     MUT_CENTS_FLIP,
     MUT_GROUP_FLIP,
     MUT_MINUS_FLIP,
-    N_MUTS
+    N_MUTS,
+    /* mistakes only the decoys held back for levels 3-5 catch */
+    MUT_MINUS_AFTER = N_MUTS, /* a minus also after the marker: takes $-12.00 */
+    MUT_LOCALE,               /* '.' and ',' either way: takes $1.234,56      */
 };
+
+/* The other of '.' and ',' (any other separator as it is). */
+static char swapped(char c)
+{
+    return c == '.' ? ',' : c == ',' ? '.' : c;
+}
 
 /* Gold written here from the params alone, in one of two styles, or
  * with one rule broken. */
@@ -214,6 +223,16 @@ static char *spell(const struct vat_task *t, int style, enum mut m)
     if (n.minus != (m == MUT_MINUS_FLIP))
         vat_buf_puts(&b, style ? "[-]?" : "-?");
     put_marker(&b, n.marker, style);
+    if (m == MUT_MINUS_AFTER)
+        vat_buf_puts(&b, "-?");
+    char sc[16], dcc[16];
+    if (m == MUT_LOCALE) {
+        /* each separator a class holding both conventions' */
+        snprintf(sc, sizeof sc, "[%s%s]", s, sep_text(swapped(n.sep)));
+        snprintf(dcc, sizeof dcc, "[%s%s]", dc, sep_text(swapped(n.dec)));
+        s = sc;
+        dc = dcc;
+    }
     vat_buf_puts(&b, "(?:0|");
     if (m == MUT_LEADING_ZERO)
         vat_buf_printf(&b, "%s{1,3}", d);
@@ -312,10 +331,48 @@ static void test_first_tasks(void **state)
     vat_tt_env_free(v);
 }
 
+/* ---- the decoy kinds held back for levels 3-5 ----------------------------- */
+
+/* Held-back mistake k: MUT_MINUS_AFTER + k. */
+static char *held_back_mistake(const struct vat_task *t, int k)
+{
+    return spell(t, k, (enum mut)(MUT_MINUS_AFTER + k));
+}
+
+/* A minus between the marker and the number, and 12,345.50 in the other
+ * convention's separators. */
+static int held_back_decoys(const struct vat_task *t, char text[][64], int *mistake)
+{
+    struct note n = note_of(t), other = n;
+    other.sep = swapped(n.sep);
+    other.dec = swapped(n.dec);
+    in_notation(text[0], 64, "@-12|50", &n);
+    in_notation(text[1], 64, "@12^345|50", &other);
+    mistake[0] = 0;
+    mistake[1] = 1;
+    return 2;
+}
+
+/* K_MINUS_INSIDE and K_LOCALE of regex_amounts.c's enum kind.  Reading
+ * '.' and ',' either way is also caught below level 3, by a group of two
+ * digits read as cents ($1,00), so only the minus mistake passes there. */
+static const struct vat_tt_held_back held_back = {
+    .tmpl = TMPL,
+    .seed = SEED,
+    .kinds = (1u << 21) | (1u << 22),
+    .n_mistakes = 2,
+    .mistake = held_back_mistake,
+    .pass_below = 1,
+    .decoys = held_back_decoys,
+    .tasks = 16,
+};
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_tasks),
+        cmocka_unit_test_prestate(vat_tt_held_back_at_level_4, (void *)&held_back),
+        cmocka_unit_test_prestate(vat_tt_held_back_below_level_3, (void *)&held_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

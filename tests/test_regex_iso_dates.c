@@ -29,18 +29,6 @@ extern const struct vat_template vat_tmpl_regex_iso_dates;
 #define TMPL (&vat_tmpl_regex_iso_dates)
 #define SEED 20240611u
 
-static int setup(void **state)
-{
-    *state = vat_tt_env_new(TMPL, SEED);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    vat_tt_env_free(*state);
-    return 0;
-}
-
 static const char *param_str(const struct vat_task *t, const char *k)
 {
     return json_string_value(json_object_get(t->params, k));
@@ -66,6 +54,9 @@ enum mut {
     MUT_ANY_YEAR,
     MUT_WORD_BEFORE, /* the guard of the other boundary rule before:   */
     MUT_WORD_AFTER,  /* letters refused (v2024-03-05 lost) or let in */
+    /* mistakes only the decoys held back for levels 3-5 catch */
+    MUT_SEP_PLUS,    /* a separator repeated: takes 2024--03-05      */
+    MUT_SEP_SPACED,  /* spaces around it: takes 2024 - 03 - 05       */
 };
 
 /* Whether the task's dates must stand as words (boundary "word"), not
@@ -106,6 +97,11 @@ static char *spell(const struct vat_task *t, int style, enum mut m)
         snprintf(s, sizeof s, "[%s]", sep);
     else
         snprintf(s, sizeof s, "%s%s", sep[0] == '/' ? "" : "\\", sep);
+    if (m == MUT_SEP_PLUS || m == MUT_SEP_SPACED) {
+        char one[32];
+        snprintf(one, sizeof one, "%s", s);
+        snprintf(s, sizeof s, m == MUT_SEP_PLUS ? "%s+" : "\\s*%s\\s*", one);
+    }
     bool before = m != MUT_NO_GUARDS && m != MUT_NO_BEFORE;
     bool after = m != MUT_NO_GUARDS && m != MUT_NO_AFTER;
     bool word = word_rule(t);
@@ -269,7 +265,8 @@ static void prompt_allows_letters(const struct vat_task *t)
 #define N_YEAR_RULES 155
 static void test_every_year_rule(void **state)
 {
-    const struct vat_tt_env *v = *state;
+    (void)state;
+    struct vat_tt_env *v = vat_tt_env_new(TMPL, SEED);
     json_t *seen = json_object();
     int word = 0, multi = 0;
     for (uint32_t i = 0; i < 4000 && json_object_size(seen) < N_YEAR_RULES; i++) {
@@ -297,12 +294,59 @@ static void test_every_year_rule(void **state)
     assert_non_null(json_object_get(seen, "0-9999"));
     assert_non_null(json_object_get(seen, "1950-2049"));
     json_decref(seen);
+    vat_tt_env_free(v);
 }
+
+/* ---- the decoy kinds held back for levels 3-5 ----------------------------- */
+
+/* Held-back mistake k: MUT_SEP_PLUS + k. */
+static char *held_back_mistake(const struct vat_task *t, int k)
+{
+    return spell(t, k, (enum mut)(MUT_SEP_PLUS + k));
+}
+
+/* Per accepted separator (at most two): a date in t's notation (month
+ * 03, day 05, a year of its range) with it doubled in the first and in
+ * the second place, and with spaces around it in both. */
+static int held_back_decoys(const struct vat_task *t, char text[][64], int *mistake)
+{
+    const char *order = param_str(t, "order"), *sep = param_str(t, "separator");
+    long ymin = param_int(t, "year_min"), ymax = param_int(t, "year_max");
+    char ys[8];
+    snprintf(ys, sizeof ys, "%04ld", ymin > 2024 ? ymin : ymax < 2024 ? ymax : 2024);
+    const char *f[3];
+    for (int i = 0; i < 3; i++)
+        f[i] = order[i] == 'Y' ? ys : order[i] == 'M' ? "03" : "05";
+    int n = 0;
+    for (const char *c = sep; *c && n + 3 <= 6; c++) {
+        char one[2] = {*c, 0}, two[3] = {*c, *c, 0}, spaced[4] = {' ', *c, ' ', 0};
+        const char *s1[3] = {two, one, spaced}, *s2[3] = {one, two, spaced};
+        for (int k = 0; k < 3; k++, n++) {
+            snprintf(text[n], 64, "%s%s%s%s%s", f[0], s1[k], f[1], s2[k], f[2]);
+            mistake[n] = k < 2 ? 0 : 1;
+        }
+    }
+    return n;
+}
+
+/* K_SEP_DOUBLED and K_SEP_SPACED of regex_iso_dates.c's enum kind. */
+static const struct vat_tt_held_back held_back = {
+    .tmpl = TMPL,
+    .seed = SEED,
+    .kinds = (1u << 19) | (1u << 20),
+    .n_mistakes = 2,
+    .mistake = held_back_mistake,
+    .pass_below = 3,
+    .decoys = held_back_decoys,
+    .tasks = 16,
+};
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_year_rule),
+        cmocka_unit_test_prestate(vat_tt_held_back_at_level_4, (void *)&held_back),
+        cmocka_unit_test_prestate(vat_tt_held_back_below_level_3, (void *)&held_back),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -184,7 +184,11 @@ enum mut {
     MUT_DIGITS_WORD,
     MUT_CASE_FLIP,
     MUT_ANY_SEP,
-    N_MUTS
+    N_MUTS,
+    /* mistakes only the decoys held back for levels 3-5 catch */
+    MUT_SEP_PLUS = N_MUTS, /* ORD-+\d{6}: takes ORD--123456           */
+    MUT_SEP_SPACED,        /* ORD\s*-\s*\d{6}: takes ORD - 123456     */
+    MUT_DIGITS_CHUNKED,    /* ORD-(?:\d[ -]?){5}\d: takes ORD-123 456 */
 };
 
 static char *near_miss(const struct vat_task *t, enum mut m)
@@ -201,9 +205,15 @@ static char *near_miss(const struct vat_task *t, enum mut m)
         vat_buf_puts(&b, pre);
     if (m == MUT_ANY_SEP)
         vat_buf_puts(&b, "[-_#/. ]?");
+    else if (*sep && m == MUT_SEP_PLUS)
+        vat_buf_printf(&b, "[%s]+", sep);
+    else if (*sep && m == MUT_SEP_SPACED)
+        vat_buf_printf(&b, "\\s*[%s]\\s*", sep);
     else if (*sep)
         vat_buf_printf(&b, "[%s]", sep);
-    if (m == MUT_DIGITS_RANGE)
+    if (m == MUT_DIGITS_CHUNKED)
+        vat_buf_printf(&b, "(?:\\d[ -]?){%d,%d}\\d", nd - 1, hi - 1);
+    else if (m == MUT_DIGITS_RANGE)
         vat_buf_printf(&b, "\\d{%d,%d}", nd - 1, hi + 1);
     else if (m == MUT_DIGITS_PLUS)
         vat_buf_puts(&b, "\\d+");
@@ -278,10 +288,50 @@ static void test_first_tasks(void **state)
     vat_tt_env_free(v);
 }
 
+/* ---- the decoy kinds held back for levels 3-5 ----------------------------- */
+
+/* Held-back mistake k (MUT_SEP_PLUS + k); a separator written leniently
+ * needs a shape with a separator. */
+static char *held_back_mistake(const struct vat_task *t, int k)
+{
+    enum mut m = (enum mut)(MUT_SEP_PLUS + k);
+    return m == MUT_DIGITS_CHUNKED || *param_str(t, "separator") ? near_miss(t, m) : NULL;
+}
+
+/* ORD--<digits> and ORD - <digits> (a shape without a separator doubles
+ * or spaces '-'), and ORD-<digits> typed in two chunks. */
+static int held_back_decoys(const struct vat_task *t, char text[][64], int *mistake)
+{
+    const char *pre = param_str(t, "prefix"), *sep = param_str(t, "separator");
+    char s = *sep ? *sep : '-', dig[16];
+    int nd = digits_hi(t);
+    id_of(dig, sizeof dig, "", "", nd);
+    snprintf(text[0], 64, "%s%c%c%s", pre, s, s, dig);
+    snprintf(text[1], 64, "%s %c %s", pre, s, dig);
+    snprintf(text[2], 64, "%s%s%.*s %s", pre, sep, nd / 2, dig, dig + nd / 2);
+    for (int k = 0; k < 3; k++)
+        mistake[k] = k;
+    return 3;
+}
+
+/* K_SEP_PADDED and K_DIGITS_SPLIT of regex_order_ids.c's enum kind. */
+static const struct vat_tt_held_back held_back = {
+    .tmpl = TMPL,
+    .seed = SEED,
+    .kinds = (1u << 10) | (1u << 11),
+    .n_mistakes = 3,
+    .mistake = held_back_mistake,
+    .pass_below = 7,
+    .decoys = held_back_decoys,
+    .tasks = 16,
+};
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_tasks),
+        cmocka_unit_test_prestate(vat_tt_held_back_at_level_4, (void *)&held_back),
+        cmocka_unit_test_prestate(vat_tt_held_back_below_level_3, (void *)&held_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

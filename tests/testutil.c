@@ -68,7 +68,10 @@ char *vat_test_read_file(const char *path, size_t *len)
 #include <cmocka.h>
 
 #include "jsonout.h"
+#include "level.h"
+#include "regexgen.h"
 #include "template.h"
+#include "verifiers.h"
 
 struct vat_tt_env *vat_tt_env_new(const struct vat_template *tmpl, uint64_t seed)
 {
@@ -126,14 +129,25 @@ uint32_t vat_tt_draw_with(struct vat_task *t, const struct vat_draw_opts *o, uin
     return a;
 }
 
-json_t *vat_tt_level_cfg(const struct vat_template *tmpl, int level)
+/* Sets cfg's "difficulty" to all weight on `level`. */
+static void set_level(json_t *cfg, int level)
 {
-    json_t *cfg = vat_template_default_params(tmpl);
     json_t *w = json_array();
     for (int l = 1; l <= VAT_LEVELS; l++)
         json_array_append_new(w, json_integer(l == level));
     json_object_set_new(cfg, "difficulty", w);
+}
+
+json_t *vat_tt_level_cfg(const struct vat_template *tmpl, int level)
+{
+    json_t *cfg = vat_template_default_params(tmpl);
+    set_level(cfg, level);
     return cfg;
+}
+
+void vat_tt_env_set_level(struct vat_tt_env *v, int level)
+{
+    set_level(v->cfg, level);
 }
 
 char *vat_tt_fixture_text(const struct vat_task *t, int fi, size_t *len)
@@ -285,4 +299,105 @@ const struct vat_template *vat_tt_each(size_t i)
         if (k == i - n)
             return vat_tt_skeletons[k];
     return NULL;
+}
+
+/* ---- regex decoy kinds held back for the higher levels (testutil.h) ------- */
+
+/* What pattern p extracts from text through t's spec (fails the test when
+ * the checker refuses it). */
+static json_t *held_back_extract(const struct vat_task *t, const char *p, const char *text)
+{
+    struct vat_verdict v;
+    json_t *got = vat_regex_extract(t->spec, p, strlen(p), text, &v);
+    if (!got)
+        fail_msg("%s: '%s' failed on '%s': %s", t->id, p, text, v.reason);
+    return got;
+}
+
+static void held_back_decoys(const struct vat_tt_held_back *h, const struct vat_task *t)
+{
+    char text[VAT_TT_MAX_DECOYS][64], line[96];
+    int mistake[VAT_TT_MAX_DECOYS];
+    int n = h->decoys(t, text, mistake);
+    assert_true(n > 0 && n <= VAT_TT_MAX_DECOYS);
+    for (int i = 0; i < n; i++) {
+        snprintf(line, sizeof line, "see %.63s now", text[i]);
+        json_t *got = held_back_extract(t, t->gold, line);
+        if (json_array_size(got) != 0)
+            fail_msg("%s: gold '%s' takes %zu from '%s'", t->id, t->gold, json_array_size(got),
+                     line);
+        json_decref(got);
+        char *p = mistake[i] < 0 ? NULL : h->mistake(t, mistake[i]);
+        if (!p)
+            continue;
+        got = held_back_extract(t, p, line);
+        if (json_array_size(got) != 1 ||
+            strcmp(json_string_value(json_array_get(got, 0)), text[i]) != 0)
+            fail_msg("%s: mistake '%s' does not take '%s' whole", t->id, p, text[i]);
+        json_decref(got);
+        free(p);
+    }
+}
+
+void vat_tt_held_back_at_level_4(void **state)
+{
+    const struct vat_tt_held_back *h = *state;
+    uint32_t n = h->tasks;
+    struct vat_tt_env *v = vat_tt_env_new(h->tmpl, h->seed);
+    vat_tt_env_set_level(v, 4);
+    for (uint32_t i = 0; i < n; i++) {
+        struct vat_task t;
+        struct vat_replay r;
+        vat_tt_draw(v, &t, NULL, i, 6000, 8, &r);
+        assert_int_equal(vat_task_level(&t), 4);
+        assert_int_equal(vat_rx_task_kinds(&t, true) & h->kinds, h->kinds);
+        assert_int_equal(vat_rx_task_kinds(&t, false) & h->kinds, 0);
+        struct vat_verdict g = vat_tt_check(&t, t.gold);
+        assert_true(g.gate_passed && g.score == 1.0);
+        held_back_decoys(h, &t);
+        json_t *ho = vat_rx_spec_heldout(t.spec);
+        for (int k = 0; k < h->n_mistakes; k++) {
+            char *p = h->mistake(&t, k);
+            if (!p)
+                continue;
+            struct vat_verdict vh = vat_check_regex(ho, p, strlen(p));
+            if (!(vh.gate_passed && vh.score < 1.0))
+                fail_msg("%s: mistake '%s' not caught by the held-out lines: %g", t.id, p,
+                         vh.score);
+            free(p);
+        }
+        json_decref(ho);
+        vat_task_clear(&t);
+    }
+    vat_tt_env_free(v);
+}
+
+void vat_tt_held_back_below_level_3(void **state)
+{
+    const struct vat_tt_held_back *h = *state;
+    uint32_t n = h->tasks;
+    for (int level = 1; level <= 2; level++) {
+        struct vat_tt_env *v = vat_tt_env_new(h->tmpl, h->seed);
+        vat_tt_env_set_level(v, level);
+        for (uint32_t i = 0; i < n; i++) {
+            struct vat_task t;
+            struct vat_replay r;
+            vat_tt_draw(v, &t, NULL, i, 6000, 8, &r);
+            assert_int_equal(vat_task_level(&t), level);
+            assert_int_equal(
+                (vat_rx_task_kinds(&t, true) | vat_rx_task_kinds(&t, false)) & h->kinds, 0);
+            for (int k = 0; k < h->n_mistakes; k++) {
+                char *p = h->pass_below & (1u << k) ? h->mistake(&t, k) : NULL;
+                if (!p)
+                    continue;
+                struct vat_verdict va = vat_tt_check(&t, p);
+                if (!(va.gate_passed && va.score == 1.0))
+                    fail_msg("%s: level %d catches '%s' (%g): %s", t.id, level, p, va.score,
+                             va.reason);
+                free(p);
+            }
+            vat_task_clear(&t);
+        }
+        vat_tt_env_free(v);
+    }
 }

@@ -43,6 +43,8 @@ uint32_t vat_tt_draw_with(struct vat_task *t, const struct vat_draw_opts *o, uin
                           struct vat_replay *r, struct vat_err *e);
 /* tmpl's default params with every task at `level` (new reference). */
 json_t *vat_tt_level_cfg(const struct vat_template *tmpl, int level);
+/* Puts every task v draws from now on at `level`. */
+void vat_tt_env_set_level(struct vat_tt_env *v, int level);
 /* The bytes of fixture fi of t in a new buffer (fails the test if unreadable). */
 char *vat_tt_fixture_text(const struct vat_task *t, int fi, size_t *len);
 /* The text of the first ```<lang> block of a prompt, in a new string. */
@@ -76,6 +78,35 @@ void vat_tt_assert_redraw_differs(const struct vat_tt_env *v, const char *root, 
 void vat_tt_assert_states_shape(const struct vat_task *t);
 /* Asserts the three admission replays: gold ok/1, trap gated/0, malformed not gated. */
 void vat_tt_assert_replays(const struct vat_replay *r);
+
+/* ---- regex decoy kinds held back for the higher levels -------------------
+ * A regex template's decoy kinds that only tasks at VAT_RX_HELD_BACK_LEVEL
+ * and above plant (templates/regexgen.h), as its test describes them. */
+#define VAT_TT_MAX_DECOYS 8
+struct vat_tt_held_back {
+    const struct vat_template *tmpl;
+    uint64_t seed;
+    unsigned kinds;  /* bits of the held-back kinds (the template's enum kind)  */
+    int n_mistakes;  /* the mistakes only these decoys are planted against       */
+    /* Mistake k (0..n_mistakes-1) for task t as a new pattern, or NULL where
+     * it does not apply to t's question. */
+    char *(*mistake)(const struct vat_task *t, int k);
+    unsigned pass_below; /* bit k: no lower-level decoy catches mistake k   */
+    /* Writes up to VAT_TT_MAX_DECOYS hand-made decoys of the held-back kinds
+     * in t's question into text[i], with mistake[i] the mistake that takes
+     * text[i] whole (-1: none); returns how many. */
+    int (*decoys)(const struct vat_task *t, char text[][64], int *mistake);
+    uint32_t tasks; /* tasks drawn per level */
+};
+/* cmocka tests whose state is a struct vat_tt_held_back (register them
+ * with cmocka_unit_test_prestate).  At level 4: each task's held-out
+ * lines hold every held-back kind and its examples none; gold scores 1
+ * and takes none of the hand-made decoys, each of which its mistake takes
+ * whole; every mistake that applies scores below 1 on the held-out lines
+ * alone.  At levels 1 and 2: no line holds a held-back kind, and every
+ * mistake of pass_below that applies scores 1. */
+void vat_tt_held_back_at_level_4(void **state);
+void vat_tt_held_back_below_level_3(void **state);
 
 /* The copy-me templates, one per family (templates/skeleton.c,
  * skeleton_regex.c, skeleton_sql.c): compiled and held to every test a
