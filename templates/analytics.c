@@ -306,28 +306,10 @@ int vat_an_csv_sqlite(const struct vat_task *t, int fi, const char *table,
         vat_csv_release(&c);
         return vat_err_set(e, "%s: '%s' is empty", t->id, t->fixture[fi].path);
     }
-    /* a column the armed modules planted takes the type of the one it
-     * follows */
+    /* the columns the armed modules planted, typed */
     const char *typed[64];
-    int pc = -1;
-    for (size_t j = 1; j < c.row[0].n && pc < 0; j++) {
-        const char *after = vat_trapmod_column_after(t, c.row[0].cell[j - 1]);
-        if (after && strcmp(after, c.row[0].cell[j]) == 0)
-            pc = (int)j;
-    }
-    size_t hn = c.row[0].n;
-    const char *last[2];
-    size_t nlast = vat_trapmod_columns_last(t, last), planted_last = nlast;
-    for (size_t k = 0; k < nlast; k++)
-        if (hn < nlast || strcmp(c.row[0].cell[hn - nlast + k], last[k]) != 0)
-            planted_last = 0;
-    if ((pc > 0 || planted_last) && hn <= 64) {
-        for (size_t j = 0, k = 0; j < hn; j++)
-            typed[j] = (int)j == pc              ? types[pc - 1]
-                       : j >= hn - planted_last ? "TEXT"
-                                                : types[k++];
+    if (vat_trapmod_header_types(t, &c.row[0], types, typed, 64))
         types = typed;
-    }
     /* The thread's loader, unless its table is still lent (a caller
      * holding two at once gets a connection of its own for the second). */
     struct vat_csv_loader *l = loader_get();

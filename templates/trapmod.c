@@ -69,20 +69,15 @@ static const char *const tm_mistakes[VAT_TM_N] = {
 #define SIGN_CHARGE "charge"
 #define SIGN_REFUND "refund"
 
+/* The module of bit m as an index into tm_names: bits are 1 << index. */
 static int tm_index(unsigned m)
 {
-    return m == VAT_TM_DUPLICATES ? 0
-           : m == VAT_TM_STATUS   ? 1
-           : m == VAT_TM_TEXTNUM  ? 2
-           : m == VAT_TM_TEST     ? 3
-           : m == VAT_TM_TOTALS   ? 4
-           : m == VAT_TM_DATES    ? 5
-           : m == VAT_TM_PLACEHOLDER ? 6
-           : m == VAT_TM_LOOKALIKE ? 7
-           : m == VAT_TM_LATE     ? 8
-           : m == VAT_TM_SIGN     ? 9
-           : m == VAT_TM_DISTRACTOR ? 10
-                                  : 11;
+    int k = 0;
+    while (m > 1 && k < VAT_TM_N - 1) {
+        m >>= 1;
+        k++;
+    }
+    return k;
 }
 
 const char *vat_trapmod_name(unsigned m)
@@ -190,6 +185,15 @@ bool vat_trapmod_number(const char *s, double *x)
         return false;
     *x = strtod(buf, NULL);
     return true;
+}
+
+/* Whether c is one of the n names of cols. */
+static bool in_cols(const char *const *cols, size_t n, const char *c)
+{
+    for (size_t i = 0; c && i < n; i++)
+        if (strcmp(cols[i], c) == 0)
+            return true;
+    return false;
 }
 
 /* Whether row i is one a module plants in: with a status column and
@@ -413,13 +417,14 @@ static size_t copies_of(const struct vat_csv *c)
     return n0 / 30 < 3 ? 3 : n0 / 30;
 }
 
-/* One of the *n rows left in ix, drawn, and taken out of them: each
- * source once. */
+/* One of the *n rows left in ix, drawn, and taken out of them (swapped
+ * to ix[*n], so the array still holds every row): each source once. */
 static size_t take_source(size_t *ix, size_t *n, struct vat_rng *r)
 {
     size_t pick = vat_rng_below(r, (uint32_t)*n);
     size_t src = ix[pick];
     ix[pick] = ix[--*n];
+    ix[*n] = src;
     return src;
 }
 
@@ -544,13 +549,8 @@ static void plant_late(const struct vat_task *t, struct vat_csv *c, int ac, int 
     }
     /* two target rows loaded at the cut-off itself, which still count
      * (n is left as it was: they may be amended too) */
-    for (size_t j = 0, m = n; j < 2 && m > 0; j++) {
-        size_t pick = vat_rng_below(r, (uint32_t)m);
-        vat_csv_set(c, ix[pick], ncols, LATE_CUTOFF);
-        size_t keep = ix[pick];
-        ix[pick] = ix[--m];
-        ix[m] = keep;
-    }
+    for (size_t j = 0, m = n; j < 2 && m > 0; j++)
+        vat_csv_set(c, take_source(ix, &m, r), ncols, LATE_CUTOFF);
     size_t k = (t->trapmods & VAT_TM_LATE) ? copies_of(c) : 0;
     for (size_t j = 0; j < k && n > 0; j++) {
         size_t src = take_source(ix, &n, r);
@@ -658,7 +658,7 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
     if ((t->trapmods & VAT_TM_TEST) && ic >= 0)
         plant_test_records(t, c, ic, sc, value, &r);
     if (t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY))
-        plant_late(t, c, vat_csv_col(c, 0, d->amount ? d->amount : ""), sc, value, &r);
+        plant_late(t, c, ac, sc, value, &r);
     if (t->trapmods & VAT_TM_DUPLICATES)
         plant_duplicates(t, c, sc, value, &r);
     if ((t->trapmods & VAT_TM_TOTALS) && d->totals && ic >= 0)
@@ -667,18 +667,38 @@ void vat_trapmod_plant(const struct vat_task *t, struct vat_csv *c, const char *
 
 /* ---- the columns a reader expects ------------------------------------------------ */
 
-/* late_rows: without its cleaning off, the rows loaded after the cut-off
- * dropped; then the column. */
+/* How the rows' loaded_at compares with the cut-off for the report to
+ * keep them, with the modules in `off` left out (NULL: no filter): the
+ * one rule of the C reader, the loaded table and the program form's CTE. */
+static const char *cutoff_op(const struct vat_task *t, unsigned off)
+{
+    unsigned armed = t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY);
+    if (armed & off & VAT_TM_BOUNDARY) /* the boundary's mistake */
+        return (armed & off & VAT_TM_LATE) ? "<>" : "<";
+    /* without late rows (or with their mistake) no row is past it */
+    return (armed & ~off & VAT_TM_LATE) ? "<=" : NULL;
+}
+
+/* Whether a row whose loaded_at compares with the cut-off as cmp
+ * (strcmp's sign) is kept by the rule op (cutoff_op). */
+static bool cutoff_keeps(const char *op, int cmp)
+{
+    if (!op)
+        return true;
+    return strcmp(op, "<=") == 0 ? cmp <= 0 : strcmp(op, "<") == 0 ? cmp < 0 : cmp != 0;
+}
+
+/* late_rows and cutoff_boundary: the rows the report does not keep
+ * (cutoff_op) dropped; then the column. */
 static void late_columns(const struct vat_task *t, struct vat_csv *c)
 {
     int lc = vat_csv_col(c, 0, LATE_COL);
     if (!(t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY)) || lc < 0)
         return;
-    bool on = (t->trapmods & ~t->trapmods_off & VAT_TM_LATE) != 0;
-    bool strict = (t->trapmods & t->trapmods_off & VAT_TM_BOUNDARY) != 0;
+    const char *op = cutoff_op(t, t->trapmods_off);
     for (size_t i = c->nrows; i-- > 0;) {
         int cmp = i > 0 ? strcmp(vat_csv_get(c, i, (size_t)lc), LATE_CUTOFF) : -1;
-        if ((on && cmp > 0) || (strict && cmp == 0)) {
+        if (!cutoff_keeps(op, cmp)) {
             vat_csv_drop_row(c, i);
             continue;
         }
@@ -742,6 +762,29 @@ const char *vat_trapmod_column_after(const struct vat_task *t, const char *col)
     if (!(t->trapmods & VAT_TM_LOOKALIKE) || !d || !d->lookalike || !d->amount || !col)
         return NULL;
     return strcmp(col, d->amount) == 0 ? d->lookalike : NULL;
+}
+
+bool vat_trapmod_header_types(const struct vat_task *t, const struct vat_csv_row *h,
+                              const char *const *types, const char **typed, size_t cap)
+{
+    const char *last[2];
+    size_t nlast = vat_trapmod_columns_last(t, last);
+    bool planted = false;
+    if (!types || h->n > cap)
+        return false; /* every column TEXT, the planted ones too */
+    for (size_t j = 0, k = 0; j < h->n; j++) {
+        const char *after = j ? vat_trapmod_column_after(t, h->cell[j - 1]) : NULL;
+        if (after && strcmp(after, h->cell[j]) == 0)
+            typed[j] = typed[j - 1];
+        else if (in_cols(last, nlast, h->cell[j]))
+            typed[j] = "TEXT";
+        else {
+            typed[j] = types[k++];
+            continue;
+        }
+        planted = true;
+    }
+    return planted;
 }
 
 /* ---- cleaning in C ----------------------------------------------------------- */
@@ -960,14 +1003,6 @@ static int exec_sql(sqlite3 *db, const char *sql, const struct vat_task *t, stru
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-static bool in_cols(const char *const *cols, size_t n, const char *c)
-{
-    for (size_t i = 0; c && i < n; i++)
-        if (strcmp(cols[i], c) == 0)
-            return true;
-    return false;
-}
-
 /* The armed modules of t whose column is among cols (one table's): each
  * module acts on the table holding its column; exact_duplicates on any. */
 static unsigned modules_in(const struct vat_task *t, const char *const *cols, size_t n)
@@ -981,18 +1016,6 @@ static unsigned modules_in(const struct vat_task *t, const char *const *cols, si
             (d->placeholder && in_cols(cols, n, d->placeholder_col) ? VAT_TM_PLACEHOLDER : 0u) |
             (d->lookalike && in_cols(cols, n, d->amount) ? VAT_TM_LOOKALIKE : 0u) |
             (d->sign && in_cols(cols, n, d->amount) ? VAT_TM_SIGN : 0u));
-}
-
-/* How the rows' loaded_at compares with the cut-off for the report to
- * keep them, with the modules in `off` left out (NULL: no filter).  The
- * C reader's late_columns drops the same rows. */
-static const char *cutoff_op(const struct vat_task *t, unsigned off)
-{
-    unsigned armed = t->trapmods & (VAT_TM_LATE | VAT_TM_BOUNDARY);
-    if (armed & off & VAT_TM_BOUNDARY) /* the boundary's mistake */
-        return (armed & off & VAT_TM_LATE) ? "<>" : "<";
-    /* without late rows (or with their mistake) no row is past it */
-    return (armed & ~off & VAT_TM_LATE) ? "<=" : NULL;
 }
 
 /* The columns of a loaded table, read once (table_info order). */
@@ -1268,10 +1291,9 @@ char *vat_trapmod_wrap_sql(const struct vat_task *t, const struct vat_progform *
                            const char *table, const char *sql, unsigned off)
 {
     const struct vat_trapmods *d = t->tmpl->modules;
-    /* nothing to clean, and no look-alike's, distractor's or boundary's
-     * mistake to make */
-    if (!d || (!(t->trapmods & ~off) &&
-               !(t->trapmods & off & (VAT_TM_LOOKALIKE | VAT_TM_DISTRACTOR | VAT_TM_BOUNDARY))))
+    /* nothing armed: nothing to clean, no mistake to make (otherwise each
+     * table's CTE says whether it has anything to do) */
+    if (!d || !t->trapmods)
         return vat_xstrdup(sql);
     struct vat_buf b = VAT_BUF_INIT;
     bool any = false;

@@ -229,6 +229,14 @@ void vat_trapmod_columns(const struct vat_task *t, struct vat_csv *c);
  * fixture (the look-alike after the amount), or NULL: the program form
  * declares it, and a loader gives it col's type. */
 const char *vat_trapmod_column_after(const struct vat_task *t, const char *col);
+/* The SQL types of the columns of h (the header of a CSV fixture of t as
+ * read) in typed (cap entries): the template's types in order, a column
+ * the armed modules planted after one of them (the look-alike) of that
+ * one's type, those planted last TEXT.  False, typed unset, when h holds
+ * no planted column (types apply as they are), types is NULL (every
+ * column TEXT) or h holds more than cap. */
+bool vat_trapmod_header_types(const struct vat_task *t, const struct vat_csv_row *h,
+                              const char *const *types, const char **typed, size_t cap);
 /* The columns the armed modules plant after the last one, in order
  * (sign_convention's `entry_type`, late_rows' `loaded_at`, both text),
  * into out; returns how many (0 to 2). */
